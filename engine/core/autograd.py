@@ -1,0 +1,355 @@
+"""Eager (define-by-run) automatic differentiation: :class:`Variable` and :class:`Function`.
+
+The design follows Chainer's ``FunctionNode`` and nnabla's vocabulary:
+
+* A :class:`Variable` holds an array ``data`` (alias ``d``), its gradient ``grad`` (alias ``g``)
+  and ``need_grad``. Leaf variables (parameters, inputs) *accumulate* gradients across backward
+  calls until :meth:`Variable.zero_grad` (or a solver's ``zero_grad``) clears them, as in nnabla;
+  ``grad is None`` means "received no gradient".
+* A :class:`Function` computes ``forward(*arrays)`` and ``backward(*output_grads)``, side by side in
+  one class. Calling it on variables records it as the outputs' ``creator`` when gradients are
+  enabled and an input needs them.
+* :meth:`Variable.backward` walks the recorded graph once, newest function first (by generation,
+  no recursion), summing the gradients of a variable that feeds several functions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import heapq
+import weakref
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from engine.core import backend
+
+_grad_enabled = [True]
+
+
+@contextlib.contextmanager
+def no_grad() -> Iterator[None]:
+    """Within this context no graph is recorded (inference, parameter updates)."""
+    previous = _grad_enabled[0]
+    _grad_enabled[0] = False
+    try:
+        yield
+    finally:
+        _grad_enabled[0] = previous
+
+
+def grad_enabled() -> bool:
+    """Whether functions called now record the graph."""
+    return _grad_enabled[0]
+
+
+DEFAULT_DTYPE = np.float32
+
+
+def _to_array(data: Any) -> Any:
+    """Arrays keep their dtype; Python numbers and lists become float32 arrays on the device."""
+    module = backend.xp()
+    if isinstance(data, np.ndarray) or type(data).__module__.startswith("cupy"):
+        if module is not np and isinstance(data, np.ndarray):
+            return module.asarray(data)
+        return data
+    if isinstance(data, np.generic):
+        return module.asarray(data)
+    return module.asarray(data, dtype=DEFAULT_DTYPE)
+
+
+class Variable:
+    """An array with an optional gradient and the function that created it.
+
+    ``Variable(array)`` wraps an array (NumPy, CuPy, list or number). ``Variable((2, 3))`` with a
+    *tuple* of ints creates a zero-filled float32 variable of that shape, as ``nnabla.Variable``.
+    """
+
+    __slots__ = ("data", "grad", "need_grad", "creator", "generation", "name", "__weakref__")
+    __array_priority__ = 200  # so ``ndarray + Variable`` calls Variable.__radd__
+
+    def __init__(self, data: Any = None, need_grad: bool = False, name: str | None = None) -> None:
+        if isinstance(data, tuple) and all(isinstance(n, (int, np.integer)) for n in data):
+            data = backend.xp().zeros(data, dtype=DEFAULT_DTYPE)
+        self.data = None if data is None else _to_array(data)
+        self.grad: Any = None
+        self.need_grad = bool(need_grad)
+        self.creator: Function | None = None
+        self.generation = 0
+        self.name = name
+
+    @classmethod
+    def from_numpy_array(cls, array: Any, need_grad: bool = False) -> Variable:
+        """nnabla's constructor name."""
+        return cls(np.asarray(array), need_grad=need_grad)
+
+    # nnabla's short names
+    @property
+    def d(self) -> Any:
+        return self.data
+
+    @d.setter
+    def d(self, value: Any) -> None:
+        if self.data is not None and np.ndim(value) == 0 and not hasattr(value, "shape"):
+            self.data[...] = value
+        else:
+            self.data = _to_array(value)
+
+    @property
+    def g(self) -> Any:
+        if self.grad is None and self.data is not None:
+            return backend.get_array_module(self.data).zeros_like(self.data)
+        return self.grad
+
+    @g.setter
+    def g(self, value: Any) -> None:
+        self.grad = None if value is None else _to_array(value)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.data.shape)
+
+    @property
+    def ndim(self) -> int:
+        return self.data.ndim
+
+    @property
+    def size(self) -> int:
+        return int(self.data.size)
+
+    @property
+    def dtype(self) -> Any:
+        return self.data.dtype
+
+    def __len__(self) -> int:
+        return self.data.shape[0]
+
+    def __repr__(self) -> str:
+        shape = None if self.data is None else self.shape
+        return f"Variable(shape={shape}, need_grad={self.need_grad}, name={self.name!r})"
+
+    def zero_grad(self) -> None:
+        """Forget the accumulated gradient (``grad`` becomes None)."""
+        self.grad = None
+
+    def unlinked(self) -> Variable:
+        """A variable sharing this data but cut from the graph (nnabla ``get_unlinked_variable``)."""
+        out = Variable(self.data, need_grad=self.need_grad)
+        return out
+
+    def apply(self, **attributes: Any) -> Variable:
+        """Set attributes and return self: ``x = nn.Variable(a).apply(need_grad=True)``."""
+        for key, value in attributes.items():
+            setattr(self, key, value)
+        return self
+
+    def backward(self, grad: Any = None, retain_grad: bool = False, clear_buffer: bool = False) -> None:
+        """Back-propagate from this variable.
+
+        Args:
+            grad: gradient of this variable; None means ones (the variable is usually a scalar
+                loss), a number fills the shape with it.
+            retain_grad: keep the gradients of intermediate variables in their ``grad``.
+            clear_buffer: free the graph while walking it (the graph cannot be walked again).
+        """
+        backward([self], [grad], retain_grad=retain_grad, clear_buffer=clear_buffer)
+
+    def _accumulate(self, gx: Any) -> None:
+        # Out-of-place: ``gx`` may alias another variable's gradient.
+        if self.grad is None:
+            self.grad = gx.copy() if gx.dtype == self.data.dtype else gx.astype(self.data.dtype)
+        else:
+            self.grad = self.grad + gx
+
+    # Arithmetic operators map to the NNC arithmetic layers (Add2, AddScalar, ...).
+    def __add__(self, other: Any) -> Variable:
+        return _arith.add(self, other)
+
+    def __radd__(self, other: Any) -> Variable:
+        return _arith.add(self, other)
+
+    def __sub__(self, other: Any) -> Variable:
+        return _arith.sub(self, other)
+
+    def __rsub__(self, other: Any) -> Variable:
+        return _arith.rsub(self, other)
+
+    def __mul__(self, other: Any) -> Variable:
+        return _arith.mul(self, other)
+
+    def __rmul__(self, other: Any) -> Variable:
+        return _arith.mul(self, other)
+
+    def __truediv__(self, other: Any) -> Variable:
+        return _arith.div(self, other)
+
+    def __rtruediv__(self, other: Any) -> Variable:
+        return _arith.rdiv(self, other)
+
+    def __pow__(self, other: Any) -> Variable:
+        return _arith.pow(self, other)
+
+    def __rpow__(self, other: Any) -> Variable:
+        return _arith.rpow(self, other)
+
+    def __neg__(self) -> Variable:
+        return _arith.mul_scalar(self, -1.0)
+
+    def __pos__(self) -> Variable:
+        return self
+
+    def __matmul__(self, other: Any) -> Variable:
+        return _arith.matmul(self, other)
+
+
+def backward(
+    variables: list[Variable],
+    grads: list[Any] | None = None,
+    retain_grad: bool = False,
+    clear_buffer: bool = False,
+) -> None:
+    """Back-propagate from several variables at once (their gradients are summed).
+
+    ``grads[i]`` seeds ``variables[i]``: None means ones, a number fills the shape with it.
+    """
+    grads = list(grads) if grads is not None else [None] * len(variables)
+    pending: dict[int, Any] = {}
+    heap: list[tuple[int, int, Function]] = []
+    seen: set[int] = set()
+    counter = 0
+
+    def push(f: Function) -> None:
+        nonlocal counter
+        if id(f) not in seen:
+            seen.add(id(f))
+            counter += 1
+            heapq.heappush(heap, (-f.generation, counter, f))
+
+    module = np
+    for var, grad in zip(variables, grads, strict=True):
+        module = backend.get_array_module(var.data)
+        if grad is None:
+            grad = module.ones_like(var.data)
+        elif np.ndim(grad) == 0 and not hasattr(grad, "shape"):
+            grad = module.full_like(var.data, grad)
+        else:
+            grad = _to_array(grad)
+        if var.creator is None:
+            if var.need_grad:
+                var._accumulate(grad)
+            continue
+        previous = pending.get(id(var))
+        pending[id(var)] = grad if previous is None else previous + grad
+        if retain_grad:
+            var.grad = pending[id(var)]
+        push(var.creator)
+
+    while heap:
+        f = heapq.heappop(heap)[2]
+        gys = []
+        for ref, shape, dtype in zip(f.outputs, f.output_shapes, f.output_dtypes, strict=True):
+            out = ref()
+            gy = None if out is None else pending.pop(id(out), None)
+            gys.append(module.zeros(shape, dtype=dtype) if gy is None else gy)
+        gxs = f.backward(*gys)
+        if not isinstance(gxs, tuple):
+            gxs = (gxs,)
+        for x, gx in zip(f.inputs, gxs, strict=True):
+            if gx is None or not x.need_grad:
+                continue
+            if gx.shape != x.data.shape:
+                gx = sum_to(gx, x.data.shape)
+            if x.creator is None:
+                x._accumulate(gx)
+                continue
+            key = id(x)
+            previous = pending.get(key)
+            pending[key] = gx if previous is None else previous + gx
+            if retain_grad:
+                x.grad = pending[key]
+            push(x.creator)
+        if clear_buffer:
+            f.release()
+
+
+def as_variable(x: Any) -> Variable:
+    """``x`` itself when it is a Variable, else a constant Variable wrapping it."""
+    return x if isinstance(x, Variable) else Variable(x)
+
+
+def sum_to(g: Any, shape: tuple[int, ...]) -> Any:
+    """Reduce a broadcast gradient ``g`` back to ``shape`` (the inverse of broadcasting)."""
+    shape = tuple(shape)
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(
+        lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1
+    )
+    out = g.sum(axis=axes, keepdims=True) if axes else g
+    if lead:
+        out = out.reshape(shape)
+    return out
+
+
+class Function:
+    """One differentiable operation: ``forward`` on arrays, ``backward`` on output gradients.
+
+    Subclasses set their hyper-parameters in ``__init__``, compute outputs in
+    ``forward(*xs) -> array | tuple`` (saving on ``self`` what backward needs) and return one
+    gradient per input from ``backward(*gys)`` (None where no gradient flows).
+    ``self.needs_input_grad`` tells which inputs want a gradient, so work can be skipped.
+    """
+
+    inputs: tuple[Variable, ...]
+    outputs: tuple[weakref.ref, ...]
+    generation: int = 0
+    needs_input_grad: tuple[bool, ...] = ()
+
+    def __call__(self, *inputs: Any) -> Any:
+        xs = tuple(x if isinstance(x, Variable) else Variable(x) for x in inputs)
+        record = _grad_enabled[0] and any(x.need_grad for x in xs)
+        self.needs_input_grad = tuple(x.need_grad for x in xs) if record else (False,) * len(xs)
+        ys = self.forward(*(x.data for x in xs))
+        single = not isinstance(ys, tuple)
+        if single:
+            ys = (ys,)
+        outputs = tuple(Variable.__new__(Variable) for _ in ys)
+        for out, y in zip(outputs, ys, strict=True):
+            out.data = y
+            out.grad = None
+            out.need_grad = record
+            out.creator = None
+            out.generation = 0
+            out.name = None
+        if record:
+            self.inputs = xs
+            self.generation = max(x.generation for x in xs)
+            self.outputs = tuple(weakref.ref(o) for o in outputs)
+            self.output_shapes = tuple(y.shape for y in ys)
+            self.output_dtypes = tuple(y.dtype for y in ys)
+            for out in outputs:
+                out.creator = self
+                out.generation = self.generation + 1
+        return outputs[0] if single else outputs
+
+    def forward(self, *xs: Any) -> Any:
+        raise NotImplementedError
+
+    def backward(self, *gys: Any) -> Any:
+        raise NotImplementedError
+
+    def release(self) -> None:
+        """Drop references to inputs and saved arrays (after backward with clear_buffer)."""
+        self.__dict__.clear()
+
+    @property
+    def name(self) -> str:
+        return type(self).__name__
+
+    def __lt__(self, other: Function) -> bool:  # heap ties
+        return id(self) < id(other)
+
+
+from engine.core.ops import arithmetic as _arith  # noqa: E402  (operators need Function defined)

@@ -1,0 +1,169 @@
+"""Array backend: one switch between NumPy (CPU) and CuPy (NVIDIA GPU).
+
+Kernels never import numpy or cupy directly for computation; they call :func:`xp` (or
+:func:`get_array_module` on an array) so the same body runs on both. The few calls that differ
+between the two libraries (scatter-add, moving arrays to the host) live here and nowhere else.
+
+The device is chosen once per process, in this order: :func:`set_device`, the environment variable
+``NEUROCANVAS_DEVICE`` (``cpu``, ``gpu`` or ``auto``), then ``auto``: the GPU when CuPy sees one,
+else the CPU. An explicit GPU request on a machine without one raises :class:`DeviceError`; an
+automatic choice that falls back to the CPU although CuPy is installed says so through the
+``neurocanvas`` logger and :func:`device_notice`, never silently.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+logger = logging.getLogger("neurocanvas")
+
+ENV_DEVICE = "NEUROCANVAS_DEVICE"
+_VALID = ("cpu", "gpu", "auto")
+
+
+class DeviceError(RuntimeError):
+    """The requested device cannot be used (for example ``gpu`` without CuPy or a GPU)."""
+
+
+_state: dict[str, Any] = {"device": None, "xp": None, "notice": "", "rng": None, "seed": None}
+
+
+def _probe_cupy() -> tuple[ModuleType | None, str]:
+    """Return (cupy module, '') when a CUDA device is usable, else (None, reason)."""
+    try:
+        import cupy  # noqa: PLC0415 - optional dependency, imported only when asked for
+    except ImportError:
+        return None, "CuPy is not installed (pip install 'neurocanvas[gpu]')"
+    except Exception as exc:  # a broken CUDA install raises all sorts of errors at import
+        return None, f"CuPy failed to import: {exc}"
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:
+        return None, f"CuPy sees no CUDA device: {exc}"
+    if count < 1:
+        return None, "CuPy sees no CUDA device"
+    return cupy, ""
+
+
+def set_device(name: str | None = None) -> str:
+    """Select the array backend for this process and return ``'cpu'`` or ``'gpu'``.
+
+    Args:
+        name: ``'cpu'``, ``'gpu'``, ``'auto'`` or None (read ``NEUROCANVAS_DEVICE``, else auto).
+
+    Raises:
+        DeviceError: ``'gpu'`` was asked for and no CUDA device is usable, or the name is unknown.
+    """
+    requested = (name or os.environ.get(ENV_DEVICE) or "auto").strip().lower()
+    if requested not in _VALID:
+        source = "--device" if name else ENV_DEVICE
+        raise DeviceError(f"{source}: expected one of cpu, gpu, auto. Received: {requested!r}")
+    notice = ""
+    if requested == "cpu":
+        device, module = "cpu", np
+    else:
+        cupy, reason = _probe_cupy()
+        if cupy is not None:
+            device, module = "gpu", cupy
+        elif requested == "gpu":
+            raise DeviceError(f"GPU requested but not available: {reason}. Use --device cpu.")
+        else:
+            device, module = "cpu", np
+            # A missing optional package is the normal CPU case; anything else is a fallback
+            # the user must hear about.
+            if "not installed" not in reason:
+                notice = f"GPU not usable, falling back to CPU: {reason}"
+                logger.warning(notice)
+    _state.update(device=device, xp=module, notice=notice)
+    if _state["seed"] is not None:
+        seed(_state["seed"])
+    else:
+        _state["rng"] = None
+    return device
+
+
+def device() -> str:
+    """The selected device, ``'cpu'`` or ``'gpu'`` (selecting it on first use)."""
+    if _state["device"] is None:
+        set_device()
+    return _state["device"]
+
+
+def device_notice() -> str:
+    """A message about an automatic CPU fallback, or '' when there was none."""
+    device()
+    return _state["notice"]
+
+
+def xp() -> ModuleType:
+    """The array module of the selected device: ``numpy`` or ``cupy``."""
+    if _state["xp"] is None:
+        set_device()
+    return _state["xp"]
+
+
+def get_array_module(*arrays: Any) -> ModuleType:
+    """The array module an array belongs to (``cupy.get_array_module`` without importing CuPy)."""
+    for a in arrays:
+        if type(a).__module__.startswith("cupy"):
+            import cupy  # noqa: PLC0415
+
+            return cupy
+    return np
+
+
+def seed(value: int) -> None:
+    """Seed the engine's random generator (initializers, dropout, augmentation)."""
+    _state["seed"] = int(value)
+    _state["rng"] = xp().random.default_rng(int(value))
+
+
+def rng() -> Any:
+    """The engine's random ``Generator`` on the selected device (seeded by :func:`seed`)."""
+    if _state["rng"] is None:
+        seed_value = _state["seed"]
+        module = xp()
+        _state["rng"] = module.random.default_rng(seed_value)
+    return _state["rng"]
+
+
+def get_rng_state() -> dict:
+    """The random generator's state, as plain data (for checkpoints)."""
+    gen = rng()
+    return {"seed": _state["seed"], "bit_generator": gen.bit_generator.state}
+
+
+def set_rng_state(state: dict) -> None:
+    """Restore a state saved by :func:`get_rng_state`."""
+    _state["seed"] = state.get("seed")
+    rng().bit_generator.state = state["bit_generator"]
+
+
+def to_numpy(a: Any) -> np.ndarray:
+    """A NumPy copy (or view) of an array of either backend."""
+    if hasattr(a, "get"):
+        return a.get()
+    return np.asarray(a)
+
+
+def asarray(a: Any, dtype: Any = None) -> Any:
+    """``a`` as an array of the selected device."""
+    module = xp()
+    if module is not np and isinstance(a, np.ndarray):
+        return module.asarray(a, dtype=dtype)
+    return module.asarray(a, dtype=dtype)
+
+
+def scatter_add(target: Any, indices: Any, values: Any) -> None:
+    """``target[indices] += values`` with repeated indices accumulated (``np.add.at``)."""
+    if get_array_module(target) is np:
+        np.add.at(target, indices, values)
+    else:
+        import cupyx  # noqa: PLC0415
+
+        cupyx.scatter_add(target, indices, values)

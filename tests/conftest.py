@@ -1,0 +1,16 @@
+"""Shared test setup: the engine runs on the CPU unless a test asks for the GPU."""
+
+import os
+
+import pytest
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+os.environ.setdefault("NEUROCANVAS_DEVICE", "cpu")
+
+
+@pytest.fixture(autouse=True)
+def _seeded():
+    from engine.core import backend
+
+    backend.seed(0)
+    yield
