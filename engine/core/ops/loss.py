@@ -46,7 +46,7 @@ def _float_dtype(x: Any, fname: str) -> None:
         raise TypeError(f"{fname}: x must be a floating-point array. Received: x.dtype={x.dtype}")
 
 
-def _refine_axis(axis: int | None, ndim: int, fname: str) -> int:
+def refine_axis(axis: int | None, ndim: int, fname: str) -> int:
     """nnabla's default ``axis=None`` means the last axis; negative axes count from the end."""
     if axis is None:
         return ndim - 1
@@ -213,7 +213,7 @@ class CategoricalCrossEntropy(Function):
     def forward(self, x, t):
         xp = get_array_module(x)
         _float_dtype(x, "categorical_cross_entropy")
-        self.axis = axis = _refine_axis(self.axis, x.ndim, "categorical_cross_entropy")
+        self.axis = axis = refine_axis(self.axis, x.ndim, "categorical_cross_entropy")
         self.index, self.valid = label_index(x, t, axis, "categorical_cross_entropy", True)
         self.p = xp.maximum(xp.take_along_axis(x, self.index, axis), _tiny(x))
         self.x_shape = x.shape
@@ -240,7 +240,7 @@ class SoftmaxCrossEntropy(Function):
     def forward(self, x, t):
         xp = get_array_module(x)
         _float_dtype(x, "softmax_cross_entropy")
-        self.axis = axis = _refine_axis(self.axis, x.ndim, "softmax_cross_entropy")
+        self.axis = axis = refine_axis(self.axis, x.ndim, "softmax_cross_entropy")
         self.index, self.valid = label_index(x, t, axis, "softmax_cross_entropy", True)
         m = x.max(axis=axis, keepdims=True)
         e = xp.exp(x - m)
