@@ -406,24 +406,25 @@ class BatchLogdet(Function):
         return gy[..., None, None] * _swap(xp.linalg.inv(self.x))
 
 
-def _ndim(x) -> int:
+def ndim_of(x) -> int:
+    """Rank of a Variable or array (for argument checks before the Function runs)."""
     return x.ndim if isinstance(x, Variable) else np.ndim(x)
 
 
 # ruff: noqa: A001  (nnabla's names shadow Python builtins on purpose: F.sum, F.max, F.round...)
 def sum(x, axis=None, keepdims: bool = False) -> Variable:
     """nnabla ``F.sum``: sum over ``axis`` (None = all axes, batch axis included)."""
-    return Sum(normalize_axes("sum", axis, _ndim(x)), keepdims)(x)
+    return Sum(normalize_axes("sum", axis, ndim_of(x)), keepdims)(x)
 
 
 def mean(x, axis=None, keepdims: bool = False) -> Variable:
     """nnabla ``F.mean``."""
-    return Mean(normalize_axes("mean", axis, _ndim(x)), keepdims)(x)
+    return Mean(normalize_axes("mean", axis, ndim_of(x)), keepdims)(x)
 
 
 def prod(x, axis=None, keepdims: bool = False) -> Variable:
     """nnabla ``F.prod``; the gradient is exact also for zero inputs (unlike nnabla's)."""
-    return Prod(normalize_axes("prod", axis, _ndim(x)), keepdims)(x)
+    return Prod(normalize_axes("prod", axis, ndim_of(x)), keepdims)(x)
 
 
 def max(x, axis=None, keepdims: bool = False, with_index: bool = False, only_index: bool = False):
@@ -432,12 +433,12 @@ def max(x, axis=None, keepdims: bool = False, with_index: bool = False, only_ind
     Returns the values, ``(values, index)`` with ``with_index``, or only the index with
     ``only_index`` (no gradient).
     """
-    return Max(normalize_axes("max", axis, _ndim(x)), keepdims, with_index, only_index)(x)
+    return Max(normalize_axes("max", axis, ndim_of(x)), keepdims, with_index, only_index)(x)
 
 
 def min(x, axis=None, keepdims: bool = False, with_index: bool = False, only_index: bool = False):
     """nnabla ``F.min``; see :func:`max`."""
-    return Min(normalize_axes("min", axis, _ndim(x)), keepdims, with_index, only_index)(x)
+    return Min(normalize_axes("min", axis, ndim_of(x)), keepdims, with_index, only_index)(x)
 
 
 def norm(x, p: float | None = None, axis=None, keepdims: bool = False) -> Variable:
@@ -447,17 +448,17 @@ def norm(x, p: float | None = None, axis=None, keepdims: bool = False) -> Variab
         raise ValueError(f"norm: p must be positive. Received: p={p}")
     if axis is not None and not isinstance(axis, (int, np.integer)) and len(axis) == 0:
         axis = None
-    return Norm(p, normalize_axes("norm", axis, _ndim(x)), keepdims)(x)
+    return Norm(p, normalize_axes("norm", axis, ndim_of(x)), keepdims)(x)
 
 
 def cumsum(x, axis: int = 0, exclusive: bool = False, reverse: bool = False) -> Variable:
     """nnabla ``F.cumsum``."""
-    return CumSum(normalize_axis("cumsum", axis, _ndim(x)), exclusive, reverse)(x)
+    return CumSum(normalize_axis("cumsum", axis, ndim_of(x)), exclusive, reverse)(x)
 
 
 def cumprod(x, axis: int = 0, exclusive: bool = False, reverse: bool = False) -> Variable:
     """nnabla ``F.cumprod``; the gradient is exact also for zero inputs (unlike nnabla's)."""
-    return CumProd(normalize_axis("cumprod", axis, _ndim(x)), exclusive, reverse)(x)
+    return CumProd(normalize_axis("cumprod", axis, ndim_of(x)), exclusive, reverse)(x)
 
 
 def log(x) -> Variable:

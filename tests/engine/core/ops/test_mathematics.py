@@ -24,10 +24,18 @@ AXES = [None, 1, (0, 2), -1, [2, 0]]
 def test_sum_and_mean(axis, keepdims):
     x = _rand(2, 3, 5)
     np_axis = tuple(axis) if isinstance(axis, list) else axis
-    check_function(F.sum, [x], kwargs=dict(axis=axis, keepdims=keepdims),
-                   reference=lambda a: np.sum(a, axis=np_axis, keepdims=keepdims))
-    check_function(F.mean, [x], kwargs=dict(axis=axis, keepdims=keepdims),
-                   reference=lambda a: np.mean(a, axis=np_axis, keepdims=keepdims))
+    check_function(
+        F.sum,
+        [x],
+        kwargs=dict(axis=axis, keepdims=keepdims),
+        reference=lambda a: np.sum(a, axis=np_axis, keepdims=keepdims),
+    )
+    check_function(
+        F.mean,
+        [x],
+        kwargs=dict(axis=axis, keepdims=keepdims),
+        reference=lambda a: np.mean(a, axis=np_axis, keepdims=keepdims),
+    )
 
 
 @pytest.mark.parametrize("axis", [None, 1, (0, 2)])
@@ -53,8 +61,12 @@ def test_prod_gradient_is_exact_with_zeros():
 def test_max_min_values_and_gradient(fn, ref, arg, axis):
     x = np.random.default_rng(7).permutation(30).reshape(2, 3, 5) / 7.0  # no ties
     check_function(fn, [x], kwargs=dict(axis=axis), reference=lambda a: ref(a, axis=axis))
-    check_function(fn, [x], kwargs=dict(axis=axis, keepdims=True),
-                   reference=lambda a: ref(a, axis=axis, keepdims=True))
+    check_function(
+        fn,
+        [x],
+        kwargs=dict(axis=axis, keepdims=True),
+        reference=lambda a: ref(a, axis=axis, keepdims=True),
+    )
 
 
 def test_max_with_index_counts_along_flattened_reduced_axes():
@@ -110,10 +122,18 @@ def _np_scan(op, a, axis, exclusive, reverse):
 def test_cumsum_and_cumprod(exclusive, reverse, axis):
     kw = dict(axis=axis, exclusive=exclusive, reverse=reverse)
     x = _away_from_zero(2, 3, 4, seed=13)
-    check_function(F.cumsum, [x], kwargs=kw,
-                   reference=lambda a: _np_scan(np.cumsum, a, axis, exclusive, reverse))
-    check_function(F.cumprod, [x], kwargs=kw,
-                   reference=lambda a: _np_scan(np.cumprod, a, axis, exclusive, reverse))
+    check_function(
+        F.cumsum,
+        [x],
+        kwargs=kw,
+        reference=lambda a: _np_scan(np.cumsum, a, axis, exclusive, reverse),
+    )
+    check_function(
+        F.cumprod,
+        [x],
+        kwargs=kw,
+        reference=lambda a: _np_scan(np.cumprod, a, axis, exclusive, reverse),
+    )
 
 
 @pytest.mark.parametrize("exclusive", [False, True])
@@ -123,8 +143,12 @@ def test_cumprod_gradient_is_exact_with_zeros(exclusive, reverse):
     x[0, 2] = 0.0
     x[1, 1] = x[1, 3] = 0.0
     kw = dict(axis=1, exclusive=exclusive, reverse=reverse)
-    check_function(F.cumprod, [x], kwargs=kw,
-                   reference=lambda a: _np_scan(np.cumprod, a, 1, exclusive, reverse))
+    check_function(
+        F.cumprod,
+        [x],
+        kwargs=kw,
+        reference=lambda a: _np_scan(np.cumprod, a, 1, exclusive, reverse),
+    )
 
 
 def test_cumsum_hand_computed():
@@ -149,11 +173,14 @@ def test_sign_value_at_zero_and_straight_through_gradient():
     np.testing.assert_array_equal(v.grad, [1.0, 2.0, 3.0])
 
 
-@pytest.mark.parametrize("fn,expected", [
-    (F.round, [-3, -2, -2, -1, 0, 0, 1, 1, 2, 3]),
-    (F.ceil, [-2, -2, -1, 0, 0, 1, 1, 2, 2, 3]),
-    (F.floor, [-3, -3, -2, -1, -1, 0, 0, 1, 1, 2]),
-])
+@pytest.mark.parametrize(
+    "fn,expected",
+    [
+        (F.round, [-3, -2, -2, -1, 0, 0, 1, 1, 2, 3]),
+        (F.ceil, [-2, -2, -1, 0, 0, 1, 1, 2, 2, 3]),
+        (F.floor, [-3, -3, -2, -1, -1, 0, 0, 1, 1, 2]),
+    ],
+)
 def test_rounding_and_straight_through_gradient(fn, expected):
     x = np.array([-2.5, -2.4, -1.5, -0.5, -0.2, 0.3, 0.5, 1.4999, 1.5, 2.5])
     check_function(fn, [x], reference=lambda a: np.array(expected, dtype=float), check_grad=False)
@@ -168,22 +195,29 @@ def test_round_float32_just_below_half_rounds_down():
     np.testing.assert_array_equal(F.round(Variable(x)).d, [0, 0, 2])
 
 
-@pytest.mark.parametrize("sa,sb,ta,tb", [
-    ((2, 3, 4), (2, 4, 5), False, False),
-    ((2, 4, 3), (2, 4, 5), True, False),
-    ((2, 3, 4), (2, 5, 4), False, True),
-    ((2, 4, 3), (2, 5, 4), True, True),
-    ((2, 1, 3, 4), (1, 3, 4, 2), False, False),  # size-1 batch axes broadcast
-    ((3, 2), (2, 3), False, False),
-])
+@pytest.mark.parametrize(
+    "sa,sb,ta,tb",
+    [
+        ((2, 3, 4), (2, 4, 5), False, False),
+        ((2, 4, 3), (2, 4, 5), True, False),
+        ((2, 3, 4), (2, 5, 4), False, True),
+        ((2, 4, 3), (2, 5, 4), True, True),
+        ((2, 1, 3, 4), (1, 3, 4, 2), False, False),  # size-1 batch axes broadcast
+        ((3, 2), (2, 3), False, False),
+    ],
+)
 def test_batch_matmul(sa, sb, ta, tb):
     def ref(a, b):
         a = np.swapaxes(a, -1, -2) if ta else a
         b = np.swapaxes(b, -1, -2) if tb else b
         return a @ b
 
-    check_function(F.batch_matmul, [_rand(*sa, seed=1), _rand(*sb, seed=2)],
-                   kwargs=dict(transpose_a=ta, transpose_b=tb), reference=ref)
+    check_function(
+        F.batch_matmul,
+        [_rand(*sa, seed=1), _rand(*sb, seed=2)],
+        kwargs=dict(transpose_a=ta, transpose_b=tb),
+        reference=ref,
+    )
 
 
 def test_batch_matmul_rejects_mismatched_inner_size():
