@@ -1,3 +1,363 @@
-"""Placeholder: filled by its owner."""
+"""Basic layers: Affine, Convolution, DepthwiseConvolution, Deconvolution, DepthwiseDeconvolution,
+Embed (nnabla ``F.affine``, ``F.convolution``, ...; see nnc-layers.md "### Basic").
 
-__all__: list[str] = []
+Convolutions are im2col + one GEMM for the whole batch (no cuDNN; cuBLAS on CuPy); the layout is
+explained in :mod:`engine.core.ops._im2col`. Deconvolution is the adjoint: GEMM + col2im forward,
+im2col + GEMM backward. Gradients nobody asked for are not computed (``needs_input_grad``).
+"""
+
+from __future__ import annotations
+
+from engine.core.autograd import Function, Variable
+from engine.core.backend import get_array_module, scatter_add
+from engine.core.ops._im2col import as_int_tuple, col2im, deconv_out_size, im2col, prod
+
+__all__ = [
+    "affine",
+    "convolution",
+    "depthwise_convolution",
+    "deconvolution",
+    "depthwise_deconvolution",
+    "embed",
+]
+
+
+# --------------------------------------------------------------------------------------- Affine
+class Affine(Function):
+    """``y = x.reshape(B, I) @ W.reshape(I, O) + b`` with B = prod(x.shape[:base_axis])."""
+
+    def __init__(self, base_axis: int = 1) -> None:
+        self.base_axis = base_axis
+
+    def forward(self, x, w, b=None):
+        axis = self.base_axis if self.base_axis >= 0 else x.ndim + self.base_axis
+        batch = x.shape[:axis]
+        n_in = prod(x.shape[axis:])
+        if w.ndim < 1 or w.shape[0] != n_in:
+            raise ValueError(
+                f"affine: weight.shape[0] must equal the {n_in} input elements per sample "
+                f"(x.shape[{axis}:]={x.shape[axis:]}). Received: weight.shape={w.shape}"
+            )
+        n_out = prod(w.shape[1:])
+        x2 = x.reshape(prod(batch), n_in)
+        w2 = w.reshape(n_in, n_out)
+        y = x2 @ w2
+        if b is not None:
+            y += b.reshape(n_out)
+        self.x2, self.w2 = x2, w2
+        self.shapes = (x.shape, w.shape, None if b is None else b.shape)
+        return y.reshape(batch + w.shape[1:])
+
+    def backward(self, gy):
+        x_shape, w_shape, b_shape = self.shapes
+        need = self.needs_input_grad
+        g2 = gy.reshape(self.x2.shape[0], self.w2.shape[1])
+        gx = (g2 @ self.w2.T).reshape(x_shape) if need[0] else None
+        gw = (self.x2.T @ g2).reshape(w_shape) if need[1] else None
+        if b_shape is None:
+            return gx, gw
+        gb = g2.sum(axis=0).reshape(b_shape) if need[2] else None
+        return gx, gw, gb
+
+
+def affine(x, weight, bias=None, base_axis: int = 1) -> Variable:
+    """Fully connected layer (nnabla ``F.affine``); ``weight`` is (inputs, *outputs)."""
+    args = (x, weight) if bias is None else (x, weight, bias)
+    return Affine(base_axis)(*args)
+
+
+# -------------------------------------------------------------------------- convolution core
+class _ConvGeometry:
+    """Canonical NC* views of a convolution's operands and its hyper-parameters."""
+
+    def __init__(self, fn: str, x, w, base_axis: int, pad, stride, dilation, group: int,
+                 channel_last: bool, w_layout: str) -> None:  # fmt: skip
+        # w_layout: "conv" (O, C/G, *k), "depthwise" (C*m, *k), "deconv" (C, O/G, *k),
+        # "depthwise_deconv" (C, *k).
+        per_channel = w_layout.startswith("depthwise")
+        nk = w.ndim - (1 if per_channel else 2)
+        if nk < 1:
+            raise ValueError(f"{fn}: weight has {w.ndim} dims, too few. Received: weight.shape={w.shape}")
+        if base_axis < 0:
+            base_axis += x.ndim
+        if x.ndim != base_axis + 1 + nk:
+            raise ValueError(
+                f"{fn}: x needs {base_axis} batch axes, 1 channel axis and {nk} spatial axes "
+                f"(base_axis={base_axis}, weight.shape={w.shape}). Received: x.shape={x.shape}"
+            )
+        if channel_last:
+            xp = get_array_module(x)
+            x = xp.moveaxis(x, -1, base_axis)
+            if not per_channel:
+                w = xp.moveaxis(w, -1, 1)
+        self.batch = x.shape[:base_axis]
+        x = x.reshape((prod(self.batch),) + x.shape[base_axis:])
+        self.fn, self.nk, self.channel_last = fn, nk, channel_last
+        self.pad = as_int_tuple(pad, nk, 0, fn, "pad")
+        self.stride = as_int_tuple(stride, nk, 1, fn, "stride")
+        self.dilation = as_int_tuple(dilation, nk, 1, fn, "dilation")
+        self.kernel = tuple(w.shape[-nk:])
+        self.x, self.w, self.group = x, w, group
+        if min(self.stride) < 1 or min(self.dilation) < 1 or min(self.pad) < 0:
+            raise ValueError(
+                f"{fn}: stride and dilation must be >= 1 and pad >= 0. Received: "
+                f"pad={self.pad}, stride={self.stride}, dilation={self.dilation}"
+            )
+
+    def to_user(self, y):
+        """(N, C, *sp) -> the caller's layout (batch axes, channel_last)."""
+        y = y.reshape(self.batch + y.shape[1:])
+        if self.channel_last:
+            y = get_array_module(y).moveaxis(y, len(self.batch), -1)
+        return y
+
+    def from_user(self, g):
+        """The inverse of :meth:`to_user`."""
+        if self.channel_last:
+            g = get_array_module(g).moveaxis(g, -1, len(self.batch))
+        return g.reshape((prod(self.batch),) + g.shape[len(self.batch) :])
+
+    def check_groups(self, c_in: int, c_w: int, maps: int, what: str) -> None:
+        g = self.group
+        if g < 1 or c_in != c_w * g or maps % g:
+            raise ValueError(
+                f"{self.fn}: x has {c_in} channels; with group={g} the weight must hold "
+                f"{what}. Received: x.shape={tuple(self.x.shape)}, weight.shape={tuple(self.w.shape)}"
+            )
+
+
+def _channels_first_grad(gy, geo: _ConvGeometry):
+    """Output gradient as a contiguous (O, N*P) matrix (free when it already has that layout)."""
+    xp = get_array_module(gy)
+    g = geo.from_user(gy)
+    return xp.ascontiguousarray(g.swapaxes(0, 1)).reshape(g.shape[1], -1)
+
+
+class Convolution(Function):
+    """N-D grouped convolution (nnabla ``Convolution``/``DepthwiseConvolution``)."""
+
+    def __init__(self, fn: str, base_axis: int, pad, stride, dilation, group: int,
+                 channel_last: bool, multiplier: int | None = None) -> None:  # fmt: skip
+        self.fn, self.base_axis, self.group = fn, base_axis, group
+        self.args = (pad, stride, dilation)
+        self.channel_last, self.multiplier = channel_last, multiplier
+
+    def forward(self, x, w, b=None):
+        depthwise = self.multiplier is not None
+        layout = "depthwise" if depthwise else "conv"
+        geo = _ConvGeometry(self.fn, x, w, self.base_axis, *self.args, self.group,
+                            self.channel_last, layout)  # fmt: skip
+        x4, w4 = geo.x, geo.w
+        n, c = x4.shape[:2]
+        if depthwise:
+            maps = c * self.multiplier
+            if w.shape[0] != maps:
+                raise ValueError(
+                    f"{self.fn}: weight.shape[0] must be channels*multiplier = {c}*{self.multiplier}. "
+                    f"Received: weight.shape={w.shape}"
+                )
+            geo.group = c
+            w4 = w4.reshape((maps, 1) + geo.kernel)
+        maps = w4.shape[0]
+        geo.check_groups(c, w4.shape[1], maps, "(outmaps, channels/group, *kernel) with outmaps % group == 0")
+        g = geo.group
+        col, out = im2col(x4, geo.kernel, geo.pad, geo.stride, geo.dilation)
+        ck = col.size // (n * prod(out))
+        if g == 1:
+            wmat = w4.reshape(maps, ck)
+            colmat = col.reshape(ck, -1)
+        else:
+            wmat = w4.reshape(g, maps // g, ck // g)
+            colmat = col.reshape(g, ck // g, -1)
+        y = (wmat @ colmat).reshape(maps, -1)
+        if b is not None:
+            y += b.reshape(maps, 1)
+        need = self.needs_input_grad
+        if need[1]:
+            self.colmat = colmat
+        if need[0]:
+            self.wmat, self.x_shape = wmat, x4.shape
+        self.geo, self.col_shape, self.w_shape = geo, col.shape, w.shape
+        self.b_shape = None if b is None else b.shape
+        # (O, N*P) buffer handed out as its (N, O, *out) view: no transposed copy.
+        y = y.reshape((maps, n) + out).swapaxes(0, 1)
+        return geo.to_user(y)
+
+    def backward(self, gy):
+        geo, need = self.geo, self.needs_input_grad
+        g2 = _channels_first_grad(gy, geo)
+        groups = geo.group
+        gx = gw = None
+        if need[0]:
+            g2g = g2 if groups == 1 else g2.reshape(groups, -1, g2.shape[1])
+            gcol = self.wmat.swapaxes(-1, -2) @ g2g
+            gcol = gcol.reshape(self.col_shape)
+            gx = geo.to_user(col2im(gcol, self.x_shape, geo.kernel, geo.pad, geo.stride, geo.dilation))
+        if need[1]:
+            g2g = g2 if groups == 1 else g2.reshape(groups, -1, g2.shape[1])
+            gw = g2g @ self.colmat.swapaxes(-1, -2)
+            if geo.channel_last and self.multiplier is None:
+                gw = gw.reshape(geo.w.shape)
+                gw = get_array_module(gw).moveaxis(gw, 1, -1)
+            gw = gw.reshape(self.w_shape)
+        if self.b_shape is None:
+            return gx, gw
+        gb = g2.sum(axis=1).reshape(self.b_shape) if need[2] else None
+        return gx, gw, gb
+
+
+class Deconvolution(Function):
+    """N-D grouped transposed convolution (nnabla ``Deconvolution``/``DepthwiseDeconvolution``)."""
+
+    def __init__(self, fn: str, base_axis: int, pad, stride, dilation, group: int,
+                 channel_last: bool, output_padding, divisor: int | None = None) -> None:  # fmt: skip
+        self.fn, self.base_axis, self.group = fn, base_axis, group
+        self.args = (pad, stride, dilation)
+        self.channel_last, self.output_padding, self.divisor = channel_last, output_padding, divisor
+
+    def forward(self, x, w, b=None):
+        xp = get_array_module(x)
+        depthwise = self.divisor is not None
+        layout = "depthwise_deconv" if depthwise else "deconv"
+        geo = _ConvGeometry(self.fn, x, w, self.base_axis, *self.args, self.group,
+                            self.channel_last, layout)  # fmt: skip
+        x4, w4 = geo.x, geo.w
+        n, c = x4.shape[:2]
+        if depthwise:
+            if self.divisor < 1 or c % self.divisor or w.shape[0] != c:
+                raise ValueError(
+                    f"{self.fn}: weight.shape[0] must equal the {c} input channels and "
+                    f"divisor={self.divisor} must divide them. Received: weight.shape={w.shape}"
+                )
+            geo.group = c // self.divisor
+            w4 = w4.reshape((c, 1) + geo.kernel)
+        g = geo.group
+        if g < 1 or c % g or w4.shape[0] != c:
+            raise ValueError(
+                f"{self.fn}: weight must be (inmaps={c}, outmaps/group, *kernel) and group={g} must "
+                f"divide the inmaps. Received: x.shape={x.shape}, weight.shape={w.shape}"
+            )
+        maps = w4.shape[1] * g
+        out_pad = as_int_tuple(self.output_padding, geo.nk, 0, self.fn, "output_padding")
+        if any(p < 0 or (p >= s and p >= d) for p, s, d in zip(out_pad, geo.stride, geo.dilation)):
+            raise ValueError(
+                f"{self.fn}: output_padding must be >= 0 and smaller than stride or dilation. "
+                f"Received: output_padding={out_pad}, stride={geo.stride}, dilation={geo.dilation}"
+            )
+        in_sp = x4.shape[2:]
+        out = tuple(
+            deconv_out_size(s, k, p, st, d, op)
+            for s, k, p, st, d, op in zip(in_sp, geo.kernel, geo.pad, geo.stride, geo.dilation, out_pad)
+        )
+        if min(out) < 1:
+            raise ValueError(f"{self.fn}: the output would be empty: {out}. Received: x.shape={x.shape}")
+        kk = prod(geo.kernel)
+        xmat = xp.ascontiguousarray(x4.swapaxes(0, 1)).reshape(c, -1)
+        if g == 1:
+            wmat = w4.reshape(c, maps * kk)
+            col = wmat.T @ xmat
+        else:
+            wmat = w4.reshape(g, c // g, maps // g * kk)
+            xmat = xmat.reshape(g, c // g, -1)
+            col = wmat.swapaxes(1, 2) @ xmat
+        col = col.reshape((maps,) + geo.kernel + (n,) + in_sp)
+        y = col2im(col, (n, maps) + out, geo.kernel, geo.pad, geo.stride, geo.dilation)
+        if b is not None:
+            y += b.reshape((maps,) + (1,) * geo.nk)
+        need = self.needs_input_grad
+        if need[1]:
+            self.xmat = xmat
+        if need[0]:
+            self.wmat = wmat
+        self.geo, self.in_sp, self.w_shape = geo, in_sp, w.shape
+        self.b_shape = None if b is None else b.shape
+        return geo.to_user(y)
+
+    def backward(self, gy):
+        geo, need = self.geo, self.needs_input_grad
+        xp = get_array_module(gy)
+        g = geo.group
+        g4 = geo.from_user(gy)
+        n, maps = g4.shape[:2]
+        col, out = im2col(g4, geo.kernel, geo.pad, geo.stride, geo.dilation)
+        if out != self.in_sp:  # output_padding >= stride (allowed when < dilation): extra windows
+            col = col[(Ellipsis,) + tuple(slice(0, s) for s in self.in_sp)]
+        col = col.reshape(maps * prod(geo.kernel), -1)
+        if g > 1:
+            col = col.reshape(g, -1, col.shape[1])
+        gx = gw = None
+        if need[0]:
+            gx = (self.wmat @ col).reshape((-1, n) + self.in_sp)
+            gx = geo.to_user(gx.swapaxes(0, 1))
+        if need[1]:
+            gw = self.xmat @ col.swapaxes(-1, -2)
+            if geo.channel_last and self.divisor is None:
+                gw = gw.reshape(geo.w.shape)
+                gw = xp.moveaxis(gw, 1, -1)
+            gw = gw.reshape(self.w_shape)
+        if self.b_shape is None:
+            return gx, gw
+        gb = None
+        if need[2]:
+            axes = (0,) + tuple(range(2, g4.ndim))
+            gb = g4.sum(axis=axes).reshape(self.b_shape)
+        return gx, gw, gb
+
+
+def _call(f: Function, x, weight, bias):
+    return f(x, weight) if bias is None else f(x, weight, bias)
+
+
+def convolution(x, weight, bias=None, base_axis: int = 1, pad=None, stride=None, dilation=None,
+                group: int = 1, channel_last: bool = False) -> Variable:  # fmt: skip
+    """N-D convolution (nnabla ``F.convolution``); ``weight`` is (outmaps, inmaps/group, *kernel)."""
+    f = Convolution("convolution", base_axis, pad, stride, dilation, group, channel_last)
+    return _call(f, x, weight, bias)
+
+
+def depthwise_convolution(x, weight, bias=None, base_axis: int = 1, pad=None, stride=None,
+                          dilation=None, multiplier: int = 1) -> Variable:  # fmt: skip
+    """Depthwise convolution (nnabla ``F.depthwise_convolution``); ``weight`` is (C*multiplier, *kernel)."""
+    f = Convolution("depthwise_convolution", base_axis, pad, stride, dilation, 1, False, multiplier)
+    return _call(f, x, weight, bias)
+
+
+def deconvolution(x, weight, bias=None, base_axis: int = 1, pad=None, stride=None, dilation=None,
+                  group: int = 1, channel_last: bool = False, output_padding=None) -> Variable:  # fmt: skip
+    """Transposed convolution (nnabla ``F.deconvolution``); ``weight`` is (inmaps, outmaps/group, *kernel)."""
+    f = Deconvolution("deconvolution", base_axis, pad, stride, dilation, group, channel_last, output_padding)
+    return _call(f, x, weight, bias)
+
+
+def depthwise_deconvolution(x, weight, bias=None, base_axis: int = 1, pad=None, stride=None,
+                            dilation=None, divisor: int = 1) -> Variable:  # fmt: skip
+    """Depthwise transposed convolution (nnabla ``F.depthwise_deconvolution``); ``weight`` is (C, *kernel)."""
+    f = Deconvolution("depthwise_deconvolution", base_axis, pad, stride, dilation, 1, False, None, divisor)
+    return _call(f, x, weight, bias)
+
+
+# ---------------------------------------------------------------------------------------- Embed
+class Embed(Function):
+    """``y = w[x0]``; the gradient goes to ``w`` only (indices are not differentiable)."""
+
+    def forward(self, x0, w):
+        xp = get_array_module(w)
+        if x0.dtype.kind not in "iu":
+            raise TypeError(f"embed: x0 must hold integer indices. Received: x0.dtype={x0.dtype}")
+        self.x0, self.w_shape = x0, w.shape
+        return xp.take(w, x0, axis=0)
+
+    def backward(self, gy):
+        if not self.needs_input_grad[1]:
+            return None, None
+        xp = get_array_module(gy)
+        gw = xp.zeros(self.w_shape, dtype=gy.dtype)
+        scatter_add(gw, self.x0.reshape(-1), gy.reshape((-1,) + self.w_shape[1:]))
+        return None, gw
+
+
+def embed(x0, w) -> Variable:
+    """Look-up table (nnabla ``F.embed``): integer ``x0`` indexes the first axis of ``w``."""
+    return Embed()(x0, w)
+
+

@@ -1,0 +1,232 @@
+"""Basic layers against direct-loop NumPy references, with float64 finite-difference gradients."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import engine.nn.functions as F
+from engine.core.autograd import Variable
+from engine.testing import check_function
+
+RNG = np.random.default_rng(7)
+
+
+def randn(*shape):
+    return RNG.standard_normal(shape)
+
+
+# ----------------------------------------------------------------------------- references
+def ref_conv(x, w, b=None, pad=None, stride=None, dilation=None, group=1):
+    """Direct definition: every output cell is a sum over its (dilated) window."""
+    nk = w.ndim - 2
+    pad = pad or (0,) * nk
+    stride = stride or (1,) * nk
+    dilation = dilation or (1,) * nk
+    n, c = x.shape[:2]
+    o, cg = w.shape[:2]
+    xpad = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in pad])
+    out = [
+        (s + 2 * p - d * (k - 1) - 1) // st + 1
+        for s, p, d, k, st in zip(x.shape[2:], pad, dilation, w.shape[2:], stride)
+    ]
+    y = np.zeros((n, o, *out))
+    og = o // group
+    for oc in range(o):
+        xs = xpad[:, (oc // og) * cg : (oc // og + 1) * cg]
+        for pos in itertools.product(*(range(m) for m in out)):
+            sl = tuple(
+                slice(q * st, q * st + d * (k - 1) + 1, d)
+                for q, st, d, k in zip(pos, stride, dilation, w.shape[2:])
+            )
+            patch = xs[(slice(None), slice(None)) + sl]
+            y[(slice(None), oc) + pos] = np.sum(patch * w[oc], axis=tuple(range(1, 2 + nk)))
+    if b is not None:
+        y += b.reshape((1, o) + (1,) * nk)
+    return y
+
+
+def ref_deconv(x, w, b=None, pad=None, stride=None, dilation=None, group=1, output_padding=None):
+    """Direct definition: every input cell scatters ``x * w`` into its output window."""
+    nk = w.ndim - 2
+    pad = pad or (0,) * nk
+    stride = stride or (1,) * nk
+    dilation = dilation or (1,) * nk
+    output_padding = output_padding or (0,) * nk
+    n, c = x.shape[:2]
+    og = w.shape[1]
+    cg = c // group
+    out = [
+        (s - 1) * st - 2 * p + d * (k - 1) + 1 + op
+        for s, st, p, d, k, op in zip(x.shape[2:], stride, pad, dilation, w.shape[2:], output_padding)
+    ]
+    y = np.zeros((n, og * group, *(m + 2 * p for m, p in zip(out, pad))))
+    for ci in range(c):
+        for ol in range(og):
+            oc = (ci // cg) * og + ol
+            for pos in itertools.product(*(range(s) for s in x.shape[2:])):
+                for kof in itertools.product(*(range(k) for k in w.shape[2:])):
+                    q = tuple(pi * st + ki * d for pi, st, ki, d in zip(pos, stride, kof, dilation))
+                    y[(slice(None), oc) + q] += x[(slice(None), ci) + pos] * w[(ci, ol) + kof]
+    y = y[(slice(None), slice(None)) + tuple(slice(p, p + m) for p, m in zip(pad, out))]
+    if b is not None:
+        y = y + b.reshape((1, -1) + (1,) * nk)
+    return y
+
+
+# ------------------------------------------------------------------------------------ affine
+def test_affine_matches_matrix_product_and_gradients():
+    x, w, b = randn(3, 2, 5), randn(10, 4), randn(4)
+    check_function(F.affine, [x, w, b], reference=lambda x, w, b: x.reshape(3, 10) @ w + b)
+
+
+def test_affine_multi_dim_outputs_base_axis_and_no_bias():
+    x, w = randn(2, 3, 4, 1), randn(4, 2, 3)
+    ref = lambda x, w: (x.reshape(6, 4) @ w.reshape(4, 6)).reshape(2, 3, 2, 3)  # noqa: E731
+    check_function(F.affine, [x, w], kwargs={"base_axis": 2}, reference=ref)
+    x, w, b = randn(3, 4), randn(4, 2, 3), randn(2, 3)
+    ref = lambda x, w, b: (x @ w.reshape(4, 6)).reshape(3, 2, 3) + b  # noqa: E731
+    check_function(F.affine, [x, w, b], reference=ref)
+
+
+def test_affine_rejects_mismatched_weight():
+    with pytest.raises(ValueError, match=r"affine: weight.shape\[0\] must equal the 6"):
+        F.affine(Variable(np.zeros((2, 6))), Variable(np.zeros((5, 3))))
+
+
+# ------------------------------------------------------------------------------- convolution
+def test_convolution_hand_computed_values():
+    x = np.arange(16.0).reshape(1, 1, 4, 4)
+    w = np.array([[[[1.0, 0.0], [0.0, -1.0]]]])  # x[i, j] - x[i+1, j+1] = -5 everywhere
+    y = F.convolution(Variable(x), Variable(w), Variable(np.array([0.5])))
+    np.testing.assert_allclose(y.d, np.full((1, 1, 3, 3), -4.5))
+
+
+@pytest.mark.parametrize(
+    "xs, ws, kw",
+    [
+        ((2, 3, 5, 6), (4, 3, 3, 2), {"pad": (1, 0), "stride": (2, 1), "dilation": (1, 2)}),
+        ((2, 4, 5, 5), (6, 2, 3, 3), {"group": 2, "pad": (1, 1)}),
+        ((2, 3, 7), (2, 3, 3), {"pad": (1,), "stride": (2,), "dilation": (2,)}),
+        ((1, 2, 4, 5, 3), (3, 2, 2, 3, 2), {"pad": (1, 0, 1), "stride": (1, 2, 1)}),
+        ((1, 6, 5, 4), (3, 2, 3, 1), {"group": 3, "stride": (2, 3)}),
+    ],
+    ids=["2d-asymmetric", "groups", "1d", "3d", "groups-stride"],
+)
+def test_convolution_against_loop_reference(xs, ws, kw):
+    x, w, b = randn(*xs), randn(*ws), randn(ws[0])
+    check_function(F.convolution, [x, w, b], kwargs=kw, reference=lambda x, w, b: ref_conv(x, w, b, **kw))
+
+
+def test_convolution_without_bias_and_base_axis_2():
+    x, w = randn(2, 2, 3, 5, 4), randn(2, 3, 2, 2)
+    ref = lambda x, w: ref_conv(x.reshape(4, 3, 5, 4), w).reshape(2, 2, 2, 4, 3)  # noqa: E731
+    check_function(F.convolution, [x, w], kwargs={"base_axis": 2}, reference=ref)
+
+
+def test_convolution_channel_last():
+    x, w, b = randn(2, 5, 4, 3), randn(4, 2, 3, 3), randn(4)  # x (N, H, W, C), w (O, kh, kw, C)
+
+    def ref(x, w, b):
+        y = ref_conv(x.transpose(0, 3, 1, 2), w.transpose(0, 3, 1, 2), b, pad=(1, 0))
+        return y.transpose(0, 2, 3, 1)
+
+    check_function(F.convolution, [x, w, b], kwargs={"channel_last": True, "pad": (1, 0)}, reference=ref)
+
+
+def test_convolution_skips_unneeded_gradients():
+    x = Variable(randn(2, 1, 5, 5))  # an input image: no gradient wanted
+    w, b = Variable(randn(3, 1, 3, 3), need_grad=True), Variable(randn(3), need_grad=True)
+    y = F.convolution(x, w, b)
+    assert not hasattr(y.creator, "wmat")  # the weight matrix is only kept for the input gradient
+    y.backward(np.ones(y.shape))
+    assert x.grad is None and w.grad.shape == (3, 1, 3, 3)
+    np.testing.assert_allclose(b.grad, np.full(3, 18.0))
+
+
+def test_convolution_errors_name_the_argument():
+    x = Variable(np.zeros((1, 3, 5, 5)))
+    with pytest.raises(ValueError, match="convolution: x has 3 channels; with group=2"):
+        F.convolution(x, Variable(np.zeros((4, 1, 3, 3))), group=2)
+    with pytest.raises(ValueError, match=r"convolution: stride needs 2 values.*stride=\(1, 1, 1\)"):
+        F.convolution(x, Variable(np.zeros((4, 3, 3, 3))), stride=(1, 1, 1))
+    with pytest.raises(ValueError, match="convolution: x needs 1 batch axes"):
+        F.convolution(x, Variable(np.zeros((4, 3, 3))))
+
+
+def test_depthwise_convolution_is_grouped_convolution():
+    x, w, b = randn(2, 3, 5, 4), randn(6, 3, 2), randn(6)  # multiplier 2: output map c*2 + j
+    kw = {"pad": (1, 0), "stride": (2, 1), "dilation": (1, 2)}
+
+    def ref(x, w, b):
+        return ref_conv(x, w.reshape(6, 1, 3, 2), b, group=3, **kw)
+
+    check_function(F.depthwise_convolution, [x, w, b], kwargs={"multiplier": 2, **kw}, reference=ref)
+
+
+# ----------------------------------------------------------------------------- deconvolution
+@pytest.mark.parametrize(
+    "xs, ws, kw",
+    [
+        ((2, 3, 3, 4), (3, 2, 3, 2), {"stride": (2, 1), "pad": (1, 0), "dilation": (1, 2)}),
+        ((1, 2, 3, 3), (2, 2, 3, 3), {"stride": (2, 3), "pad": (1, 1), "output_padding": (1, 2)}),
+        ((2, 4, 3, 2), (4, 1, 2, 3), {"group": 2, "stride": (2, 2)}),
+        ((2, 2, 4), (2, 3, 3), {"stride": (3,), "dilation": (2,), "output_padding": (1,)}),
+        ((1, 2, 2, 3, 2), (2, 2, 2, 2, 3), {"stride": (2, 1, 2), "pad": (0, 1, 1)}),
+        ((2, 2, 3), (2, 2, 2), {"dilation": (3,), "output_padding": (2,)}),
+    ],
+    ids=["2d", "output-padding", "groups", "1d", "3d", "output-padding-below-dilation"],
+)
+def test_deconvolution_against_loop_reference(xs, ws, kw):
+    x, w = randn(*xs), randn(*ws)
+    b = randn(ws[1] * kw.get("group", 1))
+    check_function(F.deconvolution, [x, w, b], kwargs=kw, reference=lambda x, w, b: ref_deconv(x, w, b, **kw))
+
+
+def test_deconvolution_is_the_adjoint_of_convolution():
+    # <conv(x), y> == <x, deconv(y)> for the same weight: the definition of a transposed conv.
+    x, w, y = randn(2, 3, 8, 6), randn(4, 3, 3, 2), randn(2, 4, 4, 4)
+    kw = {"pad": (1, 0), "stride": (2, 1), "dilation": (1, 2)}
+    cx = F.convolution(Variable(x), Variable(w), **kw).d
+    dy = F.deconvolution(Variable(y), Variable(w), output_padding=(1, 0), **kw).d
+    assert dy.shape == x.shape
+    np.testing.assert_allclose(np.sum(cx * y), np.sum(x * dy), rtol=1e-10)
+
+
+def test_deconvolution_channel_last_and_no_bias():
+    x, w = randn(2, 3, 2, 2), randn(2, 3, 2, 3)  # x (N, H, W, C), w (C, kh, kw, O)
+
+    def ref(x, w):
+        return ref_deconv(x.transpose(0, 3, 1, 2), w.transpose(0, 3, 1, 2), stride=(2, 2)).transpose(0, 2, 3, 1)
+
+    check_function(F.deconvolution, [x, w], kwargs={"channel_last": True, "stride": (2, 2)}, reference=ref)
+
+
+def test_depthwise_deconvolution_with_divisor():
+    x, w, b = randn(2, 4, 3, 2), randn(4, 2, 3), randn(2)  # divisor 2: maps 2c, 2c+1 -> map c
+    kw = {"stride": (2, 1), "pad": (0, 1)}
+
+    def ref(x, w, b):
+        return ref_deconv(x, w.reshape(4, 1, 2, 3), b, group=2, **kw)
+
+    check_function(F.depthwise_deconvolution, [x, w, b], kwargs={"divisor": 2, **kw}, reference=ref)
+
+
+def test_deconvolution_rejects_bad_output_padding():
+    with pytest.raises(ValueError, match="deconvolution: output_padding must be"):
+        F.deconvolution(Variable(np.zeros((1, 2, 3, 3))), Variable(np.zeros((2, 2, 3, 3))), output_padding=(1, 1))
+
+
+# ------------------------------------------------------------------------------------ embed
+def test_embed_looks_up_rows_and_accumulates_repeated_indices():
+    idx = np.array([[0, 2, 2], [3, 0, 2]])
+    w = randn(4, 2, 3)
+    check_function(F.embed, [idx, w], reference=lambda i, w: w[i])
+    wv = Variable(w, need_grad=True)
+    F.embed(Variable(idx), wv).backward(np.ones((2, 3, 2, 3)))
+    np.testing.assert_allclose(wv.grad[:, 0, 0], [2.0, 0.0, 3.0, 1.0])
+
+
+def test_embed_rejects_float_indices():
+    with pytest.raises(TypeError, match="embed: x0 must hold integer indices"):
+        F.embed(Variable(np.zeros(3)), Variable(np.zeros((4, 2))))
