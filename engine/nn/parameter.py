@@ -1,0 +1,437 @@
+"""Parameter scopes, parameter sharing by name, learning-rate multipliers, save and load.
+
+Mirrors ``nnabla.parameter``: ``with nn.parameter_scope("conv1"):`` nests scopes, a parameter's
+full name is its scope path plus its own name (``"conv1/conv/W"``), and asking for an existing
+name returns the same :class:`Variable`, which is how layers (and networks) share parameters,
+as NNC does (nnc-layers.md section 1.7, nnc-behaviour.md section 1.3).
+
+Each parameter may carry NNC's ``LRateMultiplier``. NNC's trainer only distinguishes 0 (the
+parameter is frozen: ``need_grad`` False, not given to the solver) from > 0 (trained at the plain
+learning rate); the value is stored here so that a solver created with
+``use_lr_multipliers=True`` can apply it as a real factor, which NNC does not do.
+
+Files never execute code: parameters are written as ``.npz`` (``np.savez``) with the names and
+metadata as JSON text inside, read back with ``allow_pickle=False``, and saved atomically.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import math
+import os
+import tempfile
+import weakref
+import zipfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from engine.core import backend
+from engine.core.autograd import Variable
+
+__all__ = [
+    "ParameterFileError", "ParameterInfo", "parameter_scope", "get_current_parameter_scope",
+    "get_parameter", "set_parameter", "get_parameter_or_create", "get_parameters",
+    "clear_parameters", "get_lr_multiplier", "set_lr_multiplier", "get_lr_multipliers",
+    "get_parameter_info", "save_parameters", "load_parameters", "save_arrays", "load_arrays",
+]  # fmt: skip
+
+FORMAT_PARAMETERS = "neurocanvas-parameters"
+FORMAT_VERSION = 1
+_META_KEY = "__neurocanvas_meta__"
+
+
+class ParameterFileError(ValueError):
+    """A parameter (or solver-state) file cannot be read or written; the message names the file."""
+
+
+@dataclass
+class ParameterInfo:
+    """What was asked when a parameter was created (the first definition wins, as in NNC)."""
+
+    initializer: Any = None
+    lr_mult: float = 1.0
+
+
+_ROOT: dict[str, Any] = {}
+_current: list[Any] = [_ROOT, ""]  # the current scope dict and its path (for names)
+_INFO: weakref.WeakKeyDictionary[Variable, ParameterInfo] = weakref.WeakKeyDictionary()
+
+
+# ----------------------------------------------------------------------------------- scopes
+def get_current_parameter_scope() -> dict[str, Any]:
+    """The current scope: a dict of names to Variables (parameters) and dicts (sub-scopes)."""
+    return _current[0]
+
+
+def _child(scope: dict[str, Any], name: str) -> dict[str, Any]:
+    node = scope.get(name)
+    if node is None:
+        node = scope[name] = {}
+    elif not isinstance(node, dict):
+        raise ValueError(
+            f"parameter_scope: {name!r} is a parameter, not a scope. Received: name={name!r}"
+        )
+    return node
+
+
+@contextlib.contextmanager
+def parameter_scope(name: str, scope: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
+    """Enter the scope ``name`` (``"a/b"`` enters ``a`` then ``b``) below the current one.
+
+    An empty name adds no level (NNC: an empty Unit ParameterScope adds nothing). With ``scope``
+    (a dict from :func:`get_current_parameter_scope`), that dict becomes the current scope, as
+    ``nnabla.parameter_scope(name, scope)``.
+    """
+    path = _current[1]
+    if scope is None:
+        scope = get_current_parameter_scope()
+        for part in str(name).split("/"):
+            if part:
+                scope = _child(scope, part)
+                path = f"{path}/{part}" if path else part
+    else:
+        path = str(name)
+    previous = list(_current)
+    _current[:] = [scope, path]
+    try:
+        yield scope
+    finally:
+        _current[:] = previous
+
+
+def _split(name: str) -> tuple[dict[str, Any], str]:
+    """The scope holding ``name`` (created as needed) and the last part of the name."""
+    parts = [p for p in str(name).split("/") if p]
+    if not parts:
+        raise ValueError(f"parameter name is empty. Received: name={name!r}")
+    scope = get_current_parameter_scope()
+    for part in parts[:-1]:
+        scope = _child(scope, part)
+    return scope, parts[-1]
+
+
+def get_parameter(name: str) -> Variable | None:
+    """The parameter ``name`` (relative to the current scope), or None."""
+    scope = get_current_parameter_scope()
+    parts = [p for p in str(name).split("/") if p]
+    for part in parts[:-1]:
+        scope = scope.get(part)
+        if not isinstance(scope, dict):
+            return None
+    found = scope.get(parts[-1]) if parts else None
+    return found if isinstance(found, Variable) else None
+
+
+def set_parameter(name: str, param: Variable) -> None:
+    """Register ``param`` under ``name`` in the current scope (replacing what was there)."""
+    if not isinstance(param, Variable):
+        raise TypeError(f"set_parameter: expected a Variable. Received: {type(param).__name__}")
+    scope, last = _split(name)
+    if isinstance(scope.get(last), dict):
+        raise ValueError(f"set_parameter: {name!r} is a scope, not a parameter")
+    scope[last] = param
+
+
+def _initial_value(name: str, shape: tuple[int, ...] | None, initializer: Any) -> Any:
+    if isinstance(initializer, np.ndarray) or type(initializer).__module__.startswith("cupy"):
+        return backend.asarray(initializer, dtype=np.float32)
+    if shape is None:
+        raise ValueError(f"get_parameter_or_create: {name!r} does not exist and no shape is given")
+    if initializer is None:
+        return backend.xp().zeros(shape, dtype=np.float32)
+    if callable(initializer):
+        value = backend.asarray(initializer(shape))
+        if value.dtype != np.float32:
+            value = value.astype(np.float32)
+        return value
+    # A number fills the shape, like ConstantInitializer.
+    return backend.xp().full(shape, float(initializer), dtype=np.float32)
+
+
+def get_parameter_or_create(
+    name: str,
+    shape: Any = None,
+    initializer: Any = None,
+    need_grad: bool = True,
+    as_need_grad: bool | None = None,
+    lr_mult: float | None = None,
+) -> Variable:
+    """The parameter ``name`` of the current scope, created when missing (nnabla semantics).
+
+    Args:
+        name: parameter name relative to the current scope (may contain ``/``).
+        shape: its shape; an existing parameter must have the same one.
+        initializer: a callable ``f(shape) -> array`` (see :mod:`engine.nn.initializer`), an
+            array (its value and shape are used), a number, or None (zeros).
+        need_grad: ``need_grad`` of a newly created parameter. For an existing one with a
+            different flag, an unlinked variable sharing its data is returned (as nnabla).
+        as_need_grad: when given and different from the parameter's flag, return an unlinked
+            variable with this flag (``fix_parameters=True`` in PF uses ``as_need_grad=False``).
+        lr_mult: NNC's LRateMultiplier for a newly created parameter. 0 freezes it (created
+            with ``need_grad=False``, as NNC's trainer does). An existing parameter keeps the
+            multiplier of its first definition.
+    """
+    if shape is not None:
+        shape = tuple(int(n) for n in (shape if hasattr(shape, "__iter__") else (shape,)))
+    param = get_parameter(name)
+    if param is None:
+        mult = 1.0 if lr_mult is None else float(lr_mult)
+        if not math.isfinite(mult) or mult < 0:
+            raise ValueError(f"parameter {name!r}: lr_mult must be >= 0. Received: {lr_mult!r}")
+        value = _initial_value(name, shape, initializer)
+        if shape is not None and tuple(value.shape) != shape:
+            raise ValueError(
+                f"parameter {name!r}: the initializer returned shape {tuple(value.shape)}, "
+                f"expected {shape}"
+            )
+        param = Variable(value, need_grad=bool(need_grad) and mult != 0.0)
+        param.name = f"{_current[1]}/{name}" if _current[1] else str(name)
+        set_parameter(name, param)
+        _INFO[param] = ParameterInfo(initializer=initializer, lr_mult=mult)
+    else:
+        if shape is not None and param.shape != shape:
+            raise ValueError(
+                f"parameter {name!r}: the existing parameter has shape {param.shape}, the new "
+                f"request asks for {shape}. Parameters with equal names are shared, so their "
+                f"shapes must agree."
+            )
+        if bool(need_grad) != param.need_grad and _INFO.get(param, ParameterInfo()).lr_mult != 0:
+            param = param.unlinked().apply(need_grad=bool(need_grad))
+    if as_need_grad is not None and bool(as_need_grad) != param.need_grad:
+        param = param.unlinked().apply(need_grad=bool(as_need_grad))
+    return param
+
+
+def get_parameters(
+    params: dict[str, Variable] | None = None, path: str | None = None, grad_only: bool = True
+) -> dict[str, Variable]:
+    """All parameters under the current scope, named relative to it (``"conv1/conv/W"``).
+
+    Args:
+        params: a dict to fill (a new one when None).
+        path: a prefix for the names (used by the recursion, as in nnabla).
+        grad_only: only parameters with ``need_grad`` True (what a solver should update).
+    """
+    out: dict[str, Variable] = {} if params is None else params
+    seen = {id(v) for v in out.values()}
+
+    def walk(scope: dict[str, Any], prefix: str) -> None:
+        for key, node in scope.items():
+            full = f"{prefix}/{key}" if prefix else key
+            if isinstance(node, dict):
+                walk(node, full)
+            elif (node.need_grad or not grad_only) and id(node) not in seen:
+                seen.add(id(node))
+                out[full] = node
+
+    walk(get_current_parameter_scope(), path or "")
+    return out
+
+
+def clear_parameters() -> None:
+    """Remove every parameter and sub-scope of the current scope."""
+    get_current_parameter_scope().clear()
+
+
+# ----------------------------------------------------------------- learning-rate multipliers
+def get_parameter_info(param: Variable) -> ParameterInfo:
+    """The :class:`ParameterInfo` recorded when ``param`` was created (defaults otherwise)."""
+    return _INFO.get(param) or ParameterInfo()
+
+
+def _resolve(param: Variable | str) -> Variable:
+    if isinstance(param, Variable):
+        return param
+    found = get_parameter(param)
+    if found is None:
+        raise KeyError(f"no parameter named {param!r} in the current scope")
+    return found
+
+
+def get_lr_multiplier(param: Variable | str) -> float:
+    """NNC's LRateMultiplier of a parameter (a Variable or a name); 1.0 when never set."""
+    info = _INFO.get(_resolve(param))
+    return 1.0 if info is None else info.lr_mult
+
+
+def set_lr_multiplier(param: Variable | str, value: float) -> None:
+    """Set a parameter's LRateMultiplier; 0 also freezes it (``need_grad=False``), as NNC."""
+    var = _resolve(param)
+    value = float(value)
+    if not math.isfinite(value) or value < 0:
+        raise ValueError(f"set_lr_multiplier: expected a value >= 0. Received: {value!r}")
+    info = _INFO.setdefault(var, ParameterInfo())
+    info.lr_mult = value
+    if value == 0.0:
+        var.need_grad = False
+
+
+def get_lr_multipliers(grad_only: bool = False) -> dict[str, float]:
+    """``{name: multiplier}`` for the parameters under the current scope."""
+    return {k: get_lr_multiplier(v) for k, v in get_parameters(grad_only=grad_only).items()}
+
+
+# ------------------------------------------------------------------------------- file format
+def save_arrays(path: str | os.PathLike, arrays: dict[str, Any], meta: dict[str, Any]) -> None:
+    """Write ``arrays`` and the JSON-able ``meta`` to one ``.npz`` file, atomically.
+
+    The arrays are stored under their keys; ``meta`` is stored as UTF-8 JSON bytes (a uint8
+    array), so reading needs neither pickle nor any code execution.
+    """
+    path = os.fspath(path)
+    payload = {k: np.ascontiguousarray(backend.to_numpy(a)) for k, a in arrays.items()}
+    if _META_KEY in payload:
+        raise ValueError(f"{path}: the array name {_META_KEY!r} is reserved")
+    text = json.dumps(meta, indent=1, sort_keys=False, allow_nan=False)
+    payload[_META_KEY] = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
+                               dir=directory)  # fmt: skip
+    try:
+        with os.fdopen(fd, "wb") as f:
+            np.savez(f, **payload)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def load_arrays(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict[str, Any] | None]:
+    """Read a file written by :func:`save_arrays` (or any plain ``np.savez`` archive).
+
+    Returns ``(arrays, meta)``; ``meta`` is None for an archive without NeuroCanvas metadata.
+
+    Raises:
+        ParameterFileError: the file is missing, corrupt, holds pickled objects or bad metadata.
+    """
+    path = os.fspath(path)
+    try:
+        with np.load(path, allow_pickle=False) as archive:
+            if not isinstance(archive, np.lib.npyio.NpzFile):
+                raise ParameterFileError(f"{path}: not an .npz archive (a single .npy array)")
+            arrays = {key: archive[key] for key in archive.files}
+    except ParameterFileError:
+        raise
+    except FileNotFoundError as exc:
+        raise ParameterFileError(f"{path}: file not found") from exc
+    except ValueError as exc:  # object arrays need pickle, which is refused
+        raise ParameterFileError(f"{path}: unsafe or corrupt array data ({exc})") from exc
+    except (OSError, zipfile.BadZipFile, EOFError, KeyError) as exc:
+        raise ParameterFileError(f"{path}: not a readable .npz archive ({exc})") from exc
+    raw = arrays.pop(_META_KEY, None)
+    if raw is None:
+        return arrays, None
+    try:
+        if raw.dtype != np.uint8 or raw.ndim != 1:
+            raise ValueError("metadata is not a byte string")
+        meta = json.loads(raw.tobytes().decode("utf-8"))
+        if not isinstance(meta, dict):
+            raise ValueError("metadata is not a JSON object")
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise ParameterFileError(f"{path}: corrupt metadata ({exc})") from exc
+    for key, arr in arrays.items():
+        if arr.dtype.kind not in "fiub":
+            raise ParameterFileError(f"{path}: array {key!r} has unsupported dtype {arr.dtype}")
+    return arrays, meta
+
+
+_FOREIGN = {".h5": "HDF5", ".protobuf": "protobuf", ".nnp": "NNP"}
+
+
+def _check_extension(path: str, verb: str) -> None:
+    ext = os.path.splitext(path)[1].lower()
+    if ext in _FOREIGN:
+        raise ParameterFileError(
+            f"{path}: cannot {verb} nnabla {_FOREIGN[ext]} parameter files here; "
+            f"use a .npz path (engine.formats converts NNC files)"
+        )
+
+
+def save_parameters(
+    path: str | os.PathLike, params: dict[str, Variable] | None = None, extension: str = ".npz"
+) -> None:
+    """Save parameters (default: all under the current scope) to ``path`` atomically.
+
+    The file is an ``.npz`` archive: one array per parameter plus JSON metadata with the names,
+    ``need_grad`` and LR multipliers. ``extension`` is accepted for nnabla compatibility.
+    """
+    path = os.fspath(path)
+    _check_extension(path, "write")
+    if params is None:
+        params = get_parameters(grad_only=False)
+    arrays, entries = {}, []
+    for i, (name, var) in enumerate(params.items()):
+        key = f"p{i}"
+        arrays[key] = var.data
+        entries.append({
+            "name": name, "key": key, "shape": list(var.shape), "dtype": str(var.data.dtype),
+            "need_grad": bool(var.need_grad), "lr_mult": get_lr_multiplier(var),
+        })  # fmt: skip
+    meta = {"format": FORMAT_PARAMETERS, "version": FORMAT_VERSION, "parameters": entries}
+    save_arrays(path, arrays, meta)
+
+
+def _entries(path: str, arrays: dict[str, np.ndarray], meta: dict[str, Any] | None) -> list[dict]:
+    if meta is None:  # a plain np.savez(name=array) archive: the keys are the names
+        return [{"name": k, "key": k} for k in arrays]
+    if meta.get("format") != FORMAT_PARAMETERS:
+        raise ParameterFileError(
+            f"{path}: not a parameter file (format {meta.get('format')!r}, "
+            f"expected {FORMAT_PARAMETERS!r})"
+        )
+    if int(meta.get("version", 0)) > FORMAT_VERSION:
+        raise ParameterFileError(
+            f"{path}: written by a newer NeuroCanvas (format version {meta.get('version')})"
+        )
+    entries = meta.get("parameters")
+    if not isinstance(entries, list):
+        raise ParameterFileError(f"{path}: metadata has no parameter list")
+    for e in entries:
+        if not isinstance(e, dict) or not isinstance(e.get("name"), str) or e.get("key") not in arrays:
+            raise ParameterFileError(f"{path}: corrupt parameter entry {e!r}")
+    return entries
+
+
+def load_parameters(path: str | os.PathLike, proto: Any = None, needs_proto: bool = False) -> dict:
+    """Load parameters from ``path`` into the current scope and return them as a dict.
+
+    Existing parameters are overwritten in place (variables that share them see the new
+    values); missing ones are created with the stored ``need_grad`` and LR multiplier.
+
+    Raises:
+        ParameterFileError: unreadable or malicious file, or a shape that differs from an
+            existing parameter; the message names the file and the parameter.
+    """
+    path = os.fspath(path)
+    _check_extension(path, "read")
+    arrays, meta = load_arrays(path)
+    loaded: dict[str, Variable] = {}
+    for e in _entries(path, arrays, meta):
+        name, value = e["name"], arrays[e["key"]]
+        if value.dtype.kind != "f":
+            value = value.astype(np.float32)
+        existing = get_parameter(name)
+        if existing is not None:
+            if existing.shape != tuple(value.shape):
+                raise ParameterFileError(
+                    f"{path}: parameter {name!r} has shape {tuple(value.shape)} in the file but "
+                    f"{existing.shape} in the network"
+                )
+            existing.data[...] = backend.asarray(value, dtype=existing.data.dtype)
+            loaded[name] = existing
+            continue
+        mult = float(e.get("lr_mult", 1.0))
+        var = get_parameter_or_create(
+            name, value.shape, np.array(value), need_grad=bool(e.get("need_grad", True)),
+            lr_mult=mult,
+        )  # fmt: skip
+        loaded[name] = var
+    return loaded
+
