@@ -136,8 +136,8 @@ class SELU(Elementwise):
         return self.scale * xp.where(x > 0, x, neg)
 
     def df(self, xp, x, y, gy):
-        slope = xp.where(x > 0, 1.0, self.alpha * xp.exp(xp.minimum(x, 0)))
-        return gy * (self.scale * slope)
+        neg = gy * (self.alpha * xp.exp(xp.minimum(x, 0)))
+        return self.scale * xp.where(x > 0, gy, neg)
 
 
 _GELU_C = math.sqrt(2.0 / math.pi)

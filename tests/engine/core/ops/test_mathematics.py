@@ -39,9 +39,15 @@ def test_sum_and_mean(axis, keepdims):
 
 
 @pytest.mark.parametrize("axis", [None, 1, (0, 2)])
-def test_prod(axis):
+@pytest.mark.parametrize("keepdims", [False, True])
+def test_prod(axis, keepdims):
     x = _away_from_zero(2, 3, 3, seed=3)
-    check_function(F.prod, [x], kwargs=dict(axis=axis), reference=lambda a: np.prod(a, axis=axis))
+    check_function(
+        F.prod,
+        [x],
+        kwargs=dict(axis=axis, keepdims=keepdims),
+        reference=lambda a: np.prod(a, axis=axis, keepdims=keepdims),
+    )
 
 
 def test_prod_gradient_is_exact_with_zeros():
