@@ -5,6 +5,9 @@ Functions and arguments follow nnabla (``F.sum(x, axis=None, keepdims=False)``,
 transpose_b)``...). Axes count the batch axis, as in nnabla; NNC's batch-free ``Axes`` property is
 translated by the compiler, not here. :class:`Elementwise` is the shared base of the one-input
 element-wise kernels (also used by the activation and trigonometric modules).
+
+nnabla's names ``sum``, ``max``, ``min`` and ``round`` shadow Python's builtins in this module:
+code here must not call the builtins.
 """
 
 from __future__ import annotations
@@ -101,7 +104,6 @@ class Sum(Function):
 
 
 class Mean(Sum):
-    # (Python's max/min/sum/round are shadowed by nnabla's names below; do not use them here.)
     def forward(self, x):
         self.count = int(np.prod([x.shape[a] for a in self.axes]))
         return super().forward(x) / x.dtype.type(self.count)
