@@ -18,6 +18,7 @@ dataset's dtype.
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -132,8 +133,8 @@ class HuberLoss(Function):
 
     def backward(self, gy):
         xp = get_array_module(gy)
-        delta = gy.dtype.type(self.delta)
-        slope = xp.where(self.small, self.d, xp.where(self.d > 0, delta, -delta))
+        sign = (self.d > 0).astype(gy.dtype) * 2 - 1  # nnabla: d == 0 counts as negative
+        slope = xp.where(self.small, self.d, sign * gy.dtype.type(self.delta))
         g = gy * slope * gy.dtype.type(2)
         n0, n1 = self.needs_input_grad
         return (g if n0 else None), (-g if n1 else None)
@@ -248,7 +249,7 @@ class SoftmaxCrossEntropy(Function):
         self.p = e / s
         y = xp.log(s) + m - xp.take_along_axis(x, self.index, axis)
         # nnabla computes -log(max(softmax, tiny)); the same cap keeps the two equal everywhere
-        y = xp.minimum(y, -xp.log(_tiny(x)))
+        y = xp.minimum(y, x.dtype.type(-math.log(np.finfo(x.dtype).tiny)))
         return y if self.valid is None else xp.where(self.valid, y, x.dtype.type(0))
 
     def backward(self, gy):

@@ -436,7 +436,10 @@ def instance_normalization(
     (channel_axis,) = _axes(channel_axis, x.ndim, fname, "channel_axis")
     batch = _axes(batch_axis, x.ndim, fname, "batch_axis")
     if channel_axis in batch:
-        raise ValueError(f"{fname}: channel_axis must not be a batch axis. Received: {batch_axis}")
+        raise ValueError(
+            f"{fname}: channel_axis must not be a batch axis. "
+            f"Received: channel_axis={channel_axis}, batch_axis={batch_axis}"
+        )
     beta_shape, gamma_shape = _channel_params(x, beta, gamma, channel_axis, batch, fname)
     y, stats = _statistics(x, tuple(sorted(batch + (channel_axis,))), eps, output_stat, fname)
     y = _affine(y, None, gamma, gamma_shape)
