@@ -1,0 +1,190 @@
+import os
+import pickle
+import zipfile
+
+import numpy as np
+import pytest
+
+import engine.nn as nn
+from engine.nn import initializer as I
+
+
+@pytest.fixture(autouse=True)
+def _fresh_parameters():
+    nn.clear_parameters()
+    yield
+    nn.clear_parameters()
+
+
+def test_scopes_nest_and_names_are_paths():
+    with nn.parameter_scope("net"):
+        with nn.parameter_scope("conv1/conv"):
+            w = nn.get_parameter_or_create("W", (2, 3), I.Constant(1.0))
+        assert nn.get_parameters() == {"conv1/conv/W": w}
+    assert nn.get_parameters() == {"net/conv1/conv/W": w}
+    assert w.name == "net/conv1/conv/W"
+    assert nn.get_parameter("net/conv1/conv/W") is w
+
+
+def test_same_name_is_the_same_variable_across_networks():
+    def network():
+        with nn.parameter_scope("Affine"):
+            return nn.get_parameter_or_create("affine/W", (4, 2), I.NormalAffineGlorot())
+
+    a, b = network(), network()  # e.g. the training and the validation network
+    assert a is b
+
+
+def test_empty_scope_adds_no_level():
+    with nn.parameter_scope(""):
+        w = nn.get_parameter_or_create("W", (1,))
+    assert nn.get_parameters() == {"W": w}
+
+
+def test_shape_mismatch_names_the_parameter():
+    nn.get_parameter_or_create("x/W", (2, 3))
+    with pytest.raises(ValueError, match=r"'x/W'.*\(2, 3\).*\(3, 3\)"):
+        nn.get_parameter_or_create("x/W", (3, 3))
+
+
+def test_grad_only_filters_and_clear_removes():
+    w = nn.get_parameter_or_create("W", (2,))
+    m = nn.get_parameter_or_create("mean", (2,), need_grad=False)
+    assert nn.get_parameters() == {"W": w}
+    assert nn.get_parameters(grad_only=False) == {"W": w, "mean": m}
+    with nn.parameter_scope("sub"):
+        nn.get_parameter_or_create("b", (1,))
+        nn.clear_parameters()
+        assert nn.get_parameters() == {}
+    assert set(nn.get_parameters(grad_only=False)) == {"W", "mean"}
+
+
+def test_initializer_array_and_number():
+    w = nn.get_parameter_or_create("W", None, np.arange(6.0).reshape(2, 3))
+    assert w.shape == (2, 3) and w.data.dtype == np.float32 and w.data[1, 2] == 5
+    c = nn.get_parameter_or_create("c", (2,), 0.5)
+    np.testing.assert_array_equal(c.data, [0.5, 0.5])
+
+
+def test_as_need_grad_returns_an_unlinked_view_sharing_data():
+    w = nn.get_parameter_or_create("W", (3,), I.Constant(1.0))
+    fixed = nn.get_parameter_or_create("W", (3,), as_need_grad=False)
+    assert fixed is not w and not fixed.need_grad and w.need_grad
+    w.data -= 0.5  # solver updates are in place
+    np.testing.assert_array_equal(fixed.data, [0.5, 0.5, 0.5])
+
+
+def test_lr_multiplier_zero_freezes_and_first_definition_wins():
+    w = nn.get_parameter_or_create("W", (2,), lr_mult=0)
+    assert not w.need_grad and nn.get_lr_multiplier(w) == 0.0
+    again = nn.get_parameter_or_create("W", (2,), lr_mult=2.0)
+    assert again is w and nn.get_lr_multiplier("W") == 0.0
+    assert nn.get_parameters() == {}
+    b = nn.get_parameter_or_create("b", (2,), lr_mult=2.5)
+    assert b.need_grad and nn.get_lr_multipliers() == {"W": 0.0, "b": 2.5}
+    nn.set_lr_multiplier("b", 0)
+    assert not b.need_grad
+    with pytest.raises(ValueError, match="lr_mult"):
+        nn.get_parameter_or_create("c", (1,), lr_mult=-1)
+
+
+def test_save_load_round_trip(tmp_path):
+    path = tmp_path / "params.npz"
+    with nn.parameter_scope("A"):
+        w = nn.get_parameter_or_create("affine/W", (3, 2), I.NormalAffineGlorot())
+        nn.get_parameter_or_create("bn/mean", (2,), I.Constant(0.5), need_grad=False)
+        nn.get_parameter_or_create("affine/b", (2,), lr_mult=0.5)
+    nn.save_parameters(path)
+    saved = w.data.copy()
+    assert os.listdir(tmp_path) == ["params.npz"]  # the temporary file was renamed
+    nn.clear_parameters()
+    loaded = nn.load_parameters(path)
+    assert set(loaded) == {"A/affine/W", "A/bn/mean", "A/affine/b"}
+    np.testing.assert_array_equal(nn.get_parameter("A/affine/W").data, saved)
+    assert not loaded["A/bn/mean"].need_grad and loaded["A/affine/W"].need_grad
+    assert nn.get_lr_multiplier("A/affine/b") == 0.5
+
+
+def test_load_overwrites_existing_in_place_and_into_the_current_scope(tmp_path):
+    path = tmp_path / "p.npz"
+    with nn.parameter_scope("src"):
+        nn.get_parameter_or_create("W", (2,), I.Constant(3.0))
+        nn.save_parameters(path)
+    with nn.parameter_scope("dst"):
+        w = nn.get_parameter_or_create("W", (2,), I.Constant(0.0))
+        view = nn.get_parameter_or_create("W", (2,), as_need_grad=False)
+        nn.load_parameters(path)
+    np.testing.assert_array_equal(view.data, [3.0, 3.0])
+    assert nn.get_parameter("dst/W") is w
+
+
+def test_load_shape_mismatch_names_file_and_parameter(tmp_path):
+    path = tmp_path / "p.npz"
+    nn.get_parameter_or_create("W", (2,))
+    nn.save_parameters(path)
+    nn.clear_parameters()
+    nn.get_parameter_or_create("W", (3,))
+    with pytest.raises(nn.ParameterFileError, match=r"p\.npz.*'W'"):
+        nn.load_parameters(path)
+
+
+def test_plain_npz_archive_is_accepted(tmp_path):
+    path = tmp_path / "plain.npz"
+    np.savez(path, **{"conv/W": np.ones((2, 2), np.float32)})
+    nn.load_parameters(path)
+    np.testing.assert_array_equal(nn.get_parameter("conv/W").data, np.ones((2, 2)))
+
+
+class _Evil:
+    def __reduce__(self):
+        return (os.system, ("echo pwned > /dev/null",))
+
+
+def test_pickle_payload_is_refused(tmp_path):
+    path = tmp_path / "evil.npz"
+    path.write_bytes(pickle.dumps(_Evil()))
+    with pytest.raises(nn.ParameterFileError, match="evil.npz"):
+        nn.load_parameters(path)
+
+
+def test_object_array_inside_npz_is_refused(tmp_path):
+    path = tmp_path / "obj.npz"
+    np.savez(path, W=np.array([_Evil()], dtype=object))
+    with pytest.raises(nn.ParameterFileError, match="obj.npz"):
+        nn.load_parameters(path)
+
+
+def test_corrupt_and_foreign_files_give_clear_errors(tmp_path):
+    nn.get_parameter_or_create("W", (50,), I.Normal())
+    good = tmp_path / "good.npz"
+    nn.save_parameters(good)
+    cut = tmp_path / "cut.npz"
+    cut.write_bytes(good.read_bytes()[:200])
+    text = tmp_path / "text.npz"
+    text.write_text("hello")
+    for bad in (cut, text, tmp_path / "missing.npz"):
+        with pytest.raises(nn.ParameterFileError, match=bad.name):
+            nn.load_parameters(bad)
+    with pytest.raises(nn.ParameterFileError, match="HDF5"):
+        nn.load_parameters(tmp_path / "x.h5")
+
+
+def test_corrupt_metadata_is_reported(tmp_path):
+    path = tmp_path / "meta.npz"
+    np.savez(path, __neurocanvas_meta__=np.frombuffer(b"{not json", np.uint8), p0=np.ones(1))
+    with pytest.raises(nn.ParameterFileError, match="corrupt metadata"):
+        nn.load_parameters(path)
+
+
+def test_save_replaces_an_existing_file_atomically(tmp_path):
+    path = tmp_path / "p.npz"
+    w = nn.get_parameter_or_create("W", (2,), I.Constant(1.0))
+    nn.save_parameters(path)
+    w.data[...] = 7.0
+    nn.save_parameters(path)
+    with zipfile.ZipFile(path) as z:
+        assert "p0.npy" in z.namelist()
+    nn.clear_parameters()
+    nn.load_parameters(path)
+    np.testing.assert_array_equal(nn.get_parameter("W").data, [7.0, 7.0])
+    assert sorted(os.listdir(tmp_path)) == ["p.npz"]
