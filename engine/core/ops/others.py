@@ -70,6 +70,14 @@ def axis_table(xp: Any, idx: Any, axis: int, ndim: int, per_sample: bool = False
     return xp.asarray(idx).reshape(shape)
 
 
+def stable_argsort(xp: Any, a: Any, axis: int) -> Any:
+    """Stable argsort on both backends (CuPy's argsort is always stable and may take no kind)."""
+    try:
+        return xp.argsort(a, axis=axis, kind="stable")
+    except TypeError:
+        return xp.argsort(a, axis=axis)
+
+
 def flat_index(shape: Sequence[int], tables: Sequence[Any]) -> Any:
     """Flat source index of every output element from one index table per input axis."""
     strides = np.cumprod((1,) + tuple(shape[:0:-1]))[::-1]
@@ -526,7 +534,7 @@ def clip_grad_by_norm(x, clip_norm: float = 1.0, axes: Sequence[int] | None = No
 def _top_k_index(xp: Any, a: Any, k: int, use_abs: bool, largest: bool = True) -> Any:
     """Indices of the k largest (or smallest) entries of each row of 2-D ``a``, best first."""
     key = xp.abs(a) if use_abs else a
-    return xp.argsort(-key if largest else key, axis=1, kind="stable")[:, :k]
+    return stable_argsort(xp, -key if largest else key, 1)[:, :k]
 
 
 def _put_rows(xp: Any, shape: tuple[int, int], idx: Any, values: Any) -> Any:
@@ -614,7 +622,7 @@ class Sort(Function):
 
     def forward(self, x):
         xp = get_array_module(x)
-        self.idx = xp.argsort(-x if self.reverse else x, axis=self.axis, kind="stable")
+        self.idx = stable_argsort(xp, -x if self.reverse else x, self.axis)
         if self.outputs_kind == "index":
             return self.idx
         y = xp.take_along_axis(x, self.idx, axis=self.axis)
