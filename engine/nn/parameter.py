@@ -177,25 +177,26 @@ def get_parameter_or_create(
     """
     if shape is not None:
         shape = tuple(int(n) for n in (shape if hasattr(shape, "__iter__") else (shape,)))
+    full = f"{_current[1]}/{name}" if _current[1] else str(name)
     param = get_parameter(name)
     if param is None:
         mult = 1.0 if lr_mult is None else float(lr_mult)
         if not math.isfinite(mult) or mult < 0:
-            raise ValueError(f"parameter {name!r}: lr_mult must be >= 0. Received: {lr_mult!r}")
-        value = _initial_value(name, shape, initializer)
+            raise ValueError(f"parameter {full!r}: lr_mult must be >= 0. Received: {lr_mult!r}")
+        value = _initial_value(full, shape, initializer)
         if shape is not None and tuple(value.shape) != shape:
             raise ValueError(
-                f"parameter {name!r}: the initializer returned shape {tuple(value.shape)}, "
+                f"parameter {full!r}: the initializer returned shape {tuple(value.shape)}, "
                 f"expected {shape}"
             )
         param = Variable(value, need_grad=bool(need_grad) and mult != 0.0)
-        param.name = f"{_current[1]}/{name}" if _current[1] else str(name)
+        param.name = full
         set_parameter(name, param)
         _INFO[param] = ParameterInfo(initializer=initializer, lr_mult=mult)
     else:
         if shape is not None and param.shape != shape:
             raise ValueError(
-                f"parameter {name!r}: the existing parameter has shape {param.shape}, the new "
+                f"parameter {full!r}: the existing parameter has shape {param.shape}, the new "
                 f"request asks for {shape}. Parameters with equal names are shared, so their "
                 f"shapes must agree."
             )
