@@ -151,7 +151,9 @@ def create_scheduler(
     elif kind == "step":
         if isinstance(steps, str):
             steps = [int(float(s)) for s in steps.split(",") if s.strip()]
-        base = StepScheduler(init_lr, gamma, [_iters(s, interval_unit, iter_per_epoch) for s in steps])
+        base = StepScheduler(
+            init_lr, gamma, [_iters(s, interval_unit, iter_per_epoch) for s in steps]
+        )
     elif kind == "polynomial":
         base = PolynomialScheduler(init_lr, max(1, max_epoch * iter_per_epoch), power or 1.0)
     elif kind == "cosine":
@@ -164,6 +166,8 @@ def create_scheduler(
     if warmup is None or str(warmup).strip().lower() in ("", "none"):
         return base
     if str(warmup).strip().lower() != "linear":
-        raise ValueError(f"LearningRateWarmupScheduler: expected None or Linear. Received: {warmup!r}")
+        raise ValueError(
+            f"LearningRateWarmupScheduler: expected None or Linear. Received: {warmup!r}"
+        )
     warmup_iter = _iters(warmup_length, warmup_unit, iter_per_epoch)
     return LinearWarmupScheduler(base, warmup_iter) if warmup_iter > 0 else base

@@ -395,7 +395,11 @@ def _entries(path: str, arrays: dict[str, np.ndarray], meta: dict[str, Any] | No
     if not isinstance(entries, list):
         raise ParameterFileError(f"{path}: metadata has no parameter list")
     for e in entries:
-        if not isinstance(e, dict) or not isinstance(e.get("name"), str) or e.get("key") not in arrays:
+        if (
+            not isinstance(e, dict)
+            or not isinstance(e.get("name"), str)
+            or e.get("key") not in arrays
+        ):
             raise ParameterFileError(f"{path}: corrupt parameter entry {e!r}")
     return entries
 
@@ -435,4 +439,3 @@ def load_parameters(path: str | os.PathLike, proto: Any = None, needs_proto: boo
         )  # fmt: skip
         loaded[name] = var
     return loaded
-

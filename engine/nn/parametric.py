@@ -45,7 +45,7 @@ __all__ = [
 
 
 def parametric_function_api(scope_name: str) -> Callable:
-    """Run the decorated function inside ``parameter_scope(scope_name)`` (and ``name`` around it)."""
+    """Run the decorated function inside ``parameter_scope(scope_name)`` (and ``name`` outside)."""
 
     def decorate(func: Callable) -> Callable:
         @functools.wraps(func)
@@ -76,6 +76,11 @@ def _param(pname: str, shape: Sequence[int], init: Any, default: Any, fix: bool,
     )  # fmt: skip
 
 
+def _bias(shape: Sequence[int], b_init: Any, fix: bool, lr_mult: Any, with_bias: bool) -> Any:
+    """The bias ``b`` (NNC default: Constant 0), or None without bias."""
+    return _param("b", shape, b_init, I.Constant(0.0), fix, lr_mult) if with_bias else None
+
+
 def _outmaps(n_outmaps: Any) -> list[int]:
     return [int(n) for n in n_outmaps] if hasattr(n_outmaps, "__iter__") else [int(n_outmaps)]
 
@@ -103,9 +108,9 @@ def affine(inp, n_outmaps, base_axis=1, w_init=None, b_init=None, fix_parameters
     """Affine layer (NNC Affine): W (inputs, *n_outmaps) NormalAffineGlorot, b 0."""
     x = as_variable(inp)
     outs = _outmaps(n_outmaps)
-    n_in = int(np.prod(x.shape[_axis(base_axis, x.ndim, "affine", "base_axis"):]))
+    n_in = int(np.prod(x.shape[_axis(base_axis, x.ndim, "affine", "base_axis") :]))
     w = _param("W", [n_in, *outs], w_init, I.NormalAffineGlorot(rng=rng), fix_parameters, lr_mult)
-    b = _param("b", outs, b_init, I.Constant(0.0), fix_parameters, lr_mult) if with_bias else None
+    b = _bias(outs, b_init, fix_parameters, lr_mult, with_bias)
     return F.affine(x, w, b, base_axis)
 
 
@@ -121,7 +126,7 @@ def convolution(inp, outmaps, kernel, pad=None, stride=None, dilation=None, grou
     shape = (outmaps, *kernel, cin) if channel_last else (outmaps, cin, *kernel)
     default = I.NormalCLConvGlorot(rng=rng) if channel_last else I.NormalConvolutionGlorot(rng=rng)
     w = _param("W", shape, w_init, default, fix_parameters, lr_mult)
-    b = _param("b", (outmaps,), b_init, I.Constant(0.0), fix_parameters, lr_mult) if with_bias else None
+    b = _bias((outmaps,), b_init, fix_parameters, lr_mult, with_bias)
     return F.convolution(x, w, b, base_axis, pad, stride, dilation, group, channel_last)
 
 
@@ -136,7 +141,7 @@ def depthwise_convolution(inp, kernel, pad=None, stride=None, dilation=None, mul
     kernel = tuple(int(k) for k in kernel)
     w = _param("W", (maps, *kernel), w_init, I.NormalConvolutionGlorot(rng=rng), fix_parameters,
                lr_mult)  # fmt: skip
-    b = _param("b", (maps,), b_init, I.Constant(0.0), fix_parameters, lr_mult) if with_bias else None
+    b = _bias((maps,), b_init, fix_parameters, lr_mult, with_bias)
     return F.depthwise_convolution(x, w, b, base_axis, pad, stride, dilation, multiplier)
 
 
@@ -152,9 +157,11 @@ def deconvolution(inp, outmaps, kernel, pad=None, stride=None, dilation=None, gr
     _grouped(cin, group, "deconvolution")
     per_group = _grouped(int(outmaps), group, "deconvolution", "output maps")
     shape = (cin, *kernel, per_group) if channel_last else (cin, per_group, *kernel)
-    default = I.NormalCLConvHeForward(rng=rng) if channel_last else I.NormalConvolutionHeForward(rng=rng)
+    default = (
+        I.NormalCLConvHeForward(rng=rng) if channel_last else I.NormalConvolutionHeForward(rng=rng)
+    )
     w = _param("W", shape, w_init, default, fix_parameters, lr_mult)
-    b = _param("b", (outmaps,), b_init, I.Constant(0.0), fix_parameters, lr_mult) if with_bias else None
+    b = _bias((outmaps,), b_init, fix_parameters, lr_mult, with_bias)
     return F.deconvolution(x, w, b, base_axis, pad, stride, dilation, group, channel_last,
                            output_padding)  # fmt: skip
 
@@ -171,7 +178,7 @@ def depthwise_deconvolution(inp, kernel, pad=None, stride=None, dilation=None, d
     kernel = tuple(int(k) for k in kernel)
     w = _param("W", (c, *kernel), w_init, I.NormalConvolutionHeForward(rng=rng), fix_parameters,
                lr_mult)  # fmt: skip
-    b = _param("b", (maps,), b_init, I.Constant(0.0), fix_parameters, lr_mult) if with_bias else None
+    b = _bias((maps,), b_init, fix_parameters, lr_mult, with_bias)
     return F.depthwise_deconvolution(x, w, b, base_axis, pad, stride, dilation, divisor)
 
 
@@ -199,7 +206,9 @@ def _bn_params(x, axes, fn, param_init, fix, lr_mult, no_scale=False, no_bias=Fa
     """beta 0, gamma 1, mean 0, var 0 (NNC's defaults; running statistics are never trained)."""
     shape = _stat_shape(x, axes, fn)
     init = dict(param_init or {})
-    beta = None if no_bias else _param("beta", shape, init.get("beta"), I.Constant(0.0), fix, lr_mult)
+    beta = (
+        None if no_bias else _param("beta", shape, init.get("beta"), I.Constant(0.0), fix, lr_mult)
+    )
     gamma = None if no_scale else _param("gamma", shape, init.get("gamma"), I.Constant(1.0), fix,
                                          lr_mult)  # fmt: skip
     mean = _param("mean", shape, init.get("mean"), I.Constant(0.0), fix, lr_mult, need_grad=False,
@@ -236,7 +245,9 @@ def fused_batch_normalization(inp, z=None, axes=(1,), decay_rate=0.9, eps=1e-5, 
 
 def _affine_params(shape, param_init, fix, lr_mult, no_scale=False, no_bias=False):
     init = dict(param_init or {})
-    beta = None if no_bias else _param("beta", shape, init.get("beta"), I.Constant(0.0), fix, lr_mult)
+    beta = (
+        None if no_bias else _param("beta", shape, init.get("beta"), I.Constant(0.0), fix, lr_mult)
+    )
     gamma = None if no_scale else _param("gamma", shape, init.get("gamma"), I.Constant(1.0), fix,
                                          lr_mult)  # fmt: skip
     return beta, gamma
@@ -324,10 +335,10 @@ def binary_connect_affine(inp, n_outmaps, base_axis=1, quantize_zero_to=1.0, w_i
     """BinaryConnectAffine: W UniformAffineGlorot, Wb 0 (not trained), b 0."""
     x = as_variable(inp)
     outs = _outmaps(n_outmaps)
-    n_in = int(np.prod(x.shape[_axis(base_axis, x.ndim, "binary_connect_affine", "base_axis"):]))
+    n_in = int(np.prod(x.shape[_axis(base_axis, x.ndim, "binary_connect_affine", "base_axis") :]))
     w, wb = _binary_weights([n_in, *outs], w_init, wb_init, I.UniformAffineGlorot(rng=rng),
                             fix_parameters, lr_mult)  # fmt: skip
-    b = _param("b", outs, b_init, I.Constant(0.0), fix_parameters, lr_mult) if with_bias else None
+    b = _bias(outs, b_init, fix_parameters, lr_mult, with_bias)
     return F.binary_connect_affine(x, w, wb, b, base_axis, quantize_zero_to)
 
 
@@ -341,9 +352,11 @@ def binary_connect_convolution(inp, outmaps, kernel, pad=None, stride=None, dila
     kernel = tuple(int(k) for k in kernel)
     cin = _grouped(_channels(x, base_axis, False, "binary_connect_convolution"), group,
                    "binary_connect_convolution")  # fmt: skip
-    w, wb = _binary_weights((outmaps, cin, *kernel), w_init, wb_init,
-                            I.UniformConvolutionGlorot(rng=rng), fix_parameters, lr_mult)  # fmt: skip
-    b = _param("b", (outmaps,), b_init, I.Constant(0.0), fix_parameters, lr_mult) if with_bias else None
+    default = I.UniformConvolutionGlorot(rng=rng)
+    w, wb = _binary_weights(
+        (outmaps, cin, *kernel), w_init, wb_init, default, fix_parameters, lr_mult
+    )
+    b = _bias((outmaps,), b_init, fix_parameters, lr_mult, with_bias)
     return F.binary_connect_convolution(x, w, wb, b, base_axis, pad, stride, dilation, group,
                                         quantize_zero_to)  # fmt: skip
 
@@ -356,12 +369,12 @@ def binary_weight_affine(inp, n_outmaps, base_axis=1, quantize_zero_to=1.0, w_in
     not trained), b 0. Unlike NNC's generated nntxt, the bias is really added."""
     x = as_variable(inp)
     outs = _outmaps(n_outmaps)
-    n_in = int(np.prod(x.shape[_axis(base_axis, x.ndim, "binary_weight_affine", "base_axis"):]))
+    n_in = int(np.prod(x.shape[_axis(base_axis, x.ndim, "binary_weight_affine", "base_axis") :]))
     w, wb = _binary_weights([n_in, *outs], w_init, wb_init, I.UniformAffineGlorot(rng=rng),
                             fix_parameters, lr_mult)  # fmt: skip
     alpha = _param("alpha", outs, None, I.Constant(0.0), True, lr_mult, need_grad=False,
                    default_mult=0.0)  # fmt: skip
-    b = _param("b", outs, b_init, I.Constant(0.0), fix_parameters, lr_mult) if with_bias else None
+    b = _bias(outs, b_init, fix_parameters, lr_mult, with_bias)
     return F.binary_weight_affine(x, w, wb, alpha, b, base_axis, quantize_zero_to)
 
 
@@ -375,11 +388,13 @@ def binary_weight_convolution(inp, outmaps, kernel, pad=None, stride=None, dilat
     kernel = tuple(int(k) for k in kernel)
     cin = _grouped(_channels(x, base_axis, False, "binary_weight_convolution"), group,
                    "binary_weight_convolution")  # fmt: skip
-    w, wb = _binary_weights((outmaps, cin, *kernel), w_init, wb_init,
-                            I.UniformConvolutionGlorot(rng=rng), fix_parameters, lr_mult)  # fmt: skip
+    default = I.UniformConvolutionGlorot(rng=rng)
+    w, wb = _binary_weights(
+        (outmaps, cin, *kernel), w_init, wb_init, default, fix_parameters, lr_mult
+    )
     alpha = _param("alpha", (outmaps,), None, I.Constant(0.0), True, lr_mult, need_grad=False,
                    default_mult=0.0)  # fmt: skip
-    b = _param("b", (outmaps,), b_init, I.Constant(0.0), fix_parameters, lr_mult) if with_bias else None
+    b = _bias((outmaps,), b_init, fix_parameters, lr_mult, with_bias)
     return F.binary_weight_convolution(x, w, wb, alpha, b, base_axis, pad, stride, dilation, group,
                                        quantize_zero_to)  # fmt: skip
 
@@ -412,7 +427,7 @@ def mean_subtraction(inp, base_axis=1, update_running_mean=True, fix_parameters=
     """MeanSubtraction: running mean (x.shape[base_axis:]) and count t (1,), both 0 and updated
     by the function itself (never by a solver)."""
     x = as_variable(inp)
-    shape = x.shape[_axis(base_axis, x.ndim, "mean_subtraction", "base_axis"):]
+    shape = x.shape[_axis(base_axis, x.ndim, "mean_subtraction", "base_axis") :]
     mean = _param("mean", shape, None, I.Constant(0.0), fix_parameters, lr_mult, need_grad=False,
                   default_mult=0.0)  # fmt: skip
     t = _param("t", (1,), None, I.Constant(0.0), fix_parameters, lr_mult, need_grad=False,

@@ -15,7 +15,9 @@ def test_calc_helpers_match_hand_computed_values():
     assert I.calc_normal_std_he_forward(3, 5, (3, 3)) == pytest.approx(math.sqrt(2 / 27))
     assert I.calc_normal_std_he_backward(3, 5, (3, 3)) == pytest.approx(math.sqrt(2 / 45))
     assert I.calc_normal_std_glorot(3, 5, (3, 3)) == pytest.approx(1 / 6)  # sqrt(2/(9*8))
-    assert I.calc_uniform_lim_glorot(3, 5, (3, 3)) == pytest.approx((-math.sqrt(1 / 12), math.sqrt(1 / 12)))
+    assert I.calc_uniform_lim_glorot(3, 5, (3, 3)) == pytest.approx(
+        (-math.sqrt(1 / 12), math.sqrt(1 / 12))
+    )
     assert I.calc_normal_std_glorot(100, 300) == pytest.approx(math.sqrt(2 / 400))
 
 
@@ -33,7 +35,9 @@ NORMAL_CASES = [
 ]
 
 
-@pytest.mark.parametrize("cls, shape, sigma", NORMAL_CASES, ids=lambda c: getattr(c, "__name__", ""))
+@pytest.mark.parametrize(
+    "cls, shape, sigma", NORMAL_CASES, ids=lambda c: getattr(c, "__name__", "")
+)
 def test_normal_fan_initializers_have_nnc_std(cls, shape, sigma):
     a = _np(cls(multiplier=2.0)(shape))
     assert a.shape == shape and a.dtype == np.float32
@@ -50,7 +54,9 @@ UNIFORM_CASES = [
 ]
 
 
-@pytest.mark.parametrize("cls, shape, bound", UNIFORM_CASES, ids=lambda c: getattr(c, "__name__", ""))
+@pytest.mark.parametrize(
+    "cls, shape, bound", UNIFORM_CASES, ids=lambda c: getattr(c, "__name__", "")
+)
 def test_uniform_glorot_bounds(cls, shape, bound):
     a = _np(cls(multiplier=0.5)(shape))
     b = 0.5 * bound

@@ -49,23 +49,26 @@ def test_warmup_multiplies_the_wrapped_schedule():
 
 # Worked numbers of nnc-behaviour.md section 2.2 (ipe = 937).
 def test_nnc_exponential_interval_in_epochs():
-    s = L.create_scheduler("Exponential", 0.001, iter_per_epoch=937, gamma=0.9, interval=2,
-                           interval_unit=0)
+    s = L.create_scheduler(
+        "Exponential", 0.001, iter_per_epoch=937, gamma=0.9, interval=2, interval_unit=0
+    )
     assert s.iter_interval == 1874
     assert s(1873) == pytest.approx(0.001)
     assert s(1874) == pytest.approx(0.0009)
 
 
 def test_nnc_step_steps_in_epochs_from_text():
-    s = L.create_scheduler("Step", 0.1, iter_per_epoch=937, gamma=0.1, steps="30,60",
-                           interval_unit="epoch")
+    s = L.create_scheduler(
+        "Step", 0.1, iter_per_epoch=937, gamma=0.1, steps="30,60", interval_unit="epoch"
+    )
     assert s.iter_steps == [28110, 56220]
     assert [s(28109), s(28110), s(56220)] == pytest.approx([0.1, 0.01, 0.001])
 
 
 def test_nnc_warmup_length_in_epochs():
-    s = L.create_scheduler("Exponential", 0.001, iter_per_epoch=937, warmup="Linear",
-                           warmup_length=5, warmup_unit=0)
+    s = L.create_scheduler(
+        "Exponential", 0.001, iter_per_epoch=937, warmup="Linear", warmup_length=5, warmup_unit=0
+    )
     assert s.warmup_iter == 4685
     assert s(0) == pytest.approx(0.001 / 4685)
     assert s(4684) == pytest.approx(0.001)
@@ -80,8 +83,9 @@ def test_nnc_polynomial_and_cosine_use_max_epoch_times_ipe():
 
 
 def test_nnc_units_in_iterations_are_copied():
-    s = L.create_scheduler("Exponential", 1.0, iter_per_epoch=937, gamma=0.5, interval=7,
-                           interval_unit=1)
+    s = L.create_scheduler(
+        "Exponential", 1.0, iter_per_epoch=937, gamma=0.5, interval=7, interval_unit=1
+    )
     assert s.iter_interval == 7
 
 

@@ -140,7 +140,9 @@ def test_batch_normalization_parameters_follow_nnc():
     x = _x(4, 3, 2, 2)
     PF.batch_normalization(x, name="BN")
     p = {k.split("/")[-1]: v for k, v in nn.get_parameters(grad_only=False).items()}
-    assert {k: v.shape for k, v in p.items()} == {k: (1, 3, 1, 1) for k in ("beta", "gamma", "mean", "var")}
+    assert {k: v.shape for k, v in p.items()} == {
+        k: (1, 3, 1, 1) for k in ("beta", "gamma", "mean", "var")
+    }
     np.testing.assert_array_equal(p["beta"].data.ravel(), [0, 0, 0])
     np.testing.assert_array_equal(p["gamma"].data.ravel(), [1, 1, 1])
     assert not p["mean"].need_grad and not p["var"].need_grad
@@ -204,13 +206,19 @@ def test_binary_layers_names_defaults_and_training_flags():
     PF.binary_connect_convolution(x, 2, (3, 3), name="BCC")
     y = PF.binary_weight_convolution(x, 2, (3, 3), name="BWC")
     p = _params()
-    assert p["BCA/bicon_affine/W"] == ((48, 5), True) and p["BCA/bicon_affine/Wb"] == ((48, 5), False)
+    assert p["BCA/bicon_affine/W"] == ((48, 5), True) and p["BCA/bicon_affine/Wb"] == (
+        (48, 5),
+        False,
+    )
     assert p["BWA/bwn_affine/alpha"] == ((5,), False) and p["BWA/bwn_affine/b"] == ((5,), True)
     assert p["BCC/bicon_conv/Wb"] == ((2, 3, 3, 3), False) and "BWC/bwn_conv/alpha" in p
     assert type(_init_of("BCC/bicon_conv/W")) is I.UniformConvolutionGlorot
     w = nn.get_parameter("BWC/bwn_conv/W").data
-    np.testing.assert_allclose(nn.get_parameter("BWC/bwn_conv/alpha").data,
-                               np.abs(w).reshape(2, -1).mean(axis=1), rtol=1e-6)
+    np.testing.assert_allclose(
+        nn.get_parameter("BWC/bwn_conv/alpha").data,
+        np.abs(w).reshape(2, -1).mean(axis=1),
+        rtol=1e-6,
+    )
     assert y.shape == (2, 2, 2, 2)
 
 
@@ -231,7 +239,10 @@ def test_min_max_quantize_scope_and_ranges():
 def test_mean_subtraction_buffers():
     x = _x(3, 2, 2)
     y = PF.mean_subtraction(x, name="M")
-    assert _params() == {"M/mean_subtraction/mean": ((2, 2), False), "M/mean_subtraction/t": ((1,), False)}
+    assert _params() == {
+        "M/mean_subtraction/mean": ((2, 2), False),
+        "M/mean_subtraction/t": ((1,), False),
+    }
     np.testing.assert_allclose(y.data, x.data - x.data.mean(axis=0), rtol=1e-5, atol=1e-6)
 
 

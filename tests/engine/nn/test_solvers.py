@@ -167,8 +167,9 @@ def test_amsbound_upper_bound_follows_the_cpp():
     np.testing.assert_allclose(ref[1], ref[0] - 0.06 * m2)
 
 
-def adabelief_reference(amsgrad=False, decouple=False, fixed=False, rectify=False, wd=0.1,
-                        b2=0.9, steps=3):
+def adabelief_reference(
+    amsgrad=False, decouple=False, fixed=False, rectify=False, wd=0.1, b2=0.9, steps=3
+):
     w, m, s, smax, ref = W0.copy(), 0 * W0, 0 * W0, 0 * W0, []
     a, b1, eps = 0.01, 0.8, 1e-3
     for t, g in enumerate((GRADS + MORE)[:steps], start=1):
@@ -188,7 +189,9 @@ def adabelief_reference(amsgrad=False, decouple=False, fixed=False, rectify=Fals
             rho_t = rho_inf - 2 * t * b2**t / (1 - b2**t)
             sgd = rho_t <= 4
             if not sgd:
-                r_t = math.sqrt((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+                r_t = math.sqrt(
+                    (rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)
+                )
         if sgd:
             w = w - a * m
         else:
@@ -197,20 +200,26 @@ def adabelief_reference(amsgrad=False, decouple=False, fixed=False, rectify=Fals
     return ref
 
 
-@pytest.mark.parametrize("amsgrad, decouple, fixed", [(False, False, False), (True, True, False),
-                                                      (False, True, True)])
+@pytest.mark.parametrize(
+    "amsgrad, decouple, fixed", [(False, False, False), (True, True, False), (False, True, True)]
+)
 def test_adabelief(amsgrad, decouple, fixed):
-    solver = S.AdaBelief(0.01, 0.8, 0.9, 1e-3, wd=0.1, amsgrad=amsgrad, weight_decouple=decouple,
-                         fixed_decay=fixed)
+    solver = S.AdaBelief(
+        0.01, 0.8, 0.9, 1e-3, wd=0.1, amsgrad=amsgrad, weight_decouple=decouple, fixed_decay=fixed
+    )
     expect(solver, adabelief_reference(amsgrad, decouple, fixed))
 
 
 def test_adabelief_rectify_takes_sgd_steps_while_rho_is_small():
     # beta2 = 0.999: rho_t <= 4 for the first steps, so w ← w − α·m
-    expect(S.AdaBelief(0.01, 0.8, 0.999, 1e-3, rectify=True),
-           adabelief_reference(rectify=True, b2=0.999))
+    expect(
+        S.AdaBelief(0.01, 0.8, 0.999, 1e-3, rectify=True),
+        adabelief_reference(rectify=True, b2=0.999),
+    )
     # beta2 = 0.5: rho_inf = 3 < 4, always SGD-like
-    expect(S.AdaBelief(0.01, 0.8, 0.5, 1e-3, rectify=True), adabelief_reference(rectify=True, b2=0.5))
+    expect(
+        S.AdaBelief(0.01, 0.8, 0.5, 1e-3, rectify=True), adabelief_reference(rectify=True, b2=0.5)
+    )
 
 
 def test_adabelief_rectified_steps():
