@@ -248,5 +248,5 @@ class Solver:
                 pstate = {k: arrays[key] for k, key in e["pstate"].items()}
                 states[e["name"]] = SolverState(pstate, int(e["t"]))
             self.set_states(states)
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise ParameterFileError(f"{path}: {exc}") from exc

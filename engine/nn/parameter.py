@@ -387,9 +387,11 @@ def _entries(path: str, arrays: dict[str, np.ndarray], meta: dict[str, Any] | No
             f"{path}: not a parameter file (format {meta.get('format')!r}, "
             f"expected {FORMAT_PARAMETERS!r})"
         )
-    if int(meta.get("version", 0)) > FORMAT_VERSION:
+    version = meta.get("version")
+    if not isinstance(version, int) or version > FORMAT_VERSION:
         raise ParameterFileError(
-            f"{path}: written by a newer NeuroCanvas (format version {meta.get('version')})"
+            f"{path}: unsupported format version {version!r} (this NeuroCanvas reads up to "
+            f"{FORMAT_VERSION})"
         )
     entries = meta.get("parameters")
     if not isinstance(entries, list):
@@ -398,7 +400,8 @@ def _entries(path: str, arrays: dict[str, np.ndarray], meta: dict[str, Any] | No
         if (
             not isinstance(e, dict)
             or not isinstance(e.get("name"), str)
-            or e.get("key") not in arrays
+            or not isinstance(e.get("key"), str)
+            or e["key"] not in arrays
         ):
             raise ParameterFileError(f"{path}: corrupt parameter entry {e!r}")
     return entries
@@ -432,10 +435,12 @@ def load_parameters(path: str | os.PathLike, proto: Any = None, needs_proto: boo
             existing.data[...] = backend.asarray(value, dtype=existing.data.dtype)
             loaded[name] = existing
             continue
-        mult = float(e.get("lr_mult", 1.0))
-        var = get_parameter_or_create(
-            name, value.shape, np.array(value), need_grad=bool(e.get("need_grad", True)),
-            lr_mult=mult,
-        )  # fmt: skip
+        try:
+            var = get_parameter_or_create(
+                name, value.shape, np.array(value), need_grad=bool(e.get("need_grad", True)),
+                lr_mult=float(e.get("lr_mult", 1.0)),
+            )  # fmt: skip
+        except (ValueError, TypeError) as exc:
+            raise ParameterFileError(f"{path}: parameter {name!r}: {exc}") from exc
         loaded[name] = var
     return loaded

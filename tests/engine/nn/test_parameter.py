@@ -176,6 +176,23 @@ def test_corrupt_metadata_is_reported(tmp_path):
         nn.load_parameters(path)
 
 
+def test_metadata_with_wrong_types_is_reported(tmp_path):
+    from engine.nn.parameter import save_arrays
+
+    path = tmp_path / "m.npz"
+    meta = {
+        "format": "neurocanvas-parameters",
+        "version": 1,
+        "parameters": [{"name": "W", "key": [1]}],
+    }
+    save_arrays(path, {"p0": np.ones(2)}, meta)
+    with pytest.raises(nn.ParameterFileError, match="corrupt parameter entry"):
+        nn.load_parameters(path)
+    save_arrays(path, {"p0": np.ones(2)}, {**meta, "version": 99})
+    with pytest.raises(nn.ParameterFileError, match="version 99"):
+        nn.load_parameters(path)
+
+
 def test_save_replaces_an_existing_file_atomically(tmp_path):
     path = tmp_path / "p.npz"
     w = nn.get_parameter_or_create("W", (2,), I.Constant(1.0))
