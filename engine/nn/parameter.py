@@ -192,7 +192,9 @@ def get_parameter_or_create(
         param = Variable(value, need_grad=bool(need_grad) and mult != 0.0)
         param.name = full
         set_parameter(name, param)
-        _INFO[param] = ParameterInfo(initializer=initializer, lr_mult=mult)
+        # An array initializer is not kept: the parameter already holds its value.
+        kept = None if hasattr(initializer, "shape") else initializer
+        _INFO[param] = ParameterInfo(initializer=kept, lr_mult=mult)
     else:
         if shape is not None and param.shape != shape:
             raise ValueError(
