@@ -1,8 +1,9 @@
 """Others layers (nnabla ``dropout``, ``concatenate``, ``reshape``, ``pad``, ``interpolate``, ...).
 
-Layers that only move elements (pad, shift, tile and the random pre-process layers of
-``preprocess.py``) share one primitive, :class:`Gather`: ``y = x.flat[index]``, optionally masked
-to a constant, with a backward that scatters the gradient back (repeated indices accumulate).
+Layers that only move elements share two primitives whose backward scatters the gradient back
+(repeated indices accumulate): :class:`AxisTake` (one axis, 1-D index table: pad, shift,
+interpolate) and :class:`Gather` (``x.flat[index]`` with per-sample tables: the random
+pre-process layers of ``preprocess.py``).
 Semantics follow nnabla's C++ (``src/nbla/function/generic/<name>.cpp``); deviations are noted
 where they occur. NmsDetection2d belongs to the detection layers and is not here.
 """
@@ -150,8 +151,8 @@ class Dropout(Function):
 
     def forward(self, x):
         xp = get_array_module(x)
-        # Draw in float64 whatever the dtype, so float32 and float64 runs share one mask.
-        u = on_module(xp, random_generator(self.seed).random(x.shape))
+        # Draw in float32 whatever the dtype, so float32 and float64 runs share one mask.
+        u = on_module(xp, random_generator(self.seed).random(x.shape, dtype=np.float32))
         self.mask = (u >= self.p).astype(x.dtype) * x.dtype.type(1.0 / (1.0 - self.p))
         return x * self.mask
 
@@ -390,6 +391,24 @@ def flip(x, axes: Sequence[int] | None = None) -> Variable:
     return Flip(tuple(axes))(x)
 
 
+class ConstantPad(Function):
+    def __init__(self, widths: list[tuple[int, int]], value: float) -> None:
+        self.widths, self.value = widths, value
+
+    def forward(self, x):
+        xp = get_array_module(x)
+        shape = tuple(n + a + b for n, (a, b) in zip(x.shape, self.widths, strict=True))
+        self.key = tuple(
+            builtins.slice(a, a + n) for n, (a, _) in zip(x.shape, self.widths, strict=True)
+        )
+        y = xp.full(shape, self.value, dtype=x.dtype)
+        y[self.key] = x
+        return y
+
+    def backward(self, gy):
+        return gy[self.key]
+
+
 def pad(
     x, pad_width: Sequence[int], mode: str = "constant", constant_value: float = 0.0
 ) -> Variable:
@@ -410,13 +429,16 @@ def pad(
         raise ValueError(
             f"pad: mode must be 'constant', 'reflect' or 'repeat'. Received: mode={mode!r}"
         )
-    xp = get_array_module(x.data)
     first = x.ndim - len(pads) // 2
-    tables, valid = [], None
-    for axis, n in enumerate(x.shape):
-        before, after = (
-            (pads[2 * (axis - first)], pads[2 * (axis - first) + 1]) if axis >= first else (0, 0)
-        )
+    if mode == "constant":
+        widths = [(0, 0)] * first + list(zip(pads[::2], pads[1::2], strict=True))
+        return ConstantPad(widths, float(constant_value))(x)
+    y = x
+    for k in range(len(pads) // 2):
+        before, after = pads[2 * k], pads[2 * k + 1]
+        if before == after == 0:
+            continue
+        n = x.shape[first + k]
         j = np.arange(n + before + after) - before
         if mode == "reflect":
             period = n - 1
@@ -424,11 +446,8 @@ def pad(
             idx = np.abs(((a // period) & 1) * period - a % period) if period > 0 else j * 0
         else:
             idx = np.clip(j, 0, n - 1)
-            if mode == "constant" and (before or after):
-                ok = axis_table(xp, (j >= 0) & (j < n), axis, x.ndim)
-                valid = ok if valid is None else valid & ok
-        tables.append(axis_table(xp, idx, axis, x.ndim))
-    return gather(x, tables, valid, constant_value)
+        y = AxisTake(first + k, idx)(y)
+    return y if y is not x else identity(x)
 
 
 def shift(x, shifts: Sequence[int] | None = None, border_mode: str = "nearest") -> Variable:
@@ -439,17 +458,13 @@ def shift(x, shifts: Sequence[int] | None = None, border_mode: str = "nearest") 
         raise ValueError(
             f"shift: more shifts than the {x.ndim} axes of x. Received: shifts={shifts}"
         )
-    xp = get_array_module(x.data)
     first = x.ndim - len(shifts)
-    tables, valid = [], None
-    for axis, n in enumerate(x.shape):
-        s = shifts[axis - first] if axis >= first else 0
-        idx, ok = shift_table(n, s, border_mode)
-        tables.append(axis_table(xp, idx, axis, x.ndim))
-        if ok is not None:
-            ok = axis_table(xp, ok, axis, x.ndim)
-            valid = ok if valid is None else valid & ok
-    return gather(x, tables, valid)
+    y = x
+    for k, s in enumerate(shifts):
+        if s != 0:
+            idx, valid = shift_table(x.shape[first + k], s, border_mode)
+            y = AxisTake(first + k, idx, valid=valid)(y)
+    return y if y is not x else identity(x)
 
 
 class MatrixDiag(Function):
@@ -675,38 +690,72 @@ def prune(x, rate: float = 0.9) -> Variable:
 # ----------------------------------------------------------------------------- interpolate
 
 
-class AxisLerp(Function):
-    """``y = w0 * take(x, i0, axis) + w1 * take(x, i1, axis)`` (``w1 is None``: plain take)."""
+class AxisTake(Function):
+    """Along one axis: ``y = take(x, i0)``, or ``(1 - w1) take(x, i0) + w1 take(x, i1)``;
+    where ``valid`` (per output position) is False, ``y = fill`` and no gradient flows.
 
-    def __init__(self, axis: int, i0, i1=None, w1=None) -> None:
+    The index tables are 1-D, so pad, shift and interpolate stay cheap on large activations.
+    """
+
+    def __init__(self, axis: int, i0, i1=None, w1=None, valid=None, fill: float = 0.0) -> None:
         self.axis, self.i0, self.i1, self.w1 = axis, i0, i1, w1
+        self.valid, self.fill = valid, fill
 
-    def _weights(self, xp, dtype, ndim):
+    def _along(self, xp, a, ndim, dtype=None):
         shape = [1] * ndim
         shape[self.axis] = -1
-        w1 = xp.asarray(self.w1, dtype=dtype).reshape(shape)
-        return 1 - w1, w1
+        return xp.asarray(a, dtype=dtype).reshape(shape)
 
     def forward(self, x):
         xp = get_array_module(x)
         self.n = x.shape[self.axis]
         y = xp.take(x, xp.asarray(self.i0), axis=self.axis)
-        if self.w1 is None:
-            return y
-        w0, w1 = self._weights(xp, x.dtype, x.ndim)
-        return y * w0 + xp.take(x, xp.asarray(self.i1), axis=self.axis) * w1
+        if self.w1 is not None:
+            w1 = self._along(xp, self.w1, x.ndim, x.dtype)
+            y = y * (1 - w1) + xp.take(x, xp.asarray(self.i1), axis=self.axis) * w1
+        if self.valid is not None:
+            y = xp.where(self._along(xp, self.valid, x.ndim), y, x.dtype.type(self.fill))
+        return y
 
     def backward(self, gy):
         xp = get_array_module(gy)
-        g = xp.moveaxis(gy, self.axis, 0)
-        gx = xp.zeros((self.n,) + g.shape[1:], dtype=gy.dtype)
+        m = len(self.i0)
+        valid = np.ones(m) if self.valid is None else np.asarray(self.valid, dtype=np.float64)
         if self.w1 is None:
-            scatter_add(gx, xp.asarray(self.i0), g)
+            index, weight = np.asarray(self.i0), valid
         else:
-            w0, w1 = (xp.moveaxis(w, self.axis, 0) for w in self._weights(xp, gy.dtype, gy.ndim))
-            scatter_add(gx, xp.asarray(self.i0), g * w0)
-            scatter_add(gx, xp.asarray(self.i1), g * w1)
-        return xp.moveaxis(gx, 0, self.axis)
+            w1 = np.asarray(self.w1, dtype=np.float64)
+            index = np.concatenate([self.i0, self.i1])
+            weight = np.concatenate([(1 - w1) * valid, w1 * valid])
+        return _adjoint_take(xp, gy, index, weight, m, self.n, self.axis)
+
+
+def _adjoint_take(xp: Any, g: Any, index: Any, weight: Any, m: int, n: int, axis: int) -> Any:
+    """Adjoint of ``y[o] = sum_k weight[k] x[index[k]]`` (entry k feeds output ``k % m``) along
+    ``axis``: ``gx[i] = sum over k with index[k] == i of weight[k] g[k % m]``.
+
+    Computed as one gather per multiplicity level (the r-th entry reading each input), so there
+    is no scatter and no transpose; the small tables stay on the host.
+    """
+    order = np.argsort(index, kind="stable")
+    counts = np.bincount(index, minlength=n)
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
+    shape = [1] * g.ndim
+    shape[axis] = n
+    gx = None
+    for r in range(int(counts.max(initial=0))):
+        has = counts > r
+        k = order[np.minimum(starts + r, index.size - 1)]
+        w = np.where(has, weight[k], 0.0)
+        term = xp.take(g, xp.asarray(k % m), axis=axis)
+        if not np.all(w == 1):  # pure gathers (pad, shift) skip the product
+            term *= xp.asarray(w, dtype=g.dtype).reshape(shape)
+        gx = term if gx is None else xp.add(gx, term, out=gx)
+    if gx is None:
+        out_shape = list(g.shape)
+        out_shape[axis] = n
+        gx = xp.zeros(out_shape, dtype=g.dtype)
+    return gx
 
 
 def _source_coords(isize, osize, mode, align_corners, half_pixel, half_pixel_for_nn):
@@ -771,7 +820,7 @@ def interpolate(
         i0, i1, w1 = _source_coords(
             x.shape[axis], int(osize), mode, align_corners, half_pixel, half_pixel_for_nn
         )
-        y = AxisLerp(axis, i0, i1, w1)(y)
+        y = AxisTake(axis, i0, i1, w1)(y)
     return y
 
 
