@@ -2,12 +2,15 @@
 output-size rules, im2col (one strided view + one copy) and col2im (one strided add per kernel
 offset, never ``np.add.at``).
 
-Layout. ``im2col`` returns columns shaped ``(C, *kernel, N, *out)``: channels and kernel offsets
-first, batch and output positions last. Convolution then is *one* GEMM
-``W (O, C*K) @ col (C*K, N*P) -> (O, N*P)`` for the whole batch (BLAS sees one large matrix instead
-of N small ones), and the result is handed out as the ``(N, O, *out)`` view of that buffer. Element
-wise kernels keep that memory order (NumPy's ``order='K'``), so the gradient that comes back is
-usually already laid out as ``(O, N*P)`` and the backward GEMMs need no transposed copy either.
+Layout. ``im2col`` returns columns shaped ``(C, *kernel, *out, N)`` (or ``(C, *kernel, N, *out)``
+for small batches with strided windows, see :func:`prefer_batch_last`): channels and kernel
+offsets first, output positions and batch last. A convolution is then *one* GEMM
+``W (O, C*K) @ col (C*K, P*N) -> (O, P*N)`` for the whole batch (BLAS sees one large matrix, not N
+small ones), and the result is handed out as an ``(N, O, *out)`` *view* of that buffer, without a
+transposed copy. Element-wise kernels keep that memory order (NumPy's ``order='K'``), so the next
+convolution's input and the gradient that comes back usually have the layout already and
+:func:`channel_matrix` is free. With the batch innermost, every copy in im2col/col2im moves runs of
+``out_last * N`` contiguous elements, which is what makes them cheap in NumPy.
 """
 
 from __future__ import annotations
@@ -44,15 +47,24 @@ def deconv_out_size(size: int, k: int, pad: int, stride: int, dilation: int, out
     return (size - 1) * stride - 2 * pad + dilation * (k - 1) + 1 + out_pad
 
 
+def pad_axes(x: Any, axes: Sequence[int], before: Sequence[int], after: Sequence[int],
+             value: float = 0.0) -> Any:  # fmt: skip
+    """``x`` padded along ``axes`` with ``value`` (a new contiguous array)."""
+    xp = get_array_module(x)
+    shape = list(x.shape)
+    inner = [slice(None)] * x.ndim
+    for a, b, e in zip(axes, before, after):
+        inner[a] = slice(b, b + shape[a])
+        shape[a] += b + e
+    out = xp.full(shape, value, dtype=x.dtype) if value != 0 else xp.zeros(shape, dtype=x.dtype)
+    out[tuple(inner)] = x
+    return out
+
+
 def pad_spatial(x: Any, before: Sequence[int], after: Sequence[int], value: float = 0.0) -> Any:
     """``x`` padded on its trailing ``len(before)`` axes (a new contiguous array)."""
-    xp = get_array_module(x)
-    lead = x.ndim - len(before)
-    shape = x.shape[:lead] + tuple(n + b + a for n, b, a in zip(x.shape[lead:], before, after))
-    out = xp.full(shape, value, dtype=x.dtype) if value != 0 else xp.zeros(shape, dtype=x.dtype)
-    inner = tuple(slice(b, b + n) for b, n in zip(before, x.shape[lead:]))
-    out[(Ellipsis,) + inner] = x
-    return out
+    nk = len(before)
+    return pad_axes(x, range(x.ndim - nk, x.ndim), before, after, value)
 
 
 def window_slices(
@@ -64,31 +76,63 @@ def window_slices(
     )
 
 
+def prefer_batch_last(n: int, stride: Sequence[int]) -> bool:
+    """Whether to lay columns out as (C*K, *out, N) rather than (C*K, N, *out).
+
+    With the batch innermost, the copies of im2col/col2im move runs of ``out_last * N`` elements
+    (stride 1) or ``N`` elements instead of ``out_last``; for one sample both layouts coincide.
+    Small batches with strided windows keep the batch outside.
+    """
+    return n >= 8 or all(s == 1 for s in stride)
+
+
+def channels_major(a: Any, batch_last: bool) -> Any:
+    """(N, C, *sp) -> the (C, N, *sp) or (C, *sp, N) view (no copy)."""
+    return get_array_module(a).moveaxis(a, 0, -1) if batch_last else a.swapaxes(0, 1)
+
+
+def from_channels_major(a: Any, batch_last: bool) -> Any:
+    """The inverse of :func:`channels_major`: back to an (N, C, *sp) view."""
+    return get_array_module(a).moveaxis(a, -1, 0) if batch_last else a.swapaxes(0, 1)
+
+
+def channel_matrix(a: Any, batch_last: bool) -> Any:
+    """(N, C, *sp) as a contiguous (C, N*P) matrix; free when ``a`` already has that layout."""
+    xp = get_array_module(a)
+    return xp.ascontiguousarray(channels_major(a, batch_last)).reshape(a.shape[1], -1)
+
+
 def im2col(
     x: Any,
     kernel: Sequence[int],
     pad: Sequence[int],
     stride: Sequence[int],
     dilation: Sequence[int],
+    batch_last: bool,
 ) -> tuple[Any, tuple[int, ...]]:
-    """Columns of ``x`` (N, C, *spatial), any strides: returns (col (C, *kernel, N, *out), out)."""
+    """Columns of ``x`` (N, C, *spatial), any strides.
+
+    Returns ``(col, out)``: ``col`` is contiguous, shaped (C, *kernel, *out, N) when
+    ``batch_last`` else (C, *kernel, N, *out); ``out`` is the output spatial shape.
+    """
     xp = get_array_module(x)
-    if any(pad):
-        x = pad_spatial(x, pad, pad)
-    n, c = x.shape[:2]
+    nk = len(kernel)
+    n = x.shape[0]
+    xc = channels_major(x, batch_last)
+    sp_axes = tuple(range(1, 1 + nk)) if batch_last else tuple(range(2, 2 + nk))
+    xc = pad_axes(xc, sp_axes, pad, pad) if any(pad) else xp.ascontiguousarray(xc)
     out = tuple(
-        conv_out_size(size, k, 0, s, d) for size, k, s, d in zip(x.shape[2:], kernel, stride, dilation)
+        conv_out_size(xc.shape[a], k, 0, s, d) for a, k, s, d in zip(sp_axes, kernel, stride, dilation)
     )
-    s_n, s_c = x.strides[:2]
-    s_sp = x.strides[2:]
-    shape = (c, *kernel, n, *out)
-    strides = (
-        s_c,
-        *(s * d for s, d in zip(s_sp, dilation)),
-        s_n,
-        *(s * st for s, st in zip(s_sp, stride)),
-    )
-    view = xp.lib.stride_tricks.as_strided(x, shape=shape, strides=strides)
+    s_sp = [xc.strides[a] for a in sp_axes]
+    s_n = xc.strides[-1] if batch_last else xc.strides[1]
+    k_strides = tuple(s * d for s, d in zip(s_sp, dilation))
+    o_strides = tuple(s * st for s, st in zip(s_sp, stride))
+    if batch_last:
+        shape, strides = (xc.shape[0], *kernel, *out, n), (xc.strides[0], *k_strides, *o_strides, s_n)
+    else:
+        shape, strides = (xc.shape[0], *kernel, n, *out), (xc.strides[0], *k_strides, s_n, *o_strides)
+    view = xp.lib.stride_tricks.as_strided(xc, shape=shape, strides=strides)
     return xp.ascontiguousarray(view), out
 
 
@@ -99,30 +143,35 @@ def col2im(
     pad: Sequence[int],
     stride: Sequence[int],
     dilation: Sequence[int],
+    batch_last: bool,
 ) -> Any:
-    """The adjoint of :func:`im2col`: ``col`` (C, *kernel, N, *out) summed back into an
-    ``(N, C, *spatial)`` array (returned as a view of a ``(C, N, *spatial)`` buffer)."""
+    """The adjoint of :func:`im2col`: ``col`` summed back into an (N, C, *spatial) array
+    (returned as a view of a channels-major buffer, see :func:`from_channels_major`)."""
     xp = get_array_module(col)
     n, c = x_shape[:2]
     spatial = tuple(x_shape[2:])
     nk = len(kernel)
-    out = col.shape[2 + nk :]
     padded = tuple(s + 2 * p for s, p in zip(spatial, pad))
-    gx = xp.zeros((c, n, *padded), dtype=col.dtype)
+    if batch_last:
+        out = col.shape[1 + nk : 1 + 2 * nk]
+        buf = xp.zeros((c, *padded, n), dtype=col.dtype)
+        lead, tail = (slice(None),), (slice(None),)
+    else:
+        out = col.shape[2 + nk :]
+        buf = xp.zeros((c, n, *padded), dtype=col.dtype)
+        lead, tail = (slice(None), slice(None)), ()
     # Windows that do not overlap (stride >= dilated kernel) write disjoint cells: assign.
-    disjoint = all(s >= d * (k - 1) + 1 for s, d, k in zip(stride, dilation, kernel)) and all(
-        d >= 1 for d in dilation
-    )
+    disjoint = all(s >= d * (k - 1) + 1 for s, d, k in zip(stride, dilation, kernel))
     for offset in itertools.product(*(range(k) for k in kernel)):
-        target = (slice(None), slice(None)) + window_slices(offset, dilation, stride, out)
+        target = lead + window_slices(offset, dilation, stride, out) + tail
         src = col[(slice(None),) + offset]
         if disjoint:
-            gx[target] = src
+            buf[target] = src
         else:
-            gx[target] += src
+            buf[target] += src
     if any(pad):
-        gx = gx[(slice(None), slice(None)) + tuple(slice(p, p + s) for p, s in zip(pad, spatial))]
-    return gx.swapaxes(0, 1)
+        buf = buf[lead + tuple(slice(p, p + s) for p, s in zip(pad, spatial)) + tail]
+    return from_channels_major(buf, batch_last)
 
 
 def prod(values: Sequence[int]) -> int:

@@ -10,7 +10,16 @@ from __future__ import annotations
 
 from engine.core.autograd import Function, Variable
 from engine.core.backend import get_array_module, scatter_add
-from engine.core.ops._im2col import as_int_tuple, col2im, deconv_out_size, im2col, prod
+from engine.core.ops._im2col import (
+    as_int_tuple,
+    channel_matrix,
+    col2im,
+    deconv_out_size,
+    from_channels_major,
+    im2col,
+    prefer_batch_last,
+    prod,
+)
 
 __all__ = [
     "affine",
@@ -39,8 +48,12 @@ class Affine(Function):
                 f"(x.shape[{axis}:]={x.shape[axis:]}). Received: weight.shape={w.shape}"
             )
         n_out = prod(w.shape[1:])
-        x2 = x.reshape(prod(batch), n_in)
         w2 = w.reshape(n_in, n_out)
+        # A batch-innermost input (from a convolution or pooling) is the transpose of a contiguous
+        # (inputs, B) matrix: hand that to BLAS instead of copying it into (B, inputs).
+        xt = get_array_module(x).moveaxis(x, 0, -1) if axis == 1 and x.ndim > 2 else None
+        self.batch_last = xt is not None and xt.flags.c_contiguous and not x.flags.c_contiguous
+        x2 = xt.reshape(n_in, -1).T if self.batch_last else x.reshape(prod(batch), n_in)
         y = x2 @ w2
         if b is not None:
             y += b.reshape(n_out)
@@ -52,7 +65,11 @@ class Affine(Function):
         x_shape, w_shape, b_shape = self.shapes
         need = self.needs_input_grad
         g2 = gy.reshape(self.x2.shape[0], self.w2.shape[1])
-        gx = (g2 @ self.w2.T).reshape(x_shape) if need[0] else None
+        gx = None
+        if need[0] and self.batch_last:  # hand the gradient back in the input's layout
+            gx = get_array_module(gy).moveaxis((self.w2 @ g2.T).reshape(x_shape[1:] + x_shape[:1]), -1, 0)
+        elif need[0]:
+            gx = (g2 @ self.w2.T).reshape(x_shape)
         gw = (self.x2.T @ g2).reshape(w_shape) if need[1] else None
         if b_shape is None:
             return gx, gw
@@ -67,6 +84,15 @@ def affine(x, weight, bias=None, base_axis: int = 1) -> Variable:
 
 
 # -------------------------------------------------------------------------- convolution core
+def _matmul_bt(a, b):
+    """``a @ b^T`` over a long shared axis (weight gradients). OpenBLAS is up to 2x faster with
+    the operand that has more rows on the left, so swap the roles and transpose the (small) result.
+    """
+    if a.shape[-2] < b.shape[-2]:
+        return (b @ a.swapaxes(-1, -2)).swapaxes(-1, -2)
+    return a @ b.swapaxes(-1, -2)
+
+
 class _ConvGeometry:
     """Canonical NC* views of a convolution's operands and its hyper-parameters."""
 
@@ -126,13 +152,6 @@ class _ConvGeometry:
             )
 
 
-def _channels_first_grad(gy, geo: _ConvGeometry):
-    """Output gradient as a contiguous (O, N*P) matrix (free when it already has that layout)."""
-    xp = get_array_module(gy)
-    g = geo.from_user(gy)
-    return xp.ascontiguousarray(g.swapaxes(0, 1)).reshape(g.shape[1], -1)
-
-
 class Convolution(Function):
     """N-D grouped convolution (nnabla ``Convolution``/``DepthwiseConvolution``)."""
 
@@ -161,7 +180,8 @@ class Convolution(Function):
         maps = w4.shape[0]
         geo.check_groups(c, w4.shape[1], maps, "(outmaps, channels/group, *kernel) with outmaps % group == 0")
         g = geo.group
-        col, out = im2col(x4, geo.kernel, geo.pad, geo.stride, geo.dilation)
+        bl = prefer_batch_last(n, geo.stride)
+        col, out = im2col(x4, geo.kernel, geo.pad, geo.stride, geo.dilation, bl)
         ck = col.size // (n * prod(out))
         if g == 1:
             wmat = w4.reshape(maps, ck)
@@ -177,25 +197,26 @@ class Convolution(Function):
             self.colmat = colmat
         if need[0]:
             self.wmat, self.x_shape = wmat, x4.shape
-        self.geo, self.col_shape, self.w_shape = geo, col.shape, w.shape
+        self.geo, self.col_shape, self.w_shape, self.bl = geo, col.shape, w.shape, bl
         self.b_shape = None if b is None else b.shape
-        # (O, N*P) buffer handed out as its (N, O, *out) view: no transposed copy.
-        y = y.reshape((maps, n) + out).swapaxes(0, 1)
-        return geo.to_user(y)
+        # The (O, P*N) buffer is handed out as its (N, O, *out) view: no transposed copy.
+        y = y.reshape((maps,) + (out + (n,) if bl else (n,) + out))
+        return geo.to_user(from_channels_major(y, bl))
 
     def backward(self, gy):
         geo, need = self.geo, self.needs_input_grad
-        g2 = _channels_first_grad(gy, geo)
+        g2 = channel_matrix(geo.from_user(gy), self.bl)
         groups = geo.group
         gx = gw = None
         if need[0]:
             g2g = g2 if groups == 1 else g2.reshape(groups, -1, g2.shape[1])
             gcol = self.wmat.swapaxes(-1, -2) @ g2g
             gcol = gcol.reshape(self.col_shape)
-            gx = geo.to_user(col2im(gcol, self.x_shape, geo.kernel, geo.pad, geo.stride, geo.dilation))
+            gx = col2im(gcol, self.x_shape, geo.kernel, geo.pad, geo.stride, geo.dilation, self.bl)
+            gx = geo.to_user(gx)
         if need[1]:
             g2g = g2 if groups == 1 else g2.reshape(groups, -1, g2.shape[1])
-            gw = g2g @ self.colmat.swapaxes(-1, -2)
+            gw = _matmul_bt(g2g, self.colmat)
             if geo.channel_last and self.multiplier is None:
                 gw = gw.reshape(geo.w.shape)
                 gw = get_array_module(gw).moveaxis(gw, 1, -1)
@@ -252,7 +273,8 @@ class Deconvolution(Function):
         if min(out) < 1:
             raise ValueError(f"{self.fn}: the output would be empty: {out}. Received: x.shape={x.shape}")
         kk = prod(geo.kernel)
-        xmat = xp.ascontiguousarray(x4.swapaxes(0, 1)).reshape(c, -1)
+        bl = prefer_batch_last(n, geo.stride)
+        xmat = channel_matrix(x4, bl)
         if g == 1:
             wmat = w4.reshape(c, maps * kk)
             col = wmat.T @ xmat
@@ -260,8 +282,8 @@ class Deconvolution(Function):
             wmat = w4.reshape(g, c // g, maps // g * kk)
             xmat = xmat.reshape(g, c // g, -1)
             col = wmat.swapaxes(1, 2) @ xmat
-        col = col.reshape((maps,) + geo.kernel + (n,) + in_sp)
-        y = col2im(col, (n, maps) + out, geo.kernel, geo.pad, geo.stride, geo.dilation)
+        col = col.reshape((maps,) + geo.kernel + (in_sp + (n,) if bl else (n,) + in_sp))
+        y = col2im(col, (n, maps) + out, geo.kernel, geo.pad, geo.stride, geo.dilation, bl)
         if b is not None:
             y += b.reshape((maps,) + (1,) * geo.nk)
         need = self.needs_input_grad
@@ -269,7 +291,7 @@ class Deconvolution(Function):
             self.xmat = xmat
         if need[0]:
             self.wmat = wmat
-        self.geo, self.in_sp, self.w_shape = geo, in_sp, w.shape
+        self.geo, self.in_sp, self.w_shape, self.bl = geo, in_sp, w.shape, bl
         self.b_shape = None if b is None else b.shape
         return geo.to_user(y)
 
@@ -279,18 +301,20 @@ class Deconvolution(Function):
         g = geo.group
         g4 = geo.from_user(gy)
         n, maps = g4.shape[:2]
-        col, out = im2col(g4, geo.kernel, geo.pad, geo.stride, geo.dilation)
+        bl = self.bl
+        col, out = im2col(g4, geo.kernel, geo.pad, geo.stride, geo.dilation, bl)
         if out != self.in_sp:  # output_padding >= stride (allowed when < dilation): extra windows
-            col = col[(Ellipsis,) + tuple(slice(0, s) for s in self.in_sp)]
+            skip = (slice(None),) * (1 + geo.nk if bl else 2 + geo.nk)
+            col = col[skip + tuple(slice(0, s) for s in self.in_sp)]
         col = col.reshape(maps * prod(geo.kernel), -1)
         if g > 1:
             col = col.reshape(g, -1, col.shape[1])
         gx = gw = None
         if need[0]:
-            gx = (self.wmat @ col).reshape((-1, n) + self.in_sp)
-            gx = geo.to_user(gx.swapaxes(0, 1))
+            gx = (self.wmat @ col).reshape((-1,) + (self.in_sp + (n,) if bl else (n,) + self.in_sp))
+            gx = geo.to_user(from_channels_major(gx, bl))
         if need[1]:
-            gw = self.xmat @ col.swapaxes(-1, -2)
+            gw = _matmul_bt(self.xmat, col)
             if geo.channel_last and self.divisor is None:
                 gw = gw.reshape(geo.w.shape)
                 gw = xp.moveaxis(gw, 1, -1)

@@ -126,9 +126,10 @@ class MaxPooling(Function):
         xp = get_array_module(gy)
         win, xc, y = self.win, self.xc, self.y
         gy = _to_channel_first(gy, win.nk, self.channel_last)
+        # *_like keeps the memory order of the input (often batch-innermost, from a convolution).
         gx = xp.zeros_like(xc)
-        hit = xp.empty(y.shape, dtype=bool)
-        count = xp.zeros(y.shape, dtype=xp.uint8)
+        hit = xp.empty_like(y, dtype=bool)
+        count = xp.zeros_like(y, dtype=xp.uint8)
         for _, sl in win.offsets():
             xp.equal(xc[sl], y, out=hit)
             if win.disjoint:
@@ -146,7 +147,7 @@ class MaxPooling(Function):
         xp = get_array_module(gy)
         win, xc, y = self.win, self.xc, self.y
         gx = xp.zeros_like(xc)
-        taken = xp.zeros(y.shape, dtype=bool)
+        taken = xp.zeros_like(y, dtype=bool)
         for _, sl in win.offsets():
             hit = (xc[sl] == y) & ~taken
             gx[sl] += hit * gy
@@ -180,7 +181,7 @@ class _SumPoolingBase(Function):
         scale = self.scale(xp, win, x.dtype)
         if scale is not None:
             y *= scale
-        self.win, self.x_shape, self.dtype, self.scale_ = win, xc.shape, x.dtype, scale
+        self.win, self.xc, self.scale_ = win, xc, scale
         return _to_channel_last(y, win.nk, self.channel_last)
 
     def backward(self, gy):
@@ -189,7 +190,7 @@ class _SumPoolingBase(Function):
         g = _to_channel_first(gy, win.nk, self.channel_last)
         if self.scale_ is not None:
             g = g * self.scale_
-        gx = xp.zeros(self.x_shape, dtype=gy.dtype)
+        gx = xp.zeros_like(self.xc, dtype=gy.dtype)
         for _, sl in win.offsets():
             if win.disjoint:
                 gx[sl] = g

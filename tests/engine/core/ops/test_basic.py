@@ -118,6 +118,26 @@ def test_convolution_against_loop_reference(xs, ws, kw):
     check_function(F.convolution, [x, w, b], kwargs=kw, reference=lambda x, w, b: ref_conv(x, w, b, **kw))
 
 
+def test_convolution_large_batch_strided_windows():
+    # N >= 8 lays the batch innermost even with strided windows (the fast layout).
+    x, w, b = randn(8, 2, 5, 5), randn(3, 2, 2, 3), randn(3)
+    kw = {"pad": (1, 0), "stride": (2, 2)}
+    check_function(F.convolution, [x, w, b], kwargs=kw, reference=lambda x, w, b: ref_conv(x, w, b, **kw))
+
+
+def test_convolution_chain_keeps_layouts_consistent():
+    # conv -> conv -> affine: outputs and gradients travel as batch-innermost views between layers.
+    def net(x, w1, w2, w3):
+        return F.affine(F.convolution(F.convolution(x, w1), w2, stride=(2, 1)), w3)
+
+    def ref(x, w1, w2, w3):
+        h = ref_conv(ref_conv(x, w1), w2, stride=(2, 1))
+        return h.reshape(len(x), -1) @ w3
+
+    x, w1, w2, w3 = randn(9, 1, 6, 5), randn(2, 1, 2, 2), randn(3, 2, 2, 2), randn(3 * 2 * 3, 2)
+    check_function(net, [x, w1, w2, w3], reference=ref)
+
+
 def test_convolution_without_bias_and_base_axis_2():
     x, w = randn(2, 2, 3, 5, 4), randn(2, 3, 2, 2)
     ref = lambda x, w: ref_conv(x.reshape(4, 3, 5, 4), w).reshape(2, 2, 2, 4, 3)  # noqa: E731
@@ -180,6 +200,12 @@ def test_depthwise_convolution_is_grouped_convolution():
 def test_deconvolution_against_loop_reference(xs, ws, kw):
     x, w = randn(*xs), randn(*ws)
     b = randn(ws[1] * kw.get("group", 1))
+    check_function(F.deconvolution, [x, w, b], kwargs=kw, reference=lambda x, w, b: ref_deconv(x, w, b, **kw))
+
+
+def test_deconvolution_large_batch_strided():
+    x, w, b = randn(8, 2, 2, 3), randn(2, 3, 3, 2), randn(3)
+    kw = {"stride": (2, 2), "pad": (1, 0), "output_padding": (1, 0)}
     check_function(F.deconvolution, [x, w, b], kwargs=kw, reference=lambda x, w, b: ref_deconv(x, w, b, **kw))
 
 

@@ -100,6 +100,20 @@ def test_max_pooling_channel_last():
     check_function(F.max_pooling, [x], kwargs=kw, reference=ref)
 
 
+@pytest.mark.parametrize("pool", ["max", "average"])
+def test_pooling_after_convolution_batch_innermost_layout(pool):
+    # A convolution hands out batch-innermost views; pooling and its gradient must keep working.
+    fn = F.max_pooling if pool == "max" else F.average_pooling
+
+    def net(x, w):
+        return fn(F.convolution(x, w), (2, 2), (2, 1), pad=(1, 0))
+
+    def ref(x, w):
+        return ref_pool(np.einsum("nchw,oc->nohw", x, w[:, :, 0, 0]), (2, 2), (2, 1), pad=(1, 0), mode=pool)
+
+    check_function(net, [randn(9, 2, 3, 4), randn(3, 2, 1, 1)], reference=ref)
+
+
 # --------------------------------------------------------------------- average / sum pooling
 @pytest.mark.parametrize("including_pad", [True, False])
 @pytest.mark.parametrize(
