@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from engine.core.autograd import Function, Variable
 from engine.core.backend import get_array_module, scatter_add
+from engine.core.ops._special_conv import AdaptiveSeparableConvolution, DeformableConvolution
 from engine.core.ops._im2col import (
     as_int_tuple,
     channel_matrix,
@@ -28,6 +29,8 @@ __all__ = [
     "deconvolution",
     "depthwise_deconvolution",
     "embed",
+    "deformable_convolution",
+    "adaptive_separable_convolution",
 ]
 
 
@@ -385,3 +388,24 @@ def embed(x0, w) -> Variable:
     return Embed()(x0, w)
 
 
+
+
+# ------------------------------------------------------------ rare convolutions (_special_conv)
+def deformable_convolution(x, weight, offset, mask=None, bias=None, base_axis: int = 1, pad=None,
+                           stride=None, dilation=None, group: int = 1, deformable_group: int = 1,
+                           channel_last: bool = False) -> Variable:  # fmt: skip
+    """2-D modulated deformable convolution (nnabla ``F.deformable_convolution``, DCNv2).
+
+    ``offset`` is (N, deformable_group*2*kh*kw, H, W) with (dy, dx) pairs per kernel cell and
+    ``mask`` (N, deformable_group*kh*kw, H, W), both read at ``output position * stride`` as in
+    nnabla; maps of the output's size are accepted too.
+    """
+    f = DeformableConvolution(base_axis, pad, stride, dilation, group, deformable_group, channel_last,
+                              mask is not None, bias is not None)  # fmt: skip
+    args = [x, weight, offset] + [a for a in (mask, bias) if a is not None]
+    return f(*args)
+
+
+def adaptive_separable_convolution(x, kernel_v, kernel_h) -> Variable:
+    """Per-pixel separable filtering (nnabla ``F.adaptive_separable_convolution``)."""
+    return AdaptiveSeparableConvolution()(x, kernel_v, kernel_h)

@@ -256,3 +256,97 @@ def test_embed_looks_up_rows_and_accumulates_repeated_indices():
 def test_embed_rejects_float_indices():
     with pytest.raises(TypeError, match="embed: x0 must hold integer indices"):
         F.embed(Variable(np.zeros(3)), Variable(np.zeros((4, 2))))
+
+
+# --------------------------------------------------------------------- rare convolutions
+def _bilinear(img, py, px):
+    """nnabla's im2col_bilinear_cpu, guarded like its caller (0 outside (-1, H) x (-1, W))."""
+    h, w = img.shape
+    if not (py > -1 and px > -1 and py < h and px < w):
+        return 0.0
+    y0, x0 = int(np.floor(py)), int(np.floor(px))
+    ly, lx = py - y0, px - x0
+    total = 0.0
+    for yy, xx, wt in ((y0, x0, (1 - ly) * (1 - lx)), (y0, x0 + 1, (1 - ly) * lx),
+                       (y0 + 1, x0, ly * (1 - lx)), (y0 + 1, x0 + 1, ly * lx)):  # fmt: skip
+        if 0 <= yy < h and 0 <= xx < w:
+            total += wt * img[yy, xx]
+    return total
+
+
+def ref_deformable(x, w, off, mask=None, b=None, pad=(0, 0), stride=(1, 1), dilation=(1, 1), group=1, dg=1):
+    n, c, h, wd = x.shape
+    o, cg, kh, kw = w.shape
+    ho = (h + 2 * pad[0] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
+    wo = (wd + 2 * pad[1] - dilation[1] * (kw - 1) - 1) // stride[1] + 1
+    at_input = off.shape[2:] == (h, wd)
+    y = np.zeros((n, o, ho, wo))
+    for ni, oc, a, bb in itertools.product(range(n), range(o), range(ho), range(wo)):
+        sa, sb = (a * stride[0], bb * stride[1]) if at_input else (a, bb)
+        total = 0.0
+        for ci, i, j in itertools.product(range(cg), range(kh), range(kw)):
+            cin = (oc // (o // group)) * cg + ci
+            d, k = cin // (c // dg), i * kw + j
+            py = a * stride[0] - pad[0] + i * dilation[0] + off[ni, d * 2 * kh * kw + 2 * k, sa, sb]
+            px = bb * stride[1] - pad[1] + j * dilation[1] + off[ni, d * 2 * kh * kw + 2 * k + 1, sa, sb]
+            m = 1.0 if mask is None else mask[ni, d * kh * kw + k, sa, sb]
+            total += w[oc, ci, i, j] * _bilinear(x[ni, cin], py, px) * m
+        y[ni, oc, a, bb] = total + (0.0 if b is None else b[oc])
+    return y
+
+
+def test_deformable_convolution_with_zero_offsets_is_convolution():
+    x, w, b = randn(2, 4, 5, 6), randn(6, 2, 3, 3), randn(6)
+    off, mask = np.zeros((2, 2 * 2 * 9, 5, 6)), np.ones((2, 2 * 9, 5, 6))
+    kw = {"pad": (1, 1), "group": 2}
+    y = F.deformable_convolution(Variable(x), Variable(w), Variable(off), Variable(mask), Variable(b),
+                                 deformable_group=2, **kw)  # fmt: skip
+    np.testing.assert_allclose(y.d, ref_conv(x, w, b, **kw), atol=1e-12)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"pad": (0, 1), "stride": (2, 1), "dilation": (1, 2), "group": 2, "deformable_group": 2},
+        {"pad": (1, 1), "deformable_group": 1},
+    ],
+    ids=["groups-stride-dilation", "plain"],
+)
+def test_deformable_convolution_against_loop_reference(kw):
+    dg, k = kw["deformable_group"], 2 if "group" in kw else 3
+    x, w, b = randn(1, 2, 4, 5), randn(2, 2 // kw.get("group", 1), k, k), randn(2)
+    off = RNG.uniform(-1.4, 1.4, (1, dg * 2 * k * k, 4, 5))  # nnabla's input-sized maps
+    mask = RNG.uniform(0.2, 1.0, (1, dg * k * k, 4, 5))
+    ref_kw = {k: v for k, v in kw.items() if k != "deformable_group"}
+
+    def ref(x, w, off, mask, b):
+        return ref_deformable(x, w, off, mask, b, dg=dg, **ref_kw)
+
+    check_function(F.deformable_convolution, [x, w, off, mask, b], kwargs=kw, reference=ref)
+
+
+def test_deformable_convolution_rejects_offsets_it_cannot_read():
+    with pytest.raises(ValueError, match=r"deformable_convolution: offset must be \(N, 8, H, W\)"):
+        F.deformable_convolution(Variable(np.zeros((1, 1, 4, 4))), Variable(np.zeros((1, 1, 2, 2))),
+                                 Variable(np.zeros((1, 8, 2, 2))))  # fmt: skip
+
+
+def test_deformable_convolution_output_sized_offsets_without_mask_or_bias():
+    x, w = randn(1, 1, 5, 5), randn(2, 1, 3, 2)
+    kw = {"stride": (2, 2)}  # output 2x2: offsets of that size are read directly
+    off = RNG.uniform(-1.4, 1.4, (1, 2 * 6, 2, 2))
+    check_function(F.deformable_convolution, [x, w, off], kwargs=kw,
+                   reference=lambda x, w, off: ref_deformable(x, w, off, stride=(2, 2)))  # fmt: skip
+
+
+def test_adaptive_separable_convolution_against_loop_reference():
+    x, kv, kh = randn(2, 3, 5, 6), randn(2, 3, 4, 5), randn(2, 2, 3, 6)  # output 3x5; kv/kh larger
+
+    def ref(x, kv, kh):
+        y = np.zeros((2, 3, 3, 5))
+        for b, c, h, w in itertools.product(range(2), range(3), range(3), range(5)):
+            y[b, c, h, w] = sum(kv[b, j, h, w] * kh[b, i, h, w] * x[b, c, h + j, w + i]
+                                for j in range(3) for i in range(2))  # fmt: skip
+        return y
+
+    check_function(F.adaptive_separable_convolution, [x, kv, kh], reference=ref)
