@@ -15,6 +15,7 @@ from engine.core.ops._im2col import (
     as_int_tuple,
     channel_matrix,
     col2im,
+    conv_out_size,
     deconv_out_size,
     from_channels_major,
     im2col,
@@ -155,6 +156,19 @@ class _ConvGeometry:
             )
 
 
+# Columns are kept for the weight gradient while they are small (LeNet: 6 MB); above that they
+# are rebuilt in backward from the input the graph holds anyway, as saving them would cost
+# prod(kernel) times the activation memory (gigabytes for a CIFAR ResNet).
+SAVE_COLUMNS_BYTES = 64 * 2**20
+# Larger im2col buffers are built one batch slice at a time to bound the peak memory.
+CHUNK_BYTES = 256 * 2**20
+
+
+def _batch_slices(n: int, bytes_per_sample: int) -> list[slice]:
+    per = max(1, CHUNK_BYTES // max(1, bytes_per_sample))
+    return [slice(s, min(n, s + per)) for s in range(0, n, per)]
+
+
 class Convolution(Function):
     """N-D grouped convolution (nnabla ``Convolution``/``DepthwiseConvolution``)."""
 
@@ -165,6 +179,7 @@ class Convolution(Function):
         self.channel_last, self.multiplier = channel_last, multiplier
 
     def forward(self, x, w, b=None):
+        xp = get_array_module(x)
         depthwise = self.multiplier is not None
         layout = "depthwise" if depthwise else "conv"
         geo = _ConvGeometry(self.fn, x, w, self.base_axis, *self.args, self.group,
@@ -183,51 +198,81 @@ class Convolution(Function):
         maps = w4.shape[0]
         geo.check_groups(c, w4.shape[1], maps, "(outmaps, channels/group, *kernel) with outmaps % group == 0")
         g = geo.group
-        bl = prefer_batch_last(n, geo.stride)
-        col, out = im2col(x4, geo.kernel, geo.pad, geo.stride, geo.dilation, bl)
-        ck = col.size // (n * prod(out))
-        if g == 1:
-            wmat = w4.reshape(maps, ck)
-            colmat = col.reshape(ck, -1)
-        else:
-            wmat = w4.reshape(g, maps // g, ck // g)
-            colmat = col.reshape(g, ck // g, -1)
-        y = (wmat @ colmat).reshape(maps, -1)
-        if b is not None:
-            y += b.reshape(maps, 1)
-        need = self.needs_input_grad
-        if need[1]:
-            self.colmat = colmat
-        if need[0]:
-            self.wmat, self.x_shape = wmat, x4.shape
-        self.geo, self.col_shape, self.w_shape, self.bl = geo, col.shape, w.shape, bl
+        out = tuple(
+            conv_out_size(*a) for a in zip(x4.shape[2:], geo.kernel, geo.pad, geo.stride, geo.dilation)
+        )
+        if min(out) < 1:
+            raise ValueError(
+                f"{self.fn}: the output would be empty ({out}). Received: x.shape={x.shape}, "
+                f"weight.shape={w.shape}, pad={geo.pad}, stride={geo.stride}, dilation={geo.dilation}"
+            )
+        self.geo, self.x4, self.out, self.w_shape = geo, x4, out, w.shape
         self.b_shape = None if b is None else b.shape
+        self.bl = bl = prefer_batch_last(n, geo.stride)
+        ck = c * prod(geo.kernel)
+        self.wmat = w4.reshape(maps, ck) if g == 1 else w4.reshape(g, maps // g, ck // g)
+        self.slices = _batch_slices(n, ck * prod(out) * x4.dtype.itemsize)
+        self.colmat = None
+        if len(self.slices) == 1:
+            colmat = self._columns(x4)
+            y = (self.wmat @ colmat).reshape(maps, -1)
+            if self.needs_input_grad[1] and colmat.nbytes <= SAVE_COLUMNS_BYTES:
+                self.colmat = colmat
+            y = y.reshape((maps,) + (out + (n,) if bl else (n,) + out))
+        else:
+            y = xp.empty((maps,) + (out + (n,) if bl else (n,) + out), dtype=x4.dtype)
+            for sl in self.slices:
+                part = (self.wmat @ self._columns(x4[sl])).reshape(maps, -1)
+                nc = sl.stop - sl.start
+                if bl:
+                    y[..., sl] = part.reshape((maps,) + out + (nc,))
+                else:
+                    y[:, sl] = part.reshape((maps, nc) + out)
+        if b is not None:
+            y += b.reshape((maps,) + (1,) * (y.ndim - 1))
         # The (O, P*N) buffer is handed out as its (N, O, *out) view: no transposed copy.
-        y = y.reshape((maps,) + (out + (n,) if bl else (n,) + out))
         return geo.to_user(from_channels_major(y, bl))
 
+    def _columns(self, x4):
+        """im2col of a batch slice as the GEMM operand (C*K, P*n) or (G, C/G*K, P*n)."""
+        geo = self.geo
+        col, _ = im2col(x4, geo.kernel, geo.pad, geo.stride, geo.dilation, self.bl)
+        return col.reshape(self.wmat.shape[:-2] + (self.wmat.shape[-1], -1))
+
     def backward(self, gy):
-        geo, need = self.geo, self.needs_input_grad
-        g2 = channel_matrix(geo.from_user(gy), self.bl)
+        xp = get_array_module(gy)
+        geo, need, bl = self.geo, self.needs_input_grad, self.bl
+        g4 = geo.from_user(gy)
+        n, c = self.x4.shape[:2]
         groups = geo.group
-        gx = gw = None
-        if need[0]:
+        gx = gw = gb = None
+        parts = []
+        for sl in self.slices:
+            g2 = channel_matrix(g4[sl], bl)
+            if len(self.inputs) == 3 and need[2]:
+                gb = g2.sum(axis=1) if gb is None else gb + g2.sum(axis=1)
             g2g = g2 if groups == 1 else g2.reshape(groups, -1, g2.shape[1])
-            gcol = self.wmat.swapaxes(-1, -2) @ g2g
-            gcol = gcol.reshape(self.col_shape)
-            gx = col2im(gcol, self.x_shape, geo.kernel, geo.pad, geo.stride, geo.dilation, self.bl)
+            if need[1]:
+                col = self.colmat if self.colmat is not None else self._columns(self.x4[sl])
+                part = _matmul_bt(g2g, col)
+                gw = part if gw is None else gw + part
+            if need[0]:
+                nc = sl.stop - sl.start
+                gcol = (self.wmat.swapaxes(-1, -2) @ g2g).reshape(
+                    (c,) + geo.kernel + (self.out + (nc,) if bl else (nc,) + self.out)
+                )
+                x_shape = (nc,) + self.x4.shape[1:]
+                parts.append(col2im(gcol, x_shape, geo.kernel, geo.pad, geo.stride, geo.dilation, bl))
+        if need[0]:
+            gx = parts[0] if len(parts) == 1 else xp.concatenate(parts, axis=0)
             gx = geo.to_user(gx)
         if need[1]:
-            g2g = g2 if groups == 1 else g2.reshape(groups, -1, g2.shape[1])
-            gw = _matmul_bt(g2g, self.colmat)
             if geo.channel_last and self.multiplier is None:
-                gw = gw.reshape(geo.w.shape)
-                gw = get_array_module(gw).moveaxis(gw, 1, -1)
+                gw = xp.moveaxis(gw.reshape(geo.w.shape), 1, -1)
             gw = gw.reshape(self.w_shape)
         if self.b_shape is None:
             return gx, gw
-        gb = g2.sum(axis=1).reshape(self.b_shape) if need[2] else None
-        return gx, gw, gb
+        return gx, gw, (None if gb is None else gb.reshape(self.b_shape))
 
 
 class Deconvolution(Function):

@@ -158,10 +158,25 @@ def test_convolution_skips_unneeded_gradients():
     x = Variable(randn(2, 1, 5, 5))  # an input image: no gradient wanted
     w, b = Variable(randn(3, 1, 3, 3), need_grad=True), Variable(randn(3), need_grad=True)
     y = F.convolution(x, w, b)
-    assert not hasattr(y.creator, "wmat")  # the weight matrix is only kept for the input gradient
     y.backward(np.ones(y.shape))
     assert x.grad is None and w.grad.shape == (3, 1, 3, 3)
     np.testing.assert_allclose(b.grad, np.full(3, 18.0))
+    frozen = F.convolution(Variable(randn(2, 1, 5, 5), need_grad=True), Variable(randn(3, 1, 3, 3)))
+    assert frozen.creator.colmat is None  # no weight gradient: the columns are not kept
+
+
+@pytest.mark.parametrize("batch", [9, 3], ids=["batch-innermost", "batch-outer"])
+def test_convolution_in_batch_slices_and_recomputed_columns(monkeypatch, batch):
+    # Large problems: im2col one batch slice at a time, columns rebuilt in backward.
+    from engine.core.ops import basic
+
+    monkeypatch.setattr(basic, "CHUNK_BYTES", 600)
+    monkeypatch.setattr(basic, "SAVE_COLUMNS_BYTES", 0)
+    x, w, b = randn(batch, 2, 4, 5), randn(3, 2, 2, 3), randn(3)
+    kw = {"pad": (1, 0), "stride": (1, 2)}
+    y = F.convolution(Variable(x), Variable(w, need_grad=True), Variable(b), **kw)
+    assert len(y.creator.slices) > 2
+    check_function(F.convolution, [x, w, b], kwargs=kw, reference=lambda x, w, b: ref_conv(x, w, b, **kw))
 
 
 def test_convolution_errors_name_the_argument():
