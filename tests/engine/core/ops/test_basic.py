@@ -365,3 +365,14 @@ def test_adaptive_separable_convolution_against_loop_reference():
         return y
 
     check_function(F.adaptive_separable_convolution, [x, kv, kh], reference=ref)
+
+
+def test_convolution_large_batch_first_arrays_are_moved_batch_innermost_correctly():
+    # Batch-first inputs/gradients above 64k elements are transposed a few samples at a time.
+    x, w, gy = randn(17, 3, 40, 40), randn(2, 3, 1, 1), randn(17, 2, 40, 40)
+    xv, wv = Variable(x, need_grad=True), Variable(w, need_grad=True)
+    y = F.convolution(xv, wv)
+    np.testing.assert_allclose(y.d, np.einsum("nchw,oc->nohw", x, w[:, :, 0, 0]), atol=1e-12)
+    y.backward(gy)
+    np.testing.assert_allclose(xv.grad, np.einsum("nohw,oc->nchw", gy, w[:, :, 0, 0]), atol=1e-12)
+    np.testing.assert_allclose(wv.grad[:, :, 0, 0], np.einsum("nohw,nchw->oc", gy, x), atol=1e-9)
