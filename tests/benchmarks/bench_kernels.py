@@ -19,7 +19,9 @@ from engine.core.autograd import Variable
 
 
 def _params(rng, shapes):
-    return [Variable(rng.standard_normal(s).astype(np.float32) * 0.1, need_grad=True) for s in shapes]
+    return [
+        Variable(rng.standard_normal(s).astype(np.float32) * 0.1, need_grad=True) for s in shapes
+    ]
 
 
 def lenet_layers(batch: int):
@@ -66,7 +68,7 @@ def mlp_layers(batch: int):
 
     def ours():
         h = x
-        for w, b in zip(params[::2], params[1::2]):
+        for w, b in zip(params[::2], params[1::2], strict=True):
             h = F.affine(h, w, b)
         h.backward(np.ones(h.shape, np.float32))
         for p in params:
@@ -79,7 +81,7 @@ def mlp_layers(batch: int):
 
     def theirs():
         h = xt
-        for w, b in zip(pt[::2], pt[1::2]):
+        for w, b in zip(pt[::2], pt[1::2], strict=True):
             h = h @ w + b
         h.backward(torch.ones_like(h))
         for p in pt:
@@ -109,9 +111,14 @@ def main() -> None:
     parser.add_argument("--iters", type=int, default=30)
     parser.add_argument("--batch", type=int, default=64)
     args = parser.parse_args()
-    for name, make in (("LeNet conv/pool/affine", lenet_layers), ("MLP 784-1000-1000-10 affine", mlp_layers)):
+    for name, make in (
+        ("LeNet conv/pool/affine", lenet_layers),
+        ("MLP 784-1000-1000-10 affine", mlp_layers),
+    ):
         ours, theirs = compare(*make(args.batch), args.rounds, args.iters)
-        print(f"{name:30s} ours {ours:7.3f} ms  torch {theirs:7.3f} ms  ratio {ours / theirs:5.2f}x")
+        print(
+            f"{name:30s} ours {ours:7.3f} ms  torch {theirs:7.3f} ms  ratio {ours / theirs:5.2f}x"
+        )
 
 
 if __name__ == "__main__":

@@ -42,18 +42,21 @@ def conv_out_size(size: int, k: int, pad: int, stride: int, dilation: int) -> in
     return (size + 2 * pad - dilation * (k - 1) - 1) // stride + 1
 
 
-def deconv_out_size(size: int, k: int, pad: int, stride: int, dilation: int, out_pad: int = 0) -> int:
+def deconv_out_size(
+    size: int, k: int, pad: int, stride: int, dilation: int, out_pad: int = 0
+) -> int:
     """nnabla's deconvolution output size along one axis (the inverse of ``conv_out_size``)."""
     return (size - 1) * stride - 2 * pad + dilation * (k - 1) + 1 + out_pad
 
 
-def pad_axes(x: Any, axes: Sequence[int], before: Sequence[int], after: Sequence[int],
-             value: float = 0.0) -> Any:  # fmt: skip
+def pad_axes(
+    x: Any, axes: Sequence[int], before: Sequence[int], after: Sequence[int], value: float = 0.0
+) -> Any:
     """``x`` padded along ``axes`` with ``value`` (a new contiguous array)."""
     xp = get_array_module(x)
     shape = list(x.shape)
     inner = [slice(None)] * x.ndim
-    for a, b, e in zip(axes, before, after):
+    for a, b, e in zip(axes, before, after, strict=True):
         inner[a] = slice(b, b + shape[a])
         shape[a] += b + e
     out = xp.full(shape, value, dtype=x.dtype) if value != 0 else xp.zeros(shape, dtype=x.dtype)
@@ -70,9 +73,10 @@ def pad_spatial(x: Any, before: Sequence[int], after: Sequence[int], value: floa
 def window_slices(
     offset: Sequence[int], dilation: Sequence[int], stride: Sequence[int], out: Sequence[int]
 ) -> tuple[slice, ...]:
-    """The strided slices picking, for every output position, the input cell at kernel ``offset``."""
+    """Strided slices picking, for every output position, the input cell at kernel ``offset``."""
     return tuple(
-        slice(o * d, o * d + s * (n - 1) + 1, s) for o, d, s, n in zip(offset, dilation, stride, out)
+        slice(o * d, o * d + s * (n - 1) + 1, s)
+        for o, d, s, n in zip(offset, dilation, stride, out, strict=True)
     )
 
 
@@ -136,16 +140,23 @@ def im2col(
     if any(pad):
         xc = pad_axes(xc, sp_axes, pad, pad)
     out = tuple(
-        conv_out_size(xc.shape[a], k, 0, s, d) for a, k, s, d in zip(sp_axes, kernel, stride, dilation)
+        conv_out_size(xc.shape[a], k, 0, s, d)
+        for a, k, s, d in zip(sp_axes, kernel, stride, dilation, strict=True)
     )
     s_sp = [xc.strides[a] for a in sp_axes]
     s_n = xc.strides[-1] if batch_last else xc.strides[1]
-    k_strides = tuple(s * d for s, d in zip(s_sp, dilation))
-    o_strides = tuple(s * st for s, st in zip(s_sp, stride))
+    k_strides = tuple(s * d for s, d in zip(s_sp, dilation, strict=True))
+    o_strides = tuple(s * st for s, st in zip(s_sp, stride, strict=True))
     if batch_last:
-        shape, strides = (xc.shape[0], *kernel, *out, n), (xc.strides[0], *k_strides, *o_strides, s_n)
+        shape, strides = (
+            (xc.shape[0], *kernel, *out, n),
+            (xc.strides[0], *k_strides, *o_strides, s_n),
+        )
     else:
-        shape, strides = (xc.shape[0], *kernel, n, *out), (xc.strides[0], *k_strides, s_n, *o_strides)
+        shape, strides = (
+            (xc.shape[0], *kernel, n, *out),
+            (xc.strides[0], *k_strides, s_n, *o_strides),
+        )
     view = xp.lib.stride_tricks.as_strided(xc, shape=shape, strides=strides)
     return xp.ascontiguousarray(view), out
 
@@ -165,7 +176,7 @@ def col2im(
     n, c = x_shape[:2]
     spatial = tuple(x_shape[2:])
     nk = len(kernel)
-    padded = tuple(s + 2 * p for s, p in zip(spatial, pad))
+    padded = tuple(s + 2 * p for s, p in zip(spatial, pad, strict=True))
     if batch_last:
         out = col.shape[1 + nk : 1 + 2 * nk]
         buf = xp.zeros((c, *padded, n), dtype=col.dtype)
@@ -175,7 +186,7 @@ def col2im(
         buf = xp.zeros((c, n, *padded), dtype=col.dtype)
         lead, tail = (slice(None), slice(None)), ()
     # Windows that do not overlap (stride >= dilated kernel) write disjoint cells: assign.
-    disjoint = all(s >= d * (k - 1) + 1 for s, d, k in zip(stride, dilation, kernel))
+    disjoint = all(s >= d * (k - 1) + 1 for s, d, k in zip(stride, dilation, kernel, strict=True))
     for offset in itertools.product(*(range(k) for k in kernel)):
         target = lead + window_slices(offset, dilation, stride, out) + tail
         src = col[(slice(None),) + offset]
@@ -184,7 +195,7 @@ def col2im(
         else:
             buf[target] += src
     if any(pad):
-        buf = buf[lead + tuple(slice(p, p + s) for p, s in zip(pad, spatial)) + tail]
+        buf = buf[lead + tuple(slice(p, p + s) for p, s in zip(pad, spatial, strict=True)) + tail]
     return from_channels_major(buf, batch_last)
 
 

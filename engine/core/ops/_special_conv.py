@@ -43,8 +43,18 @@ def _bilinear_corners(xp, py, px, height: int, width: int):
 class DeformableConvolution(Function):
     """2-D modulated deformable convolution; inputs (x, w, offset[, mask][, b])."""
 
-    def __init__(self, base_axis, pad, stride, dilation, group: int, deformable_group: int,
-                 channel_last: bool, has_mask: bool, has_bias: bool) -> None:  # fmt: skip
+    def __init__(
+        self,
+        base_axis,
+        pad,
+        stride,
+        dilation,
+        group: int,
+        deformable_group: int,
+        channel_last: bool,
+        has_mask: bool,
+        has_bias: bool,
+    ) -> None:
         self.base_axis, self.group, self.dg = base_axis, group, deformable_group
         self.args = (pad, stride, dilation)
         self.channel_last, self.has_mask, self.has_bias = channel_last, has_mask, has_bias
@@ -86,13 +96,20 @@ class DeformableConvolution(Function):
             )
         # Offsets/mask: nnabla's maps have the input's size and are read at out * stride; maps of
         # the output's size (NNC's documented shape) are read directly.
-        self.sample = (slice(None), slice(None), slice(0, ho * stride[0], stride[0]), slice(0, wo * stride[1], stride[1]))
+        self.sample = (
+            slice(None),
+            slice(None),
+            slice(0, ho * stride[0], stride[0]),
+            slice(0, wo * stride[1], stride[1]),
+        )
         for name, a, ch in (("offset", off4, dg * 2 * k), ("mask", m4, dg * k)):
             if a is None:
                 continue
-            at_input = a.shape[2:] == (height, width) and (ho - 1) * stride[0] < height and (
-                wo - 1
-            ) * stride[1] < width
+            at_input = (
+                a.shape[2:] == (height, width)
+                and (ho - 1) * stride[0] < height
+                and (wo - 1) * stride[1] < width
+            )
             if a.shape[0] != n or a.shape[1] != ch or not (at_input or a.shape[2:] == (ho, wo)):
                 raise ValueError(
                     f"{fn}: {name} must be (N, {ch}, H, W) with the input's H, W (read at output "
@@ -102,14 +119,20 @@ class DeformableConvolution(Function):
         self.out = (ho, wo)
         off = self._sampled(off4, height, width).reshape(n, dg, k, 2, ho * wo)
         ki, kj = xp.divmod(xp.arange(k), kw)
-        base_y = (xp.arange(ho) * stride[0] - pad[0])[:, None] + xp.zeros(wo, dtype=xp.int64)[None, :]
-        base_x = (xp.arange(wo) * stride[1] - pad[1])[None, :] + xp.zeros(ho, dtype=xp.int64)[:, None]
+        base_y = (xp.arange(ho) * stride[0] - pad[0])[:, None] + xp.zeros(wo, dtype=xp.int64)[
+            None, :
+        ]
+        base_x = (xp.arange(wo) * stride[1] - pad[1])[None, :] + xp.zeros(ho, dtype=xp.int64)[
+            :, None
+        ]
         py = (ki[:, None] * dil[0] + base_y.reshape(1, -1)).astype(x.dtype) + off[:, :, :, 0]
         px = (kj[:, None] * dil[1] + base_x.reshape(1, -1)).astype(x.dtype) + off[:, :, :, 1]
         corners = _bilinear_corners(xp, py, px, height, width)  # each (n, dg, k, P)
         xg = x4.reshape(n, dg, c // dg, height * width)
         values = [xp.take_along_axis(xg, idx.reshape(n, dg, 1, -1), axis=3) for idx, *_ in corners]
-        val = sum(v * wt.reshape(n, dg, 1, -1) for v, (_, wt, _, _) in zip(values, corners))
+        val = sum(
+            v * wt.reshape(n, dg, 1, -1) for v, (_, wt, _, _) in zip(values, corners, strict=True)
+        )
         val = val.reshape(n, dg, c // dg, k, ho * wo)
         mk = None
         if m4 is not None:
@@ -119,7 +142,17 @@ class DeformableConvolution(Function):
         y = (wmat @ col).reshape(n, maps, ho, wo)
         if b is not None:
             y = y + b.reshape(1, maps, 1, 1)
-        self.saved = (x4.shape, w4, off4.shape, None if m4 is None else m4.shape, col, val, mk, corners, values)
+        self.saved = (
+            x4.shape,
+            w4,
+            off4.shape,
+            None if m4 is None else m4.shape,
+            col,
+            val,
+            mk,
+            corners,
+            values,
+        )
         y = y.reshape(x.shape[: x.ndim - 3] + y.shape[1:])
         return xp.moveaxis(y, -3, -1) if self.channel_last else y
 
@@ -162,7 +195,9 @@ class DeformableConvolution(Function):
         gcol = (wmat.swapaxes(-1, -2) @ g4).reshape(n, dg, c // dg, k, p)
         if self.has_mask and need[3]:
             gm = (gcol * val).sum(axis=2)
-            grads[3] = self._to_user(xp, self._place(xp, gm, m_shape, height, width), self.user_shapes[3])
+            grads[3] = self._to_user(
+                xp, self._place(xp, gm, m_shape, height, width), self.user_shapes[3]
+            )
         gval = (gcol if mk is None else gcol * mk).reshape(n, dg, c // dg, k * p)
         if need[0]:
             gx = xp.zeros(n * c * height * width, dtype=gy.dtype)
@@ -173,11 +208,19 @@ class DeformableConvolution(Function):
                 scatter_add(gx, flat.reshape(-1), contrib.reshape(-1))
             grads[0] = self._to_user(xp, gx.reshape(x_shape), self.user_shapes[0])
         if need[2]:
-            d_py = sum(v * gyw.reshape(n, dg, 1, -1) for v, (_, _, gyw, _) in zip(values, corners))
-            d_px = sum(v * gxw.reshape(n, dg, 1, -1) for v, (_, _, _, gxw) in zip(values, corners))
+            d_py = sum(
+                v * gyw.reshape(n, dg, 1, -1)
+                for v, (_, _, gyw, _) in zip(values, corners, strict=True)
+            )
+            d_px = sum(
+                v * gxw.reshape(n, dg, 1, -1)
+                for v, (_, _, _, gxw) in zip(values, corners, strict=True)
+            )
             g_off = xp.stack([(gval * d_py).sum(axis=2), (gval * d_px).sum(axis=2)], axis=2)
             g_off = g_off.reshape(n, dg, 2, k, p).swapaxes(2, 3)  # (n, dg, k, 2, P): nnabla's order
-            grads[2] = self._to_user(xp, self._place(xp, g_off, off_shape, height, width), self.user_shapes[2])
+            grads[2] = self._to_user(
+                xp, self._place(xp, g_off, off_shape, height, width), self.user_shapes[2]
+            )
         return tuple(grads)
 
 
@@ -193,10 +236,17 @@ class AdaptiveSeparableConvolution(Function):
             )
         nv, nh = kv.shape[1], kh.shape[1]
         oh, ow = x.shape[2] - nv + 1, x.shape[3] - nh + 1
-        if min(oh, ow) < 1 or kv.shape[2] < oh or kv.shape[3] < ow or kh.shape[2] < oh or kh.shape[3] < ow:
+        if (
+            min(oh, ow) < 1
+            or kv.shape[2] < oh
+            or kv.shape[3] < ow
+            or kh.shape[2] < oh
+            or kh.shape[3] < ow
+        ):
             raise ValueError(
-                "adaptive_separable_convolution: the filters must cover the (H - Kv + 1, W - Kh + 1) "
-                f"output. Received: x.shape={x.shape}, kernel_v.shape={kv.shape}, kernel_h.shape={kh.shape}"
+                "adaptive_separable_convolution: the filters must cover the output "
+                f"(H - Kv + 1, W - Kh + 1). Received: x.shape={x.shape}, "
+                f"kernel_v.shape={kv.shape}, kernel_h.shape={kh.shape}"
             )
         kv_, kh_ = kv[:, :, :oh, :ow], kh[:, :, :oh, :ow]
         y = xp.zeros(x.shape[:2] + (oh, ow), dtype=x.dtype)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from engine.core.autograd import Function, Variable
 from engine.core.backend import get_array_module, scatter_add
-from engine.core.ops._special_conv import AdaptiveSeparableConvolution, DeformableConvolution
 from engine.core.ops._im2col import (
     as_int_tuple,
     channel_matrix,
@@ -22,6 +21,7 @@ from engine.core.ops._im2col import (
     prefer_batch_last,
     prod,
 )
+from engine.core.ops._special_conv import AdaptiveSeparableConvolution, DeformableConvolution
 
 __all__ = [
     "affine",
@@ -71,7 +71,9 @@ class Affine(Function):
         g2 = gy.reshape(self.x2.shape[0], self.w2.shape[1])
         gx = None
         if need[0] and self.batch_last:  # hand the gradient back in the input's layout
-            gx = get_array_module(gy).moveaxis((self.w2 @ g2.T).reshape(x_shape[1:] + x_shape[:1]), -1, 0)
+            gx = get_array_module(gy).moveaxis(
+                (self.w2 @ g2.T).reshape(x_shape[1:] + x_shape[:1]), -1, 0
+            )
         elif need[0]:
             gx = (g2 @ self.w2.T).reshape(x_shape)
         gw = (self.x2.T @ g2).reshape(w_shape) if need[1] else None
@@ -100,14 +102,27 @@ def _matmul_bt(a, b):
 class _ConvGeometry:
     """Canonical NC* views of a convolution's operands and its hyper-parameters."""
 
-    def __init__(self, fn: str, x, w, base_axis: int, pad, stride, dilation, group: int,
-                 channel_last: bool, w_layout: str) -> None:  # fmt: skip
+    def __init__(
+        self,
+        fn: str,
+        x,
+        w,
+        base_axis: int,
+        pad,
+        stride,
+        dilation,
+        group: int,
+        channel_last: bool,
+        w_layout: str,
+    ) -> None:
         # w_layout: "conv" (O, C/G, *k), "depthwise" (C*m, *k), "deconv" (C, O/G, *k),
         # "depthwise_deconv" (C, *k).
         per_channel = w_layout.startswith("depthwise")
         nk = w.ndim - (1 if per_channel else 2)
         if nk < 1:
-            raise ValueError(f"{fn}: weight has {w.ndim} dims, too few. Received: weight.shape={w.shape}")
+            raise ValueError(
+                f"{fn}: weight has {w.ndim} dims, too few. Received: weight.shape={w.shape}"
+            )
         if base_axis < 0:
             base_axis += x.ndim
         if x.ndim != base_axis + 1 + nk:
@@ -152,7 +167,8 @@ class _ConvGeometry:
         if g < 1 or c_in != c_w * g or maps % g:
             raise ValueError(
                 f"{self.fn}: x has {c_in} channels; with group={g} the weight must hold "
-                f"{what}. Received: x.shape={tuple(self.x.shape)}, weight.shape={tuple(self.w.shape)}"
+                f"{what}. Received: x.shape={tuple(self.x.shape)}, "
+                f"weight.shape={tuple(self.w.shape)}"
             )
 
 
@@ -172,8 +188,17 @@ def _batch_slices(n: int, bytes_per_sample: int) -> list[slice]:
 class Convolution(Function):
     """N-D grouped convolution (nnabla ``Convolution``/``DepthwiseConvolution``)."""
 
-    def __init__(self, fn: str, base_axis: int, pad, stride, dilation, group: int,
-                 channel_last: bool, multiplier: int | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        fn: str,
+        base_axis: int,
+        pad,
+        stride,
+        dilation,
+        group: int,
+        channel_last: bool,
+        multiplier: int | None = None,
+    ) -> None:
         self.fn, self.base_axis, self.group = fn, base_axis, group
         self.args = (pad, stride, dilation)
         self.channel_last, self.multiplier = channel_last, multiplier
@@ -182,29 +207,35 @@ class Convolution(Function):
         xp = get_array_module(x)
         depthwise = self.multiplier is not None
         layout = "depthwise" if depthwise else "conv"
-        geo = _ConvGeometry(self.fn, x, w, self.base_axis, *self.args, self.group,
-                            self.channel_last, layout)  # fmt: skip
+        geo = _ConvGeometry(
+            self.fn, x, w, self.base_axis, *self.args, self.group, self.channel_last, layout
+        )
         x4, w4 = geo.x, geo.w
         n, c = x4.shape[:2]
         if depthwise:
             maps = c * self.multiplier
             if w.shape[0] != maps:
                 raise ValueError(
-                    f"{self.fn}: weight.shape[0] must be channels*multiplier = {c}*{self.multiplier}. "
+                    f"{self.fn}: weight.shape[0] must be channels*multiplier = "
+                    f"{c}*{self.multiplier}. "
                     f"Received: weight.shape={w.shape}"
                 )
             geo.group = c
             w4 = w4.reshape((maps, 1) + geo.kernel)
         maps = w4.shape[0]
-        geo.check_groups(c, w4.shape[1], maps, "(outmaps, channels/group, *kernel) with outmaps % group == 0")
+        geo.check_groups(
+            c, w4.shape[1], maps, "(outmaps, channels/group, *kernel) with outmaps % group == 0"
+        )
         g = geo.group
         out = tuple(
-            conv_out_size(*a) for a in zip(x4.shape[2:], geo.kernel, geo.pad, geo.stride, geo.dilation)
+            conv_out_size(*a)
+            for a in zip(x4.shape[2:], geo.kernel, geo.pad, geo.stride, geo.dilation, strict=True)
         )
         if min(out) < 1:
             raise ValueError(
                 f"{self.fn}: the output would be empty ({out}). Received: x.shape={x.shape}, "
-                f"weight.shape={w.shape}, pad={geo.pad}, stride={geo.stride}, dilation={geo.dilation}"
+                f"weight.shape={w.shape}, pad={geo.pad}, stride={geo.stride}, "
+                f"dilation={geo.dilation}"
             )
         self.geo, self.x4, self.out, self.w_shape = geo, x4, out, w.shape
         self.b_shape = None if b is None else b.shape
@@ -262,7 +293,9 @@ class Convolution(Function):
                     (c,) + geo.kernel + (self.out + (nc,) if bl else (nc,) + self.out)
                 )
                 x_shape = (nc,) + self.x4.shape[1:]
-                parts.append(col2im(gcol, x_shape, geo.kernel, geo.pad, geo.stride, geo.dilation, bl))
+                parts.append(
+                    col2im(gcol, x_shape, geo.kernel, geo.pad, geo.stride, geo.dilation, bl)
+                )
         if need[0]:
             gx = parts[0] if len(parts) == 1 else xp.concatenate(parts, axis=0)
             gx = geo.to_user(gx)
@@ -278,18 +311,28 @@ class Convolution(Function):
 class Deconvolution(Function):
     """N-D grouped transposed convolution (nnabla ``Deconvolution``/``DepthwiseDeconvolution``)."""
 
-    def __init__(self, fn: str, base_axis: int, pad, stride, dilation, group: int,
-                 channel_last: bool, output_padding, divisor: int | None = None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        fn: str,
+        base_axis: int,
+        pad,
+        stride,
+        dilation,
+        group: int,
+        channel_last: bool,
+        output_padding,
+        divisor: int | None = None,
+    ) -> None:
         self.fn, self.base_axis, self.group = fn, base_axis, group
         self.args = (pad, stride, dilation)
         self.channel_last, self.output_padding, self.divisor = channel_last, output_padding, divisor
 
     def forward(self, x, w, b=None):
-        xp = get_array_module(x)
         depthwise = self.divisor is not None
         layout = "depthwise_deconv" if depthwise else "deconv"
-        geo = _ConvGeometry(self.fn, x, w, self.base_axis, *self.args, self.group,
-                            self.channel_last, layout)  # fmt: skip
+        geo = _ConvGeometry(
+            self.fn, x, w, self.base_axis, *self.args, self.group, self.channel_last, layout
+        )
         x4, w4 = geo.x, geo.w
         n, c = x4.shape[:2]
         if depthwise:
@@ -303,12 +346,16 @@ class Deconvolution(Function):
         g = geo.group
         if g < 1 or c % g or w4.shape[0] != c:
             raise ValueError(
-                f"{self.fn}: weight must be (inmaps={c}, outmaps/group, *kernel) and group={g} must "
+                f"{self.fn}: weight must be (inmaps={c}, outmaps/group, *kernel) and "
+                f"group={g} must "
                 f"divide the inmaps. Received: x.shape={x.shape}, weight.shape={w.shape}"
             )
         maps = w4.shape[1] * g
         out_pad = as_int_tuple(self.output_padding, geo.nk, 0, self.fn, "output_padding")
-        if any(p < 0 or (p >= s and p >= d) for p, s, d in zip(out_pad, geo.stride, geo.dilation)):
+        if any(
+            p < 0 or (p >= s and p >= d)
+            for p, s, d in zip(out_pad, geo.stride, geo.dilation, strict=True)
+        ):
             raise ValueError(
                 f"{self.fn}: output_padding must be >= 0 and smaller than stride or dilation. "
                 f"Received: output_padding={out_pad}, stride={geo.stride}, dilation={geo.dilation}"
@@ -316,10 +363,14 @@ class Deconvolution(Function):
         in_sp = x4.shape[2:]
         out = tuple(
             deconv_out_size(s, k, p, st, d, op)
-            for s, k, p, st, d, op in zip(in_sp, geo.kernel, geo.pad, geo.stride, geo.dilation, out_pad)
+            for s, k, p, st, d, op in zip(
+                in_sp, geo.kernel, geo.pad, geo.stride, geo.dilation, out_pad, strict=True
+            )
         )
         if min(out) < 1:
-            raise ValueError(f"{self.fn}: the output would be empty: {out}. Received: x.shape={x.shape}")
+            raise ValueError(
+                f"{self.fn}: the output would be empty: {out}. Received: x.shape={x.shape}"
+            )
         kk = prod(geo.kernel)
         bl = prefer_batch_last(n, geo.stride)
         xmat = channel_matrix(x4, bl)
@@ -380,31 +431,63 @@ def _call(f: Function, x, weight, bias):
     return f(x, weight) if bias is None else f(x, weight, bias)
 
 
-def convolution(x, weight, bias=None, base_axis: int = 1, pad=None, stride=None, dilation=None,
-                group: int = 1, channel_last: bool = False) -> Variable:  # fmt: skip
-    """N-D convolution (nnabla ``F.convolution``); ``weight`` is (outmaps, inmaps/group, *kernel)."""
+def convolution(
+    x,
+    weight,
+    bias=None,
+    base_axis: int = 1,
+    pad=None,
+    stride=None,
+    dilation=None,
+    group: int = 1,
+    channel_last: bool = False,
+) -> Variable:
+    """N-D convolution (nnabla ``F.convolution``); weight (outmaps, inmaps/group, *kernel)."""
     f = Convolution("convolution", base_axis, pad, stride, dilation, group, channel_last)
     return _call(f, x, weight, bias)
 
 
-def depthwise_convolution(x, weight, bias=None, base_axis: int = 1, pad=None, stride=None,
-                          dilation=None, multiplier: int = 1) -> Variable:  # fmt: skip
-    """Depthwise convolution (nnabla ``F.depthwise_convolution``); ``weight`` is (C*multiplier, *kernel)."""
+def depthwise_convolution(
+    x,
+    weight,
+    bias=None,
+    base_axis: int = 1,
+    pad=None,
+    stride=None,
+    dilation=None,
+    multiplier: int = 1,
+) -> Variable:
+    """Depthwise convolution (nnabla ``F.depthwise_convolution``), weight (C*mult, *kernel)."""
     f = Convolution("depthwise_convolution", base_axis, pad, stride, dilation, 1, False, multiplier)
     return _call(f, x, weight, bias)
 
 
-def deconvolution(x, weight, bias=None, base_axis: int = 1, pad=None, stride=None, dilation=None,
-                  group: int = 1, channel_last: bool = False, output_padding=None) -> Variable:  # fmt: skip
-    """Transposed convolution (nnabla ``F.deconvolution``); ``weight`` is (inmaps, outmaps/group, *kernel)."""
-    f = Deconvolution("deconvolution", base_axis, pad, stride, dilation, group, channel_last, output_padding)
+def deconvolution(
+    x,
+    weight,
+    bias=None,
+    base_axis: int = 1,
+    pad=None,
+    stride=None,
+    dilation=None,
+    group: int = 1,
+    channel_last: bool = False,
+    output_padding=None,
+) -> Variable:
+    """Transposed convolution (nnabla ``F.deconvolution``), weight (inmaps, outmaps/group, *k)."""
+    f = Deconvolution(
+        "deconvolution", base_axis, pad, stride, dilation, group, channel_last, output_padding
+    )
     return _call(f, x, weight, bias)
 
 
-def depthwise_deconvolution(x, weight, bias=None, base_axis: int = 1, pad=None, stride=None,
-                            dilation=None, divisor: int = 1) -> Variable:  # fmt: skip
-    """Depthwise transposed convolution (nnabla ``F.depthwise_deconvolution``); ``weight`` is (C, *kernel)."""
-    f = Deconvolution("depthwise_deconvolution", base_axis, pad, stride, dilation, 1, False, None, divisor)
+def depthwise_deconvolution(
+    x, weight, bias=None, base_axis: int = 1, pad=None, stride=None, dilation=None, divisor: int = 1
+) -> Variable:
+    """Depthwise transposed convolution (nnabla ``F.depthwise_deconvolution``), weight (C, *k)."""
+    f = Deconvolution(
+        "depthwise_deconvolution", base_axis, pad, stride, dilation, 1, False, None, divisor
+    )
     return _call(f, x, weight, bias)
 
 
@@ -433,20 +516,38 @@ def embed(x0, w) -> Variable:
     return Embed()(x0, w)
 
 
-
-
 # ------------------------------------------------------------ rare convolutions (_special_conv)
-def deformable_convolution(x, weight, offset, mask=None, bias=None, base_axis: int = 1, pad=None,
-                           stride=None, dilation=None, group: int = 1, deformable_group: int = 1,
-                           channel_last: bool = False) -> Variable:  # fmt: skip
+def deformable_convolution(
+    x,
+    weight,
+    offset,
+    mask=None,
+    bias=None,
+    base_axis: int = 1,
+    pad=None,
+    stride=None,
+    dilation=None,
+    group: int = 1,
+    deformable_group: int = 1,
+    channel_last: bool = False,
+) -> Variable:
     """2-D modulated deformable convolution (nnabla ``F.deformable_convolution``, DCNv2).
 
     ``offset`` is (N, deformable_group*2*kh*kw, H, W) with (dy, dx) pairs per kernel cell and
     ``mask`` (N, deformable_group*kh*kw, H, W), both read at ``output position * stride`` as in
     nnabla; maps of the output's size are accepted too.
     """
-    f = DeformableConvolution(base_axis, pad, stride, dilation, group, deformable_group, channel_last,
-                              mask is not None, bias is not None)  # fmt: skip
+    f = DeformableConvolution(
+        base_axis,
+        pad,
+        stride,
+        dilation,
+        group,
+        deformable_group,
+        channel_last,
+        mask is not None,
+        bias is not None,
+    )
     args = [x, weight, offset] + [a for a in (mask, bias) if a is not None]
     return f(*args)
 

@@ -30,10 +30,14 @@ __all__ = [
 class _Windows:
     """Geometry of one pooling call: output size, padding and per-axis window clipping."""
 
-    def __init__(self, fn: str, shape, kernel, stride, ignore_border: bool, pad, channel_last: bool):
+    def __init__(
+        self, fn: str, shape, kernel, stride, ignore_border: bool, pad, channel_last: bool
+    ):
         self.nk = nk = len(kernel)
         self.kernel = as_int_tuple(kernel, nk, 1, fn, "kernel")
-        self.stride = as_int_tuple(stride, nk, 1, fn, "stride") if stride is not None else self.kernel
+        self.stride = (
+            as_int_tuple(stride, nk, 1, fn, "stride") if stride is not None else self.kernel
+        )
         self.pad = as_int_tuple(pad, nk, 0, fn, "pad")
         lead = len(shape) - nk - (1 if channel_last else 0)
         if nk < 1 or lead < 0:
@@ -43,16 +47,21 @@ class _Windows:
             )
         if min(self.kernel) < 1 or min(self.stride) < 1 or min(self.pad) < 0:
             raise ValueError(
-                f"{fn}: kernel and stride must be >= 1 and pad >= 0. Received: kernel={self.kernel}, "
+                f"{fn}: kernel and stride must be >= 1 and pad >= 0. "
+                f"Received: kernel={self.kernel}, "
                 f"stride={self.stride}, pad={self.pad}"
             )
         self.spatial = tuple(shape[lead : lead + nk])
         if ignore_border:
             self.out = tuple(
-                (n + 2 * p - k) // s + 1 for n, p, k, s in zip(self.spatial, self.pad, self.kernel, self.stride)
+                (n + 2 * p - k) // s + 1
+                for n, p, k, s in zip(self.spatial, self.pad, self.kernel, self.stride, strict=True)
             )
         else:
-            self.out = tuple((n + p - 1) // s + 1 for n, p, s in zip(self.spatial, self.pad, self.stride))
+            self.out = tuple(
+                (n + p - 1) // s + 1
+                for n, p, s in zip(self.spatial, self.pad, self.stride, strict=True)
+            )
         if min(self.out) < 1:
             raise ValueError(
                 f"{fn}: the output would be empty ({self.out}). Received: x.shape={tuple(shape)}, "
@@ -62,10 +71,12 @@ class _Windows:
         self.before = self.pad
         self.after = tuple(
             max(0, (o - 1) * s + k - n - p)
-            for o, s, k, n, p in zip(self.out, self.stride, self.kernel, self.spatial, self.pad)
+            for o, s, k, n, p in zip(
+                self.out, self.stride, self.kernel, self.spatial, self.pad, strict=True
+            )
         )
         self.padded = any(self.before) or any(self.after)
-        self.disjoint = all(s >= k for s, k in zip(self.stride, self.kernel))
+        self.disjoint = all(s >= k for s, k in zip(self.stride, self.kernel, strict=True))
 
     def offsets(self):
         """(offset, slices) for every kernel cell, row-major (nnabla's scan order)."""
@@ -87,7 +98,7 @@ class _Windows:
         return sizes
 
     def crop(self, gx_padded):
-        inner = tuple(slice(b, b + n) for b, n in zip(self.before, self.spatial))
+        inner = tuple(slice(b, b + n) for b, n in zip(self.before, self.spatial, strict=True))
         return gx_padded[(Ellipsis,) + inner]
 
 
@@ -160,8 +171,15 @@ class _SumPoolingBase(Function):
 
     fn = "sum_pooling"
 
-    def __init__(self, kernel, stride, ignore_border: bool, pad, channel_last: bool,
-                 including_pad: bool = True) -> None:  # fmt: skip
+    def __init__(
+        self,
+        kernel,
+        stride,
+        ignore_border: bool,
+        pad,
+        channel_last: bool,
+        including_pad: bool = True,
+    ) -> None:
         self.args = (kernel, stride, ignore_border, pad, channel_last)
         self.channel_last, self.including_pad = channel_last, including_pad
 
@@ -215,7 +233,9 @@ class AveragePooling(_SumPoolingBase):
 class GlobalAveragePooling(Function):
     def forward(self, x):
         if x.ndim < 2:
-            raise ValueError(f"global_average_pooling: x needs (N, C, ...) axes. Received: x.shape={x.shape}")
+            raise ValueError(
+                f"global_average_pooling: x needs (N, C, ...) axes. Received: x.shape={x.shape}"
+            )
         self.x_shape = x.shape
         axes = tuple(range(2, x.ndim))
         y = x.mean(axis=axes) if axes else x
@@ -244,40 +264,53 @@ class Unpooling(Function):
         lead, sp = xc.shape[: xc.ndim - nk], xc.shape[xc.ndim - nk :]
         # (..., h, 1, w, 1) broadcast to (..., h, kh, w, kw): nearest-neighbour repeat.
         expanded = xc.reshape(lead + tuple(v for n in sp for v in (n, 1)))
-        tiled = lead + tuple(v for n, k in zip(sp, self.kernel) for v in (n, k))
-        y = xp.broadcast_to(expanded, tiled).reshape(lead + tuple(n * k for n, k in zip(sp, self.kernel)))
+        tiled = lead + tuple(v for n, k in zip(sp, self.kernel, strict=True) for v in (n, k))
+        y = xp.broadcast_to(expanded, tiled).reshape(
+            lead + tuple(n * k for n, k in zip(sp, self.kernel, strict=True))
+        )
         self.lead, self.sp = lead, sp
         return _to_channel_last(y, nk, self.channel_last) if x.ndim > nk else y
 
     def backward(self, gy):
         nk = len(self.kernel)
         g = _to_channel_first(gy, nk, self.channel_last) if gy.ndim > nk else gy
-        split = g.reshape(self.lead + tuple(v for n, k in zip(self.sp, self.kernel) for v in (n, k)))
+        split = g.reshape(
+            self.lead + tuple(v for n, k in zip(self.sp, self.kernel, strict=True) for v in (n, k))
+        )
         axes = tuple(len(self.lead) + 2 * i + 1 for i in range(nk))
         gx = split.sum(axis=axes)
         return _to_channel_last(gx, nk, self.channel_last) if gy.ndim > nk else gx
 
 
-def max_pooling(x, kernel, stride=None, ignore_border: bool = True, pad=None,
-                channel_last: bool = False) -> Variable:  # fmt: skip
+def max_pooling(
+    x, kernel, stride=None, ignore_border: bool = True, pad=None, channel_last: bool = False
+) -> Variable:
     """Max pooling over the trailing ``len(kernel)`` axes (nnabla ``F.max_pooling``)."""
     return MaxPooling(kernel, stride, ignore_border, pad, channel_last)(x)
 
 
-def average_pooling(x, kernel, stride=None, ignore_border: bool = True, pad=None,
-                    channel_last: bool = False, including_pad: bool = True) -> Variable:  # fmt: skip
+def average_pooling(
+    x,
+    kernel,
+    stride=None,
+    ignore_border: bool = True,
+    pad=None,
+    channel_last: bool = False,
+    including_pad: bool = True,
+) -> Variable:
     """Average pooling (nnabla ``F.average_pooling``); ``including_pad`` counts padded cells."""
     return AveragePooling(kernel, stride, ignore_border, pad, channel_last, including_pad)(x)
 
 
-def sum_pooling(x, kernel, stride=None, ignore_border: bool = True, pad=None,
-                channel_last: bool = False) -> Variable:  # fmt: skip
+def sum_pooling(
+    x, kernel, stride=None, ignore_border: bool = True, pad=None, channel_last: bool = False
+) -> Variable:
     """Sum pooling (nnabla ``F.sum_pooling``)."""
     return SumPooling(kernel, stride, ignore_border, pad, channel_last)(x)
 
 
 def global_average_pooling(x) -> Variable:
-    """Mean over all axes after the channel axis, output (N, C, 1, 1) (nnabla ``F.global_average_pooling``)."""
+    """Mean over the axes after the channels, as (N, C, 1, 1) (``F.global_average_pooling``)."""
     return GlobalAveragePooling()(x)
 
 

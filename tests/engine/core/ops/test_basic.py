@@ -28,7 +28,7 @@ def ref_conv(x, w, b=None, pad=None, stride=None, dilation=None, group=1):
     xpad = np.pad(x, [(0, 0), (0, 0)] + [(p, p) for p in pad])
     out = [
         (s + 2 * p - d * (k - 1) - 1) // st + 1
-        for s, p, d, k, st in zip(x.shape[2:], pad, dilation, w.shape[2:], stride)
+        for s, p, d, k, st in zip(x.shape[2:], pad, dilation, w.shape[2:], stride, strict=True)
     ]
     y = np.zeros((n, o, *out))
     og = o // group
@@ -37,7 +37,7 @@ def ref_conv(x, w, b=None, pad=None, stride=None, dilation=None, group=1):
         for pos in itertools.product(*(range(m) for m in out)):
             sl = tuple(
                 slice(q * st, q * st + d * (k - 1) + 1, d)
-                for q, st, d, k in zip(pos, stride, dilation, w.shape[2:])
+                for q, st, d, k in zip(pos, stride, dilation, w.shape[2:], strict=True)
             )
             patch = xs[(slice(None), slice(None)) + sl]
             y[(slice(None), oc) + pos] = np.sum(patch * w[oc], axis=tuple(range(1, 2 + nk)))
@@ -58,17 +58,24 @@ def ref_deconv(x, w, b=None, pad=None, stride=None, dilation=None, group=1, outp
     cg = c // group
     out = [
         (s - 1) * st - 2 * p + d * (k - 1) + 1 + op
-        for s, st, p, d, k, op in zip(x.shape[2:], stride, pad, dilation, w.shape[2:], output_padding)
+        for s, st, p, d, k, op in zip(
+            x.shape[2:], stride, pad, dilation, w.shape[2:], output_padding, strict=True
+        )
     ]
-    y = np.zeros((n, og * group, *(m + 2 * p for m, p in zip(out, pad))))
+    y = np.zeros((n, og * group, *(m + 2 * p for m, p in zip(out, pad, strict=True))))
     for ci in range(c):
         for ol in range(og):
             oc = (ci // cg) * og + ol
             for pos in itertools.product(*(range(s) for s in x.shape[2:])):
                 for kof in itertools.product(*(range(k) for k in w.shape[2:])):
-                    q = tuple(pi * st + ki * d for pi, st, ki, d in zip(pos, stride, kof, dilation))
+                    q = tuple(
+                        pi * st + ki * d
+                        for pi, st, ki, d in zip(pos, stride, kof, dilation, strict=True)
+                    )
                     y[(slice(None), oc) + q] += x[(slice(None), ci) + pos] * w[(ci, ol) + kof]
-    y = y[(slice(None), slice(None)) + tuple(slice(p, p + m) for p, m in zip(pad, out))]
+    y = y[
+        (slice(None), slice(None)) + tuple(slice(p, p + m) for p, m in zip(pad, out, strict=True))
+    ]
     if b is not None:
         y = y + b.reshape((1, -1) + (1,) * nk)
     return y
@@ -115,14 +122,18 @@ def test_convolution_hand_computed_values():
 )
 def test_convolution_against_loop_reference(xs, ws, kw):
     x, w, b = randn(*xs), randn(*ws), randn(ws[0])
-    check_function(F.convolution, [x, w, b], kwargs=kw, reference=lambda x, w, b: ref_conv(x, w, b, **kw))
+    check_function(
+        F.convolution, [x, w, b], kwargs=kw, reference=lambda x, w, b: ref_conv(x, w, b, **kw)
+    )
 
 
 def test_convolution_large_batch_strided_windows():
     # N >= 8 lays the batch innermost even with strided windows (the fast layout).
     x, w, b = randn(8, 2, 5, 5), randn(3, 2, 2, 3), randn(3)
     kw = {"pad": (1, 0), "stride": (2, 2)}
-    check_function(F.convolution, [x, w, b], kwargs=kw, reference=lambda x, w, b: ref_conv(x, w, b, **kw))
+    check_function(
+        F.convolution, [x, w, b], kwargs=kw, reference=lambda x, w, b: ref_conv(x, w, b, **kw)
+    )
 
 
 def test_convolution_chain_keeps_layouts_consistent():
@@ -151,7 +162,9 @@ def test_convolution_channel_last():
         y = ref_conv(x.transpose(0, 3, 1, 2), w.transpose(0, 3, 1, 2), b, pad=(1, 0))
         return y.transpose(0, 2, 3, 1)
 
-    check_function(F.convolution, [x, w, b], kwargs={"channel_last": True, "pad": (1, 0)}, reference=ref)
+    check_function(
+        F.convolution, [x, w, b], kwargs={"channel_last": True, "pad": (1, 0)}, reference=ref
+    )
 
 
 def test_convolution_skips_unneeded_gradients():
@@ -176,7 +189,9 @@ def test_convolution_in_batch_slices_and_recomputed_columns(monkeypatch, batch):
     kw = {"pad": (1, 0), "stride": (1, 2)}
     y = F.convolution(Variable(x), Variable(w, need_grad=True), Variable(b), **kw)
     assert len(y.creator.slices) > 2
-    check_function(F.convolution, [x, w, b], kwargs=kw, reference=lambda x, w, b: ref_conv(x, w, b, **kw))
+    check_function(
+        F.convolution, [x, w, b], kwargs=kw, reference=lambda x, w, b: ref_conv(x, w, b, **kw)
+    )
 
 
 def test_convolution_errors_name_the_argument():
@@ -196,7 +211,9 @@ def test_depthwise_convolution_is_grouped_convolution():
     def ref(x, w, b):
         return ref_conv(x, w.reshape(6, 1, 3, 2), b, group=3, **kw)
 
-    check_function(F.depthwise_convolution, [x, w, b], kwargs={"multiplier": 2, **kw}, reference=ref)
+    check_function(
+        F.depthwise_convolution, [x, w, b], kwargs={"multiplier": 2, **kw}, reference=ref
+    )
 
 
 # ----------------------------------------------------------------------------- deconvolution
@@ -215,13 +232,17 @@ def test_depthwise_convolution_is_grouped_convolution():
 def test_deconvolution_against_loop_reference(xs, ws, kw):
     x, w = randn(*xs), randn(*ws)
     b = randn(ws[1] * kw.get("group", 1))
-    check_function(F.deconvolution, [x, w, b], kwargs=kw, reference=lambda x, w, b: ref_deconv(x, w, b, **kw))
+    check_function(
+        F.deconvolution, [x, w, b], kwargs=kw, reference=lambda x, w, b: ref_deconv(x, w, b, **kw)
+    )
 
 
 def test_deconvolution_large_batch_strided():
     x, w, b = randn(8, 2, 2, 3), randn(2, 3, 3, 2), randn(3)
     kw = {"stride": (2, 2), "pad": (1, 0), "output_padding": (1, 0)}
-    check_function(F.deconvolution, [x, w, b], kwargs=kw, reference=lambda x, w, b: ref_deconv(x, w, b, **kw))
+    check_function(
+        F.deconvolution, [x, w, b], kwargs=kw, reference=lambda x, w, b: ref_deconv(x, w, b, **kw)
+    )
 
 
 def test_deconvolution_is_the_adjoint_of_convolution():
@@ -238,9 +259,13 @@ def test_deconvolution_channel_last_and_no_bias():
     x, w = randn(2, 3, 2, 2), randn(2, 3, 2, 3)  # x (N, H, W, C), w (C, kh, kw, O)
 
     def ref(x, w):
-        return ref_deconv(x.transpose(0, 3, 1, 2), w.transpose(0, 3, 1, 2), stride=(2, 2)).transpose(0, 2, 3, 1)
+        return ref_deconv(
+            x.transpose(0, 3, 1, 2), w.transpose(0, 3, 1, 2), stride=(2, 2)
+        ).transpose(0, 2, 3, 1)
 
-    check_function(F.deconvolution, [x, w], kwargs={"channel_last": True, "stride": (2, 2)}, reference=ref)
+    check_function(
+        F.deconvolution, [x, w], kwargs={"channel_last": True, "stride": (2, 2)}, reference=ref
+    )
 
 
 def test_depthwise_deconvolution_with_divisor():
@@ -255,7 +280,11 @@ def test_depthwise_deconvolution_with_divisor():
 
 def test_deconvolution_rejects_bad_output_padding():
     with pytest.raises(ValueError, match="deconvolution: output_padding must be"):
-        F.deconvolution(Variable(np.zeros((1, 2, 3, 3))), Variable(np.zeros((2, 2, 3, 3))), output_padding=(1, 1))
+        F.deconvolution(
+            Variable(np.zeros((1, 2, 3, 3))),
+            Variable(np.zeros((2, 2, 3, 3))),
+            output_padding=(1, 1),
+        )
 
 
 # ------------------------------------------------------------------------------------ embed
@@ -282,14 +311,20 @@ def _bilinear(img, py, px):
     y0, x0 = int(np.floor(py)), int(np.floor(px))
     ly, lx = py - y0, px - x0
     total = 0.0
-    for yy, xx, wt in ((y0, x0, (1 - ly) * (1 - lx)), (y0, x0 + 1, (1 - ly) * lx),
-                       (y0 + 1, x0, ly * (1 - lx)), (y0 + 1, x0 + 1, ly * lx)):  # fmt: skip
+    for yy, xx, wt in (
+        (y0, x0, (1 - ly) * (1 - lx)),
+        (y0, x0 + 1, (1 - ly) * lx),
+        (y0 + 1, x0, ly * (1 - lx)),
+        (y0 + 1, x0 + 1, ly * lx),
+    ):
         if 0 <= yy < h and 0 <= xx < w:
             total += wt * img[yy, xx]
     return total
 
 
-def ref_deformable(x, w, off, mask=None, b=None, pad=(0, 0), stride=(1, 1), dilation=(1, 1), group=1, dg=1):
+def ref_deformable(
+    x, w, off, mask=None, b=None, pad=(0, 0), stride=(1, 1), dilation=(1, 1), group=1, dg=1
+):
     n, c, h, wd = x.shape
     o, cg, kh, kw = w.shape
     ho = (h + 2 * pad[0] - dilation[0] * (kh - 1) - 1) // stride[0] + 1
@@ -303,7 +338,12 @@ def ref_deformable(x, w, off, mask=None, b=None, pad=(0, 0), stride=(1, 1), dila
             cin = (oc // (o // group)) * cg + ci
             d, k = cin // (c // dg), i * kw + j
             py = a * stride[0] - pad[0] + i * dilation[0] + off[ni, d * 2 * kh * kw + 2 * k, sa, sb]
-            px = bb * stride[1] - pad[1] + j * dilation[1] + off[ni, d * 2 * kh * kw + 2 * k + 1, sa, sb]
+            px = (
+                bb * stride[1]
+                - pad[1]
+                + j * dilation[1]
+                + off[ni, d * 2 * kh * kw + 2 * k + 1, sa, sb]
+            )
             m = 1.0 if mask is None else mask[ni, d * kh * kw + k, sa, sb]
             total += w[oc, ci, i, j] * _bilinear(x[ni, cin], py, px) * m
         y[ni, oc, a, bb] = total + (0.0 if b is None else b[oc])
@@ -314,8 +354,15 @@ def test_deformable_convolution_with_zero_offsets_is_convolution():
     x, w, b = randn(2, 4, 5, 6), randn(6, 2, 3, 3), randn(6)
     off, mask = np.zeros((2, 2 * 2 * 9, 5, 6)), np.ones((2, 2 * 9, 5, 6))
     kw = {"pad": (1, 1), "group": 2}
-    y = F.deformable_convolution(Variable(x), Variable(w), Variable(off), Variable(mask), Variable(b),
-                                 deformable_group=2, **kw)  # fmt: skip
+    y = F.deformable_convolution(
+        Variable(x),
+        Variable(w),
+        Variable(off),
+        Variable(mask),
+        Variable(b),
+        deformable_group=2,
+        **kw,
+    )
     np.testing.assert_allclose(y.d, ref_conv(x, w, b, **kw), atol=1e-12)
 
 
@@ -342,16 +389,23 @@ def test_deformable_convolution_against_loop_reference(kw):
 
 def test_deformable_convolution_rejects_offsets_it_cannot_read():
     with pytest.raises(ValueError, match=r"deformable_convolution: offset must be \(N, 8, H, W\)"):
-        F.deformable_convolution(Variable(np.zeros((1, 1, 4, 4))), Variable(np.zeros((1, 1, 2, 2))),
-                                 Variable(np.zeros((1, 8, 2, 2))))  # fmt: skip
+        F.deformable_convolution(
+            Variable(np.zeros((1, 1, 4, 4))),
+            Variable(np.zeros((1, 1, 2, 2))),
+            Variable(np.zeros((1, 8, 2, 2))),
+        )
 
 
 def test_deformable_convolution_output_sized_offsets_without_mask_or_bias():
     x, w = randn(1, 1, 5, 5), randn(2, 1, 3, 2)
     kw = {"stride": (2, 2)}  # output 2x2: offsets of that size are read directly
     off = RNG.uniform(-1.4, 1.4, (1, 2 * 6, 2, 2))
-    check_function(F.deformable_convolution, [x, w, off], kwargs=kw,
-                   reference=lambda x, w, off: ref_deformable(x, w, off, stride=(2, 2)))  # fmt: skip
+    check_function(
+        F.deformable_convolution,
+        [x, w, off],
+        kwargs=kw,
+        reference=lambda x, w, off: ref_deformable(x, w, off, stride=(2, 2)),
+    )
 
 
 def test_adaptive_separable_convolution_against_loop_reference():
@@ -360,8 +414,11 @@ def test_adaptive_separable_convolution_against_loop_reference():
     def ref(x, kv, kh):
         y = np.zeros((2, 3, 3, 5))
         for b, c, h, w in itertools.product(range(2), range(3), range(3), range(5)):
-            y[b, c, h, w] = sum(kv[b, j, h, w] * kh[b, i, h, w] * x[b, c, h + j, w + i]
-                                for j in range(3) for i in range(2))  # fmt: skip
+            y[b, c, h, w] = sum(
+                kv[b, j, h, w] * kh[b, i, h, w] * x[b, c, h + j, w + i]
+                for j in range(3)
+                for i in range(2)
+            )
         return y
 
     check_function(F.adaptive_separable_convolution, [x, kv, kh], reference=ref)

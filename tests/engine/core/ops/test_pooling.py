@@ -24,24 +24,31 @@ def ref_pool(x, kernel, stride=None, ignore_border=True, pad=None, mode="max", i
     pad = pad or (0,) * nk
     spatial = x.shape[-nk:]
     if ignore_border:
-        out = [(n + 2 * p - k) // s + 1 for n, p, k, s in zip(spatial, pad, kernel, stride)]
+        out = [
+            (n + 2 * p - k) // s + 1
+            for n, p, k, s in zip(spatial, pad, kernel, stride, strict=True)
+        ]
     else:
-        out = [(n + p - 1) // s + 1 for n, p, s in zip(spatial, pad, stride)]
+        out = [(n + p - 1) // s + 1 for n, p, s in zip(spatial, pad, stride, strict=True)]
     y = np.zeros(x.shape[:-nk] + tuple(out))
     for pos in itertools.product(*(range(m) for m in out)):
-        start = [q * s - p for q, s, p in zip(pos, stride, pad)]
-        end = [min(a + k, n + p) for a, k, n, p in zip(start, kernel, spatial, pad)]
-        size = np.prod([e - a for a, e in zip(start, end)])
+        start = [q * s - p for q, s, p in zip(pos, stride, pad, strict=True)]
+        end = [min(a + k, n + p) for a, k, n, p in zip(start, kernel, spatial, pad, strict=True)]
+        size = np.prod([e - a for a, e in zip(start, end, strict=True)])
         start = [max(a, 0) for a in start]
-        end = [min(e, n) for e, n in zip(end, spatial)]
-        patch = x[(Ellipsis,) + tuple(slice(a, e) for a, e in zip(start, end))]
+        end = [min(e, n) for e, n in zip(end, spatial, strict=True)]
+        patch = x[(Ellipsis,) + tuple(slice(a, e) for a, e in zip(start, end, strict=True))]
         axes = tuple(range(-nk, 0))
         if mode == "max":
             val = patch.max(axis=axes)
         else:
             val = patch.sum(axis=axes)
             if mode == "average":
-                val = val / (size if including_pad else np.prod([e - a for a, e in zip(start, end)]))
+                val = val / (
+                    size
+                    if including_pad
+                    else np.prod([e - a for a, e in zip(start, end, strict=True)])
+                )
         y[(Ellipsis,) + pos] = val
     return y
 
@@ -58,7 +65,15 @@ def ref_pool(x, kernel, stride=None, ignore_border=True, pad=None, mode="max", i
         ((1, 2, 3, 5, 4), {"kernel": (2, 2, 3), "stride": (1, 2, 1), "pad": (0, 1, 1)}),
         ((3, 5, 5), {"kernel": (2, 2), "stride": (1, 1)}),
     ],
-    ids=["2x2-odd", "overlap-pad", "no-ignore-border", "no-ignore-border-pad", "1d", "3d", "no-batch"],
+    ids=[
+        "2x2-odd",
+        "overlap-pad",
+        "no-ignore-border",
+        "no-ignore-border-pad",
+        "1d",
+        "3d",
+        "no-batch",
+    ],
 )
 def test_max_pooling_against_loop_reference(shape, kw):
     x = randn(*shape)
@@ -109,7 +124,9 @@ def test_pooling_after_convolution_batch_innermost_layout(pool):
         return fn(F.convolution(x, w), (2, 2), (2, 1), pad=(1, 0))
 
     def ref(x, w):
-        return ref_pool(np.einsum("nchw,oc->nohw", x, w[:, :, 0, 0]), (2, 2), (2, 1), pad=(1, 0), mode=pool)
+        return ref_pool(
+            np.einsum("nchw,oc->nohw", x, w[:, :, 0, 0]), (2, 2), (2, 1), pad=(1, 0), mode=pool
+        )
 
     check_function(net, [randn(9, 2, 3, 4), randn(3, 2, 1, 1)], reference=ref)
 
@@ -176,20 +193,41 @@ def test_pooling_errors_name_the_argument():
 
 # --------------------------------------------------------------------- global / unpooling
 def test_global_average_pooling():
-    check_function(F.global_average_pooling, [randn(2, 3, 4, 5)], reference=lambda x: x.mean(axis=(2, 3), keepdims=True))
+    check_function(
+        F.global_average_pooling,
+        [randn(2, 3, 4, 5)],
+        reference=lambda x: x.mean(axis=(2, 3), keepdims=True),
+    )
     # 1-D samples still give (N, C, 1, 1), as in NNC.
-    check_function(F.global_average_pooling, [randn(2, 3, 5)], reference=lambda x: x.mean(axis=2)[:, :, None, None])
+    check_function(
+        F.global_average_pooling,
+        [randn(2, 3, 5)],
+        reference=lambda x: x.mean(axis=2)[:, :, None, None],
+    )
 
 
 def test_unpooling_repeats_each_element():
     x = np.array([[[[1.0, 2.0], [3.0, 4.0]]]])
     y = F.unpooling(Variable(x), (2, 3))
     np.testing.assert_array_equal(y.d[0, 0], np.kron(x[0, 0], np.ones((2, 3))))
-    check_function(F.unpooling, [randn(2, 3, 2, 3)], kwargs={"kernel": (3, 2)},
-                   reference=lambda x: x.repeat(3, axis=2).repeat(2, axis=3))  # fmt: skip
-    check_function(F.unpooling, [randn(2, 3, 4)], kwargs={"kernel": (2,)}, reference=lambda x: x.repeat(2, axis=2))
+    check_function(
+        F.unpooling,
+        [randn(2, 3, 2, 3)],
+        kwargs={"kernel": (3, 2)},
+        reference=lambda x: x.repeat(3, axis=2).repeat(2, axis=3),
+    )
+    check_function(
+        F.unpooling,
+        [randn(2, 3, 4)],
+        kwargs={"kernel": (2,)},
+        reference=lambda x: x.repeat(2, axis=2),
+    )
 
 
 def test_unpooling_channel_last():
-    check_function(F.unpooling, [randn(2, 3, 2, 3)], kwargs={"kernel": (2, 2), "channel_last": True},
-                   reference=lambda x: x.repeat(2, axis=1).repeat(2, axis=2))  # fmt: skip
+    check_function(
+        F.unpooling,
+        [randn(2, 3, 2, 3)],
+        kwargs={"kernel": (2, 2), "channel_last": True},
+        reference=lambda x: x.repeat(2, axis=1).repeat(2, axis=2),
+    )
