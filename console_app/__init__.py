@@ -1,0 +1,1 @@
+"""NeuroCanvas desktop app (PySide6). It may import ``engine``; ``engine`` never imports it."""

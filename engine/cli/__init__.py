@@ -1,0 +1,69 @@
+"""The ``neurocanvas`` command: one module per subcommand (``add_parser``, ``run(args) -> int``).
+
+With no argument it opens the desktop app on the default sample project.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import logging
+import sys
+
+# Subcommand modules in the order ``--help`` lists them; a module that is not there yet is skipped.
+SUBCOMMANDS = (
+    "train", "evaluate", "forward", "cost", "convert", "export", "report", "quantize", "dataset",
+    "doctor",
+)  # fmt: skip
+
+
+class UserError(Exception):
+    """Bad input from the user: printed as one line, exit status 2, no traceback."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="neurocanvas",
+        description="NeuroCanvas: design, train, evaluate and export neural networks. "
+        "Run without arguments to open the desktop app.",
+    )
+    parser.add_argument("--verbose", "-v", action="store_true", help="log debug messages")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in SUBCOMMANDS:
+        if importlib.util.find_spec(f"engine.cli.{name}") is None:
+            continue
+        module = importlib.import_module(f"engine.cli.{name}")
+        sub_parser = module.add_parser(sub)
+        sub_parser.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if not argv or (len(argv) == 1 and not argv[0].startswith("-") and argv[0] not in SUBCOMMANDS):
+        from console_app.app import run_app  # noqa: PLC0415 - Qt only when the GUI is wanted
+
+        return run_app(argv[0] if argv else None)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(levelname)s: %(message)s",
+        stream=sys.stderr,
+    )
+    if not hasattr(args, "_run"):
+        parser.print_help()
+        return 2
+    try:
+        return int(args._run(args) or 0)
+    except UserError as exc:
+        print(f"neurocanvas {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"neurocanvas {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
