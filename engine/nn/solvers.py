@@ -108,6 +108,7 @@ class Lars(Solver):
     """LARS with the CONFIG weight decay fused in (nnabla ``lars.cpp``, nnc-behaviour.md §4)."""
 
     state_names = ("v",)
+    elementwise = False  # the local rate uses the norms of the whole w and g
 
     def __init__(self, lr: float = 0.001, momentum: float = 0.9, coefficient: float = 0.001,
                  eps: float = 1e-6, **kw: Any) -> None:  # fmt: skip
@@ -205,12 +206,18 @@ class _AdamBase(Solver):
     def alpha(self) -> float:
         return self._lr
 
-    def _moments(self, g: Any, m: Any, v: Any) -> None:
+    def _moments(self, g: Any, m: Any, v: Any) -> Any:
+        """Update m and v in place; return a scratch array of g's shape for the caller to reuse."""
+        xp = get_array_module(g)
         b1, b2 = self.beta1, self.beta2
-        m *= b1
-        m += (1 - b1) * g
+        tmp = xp.multiply(g, g, dtype=v.dtype)  # the one temporary: updates are memory-bound
+        tmp *= 1 - b2
         v *= b2
-        v += (1 - b2) * g * g
+        v += tmp
+        xp.multiply(g, 1 - b1, out=tmp)
+        m *= b1
+        m += tmp
+        return tmp
 
     def _bias_correction(self, t: int) -> float:
         return math.sqrt(1 - self.beta2**t) / (1 - self.beta1**t)
@@ -226,8 +233,12 @@ class Adam(_AdamBase):
     def _update(self, w, g, st, t, lr):
         xp = get_array_module(w)
         m, v = st["mean"], st["var"]
-        self._moments(g, m, v)
-        w -= (lr * self._bias_correction(t)) * m / (xp.sqrt(v) + self.eps)
+        tmp = self._moments(g, m, v)
+        xp.sqrt(v, out=tmp)
+        tmp += self.eps
+        xp.divide(m, tmp, out=tmp)
+        tmp *= lr * self._bias_correction(t)
+        w -= tmp
 
 
 class AdamW(_AdamBase):

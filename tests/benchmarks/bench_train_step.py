@@ -1,0 +1,174 @@
+"""Benchmark: one training step (forward, backward, Adam update) at batch 64 on the CPU.
+
+Networks: NNC's LeNet sample (image_recognition/MNIST/LeNet.sdcproj: conv 16@7x7, max-pool 2,
+tanh, conv 30@3x3, max-pool 2, tanh, affine 150, tanh, affine 10, softmax cross-entropy) and a
+784-1000-1000-10 MLP (ReLU). Each is timed in NeuroCanvas and, when PyTorch is installed, in
+PyTorch in the same process with the same initial weights; the ratio ours / PyTorch is printed.
+
+    python tests/benchmarks/bench_train_step.py [--steps 30] [--rounds 5]
+
+Timings are reported, never asserted (tests never assert wall-clock times).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+import numpy as np
+
+import engine.nn as nn
+import engine.nn.functions as F
+import engine.nn.parametric as PF
+import engine.nn.solvers as S
+
+BATCH = 64
+
+
+def lenet(x):
+    with nn.parameter_scope("Convolution"):
+        h = PF.convolution(x, 16, (7, 7))
+    h = F.tanh(F.max_pooling(h, (2, 2)))
+    with nn.parameter_scope("Convolution_2"):
+        h = PF.convolution(h, 30, (3, 3))
+    h = F.tanh(F.max_pooling(h, (2, 2)))
+    with nn.parameter_scope("Affine"):
+        h = F.tanh(PF.affine(h, 150))
+    with nn.parameter_scope("Affine_2"):
+        return PF.affine(h, 10)
+
+
+def mlp(x):
+    h = x
+    for i, width in enumerate((1000, 1000)):
+        with nn.parameter_scope(f"Affine_{i + 1}"):
+            h = F.relu(PF.affine(h, width))
+    with nn.parameter_scope("Affine_3"):
+        return PF.affine(h, 10)
+
+
+def torch_lenet(torch):
+    m = torch.nn.Sequential(
+        torch.nn.Conv2d(1, 16, 7), torch.nn.MaxPool2d(2), torch.nn.Tanh(),
+        torch.nn.Conv2d(16, 30, 3), torch.nn.MaxPool2d(2), torch.nn.Tanh(),
+        torch.nn.Flatten(), torch.nn.Linear(480, 150), torch.nn.Tanh(), torch.nn.Linear(150, 10),
+    )  # fmt: skip
+    return m
+
+
+def torch_mlp(torch):
+    return torch.nn.Sequential(
+        torch.nn.Flatten(), torch.nn.Linear(784, 1000), torch.nn.ReLU(),
+        torch.nn.Linear(1000, 1000), torch.nn.ReLU(), torch.nn.Linear(1000, 10),
+    )  # fmt: skip
+
+
+def copy_weights_to_torch(torch, params: dict, module) -> None:
+    """Ours: W (in, out), b (out,) per layer in creation order; torch: weight (out, in...)."""
+    ours = [p.d for p in params.values()]
+    theirs = [p for p in module.parameters()]
+    with torch.no_grad():
+        for o, t in zip(ours, theirs, strict=True):
+            if t.ndim == 2 and o.ndim == 2:
+                t.copy_(torch.from_numpy(np.ascontiguousarray(o.T)))
+            else:
+                t.copy_(torch.from_numpy(o.reshape(t.shape)))
+
+
+def ours_step_fn(build, x_np, t_np):
+    nn.clear_parameters()
+    x = nn.Variable(x_np)
+    t = nn.Variable(t_np)
+    with nn.parameter_scope("bench"):
+        build(x)  # create the parameters
+        params = nn.get_parameters()
+    solver = S.Adam(alpha=0.001)
+    solver.set_parameters(params)
+
+    def step():
+        with nn.parameter_scope("bench"):
+            y = build(x)
+        loss = F.mean(F.softmax_cross_entropy(y, t))
+        solver.zero_grad()
+        loss.backward(clear_buffer=True)
+        solver.update()
+        return float(loss.d)
+
+    return step, params
+
+
+def torch_step_fn(torch, module, x_np, t_np):
+    opt = torch.optim.Adam(module.parameters(), lr=0.001)
+    x = torch.from_numpy(x_np)
+    t = torch.from_numpy(t_np.reshape(-1).astype(np.int64))
+    lossf = torch.nn.CrossEntropyLoss()
+
+    def step():
+        opt.zero_grad(set_to_none=True)
+        loss = lossf(module(x), t)
+        loss.backward()
+        opt.step()
+        return float(loss)
+
+    return step
+
+
+def time_steps(step, steps: int) -> float:
+    """Median milliseconds per step over ``steps`` steps (after a warm-up step)."""
+    step()
+    times = []
+    for _ in range(steps):
+        start = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
+def run(name, build, torch_build, in_shape, steps, rounds) -> dict:
+    rng = np.random.default_rng(0)
+    x_np = rng.standard_normal((BATCH, *in_shape)).astype(np.float32)
+    t_np = rng.integers(0, 10, (BATCH, 1))
+    nn.seed(0)
+    ours, params = ours_step_fn(build, x_np, t_np)
+    theirs = None
+    try:
+        import torch  # noqa: PLC0415 - optional reference
+    except ImportError:
+        torch = None
+    if torch is not None:
+        module = torch_build(torch)
+        copy_weights_to_torch(torch, params, module)
+        theirs = torch_step_fn(torch, module, x_np, t_np)
+        # Same weights, same batch: the first losses must agree (a sanity check of the benchmark).
+        l_ours, l_theirs = ours(), theirs()
+        assert abs(l_ours - l_theirs) < 1e-4 * max(1.0, abs(l_theirs)), (l_ours, l_theirs)
+    best_ours, best_theirs = [], []
+    for _ in range(rounds):  # interleave so drift of a shared machine hits both alike
+        best_ours.append(time_steps(ours, steps))
+        if theirs is not None:
+            best_theirs.append(time_steps(theirs, steps))
+    result = {"name": name, "ours_ms": min(best_ours)}
+    line = f"{name:<24} NeuroCanvas {result['ours_ms']:7.2f} ms"
+    if theirs is not None:
+        result["torch_ms"] = min(best_theirs)
+        result["ratio"] = result["ours_ms"] / result["torch_ms"]
+        line += f"   PyTorch {result['torch_ms']:7.2f} ms   ratio {result['ratio']:.2f}x"
+    print(line, flush=True)
+    return result
+
+
+def main(argv=None) -> list[dict]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=30)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args(argv)
+    nn.set_device("cpu")
+    return [
+        run("LeNet (batch 64)", lenet, torch_lenet, (1, 28, 28), args.steps, args.rounds),
+        run("MLP 784-1000-1000-10", mlp, torch_mlp, (1, 28, 28), args.steps, args.rounds),
+    ]
+
+
+if __name__ == "__main__":
+    main()
