@@ -1,8 +1,6 @@
 import pytest
 
-pytest.importorskip("pytestqt", reason="pytest-qt is part of the test extra")
-
-from console_app.main_window import TABS, MainWindow  # noqa: E402
+from console_app.main_window import TABS, MainWindow
 
 
 @pytest.mark.gui
