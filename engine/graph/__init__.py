@@ -1,0 +1,6 @@
+"""Project model (Qt-free), units, shape inference, costs and validation.
+
+The model lives in :mod:`engine.graph.project` (see its docstring for the API), its events in
+:mod:`engine.graph.events`, settings sections in :mod:`engine.graph.config` and undoable edit
+commands in :mod:`engine.graph.commands`.
+"""

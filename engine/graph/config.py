@@ -1,0 +1,520 @@
+"""Project settings as NNC keeps them: datasets and the CONFIG tab (nnc-formats.md 1.6-1.11).
+
+Each settings section is a frozen :class:`Section` holding the section's keys as RAW strings in
+file order (``values``), exactly as NNC writes them, so an ``.sdcproj`` round-trips byte for byte
+and a key this version does not know survives. Typed views read those strings with NNC's
+defaults for missing keys (``opt.solver``, ``cfg.max_epoch``, ``ds.shuffle``). Edits replace the
+section: ``sec.with_value("MaxEpoch", "20")``. Count keys that NNC derives from the project
+(``Num``, ``NumOptimizer``, ``NumMonitor``, ``NumExecutor``) are not stored; writers compute them.
+
+Classes and their ``.sdcproj`` sections:
+
+=================  =======================  ===============================================
+class              section                  typed views
+=================  =======================  ===============================================
+``Engine``         ``[Engine]``             engine_type, rnn_training_mode
+``DatasetIndex``   ``[Dataset]``            main_index
+``Dataset``        ``[Dataset_<i>]``        name, uri, shuffle, enable_cache, image_normalization, num_data
+``GlobalConfig``   ``[Config]``             max_epoch, save_best, batch_size, precision, monitor_interval, auto_evaluation
+``Optimizer``      ``[Optimizer_<i>]``      name, network, dataset, solver, solver_parameters, ...
+``Monitor``        ``[Monitor_<i>]``        name, network, dataset
+``Executor``       ``[Executor_<i>]``       name, network, dataset, num_evaluations, ...
+``StructureSearch`` ``[StructureSearch]``   enabled, method, objective, ...
+=================  =======================  ===============================================
+
+``Cls.new(**raw)`` builds a section the way a new NNC project does (NNCD ``config.ts``);
+``default_settings()`` gives a whole new project's settings.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar, Self
+
+
+class SettingError(ValueError):
+    """A settings value that cannot be read as its type; the message names section and key."""
+
+
+@dataclass(frozen=True)
+class Key:
+    """One known key: its kind (int, float, bool, str), default when missing, and allowed values."""
+
+    name: str
+    kind: str = "str"
+    default: str = ""
+    choices: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Section:
+    """Raw ``key -> value`` strings of one settings section, in file order. Treat as read-only."""
+
+    values: dict[str, str] = field(default_factory=dict)
+
+    SECTION: ClassVar[str] = ""
+    KEYS: ClassVar[tuple[Key, ...]] = ()
+    # Keys written by a new NNC project, in NNC's order; values override Key.default.
+    NEW: ClassVar[tuple[tuple[str, str], ...]] = ()
+
+    @classmethod
+    def new(cls, **raw: str) -> Self:
+        values = {name: value for name, value in cls.NEW}
+        values.update(raw)
+        return cls(values)
+
+    @classmethod
+    def key(cls, name: str) -> Key | None:
+        return next((k for k in cls.KEYS if k.name == name), None)
+
+    def raw(self, name: str) -> str | None:
+        """The value as written, or ``None`` when the key is absent."""
+        return self.values.get(name)
+
+    def get(self, name: str) -> Any:
+        """The typed value of a known key, NNC's default when the key is missing."""
+        spec = self.key(name)
+        if spec is None:
+            raise KeyError(f"[{self.SECTION}] has no known key {name!r}")
+        text = self.values.get(name)
+        if text is None:
+            text = spec.default
+        return _parse(spec, text, self.SECTION)
+
+    def with_value(self, name: str, value: str | None) -> Self:
+        """A copy with ``name`` set (appended when new) or removed (``None``)."""
+        values = dict(self.values)
+        if value is None:
+            values.pop(name, None)
+        else:
+            values[name] = value
+        return replace(self, values=values)
+
+    def problems(self) -> list[str]:
+        """Human-readable problems with known keys (bad numbers, unknown choices)."""
+        found = []
+        for spec in self.KEYS:
+            if spec.name in self.values:
+                try:
+                    _parse(spec, self.values[spec.name], self.SECTION)
+                except SettingError as exc:
+                    found.append(str(exc))
+        return found
+
+
+def _parse(spec: Key, text: str, section: str) -> Any:
+    where = f"[{section}] {spec.name}"
+    try:
+        if spec.kind == "int":
+            return int(text)
+        if spec.kind == "float":
+            value = float(text)
+            if math.isnan(value):
+                raise ValueError(text)
+            return value
+        if spec.kind == "bool":
+            return text.strip() not in ("0", "", "False", "false")
+    except ValueError:
+        kind = "an integer" if spec.kind == "int" else "a number"
+        raise SettingError(f"{where}: expected {kind}. Received: {spec.name}={text}") from None
+    if spec.choices and text not in spec.choices:
+        allowed = ", ".join(spec.choices)
+        raise SettingError(f"{where}: expected one of {allowed}. Received: {spec.name}={text}")
+    return text
+
+
+class Engine(Section):
+    SECTION = "Engine"
+    KEYS = (
+        Key("SDeepEngineType", default="NNabla", choices=("NNabla", "Transformers")),
+        Key("RNNTrainingMode", "int", "0"),
+    )
+    NEW = (("SDeepEngineType", "NNabla"), ("RNNTrainingMode", "0"))
+
+    @property
+    def engine_type(self) -> str:
+        return self.get("SDeepEngineType")
+
+    @property
+    def rnn_training_mode(self) -> int:
+        return self.get("RNNTrainingMode")
+
+
+class DatasetIndex(Section):
+    """``[Dataset]`` without ``Num``: which dataset link is the main one (sets iter_per_epoch)."""
+
+    SECTION = "Dataset"
+    KEYS = (Key("MainIndex", "int", "0"),)
+    NEW = (("MainIndex", "0"),)
+
+    @property
+    def main_index(self) -> int:
+        return self.get("MainIndex")
+
+
+class Dataset(Section):
+    SECTION = "Dataset_<i>"
+    KEYS = (
+        Key("Name"),
+        Key("URI"),
+        Key("Shuffle", "bool", "1"),
+        Key("EnableCache", "bool", "1"),
+        Key("ImageNormalization", "bool", "1"),
+        Key("NumData", "int", "0"),
+    )
+    NEW = (
+        ("Name", "Training"), ("URI", ""), ("Shuffle", "1"), ("EnableCache", "1"),
+        ("ImageNormalization", "1"), ("NumData", "0"),
+    )  # fmt: skip
+
+    @property
+    def name(self) -> str:
+        return self.get("Name")
+
+    @property
+    def uri(self) -> str:
+        return self.get("URI")
+
+    @property
+    def shuffle(self) -> bool:
+        return self.get("Shuffle")
+
+    @property
+    def enable_cache(self) -> bool:
+        return self.get("EnableCache")
+
+    @property
+    def image_normalization(self) -> bool:
+        return self.get("ImageNormalization")
+
+    @property
+    def num_data(self) -> int:
+        return self.get("NumData")
+
+
+class GlobalConfig(Section):
+    """``[Config]`` without its Num* keys."""
+
+    SECTION = "Config"
+    KEYS = (
+        Key("MaxEpoch", "int", "100"),
+        Key("SaveBest", "bool", "1"),
+        Key("BatchSize", "int", "64"),
+        Key("TypeConfig", default="Float", choices=("Float", "Half")),
+        Key("MonitorInterval", "int", "10"),
+        Key("AutoEvaluation", "bool", "0"),
+    )
+    NEW = (
+        ("MaxEpoch", "100"), ("SaveBest", "1"), ("BatchSize", "64"), ("TypeConfig", "Float"),
+        ("MonitorInterval", "10"),
+    )  # fmt: skip
+
+    @property
+    def max_epoch(self) -> int:
+        return self.get("MaxEpoch")
+
+    @property
+    def save_best(self) -> bool:
+        return self.get("SaveBest")
+
+    @property
+    def batch_size(self) -> int:
+        return self.get("BatchSize")
+
+    @property
+    def precision(self) -> str:
+        """``Float`` or ``Half`` (TypeConfig)."""
+        return self.get("TypeConfig")
+
+    @property
+    def monitor_interval(self) -> int:
+        """NNC reads a missing or non-numeric value as 10; 0 or less also means 10 in nnabla."""
+        try:
+            value = self.get("MonitorInterval")
+        except SettingError:
+            return 10
+        return value if value > 0 else 10
+
+    @property
+    def auto_evaluation(self) -> bool:
+        return self.get("AutoEvaluation")
+
+
+# Solver parameters in solver_component.txt order: (display name, default). nnc-behaviour.md 4.
+SOLVERS: dict[str, tuple[tuple[str, str], ...]] = {
+    "Adam": (("Alpha", "0.001"), ("Beta1", "0.9"), ("Beta2", "0.999"), ("Epsilon", "1e-08")),
+    "AdamW": (("Alpha", "0.001"), ("Beta1", "0.9"), ("Beta2", "0.999"), ("Epsilon", "1e-08"),
+              ("WeightDecay", "0.0001")),
+    "Adamax": (("Alpha", "0.002"), ("Beta1", "0.9"), ("Beta2", "0.999"), ("Epsilon", "1e-08")),
+    "AMSGRAD": (("Alpha", "0.001"), ("Beta1", "0.9"), ("Beta2", "0.999"), ("Epsilon", "1e-08")),
+    "AMSBound": (("Alpha", "0.001"), ("Beta1", "0.9"), ("Beta2", "0.999"), ("Epsilon", "1e-08"),
+                 ("FinalLR", "0.1"), ("Gamma", "0.001")),
+    "AdaBound": (("Alpha", "0.001"), ("Beta1", "0.9"), ("Beta2", "0.999"), ("Epsilon", "1e-08"),
+                 ("FinalLR", "0.1"), ("Gamma", "0.001")),
+    "AdaBelief": (("Alpha", "0.001"), ("Beta1", "0.9"), ("Beta2", "0.999"), ("Epsilon", "1e-08"),
+                  ("WeightDecay", "0.0001"), ("AMSGrad", "0"), ("WDDecouple", "0"),
+                  ("FixedDecay", "0"), ("Rectify", "0")),
+    "Adadelta": (("LearningRate", "1.0"), ("Decay", "0.95"), ("Epsilon", "1e-06")),
+    "Adagrad": (("LearningRate", "0.01"), ("Epsilon", "1e-08")),
+    "RMSprop": (("LearningRate", "0.001"), ("Decay", "0.9"), ("Epsilon", "1e-08")),
+    "Momentum": (("LearningRate", "0.01"), ("Momentum", "0.9")),
+    "Nesterov": (("LearningRate", "0.01"), ("Momentum", "0.9")),
+    "Lars": (("LearningRate", "0.001"), ("Momentum", "0.9"), ("Coefficient", "0.001"),
+             ("Epsilon", "1e-06")),
+    "Sgd": (("LearningRate", "0.01"),),
+    "SgdW": (("LearningRate", "0.001"), ("Momentum", "0.9"), ("WeightDecay", "0.0001")),
+}  # fmt: skip
+
+
+def _solver_keys(params: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    keys = [("SolverParameterNum", str(len(params)))]
+    for j, (name, value) in enumerate(params):
+        keys += [(f"SolverParameterName_{j}", name), (f"SolverParameter_{j}", value)]
+    return tuple(keys)
+
+
+class Optimizer(Section):
+    SECTION = "Optimizer_<i>"
+    KEYS = (
+        Key("RangeFrom", "int", "-1"),
+        Key("RangeTo", "int", "-1"),
+        Key("RangeUnit", "int", "0", ("0", "1")),
+        Key("Optimizer_Name"),
+        Key("Optimizer_NetworkName"),
+        Key("Optimizer_DatasetName"),
+        Key("UpdateInterval", "int", "1"),
+        Key("SolverName", default="Adam", choices=tuple(SOLVERS)),
+        Key("SolverParameterNum", "int", "0"),
+        Key("WeightDecay", "float", "0"),
+        Key("LearningRateScheduler", default="Exponential",
+            choices=("Exponential", "Cosine", "Polynomial", "Step")),
+        Key("LearningRateMultiplier", "float", "1"),
+        Key("LearningRateUpdateInterval", "int", "1"),
+        # Missing means iterations (older files); new optimizers write 0 = epochs.
+        Key("LearningRateUpdateIntervalUnit", "int", "1", ("0", "1")),
+        Key("LearningRatePower", "float", "1"),
+        Key("LearningRateSteps"),
+        Key("LearningRateWarmupScheduler", default="None", choices=("None", "Linear")),
+        Key("LearningRateWarmupLength", "int", "0"),
+        Key("LearningRateWarmupLengthUnit", "int", "0", ("0", "1")),
+    )  # fmt: skip
+    NEW = (
+        ("RangeFrom", "-1"), ("RangeTo", "-1"), ("RangeUnit", "0"),
+        ("Optimizer_Name", "Optimizer"), ("Optimizer_NetworkName", "Main"),
+        ("Optimizer_DatasetName", "Training"), ("UpdateInterval", "1"), ("SolverName", "Adam"),
+        *_solver_keys(SOLVERS["Adam"]),
+        ("WeightDecay", "0"), ("LearningRateScheduler", "Exponential"),
+        ("LearningRateMultiplier", "1"), ("LearningRateUpdateInterval", "1"),
+        ("LearningRateUpdateIntervalUnit", "0"), ("LearningRatePower", "1"),
+        ("LearningRateSteps", ""), ("LearningRateWarmupScheduler", "None"),
+        ("LearningRateWarmupLength", "5"), ("LearningRateWarmupLengthUnit", "0"),
+    )  # fmt: skip
+
+    @property
+    def name(self) -> str:
+        return self.get("Optimizer_Name")
+
+    @property
+    def network(self) -> str:
+        return self.get("Optimizer_NetworkName")
+
+    @property
+    def dataset(self) -> str:
+        return self.get("Optimizer_DatasetName")
+
+    @property
+    def solver(self) -> str:
+        return self.get("SolverName")
+
+    @property
+    def solver_parameters(self) -> dict[str, str]:
+        """Display name -> raw value, in file order (``SolverParameterName_j``/``_j``)."""
+        count = self.get("SolverParameterNum")
+        out = {}
+        for j in range(count):
+            name = self.values.get(f"SolverParameterName_{j}")
+            if name is not None:
+                out[name] = self.values.get(f"SolverParameter_{j}", "")
+        return out
+
+    def with_solver(self, solver: str, parameters: Mapping[str, str] | None = None) -> Self:
+        """A copy using ``solver`` with ``parameters`` (NNC's defaults when ``None``)."""
+        params = tuple((parameters or dict(SOLVERS.get(solver, ()))).items())
+        values = {
+            k: v
+            for k, v in self.values.items()
+            if not k.startswith(("SolverParameterName_", "SolverParameter_"))
+            and k != "SolverParameterNum"
+        }
+        out: dict[str, str] = {}
+        for k, v in values.items():
+            out[k] = v
+            if k == "SolverName":
+                out[k] = solver
+                out.update(_solver_keys(params))
+        if "SolverName" not in out:
+            out["SolverName"] = solver
+            out.update(_solver_keys(params))
+        return replace(self, values=out)
+
+    @property
+    def weight_decay(self) -> float:
+        return self.get("WeightDecay")
+
+    @property
+    def update_interval(self) -> int:
+        return self.get("UpdateInterval")
+
+    @property
+    def lr_scheduler(self) -> str:
+        return self.get("LearningRateScheduler")
+
+    @property
+    def lr_steps(self) -> tuple[int, ...]:
+        text = self.get("LearningRateSteps").strip()
+        try:
+            return tuple(int(s) for s in text.split(",") if s.strip())
+        except ValueError:
+            raise SettingError(
+                f"[{self.SECTION}] LearningRateSteps: expected comma-separated integers. "
+                f"Received: LearningRateSteps={text}"
+            ) from None
+
+
+class Monitor(Section):
+    SECTION = "Monitor_<i>"
+    KEYS = (Key("Monitor_Name"), Key("Monitor_NetworkName"), Key("Monitor_DatasetName"))
+    NEW = (
+        ("Monitor_Name", "train_error"), ("Monitor_NetworkName", "MainValidation"),
+        ("Monitor_DatasetName", "Training"),
+    )  # fmt: skip
+
+    @property
+    def name(self) -> str:
+        return self.get("Monitor_Name")
+
+    @property
+    def network(self) -> str:
+        return self.get("Monitor_NetworkName")
+
+    @property
+    def dataset(self) -> str:
+        return self.get("Monitor_DatasetName")
+
+
+class Executor(Section):
+    SECTION = "Executor_<i>"
+    KEYS = (
+        Key("Executor_Name"),
+        Key("Executor_NetworkName"),
+        Key("Executor_DatasetName"),
+        Key("NumEvaluations", "int", "1"),
+        Key("RepeatEvaluationType", "int", "0"),
+        Key("NeedBackPropagation", "bool", "0"),
+    )
+    NEW = (
+        ("Executor_Name", "Executor"), ("Executor_NetworkName", "MainRuntime"),
+        ("Executor_DatasetName", "Validation"), ("NumEvaluations", "1"),
+        ("RepeatEvaluationType", "0"), ("NeedBackPropagation", "0"),
+    )  # fmt: skip
+
+    @property
+    def name(self) -> str:
+        return self.get("Executor_Name")
+
+    @property
+    def network(self) -> str:
+        return self.get("Executor_NetworkName")
+
+    @property
+    def dataset(self) -> str:
+        return self.get("Executor_DatasetName")
+
+    @property
+    def num_evaluations(self) -> int:
+        return self.get("NumEvaluations")
+
+    @property
+    def repeat_evaluation_type(self) -> str:
+        """``mean`` (0) or ``last`` (anything else), as nntxt names them."""
+        return "mean" if self.get("RepeatEvaluationType") == 0 else "last"
+
+    @property
+    def need_back_propagation(self) -> bool:
+        return self.get("NeedBackPropagation")
+
+
+class StructureSearch(Section):
+    SECTION = "StructureSearch"
+    KEYS = (
+        Key("Enabled", "bool", "0"),
+        Key("Method", default="Random"),
+        Key("Objective", default="ErrorAndCalculation"),
+        Key("Validation_Min", "float", "-1"),
+        Key("Validation_Max", "float", "-1"),
+        Key("CostMultiplyAdd_Min", "float", "-1"),
+        Key("CostMultiplyAdd_Max", "float", "-1"),
+        Key("EarlyStopping", "bool", "0"),
+        Key("TimeLimit"),
+        Key("SetLearningRateOfConvolutionAsZero", "bool", "0"),
+        Key("AttemptHours", "float", "2"),
+        Key("AttemptTimes", "int", "100"),
+        Key("NumParallel", "int", "1"),
+    )
+    NEW = (
+        ("Enabled", "0"), ("Method", "Random"), ("Objective", "ErrorAndCalculation"),
+        ("Validation_Min", "-1"), ("Validation_Max", "-1"), ("CostMultiplyAdd_Min", "-1"),
+        ("CostMultiplyAdd_Max", "-1"), ("EarlyStopping", "0"), ("TimeLimit", "0"),
+        ("SetLearningRateOfConvolutionAsZero", "0"), ("AttemptHours", "2"),
+        ("AttemptTimes", "100"), ("NumParallel", "1"),
+    )  # fmt: skip
+
+    @property
+    def enabled(self) -> bool:
+        return self.get("Enabled")
+
+    @property
+    def method(self) -> str:
+        """Any value other than ``Random`` means ``NetworkFeatureAndGaussianProcess`` (NNC)."""
+        return "Random" if self.get("Method") == "Random" else "NetworkFeatureAndGaussianProcess"
+
+    @property
+    def objective(self) -> str:
+        return "Error" if self.get("Objective") == "Error" else "ErrorAndCalculation"
+
+
+# Collections of a project and their item class; singletons and their class.
+COLLECTIONS: dict[str, type[Section]] = {
+    "datasets": Dataset,
+    "optimizers": Optimizer,
+    "monitors": Monitor,
+    "executors": Executor,
+}
+SINGLETONS: dict[str, type[Section]] = {
+    "engine": Engine,
+    "dataset_index": DatasetIndex,
+    "config": GlobalConfig,
+    "structure_search": StructureSearch,
+}
+
+
+def default_settings() -> dict[str, Any]:
+    """A new NNC project's settings (NNCD ``config.ts``), as ``Project`` keyword arguments."""
+    return {
+        "engine": Engine.new(),
+        "dataset_index": DatasetIndex.new(),
+        "config": GlobalConfig.new(),
+        "structure_search": StructureSearch.new(),
+        "datasets": [
+            Dataset.new(Name="Training", Shuffle="1"),
+            Dataset.new(Name="Validation", Shuffle="0"),
+        ],
+        "optimizers": [Optimizer.new()],
+        "monitors": [
+            Monitor.new(),
+            Monitor.new(Monitor_Name="valid_error", Monitor_DatasetName="Validation"),
+        ],
+        "executors": [Executor.new()],
+    }
