@@ -214,7 +214,7 @@ def backward(
     ``grads[i]`` seeds ``variables[i]``: None means ones, a number fills the shape with it.
     """
     grads = list(grads) if grads is not None else [None] * len(variables)
-    pending: dict[int, Any] = {}
+    pending: dict[int, list] = {}  # id(variable) -> [variable, summed gradient]
     heap: list[tuple[int, int, Function]] = []
     seen: set[int] = set()
     counter = 0
@@ -239,10 +239,7 @@ def backward(
             if var.need_grad:
                 var._accumulate(grad)
             continue
-        previous = pending.get(id(var))
-        pending[id(var)] = grad if previous is None else previous + grad
-        if retain_grad:
-            var.grad = pending[id(var)]
+        _add_pending(pending, var, grad, retain_grad)
         push(var.creator)
 
     while heap:
@@ -250,8 +247,8 @@ def backward(
         gys = []
         for ref, shape, dtype in zip(f.outputs, f.output_shapes, f.output_dtypes, strict=True):
             out = ref()
-            gy = None if out is None else pending.pop(id(out), None)
-            gys.append(module.zeros(shape, dtype=dtype) if gy is None else gy)
+            entry = None if out is None else pending.pop(id(out), None)
+            gys.append(module.zeros(shape, dtype=dtype) if entry is None else entry[1])
         gxs = f.backward(*gys)
         if not isinstance(gxs, tuple):
             gxs = (gxs,)
@@ -263,14 +260,22 @@ def backward(
             if x.creator is None:
                 x._accumulate(gx)
                 continue
-            key = id(x)
-            previous = pending.get(key)
-            pending[key] = gx if previous is None else previous + gx
-            if retain_grad:
-                x.grad = pending[key]
+            _add_pending(pending, x, gx, retain_grad)
             push(x.creator)
         if clear_buffer:
             f.release()
+
+
+def _add_pending(pending: dict, var: Variable, grad: Any, retain_grad: bool) -> None:
+    """Sum ``grad`` into the pending gradient of ``var``, keeping ``var`` alive until its creator
+    runs (with clear_buffer the graph no longer holds it)."""
+    entry = pending.get(id(var))
+    if entry is None:
+        pending[id(var)] = entry = [var, grad]
+    else:
+        entry[1] = entry[1] + grad
+    if retain_grad:
+        var.grad = entry[1]
 
 
 def as_variable(x: Any) -> Variable:

@@ -128,3 +128,14 @@ def test_n_input_arithmetic():
 def test_matmul_operator():
     rng = np.random.default_rng(3)
     check_function(A.matmul, [rng.standard_normal((2, 3, 4)), rng.standard_normal((4, 5))], reference=np.matmul)
+
+
+def test_clear_buffer_gives_the_same_gradients():
+    grads = []
+    for clear in (False, True):
+        w = Variable(np.array([1.0, -2.0]), need_grad=True)
+        h = w * Variable(np.array([[1.0, 2.0], [3.0, 4.0]]))  # only the next function holds h
+        (h * h).backward(clear_buffer=clear)
+        grads.append(w.grad)
+    np.testing.assert_allclose(grads[0], [20.0, -80.0])
+    np.testing.assert_allclose(grads[1], grads[0])
