@@ -8,6 +8,7 @@ Used by ``tests/engine/core/ops`` and by anyone adding a kernel::
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -126,6 +127,9 @@ def check_function(
                 analytic, numeric, atol=grad_atol, rtol=grad_rtol, err_msg=f"gradient of input {i}"
             )
 
+    if gpu_available():
+        _check_on_gpu(fn, originals, kwargs, outputs, seed, float32_tol)
+
     if float32 and any(_is_float(a) for a in arrays):
         arrays32 = [a.astype(np.float32) if _is_float(a) else a for a in originals]
         with no_grad():
@@ -139,3 +143,25 @@ def check_function(
                     got, y64, atol=float32_tol * scale, rtol=float32_tol, err_msg=f"output {k} float32"
                 )
     return outputs
+
+
+@functools.lru_cache(maxsize=1)
+def gpu_available() -> bool:
+    """Whether CuPy sees a CUDA device (the GPU comparison then runs in every op check)."""
+    cupy, _ = backend._probe_cupy()
+    return cupy is not None
+
+
+def _check_on_gpu(fn, arrays, kwargs, expected, seed, tol) -> None:
+    """The same function on CuPy arrays gives the NumPy outputs (random functions excepted:
+    their generators differ between the libraries)."""
+    if seed is not None:
+        return
+    import cupy  # noqa: PLC0415 - only with a GPU
+
+    xs = [Variable(cupy.asarray(a)) for a in arrays]
+    with no_grad():
+        ys = _as_tuple(fn(*xs, **kwargs))
+    for k, (y, exp) in enumerate(zip(ys, expected, strict=True)):
+        got = cupy.asnumpy(y.data)
+        np.testing.assert_allclose(got, exp, atol=tol, rtol=tol, err_msg=f"output {k} on the GPU")
