@@ -1,0 +1,145 @@
+"""Arithmetic (Scalar): AddScalar, MulScalar, RSubScalar, RDivScalar, PowScalar, RPowScalar,
+MaximumScalar, MinimumScalar.
+
+Declarations follow nnc-layers.md "### Arithmetic (Scalar)"
+(Sony's ``Arithmetic (Scalar)/*.txt``).
+"""
+
+from __future__ import annotations
+
+from engine.layers.declare import (
+    INPUT_IO,
+    layer,
+    output,
+    prop,
+)
+from engine.layers.property_types import (
+    FLOAT,
+)
+
+CATEGORY = "Arithmetic (Scalar)"
+
+SPECS = (
+    layer(
+        "AddScalar",
+        CATEGORY,
+        "x + Value.",
+        (
+            INPUT_IO,
+            prop("Value", FLOAT, "0.0", canvas=True, arg="add_scalar_param.val"),
+            output(),
+        ),
+        costs={
+            "CostAdd": "*Calc +*Input",
+        },
+        function="add_scalar",
+        color=0x848484,
+    ),
+    layer(
+        "MulScalar",
+        CATEGORY,
+        "x * Value.",
+        (
+            INPUT_IO,
+            prop("Value", FLOAT, "1.0", canvas=True, arg="mul_scalar_param.val"),
+            output(),
+        ),
+        costs={
+            "CostMultiply": "*Calc +*Input",
+        },
+        function="mul_scalar",
+        color=0x848484,
+    ),
+    layer(
+        "RSubScalar",
+        CATEGORY,
+        "Value - x.",
+        (
+            INPUT_IO,
+            prop("Value", FLOAT, "0.0", canvas=True, arg="r_sub_scalar_param.val"),
+            output(),
+        ),
+        costs={
+            "CostAdd": "*Calc +*Input",
+        },
+        function="r_sub_scalar",
+        color=0x848484,
+    ),
+    layer(
+        "RDivScalar",
+        CATEGORY,
+        "Value / x.",
+        (
+            INPUT_IO,
+            prop("Value", FLOAT, "1.0", canvas=True, arg="r_div_scalar_param.val"),
+            output(),
+        ),
+        costs={
+            "CostDivision": "*Calc +*Input",
+        },
+        function="r_div_scalar",
+        color=0x848484,
+    ),
+    layer(
+        "PowScalar",
+        CATEGORY,
+        "x ^ Value.",
+        (
+            INPUT_IO,
+            prop("Value", FLOAT, "2.0", canvas=True, arg="pow_scalar_param.val"),
+            output(),
+        ),
+        costs={
+            "CostMultiply": "*Calc +*Input",
+            "CostExp": "*Calc +*Input:+*Input",
+        },
+        function="pow_scalar",
+        color=0x848484,
+    ),
+    layer(
+        "RPowScalar",
+        CATEGORY,
+        "Value ^ x.",
+        (
+            INPUT_IO,
+            prop("Value", FLOAT, "1.0", canvas=True, arg="r_pow_scalar_param.val"),
+            output(),
+        ),
+        costs={
+            "CostMultiply": "*Calc +*Input",
+            "CostExp": "*Calc +*Input:+*Input",
+        },
+        function="r_pow_scalar",
+        color=0x848484,
+    ),
+    layer(
+        "MaximumScalar",
+        CATEGORY,
+        "max(x, Value).",
+        (
+            INPUT_IO,
+            prop("Value", FLOAT, "0.0", canvas=True, arg="maximum_scalar_param.val"),
+            output(),
+        ),
+        costs={
+            "CostIf": "*Calc +*Input",
+        },
+        function="maximum_scalar",
+        color=0x848484,
+    ),
+    layer(
+        "MinimumScalar",
+        CATEGORY,
+        "min(x, Value).",
+        (
+            INPUT_IO,
+            prop("Value", FLOAT, "1.0", canvas=True, arg="minimum_scalar_param.val"),
+            output(),
+        ),
+        costs={
+            "CostIf": "*Calc +*Input",
+        },
+        function="minimum_scalar",
+        color=0x848484,
+    ),
+)

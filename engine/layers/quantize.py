@@ -1,0 +1,324 @@
+"""Quantize: FixedPointQuantize, MinMaxQuantize, Pow2Quantize, BinaryConnectAffine,
+BinaryConnectConvolution, BinaryWeightAffine, BinaryWeightConvolution, BinaryTanh,
+BinarySigmoid.
+
+Declarations follow nnc-layers.md "### Quantize"
+(Sony's ``Quantize/*.txt``).
+"""
+
+from __future__ import annotations
+
+from engine.layers.declare import (
+    AFFINE_INIT,
+    BIAS_INIT,
+    CONV_INIT,
+    CONV_INIT_NO_CL,
+    INPUT,
+    INPUT_IO,
+    PARAMETER_SCOPE,
+    layer,
+    output,
+    param,
+    param_props,
+    prop,
+)
+from engine.layers.property_types import (
+    BOOLEAN,
+    FLOAT,
+    OPTION,
+    PINT,
+    PINT_ARRAY,
+    UINT,
+    UINT_ARRAY,
+)
+
+CATEGORY = "Quantize"
+
+SPECS = (
+    layer(
+        "FixedPointQuantize",
+        CATEGORY,
+        (
+            "Simulated fixed-point quantization (values stay float). See nnc-behaviour.md for the "
+            "exact forward and backward."
+        ),
+        (
+            INPUT_IO,
+            prop("Sign", BOOLEAN, "True", arg="fixed_point_quantize_param.sign"),
+            prop("N", PINT, "8", arg="fixed_point_quantize_param.n"),
+            prop("Delta", FLOAT, "0.0625", arg="fixed_point_quantize_param.delta"),
+            prop(
+                "STEFineGrained",
+                BOOLEAN,
+                "True",
+                arg="fixed_point_quantize_param.ste_fine_grained",
+            ),
+            output(),
+        ),
+        function="fixed_point_quantize",
+    ),
+    layer(
+        "MinMaxQuantize",
+        CATEGORY,
+        (
+            "Simulated linear (min/max) quantization with learnable or tracked range. See "
+            "nnc-behaviour.md."
+        ),
+        (
+            INPUT_IO,
+            prop("Decay", FLOAT, "0.999", arg="min_max_quantize_param.decay"),
+            prop("XMinMax", BOOLEAN, "False", arg="min_max_quantize_param.x_min_max"),
+            prop("EMA", BOOLEAN, "False", arg="min_max_quantize_param.ema"),
+            prop("STEFineGrained", BOOLEAN, "True", arg="min_max_quantize_param.ste_fine_grained"),
+            prop("Epsilon", FLOAT, "0.01", arg="min_max_quantize_param.eps"),
+            *param_props("r", "Constant", BIAS_INIT, multiplier="-6.0"),
+            *param_props("R", "Constant", BIAS_INIT, multiplier="6.0"),
+            *param_props("l", "Constant", BIAS_INIT, multiplier="0.0", lr="0.0"),
+            *param_props("L", "Constant", BIAS_INIT, multiplier="255.0", lr="0.0"),
+            output(),
+        ),
+        connectors=(
+            param("r", "1"),
+            param("R", "1"),
+            param("l", "1"),
+            param("L", "1"),
+        ),
+        function="min_max_quantize",
+        reference=(
+            "Benoit Jacob, Skirmantas Kligys, Bo Chen, Menglong Zhu, Matthew Tang, Andrew Howard, "
+            "Hartwig Adam, Dmitry Kalenichenko, Quantization and Training of Neural Networks for "
+            "Efficient Integer-Arithmetic-Only Inference, https://arxiv.org/abs/1712.05877"
+        ),
+    ),
+    layer(
+        "Pow2Quantize",
+        CATEGORY,
+        "Simulated power-of-two quantization. See nnc-behaviour.md.",
+        (
+            INPUT_IO,
+            prop("Sign", BOOLEAN, "True", arg="pow2_quantize_param.sign"),
+            prop("WithZero", BOOLEAN, "True", arg="pow2_quantize_param.with_zero"),
+            prop("N", PINT, "8", arg="pow2_quantize_param.n"),
+            prop("M", UINT, "1", arg="pow2_quantize_param.m"),
+            prop("STEFineGrained", BOOLEAN, "True", arg="pow2_quantize_param.ste_fine_grained"),
+            output(),
+        ),
+        function="pow2_quantize",
+        export_name="pow2_quantize",
+        reference=(
+            "Miyashita Daisuke, Lee H. Edward, Murmann Boris. Convolutional Neural Networks using "
+            "Logarithmic Data Representation. https://arxiv.org/abs/1603.01025 / Aojun Zhou, "
+            "Anbang Yao, Yiwen Guo, Lin Xu, Yurong Chen. Incremental Network Quantization: Towards"
+            " Lossless CNNs with Low-precision Weights. https://arxiv.org/abs/1702.03044"
+        ),
+    ),
+    layer(
+        "BinaryConnectAffine",
+        CATEGORY,
+        (
+            "Affine with weights binarized to sign(W) in the forward pass (float W kept for "
+            "training)."
+        ),
+        (
+            INPUT,
+            prop("OutShape", PINT_ARRAY, "100", search=True, arg="outshape"),
+            prop("WithBias", BOOLEAN, "True", arg="with_bias"),
+            prop(
+                "BaseAxis",
+                UINT,
+                "0",
+                computed=True,
+                arg="binary_connect_affine_param.base_axis -a",
+            ),
+            PARAMETER_SCOPE,
+            *param_props("W", "UniformAffineGlorot", AFFINE_INIT),
+            *param_props("Wb", "Constant", AFFINE_INIT, multiplier="0.0", lr="0.0"),
+            *param_props("b", "Constant", BIAS_INIT, multiplier="0.0"),
+            output("*OutShape"),
+        ),
+        connectors=(
+            param("W", "*AffineWeightShape"),
+            param("Wb", "*AffineWeightShape", short="Wb"),
+            param("b", "*OutShape", enable="*WithBias"),
+        ),
+        costs={
+            "CostAdd": "*Calc +*Input:**OutShape",
+            "CostParameter": "*AffineParameterSizeDiv32",
+        },
+        function="binary_connect_affine",
+        fn_scope="bicon_affine",
+        color=0x6AA1BD,
+        reference=(
+            "M. Courbariaux, Y. Bengio, and J.-P. David. BinaryConnect: Training Deep Neural "
+            "Networks with binary weights during propagations. https://arxiv.org/abs/1511.00363"
+        ),
+    ),
+    layer(
+        "BinaryConnectConvolution",
+        CATEGORY,
+        "Convolution with weights binarized to sign(W) in the forward pass.",
+        (
+            INPUT,
+            prop("OutMaps", PINT, "16", search=True, short="Maps", arg="outmaps"),
+            prop("KernelShape", PINT_ARRAY, "5,5", canvas=True, search=True, arg="kernel"),
+            prop("WithBias", BOOLEAN, "True"),
+            prop("BorderMode", OPTION, "valid", options=("valid", "full", "same")),
+            prop(
+                "Padding",
+                UINT_ARRAY,
+                "*ConvolutionPaddingSize",
+                arg="binary_connect_convolution_param.pad",
+            ),
+            prop("Strides", PINT_ARRAY, "1,1", arg="binary_connect_convolution_param.stride"),
+            prop("Dilation", PINT_ARRAY, "1,1", arg="binary_connect_convolution_param.dilation"),
+            prop("Group", PINT, "1", computed=True, arg="binary_connect_convolution_param.group"),
+            prop(
+                "BaseAxis",
+                UINT,
+                "0",
+                computed=True,
+                arg="binary_connect_convolution_param.base_axis -a",
+            ),
+            PARAMETER_SCOPE,
+            *param_props("W", "UniformConvolutionGlorot", CONV_INIT),
+            *param_props("Wb", "Constant", CONV_INIT_NO_CL, multiplier="0.0", lr="0.0"),
+            *param_props("b", "Constant", BIAS_INIT, multiplier="0.0"),
+            output("*ConvolutionOutputSize"),
+        ),
+        connectors=(
+            param("W", "*ConvolutionWeightShape"),
+            param("Wb", "*ConvolutionWeightShape", short="Wb"),
+            param("b", "*OutMaps", enable="*WithBias"),
+        ),
+        costs={
+            "CostParameter": "*ConvolutionParameterSizeDiv32",
+            "CostAdd": "*ConvolutionMultiplyAddSize",
+        },
+        function="binary_connect_convolution",
+        fn_scope="bicon_conv",
+        color=0x6AA1BD,
+        reference=(
+            "M. Courbariaux, Y. Bengio, and J.-P. David. BinaryConnect: Training Deep Neural "
+            "Networks with binary weights during propagations. https://arxiv.org/abs/1511.00363"
+        ),
+    ),
+    layer(
+        "BinaryWeightAffine",
+        CATEGORY,
+        "Affine with weights binarized to alpha sign(W), alpha = mean |W| per output unit.",
+        (
+            INPUT,
+            prop("OutShape", PINT_ARRAY, "100", search=True, arg="outshape"),
+            prop("WithBias", BOOLEAN, "True", arg="with_bias"),
+            prop(
+                "BaseAxis",
+                UINT,
+                "0",
+                computed=True,
+                arg="binary_weight_affine_param.base_axis -a",
+            ),
+            PARAMETER_SCOPE,
+            *param_props("W", "UniformAffineGlorot", AFFINE_INIT),
+            *param_props("Wb", "Constant", AFFINE_INIT, multiplier="0.0", lr="0.0"),
+            *param_props("b", "Constant", BIAS_INIT, multiplier="0.0"),
+            output("*OutShape"),
+        ),
+        connectors=(
+            param("W", "*AffineWeightShape"),
+            param("Wb", "*AffineWeightShape", short="Wb"),
+            param("b", "*OutShape", enable="*WithBias"),
+        ),
+        costs={
+            "CostAdd": "*Calc +*Input:**OutShape",
+            "CostParameter": "*AffineParameterSizeDiv32",
+        },
+        function="binary_weight_affine",
+        fn_scope="bwn_affine",
+        color=0x6AA1BD,
+        reference=(
+            "Rastegari, Mohammad, et al. XNOR-Net: ImageNet Classification Using Binary "
+            "Convolutional Neural Networks. https://arxiv.org/abs/1603.05279"
+        ),
+    ),
+    layer(
+        "BinaryWeightConvolution",
+        CATEGORY,
+        "Convolution with weights binarized to alpha sign(W), alpha = mean |W| per output map.",
+        (
+            INPUT,
+            prop("OutMaps", PINT, "16", search=True, short="Maps", arg="outmaps"),
+            prop("KernelShape", PINT_ARRAY, "5,5", canvas=True, search=True, arg="kernel"),
+            prop("WithBias", BOOLEAN, "True"),
+            prop("BorderMode", OPTION, "valid", options=("valid", "full", "same")),
+            prop(
+                "Padding",
+                UINT_ARRAY,
+                "*ConvolutionPaddingSize",
+                arg="binary_weight_convolution_param.pad",
+            ),
+            prop("Strides", PINT_ARRAY, "1,1", arg="binary_weight_convolution_param.stride"),
+            prop("Dilation", PINT_ARRAY, "1,1", arg="binary_weight_convolution_param.dilation"),
+            prop("Group", PINT, "1", computed=True, arg="binary_weight_convolution_param.group"),
+            prop(
+                "BaseAxis",
+                UINT,
+                "0",
+                computed=True,
+                arg="binary_weight_convolution_param.base_axis -a",
+            ),
+            PARAMETER_SCOPE,
+            *param_props("W", "UniformConvolutionGlorot", CONV_INIT),
+            *param_props("Wb", "Constant", CONV_INIT_NO_CL, multiplier="0.0", lr="0.0"),
+            *param_props("b", "Constant", BIAS_INIT, multiplier="0.0"),
+            output("*ConvolutionOutputSize"),
+        ),
+        connectors=(
+            param("W", "*ConvolutionWeightShape"),
+            param("Wb", "*ConvolutionWeightShape", short="Wb"),
+            param("b", "*OutMaps", enable="*WithBias"),
+        ),
+        costs={
+            "CostParameter": "*ConvolutionParameterSizeDiv32",
+            "CostAdd": "*ConvolutionMultiplyAddSize",
+        },
+        function="binary_weight_convolution",
+        fn_scope="bwn_conv",
+        color=0x6AA1BD,
+        reference=(
+            "Rastegari, Mohammad, et al. XNOR-Net: ImageNet Classification Using Binary "
+            "Convolutional Neural Networks. https://arxiv.org/abs/1603.05279"
+        ),
+    ),
+    layer(
+        "BinaryTanh",
+        CATEGORY,
+        "+1 if x > 0 else -1, with a straight-through gradient inside |x| < 1.",
+        (
+            INPUT,
+            output(),
+        ),
+        costs={
+            "CostAdd": "*Calc +*Input:*2",
+            "CostMultiply": "*Calc +*Input:*2",
+            "CostIf": "*Calc +*Input",
+        },
+        function="binary_tanh",
+        color=0xD77B6A,
+    ),
+    layer(
+        "BinarySigmoid",
+        CATEGORY,
+        "1 if x > 0 else 0, with a straight-through gradient (x 0.5) inside |x| < 1.",
+        (
+            INPUT,
+            output(),
+        ),
+        costs={
+            "CostAdd": "*Calc +*Input",
+            "CostMultiply": "*Calc +*Input",
+            "CostIf": "*Calc +*Input",
+        },
+        function="binary_sigmoid",
+        color=0xD77B6A,
+    ),
+)

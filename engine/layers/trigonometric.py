@@ -1,0 +1,150 @@
+"""Trigonometric: Sin, Cos, Tan, Sinh, Cosh, ASin, ACos, ATan, ATan2, ASinh, ACosh, ATanh.
+
+Declarations follow nnc-layers.md "### Trigonometric"
+(Sony's ``Trigonometric/*.txt``).
+"""
+
+from __future__ import annotations
+
+from engine.layers.declare import (
+    INPUT,
+    INPUT_IO,
+    data,
+    data_props,
+    layer,
+    output,
+)
+
+CATEGORY = "Trigonometric"
+
+SPECS = (
+    layer(
+        "Sin",
+        CATEGORY,
+        "sin(x).",
+        (
+            INPUT_IO,
+            output(),
+        ),
+        function="sin",
+    ),
+    layer(
+        "Cos",
+        CATEGORY,
+        "cos(x).",
+        (
+            INPUT_IO,
+            output(),
+        ),
+        function="cos",
+    ),
+    layer(
+        "Tan",
+        CATEGORY,
+        "tan(x).",
+        (
+            INPUT_IO,
+            output(),
+        ),
+        function="tan",
+    ),
+    layer(
+        "Sinh",
+        CATEGORY,
+        "sinh(x).",
+        (
+            INPUT_IO,
+            output(),
+        ),
+        function="sinh",
+    ),
+    layer(
+        "Cosh",
+        CATEGORY,
+        "cosh(x).",
+        (
+            INPUT_IO,
+            output(),
+        ),
+        function="cosh",
+    ),
+    layer(
+        "ASin",
+        CATEGORY,
+        "arcsin(x).",
+        (
+            INPUT_IO,
+            output(),
+        ),
+        function="asin",
+        export_name="asin",
+    ),
+    layer(
+        "ACos",
+        CATEGORY,
+        "arccos(x).",
+        (
+            INPUT_IO,
+            output(),
+        ),
+        function="acos",
+        export_name="acos",
+    ),
+    layer(
+        "ATan",
+        CATEGORY,
+        "arctan(x).",
+        (
+            INPUT_IO,
+            output(),
+        ),
+        function="atan",
+        export_name="atan",
+    ),
+    layer(
+        "ATan2",
+        CATEGORY,
+        "atan2(input, x) element-wise, with the second operand from side input `x`.",
+        (
+            INPUT,
+            *data_props("x", canvas=True),
+            output(),
+        ),
+        connectors=(data("x"),),
+        function="atan2",
+        export_name="atan2",
+    ),
+    layer(
+        "ASinh",
+        CATEGORY,
+        "arsinh(x).",
+        (
+            INPUT_IO,
+            output(),
+        ),
+        function="asinh",
+        export_name="asinh",
+    ),
+    layer(
+        "ACosh",
+        CATEGORY,
+        "arcosh(x).",
+        (
+            INPUT_IO,
+            output(),
+        ),
+        function="acosh",
+        export_name="acosh",
+    ),
+    layer(
+        "ATanh",
+        CATEGORY,
+        "artanh(x).",
+        (
+            INPUT_IO,
+            output(),
+        ),
+        function="atanh",
+        export_name="atanh",
+    ),
+)
