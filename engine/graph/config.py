@@ -7,20 +7,17 @@ defaults for missing keys (``opt.solver``, ``cfg.max_epoch``, ``ds.shuffle``). E
 section: ``sec.with_value("MaxEpoch", "20")``. Count keys that NNC derives from the project
 (``Num``, ``NumOptimizer``, ``NumMonitor``, ``NumExecutor``) are not stored; writers compute them.
 
-Classes and their ``.sdcproj`` sections:
+Classes and their ``.sdcproj`` sections (typed views in parentheses):
 
-=================  =======================  ===============================================
-class              section                  typed views
-=================  =======================  ===============================================
-``Engine``         ``[Engine]``             engine_type, rnn_training_mode
-``DatasetIndex``   ``[Dataset]``            main_index
-``Dataset``        ``[Dataset_<i>]``        name, uri, shuffle, enable_cache, image_normalization, num_data
-``GlobalConfig``   ``[Config]``             max_epoch, save_best, batch_size, precision, monitor_interval, auto_evaluation
-``Optimizer``      ``[Optimizer_<i>]``      name, network, dataset, solver, solver_parameters, ...
-``Monitor``        ``[Monitor_<i>]``        name, network, dataset
-``Executor``       ``[Executor_<i>]``       name, network, dataset, num_evaluations, ...
-``StructureSearch`` ``[StructureSearch]``   enabled, method, objective, ...
-=================  =======================  ===============================================
+- ``Engine`` ``[Engine]`` (engine_type, rnn_training_mode)
+- ``DatasetIndex`` ``[Dataset]`` (main_index)
+- ``Dataset`` ``[Dataset_<i>]`` (name, uri, shuffle, enable_cache, image_normalization, num_data)
+- ``GlobalConfig`` ``[Config]`` (max_epoch, save_best, batch_size, precision, monitor_interval,
+  auto_evaluation)
+- ``Optimizer`` ``[Optimizer_<i>]`` (name, network, dataset, solver, solver_parameters,
+  weight_decay, update_interval, lr_scheduler, lr_steps; ``with_solver``)
+- ``Monitor`` ``[Monitor_<i>]`` and ``Executor`` ``[Executor_<i>]`` (name, network, dataset, ...)
+- ``StructureSearch`` ``[StructureSearch]`` (enabled, method, objective)
 
 ``Cls.new(**raw)`` builds a section the way a new NNC project does (NNCD ``config.ts``);
 ``default_settings()`` gives a whole new project's settings.

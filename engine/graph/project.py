@@ -106,6 +106,8 @@ class SdcprojHints:
     bom: bool = False
     final_newline: bool = True
     global_section: bool | None = None  # None: write [Global] only for several networks
+    encoding: str = "utf-8"
+    absent: tuple[str, ...] = ()  # top-level sections the source lacked (a unit file has few)
 
 
 class Network:
@@ -332,7 +334,8 @@ class Network:
         for end in (link.source, link.destination):
             if end not in self._layers:
                 raise ModelError(
-                    f'{where}: link {link.source} -> {link.destination} names a missing layer "{end}"'
+                    f"{where}: link {link.source} -> {link.destination} names a missing "
+                    f'layer "{end}"'
                 )
         if link.dest_pin < 0 or link.source_pin < 0:
             raise ModelError(f"{where}: link {link.source} -> {link.destination}: negative pin")
