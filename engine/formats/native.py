@@ -97,7 +97,29 @@ def _link_dict(link: Link) -> dict[str, Any]:
 
 
 def dumps_native(project: Project) -> str:
-    return json.dumps(to_dict(project), indent=2, ensure_ascii=False) + "\n"
+    return _pretty(to_dict(project), "") + "\n"
+
+
+def _pretty(value: Any, indent: str, key: str | None = None) -> str:
+    """``json.dumps(indent=2)``, except that lists of scalars and link objects take one line."""
+    one_line = json.dumps(value, ensure_ascii=False)
+    scalars = isinstance(value, list | dict) and all(
+        not isinstance(v, list | dict)
+        for v in (value.values() if isinstance(value, dict) else value)
+    )
+    if not isinstance(value, list | dict) or not value:
+        return one_line
+    if scalars and (isinstance(value, list) or key == "links") and len(one_line) <= 100:
+        return one_line
+    inner = indent + "  "
+    if isinstance(value, list):
+        items = [inner + _pretty(v, inner, key) for v in value]
+        return "[\n" + ",\n".join(items) + "\n" + indent + "]"
+    items = [
+        f"{inner}{json.dumps(k, ensure_ascii=False)}: {_pretty(v, inner, k)}"
+        for k, v in value.items()
+    ]
+    return "{\n" + ",\n".join(items) + "\n" + indent + "}"
 
 
 def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:

@@ -60,6 +60,10 @@ from engine.graph import config as cfg
 from engine.graph import events as ev
 
 
+# Properties NNC computes and its editor never writes (nnc-formats.md 1.4).
+_COMPUTED = frozenset({"Input", "Output", "IsParam"})
+
+
 class ModelError(ValueError):
     """An edit or a loaded structure that the model cannot hold (the message names the place)."""
 
@@ -205,6 +209,29 @@ class Network:
         while f"{base}_{k}" in self._layers:
             k += 1
         return f"{base}_{k}"
+
+    def new_layer(
+        self, type_: str, position: tuple[float, float] = (0, 0), name: str | None = None
+    ) -> Layer:
+        """A layer of ``type_`` with a free name and the catalogue's default properties.
+
+        The layer is not added (push ``AddLayer`` for that). Properties the editor does not
+        write (computed ``Input``/``Output``/``Cost*``/``IsParam``) are left out; an unknown
+        type gets no properties.
+        """
+        from engine.layers import find_spec  # noqa: PLC0415 - the catalogue imports late
+
+        spec = find_spec(type_)
+        props: dict[str, str] = {}
+        if spec is not None:
+            type_ = spec.type
+            for prop in spec.properties:
+                computed = not prop.editable and prop.default.startswith("*")
+                if prop.name in _COMPUTED or prop.name.startswith("Cost") or computed:
+                    continue
+                props[prop.name] = prop.default
+        props.pop("Name", None)
+        return Layer(self.unique_name(name or type_), type_, props, position=position)
 
     def next_layer_id(self) -> int:
         return max(self._layer_ids, default=-1) + 1
