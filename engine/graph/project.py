@@ -59,7 +59,6 @@ from typing import Any
 from engine.graph import config as cfg
 from engine.graph import events as ev
 
-
 # Properties NNC computes and its editor never writes (nnc-formats.md 1.4).
 _COMPUTED = frozenset({"Input", "Output", "IsParam"})
 
