@@ -38,17 +38,17 @@ def test_bad_values_name_section_and_key():
     with pytest.raises(
         cfg.SettingError, match=r"\[Config\] MaxEpoch: expected an integer. Received: MaxEpoch=ten"
     ):
-        config.max_epoch
+        _ = config.max_epoch
     with pytest.raises(
         cfg.SettingError, match="expected one of Float, Half. Received: TypeConfig=Double"
     ):
-        config.precision
+        _ = config.precision
     assert config.problems() == [
         "[Config] MaxEpoch: expected an integer. Received: MaxEpoch=ten",
         "[Config] TypeConfig: expected one of Float, Half. Received: TypeConfig=Double",
     ]
     with pytest.raises(cfg.SettingError, match="WeightDecay: expected a number"):
-        cfg.Optimizer({"WeightDecay": "nan"}).weight_decay
+        _ = cfg.Optimizer({"WeightDecay": "nan"}).weight_decay
     with pytest.raises(KeyError, match="no known key 'Nope'"):
         config.get("Nope")
 
@@ -94,7 +94,7 @@ def test_lr_steps():
     with pytest.raises(
         cfg.SettingError, match="LearningRateSteps: expected comma-separated integers"
     ):
-        cfg.Optimizer({"LearningRateSteps": "30,x"}).lr_steps
+        _ = cfg.Optimizer({"LearningRateSteps": "30,x"}).lr_steps
 
 
 def test_structure_search_and_executor_readings():
