@@ -181,6 +181,8 @@ class _IntArrays(PropertyType):
     def coerce(self, value: Value, prop: str = "value") -> Value:
         if isinstance(value, str):
             return self.parse(value, prop)
+        if isinstance(value, tuple) and value and not isinstance(value[0], tuple):
+            value = (value,)  # a single shape is a list of one shape
         if not isinstance(value, tuple) or not all(isinstance(v, tuple) for v in value):
             raise _fail(prop, "a list of shapes", value)
         return tuple(PINT_ARRAY.coerce(v, prop) for v in value)
