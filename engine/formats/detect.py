@@ -43,6 +43,12 @@ def load_project(path: str | os.PathLike[str]) -> Project:
         return sdcproj.parse_sdcproj(data, path)
     if not data.strip():
         raise ProjectFileError(path, "the file is empty")
+    # Unrecognised content: the extension's parser gives the most precise message (line/column).
+    suffix = Path(path).suffix.lower()
+    if suffix in SDCPROJ_SUFFIXES:
+        return sdcproj.parse_sdcproj(data, path)
+    if suffix == NATIVE_SUFFIX:
+        return native.parse_native(data, path)
     raise ProjectFileError(
         path, "not a NeuroCanvas project (.ncproj JSON) or an NNC project (.sdcproj INI)"
     )

@@ -15,6 +15,7 @@ Property names are kept as written; the legacy ``SkipAtInspection`` is mapped to
 
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections.abc import Iterator
@@ -167,6 +168,8 @@ class _Reader:
             return default
         try:
             value = float(text)
+            if not math.isfinite(value):
+                raise ValueError(text)
         except ValueError:
             raise self.error(
                 f"{key}: expected a number. Received: {key}={text}", sec, key

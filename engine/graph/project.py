@@ -93,12 +93,12 @@ class RawSection:
     """An ``.sdcproj`` section the model does not interpret, kept verbatim.
 
     ``after`` names the section it followed in the source file (``None`` = file start), so a
-    writer can put it back in place.
+    writer can put it back in place. Like ``hints``, the place is not part of equality.
     """
 
     name: str
     values: dict[str, str] = field(default_factory=dict)
-    after: str | None = None
+    after: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
