@@ -28,13 +28,13 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.data.progress import Progress
+
 __all__ = ["ENV_CACHE", "ArraySpec", "cache_root", "open_or_build"]
 
 ENV_CACHE = "NEUROCANVAS_CACHE"
 CACHE_VERSION = 1
 CHUNK_ROWS = 256  # rows decoded per step of a build (bounds memory, paces progress reports)
-
-Progress = Callable[[int, int], None]
 
 
 def cache_root() -> Path:
