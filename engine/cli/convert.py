@@ -14,8 +14,8 @@ from engine.cli import UserError
 OUT_SUFFIXES = (".ncproj", ".sdcproj", ".ini")
 
 
-def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    parser = sub.add_parser(
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(
         "convert",
         help="convert a project between .ncproj and .sdcproj",
         description="Convert a project between NeuroCanvas (.ncproj) and NNC (.sdcproj). "

@@ -31,9 +31,10 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from dataclasses import asdict, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from engine.formats import ProjectFileError
 from engine.graph import config as cfg
@@ -321,7 +322,7 @@ def _get(doc: dict[str, Any], key: str, where: str, default: Any) -> Any:
 def _str(doc: dict[str, Any], key: str, where: str, default: Any = _MISSING) -> str:
     value = _get(doc, key, where, default)
     _expect(value, str, f"{where}.{key}", "a string")
-    return value
+    return cast(str, value)
 
 
 def _int(doc: dict[str, Any], key: str, where: str, default: Any = _MISSING) -> Any:
@@ -335,13 +336,13 @@ def _int(doc: dict[str, Any], key: str, where: str, default: Any = _MISSING) -> 
 def _obj(doc: dict[str, Any], key: str, where: str, default: Any = _MISSING) -> dict[str, Any]:
     value = _get(doc, key, where, default)
     _expect(value, dict, f"{where}.{key}", "an object")
-    return value
+    return cast(dict[str, Any], value)
 
 
 def _list(doc: dict[str, Any], key: str, where: str, default: Any = _MISSING) -> list[Any]:
     value = _get(doc, key, where, default)
     _expect(value, list, f"{where}.{key}", "a list")
-    return value
+    return cast(list[Any], value)
 
 
 def _strings(doc: dict[str, Any], key: str, where: str, default: Any = _MISSING) -> dict[str, str]:
@@ -355,7 +356,9 @@ def _strings_value(value: Any, where: str) -> dict[str, str]:
     return dict(value)
 
 
-def _pair(doc: dict[str, Any], key: str, where: str, default: list[float]) -> tuple[float, float]:
+def _pair(
+    doc: dict[str, Any], key: str, where: str, default: Sequence[float]
+) -> tuple[float, float]:
     value = _get(doc, key, where, default)
     ok = isinstance(value, list) and len(value) == 2
     ok = ok and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)

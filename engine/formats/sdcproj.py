@@ -18,18 +18,20 @@ from __future__ import annotations
 import math
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any, TypeVar
 
 from engine.formats import ProjectFileError
 from engine.graph import config as cfg
 from engine.graph.project import Layer, Link, ModelError, Network, Project, RawSection
 from engine.graph.project import SdcprojHints as Hints
 
+_V = TypeVar("_V")
 ENCODINGS = ("utf-8", "cp932", "cp1252")
 _BOM = "\ufeff"
-_ITEM_SECTIONS = (
+_ITEM_SECTIONS: tuple[tuple[str, str, type[cfg.Section], str], ...] = (
     ("datasets", "Dataset", cfg.Dataset, "Num"),
     ("optimizers", "Optimizer", cfg.Optimizer, "NumOptimizer"),
     ("monitors", "Monitor", cfg.Monitor, "NumMonitor"),
@@ -140,13 +142,17 @@ class _Reader:
             self.path, message, line=line, section=None if sec is None else sec.name
         )
 
-    def take(self, name: str, required: bool = False) -> _Section | None:
+    def take(self, name: str) -> _Section | None:
+        """The section if present, marked as read (so it is not kept as a RawSection)."""
         sec = self.by_name.get(name)
+        if sec is not None:
+            self.used.add(name)
+        return sec
+
+    def need(self, name: str) -> _Section:
+        sec = self.take(name)
         if sec is None:
-            if required:
-                raise self.error("section is missing", name)
-            return None
-        self.used.add(name)
+            raise self.error("section is missing", name)
         return sec
 
     def int(self, sec: _Section, key: str, default: int | None = None) -> int:
@@ -237,37 +243,36 @@ def _read_networks(reader: _Reader) -> tuple[list[Network], bool]:
 
 
 def _read_network(reader: _Reader, name: str, prefix: str) -> Network:
-    head = reader.take(f"{prefix}Network_Global", required=True)
-    assert head is not None
+    head = reader.need(f"{prefix}Network_Global")
     num_layers = reader.int(head, "NumLayer")
     num_links = reader.int(head, "NumLink")
     extra = {k: v for k, v in head.values().items() if k not in ("NumLayer", "NumLink")}
     network = Network(name, extra=extra)
     by_id: dict[int, str] = {}
     for i in range(num_layers):
-        sec = reader.take(f"{prefix}Layer_{i}", required=True)
-        assert sec is not None
+        sec = reader.need(f"{prefix}Layer_{i}")
         layer = _read_layer(reader, sec)
         if layer.name in network.layer_names:
             raise reader.error(f'network "{name}": duplicate layer name "{layer.name}"', sec)
         if layer.id in by_id:
-            other = by_id[layer.id]  # type: ignore[index]
+            other = by_id[layer.id]
             raise reader.error(
                 f'network "{name}": layer ID {layer.id} is also used by "{other}"', sec, "ID"
             )
-        by_id[layer.id] = layer.name  # type: ignore[index]
-        _wrap(reader, sec, lambda layer=layer: network.add_layer(layer))
+        assert layer.id is not None  # _read_layer requires ID
+        by_id[layer.id] = layer.name
+        _wrap(reader, sec, network.add_layer, layer)
     for i in range(num_links):
-        sec = reader.take(f"{prefix}Link_{i}", required=True)
-        assert sec is not None
+        sec = reader.need(f"{prefix}Link_{i}")
         link = _read_link(reader, sec, by_id, name)
-        _wrap(reader, sec, lambda link=link: network.connect(link))
+        _wrap(reader, sec, network.connect, link)
     return network
 
 
-def _wrap(reader: _Reader, sec: _Section, action) -> None:  # type: ignore[no-untyped-def]
+def _wrap(reader: _Reader, sec: _Section, action: Callable[[_V], object], value: _V) -> None:
+    """``action(value)`` with a model error reported at the section it came from."""
     try:
-        action()
+        action(value)
     except ModelError as exc:
         raise reader.error(str(exc), sec) from None
 
@@ -313,7 +318,7 @@ def _count_properties(sec: _Section) -> int:
 def _stray_property(key: str, count: int) -> bool:
     """``Property_<k>_*`` beyond NumProperty: not a property (NNC ignores it), kept verbatim."""
     match = re.match(r"Property_(\d+)_", key)
-    return bool(match) and int(match.group(1)) >= count
+    return match is not None and int(match.group(1)) >= count
 
 
 def _read_link(reader: _Reader, sec: _Section, by_id: dict[int, str], network: str) -> Link:
@@ -333,8 +338,8 @@ def _read_link(reader: _Reader, sec: _Section, by_id: dict[int, str], network: s
     )
 
 
-def _read_settings(reader: _Reader) -> dict[str, object]:
-    out: dict[str, object] = {}
+def _read_settings(reader: _Reader) -> dict[str, Any]:
+    out: dict[str, Any] = {}
     for attr, name, cls in (
         ("engine", "Engine", cfg.Engine),
         ("structure_search", "StructureSearch", cfg.StructureSearch),
@@ -347,14 +352,10 @@ def _read_settings(reader: _Reader) -> dict[str, object]:
     out["config"] = cfg.GlobalConfig(
         _without(config, ("NumOptimizer", "NumMonitor", "NumExecutor"))
     )
-    for attr, prefix, cls, count_key in _ITEM_SECTIONS:
+    for attr, prefix, item_cls, count_key in _ITEM_SECTIONS:
         owner = head if attr == "datasets" else config
         count = reader.int(owner, count_key, 0) if owner is not None else 0
-        items = []
-        for i in range(count):
-            sec = reader.take(f"{prefix}_{i}", required=True)
-            assert sec is not None
-            items.append(cls(sec.values()))
+        items = [item_cls(reader.need(f"{prefix}_{i}").values()) for i in range(count)]
         out[attr] = items
     return out
 

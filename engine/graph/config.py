@@ -28,7 +28,9 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, TypeVar
+
+_T = TypeVar("_T")
 
 
 class SettingError(ValueError):
@@ -79,6 +81,11 @@ class Section:
         if text is None:
             text = spec.default
         return _parse(spec, text, self.SECTION)
+
+    def _typed(self, name: str, kind: type[_T]) -> _T:
+        value = self.get(name)
+        assert isinstance(value, kind), (name, value)  # Key.kind decides the parsed type
+        return value
 
     def with_value(self, name: str, value: str | None) -> Self:
         """A copy with ``name`` set (appended when new) or removed (``None``)."""
@@ -132,11 +139,11 @@ class Engine(Section):
 
     @property
     def engine_type(self) -> str:
-        return self.get("SDeepEngineType")
+        return self._typed("SDeepEngineType", str)
 
     @property
     def rnn_training_mode(self) -> int:
-        return self.get("RNNTrainingMode")
+        return self._typed("RNNTrainingMode", int)
 
 
 class DatasetIndex(Section):
@@ -148,7 +155,7 @@ class DatasetIndex(Section):
 
     @property
     def main_index(self) -> int:
-        return self.get("MainIndex")
+        return self._typed("MainIndex", int)
 
 
 class Dataset(Section):
@@ -168,27 +175,27 @@ class Dataset(Section):
 
     @property
     def name(self) -> str:
-        return self.get("Name")
+        return self._typed("Name", str)
 
     @property
     def uri(self) -> str:
-        return self.get("URI")
+        return self._typed("URI", str)
 
     @property
     def shuffle(self) -> bool:
-        return self.get("Shuffle")
+        return self._typed("Shuffle", bool)
 
     @property
     def enable_cache(self) -> bool:
-        return self.get("EnableCache")
+        return self._typed("EnableCache", bool)
 
     @property
     def image_normalization(self) -> bool:
-        return self.get("ImageNormalization")
+        return self._typed("ImageNormalization", bool)
 
     @property
     def num_data(self) -> int:
-        return self.get("NumData")
+        return self._typed("NumData", int)
 
 
 class GlobalConfig(Section):
@@ -210,33 +217,33 @@ class GlobalConfig(Section):
 
     @property
     def max_epoch(self) -> int:
-        return self.get("MaxEpoch")
+        return self._typed("MaxEpoch", int)
 
     @property
     def save_best(self) -> bool:
-        return self.get("SaveBest")
+        return self._typed("SaveBest", bool)
 
     @property
     def batch_size(self) -> int:
-        return self.get("BatchSize")
+        return self._typed("BatchSize", int)
 
     @property
     def precision(self) -> str:
         """``Float`` or ``Half`` (TypeConfig)."""
-        return self.get("TypeConfig")
+        return self._typed("TypeConfig", str)
 
     @property
     def monitor_interval(self) -> int:
         """NNC reads a missing or non-numeric value as 10; 0 or less also means 10 in nnabla."""
         try:
-            value = self.get("MonitorInterval")
+            value = self._typed("MonitorInterval", int)
         except SettingError:
             return 10
         return value if value > 0 else 10
 
     @property
     def auto_evaluation(self) -> bool:
-        return self.get("AutoEvaluation")
+        return self._typed("AutoEvaluation", bool)
 
 
 # Solver parameters in solver_component.txt order: (display name, default). nnc-behaviour.md 4.
@@ -311,24 +318,24 @@ class Optimizer(Section):
 
     @property
     def name(self) -> str:
-        return self.get("Optimizer_Name")
+        return self._typed("Optimizer_Name", str)
 
     @property
     def network(self) -> str:
-        return self.get("Optimizer_NetworkName")
+        return self._typed("Optimizer_NetworkName", str)
 
     @property
     def dataset(self) -> str:
-        return self.get("Optimizer_DatasetName")
+        return self._typed("Optimizer_DatasetName", str)
 
     @property
     def solver(self) -> str:
-        return self.get("SolverName")
+        return self._typed("SolverName", str)
 
     @property
     def solver_parameters(self) -> dict[str, str]:
         """Display name -> raw value, in file order (``SolverParameterName_j``/``_j``)."""
-        count = self.get("SolverParameterNum")
+        count = self._typed("SolverParameterNum", int)
         out = {}
         for j in range(count):
             name = self.values.get(f"SolverParameterName_{j}")
@@ -358,19 +365,19 @@ class Optimizer(Section):
 
     @property
     def weight_decay(self) -> float:
-        return self.get("WeightDecay")
+        return self._typed("WeightDecay", float)
 
     @property
     def update_interval(self) -> int:
-        return self.get("UpdateInterval")
+        return self._typed("UpdateInterval", int)
 
     @property
     def lr_scheduler(self) -> str:
-        return self.get("LearningRateScheduler")
+        return self._typed("LearningRateScheduler", str)
 
     @property
     def lr_steps(self) -> tuple[int, ...]:
-        text = self.get("LearningRateSteps").strip()
+        text = self._typed("LearningRateSteps", str).strip()
         try:
             return tuple(int(s) for s in text.split(",") if s.strip())
         except ValueError:
@@ -390,15 +397,15 @@ class Monitor(Section):
 
     @property
     def name(self) -> str:
-        return self.get("Monitor_Name")
+        return self._typed("Monitor_Name", str)
 
     @property
     def network(self) -> str:
-        return self.get("Monitor_NetworkName")
+        return self._typed("Monitor_NetworkName", str)
 
     @property
     def dataset(self) -> str:
-        return self.get("Monitor_DatasetName")
+        return self._typed("Monitor_DatasetName", str)
 
 
 class Executor(Section):
@@ -419,19 +426,19 @@ class Executor(Section):
 
     @property
     def name(self) -> str:
-        return self.get("Executor_Name")
+        return self._typed("Executor_Name", str)
 
     @property
     def network(self) -> str:
-        return self.get("Executor_NetworkName")
+        return self._typed("Executor_NetworkName", str)
 
     @property
     def dataset(self) -> str:
-        return self.get("Executor_DatasetName")
+        return self._typed("Executor_DatasetName", str)
 
     @property
     def num_evaluations(self) -> int:
-        return self.get("NumEvaluations")
+        return self._typed("NumEvaluations", int)
 
     @property
     def repeat_evaluation_type(self) -> str:
@@ -440,7 +447,7 @@ class Executor(Section):
 
     @property
     def need_back_propagation(self) -> bool:
-        return self.get("NeedBackPropagation")
+        return self._typed("NeedBackPropagation", bool)
 
 
 class StructureSearch(Section):
@@ -470,7 +477,7 @@ class StructureSearch(Section):
 
     @property
     def enabled(self) -> bool:
-        return self.get("Enabled")
+        return self._typed("Enabled", bool)
 
     @property
     def method(self) -> str:

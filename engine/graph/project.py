@@ -255,10 +255,10 @@ class Network:
         removed = [(i, k) for i, k in enumerate(self._links) if name in (k.source, k.destination)]
         for i, link in reversed(removed):
             del self._links[i]
-            self._link_ids.discard(link.id)  # type: ignore[arg-type]
+            self._link_ids.discard(link.id)
             self._emit(ev.LinkRemoved(self._name, link, i))
         del self._layers[name]
-        self._layer_ids.discard(layer.id)  # type: ignore[arg-type]
+        self._layer_ids.discard(layer.id)
         self._emit(ev.LayerRemoved(self._name, layer, index))
         return layer, index, removed
 
@@ -325,7 +325,7 @@ class Network:
         else:
             index = self.link_index(link)
         removed = self._links.pop(index)
-        self._link_ids.discard(removed.id)  # type: ignore[arg-type]
+        self._link_ids.discard(removed.id)
         self._emit(ev.LinkRemoved(self._name, removed, index))
         return removed, index
 
