@@ -53,25 +53,19 @@ def fetch_all(
 ) -> dict[str, Path]:
     """Paths of every archive in ``folder``, downloading the missing ones.
 
-    Raises :class:`DownloadError` naming every file that could not be had, where to get it and
-    where to put it, when the machine is offline or a checksum does not match.
+    Raises :class:`DownloadError` naming the files still missing, where they come from and where
+    to put them, when the machine is offline or a checksum does not match.
     """
     folder.mkdir(parents=True, exist_ok=True)
     paths: dict[str, Path] = {}
-    failures: list[str] = []
     for archive in archives:
         target = folder / archive.filename
         if target.exists():
             _check_existing(target, archive)
-            paths[archive.filename] = target
-            continue
-        error = _download(archive, target, progress)
-        if error:
-            failures.append(error)
-        else:
-            paths[archive.filename] = target
-    if failures:
-        raise DownloadError(_offline_message(dataset, archives, paths, folder, failures))
+        elif error := _download(archive, target, progress):
+            # Stop at the first failure: offline, every further file would wait for time-outs.
+            raise DownloadError(_offline_message(dataset, archives, paths, folder, error))
+        paths[archive.filename] = target
     return paths
 
 
@@ -101,7 +95,7 @@ def _download(archive: Archive, target: Path, progress: bool) -> str:
             continue
         os.replace(part, target)
         return ""
-    return f"{archive.filename} ({'; '.join(reasons)})"
+    return reasons[0] if len(reasons) == 1 else f"{reasons[0]}; and {len(reasons) - 1} more"
 
 
 def _open_url(url: str):  # noqa: ANN202 - a urllib response; replaced in tests
@@ -131,16 +125,15 @@ def _stream(url: str, part: Path, archive: Archive, progress: bool) -> str:
 
 
 def _offline_message(
-    dataset: str, archives: tuple[Archive, ...], have: dict[str, Path], folder: Path,
-    failures: list[str],
-) -> str:  # fmt: skip
+    dataset: str, archives: tuple[Archive, ...], have: dict[str, Path], folder: Path, error: str
+) -> str:
     missing = [a for a in archives if a.filename not in have]
-    files = "; ".join(f"{a.filename} from {a.urls[0]} (SHA-256 {a.sha256})" for a in missing)
+    sources = sorted({a.urls[0].rsplit("/", 1)[0] + "/" for a in missing})
     return (
-        f"cannot download the {dataset} dataset: {' | '.join(failures)}. Is this machine offline? "
-        f"On a machine with internet access download {files}, copy the files into {folder} and "
-        f"run `neurocanvas dataset builtin {dataset}` again. The built-in datasets digits and "
-        "iris need no download."
+        f"cannot download the {dataset} dataset ({error}); is this machine offline? Copy the "
+        f"official files {', '.join(a.filename for a in missing)} (from {', '.join(sources)}) "
+        f"into {folder} and run `neurocanvas dataset builtin {dataset}` again (their SHA-256 "
+        "checksums are checked). The built-in datasets digits and iris need no download."
     )
 
 

@@ -1,0 +1,137 @@
+"""Make an NNC image-classification dataset from a folder with one sub-folder per class.
+
+Like NNC's "create dataset" tool: every image is converted to gray or RGB, resized to one size,
+saved as PNG under ``OUT/<class>/`` and listed in ``OUT/training.csv`` and
+``OUT/validation.csv`` (``x:image,y:label``; ``y`` is the class index in sorted folder-name
+order, and ``OUT/classes.txt`` lists the class names, one per line, in index order). Each class is
+split on its own (stratified) after a shuffle seeded by ``seed``, so the same seed gives the same
+split.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+from PIL import Image, UnidentifiedImageError
+
+from engine.data.errors import DatasetError
+from engine.data.loaders import IMAGE_EXTENSIONS
+from engine.data.progress import Progress
+from engine.data.writers import write_csv
+
+__all__ = ["create_from_folders"]
+
+HEADER = ("x:image", "y:label")
+CHANNEL_MODES = {"gray": "L", "rgb": "RGB"}
+
+
+def create_from_folders(
+    source: str | Path,
+    out: str | Path,
+    *,
+    size: tuple[int, int] | None = None,
+    channel: str = "rgb",
+    ratio: float = 0.8,
+    seed: int = 0,
+    progress: Progress | None = None,
+) -> dict[str, Path]:
+    """Write the dataset; return ``{"training": csv, "validation": csv}``.
+
+    Args:
+        source: folder holding one sub-folder of images per class (searched recursively).
+        out: new or empty output folder.
+        size: (width, height) of every output image; None keeps the size of the images, which
+            must then all be the same.
+        channel: ``"gray"`` (1 channel) or ``"rgb"`` (3 channels).
+        ratio: fraction of each class that goes to training (0 < ratio <= 1).
+        seed: seed of the per-class shuffle before the split.
+    """
+    source, out = Path(source), Path(out)
+    if channel not in CHANNEL_MODES:
+        raise DatasetError(f"channel must be gray or rgb. Received: channel={channel!r}")
+    if not 0 < ratio <= 1:
+        raise DatasetError(f"the training ratio must be in (0, 1]. Received: ratio={ratio}")
+    if size is not None and (len(size) != 2 or min(size) < 1):
+        raise DatasetError(f"size must be two positive integers (width, height). Received: {size}")
+    classes = _classes(source)
+    _check_output(out)
+    out.mkdir(parents=True, exist_ok=True)
+    total = sum(len(files) for _, files in classes)
+    splits: dict[str, list[tuple[str, int]]] = {"training": [], "validation": []}
+    state = {"done": 0, "size": size}
+    for label, (name, files) in enumerate(classes):
+        order = np.random.default_rng([seed, label]).permutation(len(files))
+        n_train = int(round(len(files) * ratio))
+        used: set[str] = set()
+        for rank, i in enumerate(order):
+            cell = _convert(files[i], source / name, out, name, used, channel, state)
+            splits["training" if rank < n_train else "validation"].append((cell, label))
+            state["done"] += 1
+            if progress is not None:
+                progress(state["done"], total)
+    (out / "classes.txt").write_text("".join(f"{name}\n" for name, _ in classes), "utf-8")
+    return {split: write_csv(out / f"{split}.csv", HEADER, sorted(rows, key=_row_key))
+            for split, rows in splits.items()}  # fmt: skip
+
+
+def _row_key(row: tuple[str, int]) -> tuple[int, str]:
+    return row[1], row[0]
+
+
+def _classes(source: Path) -> list[tuple[str, list[Path]]]:
+    if not source.is_dir():
+        raise DatasetError(f'"{source}" is not a folder (expected one sub-folder per class)')
+    folders = sorted(p for p in source.iterdir() if p.is_dir() and not p.name.startswith("."))
+    if not folders:
+        raise DatasetError(f'"{source}" has no sub-folders; put the images of each class into '
+                           "a sub-folder named after the class")  # fmt: skip
+    classes = []
+    for folder in folders:
+        files = sorted(
+            p
+            for p in folder.rglob("*")
+            if p.is_file()
+            and p.suffix.lower() in IMAGE_EXTENSIONS
+            and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+        )
+        if not files:
+            raise DatasetError(f'class folder "{folder}" holds no images '
+                               f"({' '.join(IMAGE_EXTENSIONS)})")  # fmt: skip
+        classes.append((folder.name, files))
+    return classes
+
+
+def _check_output(out: Path) -> None:
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise DatasetError(f'output folder "{out}" exists and is not empty; choose a new folder')
+
+
+def _convert(
+    path: Path, class_dir: Path, out: Path, name: str, used: set[str], channel: str, state: dict
+) -> str:
+    """Save ``path`` as ``out/<class>/<stem>.png``; return the CSV cell ``./<class>/<stem>.png``."""
+    try:
+        with Image.open(path) as img:
+            img.seek(0)
+            img = img.convert(CHANNEL_MODES[channel])
+    except (UnidentifiedImageError, OSError, ValueError) as exc:
+        raise DatasetError(f'cannot read image "{path}": {exc}') from None
+    if state["size"] is None:
+        state["size"] = img.size
+        state["first"] = path
+    elif img.size != tuple(state["size"]) and "first" in state:
+        raise DatasetError(f'"{path}" is {img.size[0]}x{img.size[1]} but "{state["first"]}" is '
+                           f"{state['size'][0]}x{state['size'][1]}; pass a size to resize "
+                           "every image to")  # fmt: skip
+    if img.size != tuple(state["size"]):
+        img = img.resize(tuple(state["size"]), Image.Resampling.BICUBIC)
+    stem = "_".join(path.relative_to(class_dir).with_suffix("").parts)
+    unique, k = stem, 1
+    while unique.casefold() in used:  # case-insensitive file systems would merge these
+        unique, k = f"{stem}_{k}", k + 1
+    used.add(unique.casefold())
+    target = out / name / f"{unique}.png"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    img.save(target)
+    return f"./{name}/{unique}.png"
