@@ -1,0 +1,352 @@
+"""Networks: ordered layers with unique names and ordered links (see :mod:`engine.graph.project`).
+
+``Layer`` and ``Link`` are frozen values; ``Network`` owns every change to them and emits one
+event per change. The API is documented in :mod:`engine.graph.project`, which re-exports it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+from engine.graph import events as ev
+
+# Properties NNC computes and its editor never writes (nnc-formats.md 1.4).
+_COMPUTED = frozenset({"Input", "Output", "IsParam"})
+
+
+class ModelError(ValueError):
+    """An edit or a loaded structure that the model cannot hold (the message names the place)."""
+
+
+@dataclass(frozen=True)
+class Layer:
+    name: str
+    type: str
+    properties: dict[str, str] = field(default_factory=dict)
+    position: tuple[float, float] = (0, 0)
+    size: tuple[float, float] = (240, 48)
+    id: int | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Link:
+    source: str
+    destination: str
+    dest_pin: int = 0
+    source_pin: int = 0
+    id: int | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class _Views:
+    layers: tuple[Layer, ...]
+    links: tuple[Link, ...]
+    index: dict[str, int]
+    into: dict[str, tuple[Link, ...]]
+    out: dict[str, tuple[Link, ...]]
+
+
+class Network:
+    """One network: ordered layers with unique names and ordered links between them."""
+
+    def __init__(
+        self,
+        name: str,
+        layers: Iterable[Layer] = (),
+        links: Iterable[Link] = (),
+        extra: dict[str, str] | None = None,
+    ) -> None:
+        self._name = name
+        self._layers: dict[str, Layer] = {}
+        self._links: list[Link] = []
+        self._layer_ids: set[int] = set()
+        self._link_ids: set[int] = set()
+        self._cache: _Views | None = None
+        self.extra: dict[str, str] = dict(extra or {})
+        self._emitter: ev.Emitter = ev.Emitter()
+        for layer in layers:
+            self._insert_layer(layer, None)
+        for link in links:
+            self._insert_link(link, None)
+
+    def __repr__(self) -> str:
+        return f"Network({self._name!r}, {len(self._layers)} layers, {len(self._links)} links)"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Network):
+            return NotImplemented
+        return (
+            self._name == other._name
+            and self.layers == other.layers
+            and self._links == other._links
+            and self.extra == other.extra
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable
+
+    # -- reading ---------------------------------------------------------------------------
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def events(self) -> ev.Emitter:
+        return self._emitter
+
+    # Read views are built once per state (every change drops them), so shape inference can
+    # ask for them per layer without rebuilding them.
+    def _views(self) -> _Views:
+        if self._cache is None:
+            into: dict[str, list[Link]] = {}
+            out: dict[str, list[Link]] = {}
+            for link in self._links:
+                into.setdefault(link.destination, []).append(link)
+                out.setdefault(link.source, []).append(link)
+            self._cache = _Views(
+                layers=tuple(self._layers.values()),
+                links=tuple(self._links),
+                index={name: i for i, name in enumerate(self._layers)},
+                into={k: tuple(v) for k, v in into.items()},
+                out={k: tuple(v) for k, v in out.items()},
+            )
+        return self._cache
+
+    @property
+    def layers(self) -> tuple[Layer, ...]:
+        return self._views().layers
+
+    @property
+    def layer_names(self) -> tuple[str, ...]:
+        return tuple(self._layers)
+
+    @property
+    def links(self) -> tuple[Link, ...]:
+        return self._views().links
+
+    def has_layer(self, name: str) -> bool:
+        return name in self._layers
+
+    def layer(self, name: str) -> Layer:
+        try:
+            return self._layers[name]
+        except KeyError:
+            raise ModelError(f'network "{self._name}": no layer "{name}"') from None
+
+    def index_of(self, name: str) -> int:
+        self.layer(name)
+        return self._views().index[name]
+
+    def inputs_of(self, name: str) -> tuple[Link, ...]:
+        """Links into ``name`` in link order (pin 0 inputs keep Concatenate order)."""
+        return self._views().into.get(name, ())
+
+    def outputs_of(self, name: str) -> tuple[Link, ...]:
+        """Links out of ``name`` in link order."""
+        return self._views().out.get(name, ())
+
+    def link_index(self, link: Link) -> int:
+        for i, existing in enumerate(self._links):
+            if existing == link:
+                return i
+        raise ModelError(
+            f'network "{self._name}": no link {link.source} -> {link.destination} '
+            f"(pin {link.dest_pin})"
+        )
+
+    def unique_name(self, base: str) -> str:
+        """``base`` if free, else NNC's ``base_2``, ``base_3``, ..."""
+        if base not in self._layers:
+            return base
+        k = 2
+        while f"{base}_{k}" in self._layers:
+            k += 1
+        return f"{base}_{k}"
+
+    def new_layer(
+        self, type_: str, position: tuple[float, float] = (0, 0), name: str | None = None
+    ) -> Layer:
+        """A layer of ``type_`` with a free name and the catalogue's default properties.
+
+        The layer is not added (push ``AddLayer`` for that). Properties the editor does not
+        write (computed ``Input``/``Output``/``Cost*``/``IsParam``) are left out; an unknown
+        type gets no properties.
+        """
+        from engine.layers import find_spec  # noqa: PLC0415 - the catalogue imports late
+
+        spec = find_spec(type_)
+        props: dict[str, str] = {}
+        if spec is not None:
+            type_ = spec.type
+            for prop in spec.properties:
+                computed = not prop.editable and prop.default.startswith("*")
+                if prop.name in _COMPUTED or prop.name.startswith("Cost") or computed:
+                    continue
+                props[prop.name] = prop.default
+        props.pop("Name", None)
+        return Layer(self.unique_name(name or type_), type_, props, position=position)
+
+    def next_layer_id(self) -> int:
+        return max(self._layer_ids, default=-1) + 1
+
+    def next_link_id(self) -> int:
+        return max(self._link_ids, default=-1) + 1
+
+    # -- edits (each emits one event) ------------------------------------------------------
+    def add_layer(self, layer: Layer, index: int | None = None) -> Layer:
+        """Insert ``layer`` (at ``index``, default last); returns it with its ID set."""
+        layer = self._insert_layer(layer, index)
+        self._emit(ev.LayerAdded(self._name, layer, self.index_of(layer.name)))
+        return layer
+
+    def remove_layer(self, name: str) -> tuple[Layer, int, list[tuple[int, Link]]]:
+        """Remove a layer and its links; returns ``(layer, index, [(link index, link), ...])``.
+
+        The link list is in ascending index order, ready for re-insertion by undo.
+        """
+        layer = self.layer(name)
+        index = self.index_of(name)
+        removed = [(i, k) for i, k in enumerate(self._links) if name in (k.source, k.destination)]
+        for i, link in reversed(removed):
+            del self._links[i]
+            self._link_ids.discard(link.id)
+            self._emit(ev.LinkRemoved(self._name, link, i))
+        del self._layers[name]
+        self._layer_ids.discard(layer.id)
+        self._emit(ev.LayerRemoved(self._name, layer, index))
+        return layer, index, removed
+
+    def rename_layer(self, old: str, new: str) -> None:
+        layer = self.layer(old)
+        if new == old:
+            return
+        check_name(new, f'network "{self._name}", layer "{old}": new name')
+        if new in self._layers:
+            raise ModelError(f'network "{self._name}": a layer named "{new}" already exists')
+        renamed = replace(layer, name=new)
+        self._layers = {(new if k == old else k): (renamed if k == old else v)
+                        for k, v in self._layers.items()}  # fmt: skip
+        self._links = [_rename_link(k, old, new) for k in self._links]
+        self._emit(ev.LayerRenamed(self._name, old, new, renamed))
+
+    def set_property(self, layer_name: str, key: str, value: str | None) -> str | None:
+        """Set a raw property string (``None`` removes it); returns the previous value."""
+        layer = self.layer(layer_name)
+        if key == "Name":
+            raise ModelError(
+                f'network "{self._name}", layer "{layer_name}": Name is changed by renaming'
+            )
+        if not isinstance(value, str | None):
+            raise ModelError(
+                f'network "{self._name}", layer "{layer_name}", property {key}: expected a '
+                f"string. Received: {key}={value!r}"
+            )
+        old = layer.properties.get(key)
+        if old == value:
+            return old
+        props = dict(layer.properties)
+        if value is None:
+            del props[key]
+        else:
+            props[key] = value
+        self._layers[layer_name] = replace(layer, properties=props)
+        self._emit(ev.PropertyChanged(self._name, layer_name, key, old, value))
+        return old
+
+    def move_layer(self, layer_name: str, position: tuple[float, float]) -> tuple[float, float]:
+        """Move a layer (file coordinates); returns the previous position."""
+        layer = self.layer(layer_name)
+        old = layer.position
+        position = (position[0], position[1])
+        if old == position:
+            return old
+        self._layers[layer_name] = replace(layer, position=position)
+        self._emit(ev.LayerMoved(self._name, layer_name, old, position))
+        return old
+
+    def connect(self, link: Link, index: int | None = None) -> Link:
+        """Add a link (at ``index``, default last); returns it with its ID set."""
+        link = self._insert_link(link, index)
+        self._emit(ev.LinkAdded(self._name, link, self.link_index(link)))
+        return link
+
+    def disconnect(self, link: Link | int) -> tuple[Link, int]:
+        """Remove a link (given as value or index); returns ``(link, index)``."""
+        if isinstance(link, int):
+            if not 0 <= link < len(self._links):
+                raise ModelError(f'network "{self._name}": no link #{link}')
+            index = link
+        else:
+            index = self.link_index(link)
+        removed = self._links.pop(index)
+        self._link_ids.discard(removed.id)
+        self._emit(ev.LinkRemoved(self._name, removed, index))
+        return removed, index
+
+    # -- internals -------------------------------------------------------------------------
+    def _emit(self, event: ev.Event) -> None:
+        self._cache = None
+        self._emitter.emit(event)
+
+    def _insert_layer(self, layer: Layer, index: int | None) -> Layer:
+        where = f'network "{self._name}"'
+        if not isinstance(layer, Layer):
+            raise ModelError(f"{where}: expected a Layer. Received: {layer!r}")
+        check_name(layer.name, f"{where}, layer name")
+        if layer.name in self._layers:
+            raise ModelError(f'{where}: duplicate layer name "{layer.name}"')
+        if "Name" in layer.properties:
+            raise ModelError(f'{where}, layer "{layer.name}": Name belongs in Layer.name')
+        self._cache = None
+        if layer.id is None or layer.id in self._layer_ids:
+            layer = replace(layer, id=self.next_layer_id())
+        self._layer_ids.add(layer.id)  # type: ignore[arg-type]
+        if index is None or index >= len(self._layers):
+            self._layers[layer.name] = layer
+        else:
+            items = list(self._layers.items())
+            items.insert(index, (layer.name, layer))
+            self._layers = dict(items)
+        return layer
+
+    def _insert_link(self, link: Link, index: int | None) -> Link:
+        where = f'network "{self._name}"'
+        if not isinstance(link, Link):
+            raise ModelError(f"{where}: expected a Link. Received: {link!r}")
+        for end in (link.source, link.destination):
+            if end not in self._layers:
+                raise ModelError(
+                    f"{where}: link {link.source} -> {link.destination} names a missing "
+                    f'layer "{end}"'
+                )
+        if link.dest_pin < 0 or link.source_pin < 0:
+            raise ModelError(f"{where}: link {link.source} -> {link.destination}: negative pin")
+        self._cache = None
+        if link.id is None or link.id in self._link_ids:
+            link = replace(link, id=self.next_link_id())
+        self._link_ids.add(link.id)  # type: ignore[arg-type]
+        self._links.insert(len(self._links) if index is None else index, link)
+        return link
+
+    def _attach(self, emitter: ev.Emitter) -> None:
+        self._emitter = emitter
+
+    def _set_name(self, name: str) -> None:
+        self._name = name
+
+
+def _rename_link(link: Link, old: str, new: str) -> Link:
+    if old not in (link.source, link.destination):
+        return link
+    return replace(
+        link,
+        source=new if link.source == old else link.source,
+        destination=new if link.destination == old else link.destination,
+    )
+
+
+def check_name(name: object, where: str) -> None:
+    if not isinstance(name, str) or not name.strip() or "\n" in name or "\r" in name:
+        raise ModelError(f"{where}: expected a non-empty one-line name. Received: {name!r}")
