@@ -13,6 +13,8 @@ old positions), ``RenameLayer``, ``SetProperty``, ``MoveLayers`` (one drag of an
 layers), ``Connect``, ``Disconnect``, ``AddNetwork``, ``RemoveNetwork``, ``RenameNetwork``,
 ``SetSectionValue`` (one CONFIG/DATASET field), ``ReplaceSection``, ``InsertItem``,
 ``RemoveItem``, ``SetDescription`` and ``Compound`` (a macro: paste, delete selection).
+``rename_network_everywhere(project, old, new)`` builds the Compound that also updates the
+settings and Unit layers that name the network (``RenameNetwork`` alone renames only it).
 
 No-op guard: a command whose ``is_noop()`` is true is not pushed (typing the same value,
 dropping a layer where it was). Merging: consecutive ``SetProperty`` on the same field,
@@ -218,6 +220,33 @@ class RenameNetwork(Command):
 
     def undo(self) -> None:
         self.project.rename_network(self.new, self.old)
+
+
+_NETWORK_KEYS = {
+    "optimizers": "Optimizer_NetworkName",
+    "monitors": "Monitor_NetworkName",
+    "executors": "Executor_NetworkName",
+}
+
+
+def rename_network_everywhere(project: Project, old: str, new: str) -> Compound:
+    """One undo step: rename a network and every reference to it.
+
+    References are the optimizers', monitors' and executors' network names (including the
+    derived ``<old>Validation`` / ``<old>Runtime``) and the ``Network`` property of Unit layers.
+    """
+    steps: list[Command] = [RenameNetwork(project, old, new)]
+    renames = {old: new, f"{old}Validation": f"{new}Validation", f"{old}Runtime": f"{new}Runtime"}
+    for collection, key in _NETWORK_KEYS.items():
+        for i, item in enumerate(getattr(project, collection)):
+            target = renames.get(item.values.get(key, ""))
+            if target is not None:
+                steps.append(SetSectionValue(project, (collection, i), key, target))
+    for network in project.networks:
+        for layer in network.layers:
+            if layer.type == "Unit" and layer.properties.get("Network") == old:
+                steps.append(SetProperty(network, layer.name, "Network", new))
+    return Compound(f"Rename network {old} to {new}", steps)
 
 
 # -- settings ------------------------------------------------------------------------------

@@ -12,7 +12,8 @@ from engine.graph import commands as C
 from engine.graph import config as cfg
 from engine.graph.project import Layer, Link, ModelError, Network, Project
 
-LENET = Path("/work/shared/nnc-samples/image_recognition/MNIST/LeNet.sdcproj")
+SAMPLES = Path("/work/shared/nnc-samples")
+LENET = SAMPLES / "image_recognition/MNIST/LeNet.sdcproj"
 
 
 @pytest.fixture()
@@ -169,6 +170,30 @@ def test_macro_groups_pushes(project):
         stack.push(C.RenameLayer(net, "Input", "x"))
         raise ValueError("boom")
     assert to_dict(project) == before and len(stack) == 1
+
+
+def test_rename_network_everywhere_updates_references():
+    project = read_sdcproj(SAMPLES / "image_recognition/ILSVRC2012/squeezenet/squeezenet11.sdcproj")
+    units = [
+        (n.name, la.name)
+        for n in project.networks
+        for la in n.layers
+        if la.type == "Unit" and la.properties.get("Network") == "FireModule"
+    ]
+    assert len(units) == 8
+    before = to_dict(project)
+    stack = C.UndoStack()
+    stack.push(C.rename_network_everywhere(project, "FireModule", "Fire"))
+    assert all(project.network(n).layer(la).properties["Network"] == "Fire" for n, la in units)
+    assert "FireModule" not in project.network_names
+    stack.undo()
+    assert to_dict(project) == before
+
+    lenet = read_sdcproj(LENET)
+    stack.push(C.rename_network_everywhere(lenet, "Main", "Net"))
+    assert lenet.optimizers[0].network == "Net"
+    assert [m.network for m in lenet.monitors] == ["NetValidation", "NetValidation"]
+    assert lenet.executors[0].network == "NetRuntime"
 
 
 # -- random edit sequences -----------------------------------------------------------------
