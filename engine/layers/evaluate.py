@@ -32,7 +32,15 @@ from engine.layers.property_types import (
 )
 from engine.layers.spec import LayerSpec
 
-__all__ = ["LayerContext", "StaticContext", "LayerEval", "RuleError", "Shape", "auto_value"]
+__all__ = [
+    "LayerContext",
+    "StaticContext",
+    "LayerEval",
+    "RuleError",
+    "InputShapeError",
+    "Shape",
+    "auto_value",
+]
 
 Shape = tuple[int, ...]
 
@@ -47,6 +55,10 @@ class RuleError(ValueError):
     def __init__(self, message: str, prop: str | None = None) -> None:
         super().__init__(message)
         self.prop = prop
+
+
+class InputShapeError(RuleError):
+    """An input whose producer has no shape; the producer reports the cause."""
 
 
 class LayerContext:
@@ -176,10 +188,26 @@ class LayerEval:
                 pspec.check_option(value)
         except (PropertyValueError, ExpressionError, ShapeError) as exc:
             raise RuleError(_with_prop(prop, raw, exc), prop) from None
+        except RuleError as exc:
+            if exc.prop is not None or isinstance(exc, InputShapeError):
+                raise
+            # A network-level error (unknown unit, recursion...): say which property needed it.
+            raise type(exc)(_with_prop(prop, raw, exc), prop) from None
         finally:
             self._resolving.pop()
         self._values[prop] = value
         return value
+
+    def given(self, prop: str) -> str | None:
+        """The raw text the project gives for a property (Unit arguments too), or None."""
+        return self._raw.get(prop)
+
+    def expression(self, raw: str, what: str = "value") -> Value:
+        """An untyped value in this layer's scope (Text unit arguments)."""
+        try:
+            return evaluate(raw.strip(), _Scope(self, what))
+        except (ExpressionError, ShapeError) as exc:
+            raise RuleError(_with_prop(what, raw, exc), what) from None
 
     def evaluate(self, raw: str, ptype: PropertyType = PINT_ARRAY, what: str = "value") -> Value:
         """Any raw value in this layer's scope (connector shapes, unit argument values)."""

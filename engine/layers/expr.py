@@ -8,7 +8,7 @@ module knows nothing about layers.
 
 Grammar::
 
-    list   := expr ("," expr)*
+    list   := expr ("," expr)* [","]
     expr   := term (("+" | "-") term)*
     term   := unary (("*" | "/") unary)*
     unary  := ("-" | "+") unary | atom
@@ -148,6 +148,8 @@ class _Parser:
         items = [self._expr()]
         while self._peek() == ",":
             self._take()
+            if self.pos == len(self.tokens):
+                break  # a trailing comma, as in Sony's resnet-18 sample (``Start=0,20,20,``)
             items.append(self._expr())
         if self.pos != len(self.tokens):
             raise ExpressionError(f"unexpected {self._peek()!r} in {self.text!r}")

@@ -1,0 +1,603 @@
+"""Shape inference and per-layer statistics of a network, incremental.
+
+:class:`NetworkInference` evaluates every layer of one network (or of one expansion of a unit
+network) with the catalogue's rules (:class:`engine.layers.evaluate.LayerEval`). Results are
+cached per layer together with the layers each result read; :meth:`NetworkInference.invalidate`
+drops a layer and everything that depends on it, so after an edit only the affected part is
+recomputed. :class:`ProjectInference` keeps one per network, follows the project's events and
+shares unit expansions between callers.
+
+Shapes exclude the batch axis. The eight statistics follow nnc-layers.md §1.6: a Unit layer
+carries the sums over its expansion, and counts only its own output.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from engine.graph import resolve
+from engine.graph.network import Network
+from engine.graph.project import Project
+from engine.layers import find_spec
+from engine.layers.evaluate import InputShapeError, LayerContext, LayerEval, RuleError, Shape
+from engine.layers.property_types import Value, format_value
+from engine.layers.spec import STATISTICS, Component
+
+__all__ = [
+    "LayerResult",
+    "NetworkInference",
+    "ProjectInference",
+    "InferenceError",
+    "UpstreamError",
+    "CycleError",
+]
+
+_NO_COSTS = (0,) * (len(STATISTICS) - 1)
+
+
+class InferenceError(RuleError):
+    """A layer whose shape or statistics cannot be computed (the message says why)."""
+
+
+class UpstreamError(InferenceError, InputShapeError):
+    """A layer that has no shape because an input has none; the cause is reported there."""
+
+
+class CycleError(InferenceError):
+    """A cycle of links (outside a Delay's recurrent input)."""
+
+
+@dataclass(frozen=True)
+class LayerResult:
+    """Output shape and the eight statistics of one layer, or the error that prevents them."""
+
+    name: str
+    type: str
+    shape: Shape | None
+    stats: tuple[int, ...] | None  # in STATISTICS order
+    error: str | None = None
+    prop: str | None = None  # the property the error is about, when known
+    upstream: bool = False  # the error comes from an input (reported on that layer)
+
+    def stat(self, name: str) -> int:
+        return self.stats[STATISTICS.index(name)] if self.stats else 0
+
+
+class NetworkInference:
+    """Lazy, cached shapes and statistics of one network.
+
+    ``arguments`` are the argument values visible in the network (a unit's bound arguments;
+    for a network used on its own, its Argument layers' values). ``bound_input`` replaces the
+    ``Size`` of the Input layers (a unit's input). ``stack`` is the unit call path, used to
+    detect recursion.
+    """
+
+    def __init__(
+        self,
+        network: Network,
+        project: Project | None = None,
+        *,
+        arguments: Mapping[str, Value] | None = None,
+        bound_input: Shape | None = None,
+        unit_properties: Mapping[str, Value] | None = None,
+        stack: tuple[str, ...] = (),
+        units: UnitCache | None = None,
+    ) -> None:
+        self.network = network
+        self.project = project
+        self.bound_input = bound_input
+        self.unit_properties = dict(unit_properties or {})
+        self.stack = stack or (network.name,)
+        self.units = units if units is not None else UnitCache(project)
+        # Argument values that do not fit their declared type (used as written, reported).
+        self.argument_problems: list[resolve.ArgumentError] = []
+        if arguments is None:
+            arguments = resolve.default_arguments(network, self.argument_problems)
+        self.arguments = dict(arguments)
+        self._unit_problems: dict[str, list[resolve.ArgumentError]] = {}
+        self._results: dict[str, LayerResult] = {}
+        self._evals: dict[str, LayerEval] = {}
+        self._deps: dict[str, set[str]] = {}  # layer -> layers its result read
+        self._rdeps: dict[str, set[str]] = {}  # layer -> layers whose result read it
+        self._computing: list[str] = []
+        self._adjacency: _Adjacency | None = None
+        self._subs: dict[str, NetworkInference] = {}  # Unit layer -> its expansion
+        self._consumer_readers: set[str] = set()  # results that read who consumes a layer
+
+    # -- public reading ----------------------------------------------------------------------
+
+    def result(self, name: str) -> LayerResult:
+        """The cached result of one layer, computed (with what it needs) when missing."""
+        cached = self._results.get(name)
+        if cached is not None:
+            return cached
+        if name in self._computing:
+            raise CycleError(self._cycle_message(name))
+        self._computing.append(name)
+        try:
+            result = self._compute(name)
+        finally:
+            self._computing.pop()
+        self._results[name] = result
+        return result
+
+    def results(self) -> dict[str, LayerResult]:
+        """Every layer's result, in network order (computed in dependency order)."""
+        for name in self._order():
+            self.result(name)
+        return {name: self._results[name] for name in self.network.layer_names}
+
+    def shape(self, name: str) -> Shape | None:
+        return self.result(name).shape
+
+    def eval(self, name: str) -> LayerEval:
+        """The layer's evaluator (resolved property values) as of its last computation."""
+        self.result(name)
+        return self._evals[name]
+
+    def totals(self) -> tuple[int, ...]:
+        """The network statistics: the plain sum of every layer's values (§1.6)."""
+        sums = [0] * len(STATISTICS)
+        for result in self.results().values():
+            if result.stats:
+                sums = [a + b for a, b in zip(sums, result.stats, strict=True)]
+        return tuple(sums)
+
+    def errors(self) -> list[LayerResult]:
+        """The layers that failed for a reason of their own (not because of an input)."""
+        return [r for r in self.results().values() if r.error and not r.upstream]
+
+    def unit_argument_problems(self) -> dict[str, list[resolve.ArgumentError]]:
+        """Unit layer -> the arguments it passes that do not fit their declared type."""
+        self.results()
+        return {k: v for k, v in self._unit_problems.items() if v}
+
+    def expansion(self, unit_layer: str) -> NetworkInference | None:
+        """The inference of the network a Unit layer expands to (after its result)."""
+        self.result(unit_layer)
+        return self._subs.get(unit_layer)
+
+    def output(self) -> Shape:
+        """A unit network's result: the shape of its single terminal layer (``*UnitOutput``)."""
+        adjacency = self._adj()
+        terminals = [
+            layer.name
+            for layer in self.network.layers
+            if layer.name not in adjacency.consumers and _has_output(layer.type)
+        ]
+        if len(terminals) != 1:
+            raise InferenceError(
+                f'network "{self.network.name}" used as a unit needs exactly one last layer; '
+                f"it has {len(terminals)} ({', '.join(terminals) or 'none'})"
+            )
+        result = self.result(terminals[0])
+        if result.shape is None:
+            raise InferenceError(
+                f'network "{self.network.name}", layer "{terminals[0]}": {result.error}'
+            )
+        return result.shape
+
+    # -- invalidation ------------------------------------------------------------------------
+
+    def invalidate(self, names: Iterable[str], structure: bool = False) -> set[str]:
+        """Drops the results of ``names`` and of every layer that read them; returns all dropped.
+
+        ``structure``: links or layers changed, so the adjacency is rebuilt too.
+        """
+        if structure:
+            self._adjacency = None
+        dropped: set[str] = set()
+        stack = list(names)
+        while stack:
+            name = stack.pop()
+            if name in dropped:
+                continue
+            dropped.add(name)
+            stack.extend(self._rdeps.get(name, ()))
+        for name in dropped:
+            self._results.pop(name, None)
+            self._evals.pop(name, None)
+            self._subs.pop(name, None)
+            self._unit_problems.pop(name, None)
+            self._consumer_readers.discard(name)
+            for dep in self._deps.pop(name, ()):
+                self._rdeps.get(dep, set()).discard(name)
+        return dropped
+
+    def apply(self, event) -> set[str]:  # noqa: ANN001 - an engine.graph.events.Event
+        """Drops what a model event of this network makes stale; returns the dropped layers."""
+        kind = event.kind
+        if kind == "property_changed":
+            return self.invalidate({event.layer})
+        if kind in ("link_added", "link_removed"):
+            source, dest = event.link.source, event.link.destination
+            self._adjacency = None
+            readers = {c for c, _ in self._adj().consumers.get(source, ())}
+            touched = {dest} | ({source} | readers) & (self._consumer_readers | {dest})
+            return self.invalidate(touched)
+        if kind == "layer_renamed":
+            return self.invalidate({event.old, event.new}, structure=True)
+        if kind in ("layer_added", "layer_removed"):
+            return self.invalidate({event.layer.name}, structure=True)
+        return set()
+
+    def invalidate_units(self, networks: set[str]) -> set[str]:
+        """Drops the Unit layers that call one of ``networks`` (their expansion changed)."""
+        callers = [
+            layer.name
+            for layer in self.network.layers
+            if layer.type == "Unit" and layer.properties.get("Network", "") in networks
+        ]
+        return self.invalidate(callers) if callers else set()
+
+    # -- computing one layer -----------------------------------------------------------------
+
+    def _compute(self, name: str) -> LayerResult:
+        layer = self.network.layer(name)
+        spec = find_spec(layer.type)
+        if spec is None:
+            return LayerResult(name, layer.type, None, None, f"unknown layer type {layer.type!r}")
+        raw = layer.properties
+        if self.bound_input is not None and spec.type == "Input":
+            raw = {**raw, "Size": format_value(self.bound_input)}
+        ev = LayerEval(spec, name, raw, _Context(self, name))
+        self._evals[name] = ev
+        try:
+            shape = ev.output_shape()
+            if spec.type == "Unit":
+                sub = self._subs[name]
+                stats = (math.prod(shape or (0,)), *sub.totals()[1:])
+            else:
+                stats = tuple(ev.cost(s) for s in STATISTICS)
+        except RecursionError:
+            return LayerResult(name, layer.type, None, None, "the network is too deep to infer")
+        except RuleError as exc:
+            upstream = isinstance(exc, UpstreamError)
+            return LayerResult(name, layer.type, None, None, str(exc), exc.prop, upstream)
+        return LayerResult(name, layer.type, shape, stats)
+
+    def _depend(self, owner: str, on: str) -> None:
+        self._deps.setdefault(owner, set()).add(on)
+        self._rdeps.setdefault(on, set()).add(owner)
+
+    def _input(self, owner: str, producer: str) -> Shape:
+        """The output shape of ``producer`` as an input of ``owner``."""
+        self._depend(owner, producer)
+        result = self.result(producer)
+        if result.error:
+            cause = "" if result.upstream else f" ({_short(result.error)})"
+            raise UpstreamError(f'input "{producer}" has no shape{cause}')
+        if result.shape is None:
+            raise InferenceError(f'layer "{producer}" ({result.type}) has no output to link from')
+        return result.shape
+
+    def _cycle_message(self, name: str) -> str:
+        path = self._computing[self._computing.index(name) :] + [name]
+        return "the links form a cycle: " + " -> ".join(reversed(path))
+
+    # -- adjacency and order -----------------------------------------------------------------
+
+    def _adj(self) -> _Adjacency:
+        if self._adjacency is None:
+            self._adjacency = _Adjacency(self.network)
+        return self._adjacency
+
+    def _order(self) -> list[str]:
+        """Layers in an order where inputs come first (Kahn), so computing stays shallow.
+
+        A Delay's main input is a recurrent back edge and does not order anything. A layer
+        whose shape comes from its consumers (``*GraphOutput``/``*GraphIO`` without input) is
+        placed after the other inputs of those consumers.
+        """
+        adjacency = self._adj()
+        names = self.network.layer_names
+        before: dict[str, set[str]] = {n: set() for n in names}
+        for dest, links in adjacency.producers.items():
+            for source, pin in links:
+                if not (pin == 0 and adjacency.types[dest] == "Delay"):
+                    before[dest].add(source)
+        for name in names:
+            if adjacency.backward(name):
+                for consumer, _ in adjacency.consumers.get(name, ()):
+                    for other, _ in adjacency.producers.get(consumer, ()):
+                        if other != name and name not in before[other]:
+                            before[name].add(other)
+        order: list[str] = []
+        ready = [n for n in names if not before[n]]
+        after: dict[str, list[str]] = {}
+        for name, deps in before.items():
+            for dep in deps:
+                after.setdefault(dep, []).append(name)
+        remaining = {n: len(d) for n, d in before.items()}
+        while ready:
+            name = ready.pop()
+            order.append(name)
+            for nxt in after.get(name, ()):
+                remaining[nxt] -= 1
+                if remaining[nxt] == 0:
+                    ready.append(nxt)
+        placed = set(order)
+        return order + [n for n in names if n not in placed]  # cycles: found on demand
+
+    # -- graph macros ------------------------------------------------------------------------
+
+    def required_shape(self, owner: str) -> Shape | None:
+        """``*GraphOutput``: the shape a consumer needs from ``owner`` (a W connector, ...)."""
+        adjacency = self._adj()
+        self._consumer_readers.add(owner)
+        for consumer, pin in adjacency.consumers.get(owner, ()):
+            self._depend(owner, consumer)
+            spec = find_spec(adjacency.types[consumer])
+            if spec is None:
+                continue
+            ev = self._evaluator(consumer)
+            if pin >= 1:
+                connector = spec.connector_at(pin)
+                if connector is not None:
+                    return ev.connector_shape(connector.name)
+            elif spec.prop("Input") and spec.prop("Input").default == "*GraphIO":  # type: ignore[union-attr]
+                if spec.output_rule == "*Input" and consumer not in self._computing:
+                    self._computing.append(consumer)
+                    try:
+                        shape = self.required_shape(consumer)
+                    finally:
+                        self._computing.pop()
+                    if shape is not None:
+                        return shape
+        return None
+
+    def _evaluator(self, name: str) -> LayerEval:
+        """A layer's evaluator without computing its result (for connector shapes)."""
+        if name in self._evals:
+            return self._evals[name]
+        layer = self.network.layer(name)
+        ev = LayerEval(find_spec(layer.type), name, layer.properties, _Context(self, name))  # type: ignore[arg-type]
+        self._evals[name] = ev
+        return ev
+
+    def graph_macro(self, owner: str, name: str, arg: str | None, ev: LayerEval) -> Value:
+        if name == "UnitOutput":
+            return self._unit(owner, ev).output()
+        if name == "UnitProperty":
+            if arg in self.unit_properties:
+                return self.unit_properties[arg]
+            raise InferenceError(
+                f"*UnitProperty({arg}) is only defined inside the built-in LSTM unit "
+                f"(the calling LSTM layer's {arg})"
+            )
+        if name == "RepeatTimes":
+            start = self._start(owner, "RepeatStart", "RepeatEnd")
+            return self.eval(start).value("Times")
+        if name == "RecurrentLength":
+            start = self._start(owner, "RecurrentInput", "RecurrentOutput")
+            begin = self.eval(start)
+            return begin.input_shape[int(begin.value("Axis"))]  # type: ignore[index]
+        if name in ("AutoInPlace", "AutoInPlaceOnce"):
+            return self._auto_in_place(owner, once=name == "AutoInPlaceOnce")
+        raise InferenceError(f"unknown macro *{name}")
+
+    def _start(self, owner: str, start_type: str, end_type: str) -> str:
+        start = resolve.matching_start(self.network, owner, start_type, end_type)
+        if start is None:
+            raise InferenceError(f"no {start_type} opens the block that this {end_type} closes")
+        self._depend(owner, start)
+        return start
+
+    def _auto_in_place(self, owner: str, once: bool) -> bool:
+        """``*AutoInPlaceOnce`` / ``*AutoInPlace`` as observed (nnc-layers.md §1.5)."""
+        adjacency = self._adj()
+        self._consumer_readers.add(owner)
+        sources = [s for s, pin in adjacency.producers.get(owner, ()) if pin == 0]
+        if not sources:
+            return False
+        for source in sources:
+            self._depend(owner, source)
+            if (
+                adjacency.types[source] in ("Input", "Parameter")
+                or len(adjacency.consumers.get(source, ())) != 1
+            ):
+                return False
+            producer = self._evaluator(source)
+            if producer.spec.prop("InPlace") and producer.value("InPlace") is True:
+                return False
+        return True
+
+    def _unit(self, owner: str, ev: LayerEval) -> NetworkInference:
+        """The expansion of a Unit layer: the unit network with its input and arguments bound."""
+        if owner in self._subs:
+            return self._subs[owner]
+        target = str(ev.value("Network"))
+        if self.project is None or not self.project.has_network(target):
+            raise InferenceError(f'unit network "{target}" does not exist', "Network")
+        if target in self.stack:
+            path = " -> ".join([*self.stack, target])
+            raise InferenceError(f"unit recursion: {path}", "Network")
+        network = self.project.network(target)
+        problems: list[resolve.ArgumentError] = []
+        arguments = resolve.bind_arguments(ev, network, problems)
+        self._unit_problems[owner] = problems
+        sub = self.units.get(network, ev.input_shape, arguments, (*self.stack, target))
+        self._subs[owner] = sub
+        errors = sub.errors()
+        if errors:
+            first = errors[0]
+            raise InferenceError(f'in unit network "{target}", layer "{first.name}": {first.error}')
+        return sub
+
+
+class UnitCache:
+    """Expansions of unit networks, shared by every Unit layer with the same input and arguments."""
+
+    def __init__(self, project: Project | None) -> None:
+        self.project = project
+        self.entries: dict[tuple, NetworkInference] = {}
+
+    def get(
+        self,
+        network: Network,
+        input_shape: Shape,
+        arguments: Mapping[str, Value],
+        stack: tuple[str, ...],
+    ) -> NetworkInference:
+        key = (network.name, input_shape, tuple(sorted(arguments.items())))
+        sub = self.entries.get(key)
+        if sub is None:
+            sub = NetworkInference(
+                network, self.project, arguments=arguments, bound_input=input_shape,
+                stack=stack, units=self,
+            )  # fmt: skip
+            self.entries[key] = sub
+        return sub
+
+    def instances(self, network: str) -> list[NetworkInference]:
+        return [sub for key, sub in self.entries.items() if key[0] == network]
+
+
+class _Context(LayerContext):
+    """The network around one layer, as its rules see it."""
+
+    def __init__(self, inference: NetworkInference, owner: str) -> None:
+        self.inference = inference
+        self.owner = owner
+
+    def input_shapes(self) -> tuple[Shape, ...]:
+        links = self.inference._adj().producers.get(self.owner, ())
+        return tuple(self.inference._input(self.owner, s) for s, pin in links if pin == 0)
+
+    def side_input_shape(self, connector: str) -> Shape | None:
+        source = self._side_source(connector)
+        return None if source is None else self.inference._input(self.owner, source)
+
+    def is_wired(self, connector: str) -> bool:
+        return self._side_source(connector) is not None
+
+    def _side_source(self, connector: str) -> str | None:
+        spec = find_spec(self.inference._adj().types[self.owner])
+        pin = spec.pin_of(connector) if spec and spec.connector(connector) else -1
+        links = self.inference._adj().producers.get(self.owner, ())
+        return next((s for s, p in links if p == pin), None)
+
+    def required_shape(self) -> Shape | None:
+        return self.inference.required_shape(self.owner)
+
+    def argument(self, name: str) -> Value | None:
+        return self.inference.arguments.get(name)
+
+    def graph_macro(self, name: str, arg: str | None, layer: LayerEval) -> Value:
+        return self.inference.graph_macro(self.owner, name, arg, layer)
+
+
+class _Adjacency:
+    """Links of a network by layer: producers (source, pin) and consumers (dest, pin)."""
+
+    def __init__(self, network: Network) -> None:
+        self.types = {layer.name: layer.type for layer in network.layers}
+        self.producers: dict[str, list[tuple[str, int]]] = {}
+        self.consumers: dict[str, list[tuple[str, int]]] = {}
+        self.raw = {layer.name: layer.properties for layer in network.layers}
+        for link in network.links:
+            self.producers.setdefault(link.destination, []).append((link.source, link.dest_pin))
+            self.consumers.setdefault(link.source, []).append((link.destination, link.dest_pin))
+
+    def backward(self, name: str) -> bool:
+        """True when the layer's shape comes from its consumers (no main input)."""
+        if any(pin == 0 for _, pin in self.producers.get(name, ())):
+            return False
+        spec = find_spec(self.types[name])
+        if spec is None:
+            return False
+        size = self.raw[name].get("Size", spec.defaults().get("Size", ""))
+        graph_io = spec.prop("Input") is not None and spec.prop("Input").default == "*GraphIO"  # type: ignore[union-attr]
+        return size.startswith("*GraphOutput") or graph_io
+
+
+def _has_output(type_: str) -> bool:
+    spec = find_spec(type_)
+    if spec is None:
+        return True
+    return spec.output_rule is not None and spec.component is not Component.SETTING
+
+
+def _short(message: str) -> str:
+    return message if len(message) <= 120 else message[:117] + "..."
+
+
+class ProjectInference:
+    """Incremental inference of every network of a project, following its events."""
+
+    def __init__(self, project: Project, follow: bool = True) -> None:
+        self.project = project
+        self.units = UnitCache(project)
+        self._networks: dict[str, NetworkInference] = {}
+        self._unsubscribe = project.events.subscribe(self._on_event) if follow else None
+
+    def close(self) -> None:
+        if self._unsubscribe:
+            self._unsubscribe()
+            self._unsubscribe = None
+
+    def network(self, name: str) -> NetworkInference:
+        inference = self._networks.get(name)
+        if inference is None:
+            inference = NetworkInference(self.project.network(name), self.project, units=self.units)
+            self._networks[name] = inference
+        return inference
+
+    def all(self) -> dict[str, NetworkInference]:
+        return {n.name: self.network(n.name) for n in self.project.networks}
+
+    def reset(self) -> None:
+        self._networks.clear()
+        self.units.entries.clear()
+
+    # -- events ------------------------------------------------------------------------------
+
+    def _on_event(self, event) -> None:  # noqa: ANN001 - any engine.graph.events.Event
+        kind = event.kind
+        if kind.startswith("network_"):
+            self.reset()  # unit references may now resolve differently
+            return
+        network = getattr(event, "network", None)
+        if network is None or kind == "layer_moved" or not self.project.has_network(network):
+            return
+        if _changes_arguments(self.project.network(network), event):
+            # Argument values feed every layer of the network and every caller's binding.
+            self._networks.pop(network, None)
+            for key in [k for k in self.units.entries if k[0] == network]:
+                del self.units.entries[key]
+        else:
+            for inference in self._instances(network):
+                inference.apply(event)
+        self._drop_callers(network)
+
+    def _instances(self, network: str) -> list[NetworkInference]:
+        found = self.units.instances(network)
+        if network in self._networks:
+            found.append(self._networks[network])
+        return found
+
+    def _drop_callers(self, network: str) -> None:
+        """Unit layers that (transitively) call ``network`` must recompute their expansion."""
+        changed = {network}
+        calls = resolve.unit_calls(self.project)
+        grew = True
+        while grew:
+            grew = False
+            for caller, items in calls.items():
+                if caller not in changed and any(called in changed for _, called in items):
+                    changed.add(caller)
+                    grew = True
+        for inference in [*self._networks.values(), *self.units.entries.values()]:
+            inference.invalidate_units(changed)
+
+
+def _changes_arguments(network: Network, event) -> bool:  # noqa: ANN001
+    """True when the event adds, removes, renames or edits an Argument layer."""
+    layer = getattr(event, "layer", None)
+    if hasattr(layer, "type"):  # layer_added / layer_removed / layer_renamed carry the Layer
+        return layer.type == "Argument"  # type: ignore[union-attr]
+    if isinstance(layer, str) and network.has_layer(layer):
+        return network.layer(layer).type == "Argument"
+    return False

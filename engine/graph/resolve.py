@@ -1,0 +1,290 @@
+"""Units, arguments, repeat blocks and parameter names (nnc-behaviour.md §1, nnc-layers.md §1.7).
+
+* Argument layers declare a unit's arguments (:func:`arguments_of`); a Unit layer binds them
+  (:func:`bind_arguments`): its own property of that name, evaluated in the caller (``Input`` is
+  the Unit layer's input, names are the caller's arguments), else the Argument's ``Value``.
+* Units nest to any depth; a network that calls itself, directly or through other units, is an
+  error (:func:`unit_cycles`).
+* Repeat blocks (RepeatStart ... RepeatEnd) give their layers one set of parameters per
+  iteration (:func:`repeat_blocks`).
+* Parameter names are ``[unit scopes/]<ParameterScope>[{repeat ids}]/<fn scope>/<param>``
+  (:func:`parameter_name`); equal names mean shared parameters.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from engine.graph.network import Network
+from engine.graph.project import Project
+from engine.layers import get_spec
+from engine.layers.evaluate import LayerEval, RuleError, StaticContext, auto_value
+from engine.layers.property_types import TYPES, Value
+from engine.layers.spec import LayerSpec, ParameterSpec
+
+__all__ = [
+    "ArgumentDecl",
+    "ArgumentError",
+    "arguments_of",
+    "default_arguments",
+    "bind_arguments",
+    "unit_calls",
+    "unit_cycles",
+    "matching_start",
+    "repeat_blocks",
+    "parameter_name",
+]
+
+
+class ArgumentError(RuleError):
+    """An argument value that does not fit its declared type, or an unknown argument type."""
+
+
+@dataclass(frozen=True)
+class ArgumentDecl:
+    """One Argument layer: the argument's name is the layer's name."""
+
+    name: str
+    type: str
+    value: str
+    search: bool = False
+
+
+def arguments_of(network: Network) -> dict[str, ArgumentDecl]:
+    """The arguments a network declares, in layer order."""
+    result = {}
+    for layer in network.layers:
+        if layer.type == "Argument":
+            props = layer.properties
+            result[layer.name] = ArgumentDecl(
+                layer.name,
+                props.get("Type", "Text"),
+                props.get("Value", "1"),
+                props.get("Search", "False") == "True",
+            )
+    return result
+
+
+def default_arguments(
+    network: Network, problems: list[ArgumentError] | None = None
+) -> dict[str, Value]:
+    """Argument values of a network used on its own: each Argument's ``Value``.
+
+    A default may use an argument declared before it (``Maps*2``). Type mismatches are added
+    to ``problems`` (see :func:`bind_arguments`).
+    """
+    values: dict[str, Value] = {}
+    for decl in arguments_of(network).values():
+        scope = LayerEval(get_spec("Argument"), decl.name, {}, StaticContext(arguments=values))
+        where = f'network "{network.name}"'
+        values[decl.name] = _argument_value(scope, decl, decl.value, where, problems)
+    return values
+
+
+def bind_arguments(
+    unit: LayerEval, network: Network, problems: list[ArgumentError] | None = None
+) -> dict[str, Value]:
+    """The argument values a Unit layer passes to its unit ``network``.
+
+    A value set on the Unit layer is evaluated in the caller: ``Maps=Input[0]+1`` uses the Unit
+    layer's input, ``BS=*NetBS`` the caller's own argument. Unset arguments take the Argument
+    layer's ``Value``.
+
+    A value that does not fit the argument's declared type is reported in ``problems`` and
+    used as written, as NNC does (Sony's object-detection sample passes 0.6 to a PInt argument
+    that feeds a Float property). Without ``problems`` the mismatch raises.
+    """
+    values: dict[str, Value] = {}
+    for decl in arguments_of(network).values():
+        given = unit.given(decl.name)
+        raw = decl.value if given is None else given
+        where = f'unit layer "{unit.name}"'
+        values[decl.name] = _argument_value(unit, decl, raw, where, problems)
+    return values
+
+
+def _argument_value(
+    scope: LayerEval,
+    decl: ArgumentDecl,
+    raw: str,
+    where: str,
+    problems: list[ArgumentError] | None,
+) -> Value:
+    """``raw`` evaluated in ``scope`` and checked against the declared type."""
+    where = f"{where}, argument {decl.name}"
+    ptype = TYPES.get(decl.type)
+    if ptype is None or decl.type == "Text":
+        if ptype is None:
+            _problem(
+                ArgumentError(f"{where}: unknown argument type {decl.type}", decl.name), problems
+            )
+        return _untyped(scope, raw)
+    # BooleanOrMacro values are booleans once resolved.
+    target = TYPES["Boolean"] if decl.type == "BooleanOrMacro" else ptype
+    try:
+        return scope.evaluate(raw, target, decl.name)
+    except RuleError as exc:
+        message = str(exc).removeprefix(f"property {decl.name}: ")
+        _problem(ArgumentError(f"{where}: {message}", decl.name), problems)
+    return _untyped(scope, raw)
+
+
+def _untyped(scope: LayerEval, raw: str) -> Value:
+    """Numbers and lists stay usable in expressions; other words stay text."""
+    value = auto_value(raw)
+    if isinstance(value, str) and raw:
+        try:
+            value = scope.expression(raw)
+        except RuleError:
+            value = raw
+    return value
+
+
+def _problem(error: ArgumentError, problems: list[ArgumentError] | None) -> None:
+    if problems is None:
+        raise error
+    problems.append(error)
+
+
+# ---------------------------------------------------------------------------------------------
+# Unit calls and recursion
+
+
+def unit_calls(project: Project) -> dict[str, list[tuple[str, str]]]:
+    """network -> [(Unit layer, called network), ...] from the Unit layers' ``Network``."""
+    return {
+        network.name: [
+            (layer.name, layer.properties.get("Network", ""))
+            for layer in network.layers
+            if layer.type == "Unit"
+        ]
+        for network in project.networks
+    }
+
+
+def unit_cycles(project: Project) -> list[list[str]]:
+    """Every unit recursion, as the call path that closes it (``[A, B, A]``), once per cycle."""
+    calls = {net: [called for _, called in items] for net, items in unit_calls(project).items()}
+    cycles: list[list[str]] = []
+    seen: set[frozenset[str]] = set()
+
+    def visit(net: str, path: list[str]) -> None:
+        for called in calls.get(net, []):
+            if called in path:
+                cycle = path[path.index(called) :] + [called]
+                key = frozenset(cycle)
+                if key not in seen:
+                    seen.add(key)
+                    cycles.append(cycle)
+            elif called in calls:
+                visit(called, path + [called])
+
+    for net in calls:
+        visit(net, [net])
+    return cycles
+
+
+# ---------------------------------------------------------------------------------------------
+# Repeat and recurrent blocks
+
+
+def matching_start(network: Network, end: str, start_type: str, end_type: str) -> str | None:
+    """The RepeatStart (RecurrentInput) that a RepeatEnd (RecurrentOutput) closes.
+
+    Walks the main inputs upstream; nested blocks of the same kind are skipped.
+    """
+    sources = _main_sources(network)
+    types = {layer.name: layer.type for layer in network.layers}
+    queue: deque[tuple[str, int]] = deque((s, 0) for s in sources.get(end, ()))
+    seen: set[tuple[str, int]] = set()
+    while queue:
+        name, depth = queue.popleft()
+        if (name, depth) in seen:
+            continue
+        seen.add((name, depth))
+        if types.get(name) == end_type:
+            depth += 1
+        elif types.get(name) == start_type:
+            if depth == 0:
+                return name
+            depth -= 1
+        queue.extend((s, depth) for s in sources.get(name, ()))
+    return None
+
+
+def _main_sources(network: Network) -> dict[str, list[str]]:
+    sources: dict[str, list[str]] = {}
+    for link in network.links:
+        if link.dest_pin == 0 and network.layer(link.destination).type != "Delay":
+            sources.setdefault(link.destination, []).append(link.source)
+    return sources
+
+
+def repeat_blocks(network: Network) -> dict[str, tuple[str, ...]]:
+    """layer -> the RepeatStart layers whose block contains it (outermost first)."""
+    down: dict[str, list[str]] = {}
+    up: dict[str, list[str]] = {}
+    for link in network.links:
+        down.setdefault(link.source, []).append(link.destination)
+        up.setdefault(link.destination, []).append(link.source)
+    blocks: dict[str, list[str]] = {}
+    for layer in network.layers:
+        if layer.type != "RepeatEnd":
+            continue
+        start = matching_start(network, layer.name, "RepeatStart", "RepeatEnd")
+        if start is None:
+            continue
+        inside = (_reach(start, down) & _reach(layer.name, up)) - {start, layer.name}
+        for name in inside:
+            blocks.setdefault(name, []).append(start)
+    # Outer blocks contain more layers: sort each layer's blocks by block size, largest first.
+    size = {s: sum(1 for v in blocks.values() if s in v) for v in blocks.values() for s in v}
+    return {name: tuple(sorted(v, key=lambda s: -size[s])) for name, v in blocks.items()}
+
+
+def _reach(start: str, edges: Mapping[str, Iterable[str]]) -> set[str]:
+    seen = {start}
+    stack = [start]
+    while stack:
+        for nxt in edges.get(stack.pop(), ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return seen
+
+
+# ---------------------------------------------------------------------------------------------
+# Parameter names
+
+# MinMaxQuantize has no [Global] ParameterScope, so NNC names its parameters /r, /R, /l, /L and
+# two such layers collide (quirk 6). NeuroCanvas scopes them like engine.nn.parametric does.
+_MIN_MAX_NAMES = {"r": "qr_min", "R": "qr_max", "l": "ql_min", "L": "ql_max"}
+
+
+def parameter_name(
+    spec: LayerSpec,
+    layer: str,
+    scope: str,
+    param: ParameterSpec | None,
+    unit_scopes: Iterable[str] = (),
+    repeat_ids: Iterable[str] = (),
+) -> str:
+    """The full parameter name, e.g. ``SE1/Squeeze/conv/W`` or ``Conv{RepeatStart}/conv/W``.
+
+    ``scope`` is the layer's resolved ParameterScope; ``unit_scopes`` the non-empty
+    ParameterScopes of the enclosing Unit layers, outermost first. ``param`` is None for the
+    layers that are a parameter themselves (Parameter, WorkingMemory): they are named after
+    the layer.
+    """
+    prefix = [s for s in unit_scopes if s]
+    ids = "".join(f"{{{i}}}" for i in repeat_ids)
+    if param is None:
+        return "/".join([*prefix, layer + ids])
+    if spec.type == "MinMaxQuantize":
+        return "/".join([*prefix, layer + ids, "min_max_quantize", _MIN_MAX_NAMES[param.name]])
+    if param.path:  # LSTM: fixed paths inside the built-in unit
+        return "/".join([*prefix, *([scope + ids] if scope else []), param.path])
+    parts = [*prefix, *([scope + ids] if scope or ids else []), spec.fn_scope or "", param.name]
+    return "/".join(p for p in parts if p)
