@@ -393,7 +393,13 @@ def dumps_sdcproj(project: Project) -> str:
     lines = []
     for name, values in blocks:
         lines.append(f"[{name}]")
-        lines.extend(f"{k}={v}" for k, v in values)
+        for key, value in values:
+            line = f"{key}={value}"
+            if "\n" in line or "\r" in line or "=" in key or not key or key[0] in ";[":
+                raise ProjectFileError(
+                    None, f"cannot write key {key!r} = {value!r}: not one INI line", section=name
+                )
+            lines.append(line)
     text = hints.newline.join(lines) + (hints.newline if hints.final_newline else "")
     return (_BOM if hints.bom else "") + text
 
@@ -410,7 +416,11 @@ def write_sdcproj(project: Project, path: str | os.PathLike[str]) -> None:
     """Write atomically (temporary file in the same folder, then ``os.replace``)."""
     from engine.formats.native import atomic_write  # noqa: PLC0415 - one atomic writer
 
-    atomic_write(path, dump_sdcproj(project))
+    try:
+        data = dump_sdcproj(project)
+    except ProjectFileError as exc:
+        raise ProjectFileError(path, exc.detail, section=exc.section) from None
+    atomic_write(path, data)
 
 
 Block = tuple[str, list[tuple[str, str]]]
@@ -474,7 +484,8 @@ def _settings_blocks(project: Project, absent: set[str]) -> Iterator[Block]:
         for i, item in enumerate(datasets):
             yield f"Dataset_{i}", list(item.values.items())
     if "Description" not in absent or project.description:
-        yield "Description", [("Text", project.description.replace("\n", "\\n"))]
+        text = re.sub(r"\r\n?", "\n", project.description)
+        yield "Description", [("Text", text.replace("\n", "\\n"))]
     items = [(p, getattr(project, a)) for a, p, _, _ in _ITEM_SECTIONS[1:]]
     if "Config" not in absent or project.config.values or any(v for _, v in items):
         counts = [(key, str(len(getattr(project, a)))) for a, _, _, key in _ITEM_SECTIONS[1:]]

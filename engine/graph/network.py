@@ -238,11 +238,8 @@ class Network:
             raise ModelError(
                 f'network "{self._name}", layer "{layer_name}": Name is changed by renaming'
             )
-        if not isinstance(value, str | None):
-            raise ModelError(
-                f'network "{self._name}", layer "{layer_name}", property {key}: expected a '
-                f"string. Received: {key}={value!r}"
-            )
+        if value is not None:
+            check_value(value, f'network "{self._name}", layer "{layer_name}", property {key}')
         old = layer.properties.get(key)
         if old == value:
             return old
@@ -299,6 +296,9 @@ class Network:
             raise ModelError(f'{where}: duplicate layer name "{layer.name}"')
         if "Name" in layer.properties:
             raise ModelError(f'{where}, layer "{layer.name}": Name belongs in Layer.name')
+        for key, value in layer.properties.items():
+            check_name(key, f'{where}, layer "{layer.name}": property name')
+            check_value(value, f'{where}, layer "{layer.name}", property {key}')
         self._cache = None
         if layer.id is None or layer.id in self._layer_ids:
             layer = replace(layer, id=self.next_layer_id())
@@ -347,6 +347,15 @@ def _rename_link(link: Link, old: str, new: str) -> Link:
     )
 
 
-def check_name(name: object, where: str) -> None:
-    if not isinstance(name, str) or not name.strip() or "\n" in name or "\r" in name:
-        raise ModelError(f"{where}: expected a non-empty one-line name. Received: {name!r}")
+def check_name(name: object, where: str, forbidden: str = "") -> None:
+    """Names are one non-blank line (``.sdcproj`` values end at the line end)."""
+    bad = set("\r\n" + forbidden)
+    if not isinstance(name, str) or not name.strip() or bad & set(name):
+        extra = f" without {' '.join(sorted(forbidden))}" if forbidden else ""
+        raise ModelError(f"{where}: expected a non-empty one-line name{extra}. Received: {name!r}")
+
+
+def check_value(value: object, where: str) -> None:
+    """Property values are strings on one line, as NNC stores them."""
+    if not isinstance(value, str) or "\n" in value or "\r" in value:
+        raise ModelError(f"{where}: expected a one-line string. Received: {value!r}")

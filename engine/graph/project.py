@@ -213,7 +213,7 @@ class Project:
         network = self.network(old)
         if new == old:
             return
-        check_name(new, f'network "{old}": new name')
+        check_name(new, f'network "{old}": new name', forbidden="[]")
         if self.has_network(new):
             raise ModelError(f'a network named "{new}" already exists')
         network._set_name(new)
@@ -222,7 +222,7 @@ class Project:
     def _insert_network(self, network: Network, index: int | None) -> None:
         if not isinstance(network, Network):
             raise ModelError(f"expected a Network. Received: {network!r}")
-        check_name(network.name, "network name")
+        check_name(network.name, "network name", forbidden="[]")
         if self.has_network(network.name):
             raise ModelError(f'duplicate network name "{network.name}"')
         network._attach(self.events)

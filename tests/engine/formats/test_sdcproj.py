@@ -170,6 +170,16 @@ def test_edits_are_written_consistently():
     assert [k.source for k in again.network("Main").outputs_of("x")] == ["x"]
 
 
+def test_windows_newlines_in_description_and_unwritable_values(tmp_path):
+    project = read_sdcproj(IRIS)
+    project.set_description("one\r\ntwo\rthree")
+    assert parse_sdcproj(dumps_sdcproj(project)).description == "one\ntwo\nthree"
+    project.replace_section("config", project.config.with_value("Bad", "a\nb"))
+    with pytest.raises(ProjectFileError, match=r"p.sdcproj, \[Config\]: cannot write key 'Bad'"):
+        write_sdcproj(project, tmp_path / "p.sdcproj")
+    assert not (tmp_path / "p.sdcproj").exists()
+
+
 # -- broken files --------------------------------------------------------------------------
 def broken(tmp_path, old, new, source=IRIS):
     text = source.read_text()

@@ -92,8 +92,14 @@ def test_set_property_rejects_name_and_non_strings(project):
     net = project.network("Main")
     with pytest.raises(ModelError, match="renaming"):
         net.set_property("Affine", "Name", "X")
-    with pytest.raises(ModelError, match=r'layer "Affine", property OutShape: expected a string'):
+    with pytest.raises(
+        ModelError, match=r'layer "Affine", property OutShape: expected a one-line string'
+    ):
         net.set_property("Affine", "OutShape", 10)
+    with pytest.raises(ModelError, match="expected a one-line string. Received: '1\\\\n2'"):
+        net.set_property("Affine", "OutShape", "1\n2")
+    with pytest.raises(ModelError, match="property name: expected a non-empty one-line name"):
+        net.add_layer(Layer("X", "ReLU", {"": "1"}))
     with pytest.raises(ModelError, match='no layer "Nope"'):
         net.set_property("Nope", "OutShape", "1")
 

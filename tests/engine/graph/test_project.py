@@ -46,6 +46,8 @@ def test_network_name_errors(project):
     project.add_network(Network("B"))
     with pytest.raises(ModelError, match='"Main" already exists'):
         project.rename_network("B", "Main")
+    with pytest.raises(ModelError, match=r"one-line name without \[ \]. Received: 'B\]'"):
+        project.rename_network("B", "B]")
     with pytest.raises(ModelError, match=r'no network "X" \(networks: Main, B\)'):
         project.network("X")
 
