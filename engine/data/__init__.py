@@ -10,16 +10,16 @@ How a trainer gets batches::
             batch = it.next()          # {"x": float32 (64, 1, 28, 28), "y": float32 (64, 1)}
         state = it.state_dict()        # JSON-able; DataIterator(...).load_state_dict(state) resumes
 
-Evaluation walks every row once, in file order, the last batch possibly shorter:
-``for start, batch in ds.batches(batch_size): ...``.
+Evaluation walks every row once, in file order, the last batch possibly shorter, with the same
+background prefetch: ``for start, batch in batches_once(ds, batch_size, ("x", "y")): ...``.
 """
 
 from engine.data.cache import cache_root
 from engine.data.csv_dataset import Dataset, Variable, open_dataset
 from engine.data.errors import DatasetError, DownloadError
-from engine.data.iterator import DataIterator
+from engine.data.iterator import DataIterator, batches_once
 
 __all__ = [
     "DataIterator", "Dataset", "DatasetError", "DownloadError", "Variable", "cache_root",
-    "open_dataset",
+    "batches_once", "open_dataset",
 ]  # fmt: skip

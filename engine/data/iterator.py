@@ -23,7 +23,7 @@ from __future__ import annotations
 import queue
 import threading
 import weakref
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -31,7 +31,7 @@ import numpy as np
 from engine.data.csv_dataset import Dataset
 from engine.data.errors import DatasetError
 
-__all__ = ["DataIterator", "BatchOrder"]
+__all__ = ["BatchOrder", "DataIterator", "batches_once"]
 
 STATE_FORMAT = "neurocanvas-data-iterator"
 STATE_VERSION = 1
@@ -69,6 +69,8 @@ class BatchOrder:
             raise DatasetError("the dataset has no rows to draw a batch from")
         stream = np.arange(batch * self.batch_size, (batch + 1) * self.batch_size, dtype=np.int64)
         epochs, offsets = np.divmod(stream, self.size)
+        if not self.shuffle:
+            return offsets
         out = np.empty(self.batch_size, dtype=np.int64)
         for epoch in np.unique(epochs):
             mask = epochs == epoch
@@ -227,6 +229,40 @@ class DataIterator:
         if self._finalizer is not None:
             self._finalizer()  # runs _Prefetcher.close once
         self._prefetcher = self._finalizer = None
+
+
+def batches_once(
+    dataset: Dataset,
+    batch_size: int,
+    variables: Iterable[str] | None = None,
+    *,
+    prefetch: int = 2,
+) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
+    """Every row once in file order, ``(first row, batch)``, the last batch possibly shorter.
+
+    For evaluation (output_result.csv covers every row). Like :meth:`Dataset.batches`, with the
+    next batches loaded in a background thread; leaving the loop early stops the thread.
+    """
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be positive. Received: batch_size={batch_size}")
+    names = tuple(v.name for v in dataset.select(variables))
+    count = -(-dataset.size // batch_size)
+    if prefetch < 1:
+        yield from dataset.batches(batch_size, names)
+        return
+
+    def produce(k: int) -> dict[str, np.ndarray] | None:
+        if k >= count:
+            return None  # past the end: the consumer stops before asking for it
+        stop = min(dataset.size, (k + 1) * batch_size)
+        return dataset.get_batch(range(k * batch_size, stop), names)
+
+    prefetcher = _Prefetcher(produce, 0, prefetch)
+    try:
+        for k in range(count):
+            yield k * batch_size, prefetcher.get()
+    finally:
+        prefetcher.close()
 
 
 def _make_batch(

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from engine.data import DataIterator, DatasetError, open_dataset
+from engine.data import DataIterator, DatasetError, batches_once, open_dataset
 
 
 def numbers(tmp_path, n):
@@ -137,3 +137,20 @@ def test_image_normalization_applies_to_images_only(tmp_path):
         batch = it.next()
     np.testing.assert_allclose(batch["x"], np.full((2, 1, 1, 2), 0.2), rtol=1e-6)
     np.testing.assert_array_equal(batch["y"], [[51], [51]])
+
+
+@pytest.mark.parametrize("prefetch", [0, 2])
+def test_batches_once_covers_every_row_in_order(tmp_path, prefetch):
+    ds = numbers(tmp_path, 7)
+    got = [(start, b["i"][:, 0].astype(int).tolist(), list(b))
+           for start, b in batches_once(ds, 3, ["i"], prefetch=prefetch)]  # fmt: skip
+    assert got == [(0, [0, 1, 2], ["i"]), (3, [3, 4, 5], ["i"]), (6, [6], ["i"])]
+
+
+def test_batches_once_stops_its_thread_when_left_early(tmp_path):
+    before = len(prefetch_threads())
+    loop = batches_once(numbers(tmp_path, 40), 4)
+    next(loop)
+    assert len(prefetch_threads()) == before + 1
+    loop.close()
+    assert len(prefetch_threads()) == before
