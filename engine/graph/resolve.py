@@ -39,7 +39,14 @@ __all__ = [
 
 
 class ArgumentError(RuleError):
-    """An argument value that does not fit its declared type, or an unknown argument type."""
+    """An argument value that does not fit its declared type, or an unknown argument type.
+
+    ``prop`` is the argument's name; ``detail`` the message without the place.
+    """
+
+    def __init__(self, message: str, prop: str | None = None, detail: str = "") -> None:
+        super().__init__(message, prop)
+        self.detail = detail or message
 
 
 @dataclass(frozen=True)
@@ -126,8 +133,10 @@ def _argument_value(
     try:
         return scope.evaluate(raw, target, decl.name)
     except RuleError as exc:
-        message = str(exc).removeprefix(f"property {decl.name}: ")
-        _problem(ArgumentError(f"{where}: {message}", decl.name), problems)
+        detail = f"argument of type {decl.type}: " + str(exc).removeprefix(
+            f"property {decl.name}: "
+        )
+        _problem(ArgumentError(f"{where}: {detail}", decl.name, detail), problems)
     return _untyped(scope, raw)
 
 

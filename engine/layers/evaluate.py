@@ -185,7 +185,7 @@ class LayerEval:
             else:
                 ptype = PINT_ARRAYS if prop == "Inputs" else pspec.type
                 value = ptype.coerce(self._resolve(raw, ptype, prop), prop)
-                pspec.check_option(value)
+                value = pspec.check_option(value)
         except (PropertyValueError, ExpressionError, ShapeError) as exc:
             raise RuleError(_with_prop(prop, raw, exc), prop) from None
         except RuleError as exc:

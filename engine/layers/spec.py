@@ -29,6 +29,7 @@ __all__ = [
     "ParameterSpec",
     "LayerSpec",
     "UnsupportedLayerError",
+    "LEGACY_OPTIONS",
 ]
 
 # The eight statistics in NNC's order (nnc-layers.md §1.6).
@@ -76,6 +77,15 @@ class Support(enum.StrEnum):
     GRAPH = "graph"  # the network compiler handles it (inputs, parameters, loops, units)
     ANNOTATION = "annotation"  # computes nothing (comments, arguments, settings)
     UNSUPPORTED = "unsupported"  # opens, shows shapes and costs, but cannot run yet
+
+
+# Option values older NNC versions wrote (Sony's binary_semantic_segmentation sample uses
+# ``NormalConvolutionHe``); they read as today's name (nnc-layers.md §1.7 "He(Forward)").
+LEGACY_OPTIONS = {
+    "NormalConvolutionHe": "NormalConvolutionHeForward",
+    "NormalAffineHe": "NormalAffineHeForward",
+    "NormalCLConvHe": "NormalCLConvHeForward",
+}
 
 
 class UnsupportedLayerError(Exception):
@@ -136,22 +146,24 @@ class PropertySpec:
         """The typed value of a literal string, checked against the options of an Option."""
         if raw == "" and not self.required:
             return ""
-        value = self.type.parse(raw, self.name)
-        self.check_option(value)
-        return value
+        return self.check_option(self.type.parse(raw, self.name))
 
     def coerce(self, value: Value) -> Value:
         """Converts a computed value to this property's type (same checks as :meth:`parse`)."""
-        value = self.type.coerce(value, self.name)
-        self.check_option(value)
-        return value
+        return self.check_option(self.type.coerce(value, self.name))
 
-    def check_option(self, value: Value) -> None:
+    def check_option(self, value: Value) -> Value:
+        """The value, checked against the options of an Option (legacy names are renamed)."""
+        if not self.options or value in self.options:
+            return value
+        if LEGACY_OPTIONS.get(value) in self.options:  # type: ignore[arg-type]
+            return LEGACY_OPTIONS[value]  # type: ignore[index]
         if self.options and value not in self.options:
             raise PropertyValueError(
                 f"property {self.name}: expected one of {', '.join(self.options)}. "
                 f"Received: {self.name}={value}"
             )
+        return value
 
 
 @dataclass(frozen=True)

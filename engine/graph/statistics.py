@@ -1,0 +1,129 @@
+"""Network statistics: NNC's eight per-layer and per-network values plus what NNC lacks.
+
+NNC's conventions (nnc-layers.md §1.6): a network value is the plain sum over its layers
+(Input, Parameter and loss layers included); a Unit layer carries the sums over its expansion;
+CostParameter counts a shared parameter at every layer that uses it. Beside them NeuroCanvas
+reports the number of unique parameters (each parameter name once, one set per repeat
+iteration), FLOPs = 2 x CostMultiplyAdd, and the parameter memory in bytes (float32).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from engine.graph import resolve
+from engine.graph.infer import NetworkInference
+from engine.layers import find_spec
+from engine.layers.evaluate import RuleError
+from engine.layers.spec import STATISTICS
+
+__all__ = [
+    "NetworkStatistics",
+    "network_statistics",
+    "parameter_table",
+    "BYTES_PER_PARAMETER",
+]
+
+BYTES_PER_PARAMETER = 4  # float32
+
+
+@dataclass(frozen=True)
+class NetworkStatistics:
+    """Totals and maxima of the eight statistics, per-layer values and the extras."""
+
+    network: str
+    totals: dict[str, int]
+    maxima: dict[str, int]  # the largest layer value, as NNC's ``Statistics_<i>_Max``
+    layers: dict[str, dict[str, int]]  # layer -> statistic -> value (layers that have values)
+    shapes: dict[str, tuple[int, ...] | None]
+    unique_parameters: int
+    parameters: dict[str, int] = field(repr=False)  # parameter name -> element count
+
+    @property
+    def flops(self) -> int:
+        """Floating-point operations of one forward pass per sample: 2 x multiply-adds."""
+        return 2 * self.totals["CostMultiplyAdd"]
+
+    @property
+    def parameter_bytes(self) -> int:
+        return BYTES_PER_PARAMETER * self.unique_parameters
+
+    def summary(self) -> dict[str, int]:
+        """The eight totals in NNC's order, then UniqueParameters, FLOPs and ParameterBytes."""
+        return {
+            **self.totals,
+            "UniqueParameters": self.unique_parameters,
+            "FLOPs": self.flops,
+            "ParameterBytes": self.parameter_bytes,
+        }
+
+
+def network_statistics(inference: NetworkInference) -> NetworkStatistics:
+    """Statistics of one (inferred) network; layers that failed contribute nothing."""
+    results = inference.results()
+    layers = {
+        name: dict(zip(STATISTICS, r.stats, strict=True))
+        for name, r in results.items()
+        if r.stats is not None
+    }
+    totals = dict(zip(STATISTICS, inference.totals(), strict=True))
+    maxima = {s: max((v[s] for v in layers.values()), default=0) for s in STATISTICS}
+    table = parameter_table(inference)
+    return NetworkStatistics(
+        network=inference.network.name,
+        totals=totals,
+        maxima=maxima,
+        layers=layers,
+        shapes={name: r.shape for name, r in results.items()},
+        unique_parameters=sum(table.values()),
+        parameters=table,
+    )
+
+
+def parameter_table(
+    inference: NetworkInference, unit_scopes: tuple[str, ...] = ()
+) -> dict[str, int]:
+    """Every parameter of the network by full name -> element count (shared names once).
+
+    Units add their ParameterScope in front (nnc-behaviour.md §1.3); parameters inside a
+    repeat block exist once per iteration. The first definition of a shared name wins.
+    """
+    table: dict[str, int] = {}
+    blocks = resolve.repeat_blocks(inference.network)
+    for name, result in inference.results().items():
+        spec = find_spec(result.type)
+        if spec is None or result.error:
+            continue
+        ev = inference.eval(name)
+        if spec.type == "Unit":
+            sub = inference.expansion(name)
+            if sub is not None:
+                scope = str(ev.value("ParameterScope"))
+                for key, size in parameter_table(sub, (*unit_scopes, scope)).items():
+                    table.setdefault(key, size)
+            continue
+        starts = blocks.get(name, ())
+        try:
+            ids = [str(inference.eval(s).value("ID")) for s in starts]
+            times = math.prod(int(inference.eval(s).value("Times")) for s in starts)
+        except RuleError:
+            ids, times = [], 1
+        for key, size in _own_parameters(spec, name, ev, result.shape, unit_scopes, ids):
+            table.setdefault(key, size * times)
+    return table
+
+
+def _own_parameters(spec, name, ev, shape, unit_scopes, ids):  # noqa: ANN001, ANN202
+    """(name, element count) of the parameters one layer owns."""
+    if spec.type == "Parameter" or (spec.type == "WorkingMemory" and not ev.input_shapes):
+        yield resolve.parameter_name(spec, name, "", None, unit_scopes, ids), math.prod(shape)
+        return
+    if not spec.parameters:
+        return
+    scope = str(ev.value("ParameterScope")) if spec.prop("ParameterScope") else name
+    for param in spec.parameters:
+        if not ev.connector_enabled(param.name) or ev.context.is_wired(param.name):
+            continue
+        size = math.prod(ev.connector_shape(param.name))
+        yield resolve.parameter_name(spec, name, scope, param, unit_scopes, ids), size

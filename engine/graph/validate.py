@@ -1,0 +1,298 @@
+"""Validation: every problem of a project, naming network, layer and property.
+
+Problems found: unknown layer types, unconnected or over-connected inputs, links to pins that do
+not exist, cycles, shape mismatches (rules that fail, wired side inputs of the wrong shape),
+bad property values, unit recursion, unit arguments of the wrong type, config items naming a
+missing network or dataset, duplicate names, and dataset variables missing from the dataset
+CSV. A layer that fails only because its input has no shape is not reported again.
+"""
+
+from __future__ import annotations
+
+import csv
+import os
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.graph import derive, resolve
+from engine.graph.infer import NetworkInference, ProjectInference
+from engine.graph.network import Network
+from engine.graph.project import Project
+from engine.layers import find_spec
+from engine.layers.evaluate import RuleError
+from engine.layers.spec import ConnectorKind, Inputs, LayerSpec, Outputs
+
+__all__ = ["Problem", "validate_project", "validate_network", "dataset_variables"]
+
+# Types whose F function takes exactly two main inputs (the others of Multiple take any number).
+_TWO_INPUTS = {
+    "Add2", "Mul2", "Maximum2", "Minimum2", "LogicalAnd", "LogicalOr", "LogicalXor", "Equal",
+    "NotEqual", "GreaterEqual", "Greater", "LessEqual", "Less",
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem; ``str()`` names the place: ``network "Main", layer "Conv", property K: ...``."""
+
+    message: str
+    network: str | None = None
+    layer: str | None = None
+    prop: str | None = None
+    severity: str = "error"  # or "warning"
+
+    def __str__(self) -> str:
+        where = []
+        if self.network is not None:
+            where.append(f'network "{self.network}"')
+        if self.layer is not None:
+            where.append(f'layer "{self.layer}"')
+        message = self.message
+        if self.prop is not None and not message.startswith("property "):
+            message = f"property {self.prop}: {message}"
+        return ", ".join([*where, message]) if where else message
+
+
+def validate_project(
+    project: Project,
+    inference: ProjectInference | None = None,
+    variables: Mapping[str, set[str]] | None = None,
+) -> list[Problem]:
+    """All problems of a project. ``variables`` maps dataset name -> its variables; without it
+    the CSV headers of datasets whose URI is a readable local file are read."""
+    inference = inference or ProjectInference(project, follow=False)
+    problems: list[Problem] = []
+    for cycle in resolve.unit_cycles(project):
+        problems.append(Problem(f"unit recursion: {' -> '.join(cycle)}", cycle[0]))
+    for network in project.networks:
+        problems += validate_network(inference.network(network.name))
+    problems += _config_problems(project)
+    problems += _dataset_problems(project, variables)
+    return problems
+
+
+def validate_network(inference: NetworkInference) -> list[Problem]:
+    """The problems of one network (its own layers; unit networks are checked on their own)."""
+    network = inference.network
+    net = network.name
+    # Type mismatches of arguments are warnings: NNC uses such values as written (Sony's
+    # object-detection sample passes 0.6 to a PInt argument). An Argument's own default is
+    # reported on the Argument layer, which is named like the argument.
+    problems = [
+        Problem(p.detail, net, p.prop, None, "warning") for p in inference.argument_problems
+    ]
+    for unit_layer, items in inference.unit_argument_problems().items():
+        problems += [Problem(p.detail, net, unit_layer, p.prop, "warning") for p in items]
+    problems += _link_problems(network)
+    for name, result in inference.results().items():
+        if result.error and not result.upstream:
+            problems.append(Problem(result.error, net, name, result.prop))
+            continue
+        spec = find_spec(result.type)
+        if spec is None or result.error:
+            continue
+        problems += _property_problems(inference, name, spec)
+        problems += _side_input_problems(inference, name, spec)
+    return _unique(problems)
+
+
+def _unique(problems: list[Problem]) -> list[Problem]:
+    seen: set[str] = set()
+    result = []
+    for problem in problems:
+        if str(problem) not in seen:
+            seen.add(str(problem))
+            result.append(problem)
+    return result
+
+
+# -- links ---------------------------------------------------------------------------------------
+
+
+def _link_problems(network: Network) -> list[Problem]:
+    problems = []
+    net = network.name
+    names = Counter(layer.name for layer in network.layers)
+    problems += [Problem(f"duplicate layer name {n!r}", net, n) for n, k in names.items() if k > 1]
+    for layer in network.layers:
+        spec = find_spec(layer.type)
+        if spec is None:
+            continue  # reported by inference as an unknown type
+        links = network.inputs_of(layer.name)
+        main = [k for k in links if k.dest_pin == 0]
+        problems += _arity_problems(net, layer.name, spec, len(main))
+        pins = Counter(k.dest_pin for k in links if k.dest_pin > 0)
+        for pin, count in pins.items():
+            connector = spec.connector_at(pin)
+            if connector is None:
+                problems.append(Problem(f"{layer.type} has no input pin {pin}", net, layer.name))
+            elif count > 1:
+                problems.append(
+                    Problem(f"{count} links go into side input {connector.name}", net, layer.name)
+                )
+        if network.outputs_of(layer.name) and spec.outputs is Outputs.NONE:
+            problems.append(Problem(f"{layer.type} has no output to link from", net, layer.name))
+    return problems
+
+
+def _arity_problems(net: str, layer: str, spec: LayerSpec, count: int) -> list[Problem]:
+    if spec.inputs is Inputs.NONE and count:
+        return [Problem(f"{spec.type} takes no input but {count} are linked", net, layer)]
+    if spec.inputs in (Inputs.SINGLE, Inputs.MULTIPLE) and count == 0:
+        return [Problem("the main input is not connected", net, layer)]
+    if spec.inputs in (Inputs.SINGLE, Inputs.SINGLE_OR_NONE) and count > 1:
+        return [Problem(f"{spec.type} takes one main input but {count} are linked", net, layer)]
+    if spec.type in _TWO_INPUTS and count != 2:
+        return [Problem(f"{spec.type} takes 2 inputs but {count} are linked", net, layer)]
+    return []
+
+
+# -- properties and side inputs ------------------------------------------------------------------
+
+
+def _property_problems(inference: NetworkInference, name: str, spec: LayerSpec) -> list[Problem]:
+    """Every editable property must evaluate, even those the shape does not need."""
+    ev = inference.eval(name)
+    problems = []
+    for prop in spec.properties:
+        if not prop.editable:
+            continue
+        try:
+            ev.value(prop.name)
+        except RuleError as exc:
+            problems.append(Problem(str(exc), inference.network.name, name, exc.prop or prop.name))
+    return problems
+
+
+def _side_input_problems(inference: NetworkInference, name: str, spec: LayerSpec) -> list[Problem]:
+    """A layer wired into a side connector must have the shape the connector expects."""
+    ev = inference.eval(name)
+    problems = []
+    for connector in spec.connectors:
+        try:
+            wired = ev.context.side_input_shape(connector.name)
+            if wired is None:
+                continue
+            expected = ev.connector_shape(connector.name)
+        except RuleError:
+            continue  # the producer reports its own problem
+        if tuple(wired) != tuple(expected):
+            problems.append(
+                Problem(
+                    f"side input {connector.name} needs shape {_fmt(expected)}, "
+                    f"the linked layer gives {_fmt(wired)}",
+                    inference.network.name,
+                    name,
+                )
+            )
+    if spec.type == "Delay":
+        problems += _delay_problem(inference, name)
+    return problems
+
+
+def _delay_problem(inference: NetworkInference, name: str) -> list[Problem]:
+    ev = inference.eval(name)
+    try:
+        size = ev.value("Size")
+        shapes = ev.context.input_shapes()
+    except RuleError:
+        return []
+    if shapes and tuple(shapes[0]) != tuple(size):  # type: ignore[arg-type]
+        return [
+            Problem(
+                f"the recurrent input has shape {_fmt(shapes[0])} but Size is {_fmt(size)}",
+                inference.network.name,
+                name,
+                "Size",
+            )
+        ]
+    return []
+
+
+def _fmt(shape: object) -> str:
+    return ",".join(str(v) for v in shape) if isinstance(shape, tuple) else str(shape)
+
+
+# -- config and datasets -------------------------------------------------------------------------
+
+
+def _config_problems(project: Project) -> list[Problem]:
+    problems = []
+    datasets = {d.name for d in project.datasets}
+    for collection in ("datasets", "optimizers", "monitors", "executors"):
+        items = getattr(project, collection)
+        for name, count in Counter(item.name for item in items).items():
+            if count > 1:
+                problems.append(Problem(f"{collection}: duplicate name {name!r}"))
+    for collection in ("optimizers", "monitors", "executors"):
+        for item in getattr(project, collection):
+            where = f'{collection[:-1]} "{item.name}"'
+            if (
+                not project.has_network(item.network)
+                and derive.derive(project, item.network) is None
+            ):
+                problems.append(Problem(f'{where}: no network "{item.network}"'))
+            if item.dataset not in datasets:
+                problems.append(Problem(f'{where}: no dataset "{item.dataset}"'))
+    return problems
+
+
+def _dataset_problems(project: Project, variables: Mapping[str, set[str]] | None) -> list[Problem]:
+    known = dict(variables) if variables is not None else {}
+    if variables is None:
+        for dataset in project.datasets:
+            header = dataset_variables(dataset.uri)
+            if header is not None:
+                known[dataset.name] = header
+    problems = []
+    for item in (*project.optimizers, *project.monitors, *project.executors):
+        if item.dataset not in known:
+            continue
+        try:
+            network = derive.network_for(project, item.network).network
+        except KeyError:
+            continue
+        for layer, needed in _needed_variables(network):
+            if needed not in known[item.dataset]:
+                problems.append(
+                    Problem(
+                        f'dataset "{item.dataset}" has no variable {needed!r}',
+                        network.name,
+                        layer,
+                    )
+                )
+    return _unique(problems)
+
+
+def _needed_variables(network: Network) -> list[tuple[str, str]]:
+    """(layer, dataset variable) fed from the dataset: Input layers and unwired data inputs."""
+    needed = []
+    for layer in network.layers:
+        spec = find_spec(layer.type)
+        if spec is None:
+            continue
+        defaults = spec.defaults()
+        props = {**defaults, **layer.properties}
+        if spec.type == "Input" and props.get("Generator", "None") == "None":
+            needed.append((layer.name, props.get("Dataset", "")))
+        wired = {k.dest_pin for k in network.inputs_of(layer.name)}
+        for pin, connector in enumerate(spec.connectors, start=1):
+            if connector.kind is not ConnectorKind.DATA or pin in wired:
+                continue
+            if props.get(f"{connector.name}.Generator", "None") == "None":
+                needed.append((layer.name, props.get(f"{connector.name}.Dataset", "")))
+    return [(layer, var) for layer, var in needed if var]
+
+
+def dataset_variables(uri: str) -> set[str] | None:
+    """Variable names in a dataset CSV header (``x__0:label`` -> ``x``), or None if unreadable."""
+    if not uri or "{" in uri or not os.path.isfile(uri):
+        return None
+    try:
+        with Path(uri).open(newline="", encoding="utf-8-sig") as handle:
+            header = next(csv.reader(handle), [])
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return None
+    return {column.split(":", 1)[0].split("__", 1)[0].strip() for column in header}
