@@ -12,13 +12,11 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
-from engine.core import backend
 from engine.core.autograd import Function, Variable, as_variable, sum_to
-from engine.core.backend import get_array_module, scatter_add
+from engine.core.backend import get_array_module
 
 __all__ = [
     "dropout", "concatenate", "reshape", "broadcast", "broadcast_to", "tile", "pad", "flip",
@@ -27,120 +25,19 @@ __all__ = [
     "interpolate", "reset_nan", "reset_inf", "vat_noise", "unlink", "identity",
 ]  # fmt: skip
 
-# ----------------------------------------------------------------------------- shared helpers
-
-_SEEDED: dict[tuple[str, int], Any] = {}
-
-
-def random_generator(seed: int = -1) -> Any:
-    """The generator a random layer draws from.
-
-    ``seed == -1`` gives the engine's generator (:func:`backend.rng`, seeded by ``backend.seed``).
-    Another seed gives a generator seeded once with it and kept for the process, as the generator
-    an nnabla function instance owns: a fixed seed yields a reproducible *sequence* of draws.
-    """
-    if seed is None or int(seed) == -1:
-        return backend.rng()
-    module = backend.xp()
-    key = (module.__name__, int(seed))
-    if key not in _SEEDED:
-        _SEEDED[key] = module.random.default_rng(int(seed))
-    return _SEEDED[key]
-
-
-def on_module(xp: Any, a: Any) -> Any:
-    """``a`` as an array of module ``xp`` (random draws live on the engine's device)."""
-    return a if get_array_module(a) is xp else xp.asarray(backend.to_numpy(a))
-
-
-def normalize_axis(axis: int, ndim: int, name: str = "axis") -> int:
-    if not -ndim <= axis < ndim:
-        raise ValueError(f"{name}: expected an axis in [{-ndim}, {ndim}). Received: {name}={axis}")
-    return axis % ndim
-
-
-def axis_table(xp: Any, idx: Any, axis: int, ndim: int, per_sample: bool = False) -> Any:
-    """Reshape an index table so it broadcasts along ``axis`` of an ``ndim`` array.
-
-    ``idx`` is 1-D, or 2-D ``(samples, n)`` with ``per_sample`` (the sample axis is axis 0).
-    """
-    shape = [1] * ndim
-    shape[axis] = idx.shape[-1]
-    if per_sample:
-        shape[0] = idx.shape[0]
-    return xp.asarray(idx).reshape(shape)
-
-
-def stable_argsort(xp: Any, a: Any, axis: int) -> Any:
-    """Stable argsort on both backends (CuPy's argsort is always stable and may take no kind)."""
-    try:
-        return xp.argsort(a, axis=axis, kind="stable")
-    except TypeError:
-        return xp.argsort(a, axis=axis)
-
-
-def flat_index(shape: Sequence[int], tables: Sequence[Any]) -> Any:
-    """Flat source index of every output element from one index table per input axis."""
-    strides = np.cumprod((1,) + tuple(shape[:0:-1]))[::-1]
-    index = None
-    for table, stride in zip(tables, strides, strict=True):
-        term = table.astype("int64") * int(stride)
-        index = term if index is None else index + term
-    return index
-
-
-class Gather(Function):
-    """``y = x.flat[index]``; where ``valid`` is False, ``y = fill`` and no gradient flows."""
-
-    def __init__(self, index: Any, valid: Any = None, fill: float = 0.0) -> None:
-        self.index, self.valid, self.fill = index, valid, fill
-
-    def forward(self, x):
-        xp = get_array_module(x)
-        self.x_shape = x.shape
-        y = x.reshape(-1)[self.index]
-        if self.valid is not None:
-            y = xp.where(self.valid, y, x.dtype.type(self.fill))
-        return y
-
-    def backward(self, gy):
-        xp = get_array_module(gy)
-        if self.valid is not None:
-            gy = xp.where(self.valid, gy, gy.dtype.type(0))
-        gx = xp.zeros(int(np.prod(self.x_shape)), dtype=gy.dtype)
-        index = xp.broadcast_to(self.index, gy.shape).reshape(-1)
-        scatter_add(gx, index, gy.reshape(-1))
-        return gx.reshape(self.x_shape)
-
-
-def gather(x, tables: Sequence[Any], valid: Any = None, fill: float = 0.0) -> Variable:
-    """Differentiable ``x[table_0, table_1, ...]`` with broadcast per-axis index tables."""
-    x = as_variable(x)
-    return Gather(flat_index(x.shape, tables), valid, fill)(x)
-
-
-def shift_table(n: int, s: Any, border_mode: str, xp: Any = np) -> tuple[Any, Any]:
-    """Source indices of ``y[i] = x[i - s]`` on an axis of length n (nnabla Shift/RandomShift).
-
-    ``s`` is an int or an array of shifts (one per sample, giving a ``(samples, n)`` table).
-    Returns (index, valid); valid is None except for ``'constant'``.
-    """
-    s = xp.asarray(s)[..., None] if not isinstance(s, int) else s
-    j = xp.arange(n) - s
-    if border_mode == "nearest":
-        return xp.clip(j, 0, n - 1), None
-    if border_mode == "reflect":
-        if n == 1:
-            return j * 0, None
-        a = xp.abs(j + 2 * n) % (2 * n)
-        return xp.where(a >= n, 2 * n - 1 - a, a), None
-    if border_mode == "constant":
-        return xp.clip(j, 0, n - 1), (j >= 0) & (j < n)
-    raise ValueError(
-        "shift: border_mode must be 'nearest', 'reflect' or 'constant'. "
-        f"Received: border_mode={border_mode!r}"
-    )
-
+from engine.core.ops._indexing import (  # noqa: F401 - shared with preprocess.py
+    AxisTake,
+    Gather,
+    axis_table,
+    flat_index,
+    gather,
+    normalize_axis,
+    on_module,
+    random_generator,
+    shift_table,
+    stable_argsort,
+)  # fmt: skip
+from engine.core.ops._topk import prune, sort, top_k_data, top_k_grad  # noqa: F401
 
 # ----------------------------------------------------------------------------- dropout
 
@@ -546,216 +443,8 @@ def clip_grad_by_norm(x, clip_norm: float = 1.0, axes: Sequence[int] | None = No
     return ClipGradByNorm(float(clip_norm), axes)(x)
 
 
-def _top_k_index(xp: Any, a: Any, k: int, use_abs: bool, largest: bool = True) -> Any:
-    """Indices of the k largest (or smallest) entries of each row of 2-D ``a``, best first."""
-    key = xp.abs(a) if use_abs else a
-    return stable_argsort(xp, -key if largest else key, 1)[:, :k]
-
-
-def _put_rows(xp: Any, shape: tuple[int, int], idx: Any, values: Any) -> Any:
-    """A zero ``shape`` array with ``values`` put at column ``idx`` of each row (no duplicates)."""
-    out = xp.zeros(shape, dtype=values.dtype)
-    flat = (xp.arange(shape[0])[:, None] * shape[1] + idx).reshape(-1)
-    out.reshape(-1)[flat] = values.reshape(-1)
-    return out
-
-
-def _samples(shape: tuple[int, ...], base_axis: int, k: int, name: str) -> tuple[int, int]:
-    base_axis = normalize_axis(base_axis, len(shape), "base_axis")
-    size = int(np.prod(shape[base_axis:]))
-    if not 1 <= k <= size:
-        raise ValueError(f"{name}: k must be in [1, {size}] (the sample size). Received: k={k}")
-    return base_axis, size
-
-
-class TopKData(Function):
-    def __init__(self, k, use_abs, reduce, base_axis, largest) -> None:
-        self.k, self.abs, self.reduce, self.base_axis, self.largest = (
-            k,
-            use_abs,
-            reduce,
-            base_axis,
-            largest,
-        )
-
-    def forward(self, x):
-        xp = get_array_module(x)
-        base_axis, size = _samples(x.shape, self.base_axis, self.k, "top_k_data")
-        self.x_shape, x2 = x.shape, x.reshape(-1, size)
-        self.idx = _top_k_index(xp, x2, self.k, self.abs, self.largest)
-        values = xp.take_along_axis(x2, self.idx, axis=1)
-        lead = x.shape[:base_axis]
-        index = self.idx.reshape(lead + (self.k,))
-        if self.reduce:
-            return values.reshape(lead + (self.k,)), index
-        return _put_rows(xp, x2.shape, self.idx, values).reshape(x.shape), index
-
-    def backward(self, gy, gi):
-        if not self.reduce:
-            return gy  # nnabla passes the whole gradient through when reduce=False
-        xp = get_array_module(gy)
-        rows = self.idx.shape[0]
-        shape = (rows, int(np.prod(self.x_shape)) // rows)
-        return _put_rows(xp, shape, self.idx, gy.reshape(rows, self.k)).reshape(self.x_shape)
-
-
-def top_k_data(x, k: int, abs: bool = False, reduce: bool = True, base_axis: int = 1,  # noqa: A002
-               largest: bool = True, with_index: bool = False):  # fmt: skip
-    """nnabla ``top_k_data``: the k largest values (by ``|x|`` with ``abs``) of each sample.
-
-    ``reduce`` keeps only the k values (shape ``x.shape[:base_axis] + (k,)``, best first),
-    otherwise the others are zeroed. Ties go to the lower index. As in nnabla, the backward of
-    ``reduce=False`` passes the full gradient (not only the kept entries).
-    """
-    y, index = TopKData(int(k), bool(abs), bool(reduce), int(base_axis), bool(largest))(x)
-    return (y, index) if with_index else y
-
-
-class TopKGrad(Function):
-    def __init__(self, k, use_abs, base_axis) -> None:
-        self.k, self.abs, self.base_axis = k, use_abs, base_axis
-
-    def forward(self, x):
-        _, self.size = _samples(x.shape, self.base_axis, self.k, "top_k_grad")
-        return x
-
-    def backward(self, gy):
-        xp = get_array_module(gy)
-        g2 = gy.reshape(-1, self.size)
-        idx = _top_k_index(xp, g2, self.k, self.abs)
-        return _put_rows(xp, g2.shape, idx, xp.take_along_axis(g2, idx, axis=1)).reshape(gy.shape)
-
-
-def top_k_grad(x, k: int, abs: bool = False, base_axis: int = 1) -> Variable:  # noqa: A002
-    """nnabla ``top_k_grad``: identity forward; only the k largest gradients per sample pass."""
-    return TopKGrad(int(k), bool(abs), int(base_axis))(x)
-
-
-class Sort(Function):
-    def __init__(self, axis, reverse, outputs) -> None:
-        self.axis, self.reverse, self.outputs_kind = axis, reverse, outputs
-
-    def forward(self, x):
-        xp = get_array_module(x)
-        self.idx = stable_argsort(xp, -x if self.reverse else x, self.axis)
-        if self.outputs_kind == "index":
-            return self.idx
-        y = xp.take_along_axis(x, self.idx, axis=self.axis)
-        return (y, self.idx) if self.outputs_kind == "both" else y
-
-    def backward(self, gy, gi=None):
-        if self.outputs_kind == "index":
-            return None
-        xp = get_array_module(gy)
-        inverse = xp.argsort(self.idx, axis=self.axis)
-        return xp.take_along_axis(gy, inverse, axis=self.axis)
-
-
-def sort(
-    x, axis: int = -1, reverse: bool = False, with_index: bool = False, only_index: bool = False
-):
-    """nnabla ``sort`` along ``axis`` (stable; ``reverse`` sorts descending).
-
-    Returns the sorted values, ``(values, indices)`` with ``with_index``, or only the int64
-    indices with ``only_index`` (no gradient).
-    """
-    axis = normalize_axis(axis, as_variable(x).ndim)
-    kind = "index" if only_index else "both" if with_index else "values"
-    return Sort(axis, bool(reverse), kind)(x)
-
-
-class Prune(Function):
-    def __init__(self, rate: float) -> None:
-        self.rate = rate
-
-    def forward(self, x):
-        xp = get_array_module(x)
-        a = xp.abs(x)
-        thresh = xp.sort(a.reshape(-1))[int((x.size - 1) * self.rate)]
-        if self.rate == 1.0:
-            thresh = thresh + 1  # nnabla: prune everything
-        return xp.where(a < thresh, x.dtype.type(0), x)
-
-    def backward(self, gy):
-        return gy  # straight-through, as nnabla
-
-
-def prune(x, rate: float = 0.9) -> Variable:
-    """nnabla ``prune``: zero |x| below ``sort(|x|)[int((size - 1) * rate)]`` over all of x."""
-    if not 0.0 <= rate <= 1.0:
-        raise ValueError(f"prune: rate must be in [0, 1]. Received: rate={rate}")
-    return Prune(float(rate))(x)
-
 
 # ----------------------------------------------------------------------------- interpolate
-
-
-class AxisTake(Function):
-    """Along one axis: ``y = take(x, i0)``, or ``(1 - w1) take(x, i0) + w1 take(x, i1)``;
-    where ``valid`` (per output position) is False, ``y = fill`` and no gradient flows.
-
-    The index tables are 1-D, so pad, shift and interpolate stay cheap on large activations.
-    """
-
-    def __init__(self, axis: int, i0, i1=None, w1=None, valid=None, fill: float = 0.0) -> None:
-        self.axis, self.i0, self.i1, self.w1 = axis, i0, i1, w1
-        self.valid, self.fill = valid, fill
-
-    def _along(self, xp, a, ndim, dtype=None):
-        shape = [1] * ndim
-        shape[self.axis] = -1
-        return xp.asarray(a, dtype=dtype).reshape(shape)
-
-    def forward(self, x):
-        xp = get_array_module(x)
-        self.n = x.shape[self.axis]
-        y = xp.take(x, xp.asarray(self.i0), axis=self.axis)
-        if self.w1 is not None:
-            w1 = self._along(xp, self.w1, x.ndim, x.dtype)
-            y = y * (1 - w1) + xp.take(x, xp.asarray(self.i1), axis=self.axis) * w1
-        if self.valid is not None:
-            y = xp.where(self._along(xp, self.valid, x.ndim), y, x.dtype.type(self.fill))
-        return y
-
-    def backward(self, gy):
-        xp = get_array_module(gy)
-        m = len(self.i0)
-        valid = np.ones(m) if self.valid is None else np.asarray(self.valid, dtype=np.float64)
-        if self.w1 is None:
-            index, weight = np.asarray(self.i0), valid
-        else:
-            w1 = np.asarray(self.w1, dtype=np.float64)
-            index = np.concatenate([self.i0, self.i1])
-            weight = np.concatenate([(1 - w1) * valid, w1 * valid])
-        return _adjoint_take(xp, gy, index, weight, m, self.n, self.axis)
-
-
-def _adjoint_take(xp: Any, g: Any, index: Any, weight: Any, m: int, n: int, axis: int) -> Any:
-    """Adjoint of ``y[o] = sum_k weight[k] x[index[k]]`` (entry k feeds output ``k % m``) along
-    ``axis``: ``gx[i] = sum over k with index[k] == i of weight[k] g[k % m]``.
-
-    Computed as one gather per multiplicity level (the r-th entry reading each input), so there
-    is no scatter and no transpose; the small tables stay on the host.
-    """
-    order = np.argsort(index, kind="stable")
-    counts = np.bincount(index, minlength=n)
-    starts = np.concatenate([[0], np.cumsum(counts)[:-1]])
-    shape = [1] * g.ndim
-    shape[axis] = n
-    gx = None
-    for r in range(int(counts.max(initial=0))):
-        has = counts > r
-        k = order[np.minimum(starts + r, index.size - 1)]
-        w = np.where(has, weight[k], 0.0)
-        term = xp.take(g, xp.asarray(k % m), axis=axis)
-        if not np.all(w == 1):  # pure gathers (pad, shift) skip the product
-            term *= xp.asarray(w, dtype=g.dtype).reshape(shape)
-        gx = term if gx is None else xp.add(gx, term, out=gx)
-    if gx is None:
-        out_shape = list(g.shape)
-        out_shape[axis] = n
-        gx = xp.zeros(out_shape, dtype=g.dtype)
-    return gx
 
 
 def _source_coords(isize, osize, mode, align_corners, half_pixel, half_pixel_for_nn):
