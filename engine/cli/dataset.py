@@ -14,13 +14,17 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from engine.cli import UserError
+
+if TYPE_CHECKING:
+    from engine.data.progress import Progress
 
 ACTIONS = ("info", "create", "builtin")
 
 
-def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
     parser = sub.add_parser(
         "dataset", help="inspect, create and generate datasets (NNC dataset CSVs)",
         description="Inspect NNC dataset CSVs, make them from image folders, and generate the "
@@ -74,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
 
 
-def _progress(desc: str):  # noqa: ANN202
+def _progress(desc: str) -> Progress | None:
     from engine.data.progress import bar  # noqa: PLC0415
 
     return bar(desc) if sys.stderr.isatty() else None
@@ -99,9 +103,9 @@ def _info(args: argparse.Namespace) -> int:
     print(f"Rows       {ds.size}")
     print(f"Variables  {len(variables)}")
     table = [("Name", "Header", "Type", "Shape")] + [
-        (v["name"], v["header"], v["type"] + (f" ({v['dtype']})" if v["type"] == "image" else ""),
-         ",".join(map(str, v["shape"])) if v["shape"] is not None else "?")
-        for v in variables
+        (v.name, v.header, v.kind + (f" ({v.dtype})" if v.is_image else ""),
+         ",".join(map(str, v.shape)) if v.shape is not None else "?")
+        for v in ds.variables
     ]  # fmt: skip
     widths = [max(len(row[i]) for row in table) for i in range(4)]
     for row in table:

@@ -220,7 +220,9 @@ _MNIST_URLS = ("https://storage.googleapis.com/cvdf-datasets/mnist/",
 _FASHION_URLS = ("http://fashion-mnist.s3-website.eu-central-1.amazonaws.com/",)
 
 
-def _idx_archives(urls: tuple[str, ...], table: tuple[tuple[str, int, str], ...]):
+def _idx_archives(
+    urls: tuple[str, ...], table: tuple[tuple[str, int, str], ...]
+) -> tuple[downloads.Archive, ...]:
     return tuple(downloads.Archive(name, sha, size, tuple(u + name for u in urls))
                  for name, size, sha in table)  # fmt: skip
 

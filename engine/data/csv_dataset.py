@@ -39,6 +39,7 @@ from engine.data.loaders import (
     normalization_scale,
     supported_extensions,
 )
+from engine.data.progress import Progress
 from engine.data.table import Column, Table, read_table
 
 __all__ = ["Dataset", "Variable", "open_dataset"]
@@ -204,7 +205,7 @@ class Dataset:
         for start in range(0, self.size, batch_size):
             yield start, self.get_batch(range(start, min(self.size, start + batch_size)), names)
 
-    def prepare(self, progress: _cache.Progress | None = None) -> None:
+    def prepare(self, progress: Progress | None = None) -> None:
         """Build or open the array cache now (with ``cache=True``); a no-op otherwise.
 
         Building decodes every file once, so a bad file anywhere is reported before training.
@@ -225,7 +226,7 @@ class Dataset:
                 root=self._cache_dir, source=str(self.path), progress=progress,
             )  # fmt: skip
 
-    def check(self, progress: _cache.Progress | None = None) -> None:
+    def check(self, progress: Progress | None = None) -> None:
         """Load every row once (through the cache when enabled) so any bad file is reported."""
         if self.use_cache:
             self.prepare(progress)

@@ -17,6 +17,7 @@ import urllib.error
 import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -98,7 +99,7 @@ def _download(archive: Archive, target: Path, progress: bool) -> str:
     return reasons[0] if len(reasons) == 1 else f"{reasons[0]}; and {len(reasons) - 1} more"
 
 
-def _open_url(url: str):  # noqa: ANN202 - a urllib response; replaced in tests
+def _open_url(url: str) -> Any:  # a urllib response; replaced in tests
     return urllib.request.urlopen(url, timeout=TIMEOUT_S)  # noqa: S310 - fixed https/http URLs
 
 

@@ -10,6 +10,7 @@ split.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -59,20 +60,23 @@ def create_from_folders(
     out.mkdir(parents=True, exist_ok=True)
     total = sum(len(files) for _, files in classes)
     splits: dict[str, list[tuple[str, int]]] = {"training": [], "validation": []}
-    state = {"done": 0, "size": size}
+    sizer, done = _Sizer((int(size[0]), int(size[1])) if size is not None else None), 0
     for label, (name, files) in enumerate(classes):
         order = np.random.default_rng([seed, label]).permutation(len(files))
         n_train = int(round(len(files) * ratio))
         used: set[str] = set()
         for rank, i in enumerate(order):
-            cell = _convert(files[i], source / name, out, name, used, channel, state)
+            cell = _convert(files[i], source / name, out, name, used, channel, sizer)
             splits["training" if rank < n_train else "validation"].append((cell, label))
-            state["done"] += 1
+            done += 1
             if progress is not None:
-                progress(state["done"], total)
+                progress(done, total)
     (out / "classes.txt").write_text("".join(f"{name}\n" for name, _ in classes), "utf-8")
-    return {split: write_csv(out / f"{split}.csv", HEADER, sorted(rows, key=_row_key))
-            for split, rows in splits.items()}  # fmt: skip
+    paths: dict[str, Path] = {}
+    for split, rows in splits.items():
+        rows.sort(key=_row_key)
+        paths[split] = write_csv(out / f"{split}.csv", HEADER, rows)
+    return paths
 
 
 def _row_key(row: tuple[str, int]) -> tuple[int, str]:
@@ -102,30 +106,40 @@ def _classes(source: Path) -> list[tuple[str, list[Path]]]:
     return classes
 
 
+@dataclass
+class _Sizer:
+    """The output size: the one asked for, or that of the first image, which all must match."""
+
+    size: tuple[int, int] | None
+    first: Path | None = None
+
+    def fit(self, img: Image.Image, path: Path) -> Image.Image:
+        if self.size is None:
+            self.size, self.first = img.size, path
+        elif img.size != self.size and self.first is not None:
+            raise DatasetError(
+                f'"{path}" is {img.size[0]}x{img.size[1]} but "{self.first}" is '
+                f"{self.size[0]}x{self.size[1]}; pass a size to resize every image to"
+            )
+        return img if img.size == self.size else img.resize(self.size, Image.Resampling.BICUBIC)
+
+
 def _check_output(out: Path) -> None:
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise DatasetError(f'output folder "{out}" exists and is not empty; choose a new folder')
 
 
 def _convert(
-    path: Path, class_dir: Path, out: Path, name: str, used: set[str], channel: str, state: dict
+    path: Path, class_dir: Path, out: Path, name: str, used: set[str], channel: str, sizer: _Sizer
 ) -> str:
     """Save ``path`` as ``out/<class>/<stem>.png``; return the CSV cell ``./<class>/<stem>.png``."""
     try:
-        with Image.open(path) as img:
-            img.seek(0)
-            img = img.convert(CHANNEL_MODES[channel])
+        with Image.open(path) as opened:
+            opened.seek(0)
+            img = opened.convert(CHANNEL_MODES[channel])
     except (UnidentifiedImageError, OSError, ValueError) as exc:
         raise DatasetError(f'cannot read image "{path}": {exc}') from None
-    if state["size"] is None:
-        state["size"] = img.size
-        state["first"] = path
-    elif img.size != tuple(state["size"]) and "first" in state:
-        raise DatasetError(f'"{path}" is {img.size[0]}x{img.size[1]} but "{state["first"]}" is '
-                           f"{state['size'][0]}x{state['size'][1]}; pass a size to resize "
-                           "every image to")  # fmt: skip
-    if img.size != tuple(state["size"]):
-        img = img.resize(tuple(state["size"]), Image.Resampling.BICUBIC)
+    img = sizer.fit(img, path)
     stem = "_".join(path.relative_to(class_dir).with_suffix("").parts)
     unique, k = stem, 1
     while unique.casefold() in used:  # case-insensitive file systems would merge these

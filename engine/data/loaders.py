@@ -20,6 +20,7 @@ import csv
 import io
 import wave
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image, UnidentifiedImageError
@@ -184,10 +185,13 @@ def _load_wav(path: Path) -> np.ndarray:
             frames = wav.readframes(wav.getnframes())
     except (wave.Error, EOFError) as exc:
         raise FileLoadError(f"{path}: unsupported or corrupt WAV file ({exc})") from None
-    dtype = {1: np.uint8, 2: np.dtype("<i2"), 4: np.dtype("<i4")}.get(width)
+    dtype = _WAV_DTYPES.get(width)
     if dtype is None:
         raise FileLoadError(f"{path}: {8 * width}-bit WAV is not supported (use 8, 16 or 32 bits)")
     return np.frombuffer(frames, dtype=dtype).reshape(-1, channels).copy()
 
 
+_WAV_DTYPES: dict[int, np.dtype[Any]] = {
+    1: np.dtype(np.uint8), 2: np.dtype("<i2"), 4: np.dtype("<i4")
+}  # fmt: skip
 _LOADERS = {"image": _load_image, "csv": _load_csv, "npy": _load_npy, "wav": _load_wav}

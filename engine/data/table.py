@@ -17,6 +17,7 @@ import csv
 import io
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from engine.data.errors import DatasetError
 
@@ -84,7 +85,7 @@ def read_table(path: str | Path) -> Table:
     return Table(path, tuple(header), variables, rows, lines)
 
 
-def _read_rows(reader) -> tuple[list[str] | None, list[list[str]], list[int]]:
+def _read_rows(reader: Any) -> tuple[list[str] | None, list[list[str]], list[int]]:
     header: list[str] | None = None
     rows: list[list[str]] = []
     lines: list[int] = []
