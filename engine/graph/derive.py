@@ -26,6 +26,7 @@ __all__ = [
     "Derived",
     "derived_names",
     "derive",
+    "counted_as",
     "network_for",
     "test_rewrite",
     "runtime_outputs",
@@ -64,6 +65,17 @@ def _base_of(project: Project, name: str) -> str | None:
         if name.endswith(suffix) and base and project.has_network(base):
             return base
     return None
+
+
+def counted_as(project: Project, name: str) -> str | None:
+    """The drawn network whose statistics NNC reports for ``name`` (None if there is none).
+
+    A derived ``MainRuntime`` is counted as the drawn ``Main``, loss layer included; that is
+    why NNC's worked example has Output 85,477 (nnc-layers.md §1.6, §2).
+    """
+    if project.has_network(name):
+        return name
+    return _base_of(project, name)
 
 
 def network_for(project: Project, name: str) -> Derived:

@@ -1,0 +1,113 @@
+"""``neurocanvas cost PROJECT [--network NAME] [--json] [--layers]``: NNC's statistics.
+
+Prints the eight NNC statistics (Output, CostParameter, CostAdd, CostMultiply,
+CostMultiplyAdd, CostDivision, CostExp, CostIf) of every network, or of ``--network NAME``,
+plus the unique parameter count, FLOPs (2 x multiply-adds) and parameter bytes (float32).
+A derived ``<Net>Validation``/``<Net>Runtime`` is counted as its drawn network, as NNC does.
+``--layers`` adds one row per layer; ``--json`` prints::
+
+    {"networks": {"<net>": {"Output": n, ..., "CostIf": n, "UniqueParameters": n, ...}},
+     "layers": {"<net>": {"<layer>": {"type": t, "shape": [..], "Output": n, ...}}}}
+
+(``layers`` only with ``--layers``; ``errors`` lists layers that failed). Exit status 1 when a
+layer's shape or statistics cannot be computed (the other values are still printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from engine.cli import UserError
+
+_EXTRAS = ("UniqueParameters", "FLOPs", "ParameterBytes")
+
+
+def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "cost",
+        help="print NNC's statistics (parameters, multiply-adds, ...) of a project",
+        description="Print the statistics NNC shows for each network: Output, CostParameter, "
+        "CostAdd, CostMultiply, CostMultiplyAdd, CostDivision, CostExp, CostIf, plus unique "
+        "parameters, FLOPs and parameter bytes.",
+    )
+    parser.add_argument("project", metavar="PROJECT", help=".ncproj, .sdcproj or network.ini")
+    parser.add_argument("--network", metavar="NAME", help="only this network")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--layers", action="store_true", help="add the values of every layer")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    from engine.formats import ProjectFileError, load_project
+    from engine.graph.derive import counted_as
+    from engine.graph.infer import ProjectInference
+    from engine.graph.statistics import network_statistics
+
+    try:
+        project = load_project(args.project)
+    except ProjectFileError as exc:
+        raise UserError(str(exc)) from None
+    names = list(project.network_names)
+    if args.network is not None:
+        base = counted_as(project, args.network)
+        if base is None:
+            raise UserError(
+                f'no network "{args.network}" in {args.project} '
+                f"(networks: {', '.join(names) or 'none'})"
+            )
+        names = [args.network]
+    inference = ProjectInference(project, follow=False)
+    report: dict[str, dict] = {"networks": {}}
+    layers: dict[str, dict] = {}
+    errors: list[str] = []
+    for name in names:
+        network = inference.network(counted_as(project, name) or name)
+        stats = network_statistics(network)
+        report["networks"][name] = stats.summary()
+        layers[name] = {
+            layer: {
+                "type": result.type,
+                "shape": list(result.shape) if result.shape else None,
+                **stats.layers.get(layer, {}),
+            }
+            for layer, result in network.results().items()
+        }
+        errors += [f'network "{name}", layer "{r.name}": {r.error}' for r in network.errors()]
+    if args.layers:
+        report["layers"] = layers
+    if errors:
+        report["errors"] = errors
+    if args.json:
+        print(json.dumps(report, indent=2))
+    else:
+        _print_text(report, layers if args.layers else None)
+    for message in errors:
+        print(f"neurocanvas cost: {message}", file=sys.stderr)
+    return 1 if errors else 0
+
+
+def _print_text(report: dict, layers: dict | None) -> None:
+    for name, summary in report["networks"].items():
+        print(f'Network "{name}"')
+        for key, value in summary.items():
+            print(f"  {key:<17}{value:>20,}")
+        if layers is not None:
+            _print_layers(layers[name])
+        print()
+
+
+def _print_layers(rows: dict[str, dict]) -> None:
+    from engine.layers.spec import STATISTICS
+
+    header = ["Layer", "Type", "Shape", *STATISTICS]
+    table = [header]
+    for layer, row in rows.items():
+        shape = ",".join(map(str, row["shape"])) if row["shape"] else "-"
+        table.append([layer, row["type"], shape, *(f"{row.get(s, 0):,}" for s in STATISTICS)])
+    widths = [max(len(r[i]) for r in table) for i in range(len(header))]
+    for r in table:
+        pairs = enumerate(zip(r, widths, strict=True))
+        cells = [c.ljust(w) if i < 3 else c.rjust(w) for i, (c, w) in pairs]
+        print("  " + "  ".join(cells))

@@ -1,0 +1,264 @@
+"""Shape inference: per-layer shapes and statistics, graph macros, units, incremental edits."""
+
+import glob
+import os
+
+import pytest
+
+from engine.formats import load_project
+from engine.graph.infer import NetworkInference, ProjectInference
+from engine.graph.project import Layer, Link, Network, Project
+
+SAMPLES = os.path.join(os.path.dirname(__file__), "../../../../shared/nnc-samples")
+if not os.path.isdir(SAMPLES):
+    SAMPLES = "/work/shared/nnc-samples"
+
+
+def chain(name, *layers, links=()):
+    """A network of ``(name, type, props)`` layers linked one after the other (plus ``links``)."""
+    net = Network(name, [Layer(n, t, dict(p)) for n, t, p in layers])
+    for (a, *_), (b, *_) in zip(layers, layers[1:], strict=False):
+        if a is not None and b is not None:
+            net.connect(Link(a, b))
+    for link in links:
+        net.connect(link)
+    return net
+
+
+def unlink(net, source, destination):
+    net.disconnect(next(k for k in net.links if (k.source, k.destination) == (source, destination)))
+
+
+WORKED = (
+    ("Input", "Input", {"Size": "1,28,28"}),
+    ("Convolution", "Convolution", {"OutMaps": "32", "KernelShape": "3,3", "BorderMode": "same"}),
+    ("ReLU", "ReLU", {}),
+    ("MaxPooling", "MaxPooling", {"KernelShape": "2,2"}),
+    ("Convolution_2", "Convolution", {"OutMaps": "64", "KernelShape": "3,3"}),
+    ("ReLU_2", "ReLU", {}),
+    ("MaxPooling_2", "MaxPooling", {}),
+    ("Affine", "Affine", {"OutShape": "10"}),
+    ("Softmax", "Softmax", {}),
+    ("CategoricalCrossEntropy", "CategoricalCrossEntropy", {}),
+)
+
+
+def worked_project():
+    project = Project.new()
+    project.remove_network("Main")
+    project.add_network(chain("Main", *WORKED))
+    return project
+
+
+def test_worked_example_shapes_and_totals():
+    inference = NetworkInference(chain("Main", *WORKED))
+    results = inference.results()
+    assert results["MaxPooling_2"].shape == (64, 7, 7)
+    assert results["Affine"].stats == (10, 31370, 10, 0, 31360, 0, 0, 0)
+    assert results["CategoricalCrossEntropy"].shape == (1,)
+    assert inference.totals() == (85477, 50186, 37652, 0, 3869824, 10, 10, 75264)
+    assert inference.errors() == []
+
+
+def test_incremental_edit_recomputes_only_downstream():
+    project = worked_project()
+    inference = ProjectInference(project).network("Main")
+    inference.results()
+    computed = []
+    original = inference._compute
+    inference._compute = lambda name: computed.append(name) or original(name)
+    project.network("Main").set_property("Affine", "OutShape", "20")
+    assert inference.result("Softmax").shape == (20,)
+    inference.results()
+    assert sorted(computed) == ["Affine", "CategoricalCrossEntropy", "Softmax"]
+    computed.clear()
+    project.network("Main").set_property("Affine", "OutShape", "20")  # no change: no event
+    inference.results()
+    assert computed == []
+
+
+def test_links_and_layers_edits_follow_events():
+    project = worked_project()
+    pi = ProjectInference(project)
+    net = project.network("Main")
+    assert pi.network("Main").shape("Affine") == (10,)
+    unlink(net, "MaxPooling_2", "Affine")
+    error = pi.network("Main").result("Affine").error
+    assert error.startswith("property Input: the main input is not connected")
+    assert pi.network("Main").result("Softmax").upstream
+    net.connect(Link("ReLU_2", "Affine"))
+    assert pi.network("Main").result("Affine").stats[1] == 64 * 14 * 14 * 10 + 10
+    net.rename_layer("ReLU_2", "Act")
+    assert pi.network("Main").shape("Act") == (64, 14, 14)
+    net.remove_layer("Act")
+    assert pi.network("Main").result("Affine").error
+    pi.close()
+    net.set_property("Input", "Size", "3,28,28")  # no longer followed
+    assert pi.network("Main").shape("Input") == (1, 28, 28)
+
+
+def test_parameter_layer_takes_its_shape_from_the_consumer():
+    net = chain(
+        "N",
+        ("x", "Input", {"Size": "3,8,8"}),
+        ("A", "Affine", {"OutShape": "5"}),
+        ("P", "Parameter", {}),
+        ("Q", "FixedPointQuantize", {}),
+        links=(Link("P", "Q"), Link("Q", "A", dest_pin=1)),
+    )
+    unlink(net, "A", "P")
+    inference = NetworkInference(net)
+    assert inference.shape("P") == (192, 5)  # *GraphOutput through FixedPointQuantize's *GraphIO
+    assert inference.shape("Q") == (192, 5)
+    assert inference.result("P").stat("CostParameter") == 960
+    assert inference.result("A").stat("CostParameter") == 5  # W comes from the Parameter layer
+
+
+def test_cycle_and_unknown_type_are_errors_of_their_own():
+    net = chain("N", ("x", "Input", {}), ("a", "ReLU", {}), ("b", "Tanh", {}), ("u", "Bogus", {}))
+    net.connect(Link("b", "a"))
+    inference = NetworkInference(net)
+    errors = {r.name: r.error for r in inference.errors()}
+    assert "the links form a cycle" in (errors.get("a") or errors.get("b"))
+    assert errors["u"] == "unknown layer type 'Bogus'"
+
+
+def test_recurrent_block_with_delay():
+    net = chain(
+        "N",
+        ("x", "Input", {"Size": "5,3"}),
+        ("RecurrentInput", "RecurrentInput", {}),
+        ("Concatenate", "Concatenate", {}),
+        ("Affine", "Affine", {"OutShape": "4"}),
+        ("Tanh", "Tanh", {}),
+        ("RecurrentOutput", "RecurrentOutput", {}),
+        ("Delay", "Delay", {"Size": "4"}),
+        links=(Link("Delay", "Concatenate"), Link("Tanh", "Delay")),
+    )
+    unlink(net, "RecurrentOutput", "Delay")
+    inference = NetworkInference(net)
+    assert inference.errors() == []
+    assert inference.shape("Concatenate") == (7,)
+    assert inference.eval("RecurrentOutput").value("Length") == 5
+    assert inference.shape("RecurrentOutput") == (5, 4)
+
+
+def test_repeat_times_and_auto_in_place():
+    net = chain(
+        "N",
+        ("x", "Input", {"Size": "4,8,8"}),
+        ("C", "Convolution", {"OutMaps": "4"}),
+        ("R1", "ReLU", {}),
+        ("R2", "ReLU", {}),
+        ("R3", "ReLU", {}),
+        ("S", "RepeatStart", {"Times": "n-1"}),
+        ("E", "RepeatEnd", {}),
+        ("Arg", "Argument", {"Value": "6", "Type": "PInt"}),
+    )
+    unlink(net, "E", "Arg")
+    net.rename_layer("Arg", "n")
+    inference = NetworkInference(net)
+    assert inference.eval("E").value("Times") == 5
+    assert inference.eval("E").value("ID") == "RepeatStart"  # the definition default
+    # Conv -> ReLU -> ReLU -> ReLU gives True, False, True (observed, nnc-layers.md §1.5).
+    assert [inference.eval(r).value("InPlace") for r in ("R1", "R2", "R3")] == [True, False, True]
+
+
+def test_units_with_arguments_and_nesting():
+    se = chain(
+        "SE",
+        ("Input", "Input", {"Size": "256,56,56"}),  # a placeholder: the caller's input is used
+        ("GAP", "GlobalAveragePooling", {}),
+        ("Squeeze", "Convolution", {"OutMaps": "Input[0]/SqueezeRatio", "KernelShape": "1,1"}),
+        ("Expand", "Convolution", {"OutMaps": "*Maps", "KernelShape": "1,1"}),
+        ("SqueezeRatio", "Argument", {"Value": "4", "Type": "PInt"}),
+        ("Maps", "Argument", {"Value": "8", "Type": "PInt"}),
+    )
+    unlink(se, "Expand", "SqueezeRatio")
+    unlink(se, "SqueezeRatio", "Maps")
+    block = chain(
+        "Block",
+        ("Input", "Input", {}),
+        ("SE1", "Unit", {"Network": "SE", "Maps": "Input[0]*BlockMaps"}),
+        ("BlockMaps", "Argument", {"Value": "1", "Type": "PInt"}),
+    )
+    unlink(block, "SE1", "BlockMaps")
+    main = chain(
+        "Main",
+        ("x", "Input", {"Size": "16,8,8"}),
+        ("B", "Unit", {"Network": "Block", "BlockMaps": "2"}),
+        ("Affine", "Affine", {"OutShape": "3"}),
+    )
+    project = Project([main, block, se])
+    pi = ProjectInference(project)
+    result = pi.network("Main").result("B")
+    assert result.shape == (32, 1, 1)  # Maps = 16 * 2
+    # Costs of the expansion: Squeeze 16->4 and Expand 4->32 (1x1 convolutions on 1x1).
+    assert result.stat("CostParameter") == (16 * 4 + 4) + (4 * 32 + 32)
+    assert result.stat("Output") == 32  # a Unit layer counts only its own output
+    assert pi.network("Main").shape("Affine") == (3,)
+    project.network("SE").set_property("SqueezeRatio", "Value", "8")
+    assert pi.network("Main").result("B").stat("CostParameter") == (16 * 2 + 2) + (2 * 32 + 32)
+    project.network("Main").set_property("B", "BlockMaps", "3")
+    assert pi.network("Main").shape("B") == (48, 1, 1)
+
+
+def test_unit_errors_name_the_problem():
+    loop_a = chain("A", ("Input", "Input", {}), ("U", "Unit", {"Network": "B"}))
+    loop_b = chain("B", ("Input", "Input", {}), ("U", "Unit", {"Network": "A"}))
+    main = chain("Main", ("x", "Input", {}), ("U", "Unit", {"Network": "A"}), ("V", "Unit", {}))
+    pi = ProjectInference(Project([main, loop_a, loop_b]))
+    errors = {r.name: r.error for r in pi.network("Main").errors()}
+    assert "unit recursion: Main -> A -> B -> A" in errors["U"]
+    assert 'unit network "" does not exist' in errors["V"]
+
+
+def test_boolean_or_macro_argument_reaches_batch_normalization():
+    model = chain(
+        "Model",
+        ("Input", "Input", {}),
+        ("BN", "BatchNormalization", {"BatchStat": "*BS"}),
+        ("BS", "Argument", {"Value": "True", "Type": "BooleanOrMacro"}),
+    )
+    unlink(model, "BN", "BS")
+    main = chain(
+        "Main",
+        ("x", "Input", {"Size": "3,4,4"}),
+        ("M", "Unit", {"Network": "Model", "BS": "False"}),
+    )
+    pi = ProjectInference(Project([main, model]))
+    sub = pi.network("Main").expansion("M")
+    assert sub.eval("BN").value("BatchStat") is False
+    assert pi.network("Model").eval("BN").value("BatchStat") is True
+
+
+def test_lenet_sample():
+    project = load_project(os.path.join(SAMPLES, "image_recognition/MNIST/LeNet.sdcproj"))
+    inference = ProjectInference(project).network("Main")
+    assert inference.errors() == []
+    assert inference.shape("MaxPooling_2") == (30, 4, 4)
+    assert inference.totals()[4] == 802876
+
+
+# Sony's samples that give a precise, expected error: the LSTM unit network on its own.
+EXPECTED_ERRORS = {"units/LSTM.sdcproj": "is only defined inside the built-in LSTM unit"}
+
+
+def test_every_sample_infers_shapes():
+    files = sorted(glob.glob(os.path.join(SAMPLES, "**/*.sdcproj"), recursive=True))
+    assert len(files) == 63
+    for path in files:
+        relative = os.path.relpath(path, SAMPLES)
+        pi = ProjectInference(load_project(path), follow=False)
+        errors = [r for inf in pi.all().values() for r in inf.errors()]
+        if relative in EXPECTED_ERRORS:
+            assert errors and all(EXPECTED_ERRORS[relative] in r.error for r in errors), relative
+        else:
+            assert errors == [], (relative, errors[:3])
+
+
+@pytest.mark.parametrize("size", ["3,0", "abc", ""])
+def test_bad_input_size_is_an_error_not_a_crash(size):
+    inference = NetworkInference(chain("N", ("x", "Input", {"Size": size}), ("r", "ReLU", {})))
+    assert inference.result("x").error.startswith("property Size:")
+    assert inference.result("r").upstream
