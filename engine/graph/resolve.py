@@ -106,9 +106,12 @@ def bind_arguments(
     values: dict[str, Value] = {}
     for decl in arguments_of(network).values():
         given = unit.given(decl.name)
-        raw = decl.value if given is None else given
         where = f'unit layer "{unit.name}"'
-        values[decl.name] = _argument_value(unit, decl, raw, where, problems)
+        if given is None:  # the default, which may use the unit's earlier arguments
+            scope = LayerEval(get_spec("Argument"), decl.name, {}, StaticContext(arguments=values))
+            values[decl.name] = _argument_value(scope, decl, decl.value, where, problems)
+        else:
+            values[decl.name] = _argument_value(unit, decl, given, where, problems)
     return values
 
 
@@ -124,9 +127,8 @@ def _argument_value(
     ptype = TYPES.get(decl.type)
     if ptype is None or decl.type == "Text":
         if ptype is None:
-            _problem(
-                ArgumentError(f"{where}: unknown argument type {decl.type}", decl.name), problems
-            )
+            detail = f"unknown argument type {decl.type}"
+            _problem(ArgumentError(f"{where}: {detail}", decl.name, detail), problems)
         return _untyped(scope, raw)
     # BooleanOrMacro values are booleans once resolved.
     target = TYPES["Boolean"] if decl.type == "BooleanOrMacro" else ptype

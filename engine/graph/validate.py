@@ -16,6 +16,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+import networkx as nx
+
 from engine.graph import derive, resolve
 from engine.graph.infer import NetworkInference, ProjectInference
 from engine.graph.network import Network
@@ -85,10 +87,16 @@ def validate_network(inference: NetworkInference) -> list[Problem]:
     ]
     for unit_layer, items in inference.unit_argument_problems().items():
         problems += [Problem(p.detail, net, unit_layer, p.prop, "warning") for p in items]
-    problems += _link_problems(network)
+    links = _link_problems(network)
+    problems += links + _cycle_problems(network)
+    miswired = {p.layer for p in links}
     for name, result in inference.results().items():
         if result.error and not result.upstream:
-            problems.append(Problem(result.error, net, name, result.prop))
+            reported = "the links form a cycle" in result.error or (
+                name in miswired and "main input is not connected" in result.error
+            )
+            if not reported:
+                problems.append(Problem(result.error, net, name, result.prop))
             continue
         spec = find_spec(result.type)
         if spec is None or result.error:
@@ -134,6 +142,25 @@ def _link_problems(network: Network) -> list[Problem]:
                 )
         if network.outputs_of(layer.name) and spec.outputs is Outputs.NONE:
             problems.append(Problem(f"{layer.type} has no output to link from", net, layer.name))
+    return problems
+
+
+def _cycle_problems(network: Network) -> list[Problem]:
+    """Cycles of links; a Delay's main input is a recurrent back edge and does not count."""
+    graph = nx.DiGraph()
+    graph.add_nodes_from(network.layer_names)
+    types = {layer.name: layer.type for layer in network.layers}
+    for link in network.links:
+        if not (link.dest_pin == 0 and types[link.destination] == "Delay"):
+            graph.add_edge(link.source, link.destination)
+    problems = []
+    for component in nx.strongly_connected_components(graph):
+        first = next(n for n in network.layer_names if n in component)
+        if len(component) == 1 and not graph.has_edge(first, first):
+            continue
+        cycle = [edge[0] for edge in nx.find_cycle(graph.subgraph(component), first)]
+        path = " -> ".join([*cycle, cycle[0]])
+        problems.append(Problem(f"the links form a cycle: {path}", network.name, first))
     return problems
 
 

@@ -10,6 +10,7 @@ package supplies one that knows the network, tests use :class:`StaticContext`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
@@ -44,6 +45,7 @@ __all__ = [
 
 Shape = tuple[int, ...]
 
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Text-like types keep a bare word as text; only ``*Macro`` values are resolved.
 # ``Inputs`` always holds a list of shapes (BatchMatmul declares it PIntArray, a slip).
 _TEXT_TYPES = ("Text", "File", "Dataset", "Option")
@@ -223,7 +225,12 @@ class LayerEval:
             return evaluate_calc(raw, _Scope(self, prop))
         if not raw.startswith("*") and ptype.is_literal(raw):
             return ptype.parse(raw, prop)
-        return evaluate(raw.strip(), _Scope(self, prop))
+        try:
+            return evaluate(raw.strip(), _Scope(self, prop))
+        except ExpressionError:
+            if _WORD.fullmatch(raw.strip()):  # a word that is no argument: say what was expected
+                ptype.parse(raw, prop)
+            raise
 
     # -- shapes ------------------------------------------------------------------------------
 
