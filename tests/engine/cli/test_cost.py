@@ -1,0 +1,109 @@
+"""``neurocanvas cost``: NNC's statistics as text and JSON, per network and per layer."""
+
+import json
+import shutil
+
+import pytest
+
+from engine.cli import main
+from engine.formats import save_project
+from engine.graph.project import Layer, Link, Project
+
+SAMPLES = "/work/shared/nnc-samples"
+
+WORKED = (
+    ("Input", "Input", {"Size": "1,28,28"}),
+    ("Convolution", "Convolution", {"OutMaps": "32", "KernelShape": "3,3", "BorderMode": "same"}),
+    ("ReLU", "ReLU", {}),
+    ("MaxPooling", "MaxPooling", {"KernelShape": "2,2"}),
+    ("Convolution_2", "Convolution", {"OutMaps": "64", "KernelShape": "3,3"}),
+    ("ReLU_2", "ReLU", {}),
+    ("MaxPooling_2", "MaxPooling", {}),
+    ("Affine", "Affine", {"OutShape": "10"}),
+    ("Softmax", "Softmax", {}),
+    ("CategoricalCrossEntropy", "CategoricalCrossEntropy", {}),
+)
+
+
+@pytest.fixture()
+def worked(tmp_path):
+    """nnc-layers.md §2 as an .sdcproj saved under another extension (a job's network.ini)."""
+    project = Project.new()
+    net = project.network("Main")
+    for name, type_, props in WORKED:
+        net.add_layer(Layer(name, type_, props))
+    for (a, *_), (b, *_) in zip(WORKED, WORKED[1:], strict=False):
+        net.connect(Link(a, b))
+    path = tmp_path / "network.sdcproj"
+    save_project(project, path)
+    ini = tmp_path / "network.ini"
+    shutil.move(path, ini)
+    return ini
+
+
+def run(capsys, *argv):
+    code = main(["cost", *map(str, argv)])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_json_matches_the_worked_example(capsys, worked):
+    code, out, _ = run(capsys, worked, "--json")
+    assert code == 0
+    report = json.loads(out)
+    assert report["networks"]["Main"] == {
+        "Output": 85477, "CostParameter": 50186, "CostAdd": 37652, "CostMultiply": 0,
+        "CostMultiplyAdd": 3869824, "CostDivision": 10, "CostExp": 10, "CostIf": 75264,
+        "UniqueParameters": 50186, "FLOPs": 7739648, "ParameterBytes": 200744,
+    }  # fmt: skip
+    assert "layers" not in report and "errors" not in report
+
+
+def test_layers_and_derived_network(capsys, worked):
+    code, out, _ = run(capsys, worked, "--json", "--layers", "--network", "MainRuntime")
+    report = json.loads(out)
+    assert code == 0 and list(report["networks"]) == ["MainRuntime"]
+    assert report["networks"]["MainRuntime"]["Output"] == 85477  # counted as the drawn Main
+    affine = report["layers"]["MainRuntime"]["Affine"]
+    assert affine["type"] == "Affine" and affine["shape"] == [10]
+    assert affine["CostParameter"] == 31370 and affine["CostMultiplyAdd"] == 31360
+
+
+def test_text_output(capsys, worked):
+    code, out, _ = run(capsys, worked, "--layers")
+    assert code == 0
+    assert 'Network "Main"' in out
+    lines = [line.split() for line in out.splitlines()]
+    assert ["Output", "85,477"] in lines and ["CostMultiplyAdd", "3,869,824"] in lines
+    assert ["FLOPs", "7,739,648"] in lines
+    row = next(line for line in out.splitlines() if line.strip().startswith("Convolution_2"))
+    assert row.split()[:4] == ["Convolution_2", "Convolution", "64,14,14", "12,544"]
+
+
+def test_errors(capsys, worked, tmp_path):
+    code, _, err = run(capsys, worked, "--network", "Nope")
+    assert code == 2 and 'no network "Nope"' in err and "(networks: Main)" in err
+    code, _, err = run(capsys, tmp_path / "missing.sdcproj")
+    assert code == 2 and "cannot read" in err
+    bad = tmp_path / "bad.sdcproj"
+    bad.write_text("[Layer_0]\nType=ReLU\n")
+    code, _, err = run(capsys, bad)
+    assert code == 2 and str(bad) in err
+
+
+def test_layer_errors_give_status_1_and_still_print(capsys):
+    code, out, err = run(capsys, f"{SAMPLES}/units/LSTM.sdcproj", "--json")
+    assert code == 1
+    report = json.loads(out)
+    assert report["networks"]["Main"]["Output"] > 0
+    assert any("is only defined inside the built-in LSTM unit" in e for e in report["errors"])
+    assert 'neurocanvas cost: network "Main", layer "Affine"' in err
+
+
+def test_sony_sample_with_units(capsys):
+    path = f"{SAMPLES}/image_recognition/ILSVRC2012/densenet/densenet-161.sdcproj"
+    code, out, _ = run(capsys, path, "--json", "--network", "Runtime")
+    assert code == 0
+    stats = json.loads(out)["networks"]["Runtime"]
+    assert stats["CostParameter"] == 28894024  # DenseNet-161 (BN statistics included)
+    assert stats["FLOPs"] == 2 * stats["CostMultiplyAdd"]
