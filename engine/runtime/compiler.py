@@ -1,0 +1,476 @@
+"""Compile one network of a project into a :class:`~engine.runtime.program.Program`.
+
+The network may be drawn or derived (``MainValidation``, ``MainRuntime``: nnc-behaviour.md §3).
+Everything a layer needs comes from the catalogue and from shape inference
+(:class:`engine.graph.infer.NetworkInference`), so the compiler keeps no per-layer table:
+
+* the step calls the spec's ``F`` function; its inputs are the pin-0 links in link order, then
+  the side connectors in the spec's order: a wired layer, a parameter (Kind=Parameter), a
+  dataset variable or a generator (Kind=Data);
+* every property whose ``ArgumentName`` is ``<fn>_param.<arg>`` becomes the keyword ``arg``
+  (``-pyargname=`` renames it) with its resolved value; ``-a`` axes get +1 for the batch axis,
+  ``-0`` lists get the batch axis 0 in front, ``-b`` shapes get the batch size at run time;
+  ``-test=<v>`` values are forced in test mode (§3.2);
+* parameters are named as NNC names them (:func:`engine.graph.resolve.parameter_name`:
+  ``Convolution_2/conv/W``, ``SE1/Squeeze/conv/W``) with the ``<p>.Initializer``,
+  ``<p>.InitializerMultiplier`` and ``<p>.LRateMultiplier`` of the layer (a Unit layer's
+  ``<Inner>.<p>.*`` overrides them); equal names are one shared parameter;
+* Unit layers are expanded inline with their bound arguments, to any depth; in test mode the
+  SkipAtTest layers inside units are bypassed too.
+
+A layer the engine cannot run (loops, LSTM, FFT, ...) or a network with a shape error raises
+:class:`CompileError` naming the network, the layer and the type before anything runs.
+"""
+
+from __future__ import annotations
+
+import functools
+import heapq
+import inspect
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import engine.nn.functions as F
+from engine.graph import derive, resolve
+from engine.graph.infer import NetworkInference
+from engine.graph.network import Layer, Network
+from engine.graph.project import Project
+from engine.layers import find_spec
+from engine.layers.evaluate import LayerEval, RuleError
+from engine.layers.spec import ConnectorKind, LayerSpec, ParameterSpec, SideConnector, Support
+from engine.runtime.program import (
+    GeneratorDecl,
+    ParameterDecl,
+    Program,
+    ProgramError,
+    Ref,
+    Step,
+)
+
+__all__ = ["CompileError", "compile_network"]
+
+# Graph layers that the engine cannot run yet (recurrent loops and the LSTM unit built on them).
+_LOOPS = frozenset({"RepeatStart", "RepeatEnd", "RecurrentInput", "RecurrentOutput", "Delay",
+                    "LSTM"})  # fmt: skip
+# nnc-layers.md §1.4: SpectralNorm's Itr carries -a by mistake; it is a count, not an axis.
+_NOT_AXIS = frozenset({("SpectralNorm", "Itr")})
+# Parameters nnabla's parametric functions own that NNC's files do not list: inserted after the
+# named connector, shaped like the bias connector (BinaryWeight*: alpha, not trained).
+_HIDDEN = {"BinaryWeightAffine": ("Wb", "alpha"), "BinaryWeightConvolution": ("Wb", "alpha")}
+
+
+class CompileError(ProgramError):
+    """A network that cannot be compiled; the message names network, layer and type."""
+
+
+def compile_network(project: Project, name: str) -> Program:
+    """The program of network ``name``: a drawn tab or a derived ``<Net>Validation/Runtime``.
+
+    Raises:
+        CompileError: unknown network, a layer the engine cannot run, a shape or property
+            error; the message names the network and the layer.
+    """
+    try:
+        derived = derive.network_for(project, name)
+    except KeyError:
+        raise CompileError(
+            f'no network "{name}" (networks: {", ".join(project.network_names)}); '
+            f"<Net>Validation and <Net>Runtime are derived from a network <Net>"
+        ) from None
+    compiler = _Compiler(project, name, derived.test_mode, derived.derived)
+    inference = NetworkInference(derived.network, project)
+    refs = compiler.network(inference, _Scope())
+    outputs = []
+    for out_name, layer in derived.outputs:
+        if layer in refs:
+            outputs.append((out_name, refs[layer]))
+    outputs.extend(compiler.outputs)
+    return Program(
+        network=name,
+        steps=tuple(compiler.steps),
+        parameters=tuple(compiler.parameters.values()),
+        generators=tuple(compiler.generators),
+        feeds=dict(compiler.feeds),
+        losses=tuple(s.name for s in compiler.steps if s.is_loss),
+        outputs=tuple(outputs),
+        test_mode=derived.test_mode,
+    )
+
+
+@dataclass(frozen=True)
+class _Scope:
+    """Where a (unit) network is being expanded."""
+
+    path: str = ""  # call path prefix of layer names, "SE1/" inside Unit SE1
+    unit_scopes: tuple[str, ...] = ()  # ParameterScopes of the enclosing Unit layers
+    bound: tuple[Ref, ...] | None = None  # the Unit layer's inputs (None at the top level)
+    overrides: Mapping[str, str] = field(default_factory=dict)  # the Unit's <L>.<p>.* values
+    unit: str | None = None  # the unit network's name, for messages
+
+    def name(self, layer: str) -> str:
+        return self.path + layer
+
+
+class _Compiler:
+    def __init__(self, project: Project, network: str, test_mode: bool, derived: bool) -> None:
+        self.project = project
+        self.top = network
+        self.test_mode = test_mode
+        self.derived = derived
+        self.steps: list[Step] = []
+        self.parameters: dict[str, ParameterDecl] = {}
+        self.generators: list[GeneratorDecl] = []
+        self.feeds: dict[str, tuple[int, ...]] = {}
+        self.outputs: list[tuple[str, Ref]] = []
+
+    # -- messages ----------------------------------------------------------------------------
+
+    def error(self, scope: _Scope, layer: str, message: str) -> CompileError:
+        where = f'network "{self.top}", layer "{scope.name(layer)}"'
+        if scope.unit:
+            where += f' (in unit network "{scope.unit}")'
+        return CompileError(f"{where}: {message}")
+
+    # -- networks ----------------------------------------------------------------------------
+
+    def network(self, inference: NetworkInference, scope: _Scope) -> dict[str, Ref]:
+        """Compile every layer of one (expanded) network; returns layer -> output reference."""
+        network = inference.network
+        for layer in network.layers:  # before anything else: a loop would look like a cycle
+            self._check_runnable(find_spec(layer.type), layer, scope)
+        refs: dict[str, Ref] = {}
+        for layer in _order(network):
+            spec = find_spec(layer.type)
+            assert spec is not None  # checked above
+            if spec.support is Support.ANNOTATION:
+                continue
+            mains = [refs[k.source] for k in network.inputs_of(layer.name)
+                     if k.dest_pin == 0 and k.source in refs]  # fmt: skip
+            if not mains and self.derived and spec.inputs.value in ("Single", "Multiple"):
+                continue  # left without input when its losses were removed (a loss scaling)
+            if spec.type == "Output":
+                if mains:
+                    self.outputs.append((layer.properties.get("VariableName") or layer.name,
+                                         mains[0]))  # fmt: skip
+                continue
+            ev = self._eval(inference, layer, scope)
+            if self.test_mode and spec.has_skip_at_test and ev.value("SkipAtTest") is True:
+                # Derived networks are rewritten already; this bypasses them inside units.
+                if mains:
+                    refs[layer.name] = mains[0]
+                continue
+            ref = self.layer(inference, layer, spec, ev, mains, refs, scope)
+            if ref is not None:
+                refs[layer.name] = ref
+        return refs
+
+    def _check_runnable(self, spec: LayerSpec | None, layer: Layer, scope: _Scope) -> None:
+        if spec is None:
+            raise self.error(scope, layer.name, f"unknown layer type {layer.type!r}")
+        if spec.support is Support.UNSUPPORTED or spec.type in _LOOPS:
+            raise self.error(
+                scope, layer.name, f"layer type {spec.type} is not supported by the engine yet"
+            )
+
+    def _eval(self, inference: NetworkInference, layer: Layer, scope: _Scope) -> LayerEval:
+        try:
+            result = inference.result(layer.name)
+        except RuleError as exc:
+            raise self.error(scope, layer.name, str(exc)) from None
+        if result.error:
+            raise self.error(scope, layer.name, result.error)
+        return inference.eval(layer.name)
+
+    def layer(
+        self,
+        inference: NetworkInference,
+        layer: Layer,
+        spec: LayerSpec,
+        ev: LayerEval,
+        mains: list[Ref],
+        refs: Mapping[str, Ref],
+        scope: _Scope,
+    ) -> Ref | None:
+        kind = spec.type
+        if kind == "Input":
+            return self._input(layer, ev, scope)
+        if kind == "Parameter":
+            return ("param", self._own_parameter(layer, ev, scope, lr_default=1.0))
+        if kind == "WorkingMemory":
+            return self._working_memory(layer, ev, mains, scope)
+        if kind == "Unit":
+            return self._unit(inference, layer, ev, mains, scope)
+        return self._kernel(inference.network, layer, spec, ev, mains, refs, scope)
+
+    # -- graph layers ------------------------------------------------------------------------
+
+    def _input(self, layer: Layer, ev: LayerEval, scope: _Scope) -> Ref:
+        if scope.bound is not None:
+            if not scope.bound:
+                raise self.error(scope, layer.name, "the Unit layer has no input to bind here")
+            return scope.bound[0]
+        shape = tuple(ev.output_shape() or ())
+        generator = str(ev.value("Generator"))
+        if generator != "None":
+            return self._generator(generator, ev.value("GeneratorMultiplier"), shape)
+        variable = str(ev.value("Dataset"))
+        if not variable:
+            raise self.error(scope, layer.name, "property Dataset: name a dataset variable")
+        return self._feed(variable, shape)
+
+    def _feed(self, variable: str, shape: tuple[int, ...]) -> Ref:
+        self.feeds.setdefault(variable, shape)
+        return ("feed", variable, shape)
+
+    def _generator(self, kind: str, multiplier: object, shape: tuple[int, ...]) -> Ref:
+        self.generators.append(GeneratorDecl(kind, float(multiplier), shape))  # type: ignore[arg-type]
+        return ("gen", len(self.generators) - 1)
+
+    def _own_parameter(self, layer: Layer, ev: LayerEval, scope: _Scope, lr_default: float) -> str:
+        """Parameter/WorkingMemory: the layer is a parameter named after itself."""
+        name = resolve.parameter_name(ev.spec, layer.name, layer.name, None, scope.unit_scopes)
+        self._declare(ParameterDecl(
+            name=name, shape=tuple(ev.output_shape() or ()),
+            initializer=str(ev.value("Initializer")),
+            multiplier=float(ev.value("InitializerMultiplier")),  # type: ignore[arg-type]
+            lr_multiplier=float(ev.value("LRateMultiplier") if lr_default else 0.0),  # type: ignore[arg-type]
+            file=str(ev.value("File") or ""), layer=scope.name(layer.name),
+        ))  # fmt: skip
+        return name
+
+    def _working_memory(
+        self, layer: Layer, ev: LayerEval, mains: list[Ref], scope: _Scope
+    ) -> Ref:
+        """A buffer shared by name; with an input it stores the input and passes it on."""
+        name = self._own_parameter(layer, ev, scope, lr_default=0.0)
+        if not mains:
+            return ("param", name)
+        store = functools.partial(_store, name)
+        step = Step(scope.name(layer.name), layer.type, F.identity, (mains[0],), {},
+                    tuple(ev.output_shape() or ()), after=store)  # fmt: skip
+        self.steps.append(step)
+        return ("step", step.name)
+
+    def _unit(
+        self, inference: NetworkInference, layer: Layer, ev: LayerEval, mains: list[Ref],
+        scope: _Scope,
+    ) -> Ref:  # fmt: skip
+        sub = inference.expansion(layer.name)
+        if sub is None:
+            raise self.error(scope, layer.name, "the unit could not be expanded")
+        unit_scope = str(ev.value("ParameterScope") or "")
+        inner = _Scope(
+            path=scope.name(layer.name) + "/",
+            unit_scopes=(*scope.unit_scopes, unit_scope),
+            bound=tuple(mains),
+            overrides={k: v for k, v in layer.properties.items() if k.count(".") >= 2},
+            unit=sub.network.name,
+        )
+        refs = self.network(sub, inner)
+        terminal = _terminal(sub.network)
+        if terminal is None or terminal not in refs:
+            raise self.error(
+                scope, layer.name, f'unit network "{sub.network.name}" has no single last layer'
+            )
+        return refs[terminal]
+
+    # -- kernel layers -----------------------------------------------------------------------
+
+    def _kernel(
+        self,
+        network: Network,
+        layer: Layer,
+        spec: LayerSpec,
+        ev: LayerEval,
+        mains: list[Ref],
+        refs: Mapping[str, Ref],
+        scope: _Scope,
+    ) -> Ref:
+        function = getattr(F, spec.function or "", None)
+        if function is None:
+            raise self.error(scope, layer.name, f"F.{spec.function} does not exist")
+        side = {k.dest_pin: refs[k.source] for k in network.inputs_of(layer.name)
+                if k.dest_pin > 0 and k.source in refs}  # fmt: skip
+        inputs = list(mains)
+        for pin, connector in enumerate(spec.connectors, start=1):
+            inputs.append(self._connector(layer, spec, ev, connector, side.get(pin), scope))
+            hidden = _HIDDEN.get(spec.type)
+            if hidden and hidden[0] == connector.name:
+                inputs.append(self._hidden_parameter(layer, spec, ev, hidden[1], scope))
+        kwargs, batch_kwargs = self._arguments(layer, spec, ev, function, scope)
+        step = Step(
+            name=scope.name(layer.name), type=spec.type, function=function,
+            inputs=tuple(inputs), kwargs=kwargs, shape=tuple(ev.output_shape() or ()),
+            batch_kwargs=batch_kwargs, is_loss=spec.is_loss,
+        )  # fmt: skip
+        self.steps.append(step)
+        return ("step", step.name)
+
+    def _connector(
+        self,
+        layer: Layer,
+        spec: LayerSpec,
+        ev: LayerEval,
+        connector: SideConnector,
+        wired: Ref | None,
+        scope: _Scope,
+    ) -> Ref:
+        if wired is not None:
+            return wired
+        try:
+            if connector.kind is ConnectorKind.PARAMETER:
+                if not ev.connector_enabled(connector.name):
+                    return ("none",)
+                pspec = next(p for p in spec.parameters if p.name == connector.name)
+                return ("param", self._parameter(layer, spec, ev, pspec, scope))
+            shape = tuple(ev.connector_shape(connector.name))
+            variable = str(ev.value(f"{connector.name}.Dataset") or "")
+            if variable:
+                return self._feed(variable, shape)
+            generator = str(ev.value(f"{connector.name}.Generator"))
+            multiplier = ev.value(f"{connector.name}.GeneratorMultiplier")
+        except RuleError as exc:
+            raise self.error(scope, layer.name, str(exc)) from None
+        if generator == "None":
+            raise self.error(
+                scope, layer.name,
+                f"side input {connector.name} is not connected and names no dataset variable "
+                f"or generator",
+            )  # fmt: skip
+        return self._generator(generator, multiplier, shape)
+
+    def _parameter(
+        self, layer: Layer, spec: LayerSpec, ev: LayerEval, pspec: ParameterSpec, scope: _Scope
+    ) -> str:
+        own_scope = str(ev.value("ParameterScope")) if spec.prop("ParameterScope") else layer.name
+        name = resolve.parameter_name(spec, layer.name, own_scope, pspec, scope.unit_scopes)
+
+        def setting(key: str) -> object:
+            override = scope.overrides.get(f"{layer.name}.{pspec.name}.{key}")
+            return override if override is not None else ev.value(f"{pspec.name}.{key}")
+
+        self._declare(ParameterDecl(
+            name=name, shape=tuple(ev.connector_shape(pspec.name)),
+            initializer=str(setting("Initializer")),
+            multiplier=float(setting("InitializerMultiplier")),  # type: ignore[arg-type]
+            lr_multiplier=float(setting("LRateMultiplier")),  # type: ignore[arg-type]
+            file=str(setting("File") or ""), layer=scope.name(layer.name),
+        ))  # fmt: skip
+        return name
+
+    def _hidden_parameter(
+        self, layer: Layer, spec: LayerSpec, ev: LayerEval, pname: str, scope: _Scope
+    ) -> Ref:
+        own_scope = str(ev.value("ParameterScope"))
+        pspec = ParameterSpec(pname, "", "True", "Constant", 0.0, 0.0)
+        name = resolve.parameter_name(spec, layer.name, own_scope, pspec, scope.unit_scopes)
+        shape = tuple(ev.connector_shape("b"))
+        self._declare(ParameterDecl(name, shape, "Constant", 0.0, 0.0, "", scope.name(layer.name)))
+        return ("param", name)
+
+    def _declare(self, decl: ParameterDecl) -> None:
+        first = self.parameters.get(decl.name)
+        if first is None:
+            self.parameters[decl.name] = decl  # the first definition wins (nnc-behaviour §1.3)
+        elif first.shape != decl.shape:
+            raise CompileError(
+                f'network "{self.top}", layer "{decl.layer}": parameter {decl.name} is shared '
+                f'with layer "{first.layer}" but has shape {decl.shape} there and {first.shape} '
+                f"here"
+            )
+
+    def _arguments(
+        self, layer: Layer, spec: LayerSpec, ev: LayerEval, function: object, scope: _Scope
+    ) -> tuple[dict[str, object], tuple[str, ...]]:
+        accepted = _parameters_of(function)
+        kwargs: dict[str, object] = {}
+        batch: list[str] = []
+        for prop in spec.properties:
+            arg = prop.argument
+            if arg is None or "_param." not in arg.name:
+                continue  # a parametric-function argument (outmaps, kernel): shapes say it
+            key = next((f.split("=", 1)[1] for f in arg.flags if f.startswith("-pyargname=")),
+                       arg.name.split(".", 1)[1])  # fmt: skip
+            if self.test_mode and arg.test_value is not None:
+                value: object = arg.test_value
+            else:
+                try:
+                    value = ev.value(prop.name)
+                except RuleError as exc:
+                    raise self.error(scope, layer.name, str(exc)) from None
+            if value == "" and not prop.required:
+                continue
+            if arg.is_axis and (spec.type, prop.name) not in _NOT_AXIS:
+                value = _shift_axis(value)
+            if "-0" in arg.flags:
+                value = (0, *value)  # type: ignore[misc]
+            if "-b" in arg.flags:
+                batch.append(key)
+            if key not in accepted:
+                raise self.error(
+                    scope, layer.name, f"F.{spec.function} has no argument {key} ({prop.name})"
+                )
+            kwargs[key] = value
+        return kwargs, tuple(batch)
+
+
+def _shift_axis(value: object) -> object:
+    """An axis counted without the batch axis, counted with it (negative axes stay)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value + 1 if value >= 0 else value
+    if isinstance(value, tuple):
+        return tuple(_shift_axis(v) for v in value)
+    return value
+
+
+@functools.cache
+def _parameters_of(function: object) -> frozenset[str]:
+    return frozenset(inspect.signature(function).parameters)  # type: ignore[arg-type]
+
+
+def _store(name: str, out: object) -> None:
+    """WorkingMemory: keep the latest input in the shared buffer ``name``."""
+    import engine.nn as nn  # noqa: PLC0415
+
+    buffer = nn.get_parameter(name)
+    if buffer is not None:
+        buffer.data[...] = out.data  # type: ignore[attr-defined]
+
+
+def _order(network: Network) -> list[Layer]:
+    """Layers with every producer before its consumers; ties keep the network's order."""
+    layers = network.layers
+    index = {layer.name: i for i, layer in enumerate(layers)}
+    waiting = {layer.name: 0 for layer in layers}
+    for link in network.links:
+        if link.source in index and link.destination in index:
+            waiting[link.destination] += 1
+    ready = [index[name] for name, n in waiting.items() if n == 0]
+    heapq.heapify(ready)
+    order: list[Layer] = []
+    while ready:
+        layer = layers[heapq.heappop(ready)]
+        order.append(layer)
+        for link in network.outputs_of(layer.name):
+            waiting[link.destination] -= 1
+            if waiting[link.destination] == 0:
+                heapq.heappush(ready, index[link.destination])
+    if len(order) != len(layers):
+        stuck = next(layer.name for layer in layers if layer not in order)
+        raise CompileError(f'network "{network.name}", layer "{stuck}": the links form a cycle')
+    return order
+
+
+def _terminal(network: Network) -> str | None:
+    """The unit network's last layer (``*UnitOutput``): the one layer whose output is unused."""
+    used = {link.source for link in network.links}
+    last = []
+    for layer in network.layers:
+        spec = find_spec(layer.type)
+        if layer.name in used or spec is None or spec.support is Support.ANNOTATION:
+            continue
+        if spec.output_rule is not None:
+            last.append(layer.name)
+    return last[0] if len(last) == 1 else None

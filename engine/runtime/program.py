@@ -1,0 +1,312 @@
+"""An executable network: ordered steps calling ``engine.nn.functions``, its parameters and feeds.
+
+:func:`engine.runtime.compiler.compile_network` builds a :class:`Program` from a project; this
+module runs it. A program is a plain list of steps, so running it is one loop: each step calls
+its ``F`` function on the outputs of earlier steps, parameters, dataset variables (feeds) and
+generated inputs. The engine is eager (define-by-run): a training iteration runs the program
+with gradients recorded, monitors and evaluation run it under ``no_grad``.
+
+References (``Ref``) name where a step input comes from:
+
+``("step", name)``
+    the output of the step called ``name`` (the layer's call path, ``SE1/Squeeze``)
+``("param", name)``
+    the parameter ``name`` (``Convolution_2/conv/W``); equal names are shared
+``("feed", variable, shape)``
+    the dataset variable ``variable`` (``x``, ``y``) reshaped to ``(batch, *shape)``
+``("gen", index)``
+    the generator ``program.generators[index]`` (a Normal/Uniform/Constant/Range input)
+``("none",)``
+    an absent optional input (a bias with ``WithBias=False``)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import engine.nn as nn
+from engine.core import backend
+from engine.core.autograd import Variable
+from engine.nn import initializer as I
+
+__all__ = [
+    "Ref",
+    "Step",
+    "ParameterDecl",
+    "GeneratorDecl",
+    "Program",
+    "Activations",
+    "ProgramError",
+    "FeedError",
+    "NonFinite",
+]
+
+Ref = tuple
+Shape = tuple[int, ...]
+
+
+class ProgramError(ValueError):
+    """A network that cannot run as compiled; the message names network, layer and problem."""
+
+
+class FeedError(ProgramError):
+    """A dataset variable missing from a batch or of a shape the network cannot take."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One layer call: ``function(*inputs, **kwargs)``.
+
+    ``batch_kwargs`` are shape arguments written without the batch axis (``-b`` in the
+    catalogue: Reshape, Broadcast); the batch size is prepended when the step runs.
+    ``after`` is an optional hook run on the output (WorkingMemory stores its input).
+    """
+
+    name: str
+    type: str
+    function: Callable[..., Any]
+    inputs: tuple[Ref, ...]
+    kwargs: Mapping[str, Any]
+    shape: Shape  # expected output shape, batch excluded
+    batch_kwargs: tuple[str, ...] = ()
+    is_loss: bool = False
+    after: Callable[[Variable], None] | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class ParameterDecl:
+    """A parameter as the first layer that names it declares it (the first definition wins)."""
+
+    name: str
+    shape: Shape
+    initializer: str
+    multiplier: float
+    lr_multiplier: float
+    file: str = ""
+    layer: str = ""  # the layer that declared it, for messages
+
+    def initial_value(self) -> Any:
+        """The initial array: the ``File`` when given, else the named initializer."""
+        if self.file:
+            return _load_parameter_file(self)
+        init = I.create_initializer(self.initializer, self.multiplier)
+        return init(self.shape)
+
+
+@dataclass(frozen=True)
+class GeneratorDecl:
+    """A data input filled by a generator (Input ``Generator``, side input ``<c>.Generator``)."""
+
+    kind: str  # Normal, Uniform, Constant, Range
+    multiplier: float
+    shape: Shape
+
+    def generate(self, batch: int) -> Any:
+        shape = (batch, *self.shape)
+        m = float(self.multiplier)
+        if self.kind == "Normal":
+            return I.Normal(m)(shape)
+        if self.kind == "Uniform":
+            return I.Uniform(m)(shape)
+        if self.kind == "Range":
+            return I.Range(m)(shape)
+        return I.Constant(m)(shape)
+
+
+@dataclass(frozen=True)
+class NonFinite:
+    """Where a NaN or infinity first appeared in one forward pass."""
+
+    step: str
+    type: str
+    parameters: tuple[str, ...]  # parameters of that step that hold NaN/inf themselves
+
+    def describe(self) -> str:
+        text = f'layer "{self.step}" ({self.type}) produced NaN or infinity'
+        if self.parameters:
+            text += f"; its parameter {', '.join(self.parameters)} holds NaN or infinity"
+        return text
+
+
+class Activations(dict):
+    """Step name -> output Variable of one forward pass, in execution order."""
+
+
+@dataclass(frozen=True)
+class Program:
+    """A compiled network (see the module docstring for the reference kinds)."""
+
+    network: str
+    steps: tuple[Step, ...]
+    parameters: tuple[ParameterDecl, ...]
+    generators: tuple[GeneratorDecl, ...]
+    feeds: Mapping[str, Shape]  # dataset variable -> shape of its first use
+    losses: tuple[str, ...]  # steps of loss-type layers (IsLossFunction), in order
+    outputs: tuple[tuple[str, Ref], ...]  # (output variable name, where it comes from)
+    test_mode: bool = False
+
+    # -- parameters --------------------------------------------------------------------------
+
+    def create_parameters(self) -> dict[str, Variable]:
+        """Get or create every parameter in the current (root) parameter scope, in order.
+
+        A parameter that exists already (created by another network, or loaded) is shared; a
+        new one takes its declaration's initial value. LR multiplier 0 freezes it, as NNC.
+        """
+        params = {}
+        for decl in self.parameters:
+            existing = nn.get_parameter(decl.name)
+            if existing is not None:
+                _check_shape(decl, existing)
+                params[decl.name] = existing
+                continue
+            params[decl.name] = nn.get_parameter_or_create(
+                decl.name, decl.shape, decl.initial_value(), need_grad=True,
+                lr_mult=decl.lr_multiplier,
+            )  # fmt: skip
+        return params
+
+    def trainable(self, params: Mapping[str, Variable]) -> dict[str, Variable]:
+        """The parameters a solver updates: those with ``need_grad`` (LR multiplier > 0)."""
+        return {name: var for name, var in params.items() if var.need_grad}
+
+    # -- running -----------------------------------------------------------------------------
+
+    def variables(self) -> tuple[str, ...]:
+        """Dataset variables this program reads."""
+        return tuple(self.feeds)
+
+    def forward(
+        self, batch: Mapping[str, Any], params: Mapping[str, Variable]
+    ) -> Activations:
+        """Run every step on one batch ``{variable: array (B, ...)}``; returns all outputs.
+
+        Call under ``nn.no_grad()`` for inference. Feeds are reshaped to the shape the network
+        declares when the element counts agree (nnabla's ``let_data_to_variable``).
+        """
+        size = _batch_size(batch, self)
+        feeds: dict[tuple, Variable] = {}
+        generated: dict[int, Variable] = {}
+        acts = Activations()
+
+        def value(ref: Ref) -> Any:
+            kind = ref[0]
+            if kind == "step":
+                return acts[ref[1]]
+            if kind == "param":
+                return params[ref[1]]
+            if kind == "feed":
+                if ref not in feeds:
+                    feeds[ref] = _feed(batch, ref[1], ref[2], size, self.network)
+                return feeds[ref]
+            if kind == "gen":
+                if ref[1] not in generated:
+                    generated[ref[1]] = Variable(self.generators[ref[1]].generate(size))
+                return generated[ref[1]]
+            return None
+
+        for step in self.steps:
+            kwargs = dict(step.kwargs)
+            for key in step.batch_kwargs:
+                kwargs[key] = (size, *kwargs[key])
+            out = step.function(*(value(r) for r in step.inputs), **kwargs)
+            if isinstance(out, tuple):  # with_index / output_mask variants: the data comes first
+                out = out[0]
+            if step.after is not None:
+                step.after(out)
+            acts[step.name] = out
+        for name, ref in self.outputs:
+            acts.setdefault(f"output:{name}", value(ref))
+        return acts
+
+    def output(self, acts: Activations, name: str) -> Variable:
+        """The output variable called ``name`` (``y'``) of a forward pass."""
+        return acts[f"output:{name}"]
+
+    def loss_values(self, acts: Activations) -> list[Variable]:
+        return [acts[name] for name in self.losses]
+
+    def find_non_finite(self, acts: Activations, params: Mapping[str, Variable]) -> NonFinite | None:
+        """The first step whose output holds NaN or infinity (the one that produced it)."""
+        for step in self.steps:
+            out = acts.get(step.name)
+            if out is None or out.data is None or _finite(out.data):
+                continue
+            bad = tuple(
+                r[1] for r in step.inputs
+                if r[0] == "param" and r[1] in params and not _finite(params[r[1]].data)
+            )  # fmt: skip
+            return NonFinite(step.name, step.type, bad)
+        return None
+
+
+def _finite(array: Any) -> bool:
+    xp = backend.get_array_module(array)
+    if array.dtype.kind not in "fc":
+        return True
+    return bool(xp.isfinite(array).all())
+
+
+def _batch_size(batch: Mapping[str, Any], program: Program) -> int:
+    for name in program.feeds:
+        if name in batch:
+            return int(batch[name].shape[0])
+    if batch:
+        return int(next(iter(batch.values())).shape[0])
+    raise FeedError(f'network "{program.network}": the batch is empty')
+
+
+def _feed(batch: Mapping[str, Any], name: str, shape: Shape, size: int, network: str) -> Variable:
+    if name not in batch:
+        raise FeedError(
+            f'network "{network}" reads dataset variable "{name}", which the dataset does not '
+            f"have (it has {', '.join(batch) or 'no variables'})"
+        )
+    array = backend.asarray(batch[name])
+    if array.dtype != np.float32:
+        array = array.astype(np.float32)
+    want = (size, *shape)
+    if tuple(array.shape) != want:
+        if array.size != math.prod(want):
+            got = tuple(array.shape[1:])
+            raise FeedError(
+                f'network "{network}": dataset variable "{name}" has shape {_fmt(got)} but the '
+                f"network expects {_fmt(shape)}"
+            )
+        array = array.reshape(want)
+    return Variable(array)
+
+
+def _fmt(shape: Shape) -> str:
+    return "(" + ", ".join(str(n) for n in shape) + ")"
+
+
+def _check_shape(decl: ParameterDecl, existing: Variable) -> None:
+    if tuple(existing.shape) != tuple(decl.shape):
+        raise ProgramError(
+            f'layer "{decl.layer}": parameter {decl.name} is shared with another layer but has '
+            f"shape {_fmt(existing.shape)} there and {_fmt(decl.shape)} here"
+        )
+
+
+def _load_parameter_file(decl: ParameterDecl) -> Any:
+    """A parameter's ``File``: a ``.npy`` or headerless ``.csv`` holding its initial value."""
+    from engine.data.loaders import FileLoadError, load_file  # noqa: PLC0415
+
+    path = Path(decl.file)
+    try:
+        value = np.asarray(load_file(path), dtype=np.float32)
+    except (FileLoadError, OSError, ValueError) as exc:
+        raise ProgramError(f'layer "{decl.layer}", parameter {decl.name}: {exc}') from None
+    if value.size != math.prod(decl.shape):
+        raise ProgramError(
+            f'layer "{decl.layer}", parameter {decl.name}: {path} holds {value.size} values, '
+            f"the parameter needs {_fmt(decl.shape)}"
+        )
+    return value.reshape(decl.shape)
