@@ -105,6 +105,8 @@ class NetworkInference:
         self._adjacency: _Adjacency | None = None
         self._subs: dict[str, NetworkInference] = {}  # Unit layer -> its expansion
         self._consumer_readers: set[str] = set()  # results that read who consumes a layer
+        self._memo: dict[str, dict[str, object]] = {}  # per-layer values derived from results
+        self._structure_memo: dict[str, object] = {}  # values that depend only on the links
 
     # -- public reading ----------------------------------------------------------------------
 
@@ -154,6 +156,15 @@ class NetworkInference:
         self.results()
         return {k: v for k, v in self._unit_problems.items() if v}
 
+    def memo(self, name: str) -> dict[str, object]:
+        """A scratch dict for values derived from a layer's result, dropped with the result."""
+        return self._memo.setdefault(name, {})
+
+    def structure_memo(self) -> dict[str, object]:
+        """A scratch dict for values that depend only on layers and links (repeat blocks)."""
+        self._adj()
+        return self._structure_memo
+
     def expansion(self, unit_layer: str) -> NetworkInference | None:
         """The inference of the network a Unit layer expands to (after its result)."""
         self.result(unit_layer)
@@ -187,7 +198,7 @@ class NetworkInference:
         ``structure``: links or layers changed, so the adjacency is rebuilt too.
         """
         if structure:
-            self._adjacency = None
+            self._reset_structure()
         dropped: set[str] = set()
         stack = list(names)
         while stack:
@@ -200,6 +211,7 @@ class NetworkInference:
             self._results.pop(name, None)
             self._evals.pop(name, None)
             self._subs.pop(name, None)
+            self._memo.pop(name, None)
             self._unit_problems.pop(name, None)
             self._consumer_readers.discard(name)
             for dep in self._deps.pop(name, ()):
@@ -213,7 +225,7 @@ class NetworkInference:
             return self.invalidate({event.layer})
         if kind in ("link_added", "link_removed"):
             source, dest = event.link.source, event.link.destination
-            self._adjacency = None
+            self._reset_structure()
             readers = {c for c, _ in self._adj().consumers.get(source, ())}
             touched = {dest} | ({source} | readers) & (self._consumer_readers | {dest})
             return self.invalidate(touched)
@@ -284,7 +296,17 @@ class NetworkInference:
             self._adjacency = _Adjacency(self.network)
         return self._adjacency
 
+    def _reset_structure(self) -> None:
+        self._adjacency = None
+        self._structure_memo = {}
+
     def _order(self) -> list[str]:
+        order = self.structure_memo().get("order")
+        if order is None:
+            order = self.structure_memo()["order"] = self._topological_order()
+        return order  # type: ignore[return-value]
+
+    def _topological_order(self) -> list[str]:
         """Layers in an order where inputs come first (Kahn), so computing stays shallow.
 
         A Delay's main input is a recurrent back edge and does not order anything. A layer
@@ -430,8 +452,9 @@ class NetworkInference:
 class UnitCache:
     """Expansions of unit networks, shared by every Unit layer with the same input and arguments."""
 
-    def __init__(self, project: Project | None) -> None:
+    def __init__(self, project: Project | None, limit: int = 4096) -> None:
         self.project = project
+        self.limit = limit
         self.entries: dict[tuple, NetworkInference] = {}
 
     def get(
@@ -444,6 +467,10 @@ class UnitCache:
         key = (network.name, input_shape, tuple(sorted(arguments.items())))
         sub = self.entries.get(key)
         if sub is None:
+            if len(self.entries) >= self.limit:
+                # Evicting is safe: a caller holding an evicted expansion drops it whenever a
+                # network it (transitively) calls changes (ProjectInference._drop_callers).
+                del self.entries[next(iter(self.entries))]
             sub = NetworkInference(
                 network, self.project, arguments=arguments, bound_input=input_shape,
                 stack=stack, units=self,

@@ -81,43 +81,54 @@ def network_statistics(inference: NetworkInference) -> NetworkStatistics:
     )
 
 
-def parameter_table(
-    inference: NetworkInference, unit_scopes: tuple[str, ...] = ()
-) -> dict[str, int]:
+def parameter_table(inference: NetworkInference) -> dict[str, int]:
     """Every parameter of the network by full name -> element count (shared names once).
 
     Units add their ParameterScope in front (nnc-behaviour.md §1.3); parameters inside a
-    repeat block exist once per iteration. The first definition of a shared name wins.
+    repeat block exist once per iteration. The first definition of a shared name wins. The
+    per-layer lists are cached with the layer's result, so after an edit only the changed
+    layers are looked at again.
     """
     table: dict[str, int] = {}
-    blocks = resolve.repeat_blocks(inference.network)
     for name, result in inference.results().items():
-        spec = find_spec(result.type)
-        if spec is None or result.error:
+        if result.error:
             continue
-        ev = inference.eval(name)
-        if spec.type == "Unit":
-            sub = inference.expansion(name)
-            if sub is not None:
-                scope = str(ev.value("ParameterScope"))
-                for key, size in parameter_table(sub, (*unit_scopes, scope)).items():
-                    table.setdefault(key, size)
-            continue
-        starts = blocks.get(name, ())
-        try:
-            ids = [str(inference.eval(s).value("ID")) for s in starts]
-            times = math.prod(int(inference.eval(s).value("Times")) for s in starts)
-        except RuleError:
-            ids, times = [], 1
-        for key, size in _own_parameters(spec, name, ev, result.shape, unit_scopes, ids):
-            table.setdefault(key, size * times)
+        memo = inference.memo(name)
+        if "parameters" not in memo:
+            memo["parameters"] = _layer_parameters(inference, name, result.type)
+        for key, size in memo["parameters"]:  # type: ignore[attr-defined]
+            table.setdefault(key, size)
     return table
 
 
-def _own_parameters(spec, name, ev, shape, unit_scopes, ids):  # noqa: ANN001, ANN202
+def _layer_parameters(inference: NetworkInference, name: str, type_: str) -> list[tuple[str, int]]:
+    spec = find_spec(type_)
+    if spec is None:
+        return []
+    ev = inference.eval(name)
+    if spec.type == "Unit":
+        sub = inference.expansion(name)
+        if sub is None:
+            return []
+        scope = str(ev.value("ParameterScope"))
+        return [(f"{scope}/{key}" if scope else key, n) for key, n in parameter_table(sub).items()]
+    structure = inference.structure_memo()
+    if "repeat_blocks" not in structure:
+        structure["repeat_blocks"] = resolve.repeat_blocks(inference.network)
+    starts = structure["repeat_blocks"].get(name, ())  # type: ignore[attr-defined]
+    try:
+        ids = [str(inference.eval(s).value("ID")) for s in starts]
+        times = math.prod(int(inference.eval(s).value("Times")) for s in starts)
+    except RuleError:
+        ids, times = [], 1
+    shape = inference.result(name).shape
+    return [(key, size * times) for key, size in _own_parameters(spec, name, ev, shape, ids)]
+
+
+def _own_parameters(spec, name, ev, shape, ids):  # noqa: ANN001, ANN202
     """(name, element count) of the parameters one layer owns."""
     if spec.type == "Parameter" or (spec.type == "WorkingMemory" and not ev.input_shapes):
-        yield resolve.parameter_name(spec, name, "", None, unit_scopes, ids), math.prod(shape)
+        yield resolve.parameter_name(spec, name, "", None, (), ids), math.prod(shape)
         return
     if not spec.parameters:
         return
@@ -126,4 +137,4 @@ def _own_parameters(spec, name, ev, shape, unit_scopes, ids):  # noqa: ANN001, A
         if not ev.connector_enabled(param.name) or ev.context.is_wired(param.name):
             continue
         size = math.prod(ev.connector_shape(param.name))
-        yield resolve.parameter_name(spec, name, scope, param, unit_scopes, ids), size
+        yield resolve.parameter_name(spec, name, scope, param, (), ids), size

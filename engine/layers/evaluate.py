@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from engine.layers.expr import (
     ExpressionError,
@@ -148,6 +149,7 @@ class LayerEval:
         self._values: dict[str, Value] = {}
         self._resolving: list[str] = []
         self._output: Shape | None = None
+        self._connectors: dict[str, Shape] = {}
 
     # -- raw and typed values ----------------------------------------------------------------
 
@@ -223,8 +225,10 @@ class LayerEval:
             return raw
         if is_calc(raw):
             return evaluate_calc(raw, _Scope(self, prop))
-        if not raw.startswith("*") and ptype.is_literal(raw):
-            return ptype.parse(raw, prop)
+        if not raw.startswith("*"):
+            literal = _literal(ptype, raw)
+            if literal is not _NOT_LITERAL:
+                return literal
         try:
             return evaluate(raw.strip(), _Scope(self, prop))
         except ExpressionError:
@@ -266,10 +270,14 @@ class LayerEval:
         return self._output
 
     def connector_shape(self, name: str) -> Shape:
-        connector = self.spec.connector(name)
-        if connector is None:
-            raise RuleError(f"layer type {self.spec.type} has no side connector {name}")
-        return self.evaluate(connector.shape, PINT_ARRAY, f"{name} shape")  # type: ignore[return-value]
+        shape = self._connectors.get(name)
+        if shape is None:
+            connector = self.spec.connector(name)
+            if connector is None:
+                raise RuleError(f"layer type {self.spec.type} has no side connector {name}")
+            shape = self.evaluate(connector.shape, PINT_ARRAY, f"{name} shape")  # type: ignore[assignment]
+            self._connectors[name] = shape  # type: ignore[assignment]
+        return shape  # type: ignore[return-value]
 
     def connector_enabled(self, name: str) -> bool:
         connector = self.spec.connector(name)
@@ -347,6 +355,18 @@ class LayerEval:
                 f"{macro}: the shape cannot be inferred; connect the input or the output"
             )
         return shape
+
+
+_NOT_LITERAL = object()
+
+
+@lru_cache(maxsize=8192)
+def _literal(ptype: PropertyType, raw: str) -> object:
+    """The parsed literal, or ``_NOT_LITERAL`` (cached: the same texts recur in every layer)."""
+    try:
+        return ptype.parse(raw)
+    except PropertyValueError:
+        return _NOT_LITERAL
 
 
 @dataclass
