@@ -122,12 +122,17 @@ def _layer_parameters(inference: NetworkInference, name: str, type_: str) -> lis
     except RuleError:
         ids, times = [], 1
     shape = inference.result(name).shape
-    return [(key, size * times) for key, size in _own_parameters(spec, name, ev, shape, ids)]
+    fed = any(link.dest_pin == 0 for link in inference.network.inputs_of(name))
+    try:
+        own = list(_own_parameters(spec, name, ev, shape, ids, fed))
+    except RuleError:  # a parameter shape that cannot be computed (validation reports it)
+        return []
+    return [(key, size * times) for key, size in own]
 
 
-def _own_parameters(spec, name, ev, shape, ids):  # noqa: ANN001, ANN202
-    """(name, element count) of the parameters one layer owns."""
-    if spec.type == "Parameter" or (spec.type == "WorkingMemory" and not ev.input_shapes):
+def _own_parameters(spec, name, ev, shape, ids, fed):  # noqa: ANN001, ANN202
+    """(name, element count) of the parameters one layer owns (``fed``: it has a main input)."""
+    if spec.type == "Parameter" or (spec.type == "WorkingMemory" and not fed):
         yield resolve.parameter_name(spec, name, "", None, (), ids), math.prod(shape)
         return
     if not spec.parameters:

@@ -262,3 +262,49 @@ def test_bad_input_size_is_an_error_not_a_crash(size):
     inference = NetworkInference(chain("N", ("x", "Input", {"Size": size}), ("r", "ReLU", {})))
     assert inference.result("x").error.startswith("property Size:")
     assert inference.result("r").upstream
+
+
+# -- random graphs: inference, statistics and validation never crash ---------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from engine.graph.statistics import network_statistics  # noqa: E402
+from engine.graph.validate import validate_network  # noqa: E402
+from engine.layers import all_specs  # noqa: E402
+
+TYPES = [s.type for s in all_specs()] + ["Bogus"]
+VALUES = [
+    "3,3", "0", "-1", "2", "1,1,1", "*Input", "*KernelShape", "Input[0]", "Input[9]/0", "abc", "",
+    "1e9", "(", "*Calc +*Input", "True", "same", "*Nope", "0,r", "4,4,4,4",
+]  # fmt: skip
+
+
+@st.composite
+def graphs(draw):
+    n = draw(st.integers(1, 7))
+    layers = []
+    for i in range(n):
+        type_ = draw(st.sampled_from(TYPES))
+        spec = next((s for s in all_specs() if s.type == type_), None)
+        names = [p.name for p in spec.properties] if spec else ["Size"]
+        props = draw(st.dictionaries(st.sampled_from(names), st.sampled_from(VALUES), max_size=3))
+        layers.append(Layer(f"L{i}", type_, props))
+    net = Network("N", layers)
+    for _ in range(draw(st.integers(0, 2 * n))):
+        a, b = draw(st.integers(0, n - 1)), draw(st.integers(0, n - 1))
+        net.connect(Link(f"L{a}", f"L{b}", draw(st.integers(0, 3))))
+    return net
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graphs())
+def test_random_graphs_never_crash(net):
+    inference = NetworkInference(net, Project([net]))
+    for result in inference.results().values():
+        assert (result.shape is None) == (result.stats is None) or result.error is None
+        assert result.error is None or isinstance(result.error, str)
+    stats = network_statistics(inference)
+    assert all(v >= 0 for v in stats.totals.values())
+    for problem in validate_network(inference):
+        assert str(problem).startswith('network "N"')
