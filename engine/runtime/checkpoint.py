@@ -1,0 +1,145 @@
+"""Checkpoints: everything a run needs to continue exactly, in a folder replaced atomically.
+
+``checkpoints/last/`` holds
+
+* ``parameters.npz``: every parameter of every network (running statistics included),
+  :func:`engine.nn.save_parameters` format (no pickle);
+* ``solver_<i>.npz``: the state of optimizer i's solver (moments, update counts);
+* ``grads_<i>.npz``: only when optimizer i is in the middle of an update interval, the
+  gradients accumulated so far;
+* ``state.json``: the trainer state (iteration, epoch, partial epoch cost, best so far, the
+  learning curve), the random generator's state and every data iterator's position.
+
+A checkpoint is written into a temporary folder and swapped in by renames, so a reader (or a
+crash) never sees half a checkpoint. ``checkpoints/best/`` holds ``parameters.npz`` and
+``state.json`` (epoch and valid_error) of the best epoch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import engine.nn as nn
+from engine.core import backend
+from engine.nn.parameter import ParameterFileError, load_arrays, save_arrays
+from engine.runtime.job import atomic_write_json
+from engine.runtime.trainer import Trainer, TrainingError, TrainState
+
+__all__ = ["save_checkpoint", "load_checkpoint", "save_best", "PARAMETERS", "checkpoint_path"]
+
+FORMAT = "neurocanvas-checkpoint"
+VERSION = 1
+PARAMETERS = "parameters.npz"
+
+
+def checkpoint_path(folder: Path) -> Path:
+    """An existing checkpoint folder, or its predecessor left by an interrupted swap."""
+    if folder.is_dir():
+        return folder
+    old = folder.with_name(folder.name + ".old")
+    return old if old.is_dir() else folder
+
+
+def _swap_in(build: Path, target: Path) -> None:
+    old = target.with_name(target.name + ".old")
+    if old.exists():
+        shutil.rmtree(old)
+    if target.exists():
+        os.rename(target, old)
+    os.rename(build, target)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _build_dir(target: Path) -> Path:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+
+
+def save_checkpoint(trainer: Trainer, folder: Path) -> None:
+    """Write the ``last`` checkpoint of ``trainer`` to ``folder`` (see the module docstring)."""
+    session = trainer.session
+    build = _build_dir(folder)
+    try:
+        nn.save_parameters(build / PARAMETERS, session.parameters())
+        pending = {}
+        for k, run in enumerate(session.optimizers):
+            run.optimizer.solver.save_states(build / f"solver_{k}.npz")
+            interval = run.optimizer.update_interval
+            if interval > 1 and trainer.state.iteration % interval != 0:
+                grads = {n: v.grad for n, v in run.optimizer.solver.get_parameters().items()
+                         if v.grad is not None}  # fmt: skip
+                keys = {name: f"g{j}" for j, name in enumerate(grads)}
+                save_arrays(build / f"grads_{k}.npz",
+                            {keys[n]: g for n, g in grads.items()}, {"names": keys})  # fmt: skip
+                pending[k] = True
+        atomic_write_json(build / "state.json", {
+            "format": FORMAT, "version": VERSION, "state": trainer.state.to_json(),
+            "rng": _json_rng(backend.get_rng_state()),
+            "iterators": {n: it.state_dict() for n, it in session.iterators.items()},
+            "pending_grads": sorted(pending),
+        })  # fmt: skip
+        _swap_in(build, folder)
+    except BaseException:
+        shutil.rmtree(build, ignore_errors=True)
+        raise
+
+
+def load_checkpoint(trainer: Trainer, folder: Path) -> TrainState:
+    """Restore parameters, solver states, gradients, RNG and data positions; returns the state.
+
+    Call after :func:`~engine.runtime.session.build_session` (which created the parameters
+    and the solvers of the same project and plan).
+    """
+    folder = checkpoint_path(folder)
+    session = trainer.session
+    try:
+        data = json.loads((folder / "state.json").read_text(encoding="utf-8"))
+        if data.get("format") != FORMAT or data.get("version", 0) > VERSION:
+            raise TrainingError(f"{folder}: not a checkpoint this NeuroCanvas can read")
+        nn.load_parameters(folder / PARAMETERS)
+        for k, run in enumerate(session.optimizers):
+            run.optimizer.solver.load_states(folder / f"solver_{k}.npz")
+            if k in data.get("pending_grads", []):
+                _load_grads(run.optimizer.solver, folder / f"grads_{k}.npz")
+        for name, it_state in data.get("iterators", {}).items():
+            if name in session.iterators:
+                session.iterators[name].load_state_dict(it_state)
+        backend.set_rng_state(data["rng"])
+        return TrainState.from_json(data["state"])
+    except FileNotFoundError as exc:
+        raise TrainingError(f"{folder}: incomplete checkpoint ({exc.filename} missing)") from None
+    except (ParameterFileError, ValueError, KeyError, TypeError) as exc:
+        raise TrainingError(f"{folder}: cannot resume from this checkpoint ({exc})") from None
+
+
+def save_best(trainer: Trainer, folder: Path, epoch: int, valid_error: float) -> None:
+    """The parameters of the best epoch (what evaluation uses by default, as NNC)."""
+    build = _build_dir(folder)
+    try:
+        nn.save_parameters(build / PARAMETERS, trainer.session.parameters())
+        atomic_write_json(build / "state.json", {"format": FORMAT, "version": VERSION,
+                                                 "epoch": epoch, "valid_error": valid_error})  # fmt: skip
+        _swap_in(build, folder)
+    except BaseException:
+        shutil.rmtree(build, ignore_errors=True)
+        raise
+
+
+def _load_grads(solver: Any, path: Path) -> None:
+    arrays, meta = load_arrays(path)
+    names = (meta or {}).get("names", {})
+    params = solver.get_parameters()
+    for name, key in names.items():
+        if name in params:
+            params[name].grad = backend.asarray(arrays[key])
+
+
+def _json_rng(state: dict[str, Any]) -> dict[str, Any]:
+    """The generator state as JSON (NumPy's is plain ints and dicts; CuPy's may hold arrays)."""
+    return json.loads(json.dumps(state, default=lambda a: backend.to_numpy(a).tolist()))
+

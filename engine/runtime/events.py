@@ -1,0 +1,72 @@
+"""The JSON-lines event protocol of ``neurocanvas train --events`` (and the job's events.jsonl).
+
+One JSON object per line, always with ``"event"`` and ``"time"`` (seconds since the epoch):
+
+``start``       ``job``, ``project``, ``max_epoch``, ``iter_per_epoch``, ``batch_size``,
+                ``device``, ``seed``, ``resumed`` (bool), ``epoch``/``iteration`` reached so far
+``iteration``   ``epoch`` (1-based, running), ``iteration`` (global, completed), ``total``,
+                ``cost`` (running mean of the epoch); at most a few per second
+``epoch``       ``epoch``, ``cost``, ``train_error``, ``valid_error`` (null when not monitored),
+                ``monitors`` (every monitor by name), ``best`` (bool), ``elapsed``
+``checkpoint``  ``kind`` (``best`` or ``last``), ``epoch``, ``iteration``, ``path``
+``warning``     ``message``
+``done``        ``status`` (``finished`` or ``stopped``), ``epoch``, ``iteration``,
+                ``best_epoch``, ``best_valid_error``, ``elapsed``
+``error``       ``message`` (one line, names the place); the process exits non-zero
+
+Logs go to stderr; stdout carries nothing but events when ``--events`` is given.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import threading
+import time
+from typing import Any, TextIO
+
+from engine.runtime.job import Job
+
+__all__ = ["EventSink", "EVENTS"]
+
+EVENTS = ("start", "iteration", "epoch", "checkpoint", "warning", "done", "error")
+
+
+def _clean(value: Any) -> Any:
+    """JSON has no NaN/inf: they become null (the message says what happened)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _clean(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    return value
+
+
+class EventSink:
+    """Writes events to the job's ``events.jsonl`` and, with ``stream``, to that stream."""
+
+    def __init__(self, job: Job | None = None, stream: TextIO | None = None) -> None:
+        self.job = job
+        self.stream = stream
+        self.history: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+
+    def emit(self, event: str, **fields: Any) -> dict[str, Any]:
+        if event not in EVENTS:
+            raise ValueError(f"unknown event {event!r}")
+        record = {"event": event, "time": round(time.time(), 3), **_clean(fields)}
+        line = json.dumps(record, allow_nan=False, ensure_ascii=False)
+        with self._lock:
+            self.history.append(record)
+            if self.job is not None:
+                self.job.append_line(self.job.events_file, line)
+            if self.stream is not None:
+                self.stream.write(line + "\n")
+                self.stream.flush()
+        return record
+
+    @classmethod
+    def to_stdout(cls, job: Job | None) -> EventSink:
+        return cls(job, sys.stdout)

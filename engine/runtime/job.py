@@ -1,0 +1,219 @@
+"""The job folder: everything about one training run (README section "Job folder").
+
+::
+
+    JOB_DIR/
+      network.ncproj         the project as trained (native snapshot; evaluate reads this)
+      original/<file>        a byte copy of the file the run was started from (.sdcproj, ...)
+      config.json            the resolved configuration: seed, device, epochs, batch size,
+                             iterations per epoch, datasets (CSV paths, rows), optimizers with
+                             their iteration ranges and schedules, monitors, executors
+      status.json            running | finished | stopped | failed, epoch, best epoch, message
+      events.jsonl           every event of the run, one JSON object per line (as --events)
+      log.txt                NNC-style log lines ("epoch 3 of 10 cost=0.312 {...} time=...")
+      learning_curve.csv     epoch,cost,train_error,valid_error (NNC's "Save CSV as" layout)
+      monitoring_report.yml  NNC's monitoring report (key = epoch - 1)
+      checkpoints/last/      parameters.npz, solver_<i>.npz, state.json: resume from here
+      checkpoints/best/      parameters.npz, state.json: the best epoch (NNC's rule)
+      output_result.csv      after evaluation: NNC's layout, plus confusion_matrix_<var>.csv,
+      evaluation.json        and a summary of the metrics
+
+Files that another process reads (the app polls status, curve and checkpoints) are written to a
+temporary file and renamed. ``events.jsonl`` and ``log.txt`` are appended one whole line per
+write, so a reader sees complete lines only (a partial last line means "not yet").
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as _dt
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "Job",
+    "JobError",
+    "atomic_write_text",
+    "atomic_write_json",
+    "default_job_dir",
+    "format_number",
+]
+
+FORMAT = "neurocanvas-job"
+VERSION = 1
+
+
+class JobError(ValueError):
+    """A job folder that cannot be created or read; the message names the folder."""
+
+
+def atomic_write_text(path: Path, text: str, newline: str = "\n") -> None:
+    """Write ``text`` to ``path`` through a temporary file and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_json(path: Path, data: Any) -> None:
+    atomic_write_text(path, json.dumps(data, indent=2, allow_nan=False) + "\n")
+
+
+def format_number(value: float | None) -> str:
+    """A float as CSV/YAML text: Python's shortest repr; empty for None."""
+    return "" if value is None else repr(float(value))
+
+
+def default_job_dir(project_file: Path) -> Path:
+    """NNC's place for jobs: ``<project>.files/<YYYYMMDD_HHMMSS>`` beside the project file."""
+    stamp = _dt.datetime.now().strftime("%Y%m%d_%H%M%S")
+    base = project_file.with_name(project_file.stem + ".files") / stamp
+    candidate, k = base, 2
+    while candidate.exists():
+        candidate = base.with_name(f"{stamp}_{k}")
+        k += 1
+    return candidate
+
+
+class Job:
+    """Paths and writers of one job folder."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root)
+
+    # -- paths -------------------------------------------------------------------------------
+    @property
+    def project_file(self) -> Path:
+        return self.root / "network.ncproj"
+
+    @property
+    def config_file(self) -> Path:
+        return self.root / "config.json"
+
+    @property
+    def status_file(self) -> Path:
+        return self.root / "status.json"
+
+    @property
+    def events_file(self) -> Path:
+        return self.root / "events.jsonl"
+
+    @property
+    def log_file(self) -> Path:
+        return self.root / "log.txt"
+
+    @property
+    def curve_file(self) -> Path:
+        return self.root / "learning_curve.csv"
+
+    @property
+    def report_file(self) -> Path:
+        return self.root / "monitoring_report.yml"
+
+    def checkpoint_dir(self, kind: str) -> Path:
+        """``checkpoints/last`` or ``checkpoints/best``."""
+        return self.root / "checkpoints" / kind
+
+    # -- creation ----------------------------------------------------------------------------
+    @staticmethod
+    def check_new(root: Path) -> None:
+        """Refuse an existing non-empty folder: job folders are never overwritten."""
+        if root.exists() and (not root.is_dir() or any(root.iterdir())):
+            raise JobError(
+                f"{root}: the job folder exists and is not empty; choose another -o folder "
+                f"(job folders are never overwritten) or continue it with --resume {root}"
+            )
+
+    @classmethod
+    def create(cls, root: Path, project: Any, source: Path | None) -> Job:
+        """A new job folder with the project snapshot (see :meth:`check_new`)."""
+        from engine.formats import save_project  # noqa: PLC0415
+
+        root = Path(root)
+        cls.check_new(root)
+        root.mkdir(parents=True, exist_ok=True)
+        job = cls(root)
+        save_project(project, job.project_file)
+        if source is not None and source.is_file():
+            (root / "original").mkdir(exist_ok=True)
+            shutil.copyfile(source, root / "original" / source.name)
+        return job
+
+    @classmethod
+    def open(cls, root: Path) -> Job:
+        """An existing job folder (for resume and evaluation)."""
+        job = cls(Path(root))
+        if not job.root.is_dir():
+            raise JobError(f"{root}: no such job folder")
+        if not job.project_file.is_file() or not job.config_file.is_file():
+            raise JobError(f"{root}: not a NeuroCanvas job folder (no network.ncproj/config.json)")
+        return job
+
+    # -- reading -----------------------------------------------------------------------------
+    def read_json(self, path: Path) -> dict[str, Any]:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise JobError(f"{path}: missing") from None
+        except (OSError, ValueError) as exc:
+            raise JobError(f"{path}: unreadable ({exc})") from None
+        if not isinstance(data, dict):
+            raise JobError(f"{path}: expected a JSON object")
+        return data
+
+    def config(self) -> dict[str, Any]:
+        config = self.read_json(self.config_file)
+        if config.get("format") != FORMAT or not isinstance(config.get("version"), int):
+            raise JobError(f"{self.config_file}: not a NeuroCanvas job configuration")
+        if config["version"] > VERSION:
+            raise JobError(f"{self.config_file}: written by a newer NeuroCanvas")
+        return config
+
+    def load_project(self) -> Any:
+        from engine.formats import load_project  # noqa: PLC0415
+
+        return load_project(self.project_file)
+
+    # -- writing -----------------------------------------------------------------------------
+    def write_config(self, config: Mapping[str, Any]) -> None:
+        atomic_write_json(self.config_file, {"format": FORMAT, "version": VERSION, **config})
+
+    def write_status(self, **status: Any) -> None:
+        atomic_write_json(self.status_file, status)
+
+    def append_line(self, path: Path, line: str) -> None:
+        """Append one whole line with a single write (readers never see half a line)."""
+        data = (line.rstrip("\n") + "\n").encode("utf-8")
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.write(fd, data)
+        finally:
+            os.close(fd)
+
+    def write_curve(self, rows: Iterable[Sequence[float | None]]) -> None:
+        """``learning_curve.csv``: ``epoch,cost,train_error,valid_error``; empty when unmonitored."""
+        lines = ["epoch,cost,train_error,valid_error"]
+        for epoch, *values in rows:
+            lines.append(",".join([str(int(epoch))] + [format_number(v) for v in values]))  # type: ignore[arg-type]
+        atomic_write_text(self.curve_file, "\n".join(lines) + "\n")
+
+    def write_report(self, records: Iterable[Mapping[str, Any]]) -> None:
+        """``monitoring_report.yml`` as nnabla writes it (key = epoch - 1)."""
+        lines = []
+        for record in records:
+            lines.append(f"{int(record['epoch']) - 1}:")
+            lines.append(f"  cost: {format_number(record['cost'])}")
+            for name, value in record.get("monitors", {}).items():
+                lines.append(f"  {name}: {format_number(value)}")
+        atomic_write_text(self.report_file, "\n".join(lines) + ("\n" if lines else ""))

@@ -1,0 +1,125 @@
+"""Start or resume a training job: what ``neurocanvas train`` and the app's Run button do.
+
+::
+
+    from engine.runtime.run import train, resume
+
+    result = train("projects/lenet_digits.ncproj", job_dir="jobs/lenet", seed=0)
+    result.status            # "finished" or "stopped"
+    result.state.history     # the learning curve (EpochRecord per epoch)
+    resume("jobs/lenet", epochs=20)   # continue exactly where the last checkpoint left off
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from engine.core import backend
+from engine.formats import load_project
+from engine.runtime.checkpoint import checkpoint_path, load_checkpoint
+from engine.runtime.events import EventSink
+from engine.runtime.extensions import standard_extensions
+from engine.runtime.job import Job, JobError, default_job_dir
+from engine.runtime.session import RunPlan, build_session, plan_run
+from engine.runtime.trainer import Trainer, TrainingError, TrainState
+
+__all__ = ["TrainResult", "train", "resume"]
+
+
+@dataclass
+class TrainResult:
+    job: Job
+    status: str  # finished | stopped
+    state: TrainState
+
+
+@dataclass
+class Options:
+    """How the run talks to the outside (not part of the job's configuration)."""
+
+    events: TextIO | None = None  # stream for JSON-lines events (--events: stdout)
+    progress: bool = False  # a tqdm bar on stderr
+    stdin_stop: bool = False  # a line "stop" on stdin stops the run
+    checkpoint_interval: float = 30.0  # seconds between "last" checkpoints (and at the end)
+    prefetch: int = 2
+    extensions: Sequence[Any] = ()  # extra extensions, after the standard ones
+    on_trainer: Any = None  # called with the Trainer before it runs (signal handlers, tests)
+
+
+def train(
+    project_file: str | Path,
+    *,
+    job_dir: str | Path | None = None,
+    epochs: int | None = None,
+    seed: int | None = None,
+    options: Options | None = None,
+) -> TrainResult:
+    """Train ``project_file`` (any project format) into a new job folder."""
+    options = options or Options()
+    source = Path(project_file)
+    project = load_project(source)
+    plan = plan_run(project, base=source.parent.resolve(), seed=seed, max_epoch=epochs,
+                    progress=options.progress)  # fmt: skip
+    plan.project_file = str(source.resolve())
+    plan.device = backend.device()
+    root = Path(job_dir) if job_dir else default_job_dir(source)
+    Job.check_new(root)
+    session = build_session(project, plan, prefetch=options.prefetch)
+    try:
+        job = Job.create(root, project, source)
+        job.write_config({"plan": plan.to_json()})
+        return _run(job, session, None, options, resumed=False)
+    finally:
+        session.close()
+
+
+def resume(
+    job_dir: str | Path, *, epochs: int | None = None, options: Options | None = None
+) -> TrainResult:
+    """Continue a job from its ``last`` checkpoint, exactly (same learning curve on CPU).
+
+    ``epochs`` raises (or lowers) Max Epoch; the learning-rate schedule keeps the original one.
+    """
+    options = options or Options()
+    job = Job.open(Path(job_dir))
+    plan = RunPlan.from_json(job.config()["plan"])
+    if not checkpoint_path(job.checkpoint_dir("last")).is_dir():
+        raise JobError(f"{job.root}: no checkpoint to resume from (checkpoints/last is missing)")
+    if epochs is not None:
+        if epochs < 1:
+            raise JobError(f"--epochs: expected a positive integer. Received: {epochs}")
+        plan.max_epoch = epochs
+        job.write_config({"plan": plan.to_json()})
+    plan.device = backend.device()
+    session = build_session(job.load_project(), plan, prefetch=options.prefetch)
+    try:
+        return _run(job, session, job.checkpoint_dir("last"), options, resumed=True)
+    finally:
+        session.close()
+
+
+def _run(
+    job: Job, session: Any, checkpoint: Path | None, options: Options, resumed: bool
+) -> TrainResult:
+    events = EventSink(job, options.events)
+    extensions = standard_extensions(
+        job, progress=options.progress, stdin_stop=options.stdin_stop,
+        checkpoint_interval=options.checkpoint_interval,
+        start_fields={"job": str(job.root), "project": session.plan.project_file,
+                      "device": session.plan.device, "resumed": resumed},
+    )  # fmt: skip
+    trainer = Trainer(session, [*extensions, *options.extensions], events)
+    if checkpoint is not None:
+        trainer.state = load_checkpoint(trainer, checkpoint)
+        if trainer.state.iteration > session.total_iterations:
+            raise TrainingError(
+                f"{job.root}: the checkpoint is at epoch {trainer.state.epoch}, past Max Epoch "
+                f"{session.plan.max_epoch}; pass a larger --epochs"
+            )
+    if options.on_trainer is not None:
+        options.on_trainer(trainer)
+    status = trainer.run()
+    return TrainResult(job, status, trainer.state)
