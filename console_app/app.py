@@ -1,4 +1,4 @@
-"""Start the desktop app: ``neurocanvas [PROJECT]``."""
+"""Start the desktop app: ``neurocanvas [PROJECT]`` (without PROJECT: the default sample)."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import sys
 
 
 def run_app(project: str | None = None) -> int:
+    from PySide6.QtCore import QTimer  # noqa: PLC0415
     from PySide6.QtWidgets import QApplication  # noqa: PLC0415
 
     from console_app.main_window import MainWindow  # noqa: PLC0415
@@ -15,4 +16,6 @@ def run_app(project: str | None = None) -> int:
     app.setOrganizationName("NeuroCanvas")
     window = MainWindow(project)
     window.show()
+    window.zoom_fit()
+    QTimer.singleShot(0, window.offer_recovery)  # after the window is up, not before
     return app.exec()

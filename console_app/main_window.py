@@ -1,21 +1,403 @@
-"""The main window with NNC's tabs. The tabs are filled as the editor and console features land."""
+"""The main window: NNC's tabs, the File/Edit/View menus and toolbar, files and autosave.
+
+EDIT holds the network editor; DATASET, CONFIG, TRAINING and EVALUATION keep their empty
+state until those features land. Dialogs go through small ``ask_*`` methods so tests can
+answer them.
+"""
 
 from __future__ import annotations
 
-from PySide6.QtWidgets import QLabel, QMainWindow, QTabWidget
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import QMimeData, Qt, QTimer
+from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMessageBox, QTabWidget
+
+from console_app.autosave import Autosaver
+from console_app.document import Document, default_project_path, sample_projects
+from console_app.editor import clipboard
+from console_app.editor.arrange import arrange_positions
+from console_app.editor.create_unit import create_unit
+from console_app.editor.edit_tab import EditTab
+from console_app.settings import AppSettings
+from engine.formats import ProjectFileError
+from engine.graph import commands as C
+from engine.graph.project import ModelError
 
 TABS = ("EDIT", "DATASET", "CONFIG", "TRAINING", "EVALUATION")
+FILE_FILTER = ";;".join((
+    "Projects (*.ncproj *.sdcproj)", "NeuroCanvas project (*.ncproj)", "NNC project (*.sdcproj)",
+    "All files (*)",
+))  # fmt: skip
+AUTOSAVE_MS = 30_000
+EXPORTS = ("Python code...", "ONNX...", "NNP...")  # enabled when export lands
+
+_log = logging.getLogger(__name__)
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, project: str | None = None) -> None:
+    def __init__(self, project: str | None = None, settings: AppSettings | None = None) -> None:
         super().__init__()
-        self.project_path = project
-        self.setWindowTitle("NeuroCanvas" + (f" - {project}" if project else ""))
+        self.settings = settings if settings is not None else AppSettings()
+        self.autosaver = Autosaver(self.settings.autosave_dir())
+        self.document = self._initial_document(project)
         self.tabs = QTabWidget()
-        for name in TABS:
+        self.edit_tab = EditTab(self.document)
+        self.edit_tab.setObjectName("tab_edit")
+        self.tabs.addTab(self.edit_tab, TABS[0])
+        for name in TABS[1:]:
             placeholder = QLabel(f"{name}: coming soon")
             placeholder.setObjectName(f"tab_{name.lower()}")
             self.tabs.addTab(placeholder, name)
         self.setCentralWidget(self.tabs)
-        self.resize(1280, 800)
+        self.edit_tab.message.connect(self.show_message)
+        self._build_actions()
+        self._build_menus()
+        self._unsubscribe = self.document.subscribe(self._document_changed)
+        self.autosave_timer = QTimer(self)
+        self.autosave_timer.setInterval(AUTOSAVE_MS)
+        self.autosave_timer.timeout.connect(self.autosave)
+        self.autosave_timer.start()
+        self.resize(1400, 860)
+        geometry = self.settings.geometry()
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        self._document_changed()
+
+    def _initial_document(self, project: str | None) -> Document:
+        path = Path(project) if project else default_project_path()
+        if path is not None:
+            try:
+                document = Document.open(path)
+                if project:
+                    self.settings.add_recent(path)
+                return document
+            except ProjectFileError as exc:
+                _log.warning("%s", exc)
+                message = str(exc)
+                QTimer.singleShot(0, lambda: self.report_error(message))
+        return Document()
+
+    # -- actions and menus -----------------------------------------------------------------
+    def _action(self, text: str, slot, shortcut=None, tip: str = "") -> QAction:  # noqa: ANN001
+        action = QAction(text, self)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.setStatusTip(tip or text.replace("&", "").rstrip("."))
+        action.triggered.connect(lambda _checked=False: slot())
+        return action
+
+    def _build_actions(self) -> None:
+        K = QKeySequence.StandardKey
+        a = self._action
+        self.actions_by_name = {
+            "new": a("&New", self.new_project, K.New),
+            "open": a("&Open...", self.open_dialog, K.Open),
+            "save": a("&Save", self.save, K.Save),
+            "save_as": a("Save &As...", self.save_as, K.SaveAs),
+            "quit": a("&Quit", self.close, K.Quit),
+            "undo": a("&Undo", self.undo, K.Undo),
+            "redo": a("&Redo", self.redo, K.Redo),
+            "cut": a("Cu&t", self.cut, K.Cut),
+            "copy": a("&Copy", self.copy, K.Copy),
+            "paste": a("&Paste", self.paste, K.Paste),
+            "delete": a("&Delete", self.delete, K.Delete),
+            "select_all": a("Select &All", self.select_all, K.SelectAll),
+            "arrange": a("A&rrange Layers", self.arrange, "Ctrl+Shift+A"),
+            "create_unit": a("Create &Unit", self.create_unit, "Ctrl+Shift+U"),
+            "zoom_in": a("Zoom &In", lambda: self._view_call("zoom_in"), K.ZoomIn),
+            "zoom_out": a("Zoom &Out", lambda: self._view_call("zoom_out"), K.ZoomOut),
+            "zoom_fit": a("Zoom to &Fit", self.zoom_fit, "Ctrl+0"),
+            "snap": a("&Snap to Grid", self._toggle_snap),
+        }
+        self.actions_by_name["snap"].setCheckable(True)
+        self.actions_by_name["snap"].setChecked(True)
+        for action in self.actions_by_name.values():
+            self.addAction(action)
+
+    def _build_menus(self) -> None:
+        acts = self.actions_by_name
+        bar = self.menuBar()
+        file_menu = bar.addMenu("&File")
+        file_menu.addActions([acts["new"], acts["open"]])
+        self.samples_menu = file_menu.addMenu("Open &Sample")
+        for path in sample_projects():
+            self.samples_menu.addAction(path.stem, lambda p=path: self.open_path(p))
+        if not sample_projects():
+            self.samples_menu.addAction("(no sample projects)").setEnabled(False)
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        file_menu.addSeparator()
+        file_menu.addActions([acts["save"], acts["save_as"]])
+        self.export_menu = file_menu.addMenu("&Export")
+        for text in EXPORTS:
+            self.export_menu.addAction(text).setEnabled(False)
+        file_menu.addSeparator()
+        file_menu.addAction(acts["quit"])
+        edit_menu = bar.addMenu("&Edit")
+        edit_menu.addActions([acts["undo"], acts["redo"]])
+        edit_menu.addSeparator()
+        edit_menu.addActions([acts[k] for k in ("cut", "copy", "paste", "delete", "select_all")])
+        edit_menu.addSeparator()
+        edit_menu.addActions([acts["arrange"], acts["create_unit"]])
+        view_menu = bar.addMenu("&View")
+        view_menu.addActions([acts[k] for k in ("zoom_in", "zoom_out", "zoom_fit", "snap")])
+        toolbar = self.addToolBar("Main")
+        toolbar.setObjectName("main_toolbar")
+        for key in ("new", "open", "save", None, "undo", "redo", None, "zoom_in", "zoom_out",
+                    "zoom_fit", None, "arrange", "create_unit"):  # fmt: skip
+            toolbar.addSeparator() if key is None else toolbar.addAction(acts[key])
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        for path in self.settings.recent_files():
+            self.recent_menu.addAction(path, lambda p=path: self.open_path(p))
+        if not self.settings.recent_files():
+            self.recent_menu.addAction("(none)").setEnabled(False)
+
+    # -- state shown -----------------------------------------------------------------------
+    def _document_changed(self) -> None:
+        doc = self.document
+        self.setWindowTitle(f"{doc.title}[*] - NeuroCanvas")
+        self.setWindowModified(doc.modified)
+        stack = doc.stack
+        self.actions_by_name["undo"].setEnabled(stack.can_undo())
+        self.actions_by_name["redo"].setEnabled(stack.can_redo())
+        self.actions_by_name["undo"].setText(f"&Undo {stack.undo_text()}".rstrip())
+        self.actions_by_name["redo"].setText(f"&Redo {stack.redo_text()}".rstrip())
+        if not doc.modified:
+            self.autosaver.discard()
+
+    def show_message(self, text: str) -> None:
+        self.statusBar().showMessage(text, 8000)
+
+    def report_error(self, text: str) -> None:
+        """Tell the user without blocking (a window-modal box; tests read ``last_error``)."""
+        _log.warning("%s", text)
+        self.last_error = text
+        self.show_message(text)
+        box = QMessageBox(QMessageBox.Icon.Warning, "NeuroCanvas", text, parent=self)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+
+    # -- dialogs (tests replace these) -----------------------------------------------------
+    def ask_save_changes(self) -> str:
+        """``"save"``, ``"discard"`` or ``"cancel"``."""
+        answer = QMessageBox.question(
+            self, "NeuroCanvas", f"Save the changes to {self.document.title}?",
+            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+            | QMessageBox.StandardButton.Cancel,
+        )  # fmt: skip
+        return {QMessageBox.StandardButton.Save: "save",
+                QMessageBox.StandardButton.Discard: "discard"}.get(answer, "cancel")  # fmt: skip
+
+    def ask_open_path(self) -> str | None:
+        path, _ = QFileDialog.getOpenFileName(self, "Open project", "", FILE_FILTER)
+        return path or None
+
+    def ask_save_path(self) -> str | None:
+        start = str(self.document.path or "untitled.ncproj")
+        path, _ = QFileDialog.getSaveFileName(self, "Save project as", start, FILE_FILTER)
+        return path or None
+
+    def ask_recover(self, original: str | None) -> bool:
+        what = original or "an untitled project"
+        answer = QMessageBox.question(
+            self, "Recover unsaved work",
+            f"NeuroCanvas did not close normally. Recover the unsaved work on {what}?",
+        )  # fmt: skip
+        return answer == QMessageBox.StandardButton.Yes
+
+    # -- files -----------------------------------------------------------------------------
+    def set_document(self, document: Document) -> None:
+        old = self.document
+        self._unsubscribe()
+        self.document = document
+        self.edit_tab.set_document(document)
+        self._unsubscribe = document.subscribe(self._document_changed)
+        old.close()
+        self._document_changed()
+        self._view_call("zoom_fit")
+
+    def maybe_save(self) -> bool:
+        """True when it is fine to drop the current document (saved, discarded)."""
+        if not self.document.modified:
+            return True
+        answer = self.ask_save_changes()
+        if answer == "save":
+            return self.save()
+        if answer == "discard":
+            self.autosaver.discard()
+            return True
+        return False
+
+    def new_project(self) -> None:
+        if self.maybe_save():
+            self.set_document(Document())
+
+    def open_dialog(self) -> None:
+        if not self.maybe_save():
+            return
+        path = self.ask_open_path()
+        if path:
+            self.open_path(path, ask=False)
+
+    def open_path(self, path: str | Path, ask: bool = True) -> bool:
+        if ask and not self.maybe_save():
+            return False
+        try:
+            document = Document.open(path)
+        except ProjectFileError as exc:
+            self.report_error(str(exc))
+            return False
+        self.set_document(document)
+        self.settings.add_recent(path)
+        self.show_message(f"Opened {path}")
+        return True
+
+    def save(self) -> bool:
+        if self.document.path is None:
+            return self.save_as()
+        return self._save_to(self.document.path)
+
+    def save_as(self, path: str | Path | None = None) -> bool:
+        path = path or self.ask_save_path()
+        return bool(path) and self._save_to(Path(path))  # type: ignore[arg-type]
+
+    def _save_to(self, path: Path) -> bool:
+        try:
+            self.document.save(path)
+        except (OSError, ProjectFileError, ValueError) as exc:
+            self.report_error(f"{path}: cannot save: {exc}")
+            return False
+        self.settings.add_recent(path)
+        self.autosaver.discard()
+        self.show_message(f"Saved {path}")
+        self._document_changed()
+        return True
+
+    def autosave(self) -> bool:
+        try:
+            return self.autosaver.save(self.document)
+        except OSError as exc:
+            _log.warning("autosave failed: %s", exc)
+            return False
+
+    def offer_recovery(self) -> bool:
+        """At start-up: offer the work an earlier session left in the autosave."""
+        pending = self.autosaver.pending()
+        if pending is None:
+            return False
+        if not self.ask_recover(pending.original):
+            self.autosaver.discard()
+            return False
+        try:
+            document = self.autosaver.recover(pending)
+        except ProjectFileError as exc:
+            self.report_error(f"the autosaved work cannot be read: {exc}")
+            self.autosaver.discard()
+            return False
+        self.set_document(document)
+        self.show_message("Recovered the autosaved work; save it to keep it")
+        return True
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if not self.maybe_save():
+            event.ignore()
+            return
+        self.settings.set_geometry(self.saveGeometry())
+        self.settings.sync()
+        self.autosave_timer.stop()
+        self.autosaver.discard()
+        event.accept()
+
+    # -- edit actions ----------------------------------------------------------------------
+    def _scene(self):  # noqa: ANN202
+        return self.edit_tab.current_scene()
+
+    def _view_call(self, name: str) -> None:
+        view = self.edit_tab.current_view()
+        if view is not None:
+            getattr(view, name)()
+
+    def _toggle_snap(self) -> None:
+        snap = self.actions_by_name["snap"].isChecked()
+        for view in self.edit_tab.views:
+            view.network_scene.snap_to_grid = snap
+
+    def _guard(self, what, *args):  # noqa: ANN001, ANN002, ANN202
+        try:
+            return what(*args)
+        except ModelError as exc:
+            self.show_message(str(exc))
+            return None
+
+    def undo(self) -> None:
+        if self.document.stack.can_undo():
+            self._guard(self.document.stack.undo)
+
+    def redo(self) -> None:
+        if self.document.stack.can_redo():
+            self._guard(self.document.stack.redo)
+
+    def copy(self) -> bool:
+        scene = self._scene()
+        names = scene.selected_layers() if scene is not None else []
+        if not names:
+            return False
+        text = clipboard.copy_layers(scene.network, names)
+        data = QMimeData()
+        data.setData(clipboard.MIME, text.encode("utf-8"))
+        data.setText(text)
+        QGuiApplication.clipboard().setMimeData(data)
+        return True
+
+    def cut(self) -> None:
+        if self.copy():
+            self._scene().delete_selected()
+
+    def paste(self) -> list[str]:
+        scene = self._scene()
+        data = QGuiApplication.clipboard().mimeData()
+        if scene is None or data is None:
+            return []
+        raw = data.data(clipboard.MIME)
+        text = bytes(raw.data()).decode("utf-8") if raw.size() else data.text()
+        names = self._guard(clipboard.paste_layers, self.document, scene.network, text) or []
+        scene.select_layers(names)
+        return names
+
+    def delete(self) -> None:
+        scene = self._scene()
+        if scene is not None:
+            scene.delete_selected()
+
+    def select_all(self) -> None:
+        scene = self._scene()
+        if scene is not None:
+            scene.select_all()
+
+    def arrange(self) -> None:
+        scene = self._scene()
+        if scene is not None:
+            moves = arrange_positions(scene.network)
+            command = C.MoveLayers(scene.network, moves)
+            command.text = "Arrange Layers"
+            self._guard(self.document.push, command)
+            self._view_call("zoom_fit")
+
+    def create_unit(self) -> tuple[str, str] | None:
+        scene = self._scene()
+        if scene is None:
+            return None
+        result = self._guard(create_unit, self.document, scene.network, scene.selected_layers())
+        if result is not None:
+            scene.select_layers([result[1]])
+            self.show_message(
+                f'Created unit network "{result[0]}"; double-click {result[1]} to open it'
+            )
+        return result
+
+    def zoom_fit(self) -> None:
+        self._view_call("zoom_fit")

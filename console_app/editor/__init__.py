@@ -1,0 +1,6 @@
+"""The network editor (EDIT tab): canvas items, scene, view, palette and side panes.
+
+The scene mirrors one :class:`engine.graph.network.Network`: it subscribes to the project's
+events and never changes its items on its own; user gestures become command objects pushed on
+the document's undo stack (``STYLE.md`` habits 7 and 8).
+"""

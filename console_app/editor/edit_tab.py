@@ -1,0 +1,300 @@
+"""The EDIT tab: palette and property pane (left), one canvas per network (centre), network
+statistics, overview and problems (right).
+
+After every user action (the document's notification) the visible canvas, the statistics, the
+problems list and the property pane are refreshed once from the cached inference; canvases of
+other networks are refreshed when they are shown.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QSplitter,
+    QTabWidget,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from console_app.document import Document
+from console_app.editor.overview import Overview
+from console_app.editor.palette import PaletteWidget
+from console_app.editor.problems import ProblemsList
+from console_app.editor.property_pane import PropertyPane
+from console_app.editor.scene import NetworkScene
+from console_app.editor.statistics_pane import StatisticsPane
+from console_app.editor.view import NetworkView
+from engine.graph.statistics import network_statistics
+from engine.graph.validate import Problem
+
+_log = logging.getLogger(__name__)
+
+
+def _titled(title: str, widget: QWidget) -> QWidget:
+    host = QWidget()
+    layout = QVBoxLayout(host)
+    layout.setContentsMargins(2, 2, 2, 2)
+    label = QLabel(f"<b>{title}</b>")
+    layout.addWidget(label)
+    layout.addWidget(widget, 1)
+    return host
+
+
+class EditTab(QWidget):
+    message = Signal(str)
+
+    def __init__(self, document: Document, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.palette = PaletteWidget()
+        self.statistics = StatisticsPane()
+        self.overview = Overview()
+        self.problems = ProblemsList()
+        self.networks = QTabWidget()
+        self.networks.setDocumentMode(True)
+        self.breadcrumb = QLabel("")
+        self.back = QToolButton()
+        self.back.setText("Back")
+        self.back.setEnabled(False)
+        self.trail: list[str] = []
+        self.property_pane: PropertyPane | None = None
+        self.views: list[NetworkView] = []
+        self.document: Document | None = None
+        self._unsubscribe = [lambda: None]
+
+        left = QSplitter(Qt.Orientation.Vertical)
+        left.addWidget(_titled("Layers", self.palette))
+        self._pane_host = QWidget()
+        QVBoxLayout(self._pane_host).setContentsMargins(0, 0, 0, 0)
+        left.addWidget(_titled("Properties", self._pane_host))
+        left.setSizes([300, 400])
+
+        centre = QWidget()
+        top = QHBoxLayout()
+        top.addWidget(self.back)
+        top.addWidget(self.breadcrumb, 1)
+        centre_layout = QVBoxLayout(centre)
+        centre_layout.setContentsMargins(0, 0, 0, 0)
+        centre_layout.addLayout(top)
+        centre_layout.addWidget(self.networks, 1)
+
+        right = QSplitter(Qt.Orientation.Vertical)
+        right.addWidget(_titled("Network statistics", self.statistics))
+        right.addWidget(_titled("Overview", self.overview))
+        right.addWidget(_titled("Problems", self.problems))
+        right.setSizes([300, 200, 200])
+
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(left)
+        splitter.addWidget(centre)
+        splitter.addWidget(right)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([240, 800, 260])
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(splitter)
+
+        self.palette.layer_activated.connect(self.add_layer)
+        self.statistics.statistic_chosen.connect(self.set_statistic)
+        self.problems.problem_activated.connect(self.focus_layer)
+        self.networks.currentChanged.connect(self._tab_changed)
+        self.back.clicked.connect(self.go_back)
+        self.set_document(document)
+
+    # -- document --------------------------------------------------------------------------
+    def set_document(self, document: Document) -> None:
+        """Show another project (open, new): every canvas is rebuilt."""
+        self._release()
+        self.document = document
+        self.property_pane = PropertyPane(document)
+        self._pane_host.layout().addWidget(self.property_pane)
+        self.networks.blockSignals(True)
+        for network in document.project.networks:
+            self._add_view(network)
+        self.networks.blockSignals(False)
+        self._unsubscribe = [
+            document.subscribe(self.refresh),
+            document.project.events.subscribe(
+                self._on_network_event,
+                kinds=("network_added", "network_removed", "network_renamed"),
+            ),
+        ]
+        self.trail = [document.project.networks[0].name] if document.project.networks else []
+        self.networks.setCurrentIndex(0)
+        self._tab_changed(0)
+
+    def _release(self) -> None:
+        for unsubscribe in self._unsubscribe:
+            unsubscribe()
+        self.overview.follow(None)
+        while self.networks.count():
+            self._remove_tab(0)
+        if self.property_pane is not None:
+            self.property_pane.close_pane()
+            self.property_pane.setParent(None)
+            self.property_pane.deleteLater()
+            self.property_pane = None
+
+    def _add_view(self, network, index: int | None = None) -> NetworkView:  # noqa: ANN001
+        scene = NetworkScene(self.document, network)  # type: ignore[arg-type]
+        scene.statistic = self.statistics.chosen
+        view = NetworkView(scene)
+        scene.message.connect(self.message)
+        scene.open_unit.connect(self.open_unit)
+        scene.selectionChanged.connect(self._selection_changed)
+        index = self.networks.count() if index is None else index
+        self.views.insert(index, view)
+        self.networks.insertTab(index, view, network.name)
+        return view
+
+    def _remove_tab(self, index: int) -> None:
+        view = self.views.pop(index)
+        self.networks.removeTab(index)
+        view.network_scene.close()
+        view.network_scene.selectionChanged.disconnect(self._selection_changed)
+        view.deleteLater()
+        view.network_scene.deleteLater()
+
+    def _on_network_event(self, event) -> None:  # noqa: ANN001
+        if event.kind == "network_added":
+            self._add_view(event.obj, event.index)
+        elif event.kind == "network_removed":
+            index = next(
+                i for i, v in enumerate(self.views) if v.network_scene.network is event.obj
+            )
+            self._remove_tab(index)
+            self.trail = [n for n in self.trail if n != event.network]
+        elif event.kind == "network_renamed":
+            for i, view in enumerate(self.views):
+                if view.network_scene.network.name == event.new:
+                    self.networks.setTabText(i, event.new)
+            self.trail = [event.new if n == event.old else n for n in self.trail]
+            self._show_trail()
+
+    # -- current canvas --------------------------------------------------------------------
+    def current_view(self) -> NetworkView | None:
+        index = self.networks.currentIndex()
+        return self.views[index] if 0 <= index < len(self.views) else None
+
+    def current_scene(self) -> NetworkScene | None:
+        view = self.current_view()
+        scene = view.scene() if view is not None else None
+        return scene if isinstance(scene, NetworkScene) else None  # None while Qt tears down
+
+    def view_of(self, network: str) -> NetworkView | None:
+        return next((v for v in self.views if v.network_scene.network.name == network), None)
+
+    def show_network(self, name: str) -> bool:
+        view = self.view_of(name)
+        if view is None:
+            return False
+        self.networks.setCurrentWidget(view)
+        return True
+
+    def _tab_changed(self, _index: int) -> None:
+        scene = self.current_scene()
+        if scene is None:
+            return
+        name = scene.network.name
+        if name not in self.trail:
+            self.trail = [name]
+        else:
+            self.trail = self.trail[: self.trail.index(name) + 1]
+        self._show_trail()
+        self.overview.follow(self.current_view())
+        self.refresh()
+        self._selection_changed()
+
+    def open_unit(self, network: str) -> None:
+        """Show the network a Unit layer calls, remembering where we came from."""
+        if not network or self.view_of(network) is None:
+            self.message.emit(f'unit network "{network}" does not exist')
+            return
+        trail = [*self.trail, network]
+        self.show_network(network)
+        self.trail = trail
+        self._show_trail()
+
+    def go_back(self) -> None:
+        if len(self.trail) > 1:
+            trail = self.trail[:-1]
+            self.show_network(trail[-1])
+            self.trail = trail
+            self._show_trail()
+
+    def _show_trail(self) -> None:
+        self.breadcrumb.setText(" \u203a ".join(self.trail))
+        self.back.setEnabled(len(self.trail) > 1)
+
+    # -- actions ---------------------------------------------------------------------------
+    def add_layer(self, type_: str) -> str | None:
+        """Add a layer below the others (palette double-click)."""
+        scene = self.current_scene()
+        if scene is None:
+            return None
+        name = scene.add_layer(type_, scene.free_position())
+        if name is not None:
+            self.current_view().ensureVisible(scene.layer_items[name])  # type: ignore[union-attr]
+        return name
+
+    def set_statistic(self, statistic: str) -> None:
+        for view in self.views:
+            view.network_scene.statistic = statistic
+            view.network_scene.stale = True
+        self.refresh()
+
+    def focus_layer(self, network: str, layer: str) -> None:
+        if not self.show_network(network):
+            return
+        scene = self.current_scene()
+        if scene is not None and layer in scene.layer_items:
+            scene.select_layers([layer])
+            self.current_view().centerOn(scene.layer_items[layer])  # type: ignore[union-attr]
+
+    def _selection_changed(self) -> None:
+        scene = self.current_scene()
+        if self.property_pane is None:
+            return
+        names = scene.selected_layers() if scene is not None else []
+        if len(names) == 1:
+            if (self.property_pane.network, self.property_pane.layer_name) != (
+                scene.network,
+                names[0],
+            ):
+                self.property_pane.show_layer(scene.network, names[0])  # type: ignore[union-attr]
+        elif self.property_pane.layer_name is not None:
+            self.property_pane.show_layer(None, None)
+
+    # -- refresh after every action --------------------------------------------------------
+    def refresh(self) -> None:
+        if self.document is None:
+            return
+        for view in self.views:
+            view.network_scene.stale = True
+        scene = self.current_scene()
+        if scene is not None:
+            scene.refresh()
+            self._show_statistics(scene.network.name)
+        self.problems.show_problems(self.all_problems())
+        if self.property_pane is not None:
+            self.property_pane.sync()
+        self.overview.fit()
+
+    def _show_statistics(self, network: str) -> None:
+        try:
+            stats = network_statistics(self.document.network_inference(network))  # type: ignore[union-attr]
+        except Exception:  # the pane stays empty; the problems list says what is wrong
+            _log.debug("no statistics for %s", network, exc_info=True)
+            stats = None
+        self.statistics.show_statistics(stats)
+
+    def all_problems(self) -> list[Problem]:
+        assert self.document is not None
+        problems: list[Problem] = []
+        for network in self.document.project.networks:
+            problems += self.document.problems(network.name)
+        return problems

@@ -1,0 +1,356 @@
+"""The property pane of the selected layer: a typed editor per property, computed values.
+
+Editors follow the catalogue's property types (line edits for numbers, shapes and expressions,
+drop-downs for options and booleans, a file chooser for files) with the network's arguments
+offered as ``*Name`` references. A Unit layer also shows the arguments of the network it calls
+(typed by their Argument layer) and its parameter overrides. Text that does not fit is refused
+with the reason and never reaches the model; accepted typing is pushed at once and consecutive
+edits of one field merge into one undo step.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QCompleter,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QScrollArea,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from console_app.document import Document
+from console_app.editor.values import check_property, check_typed
+from engine.graph import commands as C
+from engine.graph import resolve
+from engine.graph.project import ModelError, Network
+from engine.layers import find_spec
+from engine.layers.evaluate import RuleError
+from engine.layers.property_types import format_value
+from engine.layers.spec import STATISTICS, PropertySpec
+
+_INVALID_STYLE = "border: 1px solid #d22; background: #fff0f0;"
+
+
+@dataclass
+class _Row:
+    key: str
+    widget: QWidget
+    default: str  # shown when the layer does not set the property
+    type_name: str  # catalogue type, or the unit argument's declared type
+    spec: PropertySpec | None = None
+    argument: bool = False  # a unit argument: cleared means the Argument layer's default
+
+
+class PropertyPane(QWidget):
+    def __init__(self, document: Document, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.document = document
+        self.network: Network | None = None
+        self.layer_name: str | None = None
+        self.rows: dict[str, _Row] = {}
+        self.computed: dict[str, QLabel] = {}
+        self.name_edit: QLineEdit | None = None
+        self.title = QLabel("No layer selected")
+        self.title.setWordWrap(True)
+        self.error = QLabel("")
+        self.error.setWordWrap(True)
+        self.error.setStyleSheet("color: #c00;")
+        self.form_host = QWidget()
+        self.form = QFormLayout(self.form_host)
+        self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setWidget(self.form_host)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addWidget(scroll, 1)
+        layout.addWidget(self.error)
+        self._unsubscribe = document.project.events.subscribe(
+            self._on_event, kinds=("layer_renamed", "layer_removed", "network_removed")
+        )
+
+    def close_pane(self) -> None:
+        self._unsubscribe()
+
+    # -- what is shown ---------------------------------------------------------------------
+    def show_layer(self, network: Network | None, name: str | None) -> None:
+        self.network, self.layer_name = network, name
+        self._rebuild()
+
+    def _on_event(self, event) -> None:  # noqa: ANN001
+        if self.network is None or self.layer_name is None:
+            return
+        if event.kind == "network_removed" and event.obj is self.network:
+            self.show_layer(None, None)
+        elif getattr(event, "network", None) != self.network.name:
+            return
+        elif event.kind == "layer_renamed" and event.old == self.layer_name:
+            self.layer_name = event.new
+        elif event.kind == "layer_removed" and event.layer.name == self.layer_name:
+            self.show_layer(None, None)
+
+    def _clear(self) -> None:
+        while self.form.rowCount():
+            self.form.removeRow(0)
+        self.rows.clear()
+        self.computed.clear()
+        self.name_edit = None
+        self.error.setText("")
+
+    def _rebuild(self) -> None:
+        self._clear()
+        if self.network is None or self.layer_name is None:
+            self.title.setText("No layer selected")
+            return
+        layer = self.network.layer(self.layer_name)
+        spec = find_spec(layer.type)
+        category = spec.category if spec else "unknown type"
+        self.title.setText(f"<b>{layer.type}</b> ({category})")
+        self.name_edit = QLineEdit(layer.name)
+        self.name_edit.setObjectName("prop_Name")
+        self.name_edit.editingFinished.connect(self._rename)
+        self.form.addRow("Name", self.name_edit)
+        shown = {"Name"}
+        if spec is not None:
+            for prop in spec.properties:
+                if not prop.visible:
+                    continue
+                shown.add(prop.name)
+                if prop.editable:
+                    self._add_row(prop.name, prop.type.name, prop.default, prop)
+                else:
+                    self._add_computed(prop.name)
+        if layer.type == "Unit":
+            shown |= self._add_unit_arguments(layer.properties.get("Network", ""))
+        for key in layer.properties:  # overrides and anything the catalogue does not know
+            if key not in shown:
+                self._add_row(key, "Text", "", None)
+        for stat in STATISTICS[1:]:
+            self._add_computed(stat)
+        self.sync()
+
+    def _add_unit_arguments(self, target: str) -> set[str]:
+        project = self.document.project
+        if not project.has_network(target):
+            return set()
+        names = set()
+        for decl in resolve.arguments_of(project.network(target)).values():
+            self._add_row(decl.name, decl.type, decl.value, None, argument=True)
+            names.add(decl.name)
+        return names
+
+    def _argument_names(self) -> list[str]:
+        assert self.network is not None
+        return list(resolve.arguments_of(self.network))
+
+    def _add_row(
+        self, key: str, type_name: str, default: str, spec: PropertySpec | None, argument=False
+    ) -> None:
+        references = [f"*{a}" for a in self._argument_names()]
+        if spec is not None and key == "Network" and self.network is not None:
+            widget = self._combo(self.document.project.network_names, editable=True)
+        elif type_name == "Option" and spec is not None:
+            widget = self._combo(spec.options, editable=False)
+        elif type_name in ("Boolean", "BooleanOrMacro"):
+            widget = self._combo(("True", "False", *references), editable=True)
+        elif type_name == "File":
+            widget = self._file_editor()
+        else:
+            widget = QLineEdit()
+            if references:
+                widget.setCompleter(QCompleter(references, widget))
+            widget.textEdited.connect(lambda text, k=key: self._edited(k, text))
+            widget.editingFinished.connect(lambda k=key: self._finished(k))
+        widget.setObjectName(f"prop_{key}")
+        row = _Row(key, widget, default, type_name, spec, argument)
+        self.rows[key] = row
+        label = QLabel(f"<i>{key}</i>" if argument else key)
+        label.setToolTip(f"{type_name}; default {default!r}")
+        self.form.addRow(label, widget)
+
+    def _combo(self, items, editable: bool) -> QComboBox:  # noqa: ANN001
+        combo = QComboBox()
+        combo.addItems(list(items))
+        combo.setEditable(editable)
+        combo.setProperty("_key", None)
+        if editable:
+            combo.lineEdit().textEdited.connect(
+                lambda text, c=combo: self._edited(c.objectName()[5:], text)
+            )
+            combo.lineEdit().editingFinished.connect(
+                lambda c=combo: self._finished(c.objectName()[5:])
+            )
+        combo.activated.connect(
+            lambda _i, c=combo: self._edited(c.objectName()[5:], c.currentText())
+        )
+        return combo
+
+    def _file_editor(self) -> QWidget:
+        host = QWidget()
+        edit = QLineEdit()
+        button = QToolButton()
+        button.setText("...")
+        box = QHBoxLayout(host)
+        box.setContentsMargins(0, 0, 0, 0)
+        box.addWidget(edit, 1)
+        box.addWidget(button)
+        host.line = edit  # type: ignore[attr-defined]
+        edit.textEdited.connect(lambda text, h=host: self._edited(h.objectName()[5:], text))
+        edit.editingFinished.connect(lambda h=host: self._finished(h.objectName()[5:]))
+        button.clicked.connect(lambda _c=False, h=host: self._choose_file(h))
+        return host
+
+    def _choose_file(self, host: QWidget) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Choose a file")
+        if path:
+            host.line.setText(path)  # type: ignore[attr-defined]
+            self._edited(host.objectName()[5:], path)
+
+    def _add_computed(self, key: str) -> None:
+        label = QLabel("")
+        label.setObjectName(f"computed_{key}")
+        label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        label.setStyleSheet("color: #555;")
+        self.computed[key] = label
+        self.form.addRow(QLabel(f"<span style='color:#777'>{key}</span>"), label)
+
+    # -- reading the model -----------------------------------------------------------------
+    def raw_value(self, key: str) -> str:
+        assert self.network is not None and self.layer_name is not None
+        layer = self.network.layer(self.layer_name)
+        return layer.properties.get(key, self.rows[key].default)
+
+    def text_of(self, key: str) -> str:
+        widget = self.rows[key].widget
+        if isinstance(widget, QComboBox):
+            return widget.currentText()
+        line = getattr(widget, "line", widget)
+        return line.text()  # type: ignore[union-attr]
+
+    def _set_text(self, key: str, text: str) -> None:
+        widget = self.rows[key].widget
+        widget.blockSignals(True)
+        try:
+            if isinstance(widget, QComboBox):
+                if widget.findText(text) < 0:
+                    widget.addItem(text)
+                widget.setCurrentText(text)
+            else:
+                line = getattr(widget, "line", widget)
+                if line.text() != text:
+                    line.setText(text)
+        finally:
+            widget.blockSignals(False)
+
+    def sync(self) -> None:
+        """Show the model's values (after an edit, undo or redo) and the computed values."""
+        if self.network is None or self.layer_name is None:
+            return
+        if not self.network.has_layer(self.layer_name):
+            self.show_layer(None, None)
+            return
+        if self.name_edit is not None and not self.name_edit.hasFocus():
+            self.name_edit.setText(self.layer_name)
+        for key in self.rows:
+            if self.text_of(key) != self.raw_value(key):
+                self._set_text(key, self.raw_value(key))
+                self._mark(key, None)
+        self._sync_computed()
+
+    def _sync_computed(self) -> None:
+        assert self.network is not None and self.layer_name is not None
+        results = self.document.results(self.network.name)
+        result = results.get(self.layer_name)
+        for key, label in self.computed.items():
+            if key in STATISTICS:
+                label.setText(f"{result.stat(key):,}" if result and result.stats else "")
+            elif key == "Output" and result is not None:
+                label.setText(_show(result.shape) if result.shape else (result.error or ""))
+            else:
+                label.setText(self._computed_value(key))
+
+    def _computed_value(self, key: str) -> str:
+        assert self.network is not None and self.layer_name is not None
+        try:
+            inference = self.document.network_inference(self.network.name)
+            return _show(inference.eval(self.layer_name).value(key))
+        except RuleError as exc:
+            return f"({exc})"
+        except Exception:  # unknown type: no evaluator
+            return ""
+
+    # -- edits -----------------------------------------------------------------------------
+    def check(self, key: str, text: str) -> str | None:
+        row = self.rows[key]
+        known = [*self._argument_names()]
+        if row.spec is not None:
+            spec = find_spec(self.network.layer(self.layer_name).type)  # type: ignore[union-attr]
+            known += [p.name for p in spec.properties] if spec else []
+            return check_property(row.spec, text, known)
+        return check_typed(row.type_name, key, text, known)
+
+    def _edited(self, key: str, text: str) -> bool:
+        """Typing: a valid text is pushed (merging with the previous push of this field)."""
+        if self.network is None or self.layer_name is None or key not in self.rows:
+            return False
+        reason = self.check(key, text)
+        self._mark(key, reason)
+        if reason is not None:
+            return False
+        value = None if self.rows[key].argument and text == "" else text
+        try:
+            self.document.push(C.SetProperty(self.network, self.layer_name, key, value))
+        except ModelError as exc:
+            self._mark(key, str(exc))
+            return False
+        return True
+
+    def _finished(self, key: str) -> None:
+        """Leaving a field with refused text puts the model's value back (the reason stays)."""
+        if key in self.rows and self.network is not None and self.layer_name is not None:
+            if self.check(key, self.text_of(key)) is not None:
+                self._set_text(key, self.raw_value(key))
+                self.rows[key].widget.setStyleSheet("")
+
+    def _mark(self, key: str, reason: str | None) -> None:
+        widget = self.rows[key].widget
+        target = getattr(widget, "line", widget)
+        target.setStyleSheet(_INVALID_STYLE if reason else "")
+        self.error.setText(reason or "")
+
+    def _rename(self) -> None:
+        if self.network is None or self.layer_name is None or self.name_edit is None:
+            return
+        new = self.name_edit.text().strip()
+        if new == self.layer_name:
+            return
+        try:
+            self.document.push(C.RenameLayer(self.network, self.layer_name, new))
+            self.error.setText("")
+        except ModelError as exc:
+            self.error.setText(str(exc))
+            self.name_edit.setText(self.layer_name)
+
+    def set_text(self, key: str, text: str) -> bool:
+        """Type ``text`` into a field as a user would (tests, scripting); True if accepted."""
+        self._set_text(key, text)
+        accepted = self._edited(key, text)
+        return accepted
+
+
+def _show(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, tuple | bool | int | float):
+        return format_value(value)  # type: ignore[arg-type]
+    return str(value)

@@ -1,0 +1,321 @@
+"""The canvas of one network: mirrors the model and turns gestures into commands.
+
+Model events (``layer_added``, ``link_removed``, ``layer_moved``, ...) add, remove and update
+items; nothing else does. Gestures (drop a layer, drag a link between pins, move a selection,
+delete) push commands on the document's stack and let the events come back. Derived values
+(shapes, statistics, problems) are read from the document's inference in :meth:`refresh`,
+which the edit tab calls once per user action.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtWidgets import QGraphicsScene, QGraphicsSceneMouseEvent
+
+from console_app.document import Document
+from console_app.editor import geometry as g
+from console_app.editor.layer_item import LayerItem
+from console_app.editor.link_item import DraftLink, LinkItem
+from engine.graph import commands as C
+from engine.graph.project import Link, ModelError, Network
+from engine.layers import find_spec
+from engine.layers.spec import STATISTICS, Inputs, Outputs
+
+_EVENTS = (
+    "layer_added", "layer_removed", "layer_renamed", "property_changed", "layer_moved",
+    "link_added", "link_removed",
+)  # fmt: skip
+
+
+def format_count(value: int) -> str:
+    return f"{value:,}"
+
+
+class NetworkScene(QGraphicsScene):
+    message = Signal(str)  # a refused gesture, for the status bar
+    open_unit = Signal(str)  # a Unit layer was double-clicked: the network it calls
+
+    def __init__(self, document: Document, network: Network) -> None:
+        super().__init__()
+        self.document = document
+        self.network = network
+        self.snap_to_grid = True
+        self.statistic = "Output"
+        self.layer_items: dict[str, LayerItem] = {}
+        self.link_items: dict[int, LinkItem] = {}
+        self.stale = True
+        self._draft: DraftLink | None = None
+        self._draft_from: tuple[LayerItem, str, int] | None = None
+        self._press_positions: dict[str, QPointF] = {}
+        self.setBackgroundBrush(Qt.GlobalColor.white)
+        self._unsubscribe = document.project.events.subscribe(self._on_event, kinds=_EVENTS)
+        self.rebuild()
+
+    def close(self) -> None:
+        self._unsubscribe()
+
+    # -- mirroring the model ---------------------------------------------------------------
+    def rebuild(self) -> None:
+        self.clear()
+        self.layer_items.clear()
+        self.link_items.clear()
+        for layer in self.network.layers:
+            self._add_layer_item(layer)
+        for link in self.network.links:
+            self._add_link_item(link)
+        self.stale = True
+
+    def _add_layer_item(self, layer) -> LayerItem:  # noqa: ANN001
+        item = LayerItem(layer)
+        item.set_position(layer.position)
+        self.addItem(item)
+        self.layer_items[layer.name] = item
+        return item
+
+    def _add_link_item(self, link: Link) -> None:
+        source = self.layer_items.get(link.source)
+        dest = self.layer_items.get(link.destination)
+        if source is None or dest is None or link.id is None:
+            return
+        item = LinkItem(link, source, dest)
+        self.addItem(item)
+        self.link_items[link.id] = item
+
+    def _remove_link_item(self, link_id: int | None) -> None:
+        item = self.link_items.pop(link_id, None) if link_id is not None else None
+        if item is not None:
+            item.detach()
+            self.removeItem(item)
+
+    def _on_event(self, event) -> None:  # noqa: ANN001 - an engine.graph.events.Event
+        if event.network != self.network.name:
+            return
+        kind = event.kind
+        self.stale = True
+        if kind == "layer_added":
+            self._add_layer_item(self.network.layer(event.layer.name))
+        elif kind == "layer_removed":
+            item = self.layer_items.pop(event.layer.name, None)
+            if item is not None:
+                for link in list(item.links):
+                    self._remove_link_item(link.link.id)
+                self.removeItem(item)
+        elif kind == "layer_renamed":
+            item = self.layer_items.pop(event.old)
+            self.layer_items[event.new] = item
+            item.set_layer(event.layer)
+            by_id = {link.id: link for link in self.network.links}
+            for link_item in item.links:
+                link_item.link = by_id.get(link_item.link.id, link_item.link)
+        elif kind == "property_changed":
+            self.layer_items[event.layer].set_layer(self.network.layer(event.layer))
+        elif kind == "layer_moved":
+            item = self.layer_items[event.layer]
+            item.layer = self.network.layer(event.layer)
+            item.set_position(event.new)
+        elif kind == "link_added":
+            self._add_link_item(event.link)
+        elif kind == "link_removed":
+            self._remove_link_item(event.link.id)
+
+    def refresh(self) -> None:
+        """Show each layer's statistic and problems from the document's (cached) inference."""
+        results = self.document.results(self.network.name)
+        errors: dict[str, str] = {}
+        warnings: dict[str, str] = {}
+        for problem in self.document.problems(self.network.name):
+            if problem.layer is None:
+                continue
+            target = errors if problem.severity == "error" else warnings
+            text = problem.message
+            if problem.prop and not text.startswith("property "):
+                text = f"property {problem.prop}: {text}"
+            target.setdefault(problem.layer, text)
+        column = STATISTICS.index(self.statistic)
+        maximum = max((r.stats[column] for r in results.values() if r.stats), default=0)
+        for name, item in self.layer_items.items():
+            result = results.get(name)
+            text, fraction = "", None
+            if result is not None and self.statistic == "Output":
+                if result.shape is not None:
+                    text = ",".join(str(v) for v in result.shape)
+                elif result.error:
+                    text = "?"
+            elif result is not None and result.stats is not None:
+                value = result.stats[column]
+                text = format_count(value)
+                fraction = value / maximum if maximum else 0.0
+            item.set_display(text, fraction, errors.get(name), warnings.get(name))
+        self.stale = False
+
+    def set_statistic(self, statistic: str) -> None:
+        if statistic not in STATISTICS:
+            raise ValueError(f"unknown statistic {statistic!r} (one of {', '.join(STATISTICS)})")
+        self.statistic = statistic
+        self.refresh()
+
+    # -- edits -----------------------------------------------------------------------------
+    def push(self, command: C.Command) -> bool:
+        """Push a command; a refused edit becomes a message instead of an exception."""
+        try:
+            return self.document.push(command)
+        except ModelError as exc:
+            self.message.emit(str(exc))
+            return False
+
+    def add_layer(self, type_: str, scene_pos: QPointF) -> str | None:
+        """Add a layer of ``type_`` with its top-left near ``scene_pos``; returns its name."""
+        x, y = scene_pos.x(), scene_pos.y()
+        if self.snap_to_grid:
+            x, y = g.snap(x, y)
+        layer = self.network.new_layer(type_, g.to_file(x, y))
+        if not self.push(C.AddLayer(self.network, layer)):
+            return None
+        self.clearSelection()
+        self.layer_items[layer.name].setSelected(True)
+        return layer.name
+
+    def free_position(self) -> QPointF:
+        """Below the lowest layer, in the first column: where a double-clicked layer goes."""
+        if not self.layer_items:
+            return QPointF(g.GRID, g.GRID)
+        bottom = max(item.pos().y() for item in self.layer_items.values())
+        left = min(item.pos().x() for item in self.layer_items.values())
+        return QPointF(left, bottom + g.CELL_H)
+
+    def connect_pins(self, source: str, destination: str, dest_pin: int = 0) -> bool:
+        """Link ``source``'s output to an input pin; a single input's old link is replaced."""
+        if source == destination:
+            self.message.emit("a layer cannot be linked to itself")
+            return False
+        source_spec = find_spec(self.network.layer(source).type)
+        if source_spec is not None and source_spec.outputs is Outputs.NONE:
+            self.message.emit(f'layer "{source}" has no output to link from')
+            return False
+        spec = find_spec(self.network.layer(destination).type)
+        existing = self.network.inputs_of(destination)
+        if any(k.source == source and k.dest_pin == dest_pin for k in existing):
+            self.message.emit(f'"{source}" is already linked to that input of "{destination}"')
+            return False
+        single = dest_pin > 0 or (
+            spec is not None and spec.inputs in (Inputs.SINGLE, Inputs.SINGLE_OR_NONE)
+        )
+        replaced = [k for k in existing if k.dest_pin == dest_pin] if single else []
+        link = Link(source, destination, dest_pin)
+        if not replaced:
+            return self.push(C.Connect(self.network, link))
+        try:
+            with self.document.macro(f"Connect {source} to {destination}"):
+                for old in replaced:
+                    self.document.push(C.Disconnect(self.network, old))
+                self.document.push(C.Connect(self.network, link))
+        except ModelError as exc:
+            self.message.emit(str(exc))
+            return False
+        return True
+
+    def selected_layers(self) -> list[str]:
+        return [i.name for i in self.selectedItems() if isinstance(i, LayerItem)]
+
+    def selected_links(self) -> list[Link]:
+        return [i.link for i in self.selectedItems() if isinstance(i, LinkItem)]
+
+    def delete_selected(self) -> bool:
+        """Delete the selected layers (with their links) and links as one undo step."""
+        layers = self.selected_layers()
+        links = [k for k in self.selected_links() if not {k.source, k.destination} & set(layers)]
+        if not layers and not links:
+            return False
+        try:
+            with self.document.macro("Delete"):
+                for link in links:
+                    self.document.push(C.Disconnect(self.network, link))
+                for name in layers:
+                    self.document.push(C.RemoveLayer(self.network, name))
+        except ModelError as exc:
+            self.message.emit(str(exc))
+            return False
+        return True
+
+    def select_all(self) -> None:
+        for item in self.items():
+            item.setSelected(True)
+
+    def select_layers(self, names: list[str]) -> None:
+        self.clearSelection()
+        for name in names:
+            if name in self.layer_items:
+                self.layer_items[name].setSelected(True)
+
+    # -- gestures --------------------------------------------------------------------------
+    def _pin_under(self, pos: QPointF) -> tuple[LayerItem, str, int] | None:
+        area = QRectF(pos.x() - 8, pos.y() - 8, 16, 16)
+        for item in self.items(area):
+            if isinstance(item, LayerItem):
+                pin = item.pin_at(pos)
+                if pin is not None:
+                    return item, pin.kind, pin.index
+        return None
+
+    def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.LeftButton:
+            found = self._pin_under(event.scenePos())
+            if found is not None:
+                item, kind, index = found
+                self._draft_from = found
+                self._draft = DraftLink(item.pin_pos(kind, index), kind == "out")
+                self.addItem(self._draft)
+                event.accept()
+                return
+        super().mousePressEvent(event)
+        self._press_positions = {
+            item.name: item.pos() for item in self.selectedItems() if isinstance(item, LayerItem)
+        }
+
+    def mouseMoveEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        if self._draft is not None:
+            self._draft.follow(event.scenePos())
+            event.accept()
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        if self._draft is not None:
+            self.removeItem(self._draft)
+            self._draft = None
+            start, self._draft_from = self._draft_from, None
+            end = self._pin_under(event.scenePos())
+            if start is not None and end is not None:
+                self._link_between(start, end)
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+        self.commit_moves()
+
+    def commit_moves(self) -> None:
+        """Push one MoveLayers for the layers a drag moved (one undo step per drag)."""
+        moves = {}
+        for name, before in self._press_positions.items():
+            item = self.layer_items.get(name)
+            if item is not None and item.pos() != before:
+                moves[name] = g.to_file(item.pos().x(), item.pos().y())
+        self._press_positions = {}
+        if moves:
+            self.push(C.MoveLayers(self.network, moves))
+
+    def _link_between(self, a: tuple[LayerItem, str, int], b: tuple[LayerItem, str, int]) -> None:
+        if a[1] == b[1]:
+            self.message.emit("links go from an output pin to an input pin")
+            return
+        out, into = (a, b) if a[1] == "out" else (b, a)
+        self.connect_pins(out[0].name, into[0].name, into[2])
+
+    def mouseDoubleClickEvent(self, event: QGraphicsSceneMouseEvent) -> None:
+        for item in self.items(event.scenePos()):
+            if isinstance(item, LayerItem):
+                if item.layer.type == "Unit":
+                    self.open_unit.emit(item.layer.properties.get("Network", ""))
+                    event.accept()
+                    return
+                break
+        super().mouseDoubleClickEvent(event)

@@ -1,0 +1,66 @@
+"""Network statistics: NNC's eight totals plus unique parameters, FLOPs and parameter bytes.
+
+Clicking one of the eight shows it beside every layer of the canvas (nnc-layers.md §1.9).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
+
+from engine.graph.statistics import NetworkStatistics
+from engine.layers.spec import STATISTICS
+
+EXTRAS = ("UniqueParameters", "FLOPs", "ParameterBytes")
+
+
+class StatisticsPane(QTableWidget):
+    statistic_chosen = Signal(str)
+
+    def __init__(self) -> None:
+        super().__init__(len(STATISTICS) + len(EXTRAS), 2)
+        self.setHorizontalHeaderLabels(["Statistic", "Total"])
+        self.verticalHeader().hide()
+        self.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
+        self.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        for row, name in enumerate((*STATISTICS, *EXTRAS)):
+            item = QTableWidgetItem(name)
+            if name in EXTRAS:
+                item.setFlags(Qt.ItemFlag.ItemIsEnabled)  # not a per-layer statistic
+                item.setForeground(Qt.GlobalColor.darkGray)
+            self.setItem(row, 0, item)
+            value = QTableWidgetItem("")
+            value.setTextAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+            self.setItem(row, 1, value)
+        self.selectRow(0)
+        self.chosen = "Output"
+        self.cellClicked.connect(self._clicked)
+
+    def _clicked(self, row: int, _column: int) -> None:
+        if row < len(STATISTICS):
+            self.choose(STATISTICS[row])
+
+    def choose(self, statistic: str) -> None:
+        self.chosen = statistic
+        self.selectRow(STATISTICS.index(statistic))
+        self._bold()
+        self.statistic_chosen.emit(statistic)
+
+    def _bold(self) -> None:
+        for row, name in enumerate(STATISTICS):
+            font = QFont()
+            font.setBold(name == self.chosen)
+            self.item(row, 0).setFont(font)
+
+    def show_statistics(self, stats: NetworkStatistics | None) -> None:
+        values = stats.summary() if stats is not None else {}
+        for row, name in enumerate((*STATISTICS, *EXTRAS)):
+            value = values.get(name)
+            self.item(row, 1).setText("" if value is None else f"{value:,}")
+
+    def value(self, statistic: str) -> str:
+        return self.item((*STATISTICS, *EXTRAS).index(statistic), 1).text()

@@ -1,0 +1,107 @@
+"""The canvas view: zoom (Ctrl+wheel, actions), pan (middle button), rubber band, drops."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QDragEnterEvent, QDropEvent, QMouseEvent, QPainter, QWheelEvent
+from PySide6.QtWidgets import QGraphicsView
+
+from console_app.editor.scene import NetworkScene
+
+LAYER_MIME = "application/x-neurocanvas-layer-type"
+ZOOM_STEP = 1.2
+MIN_ZOOM, MAX_ZOOM = 0.05, 4.0
+
+
+class NetworkView(QGraphicsView):
+    def __init__(self, scene: NetworkScene) -> None:
+        super().__init__(scene)
+        self.setRenderHints(QPainter.RenderHint.Antialiasing | QPainter.RenderHint.TextAntialiasing)
+        self.setDragMode(QGraphicsView.DragMode.RubberBandDrag)
+        self.setTransformationAnchor(QGraphicsView.ViewportAnchor.AnchorUnderMouse)
+        self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate)
+        self.setAcceptDrops(True)
+        self._pan_from: QPointF | None = None
+
+    @property
+    def network_scene(self) -> NetworkScene:
+        return self.scene()  # type: ignore[return-value]
+
+    # -- zoom ------------------------------------------------------------------------------
+    def zoom(self) -> float:
+        return self.transform().m11()
+
+    def zoom_by(self, factor: float) -> None:
+        target = min(MAX_ZOOM, max(MIN_ZOOM, self.zoom() * factor))
+        factor = target / self.zoom()
+        self.scale(factor, factor)
+
+    def zoom_in(self) -> None:
+        self.zoom_by(ZOOM_STEP)
+
+    def zoom_out(self) -> None:
+        self.zoom_by(1 / ZOOM_STEP)
+
+    def zoom_fit(self) -> None:
+        rect = self.scene().itemsBoundingRect()
+        if rect.isEmpty():
+            rect = QRectF(0, 0, 400, 300)
+        self.fitInView(rect.adjusted(-20, -20, 20, 20), Qt.AspectRatioMode.KeepAspectRatio)
+        if self.zoom() > 1.0:
+            self.resetTransform()
+            self.centerOn(rect.center())
+
+    def wheelEvent(self, event: QWheelEvent) -> None:
+        if event.modifiers() & Qt.KeyboardModifier.ControlModifier:
+            self.zoom_by(ZOOM_STEP if event.angleDelta().y() > 0 else 1 / ZOOM_STEP)
+            event.accept()
+            return
+        super().wheelEvent(event)
+
+    # -- pan -------------------------------------------------------------------------------
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.MiddleButton:
+            self._pan_from = event.position()
+            self.setCursor(Qt.CursorShape.ClosedHandCursor)
+            event.accept()
+            return
+        super().mousePressEvent(event)
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        if self._pan_from is not None:
+            delta = event.position() - self._pan_from
+            self._pan_from = event.position()
+            self.horizontalScrollBar().setValue(int(self.horizontalScrollBar().value() - delta.x()))
+            self.verticalScrollBar().setValue(int(self.verticalScrollBar().value() - delta.y()))
+            event.accept()
+            return
+        super().mouseMoveEvent(event)
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if event.button() == Qt.MouseButton.MiddleButton and self._pan_from is not None:
+            self._pan_from = None
+            self.unsetCursor()
+            event.accept()
+            return
+        super().mouseReleaseEvent(event)
+
+    # -- drops from the palette ------------------------------------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        if event.mimeData().hasFormat(LAYER_MIME):
+            event.acceptProposedAction()
+        else:
+            super().dragEnterEvent(event)
+
+    def dragMoveEvent(self, event) -> None:  # noqa: ANN001 - QDragMoveEvent
+        if event.mimeData().hasFormat(LAYER_MIME):
+            event.acceptProposedAction()
+        else:
+            super().dragMoveEvent(event)
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        if not event.mimeData().hasFormat(LAYER_MIME):
+            super().dropEvent(event)
+            return
+        type_ = bytes(event.mimeData().data(LAYER_MIME).data()).decode("utf-8")
+        self.network_scene.add_layer(type_, self.mapToScene(event.position().toPoint()))
+        event.acceptProposedAction()

@@ -1,0 +1,52 @@
+"""GUI test setup: settings and autosaves in a temporary folder, a main window factory."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QSettings
+
+SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "nnc-samples"
+LENET = SAMPLES / "image_recognition" / "MNIST" / "LeNet.sdcproj"
+
+
+@pytest.fixture(autouse=True)
+def _temporary_settings(tmp_path, monkeypatch):
+    """Nothing a test does may touch the user's real settings."""
+    QSettings.setDefaultFormat(QSettings.Format.IniFormat)
+    QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "qs"))
+    yield
+
+
+@pytest.fixture
+def settings(tmp_path):
+    from console_app.settings import AppSettings
+
+    return AppSettings(QSettings(str(tmp_path / "settings.ini"), QSettings.Format.IniFormat))
+
+
+@pytest.fixture
+def lenet_copy(tmp_path) -> Path:
+    target = tmp_path / "LeNet.sdcproj"
+    shutil.copyfile(LENET, target)
+    return target
+
+
+@pytest.fixture
+def make_window(qtbot, settings):
+    from console_app.main_window import MainWindow
+
+    def make(project=None, app_settings=None):
+        window = MainWindow(str(project) if project else None, settings=app_settings or settings)
+        window.ask_save_changes = lambda: "discard"  # tests that care replace it
+        qtbot.addWidget(window)
+        return window
+
+    return make
+
+
+@pytest.fixture
+def lenet_window(make_window, lenet_copy):
+    return make_window(lenet_copy)
