@@ -59,13 +59,14 @@ def run(args: argparse.Namespace) -> int:
             )
         names = [args.network]
     inference = ProjectInference(project, follow=False)
-    report: dict[str, dict] = {"networks": {}}
+    report: dict[str, object] = {}
+    networks: dict[str, dict[str, int]] = {}
     layers: dict[str, dict] = {}
     errors: list[str] = []
     for name in names:
         network = inference.network(counted_as(project, name) or name)
         stats = network_statistics(network)
-        report["networks"][name] = stats.summary()
+        networks[name] = stats.summary()
         layers[name] = {
             layer: {
                 "type": result.type,
@@ -75,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
             for layer, result in network.results().items()
         }
         errors += [f'network "{name}", layer "{r.name}": {r.error}' for r in network.errors()]
+    report["networks"] = networks
     if args.layers:
         report["layers"] = layers
     if errors:
@@ -82,14 +84,14 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        _print_text(report, layers if args.layers else None)
+        _print_text(networks, layers if args.layers else None)
     for message in errors:
         print(f"neurocanvas cost: {message}", file=sys.stderr)
     return 1 if errors else 0
 
 
-def _print_text(report: dict, layers: dict | None) -> None:
-    for name, summary in report["networks"].items():
+def _print_text(networks: dict[str, dict[str, int]], layers: dict | None) -> None:
+    for name, summary in networks.items():
         print(f'Network "{name}"')
         for key, value in summary.items():
             print(f"  {key:<17}{value:>20,}")

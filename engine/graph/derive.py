@@ -51,7 +51,7 @@ def derived_names(project: Project) -> list[str]:
     """Networks named by monitors/executors (and optimizers) that NNC derives from a tab."""
     names: list[str] = []
     for item in (*project.optimizers, *project.monitors, *project.executors):
-        name = item.network
+        name = item.network  # type: ignore[attr-defined]
         if name and name not in names and _base_of(project, name) is not None:
             names.append(name)
     return names

@@ -395,7 +395,8 @@ class NetworkInference:
         if name == "RecurrentLength":
             start = self._start(owner, "RecurrentInput", "RecurrentOutput")
             begin = self.eval(start)
-            return begin.input_shape[int(begin.value("Axis"))]  # type: ignore[index]
+            axis = begin.value("Axis")
+            return begin.input_shape[axis if isinstance(axis, int) else 0]
         if name in ("AutoInPlace", "AutoInPlaceOnce"):
             return self._auto_in_place(owner, once=name == "AutoInPlaceOnce")
         raise InferenceError(f"unknown macro *{name}")

@@ -118,7 +118,7 @@ def _layer_parameters(inference: NetworkInference, name: str, type_: str) -> lis
     starts = structure["repeat_blocks"].get(name, ())  # type: ignore[attr-defined]
     try:
         ids = [str(inference.eval(s).value("ID")) for s in starts]
-        times = math.prod(int(inference.eval(s).value("Times")) for s in starts)
+        times = math.prod(_times(inference.eval(s).value("Times")) for s in starts)
     except RuleError:
         ids, times = [], 1
     shape = inference.result(name).shape
@@ -128,6 +128,10 @@ def _layer_parameters(inference: NetworkInference, name: str, type_: str) -> lis
     except RuleError:  # a parameter shape that cannot be computed (validation reports it)
         return []
     return [(key, size * times) for key, size in own]
+
+
+def _times(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 1
 
 
 def _own_parameters(spec, name, ev, shape, ids, fed):  # noqa: ANN001, ANN202

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import networkx as nx
 
+from engine.graph import config as cfg
 from engine.graph import derive, resolve
 from engine.graph.infer import NetworkInference, ProjectInference
 from engine.graph.network import Network
@@ -274,7 +275,10 @@ def _dataset_problems(project: Project, variables: Mapping[str, set[str]] | None
             if header is not None:
                 known[dataset.name] = header
     problems = []
-    for item in (*project.optimizers, *project.monitors, *project.executors):
+    items: list[cfg.Optimizer | cfg.Monitor | cfg.Executor] = [
+        *project.optimizers, *project.monitors, *project.executors,
+    ]  # fmt: skip
+    for item in items:
         if item.dataset not in known:
             continue
         try:

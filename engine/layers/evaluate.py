@@ -228,7 +228,7 @@ class LayerEval:
         if not raw.startswith("*"):
             literal = _literal(ptype, raw)
             if literal is not _NOT_LITERAL:
-                return literal
+                return literal  # type: ignore[return-value]
         try:
             return evaluate(raw.strip(), _Scope(self, prop))
         except ExpressionError:

@@ -306,8 +306,8 @@ def _eval(node: Node, scope: Scope) -> Value:
             )
         return seq[position]
     if isinstance(node, Unary):
-        value = scalar(_eval(node.operand, scope))
-        return -value if node.op == "-" else value
+        number = scalar(_eval(node.operand, scope))
+        return -number if node.op == "-" else number
     if isinstance(node, Binary):
         left = scalar(_eval(node.left, scope))
         right = scalar(_eval(node.right, scope))

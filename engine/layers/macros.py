@@ -36,12 +36,29 @@ def _ints(ev: LayerEval, name: str, n: int | None = None) -> tuple[int, ...]:
     return tuple(int(v) for v in items)
 
 
+def _int(ev: LayerEval, name: str) -> int:
+    """An integer property (numbers only; the property type has checked it)."""
+    value = ev.value(name)
+    if isinstance(value, tuple) and len(value) == 1:
+        value = value[0]
+    if not isinstance(value, int | float):
+        raise ShapeError(f"{name} must be a number. Received: {name}={value}")
+    return int(value)
+
+
+def _out(ev: LayerEval) -> Shape:
+    shape = ev.output_shape()
+    if shape is None:
+        raise ShapeError(f"layer type {ev.spec.type} has no output")
+    return shape
+
+
 def _fmt(shape: tuple) -> str:
     return ",".join(str(v) for v in shape)
 
 
 def _axis(ev: LayerEval, name: str, rank: int) -> int:
-    axis = int(ev.value(name))
+    axis = _int(ev, name)
     if not 0 <= axis < rank:
         raise ShapeError(
             f"{name}={axis} is not an axis of the input {_fmt(ev.input_shape)} "
@@ -86,7 +103,7 @@ def convolution_padding_size(ev: LayerEval) -> Shape:
 
 
 def _maps(ev: LayerEval) -> int:
-    return int(ev.value("OutMaps"))
+    return _int(ev, "OutMaps")
 
 
 def convolution_output_size(ev: LayerEval) -> Shape:
@@ -126,7 +143,7 @@ def deconvolution_output_size(ev: LayerEval) -> Shape:
 
 
 def _group(ev: LayerEval, cin: int) -> int:
-    group = int(ev.value("Group")) if ev.spec.prop("Group") else 1
+    group = _int(ev, "Group") if ev.spec.prop("Group") else 1
     if cin % group:
         raise ShapeError(f"Group={group} does not divide the {cin} input channels")
     return group
@@ -157,7 +174,7 @@ def convolution_multiply_add_size(ev: LayerEval) -> int:
 
     Deconvolution is also counted on its output size M (observed, §1.6).
     """
-    m = product(ev.output_shape())
+    m = product(_out(ev))
     k = math.prod(_ints(ev, "KernelShape"))
     if ev.spec.type.startswith("Depthwise"):
         return int(m * k)
@@ -175,18 +192,18 @@ def convolution_parameter_size_div32(ev: LayerEval) -> int:
 def deformable_offset_shape(ev: LayerEval) -> Shape:
     """``*DeformableConvOffsetShape``: (DeformableGroup x 2 x prod(k), *output spatial)."""
     k = math.prod(_ints(ev, "KernelShape"))
-    return (int(ev.value("DeformableGroup")) * 2 * k, *_output_spatial(ev))
+    return (_int(ev, "DeformableGroup") * 2 * k, *_output_spatial(ev))
 
 
 def deformable_mask_shape(ev: LayerEval) -> Shape:
     """``*DeformableConvMaskShape``: (DeformableGroup x prod(k), *output spatial)."""
     k = math.prod(_ints(ev, "KernelShape"))
-    return (int(ev.value("DeformableGroup")) * k, *_output_spatial(ev))
+    return (_int(ev, "DeformableGroup") * k, *_output_spatial(ev))
 
 
 def _output_spatial(ev: LayerEval) -> Shape:
     n = len(_ints(ev, "KernelShape"))
-    out = ev.output_shape()
+    out = _out(ev)
     return out[-n - 1 : -1] if _flag(ev, "ChannelLast") else out[-n:]
 
 
@@ -208,13 +225,13 @@ def adaptive_separable_kernel_shape(axis: int) -> Callable[[LayerEval], Shape]:
 
     def rule(ev: LayerEval) -> Shape:
         k = _ints(ev, "KernelShape", 2)[axis]
-        return (k, *ev.output_shape()[-2:])
+        return (k, *_out(ev)[-2:])
 
     return rule
 
 
 def adaptive_separable_multiply_add_size(ev: LayerEval) -> int:
-    return int(product(ev.output_shape()) * math.prod(_ints(ev, "KernelShape")))
+    return int(product(_out(ev)) * math.prod(_ints(ev, "KernelShape")))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -233,7 +250,7 @@ def affine_parameter_size_div32(ev: LayerEval) -> int:
 
 
 def embedding_weight_size(ev: LayerEval) -> Shape:
-    return (int(ev.value("NumClass")), *_ints(ev, "Shape"))
+    return (_int(ev, "NumClass"), *_ints(ev, "Shape"))
 
 
 def embedding_output_size(ev: LayerEval) -> Shape:
@@ -307,7 +324,7 @@ def sum_output_size(ev: LayerEval) -> Shape:
     x = ev.input_shape
     axes = {a + len(x) if a < 0 else a for a in _ints(ev, "Axes")}
     if any(not 0 <= a < len(x) for a in axes):
-        raise ShapeError(f"Axes={_fmt(tuple(ev.value('Axes')))} are not axes of {_fmt(x)}")
+        raise ShapeError(f"Axes={_fmt(_ints(ev, 'Axes'))} are not axes of {_fmt(x)}")
     if _flag(ev, "KeepDims"):
         return tuple(1 if i in axes else n for i, n in enumerate(x))
     # A full reduction leaves one value per sample, which NNC shows as 1.
@@ -385,7 +402,7 @@ def stack_output_size(ev: LayerEval) -> Shape:
     shapes = ev.input_shapes
     if not shapes or any(s != shapes[0] for s in shapes):
         raise ShapeError(f"stacked inputs must have the same shape: {_shapes(shapes)}")
-    axis = int(ev.value("Axis"))
+    axis = _int(ev, "Axis")
     if not 0 <= axis <= len(shapes[0]):
         raise ShapeError(f"Axis={axis} is out of range for inputs of rank {len(shapes[0])}")
     return shapes[0][:axis] + (len(shapes),) + shapes[0][axis:]
@@ -439,7 +456,7 @@ def matrix_diag_part_output_size(ev: LayerEval) -> Shape:
 def top_k_data_output_size(ev: LayerEval) -> Shape:
     if not _flag(ev, "Reduce"):
         return ev.input_shape
-    return ev.input_shape[: int(ev.value("BaseAxis"))] + (int(ev.value("K")),)
+    return ev.input_shape[: _int(ev, "BaseAxis")] + (_int(ev, "K"),)
 
 
 def one_hot_output_size(ev: LayerEval) -> Shape:
@@ -469,7 +486,7 @@ def _matmul_inputs(ev: LayerEval) -> tuple[Shape, Shape]:
 def matmul_multiply_add_size(ev: LayerEval) -> int:
     """``*MatmulMultiplyAddSize``: M x K, K the contracted dimension."""
     a, _ = _matmul_inputs(ev)
-    return int(product(ev.output_shape()) * a[-1])
+    return int(product(_out(ev)) * a[-1])
 
 
 def batch_det_output_size(ev: LayerEval) -> Shape:
@@ -482,7 +499,7 @@ def batch_det_output_size(ev: LayerEval) -> Shape:
 def fft_multiply_add_size(ev: LayerEval) -> int:
     """``*FFTMultiplyAddSize``: N x 4 x sum(ceil(log2 n)) over the SignalNDim signal axes."""
     x = ev.input_shape
-    ndim = int(ev.value("SignalNDim"))
+    ndim = _int(ev, "SignalNDim")
     if len(x) < ndim + 1 or x[-1] != 2:
         raise ShapeError(
             f"needs {ndim} signal axes and a trailing axis of 2 (real, imaginary). "
@@ -525,17 +542,17 @@ def lstm_weight_shape(ev: LayerEval) -> Shape:
 def recurrent_output_size(ev: LayerEval) -> Shape:
     """``*RecurrentOutputSize``: the recurrent Length inserted at Axis of the step shape."""
     x = ev.input_shape
-    axis = int(ev.value("Axis"))
+    axis = _int(ev, "Axis")
     if not 0 <= axis <= len(x):
         raise ShapeError(f"Axis={axis} is out of range for the step shape {_fmt(x)}")
-    return x[:axis] + (int(ev.value("Length")),) + x[axis:]
+    return x[:axis] + (_int(ev, "Length"),) + x[axis:]
 
 
 def lstm_output_size(ev: LayerEval) -> Shape:
     """``*RecurrentOutputSize2`` (LSTM): Size with Length inserted at Axis."""
     size = _ints(ev, "Size")
-    axis = min(int(ev.value("Axis")), len(size))
-    return size[:axis] + (int(ev.value("Length")),) + size[axis:]
+    axis = min(_int(ev, "Axis"), len(size))
+    return size[:axis] + (_int(ev, "Length"),) + size[axis:]
 
 
 def sum_parameter_size(ev: LayerEval) -> int:

@@ -54,7 +54,7 @@ def is_macro(raw: str) -> bool:
 
 
 def _fail(name: str, expected: str, raw: object) -> PropertyValueError:
-    shown = raw if isinstance(raw, str) else format_value(raw)
+    shown = raw if isinstance(raw, str) else format_value(raw)  # type: ignore[arg-type]
     return PropertyValueError(f"property {name}: expected {expected}. Received: {name}={shown}")
 
 

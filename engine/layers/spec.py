@@ -156,8 +156,9 @@ class PropertySpec:
         """The value, checked against the options of an Option (legacy names are renamed)."""
         if not self.options or value in self.options:
             return value
-        if LEGACY_OPTIONS.get(value) in self.options:  # type: ignore[arg-type]
-            return LEGACY_OPTIONS[value]  # type: ignore[index]
+        legacy = LEGACY_OPTIONS.get(value) if isinstance(value, str) else None
+        if legacy is not None and legacy in self.options:
+            return legacy
         if self.options and value not in self.options:
             raise PropertyValueError(
                 f"property {self.name}: expected one of {', '.join(self.options)}. "
