@@ -2,7 +2,7 @@
 
 import pytest
 
-from engine.layers import get_spec
+from engine.layers import all_specs, get_spec
 from engine.layers.evaluate import LayerEval, RuleError, StaticContext
 
 
@@ -307,3 +307,16 @@ def test_lstm_verified_example():
     assert lstm.cost("CostAdd") == 4 * 5 * 4
     assert lstm.cost("CostMultiplyAdd") == (18 + 4) * 4 * 5 * 4
     assert layer("LSTM", (5, 6)).output_shape() == (5, 100)
+
+
+# -- the element-wise layers: the output is the input, for an odd-sized input -------------------
+
+ELEMENTWISE = [s for s in all_specs() if s.output_rule == "*Input" and s.prop("Input")]
+
+
+@pytest.mark.parametrize("spec", ELEMENTWISE, ids=lambda s: s.type)
+def test_elementwise_layers_keep_the_input_shape(spec):
+    assert len(ELEMENTWISE) > 100
+    ev = LayerEval(spec, spec.type, {}, StaticContext(inputs=((3, 5, 7),)))
+    assert ev.output_shape() == (3, 5, 7)
+    assert ev.cost("Output") == 105
