@@ -1,0 +1,146 @@
+"""``neurocanvas train PROJECT``: what NNC's Run button does, from the command line.
+
+::
+
+    neurocanvas train PROJECT [-o JOB_DIR] [--epochs N] [--device cpu|gpu|auto] [--events]
+                              [--seed N]
+    neurocanvas train --resume JOB_DIR [--epochs N] [--events]
+
+PROJECT is a ``.ncproj`` or an NNC ``.sdcproj`` (any extension, by content). The job folder
+(default ``<project>.files/<YYYYMMDD_HHMMSS>``) is described in the README ("Job folder").
+With ``--events`` stdout carries one JSON object per line (:mod:`engine.runtime.events`);
+otherwise a progress bar is drawn on a terminal. A line ``stop`` on stdin, Ctrl-C or SIGTERM
+saves a checkpoint and ends the run cleanly (exit 0, status ``stopped``); ``--resume`` continues
+it exactly. NaN/inf losses and other failures exit 1 with a one-line message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from engine.cli import UserError
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = sub.add_parser(
+        "train", help="train a project into a job folder (NNC's Run)",
+        description="Train a project as NNC's Run button does: every optimizer, monitor and "
+        "checkpoint rule of its CONFIG. Results go to a job folder.",
+    )  # fmt: skip
+    parser.add_argument("project", nargs="?", metavar="PROJECT",
+                        help="project file (.ncproj, .sdcproj, network.ini)")  # fmt: skip
+    parser.add_argument("-o", "--output", metavar="JOB_DIR",
+                        help="job folder to create (default: <project>.files/<date_time>)")  # fmt: skip
+    parser.add_argument("--epochs", type=int, metavar="N", help="override Max Epoch")
+    parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default=None,
+                        help="array backend (default: NEUROCANVAS_DEVICE or auto)")  # fmt: skip
+    parser.add_argument("--events", action="store_true",
+                        help="print one JSON event per line on stdout (for the app)")  # fmt: skip
+    parser.add_argument("--resume", metavar="JOB_DIR",
+                        help="continue the job in JOB_DIR from its last checkpoint")  # fmt: skip
+    parser.add_argument("--seed", type=int, metavar="N",
+                        help="random seed (default: a random one, stored in the job)")  # fmt: skip
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    from engine.core import backend  # noqa: PLC0415
+    from engine.runtime import run as runner  # noqa: PLC0415
+
+    _check_arguments(args)
+    try:
+        backend.set_device(args.device)
+    except backend.DeviceError as exc:
+        raise UserError(str(exc)) from None
+    options = runner.Options(
+        events=sys.stdout if args.events else None,
+        progress=not args.events and sys.stderr.isatty(),
+        stdin_stop=args.events or not sys.stdin.isatty(),
+        on_trainer=_install_signals,
+    )  # fmt: skip
+    try:
+        if args.resume:
+            result = runner.resume(args.resume, epochs=args.epochs, options=options)
+        else:
+            result = runner.train(args.project, job_dir=args.output, epochs=args.epochs,
+                                  seed=args.seed, options=options)  # fmt: skip
+    except _USER_ERRORS() as exc:
+        _report(args, str(exc))
+        raise UserError(str(exc)) from None
+    except _RUN_ERRORS() as exc:  # already an "error" event of the run
+        print(f"neurocanvas train: error: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        _restore_signals()
+    state = result.state
+    best = f", best epoch {state.best_epoch}" if state.best_epoch else ""
+    print(f"{result.status}: epoch {state.epoch}{best}; job folder {result.job.root}",
+          file=sys.stderr)  # fmt: skip
+    return 0
+
+
+def _check_arguments(args: argparse.Namespace) -> None:
+    if args.resume and args.project:
+        raise UserError("give either PROJECT or --resume JOB_DIR, not both")
+    if not args.resume and not args.project:
+        raise UserError("name the project to train (or --resume JOB_DIR)")
+    if args.resume and (args.output or args.seed is not None):
+        raise UserError("--resume continues the job in its own folder with its own seed; "
+                        "drop -o/--seed")  # fmt: skip
+    if args.epochs is not None and args.epochs < 1:
+        raise UserError(f"--epochs: expected a positive integer. Received: {args.epochs}")
+    if args.project and not Path(args.project).is_file():
+        raise UserError(f"{args.project}: no such project file")
+
+
+def _USER_ERRORS() -> tuple[type[BaseException], ...]:
+    """Bad input: the project, its settings, its datasets, the job folder."""
+    from engine.data import DatasetError  # noqa: PLC0415
+    from engine.formats import ProjectFileError  # noqa: PLC0415
+    from engine.runtime.job import JobError  # noqa: PLC0415
+    from engine.runtime.program import ProgramError  # noqa: PLC0415
+    from engine.runtime.session import SetupError  # noqa: PLC0415
+
+    return (ProjectFileError, SetupError, DatasetError, JobError, ProgramError)
+
+
+def _RUN_ERRORS() -> tuple[type[BaseException], ...]:
+    from engine.runtime.trainer import TrainingError  # noqa: PLC0415
+
+    return (TrainingError,)
+
+
+def _report(args: argparse.Namespace, message: str) -> None:
+    """With --events, failures before or during the run are an ``error`` event too."""
+    if args.events:
+        from engine.runtime.events import EventSink  # noqa: PLC0415
+
+        EventSink(None, sys.stdout).emit("error", message=message)
+
+
+_previous: dict[int, Any] = {}
+
+
+def _install_signals(trainer: Any) -> None:
+    """SIGINT/SIGTERM ask for a clean stop; a second SIGINT interrupts at once."""
+
+    def handler(signum: int, frame: Any) -> None:
+        if trainer.stop_event.is_set() and signum == signal.SIGINT:
+            raise KeyboardInterrupt
+        trainer.request_stop()
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        try:
+            _previous[signum] = signal.signal(signum, handler)
+        except ValueError:  # not the main thread (tests calling run() from a thread)
+            return
+
+
+def _restore_signals() -> None:
+    for signum, previous in _previous.items():
+        signal.signal(signum, previous)
+    _previous.clear()

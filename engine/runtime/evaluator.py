@@ -1,0 +1,269 @@
+"""Evaluation: what NNC's Evaluate button does for a job (nnabla ``forward``, nnc-formats.md §3).
+
+:func:`evaluate` runs the job's executor network (``MainRuntime`` unless the CONFIG says
+otherwise) over every row of a dataset with the best (default, as NNC for Windows) or last
+parameters, and writes into the job folder:
+
+* ``output_result.csv``: the dataset header and cells (file paths made absolute, as NNC's
+  ``--replace_path``) followed by one column group per output (``y'__0 .. y'__9``); 2-D outputs
+  become one CSV per sample and 3-D outputs PNG images (x255), in ``<output>_<row//1000>/``;
+* ``confusion_matrix_<var>.csv`` for every output ``<var>'`` whose ``<var>`` is a dataset
+  variable holding class indices or one-hot vectors (:mod:`engine.runtime.metrics`);
+* ``evaluation.json``: the dataset, the checkpoint, and the metrics (classification or
+  regression) per output.
+
+The executor's Number of Evaluations and mean/last are honoured (MC dropout).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+import engine.nn as nn
+from engine.core import backend
+from engine.data import open_dataset
+from engine.data.csv_dataset import Dataset
+from engine.data.iterator import batches_once
+from engine.data.writers import save_image
+from engine.runtime import metrics
+from engine.runtime.checkpoint import PARAMETERS, checkpoint_path
+from engine.runtime.compiler import compile_network
+from engine.runtime.datasets import resolve_uri
+from engine.runtime.job import Job, JobError, atomic_write_json, atomic_write_text
+from engine.runtime.program import Program
+from engine.runtime.session import RunPlan
+
+__all__ = ["EvaluationResult", "evaluate", "run_outputs", "load_job_parameters"]
+
+
+@dataclass
+class EvaluationResult:
+    job: Job
+    dataset: str
+    csv: Path
+    rows: int
+    checkpoint: str
+    output_file: Path
+    confusion_files: list[Path] = field(default_factory=list)
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+def evaluate(
+    job_dir: str | Path,
+    *,
+    dataset: str | None = None,
+    checkpoint: str = "best",
+    executor: int = 0,
+) -> EvaluationResult:
+    """Evaluate a job; ``dataset`` is a dataset link name of the project or a CSV file."""
+    job = Job.open(Path(job_dir))
+    plan = RunPlan.from_json(job.config()["plan"])
+    if not plan.executors:
+        raise JobError(f"{job.root}: the project has no executor (CONFIG tab) to evaluate with")
+    if not 0 <= executor < len(plan.executors):
+        raise JobError(f"{job.root}: no executor #{executor}")
+    info = plan.executors[executor]
+    name, csv_path, normalize = _dataset_for(plan, dataset or info["dataset"])
+    project = job.load_project()
+    program = compile_network(project, info["network"])
+    params = load_job_parameters(job, program, checkpoint)
+    nn.seed(plan.seed)
+    with open_dataset(csv_path, normalize=normalize, cache=True) as data:
+        writer = _OutputWriter(job.root, program)
+        rows = [_absolute_cells(data, i) for i in range(data.size)]
+        for start, outputs in run_outputs(program, params, data, plan.batch_size, info):
+            writer.add(start, outputs, rows)
+        header = list(data.header) + writer.header()
+        out_file = job.root / "output_result.csv"
+        atomic_write_text(out_file, _csv_text([header, *rows]))
+        summary, confusion = _metrics(job, data, writer)
+    summary = {"network": info["network"], "dataset": name, "csv": str(csv_path),
+               "rows": len(rows), "checkpoint": checkpoint, **summary}  # fmt: skip
+    atomic_write_json(job.root / "evaluation.json", summary)
+    return EvaluationResult(job, name, Path(csv_path), len(rows), checkpoint, out_file,
+                            confusion, summary)  # fmt: skip
+
+
+def _dataset_for(plan: RunPlan, name: str) -> tuple[str, Path, bool]:
+    """A dataset link of the job (its resolved CSV) or a CSV file given directly."""
+    info = plan.datasets.get(name)
+    if info is not None:
+        if info.get("csv"):
+            return name, Path(info["csv"]), bool(info["normalize"])
+        base = Path(plan.project_file).parent if plan.project_file else None
+        return name, resolve_uri(info["uri"], base, dataset=name), bool(info["normalize"])
+    path = Path(name)
+    if path.suffix.lower() == ".csv" and path.is_file():
+        return path.name, path, True
+    known = ", ".join(plan.datasets) or "none"
+    raise JobError(f'--dataset {name}: not a dataset of the job ({known}) nor a CSV file')
+
+
+def load_job_parameters(job: Job, program: Program, checkpoint: str) -> dict[str, Any]:
+    """The program's parameters with the values of the job's ``best`` or ``last`` checkpoint."""
+    if checkpoint not in ("best", "last"):
+        raise JobError(f"--checkpoint: expected best or last. Received: {checkpoint!r}")
+    folder = checkpoint_path(job.checkpoint_dir(checkpoint))
+    if checkpoint == "best" and not (folder / PARAMETERS).is_file():
+        folder = checkpoint_path(job.checkpoint_dir("last"))  # no monitored epoch yet
+    if not (folder / PARAMETERS).is_file():
+        raise JobError(f"{job.root}: no trained parameters yet (checkpoints/{checkpoint})")
+    nn.clear_parameters()
+    params = program.create_parameters()
+    nn.load_parameters(folder / PARAMETERS)
+    return params
+
+
+def run_outputs(
+    program: Program, params: dict[str, Any], data: Dataset, batch: int, executor: dict[str, Any]
+) -> Any:
+    """``(first row, {output: float32 array})`` per batch, every row once in file order.
+
+    ``num_evaluations`` > 1 repeats the forward pass and keeps the mean (or the last) output.
+    """
+    count = max(1, int(executor.get("num_evaluations", 1)))
+    last = executor.get("repeat_evaluation_type") == "last"
+    names = [name for name, _ in program.outputs]
+    with nn.no_grad():
+        for start, inputs in batches_once(data, batch, program.variables()):
+            total: dict[str, np.ndarray] = {}
+            for _ in range(count):
+                acts = program.forward(inputs, params)
+                for name in names:
+                    value = backend.to_numpy(program.output(acts, name).data).astype(np.float64)
+                    total[name] = value if last or name not in total else total[name] + value
+            yield start, {n: (v if last else v / count).astype(np.float32)
+                          for n, v in total.items()}  # fmt: skip
+
+
+def _absolute_cells(data: Dataset, index: int) -> list[str]:
+    """A dataset row as nnabla's forward writes it: non-number cells made full paths."""
+    root = os.path.abspath(os.path.dirname(data.path))
+    return [cell if (not cell or _is_float(cell)) else _full_path(root, cell)
+            for cell in data.row_cells(index)]  # fmt: skip
+
+
+def _is_float(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _full_path(root: str, cell: str) -> str:
+    path = os.path.join(root, cell).replace("\\", os.sep).replace("/", os.sep)
+    return path.replace(os.sep + "." + os.sep, os.sep)
+
+
+def _csv_text(rows: list[list[str]]) -> str:
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    return buffer.getvalue()
+
+
+class _OutputWriter:
+    """The output columns of output_result.csv, by the rank of each output (nnabla forward)."""
+
+    def __init__(self, folder: Path, program: Program) -> None:
+        self.folder = folder
+        self.names = [name for name, _ in program.outputs]
+        self.kinds: dict[str, tuple[str, int]] = {}  # name -> (col | .csv | .png, columns)
+        self.values: dict[str, list[np.ndarray]] = {n: [] for n in self.names}
+
+    def add(self, start: int, outputs: dict[str, np.ndarray], rows: list[list[str]]) -> None:
+        for index, name in enumerate(self.names):
+            batch = outputs[name]
+            kind = self.kinds.setdefault(name, _kind(batch.shape[1:]))
+            if kind[0] == "col":
+                self.values[name].append(batch.reshape(len(batch), -1))
+            for k, sample in enumerate(batch):
+                row = start + k
+                if row < len(rows):
+                    rows[row].extend(self._cells(index, row, sample, kind))
+
+    def _cells(self, output: int, row: int, sample: np.ndarray, kind: tuple[str, int]) -> list[str]:
+        vtype, dim = kind
+        if vtype == "col":
+            return [str(np.float32(v)) for v in sample.reshape(-1)]
+        cells = []
+        for channel in range(dim):
+            name = f"{output}_{row // 1000:04d}/" + (f"{channel}_" if dim > 1 else "") + f"{row}"
+            path = self.folder / (name + vtype)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if vtype == ".png":
+                save_image(path, _image(sample, channel))
+            else:
+                atomic_write_text(path, _csv_text([[str(np.float32(v)) for v in r]
+                                                   for r in sample]))  # fmt: skip
+            cells.append("./" + name + vtype)
+        return cells
+
+    def header(self) -> list[str]:
+        cells = []
+        for name in self.names:
+            _, dim = self.kinds.get(name, ("col", 1))
+            cells += [name] if dim == 1 else [f"{name}__{i}" for i in range(dim)]
+        return cells
+
+    def numeric(self, name: str) -> np.ndarray | None:
+        parts = self.values.get(name)
+        return np.concatenate(parts) if parts else None
+
+
+def _kind(shape: tuple[int, ...]) -> tuple[str, int]:
+    if len(shape) == 2:
+        return ".csv", 1
+    if len(shape) == 3:
+        return ".png", 1 if shape[0] in (1, 3) else shape[0]
+    return "col", int(np.prod(shape))
+
+
+def _image(sample: np.ndarray, channel: int) -> np.ndarray:
+    x = np.asarray(sample, dtype=np.float32) * 255.0
+    if x.shape[0] not in (1, 3):
+        x = x[channel : channel + 1]
+    return np.clip(x, 0, 255).astype(np.uint8)
+
+
+def _metrics(job: Job, data: Dataset, writer: _OutputWriter) -> tuple[dict[str, Any], list[Path]]:
+    """Confusion matrices and regression metrics for the outputs with a matching target."""
+    summary: dict[str, Any] = {"classification": {}, "regression": {}}
+    files = []
+    for name in writer.names:
+        base = name[:-1] if name.endswith("'") else None
+        outputs = writer.numeric(name)
+        if base is None or base not in data.names or outputs is None:
+            continue
+        variable = data.variable(base)
+        if variable.kind != "number":
+            continue  # image targets: NNC skips non-numeric columns
+        targets = data.get_batch(np.arange(data.size), [base])[base].reshape(data.size, -1)
+        if metrics.is_classification(targets, outputs):
+            result = metrics.classify(targets, outputs)
+            rows, columns = _labels(variable, name, result.classes, outputs.shape[1])
+            path = job.root / f"confusion_matrix_{base}.csv"
+            atomic_write_text(path, metrics.confusion_matrix_csv(result, rows, columns), "")
+            files.append(path)
+            summary["classification"][name] = result.to_json()
+        else:
+            summary["regression"][name] = metrics.regression(targets, outputs)
+    return summary, files
+
+
+def _labels(variable: Any, output: str, k: int, width: int) -> tuple[list[str], list[str]]:
+    """Row labels (``y:label=3`` or the one-hot headers) and column labels (``y'__3``, ``y'=3``)."""
+    columns = variable.columns
+    if len(columns) == 1:
+        rows = [f"{columns[0].header}={i}" for i in range(k)]
+    else:
+        rows = [c.header for c in columns[:k]] + [f"{variable.name}={i}" for i in range(len(columns), k)]
+    cols = [f"{output}__{j}" for j in range(k)] if width > 1 else [f"{output}={j}" for j in range(k)]
+    return rows, cols
