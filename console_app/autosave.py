@@ -31,6 +31,7 @@ class Recovery:
 class Autosaver:
     def __init__(self, directory: str | os.PathLike[str]) -> None:
         self.directory = Path(directory)
+        self.wrote = False  # this session wrote the autosave (an older one is not ours to drop)
 
     @property
     def project_file(self) -> Path:
@@ -50,11 +51,13 @@ class Autosaver:
         tmp = self.note_file.with_suffix(".json.tmp")
         tmp.write_text(json.dumps(note), encoding="utf-8")
         os.replace(tmp, self.note_file)
+        self.wrote = True
         return True
 
     def discard(self) -> None:
         for path in (self.project_file, self.note_file):
             path.unlink(missing_ok=True)
+        self.wrote = False
 
     def pending(self) -> Recovery | None:
         """The autosave left by a session that did not end cleanly, or None."""

@@ -166,7 +166,7 @@ class MainWindow(QMainWindow):
         self.actions_by_name["redo"].setEnabled(stack.can_redo())
         self.actions_by_name["undo"].setText(f"&Undo {stack.undo_text()}".rstrip())
         self.actions_by_name["redo"].setText(f"&Redo {stack.redo_text()}".rstrip())
-        if not doc.modified:
+        if not doc.modified and self.autosaver.wrote:  # undone back to the saved state
             self.autosaver.discard()
 
     def show_message(self, text: str) -> None:

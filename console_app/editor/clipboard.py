@@ -8,6 +8,7 @@ and shifting them until they do not sit on existing layers.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from console_app.document import Document
@@ -76,7 +77,7 @@ def paste_layers(document: Document, network: Network, text: str) -> list[str]:
     with document.macro("Paste"):
         for item in data["layers"]:
             x, y = _position(item)
-            name = network.unique_name(item["name"])
+            name = _free_name(network, item["name"])
             layer = Layer(name, item["type"], dict(item.get("properties", {})),
                           position=(x + offset, y + offset))  # fmt: skip
             document.push(C.AddLayer(network, layer))
@@ -87,6 +88,13 @@ def paste_layers(document: Document, network: Network, text: str) -> list[str]:
             if source and dest and isinstance(pin, int):
                 document.push(C.Connect(network, Link(source, dest, pin)))
     return list(renamed.values())
+
+
+def _free_name(network: Network, name: str) -> str:
+    """The name if free, else NNC's next ``<base>_<k>`` (``ReLU_2`` pasted again: ``ReLU_3``)."""
+    if not network.has_layer(name):
+        return name
+    return network.unique_name(re.sub(r"_\d+$", "", name) or name)
 
 
 def _position(item: dict[str, Any]) -> tuple[float, float]:

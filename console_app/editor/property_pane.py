@@ -272,10 +272,11 @@ class PropertyPane(QWidget):
         results = self.document.results(self.network.name)
         result = results.get(self.layer_name)
         for key, label in self.computed.items():
-            if key in STATISTICS:
+            if key == "Output":  # the shape (the Output statistic is its element count)
+                text = _show(result.shape) if result and result.shape else ""
+                label.setText(text or (result.error or "") if result else "")
+            elif key in STATISTICS:
                 label.setText(f"{result.stat(key):,}" if result and result.stats else "")
-            elif key == "Output" and result is not None:
-                label.setText(_show(result.shape) if result.shape else (result.error or ""))
             else:
                 label.setText(self._computed_value(key))
 

@@ -1,10 +1,182 @@
+"""The main window: tabs, menus, files, unsaved changes, settings, recovery, every NNC sample."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
 import pytest
 
+from console_app.document import default_project_path
 from console_app.main_window import TABS, MainWindow
+from engine.formats import load_project
+from engine.graph import commands as C
+
+pytestmark = pytest.mark.gui
+
+SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "nnc-samples"
 
 
-@pytest.mark.gui
-def test_main_window_has_nnc_tabs(qtbot):
-    window = MainWindow()
+def test_main_window_has_nnc_tabs(qtbot, settings):
+    window = MainWindow(settings=settings)
     qtbot.addWidget(window)
     assert [window.tabs.tabText(i) for i in range(window.tabs.count())] == list(TABS)
+    assert window.tabs.widget(0) is window.edit_tab
+
+
+def test_no_argument_opens_the_default_project(make_window):
+    window = make_window()
+    expected = default_project_path()
+    assert window.document.path == expected
+    if expected is None:  # projects/ has no LeNet yet: an empty project
+        assert window.document.project.network_names == ("Main",)
+    assert not window.isWindowModified()
+
+
+def test_menus_hold_the_editor_actions_and_export_waits(make_window):
+    window = make_window()
+    texts = {
+        a.text().replace("&", "") for a in window.findChildren(type(window.actions_by_name["new"]))
+    }
+    for name in ("New", "Open...", "Save", "Save As...", "Cut", "Copy", "Paste", "Delete",
+                 "Select All", "Arrange Layers", "Zoom In", "Zoom Out", "Zoom to Fit",
+                 "Create Unit"):  # fmt: skip
+        assert name in texts
+    assert window.export_menu.actions() and not any(
+        a.isEnabled() for a in window.export_menu.actions()
+    )
+
+
+def test_title_shows_unsaved_changes_and_save_reopen_gives_the_same_project(
+    lenet_window, tmp_path, make_window
+):
+    window = lenet_window
+    assert window.windowTitle() == "LeNet.sdcproj[*] - NeuroCanvas"
+    assert not window.isWindowModified()
+    net = window.document.project.network("Main")
+    window.document.push(C.SetProperty(net, "Affine", "OutShape", "120"))
+    assert window.isWindowModified()
+    assert window.actions_by_name["undo"].text() == "&Undo Set Affine.OutShape"
+    target = tmp_path / "lenet.ncproj"
+    assert window.save_as(target)
+    assert not window.isWindowModified() and window.document.path == target
+    assert window.windowTitle() == "lenet.ncproj[*] - NeuroCanvas"
+    assert load_project(target) == window.document.project
+    other = make_window(target)
+    assert other.document.project == window.document.project
+    assert other.edit_tab.current_scene().layer_items["Affine"].stat_text == "120"
+    assert str(target.resolve()) == window.settings.recent_files()[0]
+    # Saving back to .sdcproj keeps NNC's format.
+    sdc = tmp_path / "again.sdcproj"
+    assert window.save_as(sdc) and sdc.read_bytes().startswith(b"[")
+    assert load_project(sdc) == window.document.project
+
+
+def test_closing_with_unsaved_changes_asks(lenet_window):
+    window = lenet_window
+    window.show()
+    net = window.document.project.network("Main")
+    window.document.push(C.MoveLayers(net, {"Input": (48, 24)}))
+    asked = []
+    window.ask_save_changes = lambda: asked.append(1) or "cancel"
+    assert not window.close() and window.isVisible() and asked == [1]
+    window.ask_save_changes = lambda: "save"
+    assert window.close()
+    assert load_project(window.document.path).network("Main").layer("Input").position == (48, 24)
+
+
+def test_geometry_and_recent_files_are_remembered(make_window, settings, lenet_copy):
+    window = make_window()
+    window.show()
+    window.resize(760, 560)  # the offscreen screen is 800 x 600
+    assert window.open_path(lenet_copy)
+    window.close()
+    again = make_window()
+    assert (again.size().width(), again.size().height()) == (760, 560)
+    assert again.settings.recent_files() == [str(lenet_copy.resolve())]
+    assert again.settings.last_project == str(lenet_copy.resolve())
+    again._fill_recent()
+    assert [a.text() for a in again.recent_menu.actions()] == [str(lenet_copy.resolve())]
+
+
+def test_open_error_is_reported_not_raised(make_window, tmp_path):
+    window = make_window()
+    bad = tmp_path / "bad.sdcproj"
+    bad.write_text("[Layer_0]\nType=Input\nPosition_0=x\n", encoding="utf-8")
+    assert not window.open_path(bad)
+    assert "bad.sdcproj" in window.last_error
+    assert window.document.path != bad
+
+
+def test_autosave_is_offered_after_a_crash(make_window, settings, lenet_copy):
+    window = make_window(lenet_copy)
+    net = window.document.project.network("Main")
+    window.document.push(C.SetProperty(net, "Affine", "OutShape", "99"))
+    assert window.autosave()
+    assert window.autosaver.project_file.is_file()
+    edited = window.document.project
+    # The process dies here: no close, no discard. The next start offers the work back.
+    later = make_window()
+    offered = []
+    later.ask_recover = lambda original: offered.append(original) or True
+    assert later.offer_recovery()
+    assert offered == [str(lenet_copy)]
+    assert later.document.project == edited
+    assert later.document.path == lenet_copy and later.isWindowModified()
+    assert later.save()
+    assert not later.autosaver.project_file.exists()
+    assert not later.offer_recovery()
+
+
+def test_declining_recovery_discards_it(make_window, lenet_copy):
+    window = make_window(lenet_copy)
+    net = window.document.project.network("Main")
+    window.document.push(C.SetProperty(net, "Affine", "OutShape", "99"))
+    window.autosave()
+    later = make_window()
+    later.ask_recover = lambda original: False
+    assert not later.offer_recovery()
+    assert not later.autosaver.project_file.exists()
+
+
+def test_unit_networks_open_from_their_unit_layer(make_window):
+    window = make_window(
+        SAMPLES / "image_recognition" / "ILSVRC2012" / "densenet" / "densenet-161.sdcproj"
+    )
+    tab = window.edit_tab
+    assert [tab.networks.tabText(i) for i in range(tab.networks.count())] == [
+        "DenseNet", "ConvUnit", "Train", "Top5Error", "Top1Error", "Runtime",
+    ]  # fmt: skip
+    tab.current_scene().open_unit.emit("ConvUnit")
+    assert tab.current_scene().network.name == "ConvUnit"
+    assert tab.breadcrumb.text() == "DenseNet \u203a ConvUnit" and tab.back.isEnabled()
+    assert tab.current_scene().layer_items["Concatenate"].stat_text == "144,56,56"
+    tab.go_back()
+    assert tab.current_scene().network.name == "DenseNet"
+    # The Unit layer shows the argument of the network it calls as a property.
+    tab.current_scene().select_layers(["ConvUnit"])
+    pane = tab.property_pane
+    assert pane.rows["BS"].argument and pane.text_of("BS") == "*ConvBS"
+    assert "Convolution_2.W.LRateMultiplier" in pane.rows
+
+
+def test_every_nnc_sample_opens_without_errors_in_the_log(make_window, caplog):
+    samples = sorted(SAMPLES.rglob("*.sdcproj"))
+    assert len(samples) == 63
+    window = make_window()
+    caplog.set_level(logging.WARNING)
+    shown = 0
+    for path in samples:
+        assert window.open_path(path, ask=False), path
+        tab = window.edit_tab
+        assert tab.networks.count() == len(window.document.project.networks)
+        for view in tab.views:  # every canvas, not only the first
+            view.network_scene.refresh()
+            shown += len(view.network_scene.layer_items)
+    assert shown > 2000
+    bad = [
+        r
+        for r in caplog.records
+        if r.levelno >= logging.WARNING and "propagateSizeHints" not in r.getMessage()
+    ]
+    assert bad == []

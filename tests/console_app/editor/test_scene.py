@@ -106,7 +106,9 @@ def test_moving_a_selection_is_one_undo_step(lenet_window, qtbot):
     for dx in (10, 30, 50, 60):
         QTest.mouseMove(view.viewport(), _viewport_point(view, start + QPointF(dx, 0)))
     QTest.mouseRelease(
-        view.viewport(), Qt.MouseButton.LeftButton, pos=_viewport_point(view, start + QPointF(60, 0))
+        view.viewport(),
+        Qt.MouseButton.LeftButton,
+        pos=_viewport_point(view, start + QPointF(60, 0)),
     )
     assert len(window.document.stack) == steps + 1
     moved = {n: network.layer(n).position for n in before}
