@@ -1,0 +1,67 @@
+"""``neurocanvas evaluate JOB_DIR [--dataset NAME] [--checkpoint best|last]``: NNC's Evaluate.
+
+Runs the job's executor network over a dataset (the executor's, a dataset link of the project
+by name, or a CSV file) and writes ``output_result.csv``, ``confusion_matrix_<var>.csv`` and
+``evaluation.json`` into the job folder (:mod:`engine.runtime.evaluator`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from engine.cli import UserError
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = sub.add_parser(
+        "evaluate", help="evaluate a trained job (NNC's Evaluate)",
+        description="Run a job's executor network over a dataset; write output_result.csv, "
+        "confusion matrices and evaluation.json into the job folder.",
+    )  # fmt: skip
+    parser.add_argument("job", metavar="JOB_DIR", help="job folder made by neurocanvas train")
+    parser.add_argument("--dataset", metavar="NAME",
+                        help="dataset link name (default: the executor's) or a CSV file")  # fmt: skip
+    parser.add_argument("--checkpoint", choices=("best", "last"), default="best",
+                        help="parameters of the best epoch (default, as NNC) or the last")  # fmt: skip
+    parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default=None)
+    parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    from engine.core import backend  # noqa: PLC0415
+    from engine.runtime.evaluator import evaluate  # noqa: PLC0415
+
+    try:
+        backend.set_device(args.device)
+        result = evaluate(args.job, dataset=args.dataset, checkpoint=args.checkpoint)
+    except _errors() as exc:
+        raise UserError(str(exc)) from None
+    if args.json:
+        print(json.dumps(result.summary, indent=2))
+        return 0
+    print(f"evaluated {result.rows} rows of {result.dataset} with the {result.checkpoint} "
+          f"parameters -> {result.output_file}")  # fmt: skip
+    for name, m in result.summary.get("classification", {}).items():
+        print(f"{name}: accuracy {m['accuracy']:.4f}, avg. precision {m['avg_precision']:.4f}, "
+              f"avg. recall {m['avg_recall']:.4f}, avg. F-measure {m['avg_f_measure']:.4f} "
+              f"({m['classes']} classes)")  # fmt: skip
+    for name, m in result.summary.get("regression", {}).items():
+        print(f"{name}: MAE {m['mae']:.6g}, RMSE {m['rmse']:.6g}, R2 {m['r2']:.4f}")
+    for path in result.confusion_files:
+        print(f"confusion matrix: {path}")
+    return 0
+
+
+def _errors() -> tuple[type[BaseException], ...]:
+    from engine.core.backend import DeviceError  # noqa: PLC0415
+    from engine.data import DatasetError  # noqa: PLC0415
+    from engine.formats import ProjectFileError  # noqa: PLC0415
+    from engine.nn.parameter import ParameterFileError  # noqa: PLC0415
+    from engine.runtime.job import JobError  # noqa: PLC0415
+    from engine.runtime.metrics import MetricsError  # noqa: PLC0415
+    from engine.runtime.program import ProgramError  # noqa: PLC0415
+
+    return (DeviceError, DatasetError, ProjectFileError, ParameterFileError, JobError,
+            MetricsError, ProgramError)  # fmt: skip

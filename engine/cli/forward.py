@@ -1,0 +1,65 @@
+"""``neurocanvas forward PROJECT_OR_JOB --input FILE...``: inference on image/CSV/npy files.
+
+A job folder uses its executor network with the trained (best or last) parameters; a project
+uses its executor network with ``--params FILE.npz`` (or fresh parameters). Prints each file's
+outputs (and the predicted class of a vector output), or JSON with ``--json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+
+from engine.cli import UserError
+
+
+def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = sub.add_parser(
+        "forward", help="run a trained network on image/CSV/npy files",
+        description="Inference on files with a job's trained parameters (or a project).",
+    )  # fmt: skip
+    parser.add_argument("source", metavar="PROJECT_OR_JOB", help="job folder or project file")
+    parser.add_argument("--input", "-i", nargs="+", required=True, metavar="FILE",
+                        help="one sample per file (NAME=FILE when the network reads several "
+                        "variables)")  # fmt: skip
+    parser.add_argument("--network", help="network to run (default: the first executor's)")
+    parser.add_argument("--checkpoint", choices=("best", "last"), default="best")
+    parser.add_argument("--params", metavar="FILE.npz", help="parameters for a project")
+    parser.add_argument("--no-normalize", action="store_true",
+                        help="do not divide 8-bit images by 255 (Image Normalization off)")  # fmt: skip
+    parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default=None)
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    from engine.core import backend  # noqa: PLC0415
+    from engine.runtime.inference import forward_files  # noqa: PLC0415
+
+    try:
+        backend.set_device(args.device)
+        predictions = forward_files(
+            args.source, args.input, network=args.network, checkpoint=args.checkpoint,
+            params=args.params, normalize=not args.no_normalize,
+        )  # fmt: skip
+    except _errors() as exc:
+        raise UserError(str(exc)) from None
+    if args.json:
+        print(json.dumps([p.to_json() for p in predictions], indent=2))
+        return 0
+    for p in predictions:
+        source = ", ".join(p.inputs.values())
+        for name, value in p.outputs.items():
+            flat = value.reshape(-1)
+            shown = " ".join(f"{v:.6g}" for v in flat[:16]) + (" ..." if flat.size > 16 else "")
+            best = f" class {int(np.argmax(flat))}" if value.ndim == 1 and flat.size > 1 else ""
+            print(f"{source}\t{name}{best}\t{shown}")
+    return 0
+
+
+def _errors() -> tuple[type[BaseException], ...]:
+    from engine.cli.evaluate import _errors as evaluate_errors  # noqa: PLC0415
+
+    return evaluate_errors()
