@@ -215,7 +215,9 @@ class NetworkScene(QGraphicsScene):
         return True
 
     def selected_layers(self) -> list[str]:
-        return [i.name for i in self.selectedItems() if isinstance(i, LayerItem)]
+        """Selected layer names in network order (Qt's selection order is arbitrary)."""
+        chosen = {i.name for i in self.selectedItems() if isinstance(i, LayerItem)}
+        return [name for name in self.network.layer_names if name in chosen]
 
     def selected_links(self) -> list[Link]:
         return [i.link for i in self.selectedItems() if isinstance(i, LinkItem)]
