@@ -261,11 +261,13 @@ def embedding_output_size(ev: LayerEval) -> Shape:
 # Pooling and tiling
 
 
+from engine.core.ops.pooling import pooled_sizes  # noqa: E402 - the kernel owns the rule
+
+
 def pooling_output_size(ev: LayerEval) -> Shape:
     """``*PoolingOutputSize`` as NNC's utility computes it (nnc-layers.md, Pooling).
 
-    IgnoreBorder: floor((i + 2p - k) / s) + 1. Without it: ceil((i + 2p - k) / s) + 1, which is
-    what NNC shows; nnabla's kernel uses (i + p - 1) // s + 1, equal when k == s and p == 0.
+    See :func:`engine.core.ops.pooling.pooled_sizes` (one rule for the editor and the kernel).
     """
     x = ev.input_shape
     kernel = _ints(ev, "KernelShape")
@@ -275,11 +277,7 @@ def pooling_output_size(ev: LayerEval) -> Shape:
     if len(x) < n + (1 if last else 0):
         raise ShapeError(f"a {n}-D kernel needs {n} spatial axes. Received: Input={_fmt(x)}")
     spatial = x[-n - 1 : -1] if last else x[-n:]
-    floor = _flag(ev, "IgnoreBorder")
-    out = tuple(
-        ((i + 2 * p - k) // s if floor else -(-(i + 2 * p - k) // s)) + 1
-        for i, k, s, p in zip(spatial, kernel, stride, pad, strict=True)
-    )
+    out = pooled_sizes(spatial, kernel, stride, pad, _flag(ev, "IgnoreBorder"))
     if min(out) < 1:
         raise ShapeError(
             f"the output would be empty ({_fmt(out)}): kernel {_fmt(kernel)} is larger than "

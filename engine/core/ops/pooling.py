@@ -3,8 +3,8 @@
 
 Pooling walks the kernel offsets: each offset is one strided slice of the (padded) input that
 covers every output position at once, so a 2x2 pooling is 3 element-wise maxima instead of a
-reshape-and-reduce over tiny axes. Windows follow nnabla: output size
-``(in + 2*pad - k) // s + 1`` with ``ignore_border`` and ``(in + pad - 1) // s + 1`` without;
+reshape-and-reduce over tiny axes. Output size ``(in + 2*pad - k) // s + 1`` with
+``ignore_border`` and NNC's ``ceil((in + 2*pad - k) / s) + 1`` without;
 a window is clipped to ``[-pad, in + pad)``; max pooling never picks a padded cell and, like
 nnabla, routes the gradient to the first maximum of a window in row-major order.
 """
@@ -25,6 +25,27 @@ __all__ = [
     "global_average_pooling",
     "unpooling",
 ]
+
+
+def pooled_sizes(spatial, kernel, stride, pad, ignore_border: bool) -> tuple[int, ...]:
+    """Output size per pooled axis; the one rule shared by the kernels and the editor's shapes.
+
+    With ``ignore_border``: ``(in + 2p - k) // s + 1``. Without: NNC's ``ceil((in + 2p - k) / s)
+    + 1`` (its utility's observed shapes, also ONNX/Caffe ``ceil_mode``), minus a last window that
+    would start inside the right padding and hold no input cell (Caffe's rule; NNC's formula
+    alone would keep it). nnabla's C++ uses ``ceil((in + 2p) / s)``; they agree when ``k == s``
+    and ``p == 0``, the default.
+    """
+    out = []
+    for n, k, s, p in zip(spatial, kernel, stride, pad, strict=True):
+        if ignore_border:
+            out.append((n + 2 * p - k) // s + 1)
+            continue
+        size = -(-(n + 2 * p - k) // s) + 1
+        if size > 1 and (size - 1) * s >= n + p:
+            size -= 1
+        out.append(size)
+    return tuple(out)
 
 
 class _Windows:
@@ -52,16 +73,7 @@ class _Windows:
                 f"stride={self.stride}, pad={self.pad}"
             )
         self.spatial = tuple(shape[lead : lead + nk])
-        if ignore_border:
-            self.out = tuple(
-                (n + 2 * p - k) // s + 1
-                for n, p, k, s in zip(self.spatial, self.pad, self.kernel, self.stride, strict=True)
-            )
-        else:
-            self.out = tuple(
-                (n + p - 1) // s + 1
-                for n, p, s in zip(self.spatial, self.pad, self.stride, strict=True)
-            )
+        self.out = pooled_sizes(self.spatial, self.kernel, self.stride, self.pad, ignore_border)
         if min(self.out) < 1:
             raise ValueError(
                 f"{fn}: the output would be empty ({self.out}). Received: x.shape={tuple(shape)}, "

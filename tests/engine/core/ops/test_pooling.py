@@ -29,7 +29,14 @@ def ref_pool(x, kernel, stride=None, ignore_border=True, pad=None, mode="max", i
             for n, p, k, s in zip(spatial, pad, kernel, stride, strict=True)
         ]
     else:
-        out = [(n + p - 1) // s + 1 for n, p, s in zip(spatial, pad, stride, strict=True)]
+        out = [  # NNC's rule ceil((in + 2p - k) / s) + 1, without a window made of padding only
+            int(np.ceil((n + 2 * p - k) / s)) + 1
+            for n, p, k, s in zip(spatial, pad, kernel, stride, strict=True)
+        ]
+        out = [
+            o - 1 if o > 1 and (o - 1) * s >= n + p else o
+            for o, n, p, s in zip(out, spatial, pad, stride, strict=True)
+        ]
     y = np.zeros(x.shape[:-nk] + tuple(out))
     for pos in itertools.product(*(range(m) for m in out)):
         start = [q * s - p for q, s, p in zip(pos, stride, pad, strict=True)]
@@ -80,9 +87,11 @@ def test_max_pooling_against_loop_reference(shape, kw):
     check_function(F.max_pooling, [x], kwargs=kw, reference=lambda x: ref_pool(x, **kw))
 
 
-def test_max_pooling_output_size_follows_nnabla_without_ignore_border():
-    # nnabla: (in + pad - 1) // stride + 1 (not ceil((in + 2 pad - k) / s) + 1): 5, k3, s2 -> 3.
-    y = F.max_pooling(Variable(randn(1, 1, 5, 5)), (3, 3), (2, 2), ignore_border=False)
+def test_max_pooling_output_size_follows_nnc_without_ignore_border():
+    # NNC (and ONNX ceil_mode): ceil((in + 2p - k) / s) + 1, the shape NNC's editor shows.
+    y = F.max_pooling(Variable(randn(1, 1, 5, 6)), (3, 3), (2, 2), ignore_border=False)
+    assert y.shape == (1, 1, 2, 3)
+    y = F.max_pooling(Variable(randn(1, 1, 5, 5)), (3, 3), (1, 1), ignore_border=False)
     assert y.shape == (1, 1, 3, 3)
     y = F.max_pooling(Variable(randn(1, 1, 5, 5)), (3, 3), (2, 2), ignore_border=True)
     assert y.shape == (1, 1, 2, 2)
@@ -231,3 +240,21 @@ def test_unpooling_channel_last():
         kwargs={"kernel": (2, 2), "channel_last": True},
         reference=lambda x: x.repeat(2, axis=1).repeat(2, axis=2),
     )
+
+
+def test_editor_shapes_and_kernel_share_one_pooling_rule():
+    """The shape the editor shows is the shape the kernel produces (IgnoreBorder False too)."""
+    from engine.core.ops.pooling import pooled_sizes
+
+    cases = [
+        ((5, 6), (3, 3), (2, 2), (0, 0)),
+        ((5, 4), (2, 3), (3, 2), (1, 1)),
+        ((7, 7), (3, 2), (2, 3), (1, 0)),
+    ]
+    for spatial, kernel, stride, pad in cases:
+        for ignore_border in (True, False):
+            y = F.max_pooling(Variable(randn(1, 1, *spatial)), kernel, stride, ignore_border, pad)
+            assert y.shape[2:] == pooled_sizes(spatial, kernel, stride, pad, ignore_border)
+    # NNC: ceil((5 + 2 - 2) / 3) + 1 = 3, but the third window would hold padding only -> 2.
+    assert pooled_sizes((5,), (2,), (3,), (1,), False) == (2,)
+    assert pooled_sizes((5,), (3,), (1,), (0,), False) == (3,)
