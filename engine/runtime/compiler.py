@@ -375,7 +375,7 @@ class _Compiler:
         elif first.shape != decl.shape:
             raise CompileError(
                 f'network "{self.top}", layer "{decl.layer}": parameter {decl.name} is shared '
-                f'with layer "{first.layer}" but has shape {decl.shape} there and {first.shape} '
+                f'with layer "{first.layer}" but has shape {first.shape} there and {decl.shape} '
                 f"here"
             )
 
