@@ -46,5 +46,6 @@ def run(args: argparse.Namespace) -> int:
     except ProjectFileError as exc:
         raise UserError(str(exc)) from None
     layers = sum(len(n.layers) for n in project.networks)
-    print(f"wrote {target} ({len(project.networks)} networks, {layers} layers)")
+    nets = len(project.networks)
+    print(f"wrote {target} ({nets} network{'s' * (nets != 1)}, {layers} layer{'s' * (layers != 1)})")
     return 0
