@@ -71,7 +71,7 @@ class EditTab(QWidget):
         self._pane_host = QWidget()
         QVBoxLayout(self._pane_host).setContentsMargins(0, 0, 0, 0)
         left.addWidget(_titled("Properties", self._pane_host))
-        left.setSizes([300, 400])
+        left.setSizes([260, 440])
 
         centre = QWidget()
         top = QHBoxLayout()
@@ -93,7 +93,7 @@ class EditTab(QWidget):
         splitter.addWidget(centre)
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([240, 800, 260])
+        splitter.setSizes([290, 800, 270])
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
@@ -69,6 +69,7 @@ class PropertyPane(QWidget):
         self.form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setWidget(self.form_host)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -100,6 +101,7 @@ class PropertyPane(QWidget):
             self.show_layer(None, None)
 
     def _clear(self) -> None:
+        self.form_host.setMinimumHeight(0)
         while self.form.rowCount():
             self.form.removeRow(0)
         self.rows.clear()
@@ -119,7 +121,7 @@ class PropertyPane(QWidget):
         self.name_edit = QLineEdit(layer.name)
         self.name_edit.setObjectName("prop_Name")
         self.name_edit.editingFinished.connect(self._rename)
-        self.form.addRow("Name", self.name_edit)
+        self._add(QLabel("Name"), self.name_edit)
         shown = {"Name"}
         if spec is not None:
             for prop in spec.properties:
@@ -138,6 +140,12 @@ class PropertyPane(QWidget):
         for stat in STATISTICS[1:]:
             self._add_computed(stat)
         self.sync()
+        QTimer.singleShot(0, self._fit_form)
+
+    def _fit_form(self) -> None:
+        # The scroll area would squeeze the rows to fit; it has to scroll instead. The rows'
+        # sizes are known once Qt has polished the new widgets, hence after this event.
+        self.form_host.setMinimumHeight(self.form.minimumSize().height())
 
     def _add_unit_arguments(self, target: str) -> set[str]:
         project = self.document.project
@@ -176,10 +184,12 @@ class PropertyPane(QWidget):
         self.rows[key] = row
         label = QLabel(f"<i>{key}</i>" if argument else key)
         label.setToolTip(f"{type_name}; default {default!r}")
-        self.form.addRow(label, widget)
+        self._add(label, widget)
 
     def _combo(self, items, editable: bool) -> QComboBox:  # noqa: ANN001
         combo = QComboBox()
+        combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        combo.setMinimumContentsLength(6)  # long option names must not widen the pane
         combo.addItems(list(items))
         combo.setEditable(editable)
         combo.setProperty("_key", None)
@@ -222,7 +232,13 @@ class PropertyPane(QWidget):
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         label.setStyleSheet("color: #555;")
         self.computed[key] = label
-        self.form.addRow(QLabel(f"<span style='color:#777'>{key}</span>"), label)
+        self._add(QLabel(f"<span style='color:#777'>{key}</span>"), label)
+
+    def _add(self, label: QLabel, field: QWidget) -> None:
+        # Rows keep their natural height: the pane scrolls instead of squashing them.
+        for widget in (label, field):
+            widget.setMinimumHeight(widget.sizeHint().height())
+        self.form.addRow(label, field)
 
     # -- reading the model -----------------------------------------------------------------
     def raw_value(self, key: str) -> str:
