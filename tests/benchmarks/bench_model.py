@@ -28,7 +28,10 @@ from engine.formats import load_project
 from engine.graph.infer import ProjectInference
 from engine.graph.statistics import network_statistics
 
-SAMPLE = Path("/work/shared/nnc-samples/image_recognition/ILSVRC2012/densenet/densenet-161.sdcproj")
+SAMPLE = (
+    Path(__file__).resolve().parents[1]
+    / "fixtures/nnc-samples/image_recognition/ILSVRC2012/densenet/densenet-161.sdcproj"
+)
 
 
 def best(fn, rounds: int) -> float:

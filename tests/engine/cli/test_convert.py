@@ -3,11 +3,11 @@
 from pathlib import Path
 
 import pytest
+from nnc_samples import SAMPLES_DIR
 
 from engine.cli import main
 from engine.formats import load_project
 
-SAMPLES_DIR = Path("/work/shared/nnc-samples")
 SAMPLE = SAMPLES_DIR / "image_recognition/ILSVRC2012/residual networks/resnet-18.sdcproj"
 
 

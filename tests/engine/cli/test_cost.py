@@ -4,12 +4,13 @@ import json
 import shutil
 
 import pytest
+from nnc_samples import SAMPLES_DIR
 
 from engine.cli import main
 from engine.formats import save_project
 from engine.graph.project import Layer, Link, Project
 
-SAMPLES = "/work/shared/nnc-samples"
+SAMPLES = str(SAMPLES_DIR)
 
 WORKED = (
     ("Input", "Input", {"Size": "1,28,28"}),

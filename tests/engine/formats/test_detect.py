@@ -1,14 +1,12 @@
 """Open by content (job folders call the sdcproj network.ini); save by extension."""
 
 import shutil
-from pathlib import Path
 
 import pytest
+from nnc_samples import LENET
 
 from engine.formats import ProjectFileError, load_project, save_project
 from engine.formats.sdcproj import read_sdcproj
-
-LENET = Path("/work/shared/nnc-samples/image_recognition/MNIST/LeNet.sdcproj")
 
 
 def test_sdcproj_under_any_name_and_native_under_any_name(tmp_path):

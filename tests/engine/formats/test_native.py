@@ -2,16 +2,15 @@
 
 import json
 import os
-from pathlib import Path
 
 import pytest
+from nnc_samples import SAMPLES_DIR
 
 from engine.formats import ProjectFileError, native
 from engine.formats.native import dumps_native, parse_native, read_native, write_native
 from engine.formats.sdcproj import read_sdcproj
 from engine.graph.project import Layer, Link, Project
 
-SAMPLES_DIR = Path("/work/shared/nnc-samples")
 LENET = SAMPLES_DIR / "image_recognition/MNIST/LeNet.sdcproj"
 
 

@@ -1,10 +1,9 @@
 """``.sdcproj`` import/export: every NNC sample round-trips byte for byte; bad files fail clean."""
 
-from pathlib import Path
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from nnc_samples import SAMPLES_DIR
 
 from engine.formats import ProjectFileError
 from engine.formats.native import dumps_native, parse_native
@@ -18,7 +17,6 @@ from engine.formats.sdcproj import (
 from engine.graph import config as cfg
 from engine.graph.project import Layer, Link, Network, Project
 
-SAMPLES_DIR = Path("/work/shared/nnc-samples")
 SAMPLES = sorted(SAMPLES_DIR.rglob("*.sdcproj"))
 LENET = SAMPLES_DIR / "image_recognition/MNIST/LeNet.sdcproj"
 IRIS = SAMPLES_DIR / "classification/iris/iris.sdcproj"

@@ -1,10 +1,9 @@
 """Undo commands: every edit kind undoes and redoes exactly; merge, no-op guard, clean mark."""
 
-from pathlib import Path
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from nnc_samples import SAMPLES_DIR
 
 from engine.formats.native import to_dict
 from engine.formats.sdcproj import read_sdcproj
@@ -12,7 +11,7 @@ from engine.graph import commands as C
 from engine.graph import config as cfg
 from engine.graph.project import Layer, Link, ModelError, Network, Project
 
-SAMPLES = Path("/work/shared/nnc-samples")
+SAMPLES = SAMPLES_DIR
 LENET = SAMPLES / "image_recognition/MNIST/LeNet.sdcproj"
 
 

@@ -4,14 +4,13 @@ import glob
 import os
 
 import pytest
+from nnc_samples import SAMPLES_DIR
 
 from engine.formats import load_project
 from engine.graph.infer import NetworkInference, ProjectInference
 from engine.graph.project import Layer, Link, Network, Project
 
-SAMPLES = os.path.join(os.path.dirname(__file__), "../../../../shared/nnc-samples")
-if not os.path.isdir(SAMPLES):
-    SAMPLES = "/work/shared/nnc-samples"
+SAMPLES = str(SAMPLES_DIR)
 
 
 def chain(name, *layers, links=()):
