@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import engine.nn as nn
@@ -114,7 +115,7 @@ class Checkpointer:
             self.save(trainer)
 
     def on_end(self, trainer: Trainer, status: str) -> None:
-        if trainer.state.iteration != self._saved_iteration:
+        if trainer.state.iteration != self._saved_iteration or not Path(self.folder).is_dir():
             self.save(trainer)
 
     def save(self, trainer: Trainer) -> None:
