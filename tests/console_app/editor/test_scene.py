@@ -196,3 +196,43 @@ def _add(network, layer):
     from engine.graph import commands as C
 
     return C.AddLayer(network, layer)
+
+
+def test_choosing_a_statistic_shows_it_beside_every_layer(lenet_window):
+    window = lenet_window
+    tab = window.edit_tab
+    scene = tab.current_scene()
+    tab.statistics.cellClicked.emit(4, 0)  # CostMultiplyAdd
+    assert scene.statistic == "CostMultiplyAdd"
+    conv = scene.layer_items["Convolution"]
+    assert conv.stat_text == "379,456" and conv.stat_fraction == pytest.approx(379_456 / 379_456)
+    conv2 = scene.layer_items["Convolution_2"]
+    assert conv2.stat_text == f"{30 * 16 * 9 * 81:,}"
+    assert conv2.stat_fraction == pytest.approx(30 * 16 * 9 * 81 / 379_456)
+    assert scene.layer_items["ReLU"].stat_text == "0"
+    tab.statistics.cellClicked.emit(8, 0)  # UniqueParameters: not per layer, nothing changes
+    assert scene.statistic == "CostMultiplyAdd"
+    tab.statistics.choose("Output")
+    assert conv.stat_text == "16,22,22" and conv.stat_fraction is None
+
+
+def test_selected_link_is_deleted_and_view_zooms(lenet_window):
+    window = lenet_window
+    scene, view = window.edit_tab.current_scene(), window.edit_tab.current_view()
+    net = window.document.project.network("Main")
+    link = net.inputs_of("Softmax")[0]
+    scene.clearSelection()
+    scene.link_items[link.id].setSelected(True)
+    window.delete()
+    assert net.inputs_of("Softmax") == () and net.has_layer("Affine_2")
+    assert scene.layer_items["Softmax"].error
+    window.undo()
+    assert net.inputs_of("Softmax") == (link,)
+    zoom = view.zoom()
+    window.actions_by_name["zoom_in"].trigger()
+    assert view.zoom() == pytest.approx(zoom * 1.2)
+    window.actions_by_name["zoom_out"].trigger()
+    window.actions_by_name["zoom_out"].trigger()
+    assert view.zoom() == pytest.approx(zoom / 1.2)
+    window.actions_by_name["snap"].trigger()
+    assert not scene.snap_to_grid
