@@ -1,0 +1,134 @@
+"""Evaluation output files against hand-built expected text (nnabla forward's layout)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import engine.nn as nn
+from engine.formats import save_project
+from engine.graph import config as cfg
+from engine.runtime.evaluator import evaluate, run_outputs
+from engine.runtime.job import JobError
+from engine.runtime.run import train
+
+
+def _image(folder):
+    (folder / "img").mkdir(parents=True, exist_ok=True)
+    Image.fromarray(np.zeros((2, 2), np.uint8)).save(folder / "img" / "a.png")
+
+
+def _affine_job(kit, tmp_path):
+    """x (2) -> Affine(2) -> SquaredError(T=y one-hot); trained 1 epoch, then W=I, b=(0.5, 0)."""
+    _image(tmp_path)
+    header = ["x__0:a", "x__1:b", "img", "y__0", "y__1"]
+    rows = [[1, 0, "./img/a.png", 1, 0], [0, 2, "./img/a.png", 0, 1], [3, 1, "./img/a.png", 1, 0]]
+    data = kit.write_csv(tmp_path / "data.csv", header, rows)
+    layers = [
+        kit.layer("Input", "Input", Size=(2,), Dataset="x"),
+        kit.layer("Affine", "Affine", OutShape=2),
+        kit.layer("SquaredError", "SquaredError", T__Dataset="y"),
+    ]
+    project = kit.make_project([kit.network("Main", layers, kit.chain(*[x.name for x in layers]))],
+                               train=data, valid=data, max_epoch=1, batch=3)  # fmt: skip
+    save_project(project, tmp_path / "p.ncproj")
+    train(tmp_path / "p.ncproj", job_dir=tmp_path / "job", seed=0)
+    nn.save_parameters(tmp_path / "job" / "checkpoints" / "best" / "parameters.npz", {
+        "Affine/affine/W": nn.Variable(np.eye(2, dtype=np.float32)),
+        "Affine/affine/b": nn.Variable(np.array([0.5, 0.0], np.float32)),
+    })  # fmt: skip
+    return tmp_path / "job"
+
+
+def test_output_result_and_confusion_matrix_are_nnc_files(kit, tmp_path):
+    job = _affine_job(kit, tmp_path)
+    result = evaluate(job)
+    image = os.path.join(os.path.abspath(tmp_path), "img", "a.png")
+    assert (job / "output_result.csv").read_bytes().decode() == (
+        "x__0:a,x__1:b,img,y__0,y__1,y'__0,y'__1\n"
+        f"1,0,{image},1,0,1.5,0.0\n"
+        f"0,2,{image},0,1,0.5,2.0\n"
+        f"3,1,{image},1,0,3.5,1.0\n"
+    )
+    assert (job / "confusion_matrix_y.csv").read_bytes().decode() == (
+        ",y'__0,y'__1,Recall\r\n"
+        "y__0,2,0,1.0000\r\n"
+        "y__1,0,1,1.0000\r\n"
+        "Precision,1.0000,1.0000,\r\n"
+        "F-Measures,1.0000,1.0000,\r\n"
+        ",,,\r\n"
+        "Accuracy,1.0000,,\r\n"
+        "Avg.Precision,1.0000,,\r\n"
+        "Avg.Recall,1.0000,,\r\n"
+        "Avg.F-Measures,1.0000,,\r\n"
+    )
+    summary = json.loads((job / "evaluation.json").read_text())
+    assert summary["rows"] == 3 and summary["checkpoint"] == "best"
+    assert summary["network"] == "MainRuntime" and summary["dataset"] == "Validation"
+    assert summary["classification"]["y'"]["accuracy"] == 1.0
+    assert result.confusion_files == [job / "confusion_matrix_y.csv"]
+
+
+def test_last_checkpoint_and_dataset_by_csv(kit, tmp_path):
+    job = _affine_job(kit, tmp_path)
+    result = evaluate(job, checkpoint="last", dataset=str(tmp_path / "data.csv"))
+    assert result.checkpoint == "last" and result.dataset == "data.csv"
+    lines = (job / "output_result.csv").read_text().splitlines()
+    assert lines[1].split(",")[-2:] != ["1.5", "0.0"]  # the trained, not the planted, values
+    with pytest.raises(JobError, match=r"--dataset Nope: not a dataset of the job"):
+        evaluate(job, dataset="Nope")
+    with pytest.raises(JobError, match=r"--checkpoint: expected best or last"):
+        evaluate(job, checkpoint="middle")
+
+
+def test_image_and_matrix_outputs_are_files(kit, tmp_path):
+    header = [f"x__{i}" for i in range(6)]
+    data = kit.write_csv(tmp_path / "d.csv", header, [[0, 0.2, 0.4, 0.6, 0.8, 1.0],
+                                                      [1, 1, 1, 0, 0, 0]])  # fmt: skip
+    main = [kit.layer("Input", "Input", Size=(6,), Dataset="x"),
+            kit.layer("Affine", "Affine", OutShape=6),
+            kit.layer("SquaredError", "SquaredError", T__Dataset="x")]  # fmt: skip
+    runtime = [kit.layer("Input", "Input", Size=(6,), Dataset="x"),
+               kit.layer("Image", "Reshape", OutShape=(1, 2, 3)),
+               kit.layer("Matrix", "Reshape", OutShape=(2, 3))]  # fmt: skip
+    project = kit.make_project(
+        [kit.network("Main", main, kit.chain("Input", "Affine", "SquaredError")),
+         kit.network("Runtime", runtime, kit.chain("Input", "Image") + kit.chain("Input", "Matrix"))],
+        train=data, valid=data, max_epoch=1, batch=2,
+    )  # fmt: skip
+    project.replace_section(("executors", 0), cfg.Executor.new(Executor_NetworkName="Runtime"))
+    save_project(project, tmp_path / "p.ncproj")
+    train(tmp_path / "p.ncproj", job_dir=tmp_path / "job", seed=0)
+    evaluate(tmp_path / "job")
+    lines = (tmp_path / "job" / "output_result.csv").read_text().splitlines()
+    assert lines[0] == "x__0,x__1,x__2,x__3,x__4,x__5,Image,Matrix"
+    assert lines[1].endswith(",./0_0000/0.png,./1_0000/0.csv")
+    assert lines[2].endswith(",./0_0000/1.png,./1_0000/1.csv")
+    png = np.asarray(Image.open(tmp_path / "job" / "0_0000" / "0.png"))
+    assert png.tolist() == [[0, 51, 102], [153, 204, 255]]
+    assert (tmp_path / "job" / "1_0000" / "1.csv").read_text() == "1.0,1.0,1.0\n0.0,0.0,0.0\n"
+    summary = json.loads((tmp_path / "job" / "evaluation.json").read_text())
+    assert summary["classification"] == {} and summary["regression"] == {}
+
+
+def test_repeated_evaluations_average_dropout(kit, tmp_path):
+    from engine.runtime.compiler import compile_network
+
+    layers = [kit.layer("Input", "Input", Size=(3,), Dataset="x"),
+              kit.layer("Dropout", "Dropout", P=0.5)]  # fmt: skip
+    program = compile_network(kit.make_project(
+        [kit.network("Runtime", layers, kit.chain("Input", "Dropout"))]), "Runtime")  # fmt: skip
+    data_file = kit.write_csv(tmp_path / "d.csv", ["x__0", "x__1", "x__2"], [[1, 1, 1]])
+    from engine.data import open_dataset
+
+    with open_dataset(data_file) as data:
+        executor = {"num_evaluations": 400, "repeat_evaluation_type": "mean"}
+        (_, mean), = run_outputs(program, {}, data, 1, executor)
+        executor["repeat_evaluation_type"] = "last"
+        (_, last), = run_outputs(program, {}, data, 1, executor)
+    assert set(np.unique(last["Dropout"])) <= {0.0, 2.0}
+    np.testing.assert_allclose(mean["Dropout"], 1.0, atol=0.2)
