@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QMimeData, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMessageBox, QTabWidget
 
@@ -346,11 +346,9 @@ class MainWindow(QMainWindow):
         names = scene.selected_layers() if scene is not None else []
         if not names:
             return False
-        text = clipboard.copy_layers(scene.network, names)
-        data = QMimeData()
-        data.setData(clipboard.MIME, text.encode("utf-8"))
-        data.setText(text)
-        QGuiApplication.clipboard().setMimeData(data)
+        # Plain text (JSON with a format marker): a QMimeData handed to the clipboard crashes
+        # PySide6 at exit, and text also survives a round trip through other programs.
+        QGuiApplication.clipboard().setText(clipboard.copy_layers(scene.network, names))
         return True
 
     def cut(self) -> None:
@@ -359,11 +357,9 @@ class MainWindow(QMainWindow):
 
     def paste(self) -> list[str]:
         scene = self._scene()
-        data = QGuiApplication.clipboard().mimeData()
-        if scene is None or data is None:
+        text = QGuiApplication.clipboard().text()
+        if scene is None or not text:
             return []
-        raw = data.data(clipboard.MIME)
-        text = bytes(raw.data()).decode("utf-8") if raw.size() else data.text()
         names = self._guard(clipboard.paste_layers, self.document, scene.network, text) or []
         scene.select_layers(names)
         return names

@@ -16,7 +16,6 @@ from engine.graph import commands as C
 from engine.graph.project import Layer, Link, ModelError, Network
 
 FORMAT = "neurocanvas-layers"
-MIME = "application/x-neurocanvas-layers"
 STEP = 48.0  # file units: one grid row/column of Sony's samples
 
 
