@@ -78,7 +78,8 @@ def save_checkpoint(trainer: Trainer, folder: Path) -> None:
                             {keys[n]: g for n, g in grads.items()}, {"names": keys})  # fmt: skip
                 pending[k] = True
         atomic_write_json(build / "state.json", {
-            "format": FORMAT, "version": VERSION, "state": trainer.state.to_json(),
+            "format": FORMAT, "version": VERSION,
+            "state": {**trainer.state.to_json(), "elapsed": trainer.elapsed},
             "rng": _json_rng(backend.get_rng_state()),
             "iterators": {n: it.state_dict() for n, it in session.iterators.items()},
             "pending_grads": sorted(pending),

@@ -123,12 +123,16 @@ class Trainer:
                 if self.state.iteration % self.iter_per_epoch == 0:
                     self.end_epoch()
         except BaseException as exc:
-            self.state.elapsed = self.elapsed
-            self._started = 0.0
+            self._stop_clock()
             self._call("on_error", exc)
             raise
+        self._stop_clock()
         self._call("on_end", status)
         return status
+
+    def _stop_clock(self) -> None:
+        self.state.elapsed = self.elapsed
+        self._started = 0.0
 
     def update(self) -> None:
         """One iteration of every active optimizer (nnc-behaviour.md §6.1)."""
