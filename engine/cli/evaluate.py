@@ -20,10 +20,17 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "confusion matrices and evaluation.json into the job folder.",
     )  # fmt: skip
     parser.add_argument("job", metavar="JOB_DIR", help="job folder made by neurocanvas train")
-    parser.add_argument("--dataset", metavar="NAME",
-                        help="dataset link name (default: the executor's) or a CSV file")  # fmt: skip
-    parser.add_argument("--checkpoint", choices=("best", "last"), default="best",
-                        help="parameters of the best epoch (default, as NNC) or the last")  # fmt: skip
+    parser.add_argument(
+        "--dataset",
+        metavar="NAME",
+        help="dataset link name (default: the executor's) or a CSV file",
+    )
+    parser.add_argument(
+        "--checkpoint",
+        choices=("best", "last"),
+        default="best",
+        help="parameters of the best epoch (default, as NNC) or the last",
+    )
     parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default=None)
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
     return parser

@@ -27,8 +27,11 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     parser.add_argument("--network", help="network to run (default: the first executor's)")
     parser.add_argument("--checkpoint", choices=("best", "last"), default="best")
     parser.add_argument("--params", metavar="FILE.npz", help="parameters for a project")
-    parser.add_argument("--no-normalize", action="store_true",
-                        help="do not divide 8-bit images by 255 (Image Normalization off)")  # fmt: skip
+    parser.add_argument(
+        "--no-normalize",
+        action="store_true",
+        help="do not divide 8-bit images by 255 (Image Normalization off)",
+    )
     parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default=None)
     parser.add_argument("--json", action="store_true", help="print JSON")
     return parser

@@ -33,8 +33,12 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )  # fmt: skip
     parser.add_argument("project", nargs="?", metavar="PROJECT",
                         help="project file (.ncproj, .sdcproj, network.ini)")  # fmt: skip
-    parser.add_argument("-o", "--output", metavar="JOB_DIR",
-                        help="job folder to create (default: <project>.files/<date_time>)")  # fmt: skip
+    parser.add_argument(
+        "-o",
+        "--output",
+        metavar="JOB_DIR",
+        help="job folder to create (default: <project>.files/<date_time>)",
+    )
     parser.add_argument("--epochs", type=int, metavar="N", help="override Max Epoch")
     parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default=None,
                         help="array backend (default: NEUROCANVAS_DEVICE or auto)")  # fmt: skip

@@ -123,8 +123,10 @@ def save_best(trainer: Trainer, folder: Path, epoch: int, valid_error: float) ->
     build = _build_dir(folder)
     try:
         nn.save_parameters(build / PARAMETERS, trainer.session.parameters())
-        atomic_write_json(build / "state.json", {"format": FORMAT, "version": VERSION,
-                                                 "epoch": epoch, "valid_error": valid_error})  # fmt: skip
+        atomic_write_json(
+            build / "state.json",
+            {"format": FORMAT, "version": VERSION, "epoch": epoch, "valid_error": valid_error},
+        )
         _swap_in(build, folder)
     except BaseException:
         shutil.rmtree(build, ignore_errors=True)
@@ -143,4 +145,3 @@ def _load_grads(solver: Any, path: Path) -> None:
 def _json_rng(state: dict[str, Any]) -> dict[str, Any]:
     """The generator state as JSON (NumPy's is plain ints and dicts; CuPy's may hold arrays)."""
     return json.loads(json.dumps(state, default=lambda a: backend.to_numpy(a).tolist()))
-

@@ -238,9 +238,7 @@ class _Compiler:
         ))  # fmt: skip
         return name
 
-    def _working_memory(
-        self, layer: Layer, ev: LayerEval, mains: list[Ref], scope: _Scope
-    ) -> Ref:
+    def _working_memory(self, layer: Layer, ev: LayerEval, mains: list[Ref], scope: _Scope) -> Ref:
         """A buffer shared by name; with an input it stores the input and passes it on."""
         name = self._own_parameter(layer, ev, scope, lr_default=0.0)
         if not mains:

@@ -103,7 +103,7 @@ def _dataset_for(plan: RunPlan, name: str) -> tuple[str, Path, bool]:
     if path.suffix.lower() == ".csv" and path.is_file():
         return path.name, path, True
     known = ", ".join(plan.datasets) or "none"
-    raise JobError(f'--dataset {name}: not a dataset of the job ({known}) nor a CSV file')
+    raise JobError(f"--dataset {name}: not a dataset of the job ({known}) nor a CSV file")
 
 
 def load_job_parameters(job: Job, program: Program, checkpoint: str) -> dict[str, Any]:
@@ -264,6 +264,10 @@ def _labels(variable: Any, output: str, k: int, width: int) -> tuple[list[str], 
     if len(columns) == 1:
         rows = [f"{columns[0].header}={i}" for i in range(k)]
     else:
-        rows = [c.header for c in columns[:k]] + [f"{variable.name}={i}" for i in range(len(columns), k)]
-    cols = [f"{output}__{j}" for j in range(k)] if width > 1 else [f"{output}={j}" for j in range(k)]
+        rows = [c.header for c in columns[:k]] + [
+            f"{variable.name}={i}" for i in range(len(columns), k)
+        ]
+    cols = (
+        [f"{output}__{j}" for j in range(k)] if width > 1 else [f"{output}={j}" for j in range(k)]
+    )
     return rows, cols

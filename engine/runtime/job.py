@@ -202,7 +202,7 @@ class Job:
             os.close(fd)
 
     def write_curve(self, rows: Iterable[Sequence[float | None]]) -> None:
-        """``learning_curve.csv``: ``epoch,cost,train_error,valid_error``; empty when unmonitored."""
+        """``learning_curve.csv``: ``epoch,cost,train_error,valid_error`` (empty: unmonitored)."""
         lines = ["epoch,cost,train_error,valid_error"]
         for epoch, *values in rows:
             lines.append(",".join([str(int(epoch))] + [format_number(v) for v in values]))  # type: ignore[arg-type]

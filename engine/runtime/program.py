@@ -182,9 +182,7 @@ class Program:
         """Dataset variables this program reads."""
         return tuple(self.feeds)
 
-    def forward(
-        self, batch: Mapping[str, Any], params: Mapping[str, Variable]
-    ) -> Activations:
+    def forward(self, batch: Mapping[str, Any], params: Mapping[str, Variable]) -> Activations:
         """Run every step on one batch ``{variable: array (B, ...)}``; returns all outputs.
 
         Call under ``nn.no_grad()`` for inference. Feeds are reshaped to the shape the network
@@ -232,7 +230,9 @@ class Program:
     def loss_values(self, acts: Activations) -> list[Variable]:
         return [acts[name] for name in self.losses]
 
-    def find_non_finite(self, acts: Activations, params: Mapping[str, Variable]) -> NonFinite | None:
+    def find_non_finite(
+        self, acts: Activations, params: Mapping[str, Variable]
+    ) -> NonFinite | None:
         """The first step whose output holds NaN or infinity (the one that produced it)."""
         for step in self.steps:
             out = acts.get(step.name)

@@ -354,13 +354,12 @@ def _optimizer(item: Mapping[str, Any], program: Program, params: dict[str, Vari
     if not program.losses:
         raise SetupError(f'{where}: network "{program.network}" has no loss layer to minimize')
     try:
-        solver = S.create_solver(item["solver"], **solver_arguments(item["solver"],
-                                                                    item["solver_parameters"]))
+        solver = S.create_solver(
+            item["solver"], **solver_arguments(item["solver"], item["solver_parameters"])
+        )
         solver.set_parameters(program.trainable(params))
         schedule = dict(item["scheduler"])
-        scheduler = create_scheduler(
-            schedule.pop("scheduler"), solver.learning_rate(), **schedule
-        )
+        scheduler = create_scheduler(schedule.pop("scheduler"), solver.learning_rate(), **schedule)
         return Optimizer(
             solver, update_interval=item["update_interval"], weight_decay=item["weight_decay"],
             scheduler=scheduler, start_iter=item["start_iter"], end_iter=item["end_iter"],

@@ -35,7 +35,10 @@ def test_evaluate_prints_metrics_and_writes_nnc_files(job, capsys):
     capsys.readouterr()
     assert main(["evaluate", str(job)]) == 0
     out = capsys.readouterr().out.splitlines()
-    assert out[0] == f"evaluated 24 rows of Validation with the best parameters -> {job}/output_result.csv"
+    assert (
+        out[0]
+        == f"evaluated 24 rows of Validation with the best parameters -> {job}/output_result.csv"
+    )
     assert out[1].startswith("y': accuracy ") and out[1].endswith("(3 classes)")
     assert out[2] == f"confusion matrix: {job}/confusion_matrix_y.csv"
     header = (job / "output_result.csv").read_text().splitlines()[0]

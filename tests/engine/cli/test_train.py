@@ -88,8 +88,11 @@ def test_existing_job_folder_and_unsupported_layer(kit, tmp_path, capsys):
     assert "job folders are never overwritten" in capsys.readouterr().err
     assert (tmp_path / "job" / "keep.txt").read_text() == "mine"
     layers = [kit.layer("Input", "Input", Size=(4, 3), Dataset="x"), kit.layer("ReLU", "FFT")]
-    project = kit.make_project([kit.network("Main", layers, kit.chain("Input", "ReLU"))],
-                               train=tmp_path / "train.csv", valid=tmp_path / "valid.csv")  # fmt: skip
+    project = kit.make_project(
+        [kit.network("Main", layers, kit.chain("Input", "ReLU"))],
+        train=tmp_path / "train.csv",
+        valid=tmp_path / "valid.csv",
+    )
     save_project(project, path)
     assert main(["train", str(path), "-o", str(tmp_path / "job2"), "--events"]) == 2
     out, err = capsys.readouterr()

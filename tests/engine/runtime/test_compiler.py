@@ -70,8 +70,9 @@ def _block(kit, name="Block", maps="*Maps"):
     layers = [
         kit.layer("Maps", "Argument", Value=4, Type="PInt"),
         kit.layer("Input", "Input", Size=(4, 6, 6)),
-        kit.layer("Convolution", "Convolution", OutMaps=maps, KernelShape=(3, 3),
-                  BorderMode="same"),  # fmt: skip
+        kit.layer(
+            "Convolution", "Convolution", OutMaps=maps, KernelShape=(3, 3), BorderMode="same"
+        ),  # fmt: skip
         kit.layer("ReLU", "ReLU"),
     ]
     return kit.network(name, layers, kit.chain("Input", "Convolution", "ReLU"))
@@ -211,7 +212,10 @@ def test_lenet_sample_forward_shapes():
     for step in program.steps:
         assert acts[step.name].shape == (2, *step.shape), step.name
     assert [(s.name, s.shape) for s in program.steps][:3] == [
-        ("Convolution", (16, 22, 22)), ("ReLU", (16, 22, 22)), ("MaxPooling", (16, 11, 11))]  # fmt: skip
+        ("Convolution", (16, 22, 22)),
+        ("ReLU", (16, 22, 22)),
+        ("MaxPooling", (16, 11, 11)),
+    ]
     assert program.output(acts, "y'").shape == (2, 10)
 
 
@@ -220,8 +224,10 @@ def test_hidden_alpha_of_binary_weight_layers(kit):
         kit.layer("Input", "Input", Size=(6,), Dataset="x"),
         kit.layer("BinaryWeightAffine", "BinaryWeightAffine", OutShape=3),
     ]
-    program = compile_network(kit.make_project(
-        [kit.network("Main", layers, kit.chain("Input", "BinaryWeightAffine"))]), "Main")  # fmt: skip
+    program = compile_network(
+        kit.make_project([kit.network("Main", layers, kit.chain("Input", "BinaryWeightAffine"))]),
+        "Main",
+    )
     decls = {p.name: p for p in program.parameters}
     assert list(decls) == ["BinaryWeightAffine/bwn_affine/W", "BinaryWeightAffine/bwn_affine/Wb",
                            "BinaryWeightAffine/bwn_affine/alpha",
@@ -238,11 +244,20 @@ def test_batch_shaped_arguments_and_generators(kit):
     layers = [
         kit.layer("Input", "Input", Size=(6,), Dataset="x"),
         kit.layer("Reshape", "Reshape", OutShape=(2, 3)),
-        kit.layer("SquaredError", "SquaredError", T__Dataset="", T__Generator="Constant",
-                  T__GeneratorMultiplier=0.5),  # fmt: skip
+        kit.layer(
+            "SquaredError",
+            "SquaredError",
+            T__Dataset="",
+            T__Generator="Constant",
+            T__GeneratorMultiplier=0.5,
+        ),  # fmt: skip
     ]
-    program = compile_network(kit.make_project(
-        [kit.network("Main", layers, kit.chain("Input", "Reshape", "SquaredError"))]), "Main")  # fmt: skip
+    program = compile_network(
+        kit.make_project(
+            [kit.network("Main", layers, kit.chain("Input", "Reshape", "SquaredError"))]
+        ),
+        "Main",
+    )
     assert program.steps[0].batch_kwargs == ("shape",)
     x = np.arange(18, dtype=np.float32).reshape(3, 6)
     acts, _ = _run(program, {"x": x})
@@ -298,8 +313,9 @@ def test_shared_parameter_with_another_shape_is_an_error(kit):
 def test_wired_parameter_layer_feeds_a_side_connector(kit):
     layers = [
         kit.layer("Input", "Input", Size=(4,), Dataset="x"),
-        kit.layer("Weights", "Parameter", Size=(4, 2), Initializer="Constant",
-                  InitializerMultiplier=0.25),  # fmt: skip
+        kit.layer(
+            "Weights", "Parameter", Size=(4, 2), Initializer="Constant", InitializerMultiplier=0.25
+        ),  # fmt: skip
         kit.layer("Affine", "Affine", OutShape=2, WithBias=False),
     ]
     links = [Link("Input", "Affine"), Link("Weights", "Affine", dest_pin=1)]

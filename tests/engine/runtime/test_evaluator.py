@@ -96,10 +96,17 @@ def test_image_and_matrix_outputs_are_files(kit, tmp_path):
                kit.layer("Image", "Reshape", OutShape=(1, 2, 3)),
                kit.layer("Matrix", "Reshape", OutShape=(2, 3))]  # fmt: skip
     project = kit.make_project(
-        [kit.network("Main", main, kit.chain("Input", "Affine", "SquaredError")),
-         kit.network("Runtime", runtime, kit.chain("Input", "Image") + kit.chain("Input", "Matrix"))],
-        train=data, valid=data, max_epoch=1, batch=2,
-    )  # fmt: skip
+        [
+            kit.network("Main", main, kit.chain("Input", "Affine", "SquaredError")),
+            kit.network(
+                "Runtime", runtime, kit.chain("Input", "Image") + kit.chain("Input", "Matrix")
+            ),
+        ],
+        train=data,
+        valid=data,
+        max_epoch=1,
+        batch=2,
+    )
     project.replace_section(("executors", 0), cfg.Executor.new(Executor_NetworkName="Runtime"))
     save_project(project, tmp_path / "p.ncproj")
     train(tmp_path / "p.ncproj", job_dir=tmp_path / "job", seed=0)
@@ -127,8 +134,8 @@ def test_repeated_evaluations_average_dropout(kit, tmp_path):
 
     with open_dataset(data_file) as data:
         executor = {"num_evaluations": 400, "repeat_evaluation_type": "mean"}
-        (_, mean), = run_outputs(program, {}, data, 1, executor)
+        ((_, mean),) = run_outputs(program, {}, data, 1, executor)
         executor["repeat_evaluation_type"] = "last"
-        (_, last), = run_outputs(program, {}, data, 1, executor)
+        ((_, last),) = run_outputs(program, {}, data, 1, executor)
     assert set(np.unique(last["Dropout"])) <= {0.0, 2.0}
     np.testing.assert_allclose(mean["Dropout"], 1.0, atol=0.2)

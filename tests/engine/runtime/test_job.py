@@ -42,7 +42,9 @@ def test_curve_report_and_lines(tmp_path):
     )
     job.write_report([{"epoch": 1, "cost": 0.5, "monitors": {"valid_error": 0.25}},
                       {"epoch": 2, "cost": 0.125}])  # fmt: skip
-    assert job.report_file.read_text() == "0:\n  cost: 0.5\n  valid_error: 0.25\n1:\n  cost: 0.125\n"
+    assert (
+        job.report_file.read_text() == "0:\n  cost: 0.5\n  valid_error: 0.25\n1:\n  cost: 0.125\n"
+    )
     job.append_line(job.events_file, json.dumps({"a": 1}))
     job.append_line(job.events_file, json.dumps({"a": 2}) + "\n")
     assert job.events_file.read_text() == '{"a": 1}\n{"a": 2}\n'

@@ -156,8 +156,9 @@ def test_nan_names_epoch_iteration_and_layer(kit, tmp_path):
     train_csv, valid_csv = kit.blobs(tmp_path, rows=24)
     layers = [
         kit.layer("Input", "Input", Size=(4,), Dataset="x"),
-        kit.layer("Affine", "Affine", OutShape=1, W__Initializer="Constant",
-                  W__InitializerMultiplier=-1),  # fmt: skip
+        kit.layer(
+            "Affine", "Affine", OutShape=1, W__Initializer="Constant", W__InitializerMultiplier=-1
+        ),  # fmt: skip
         kit.layer("Log", "Log"),
         kit.layer("SquaredError", "SquaredError", T__Dataset="y"),
     ]
