@@ -13,8 +13,10 @@ import json
 from engine.cli import UserError
 
 
-def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    parser = sub.add_parser(
+def add_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(
         "evaluate", help="evaluate a trained job (NNC's Evaluate)",
         description="Run a job's executor network over a dataset; write output_result.csv, "
         "confusion matrices and evaluation.json into the job folder.",

@@ -15,8 +15,10 @@ import numpy as np
 from engine.cli import UserError
 
 
-def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    parser = sub.add_parser(
+def add_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(
         "forward", help="run a trained network on image/CSV/npy files",
         description="Inference on files with a job's trained parameters (or a project).",
     )  # fmt: skip

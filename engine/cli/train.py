@@ -25,8 +25,10 @@ from typing import Any
 from engine.cli import UserError
 
 
-def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    parser = sub.add_parser(
+def add_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(
         "train", help="train a project into a job folder (NNC's Run)",
         description="Train a project as NNC's Run button does: every optimizer, monitor and "
         "checkpoint rule of its CONFIG. Results go to a job folder.",

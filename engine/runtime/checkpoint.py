@@ -144,4 +144,6 @@ def _load_grads(solver: Any, path: Path) -> None:
 
 def _json_rng(state: dict[str, Any]) -> dict[str, Any]:
     """The generator state as JSON (NumPy's is plain ints and dicts; CuPy's may hold arrays)."""
-    return json.loads(json.dumps(state, default=lambda a: backend.to_numpy(a).tolist()))
+    text = json.dumps(state, default=lambda a: backend.to_numpy(a).tolist())
+    data: dict[str, Any] = json.loads(text)
+    return data

@@ -31,6 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import engine.nn.functions as F
+from engine.core.autograd import Variable
 from engine.graph import derive, resolve
 from engine.graph.infer import NetworkInference
 from engine.graph.network import Layer, Network
@@ -433,8 +434,8 @@ def _store(name: str, out: object) -> None:
     import engine.nn as nn  # noqa: PLC0415
 
     buffer = nn.get_parameter(name)
-    if buffer is not None:
-        buffer.data[...] = out.data  # type: ignore[attr-defined]
+    if buffer is not None and buffer.data is not None and isinstance(out, Variable):
+        buffer.data[...] = out.data
 
 
 def _order(network: Network) -> list[Layer]:

@@ -215,7 +215,7 @@ class _OutputWriter:
 
     def numeric(self, name: str) -> np.ndarray | None:
         parts = self.values.get(name)
-        return np.concatenate(parts) if parts else None
+        return np.asarray(np.concatenate(parts)) if parts else None
 
 
 def _kind(shape: tuple[int, ...]) -> tuple[str, int]:
@@ -230,7 +230,7 @@ def _image(sample: np.ndarray, channel: int) -> np.ndarray:
     x = np.asarray(sample, dtype=np.float32) * 255.0
     if x.shape[0] not in (1, 3):
         x = x[channel : channel + 1]
-    return np.clip(x, 0, 255).astype(np.uint8)
+    return np.asarray(np.clip(x, 0, 255), dtype=np.uint8)
 
 
 def _metrics(job: Job, data: Dataset, writer: _OutputWriter) -> tuple[dict[str, Any], list[Path]]:

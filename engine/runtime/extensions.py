@@ -50,11 +50,11 @@ def evaluate_monitor(session: Session, monitor: MonitorRun) -> tuple[float, str 
     total = 0.0
     with nn.no_grad():
         stream = batches_once(dataset, batch, program.variables())
-        for _, data in itertools.islice(stream, count):
+        for _, data in itertools.islice(stream, count):  # leaving early stops the prefetch
             acts = program.forward(data, monitor.params)
             total += sum(float(backend.get_array_module(v.data).mean(v.data))
                          for v in program.loss_values(acts))  # fmt: skip
-        stream.close()
+        getattr(stream, "close", lambda: None)()  # a generator: stop its prefetch thread
     value = total / count
     if not math.isfinite(value):
         return 0.0, f'Validation error is Nan: monitor "{monitor.name}" reported as 0'
@@ -233,7 +233,7 @@ class ProgressBar:
         self.bar: Any = None
 
     def on_start(self, trainer: Trainer) -> None:
-        from tqdm import tqdm  # noqa: PLC0415
+        from tqdm import tqdm  # type: ignore[import-untyped]  # noqa: PLC0415
 
         self.bar = tqdm(total=trainer.session.total_iterations, initial=trainer.state.iteration,
                         unit="it", file=sys.stderr, dynamic_ncols=True, leave=False)  # fmt: skip

@@ -59,8 +59,8 @@ def true_classes(targets: np.ndarray) -> np.ndarray:
     """``int(value)`` of a single column, the argmax of several (one-hot)."""
     targets = np.asarray(targets, dtype=np.float64).reshape(len(targets), -1)
     if targets.shape[1] == 1:
-        return targets[:, 0].astype(np.int64)
-    return np.argmax(targets, axis=1).astype(np.int64)
+        return np.asarray(targets[:, 0], dtype=np.int64)
+    return np.asarray(np.argmax(targets, axis=1), dtype=np.int64)
 
 
 def predicted_classes(outputs: np.ndarray) -> np.ndarray:
@@ -68,8 +68,8 @@ def predicted_classes(outputs: np.ndarray) -> np.ndarray:
     of several."""
     outputs = np.asarray(outputs, dtype=np.float64).reshape(len(outputs), -1)
     if outputs.shape[1] == 1:
-        return np.rint(outputs[:, 0]).astype(np.int64)
-    return np.argmax(outputs, axis=1).astype(np.int64)
+        return np.asarray(np.rint(outputs[:, 0]), dtype=np.int64)
+    return np.asarray(np.argmax(outputs, axis=1), dtype=np.int64)
 
 
 def is_classification(targets: np.ndarray, outputs: np.ndarray) -> bool:

@@ -47,7 +47,7 @@ __all__ = [
     "NonFinite",
 ]
 
-Ref = tuple
+Ref = tuple[Any, ...]
 Shape = tuple[int, ...]
 
 
@@ -134,7 +134,7 @@ class NonFinite:
         return text
 
 
-class Activations(dict):
+class Activations(dict[str, Variable]):
     """Step name -> output Variable of one forward pass, in execution order."""
 
 
@@ -189,7 +189,7 @@ class Program:
         declares when the element counts agree (nnabla's ``let_data_to_variable``).
         """
         size = _batch_size(batch, self)
-        feeds: dict[tuple, Variable] = {}
+        feeds: dict[Ref, Variable] = {}
         generated: dict[int, Variable] = {}
         acts = Activations()
 
@@ -225,7 +225,8 @@ class Program:
 
     def output(self, acts: Activations, name: str) -> Variable:
         """The output variable called ``name`` (``y'``) of a forward pass."""
-        return acts[f"output:{name}"]
+        out: Variable = acts[f"output:{name}"]
+        return out
 
     def loss_values(self, acts: Activations) -> list[Variable]:
         return [acts[name] for name in self.losses]

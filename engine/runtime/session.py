@@ -107,8 +107,10 @@ class Session:
     def parameters(self) -> dict[str, Variable]:
         """Every parameter of every network, by name (shared ones once)."""
         out: dict[str, Variable] = {}
-        for run in [*self.optimizers, *self.monitors]:
+        for run in self.optimizers:
             out.update(run.params)
+        for monitor in self.monitors:
+            out.update(monitor.params)
         return out
 
     def close(self) -> None:
@@ -180,10 +182,10 @@ def _positive(value: Any, what: str) -> int:
 def _used_datasets(project: Project) -> dict[str, bool]:
     """Dataset link name -> needed to start (optimizers, monitors) or only for evaluation."""
     used: dict[str, bool] = {}
-    for item in (*project.optimizers, *project.monitors):
-        used[item.dataset] = True
-    for item in project.executors:
-        used.setdefault(item.dataset, False)
+    for name in [o.dataset for o in project.optimizers] + [m.dataset for m in project.monitors]:
+        used[name] = True
+    for executor in project.executors:
+        used.setdefault(executor.dataset, False)
     return used
 
 
