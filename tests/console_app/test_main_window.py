@@ -160,6 +160,20 @@ def test_unit_networks_open_from_their_unit_layer(make_window):
     assert "Convolution_2.W.LRateMultiplier" in pane.rows
 
 
+def test_sample_projects_are_offered_and_open_without_problems(make_window):
+    from console_app.document import sample_projects
+
+    window = make_window()
+    entries = [a.text() for a in window.samples_menu.actions()]
+    samples = sample_projects()
+    assert entries == ([p.stem for p in samples] or ["(no sample projects)"])
+    for path in samples:
+        assert window.open_path(path, ask=False)
+        assert window.document.path == path and not window.isWindowModified()
+        for view, network in zip(window.edit_tab.views, window.document.project.networks):
+            assert set(view.network_scene.layer_items) == set(network.layer_names)
+
+
 def test_every_nnc_sample_opens_without_errors_in_the_log(make_window, caplog):
     samples = sorted(SAMPLES.rglob("*.sdcproj"))
     assert len(samples) == 63
