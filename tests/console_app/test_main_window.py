@@ -170,7 +170,8 @@ def test_sample_projects_are_offered_and_open_without_problems(make_window):
     for path in samples:
         assert window.open_path(path, ask=False)
         assert window.document.path == path and not window.isWindowModified()
-        for view, network in zip(window.edit_tab.views, window.document.project.networks):
+        networks = window.document.project.networks
+        for view, network in zip(window.edit_tab.views, networks, strict=True):
             assert set(view.network_scene.layer_items) == set(network.layer_names)
 
 
