@@ -6,9 +6,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from nnc_samples import SAMPLES_DIR
 from PySide6.QtCore import QSettings
 
-SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "nnc-samples"
+SAMPLES = SAMPLES_DIR
 LENET = SAMPLES / "image_recognition" / "MNIST" / "LeNet.sdcproj"
 
 

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 import pytest
+from nnc_samples import SAMPLES_DIR
 
 from console_app.document import default_project_path
 from console_app.main_window import TABS, MainWindow
@@ -14,7 +14,7 @@ from engine.graph import commands as C
 
 pytestmark = pytest.mark.gui
 
-SAMPLES = Path(__file__).resolve().parents[2].parent / "shared" / "nnc-samples"
+SAMPLES = SAMPLES_DIR
 
 
 def test_main_window_has_nnc_tabs(qtbot, settings):

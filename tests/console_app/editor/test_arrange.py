@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from nnc_samples import SAMPLES_DIR
 
 from console_app.editor.arrange import COLUMN, ROW, arrange_positions
 from engine.formats import load_project
 
-SAMPLES = Path(__file__).resolve().parents[4] / "shared" / "nnc-samples"
+SAMPLES = SAMPLES_DIR
 
 
 def test_chain_becomes_one_column_and_branches_fan_out():
