@@ -16,9 +16,11 @@ Everything a layer needs comes from the catalogue and from shape inference
   ``<p>.InitializerMultiplier`` and ``<p>.LRateMultiplier`` of the layer (a Unit layer's
   ``<Inner>.<p>.*`` overrides them); equal names are one shared parameter;
 * Unit layers are expanded inline with their bound arguments, to any depth; in test mode the
-  SkipAtTest layers inside units are bypassed too.
+  SkipAtTest layers inside units are bypassed too;
+* RepeatStart ... RepeatEnd blocks are unrolled ``Times`` times (nested blocks too), each copy
+  with its own parameters named as nnabla expands them (``Conv{RepeatStart}`` -> ``Conv[1]``).
 
-A layer the engine cannot run (loops, LSTM, FFT, ...) or a network with a shape error raises
+A layer the engine cannot run (recurrent loops, Delay, LSTM, FFT, ...) or a network with a shape error raises
 :class:`CompileError` naming the network, the layer and the type before anything runs.
 """
 
@@ -28,7 +30,7 @@ import functools
 import heapq
 import inspect
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import engine.nn.functions as F
 from engine.core.autograd import Variable
@@ -51,8 +53,7 @@ from engine.runtime.program import (
 __all__ = ["CompileError", "compile_network"]
 
 # Graph layers that the engine cannot run yet (recurrent loops and the LSTM unit built on them).
-_LOOPS = frozenset({"RepeatStart", "RepeatEnd", "RecurrentInput", "RecurrentOutput", "Delay",
-                    "LSTM"})  # fmt: skip
+_LOOPS = frozenset({"RecurrentInput", "RecurrentOutput", "Delay", "LSTM"})
 # nnc-layers.md §1.4: SpectralNorm's Itr carries -a by mistake; it is a count, not an axis.
 _NOT_AXIS = frozenset({("SpectralNorm", "Itr")})
 # Parameters nnabla's parametric functions own that NNC's files do not list: inserted after the
@@ -107,9 +108,21 @@ class _Scope:
     bound: tuple[Ref, ...] | None = None  # the Unit layer's inputs (None at the top level)
     overrides: Mapping[str, str] = field(default_factory=dict)  # the Unit's <L>.<p>.* values
     unit: str | None = None  # the unit network's name, for messages
+    repeat: tuple[tuple[str, int], ...] = ()  # (RepeatStart ID, iteration) of enclosing blocks
 
     def name(self, layer: str) -> str:
-        return self.path + layer
+        """The layer's call path: ``SE1/Conv``, ``Conv[1]`` in iteration 1 of a repeat block."""
+        return self.path + layer + "".join(f"[{i}]" for _, i in self.repeat)
+
+    def parameter(self, name: str) -> str:
+        """nnabla's expansion of repeat ids: ``Conv{RepeatStart}/conv/W`` -> ``Conv[1]/conv/W``."""
+        for repeat_id, i in self.repeat:
+            name = name.replace("{" + repeat_id + "}", f"[{i}]")
+        return name
+
+    @property
+    def repeat_ids(self) -> tuple[str, ...]:
+        return tuple(repeat_id for repeat_id, _ in self.repeat)
 
 
 class _Compiler:
@@ -139,31 +152,92 @@ class _Compiler:
         network = inference.network
         for layer in network.layers:  # before anything else: a loop would look like a cycle
             self._check_runnable(find_spec(layer.type), layer, scope)
+        repeats = any(layer.type == "RepeatStart" for layer in network.layers)
+        blocks = resolve.repeat_blocks(network) if repeats else {}
         refs: dict[str, Ref] = {}
-        for layer in _order(network):
-            spec = find_spec(layer.type)
-            assert spec is not None  # checked above
-            if spec.support is Support.ANNOTATION:
-                continue
-            mains = [refs[k.source] for k in network.inputs_of(layer.name)
-                     if k.dest_pin == 0 and k.source in refs]  # fmt: skip
-            if not mains and self.derived and spec.inputs.value in ("Single", "Multiple"):
-                continue  # left without input when its losses were removed (a loss scaling)
-            if spec.type == "Output":
-                if mains:
-                    self.outputs.append((layer.properties.get("VariableName") or layer.name,
-                                         mains[0]))  # fmt: skip
-                continue
-            ev = self._eval(inference, layer, scope)
-            if self.test_mode and spec.has_skip_at_test and ev.value("SkipAtTest") is True:
-                # Derived networks are rewritten already; this bypasses them inside units.
-                if mains:
-                    refs[layer.name] = mains[0]
-                continue
-            ref = self.layer(inference, layer, spec, ev, mains, refs, scope)
-            if ref is not None:
-                refs[layer.name] = ref
+        self._sequence(inference, _order(network), blocks, (), refs, scope)
         return refs
+
+    def _sequence(
+        self,
+        inference: NetworkInference,
+        order: list[Layer],
+        blocks: Mapping[str, tuple[str, ...]],
+        level: tuple[str, ...],
+        refs: dict[str, Ref],
+        scope: _Scope,
+    ) -> None:
+        """The layers of one repeat level (``level``: the enclosing RepeatStart layers)."""
+        for layer in order:
+            if blocks.get(layer.name, ()) != level or layer.type == "RepeatEnd":
+                continue  # inside a nested block, or a block's end (set by its loop)
+            if layer.type == "RepeatStart":
+                self._repeat(inference, order, blocks, level, layer, refs, scope)
+            else:
+                self._one(inference, layer, refs, scope)
+
+    def _one(
+        self, inference: NetworkInference, layer: Layer, refs: dict[str, Ref], scope: _Scope
+    ) -> None:
+        spec = find_spec(layer.type)
+        assert spec is not None  # checked by network()
+        if spec.support is Support.ANNOTATION:
+            return
+        network = inference.network
+        mains = [refs[k.source] for k in network.inputs_of(layer.name)
+                 if k.dest_pin == 0 and k.source in refs]  # fmt: skip
+        if not mains and self.derived and spec.inputs.value in ("Single", "Multiple"):
+            return  # left without input when its losses were removed (a loss scaling)
+        if spec.type == "Output":
+            if mains:
+                self.outputs.append((layer.properties.get("VariableName") or layer.name,
+                                     mains[0]))  # fmt: skip
+            return
+        ev = self._eval(inference, layer, scope)
+        if self.test_mode and spec.has_skip_at_test and ev.value("SkipAtTest") is True:
+            # Derived networks are rewritten already; this bypasses them inside units.
+            if mains:
+                refs[layer.name] = mains[0]
+            return
+        ref = self.layer(inference, layer, spec, ev, mains, refs, scope)
+        if ref is not None:
+            refs[layer.name] = ref
+
+    def _repeat(
+        self,
+        inference: NetworkInference,
+        order: list[Layer],
+        blocks: Mapping[str, tuple[str, ...]],
+        level: tuple[str, ...],
+        start: Layer,
+        refs: dict[str, Ref],
+        scope: _Scope,
+    ) -> None:
+        """RepeatStart ... RepeatEnd unrolled ``Times`` times, each copy with its own
+        parameters (``{ID}`` -> ``[i]`` in their names, as nnabla expands them)."""
+        network = inference.network
+        ev = self._eval(inference, start, scope)
+        end = next((layer.name for layer in network.layers if layer.type == "RepeatEnd" and
+                    resolve.matching_start(network, layer.name, "RepeatStart", "RepeatEnd")
+                    == start.name), None)  # fmt: skip
+        source = next((k.source for k in network.inputs_of(end or "") if k.dest_pin == 0), None)
+        first = next((refs[k.source] for k in network.inputs_of(start.name)
+                      if k.dest_pin == 0 and k.source in refs), None)  # fmt: skip
+        if end is None or source is None or first is None:
+            raise self.error(scope, start.name, "the repeat block needs an input and a RepeatEnd")
+        if inference.shape(source) != inference.shape(start.name):
+            raise self.error(
+                scope, start.name,
+                f"the repeated block must keep its shape: {inference.shape(start.name)} in, "
+                f"{inference.shape(source)} out",
+            )  # fmt: skip
+        current = first
+        for i in range(int(ev.value("Times"))):  # type: ignore[call-overload]
+            refs[start.name] = current
+            inner = replace(scope, repeat=(*scope.repeat, (str(ev.value("ID")), i)))
+            self._sequence(inference, order, blocks, (*level, start.name), refs, inner)
+            current = refs[source]
+        refs[end] = current
 
     def _check_runnable(self, spec: LayerSpec | None, layer: Layer, scope: _Scope) -> None:
         if spec is None:
@@ -229,7 +303,8 @@ class _Compiler:
 
     def _own_parameter(self, layer: Layer, ev: LayerEval, scope: _Scope, lr_default: float) -> str:
         """Parameter/WorkingMemory: the layer is a parameter named after itself."""
-        name = resolve.parameter_name(ev.spec, layer.name, layer.name, None, scope.unit_scopes)
+        name = scope.parameter(resolve.parameter_name(
+            ev.spec, layer.name, layer.name, None, scope.unit_scopes, scope.repeat_ids))  # fmt: skip
         self._declare(ParameterDecl(
             name=name, shape=tuple(ev.output_shape() or ()),
             initializer=str(ev.value("Initializer")),
@@ -258,6 +333,8 @@ class _Compiler:
         if sub is None:
             raise self.error(scope, layer.name, "the unit could not be expanded")
         unit_scope = str(ev.value("ParameterScope") or "")
+        if unit_scope and scope.repeat:  # a unit inside a repeat block: one copy per iteration
+            unit_scope += "".join(f"[{i}]" for _, i in scope.repeat)
         inner = _Scope(
             path=scope.name(layer.name) + "/",
             unit_scopes=(*scope.unit_scopes, unit_scope),
@@ -342,7 +419,8 @@ class _Compiler:
         self, layer: Layer, spec: LayerSpec, ev: LayerEval, pspec: ParameterSpec, scope: _Scope
     ) -> str:
         own_scope = str(ev.value("ParameterScope")) if spec.prop("ParameterScope") else layer.name
-        name = resolve.parameter_name(spec, layer.name, own_scope, pspec, scope.unit_scopes)
+        name = scope.parameter(resolve.parameter_name(
+            spec, layer.name, own_scope, pspec, scope.unit_scopes, scope.repeat_ids))  # fmt: skip
 
         def setting(key: str) -> object:
             override = scope.overrides.get(f"{layer.name}.{pspec.name}.{key}")
@@ -362,7 +440,8 @@ class _Compiler:
     ) -> Ref:
         own_scope = str(ev.value("ParameterScope"))
         pspec = ParameterSpec(pname, "", "True", "Constant", 0.0, 0.0)
-        name = resolve.parameter_name(spec, layer.name, own_scope, pspec, scope.unit_scopes)
+        name = scope.parameter(resolve.parameter_name(
+            spec, layer.name, own_scope, pspec, scope.unit_scopes, scope.repeat_ids))  # fmt: skip
         shape = tuple(ev.connector_shape("b"))
         self._declare(ParameterDecl(name, shape, "Constant", 0.0, 0.0, "", scope.name(layer.name)))
         return ("param", name)

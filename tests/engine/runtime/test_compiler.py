@@ -323,3 +323,62 @@ def test_wired_parameter_layer_feeds_a_side_connector(kit):
     assert [p.name for p in program.parameters] == ["Weights"]
     acts, _ = _run(program, {"x": np.ones((2, 4), np.float32)})
     np.testing.assert_array_equal(acts["Affine"].data, np.full((2, 2), 1.0, np.float32))
+
+
+def test_repeat_block_is_unrolled_with_own_parameters(kit):
+    layers = [
+        kit.layer("Input", "Input", Size=(4,), Dataset="x"),
+        kit.layer("RepeatStart", "RepeatStart", Times=3),
+        kit.layer("Affine", "Affine", OutShape=4),
+        kit.layer("ReLU", "ReLU"),
+        kit.layer("RepeatEnd", "RepeatEnd"),
+        kit.layer("SquaredError", "SquaredError", T__Dataset="x"),
+    ]
+    project = kit.make_project([kit.network("Main", layers, kit.chain(*[x.name for x in layers]))])
+    program = compile_network(project, "Main")
+    assert [s.name for s in program.steps] == [
+        "Affine[0]", "ReLU[0]", "Affine[1]", "ReLU[1]", "Affine[2]", "ReLU[2]", "SquaredError"]  # fmt: skip
+    assert [p.name for p in program.parameters][::2] == [
+        "Affine[0]/affine/W", "Affine[1]/affine/W", "Affine[2]/affine/W"]  # fmt: skip
+    x = np.random.default_rng(7).random((2, 4), dtype=np.float32)
+    acts, p = _run(program, {"x": x})
+    h = nn.Variable(x)
+    for i in range(3):
+        h = F.relu(F.affine(h, p[f"Affine[{i}]/affine/W"], p[f"Affine[{i}]/affine/b"]))
+    np.testing.assert_array_equal(acts["ReLU[2]"].data, h.data)
+    np.testing.assert_array_equal(acts["SquaredError"].data, (h.data - x) ** 2)
+
+
+def test_nested_repeat_blocks_and_the_nnc_sample(kit):
+    layers = [
+        kit.layer("Input", "Input", Size=(3,), Dataset="x"),
+        kit.layer("Outer", "RepeatStart", Times=2),
+        kit.layer("Inner", "RepeatStart", Times=2),
+        kit.layer("Affine", "Affine", OutShape=3),
+        kit.layer("InnerEnd", "RepeatEnd"),
+        kit.layer("Tanh", "Tanh"),
+        kit.layer("OuterEnd", "RepeatEnd"),
+    ]
+    project = kit.make_project([kit.network("Main", layers, kit.chain(*[x.name for x in layers]))])
+    program = compile_network(project, "Main")
+    assert [s.name for s in program.steps] == [
+        "Affine[0][0]", "Affine[0][1]", "Tanh[0]", "Affine[1][0]", "Affine[1][1]", "Tanh[1]"]  # fmt: skip
+    assert program.parameters[-1].name == "Affine[1][1]/affine/b"
+    sample = load_project(LENET.parents[2] / "tutorial/basics/12_residual_learning.sdcproj")
+    runtime = compile_network(sample, "MainRuntime")
+    names = [p.name for p in runtime.parameters]
+    assert "Convolution_5[1]/conv/W" in names and "Convolution_8[1]/conv/W" in names
+    acts, _ = _run(runtime, {"x": np.zeros((1, 1, 28, 28), np.float32)})
+    assert runtime.output(acts, "y'").shape == (1, 10)
+
+
+def test_repeat_block_must_keep_its_shape(kit):
+    layers = [
+        kit.layer("Input", "Input", Size=(4,), Dataset="x"),
+        kit.layer("RepeatStart", "RepeatStart", Times=2),
+        kit.layer("Affine", "Affine", OutShape=5),
+        kit.layer("RepeatEnd", "RepeatEnd"),
+    ]
+    project = kit.make_project([kit.network("Main", layers, kit.chain(*[x.name for x in layers]))])
+    with pytest.raises(CompileError, match=r'layer "RepeatStart": the repeated block must keep'):
+        compile_network(project, "Main")
