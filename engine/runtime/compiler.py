@@ -20,8 +20,9 @@ Everything a layer needs comes from the catalogue and from shape inference
 * RepeatStart ... RepeatEnd blocks are unrolled ``Times`` times (nested blocks too), each copy
   with its own parameters named as nnabla expands them (``Conv{RepeatStart}`` -> ``Conv[1]``).
 
-A layer the engine cannot run (recurrent loops, Delay, LSTM, FFT, ...) or a network with a shape error raises
-:class:`CompileError` naming the network, the layer and the type before anything runs.
+A layer the engine cannot run (recurrent loops, Delay, LSTM, FFT, ...) or a network with a shape
+error raises :class:`CompileError` naming the network, the layer and the type before anything
+runs.
 """
 
 from __future__ import annotations
@@ -232,7 +233,8 @@ class _Compiler:
                 f"{inference.shape(source)} out",
             )  # fmt: skip
         current = first
-        for i in range(int(ev.value("Times"))):  # type: ignore[call-overload]
+        times = ev.value("Times")
+        for i in range(times if isinstance(times, int) else 1):
             refs[start.name] = current
             inner = replace(scope, repeat=(*scope.repeat, (str(ev.value("ID")), i)))
             self._sequence(inference, order, blocks, (*level, start.name), refs, inner)
@@ -303,8 +305,10 @@ class _Compiler:
 
     def _own_parameter(self, layer: Layer, ev: LayerEval, scope: _Scope, lr_default: float) -> str:
         """Parameter/WorkingMemory: the layer is a parameter named after itself."""
-        name = scope.parameter(resolve.parameter_name(
-            ev.spec, layer.name, layer.name, None, scope.unit_scopes, scope.repeat_ids))  # fmt: skip
+        raw = resolve.parameter_name(
+            ev.spec, layer.name, layer.name, None, scope.unit_scopes, scope.repeat_ids
+        )
+        name = scope.parameter(raw)
         self._declare(ParameterDecl(
             name=name, shape=tuple(ev.output_shape() or ()),
             initializer=str(ev.value("Initializer")),

@@ -337,7 +337,14 @@ def test_repeat_block_is_unrolled_with_own_parameters(kit):
     project = kit.make_project([kit.network("Main", layers, kit.chain(*[x.name for x in layers]))])
     program = compile_network(project, "Main")
     assert [s.name for s in program.steps] == [
-        "Affine[0]", "ReLU[0]", "Affine[1]", "ReLU[1]", "Affine[2]", "ReLU[2]", "SquaredError"]  # fmt: skip
+        "Affine[0]",
+        "ReLU[0]",
+        "Affine[1]",
+        "ReLU[1]",
+        "Affine[2]",
+        "ReLU[2]",
+        "SquaredError",
+    ]
     assert [p.name for p in program.parameters][::2] == [
         "Affine[0]/affine/W", "Affine[1]/affine/W", "Affine[2]/affine/W"]  # fmt: skip
     x = np.random.default_rng(7).random((2, 4), dtype=np.float32)
@@ -362,7 +369,13 @@ def test_nested_repeat_blocks_and_the_nnc_sample(kit):
     project = kit.make_project([kit.network("Main", layers, kit.chain(*[x.name for x in layers]))])
     program = compile_network(project, "Main")
     assert [s.name for s in program.steps] == [
-        "Affine[0][0]", "Affine[0][1]", "Tanh[0]", "Affine[1][0]", "Affine[1][1]", "Tanh[1]"]  # fmt: skip
+        "Affine[0][0]",
+        "Affine[0][1]",
+        "Tanh[0]",
+        "Affine[1][0]",
+        "Affine[1][1]",
+        "Tanh[1]",
+    ]
     assert program.parameters[-1].name == "Affine[1][1]/affine/b"
     sample = load_project(LENET.parents[2] / "tutorial/basics/12_residual_learning.sdcproj")
     runtime = compile_network(sample, "MainRuntime")
