@@ -193,6 +193,9 @@ class EventStream:
         trainer.emit("start", max_epoch=plan.max_epoch, iter_per_epoch=plan.iter_per_epoch,
                      batch_size=plan.batch_size, seed=plan.seed, epoch=trainer.state.epoch,
                      iteration=trainer.state.iteration, **self.start_fields)  # fmt: skip
+        if plan.precision == "Half":
+            trainer.emit("warning", message="Precision Half: this engine trains in float32 (the "
+                         "numbers are those of NNC's Float setting)")  # fmt: skip
 
     def on_iteration(self, trainer: Trainer) -> None:
         now = time.monotonic()

@@ -276,3 +276,16 @@ def test_wired_link_order_is_kept_for_concatenate(kit, tmp_path):
     params = program.create_parameters()
     acts = program.forward({"x": np.ones((1, 4), np.float32)}, params)
     np.testing.assert_array_equal(acts["Concatenate"].data[:, :3], acts["B"].data)
+
+
+def test_half_precision_is_a_warning(kit, tmp_path):
+    import io
+
+    train_csv, valid_csv = kit.blobs(tmp_path, rows=24)
+    project = kit.mlp_project(train_csv, valid_csv, max_epoch=1, batch=8)
+    project.replace_section("config", project.config.with_value("TypeConfig", "Half"))
+    stream = io.StringIO()
+    train(_save(project, tmp_path), job_dir=tmp_path / "job", seed=0,
+          options=Options(events=stream))  # fmt: skip
+    events = [json.loads(line) for line in stream.getvalue().splitlines()]
+    assert events[1]["event"] == "warning" and "Precision Half" in events[1]["message"]
