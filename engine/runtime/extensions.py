@@ -12,6 +12,7 @@ from __future__ import annotations
 import itertools
 import logging
 import math
+import os
 import sys
 import threading
 import time
@@ -176,7 +177,7 @@ class JobRecorder:
             status=status, epoch=state.epoch, max_epoch=trainer.session.plan.max_epoch,
             iteration=state.iteration, total_iterations=trainer.session.total_iterations,
             best_epoch=state.best_epoch, best_valid_error=state.best_error,
-            elapsed=round(trainer.elapsed, 3), message=message,
+            elapsed=round(trainer.elapsed, 3), message=message, pid=os.getpid(),
         )  # fmt: skip
 
 

@@ -8,7 +8,8 @@
       config.json            the resolved configuration: seed, device, epochs, batch size,
                              iterations per epoch, datasets (CSV paths, rows), optimizers with
                              their iteration ranges and schedules, monitors, executors
-      status.json            running | finished | stopped | failed, epoch, best epoch, message
+      status.json            running | finished | stopped | failed, epoch, best epoch, message,
+                             the trainer's process id
       events.jsonl           every event of the run, one JSON object per line (as --events)
       log.txt                NNC-style log lines ("epoch 3 of 10 cost=0.312 {...} time=...")
       learning_curve.csv     epoch,cost,train_error,valid_error (NNC's "Save CSV as" layout)
