@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 import pytest
+from nnc_samples import LENET, SAMPLES_DIR
 
 import engine.nn as nn
 import engine.nn.functions as F
 from engine.formats import load_project
 from engine.graph.project import Link
 from engine.runtime.compiler import CompileError, compile_network
-
-LENET = Path("/work/shared/nnc-samples/image_recognition/MNIST/LeNet.sdcproj")
 
 
 def _run(program, batch):
@@ -377,7 +374,7 @@ def test_nested_repeat_blocks_and_the_nnc_sample(kit):
         "Tanh[1]",
     ]
     assert program.parameters[-1].name == "Affine[1][1]/affine/b"
-    sample = load_project(LENET.parents[2] / "tutorial/basics/12_residual_learning.sdcproj")
+    sample = load_project(SAMPLES_DIR / "tutorial/basics/12_residual_learning.sdcproj")
     runtime = compile_network(sample, "MainRuntime")
     names = [p.name for p in runtime.parameters]
     assert "Convolution_5[1]/conv/W" in names and "Convolution_8[1]/conv/W" in names
