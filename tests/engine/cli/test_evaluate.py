@@ -14,6 +14,15 @@ from engine.formats import save_project
 RUNTIME_TESTS = Path(__file__).parent.parent / "runtime"
 
 
+@pytest.fixture(autouse=True)
+def _no_parameters_left():
+    """Training fills the global parameter registry; later tests start from an empty one."""
+    yield
+    import engine.nn as nn
+
+    nn.clear_parameters()
+
+
 @pytest.fixture
 def job(monkeypatch, tmp_path):
     """A 2-epoch job of the 3-class MLP on tiny blobs (tests/engine/runtime/conftest.py)."""

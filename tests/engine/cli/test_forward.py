@@ -15,6 +15,15 @@ from engine.formats import save_project
 RUNTIME_TESTS = Path(__file__).parent.parent / "runtime"
 
 
+@pytest.fixture(autouse=True)
+def _no_parameters_left():
+    """Training fills the global parameter registry; later tests start from an empty one."""
+    yield
+    import engine.nn as nn
+
+    nn.clear_parameters()
+
+
 @pytest.fixture
 def trained(monkeypatch, tmp_path):
     spec = importlib.util.spec_from_file_location("runtime_kit", RUNTIME_TESTS / "conftest.py")
