@@ -18,7 +18,13 @@ from console_app.autosave import Autosaver
 from console_app.document import Document, default_project_path, sample_projects
 from console_app.editor import clipboard
 from console_app.editor.arrange import arrange_positions
-from console_app.editor.create_unit import create_unit
+from console_app.editor.create_unit import (
+    ArgumentChoice,
+    argument_choices,
+    check_selection,
+    create_unit,
+)
+from console_app.editor.create_unit_dialog import CreateUnitDialog
 from console_app.editor.edit_tab import EditTab
 from console_app.settings import AppSettings
 from engine.formats import ProjectFileError
@@ -209,6 +215,15 @@ class MainWindow(QMainWindow):
         )  # fmt: skip
         return answer == QMessageBox.StandardButton.Yes
 
+    def ask_create_unit(
+        self, choices: list[ArgumentChoice], default_name: str
+    ) -> tuple[str, list[ArgumentChoice]] | None:
+        """The unit network's name and the properties that become its arguments."""
+        dialog = CreateUnitDialog(choices, default_name, self.document.project.network_names, self)
+        if dialog.exec() != CreateUnitDialog.DialogCode.Accepted:
+            return None
+        return dialog.unit_name(), dialog.chosen()
+
     # -- files -----------------------------------------------------------------------------
     def set_document(self, document: Document) -> None:
         old = self.document
@@ -384,10 +399,19 @@ class MainWindow(QMainWindow):
             self._view_call("zoom_fit")
 
     def create_unit(self) -> tuple[str, str] | None:
+        """Create Unit on the selection, asking for the unit's name and arguments first."""
         scene = self._scene()
         if scene is None:
             return None
-        result = self._guard(create_unit, self.document, scene.network, scene.selected_layers())
+        names = scene.selected_layers()
+        if self._guard(check_selection, scene.network, names) is None:
+            return None
+        default = self.document.project.unique_network_name("Unit")
+        answer = self.ask_create_unit(argument_choices(scene.network, names), default)
+        if answer is None:
+            return None
+        unit_name, arguments = answer
+        result = self._guard(create_unit, self.document, scene.network, names, arguments, unit_name)
         if result is not None:
             scene.select_layers([result[1]])
             self.show_message(

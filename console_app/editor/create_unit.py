@@ -6,23 +6,83 @@ caller a Unit layer takes the selection's place, wired to the same neighbours (t
 keep their order among a consumer's inputs, so Concatenate order is kept). Everything is one
 undo step built from the model's commands.
 
+Properties of the selected layers may become unit arguments (:func:`argument_choices`): each
+chosen one gets an Argument layer named after the property (made unique), whose ``Value`` is
+the property's current value and whose ``Type`` follows the property's type; the inner property
+becomes ``*<Argument>`` and the caller's Unit layer passes the value as its property.
+
 The selection must have at most one outside producer (a unit has one input) and one layer whose
 output leaves it (a unit has one output), and no side input from outside.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
 
 from console_app.document import Document
 from engine.graph import commands as C
 from engine.graph.project import Layer, Link, ModelError, Network
+from engine.layers import find_spec, get_spec
 
 UNIT_ORIGIN = (24, 72)  # where the selection's top-left lands in the unit network (file units)
+ARGUMENT_TYPES: tuple[str, ...] = get_spec("Argument").prop("Type").options  # type: ignore[union-attr]
+# A Unit layer's own properties and the names expressions reserve: no argument may take them.
+RESERVED_ARGUMENT_NAMES = frozenset({"Name", "Input", "Output", "Network", "ParameterScope"})
+_ARGUMENT_STEP = 48  # file units between stacked Argument layers (one grid row)
 
 
-def create_unit(document: Document, network: Network, names: list[str]) -> tuple[str, str]:
-    """Returns ``(unit network name, Unit layer name)``; ModelError says why it cannot."""
+@dataclass(frozen=True)
+class ArgumentChoice:
+    """A property of a selected layer that may become a unit argument."""
+
+    layer: str
+    prop: str
+    value: str  # the property's current value: the argument's default
+    type: str  # the Argument's Type option that fits the property
+
+    @property
+    def label(self) -> str:
+        return f"{self.layer}.{self.prop} = {self.value} ({self.type})"
+
+
+@dataclass(frozen=True)
+class _Plan:
+    layers: list[Layer]
+    inner: list[Link]
+    incoming: list[Link]
+    outgoing: list[tuple[int, Link]]
+    source: str | None
+
+
+def argument_choices(network: Network, names: Iterable[str]) -> list[ArgumentChoice]:
+    """Editable properties of the selected layers whose value is a literal of their type.
+
+    Macros and expressions (``*ConvolutionPaddingSize``, ``Input[0]*2``) are left out: an
+    argument's default cannot read the layer they belong to.
+    """
+    chosen = set(names)
+    found = []
+    for layer in network.layers:
+        spec = find_spec(layer.type) if layer.name in chosen else None
+        if spec is None:
+            continue
+        for prop in spec.properties:
+            if not (prop.editable and prop.visible) or prop.name == "Name":
+                continue
+            if prop.type.name in ("File", "Dataset"):
+                continue
+            raw = layer.properties.get(prop.name, prop.default)
+            if raw == "" or raw.startswith("*") or not prop.type.is_literal(raw):
+                continue
+            kind = prop.type.name if prop.type.name in ARGUMENT_TYPES else "Text"
+            found.append(ArgumentChoice(layer.name, prop.name, raw, kind))
+    return found
+
+
+def check_selection(network: Network, names: Iterable[str]) -> _Plan:
+    """What moves where; ModelError says why the selection cannot become a unit."""
     chosen = set(names)
     if not chosen:
         raise ModelError("Create Unit: select the layers to put in the unit first")
@@ -49,50 +109,106 @@ def create_unit(document: Document, network: Network, names: list[str]) -> tuple
             f"{where}: {len(leaving)} selected layers feed layers outside the selection "
             f"({listed}); a unit has one output"
         )
+    return _Plan(layers, inner, incoming, outgoing, sources[0] if sources else None)
 
+
+def create_unit(
+    document: Document,
+    network: Network,
+    names: list[str],
+    arguments: Iterable[ArgumentChoice] = (),
+    unit_name: str | None = None,
+) -> tuple[str, str]:
+    """Returns ``(unit network name, Unit layer name)``; ModelError says why it cannot."""
+    plan = check_selection(network, names)
     project = document.project
-    unit_name = project.unique_network_name("Unit")
-    unit = Network(unit_name)
-    x0 = min(layer.position[0] for layer in layers)
-    y0 = min(layer.position[1] for layer in layers)
-    dx, dy = UNIT_ORIGIN[0] - x0, UNIT_ORIGIN[1] - y0
-    input_name = None
-    if sources:
-        input_name = _free_name(chosen, "Input")
-        shape = document.results(network.name).get(sources[0])
-        size = ",".join(str(v) for v in shape.shape) if shape and shape.shape else "1"
-        first = Layer(
-            input_name, "Input", {"Size": size}, position=(UNIT_ORIGIN[0], UNIT_ORIGIN[1] - 48)
-        )
-        unit.add_layer(_defaults(unit, first))
-    for layer in layers:
-        unit.add_layer(
-            replace(layer, position=(layer.position[0] + dx, layer.position[1] + dy), id=None)
-        )
-    if input_name is not None:
-        for k in incoming:
-            unit.connect(Link(input_name, k.destination, 0))
-    for k in inner:
-        unit.connect(replace(k, id=None))
+    unit_name = unit_name or project.unique_network_name("Unit")
+    if project.has_network(unit_name):
+        raise ModelError(f'Create Unit: a network named "{unit_name}" already exists')
+    unit = _unit_network(document, network, plan, unit_name)
+    bound = _add_arguments(unit, list(arguments))
 
+    x0 = min(layer.position[0] for layer in plan.layers)
+    y0 = min(layer.position[1] for layer in plan.layers)
     caller_name = network.unique_name(unit_name)
-    unit_layer = Layer(caller_name, "Unit", {"Network": unit_name, "ParameterScope": "*Name"},
-                       position=(x0, y0))  # fmt: skip
+    caller_props = {"Network": unit_name, "ParameterScope": "*Name"}
+    caller_props |= {arg: choice.value for arg, choice in bound}
+    unit_layer = Layer(caller_name, "Unit", caller_props, position=(x0, y0))
+    chosen = {layer.name for layer in plan.layers}
+    links = list(network.links)
     with document.macro(f"Create Unit {unit_name}"):
         document.push(C.AddNetwork(project, unit))
         for name in [n for n in network.layer_names if n in chosen]:
             document.push(C.RemoveLayer(network, name))
         document.push(C.AddLayer(network, unit_layer))
-        if sources:
-            document.push(C.Connect(network, Link(sources[0], caller_name, 0)))
+        if plan.source is not None:
+            document.push(C.Connect(network, Link(plan.source, caller_name, 0)))
         removed = {i for i, k in enumerate(links) if k.source in chosen or k.destination in chosen}
-        for inserted, (index, k) in enumerate(outgoing):
+        for inserted, (index, k) in enumerate(plan.outgoing):
             before = sum(1 for i in removed if i < index)
             position = min(index - before + inserted, len(network.links))
             document.push(
                 C.Connect(network, Link(caller_name, k.destination, k.dest_pin), position)
             )
     return unit_name, caller_name
+
+
+def _unit_network(document: Document, network: Network, plan: _Plan, unit_name: str) -> Network:
+    """The new network: an Input where the selection's input came in, then the selection."""
+    unit = Network(unit_name)
+    chosen = {layer.name for layer in plan.layers}
+    x0 = min(layer.position[0] for layer in plan.layers)
+    y0 = min(layer.position[1] for layer in plan.layers)
+    dx, dy = UNIT_ORIGIN[0] - x0, UNIT_ORIGIN[1] - y0
+    input_name = None
+    if plan.source is not None:
+        input_name = _free_name(chosen, "Input")
+        shape = document.results(network.name).get(plan.source)
+        size = ",".join(str(v) for v in shape.shape) if shape and shape.shape else "1"
+        first = Layer(
+            input_name, "Input", {"Size": size}, position=(UNIT_ORIGIN[0], UNIT_ORIGIN[1] - 48)
+        )
+        unit.add_layer(_defaults(unit, first))
+    for layer in plan.layers:
+        unit.add_layer(
+            replace(layer, position=(layer.position[0] + dx, layer.position[1] + dy), id=None)
+        )
+    if input_name is not None:
+        for k in plan.incoming:
+            unit.connect(Link(input_name, k.destination, 0))
+    for k in plan.inner:
+        unit.connect(replace(k, id=None))
+    return unit
+
+
+def _add_arguments(
+    unit: Network, choices: list[ArgumentChoice]
+) -> list[tuple[str, ArgumentChoice]]:
+    """Argument layers (right of the moved layers) and the ``*Arg`` references to them."""
+    if not choices:
+        return []
+    right = max(layer.position[0] + layer.size[0] for layer in unit.layers) + 48
+    bound = []
+    for i, choice in enumerate(choices):
+        inner = unit.layer(choice.layer)
+        if find_spec(inner.type) is None or find_spec(inner.type).prop(choice.prop) is None:  # type: ignore[union-attr]
+            raise ModelError(f'Create Unit: layer "{choice.layer}" has no property {choice.prop}')
+        name = argument_name(unit, choice.prop)
+        props = {"Value": choice.value, "Type": choice.type, "Search": "False"}
+        position = (right, UNIT_ORIGIN[1] - 48 + i * _ARGUMENT_STEP)
+        unit.add_layer(Layer(name, "Argument", props, position=position))
+        unit.set_property(choice.layer, choice.prop, f"*{name}")
+        bound.append((name, choice))
+    return bound
+
+
+def argument_name(network: Network, base: str) -> str:
+    """An identifier named after ``base`` (``W.File`` -> ``W_File``), free in ``network``."""
+    stem = re.sub(r"\W", "_", base) or "Argument"
+    if stem[0].isdigit():
+        stem = f"A{stem}"
+    taken = set(network.layer_names) | RESERVED_ARGUMENT_NAMES
+    return _free_name(taken, stem)
 
 
 def _free_name(taken: set[str], base: str) -> str:

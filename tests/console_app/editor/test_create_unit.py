@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from console_app.editor.create_unit import create_unit
+from console_app.editor.create_unit import argument_choices, create_unit
+from console_app.editor.create_unit_dialog import CreateUnitDialog
 from engine.graph import commands as C
 from engine.graph.project import Layer, Link, ModelError
 
@@ -20,6 +21,7 @@ def test_create_unit_and_edit_its_argument(lenet_window):
     before = [n.name for n in project.networks], list(project.network("Main").layers)
     main_scene = tab.current_scene()
     main_scene.select_layers(BLOCK)
+    window.ask_create_unit = lambda choices, name: (name, [])
     unit_net, unit_layer = window.create_unit()
     assert (unit_net, unit_layer) == ("Unit", "Unit")
     main = project.network("Main")
@@ -77,6 +79,103 @@ def test_create_unit_refuses_selections_a_unit_cannot_hold(lenet_window):
         create_unit(doc, main, [])
     doc.push(C.Connect(main, Link("ReLU", "Softmax")))
     lenet_window.edit_tab.current_scene().select_layers(["ReLU", "MaxPooling"])
+    lenet_window.ask_create_unit = lambda choices, name: pytest.fail("asked for a bad selection")
     assert lenet_window.create_unit() is None  # both feed layers outside the selection
     assert "one output" in lenet_window.statusBar().currentMessage()
     assert len(doc.stack) == 1 and doc.project.network_names == ("Main",)
+
+
+def test_create_unit_with_an_argument_then_change_it_on_the_unit_layer(lenet_window, qtbot):
+    window = lenet_window
+    doc, tab = window.document, window.edit_tab
+    main = doc.project.network("Main")
+    scene = tab.current_scene()
+    scene.select_layers(["Convolution", "ReLU"])
+    asked = {}
+
+    def answer(choices, name):
+        dialog = CreateUnitDialog(choices, name, doc.project.network_names, window)
+        qtbot.addWidget(dialog)
+        dialog.check("Convolution.OutMaps")
+        asked["labels"] = [c.label for c in choices]
+        return dialog.unit_name(), dialog.chosen()
+
+    window.ask_create_unit = answer
+    steps = len(doc.stack)
+    assert window.create_unit() == ("Unit", "Unit")
+    assert "Convolution.OutMaps = 16 (PInt)" in asked["labels"]
+    assert "Convolution.KernelShape = 7,7 (PIntArray)" in asked["labels"]
+    assert "Convolution.BorderMode = valid (Text)" in asked["labels"]  # an Option: Text
+    assert not any(label.startswith("ReLU.") for label in asked["labels"])  # only a macro
+    assert len(doc.stack) == steps + 1 and doc.stack.undo_text() == "Create Unit Unit"
+
+    unit = doc.project.network("Unit")
+    assert unit.layer_names == ("Input", "Convolution", "ReLU", "OutMaps")
+    argument = unit.layer("OutMaps")
+    assert argument.type == "Argument"
+    assert argument.properties == {"Value": "16", "Type": "PInt", "Search": "False"}
+    assert unit.layer("Convolution").properties["OutMaps"] == "*OutMaps"
+    caller = main.layer("Unit")
+    assert caller.properties == {"Network": "Unit", "ParameterScope": "*Name", "OutMaps": "16"}
+    assert scene.layer_items["Unit"].stat_text == "16,22,22"
+    assert tab.statistics.value("CostParameter") == "78,810"  # unchanged by the move
+
+    # The Unit layer passes another value: the shapes and statistics downstream follow.
+    scene.select_layers(["Unit"])
+    pane = tab.property_pane
+    assert pane.rows["OutMaps"].argument and pane.text_of("OutMaps") == "16"
+    assert pane.set_text("OutMaps", "20")
+    assert main.layer("Unit").properties["OutMaps"] == "20"
+    assert scene.layer_items["Unit"].stat_text == "20,22,22"
+    assert scene.layer_items["MaxPooling"].stat_text == "20,11,11"
+    assert scene.layer_items["Convolution_2"].stat_text == "30,9,9"
+    # Convolution 16->20 maps: W and b grow by 4*49+4; Convolution_2's W grows by 30*4*9.
+    assert tab.statistics.value("CostParameter") == f"{78_810 + 4 * 49 + 4 + 30 * 4 * 9:,}"
+    assert not pane.set_text("OutMaps", "0")  # a PInt argument
+    assert "positive" in pane.error.text()
+
+    window.undo()  # the argument edit
+    assert scene.layer_items["MaxPooling"].stat_text == "16,11,11"
+    window.undo()  # the whole Create Unit
+    assert doc.project.network_names == ("Main",)
+    assert main.layer("Convolution").properties["OutMaps"] == "16"
+    assert [k.destination for k in main.outputs_of("Convolution")] == ["ReLU"]
+
+
+def test_argument_choices_and_names(lenet_window):
+    doc = lenet_window.document
+    main = doc.project.network("Main")
+    choices = {
+        c.label.split(" = ")[0]: c for c in argument_choices(main, ["Convolution_2", "Affine"])
+    }
+    assert choices["Affine.OutShape"].type == "PIntArray"
+    assert choices["Convolution_2.WithBias"].type == "Boolean"
+    assert choices["Affine.W.InitializerMultiplier"].type == "Float"
+    assert "Affine.W.File" not in choices and "Convolution_2.Padding" in choices  # 0,0 here
+    picked = [choices["Convolution_2.OutMaps"], choices["Affine.W.InitializerMultiplier"]]
+    create_unit(doc, main, ["MaxPooling_2", "Tanh_2", "Convolution_2", "Affine"], picked, "Block")
+    unit = doc.project.network("Block")
+    assert unit.layer("Affine").properties["W.InitializerMultiplier"] == "*W_InitializerMultiplier"
+    assert unit.layer("W_InitializerMultiplier").properties["Type"] == "Float"
+    assert main.layer("Block").properties["OutMaps"] == "30"
+    assert lenet_window.edit_tab.current_scene().layer_items["Block"].stat_text == "150"
+    with pytest.raises(ModelError, match="already exists"):
+        create_unit(doc, main, ["Affine_2"], (), "Block")
+
+
+def test_the_dialog_checks_the_unit_name(lenet_window, qtbot):
+    main = lenet_window.document.project.network("Main")
+    dialog = CreateUnitDialog(argument_choices(main, ["Convolution"]), "Unit", ["Main"])
+    qtbot.addWidget(dialog)
+    assert dialog.chosen() == []
+    dialog.name_edit.setText("Main")
+    dialog.accept()
+    assert "already exists" in dialog.error.text() and dialog.result() == 0
+    dialog.name_edit.setText("Conv[1]")
+    dialog.accept()
+    assert "[ ]" in dialog.error.text()
+    dialog.name_edit.setText("Stem")
+    dialog.check("Convolution.KernelShape")
+    dialog.accept()
+    assert dialog.result() == CreateUnitDialog.DialogCode.Accepted
+    assert [c.prop for c in dialog.chosen()] == ["KernelShape"]
