@@ -82,3 +82,10 @@ def test_sample_trains_one_epoch_and_evaluates(path, tmp_path, cache, monkeypatc
     assert list(summary["classification"]) == ["y'"]
     assert 0.0 <= summary["classification"]["y'"]["accuracy"] <= 1.0
     assert os.path.getsize(tmp_path / "job" / "confusion_matrix_y.csv") > 0
+
+
+@pytest.mark.parametrize("path", PROJECTS, ids=lambda p: p.stem)
+def test_sample_projects_have_no_validation_problems(path):
+    from engine.graph.validate import validate_project
+
+    assert [str(p) for p in validate_project(load_project(path))] == []
