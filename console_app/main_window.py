@@ -10,13 +10,21 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QPoint, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QLabel, QMainWindow, QMessageBox, QTabWidget
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QInputDialog,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QTabWidget,
+)
 
 from console_app.autosave import Autosaver
 from console_app.document import Document, default_project_path, sample_projects
-from console_app.editor import clipboard
+from console_app.editor import clipboard, networks
 from console_app.editor.arrange import arrange_positions
 from console_app.editor.create_unit import (
     ArgumentChoice,
@@ -37,6 +45,7 @@ FILE_FILTER = ";;".join((
     "All files (*)",
 ))  # fmt: skip
 AUTOSAVE_MS = 30_000
+NETWORK_ACTIONS = ("add", "rename", "duplicate", "delete")
 EXPORTS = ("Python code...", "ONNX...", "NNP...")  # enabled when export lands
 
 _log = logging.getLogger(__name__)
@@ -58,6 +67,8 @@ class MainWindow(QMainWindow):
             self.tabs.addTab(placeholder, name)
         self.setCentralWidget(self.tabs)
         self.edit_tab.message.connect(self.show_message)
+        self.edit_tab.tab_menu_requested.connect(self._show_network_menu)
+        self.network_menu_shown: QMenu | None = None
         self._build_actions()
         self._build_menus()
         self._unsubscribe = self.document.subscribe(self._document_changed)
@@ -112,6 +123,10 @@ class MainWindow(QMainWindow):
             "select_all": a("Select &All", self.select_all, K.SelectAll),
             "arrange": a("A&rrange Layers", self.arrange, "Ctrl+Shift+A"),
             "create_unit": a("Create &Unit", self.create_unit, "Ctrl+Shift+U"),
+            "add_network": a("Add &Network", self.add_network),
+            "rename_network": a("Re&name Network...", self.rename_network, "F2"),
+            "duplicate_network": a("Du&plicate Network", self.duplicate_network),
+            "delete_network": a("Delete Net&work...", self.delete_network),
             "zoom_in": a("Zoom &In", lambda: self._view_call("zoom_in"), K.ZoomIn),
             "zoom_out": a("Zoom &Out", lambda: self._view_call("zoom_out"), K.ZoomOut),
             "zoom_fit": a("Zoom to &Fit", self.zoom_fit, "Ctrl+0"),
@@ -147,6 +162,8 @@ class MainWindow(QMainWindow):
         edit_menu.addActions([acts[k] for k in ("cut", "copy", "paste", "delete", "select_all")])
         edit_menu.addSeparator()
         edit_menu.addActions([acts["arrange"], acts["create_unit"]])
+        edit_menu.addSeparator()
+        edit_menu.addActions([acts[f"{k}_network"] for k in NETWORK_ACTIONS])
         view_menu = bar.addMenu("&View")
         view_menu.addActions([acts[k] for k in ("zoom_in", "zoom_out", "zoom_fit", "snap")])
         toolbar = self.addToolBar("Main")
@@ -223,6 +240,14 @@ class MainWindow(QMainWindow):
         if dialog.exec() != CreateUnitDialog.DialogCode.Accepted:
             return None
         return dialog.unit_name(), dialog.chosen()
+
+    def ask_text(self, title: str, label: str, text: str) -> str | None:
+        value, ok = QInputDialog.getText(self, title, label, text=text)
+        return value if ok else None
+
+    def ask_confirm(self, text: str) -> bool:
+        answer = QMessageBox.question(self, "NeuroCanvas", text)
+        return answer == QMessageBox.StandardButton.Yes
 
     # -- files -----------------------------------------------------------------------------
     def set_document(self, document: Document) -> None:
@@ -418,6 +443,66 @@ class MainWindow(QMainWindow):
                 f'Created unit network "{result[0]}"; double-click {result[1]} to open it'
             )
         return result
+
+    # -- networks ------------------------------------------------------------------------------
+    def network_menu(self, name: str) -> QMenu:
+        """The network tabs' context menu for ``name`` ("": off the tabs, only Add)."""
+        menu = QMenu(self)
+        menu.addAction("Add Network", self.add_network)
+        for key in NETWORK_ACTIONS[1:]:
+            text = self.actions_by_name[f"{key}_network"].text().replace("&", "")
+            action = menu.addAction(text, lambda k=key: getattr(self, f"{k}_network")(name))
+            action.setEnabled(bool(name))
+        return menu
+
+    def _show_network_menu(self, name: str, pos: QPoint) -> None:
+        self.network_menu_shown = self.network_menu(name)
+        self.network_menu_shown.popup(pos)
+
+    def _target(self, name: str | None) -> str | None:
+        return name or self.edit_tab.current_network()
+
+    def add_network(self) -> str | None:
+        command = networks.add_network(self.document.project)
+        if self._guard(self.document.push, command) is None:
+            return None
+        self.edit_tab.show_network(command.network.name)  # type: ignore[attr-defined]
+        return command.network.name  # type: ignore[attr-defined]
+
+    def rename_network(self, name: str | None = None) -> bool:
+        old = self._target(name)
+        if old is None:
+            return False
+        new = self.ask_text("Rename network", f'New name of network "{old}":', old)
+        if new is None or new.strip() == old:
+            return False
+        command = self._guard(networks.rename_network, self.document.project, old, new)
+        return command is not None and bool(self._guard(self.document.push, command))
+
+    def duplicate_network(self, name: str | None = None) -> str | None:
+        original = self._target(name)
+        if original is None:
+            return None
+        command = networks.duplicate_network(self.document.project, original)
+        if self._guard(self.document.push, command) is None:
+            return None
+        self.edit_tab.show_network(command.network.name)  # type: ignore[attr-defined]
+        return command.network.name  # type: ignore[attr-defined]
+
+    def delete_network(self, name: str | None = None) -> bool:
+        target = self._target(name)
+        if target is None:
+            return False
+        project = self.document.project
+        command = self._guard(networks.delete_network, project, target)
+        if command is None:
+            return False
+        used = networks.references_to(project, target)
+        if used and not self.ask_confirm(
+            f'Network "{target}" is used by {"; ".join(used)}. Delete it anyway?'
+        ):
+            return False
+        return bool(self._guard(self.document.push, command))
 
     def zoom_fit(self) -> None:
         self._view_call("zoom_fit")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -47,6 +47,8 @@ def _titled(title: str, widget: QWidget) -> QWidget:
 
 class EditTab(QWidget):
     message = Signal(str)
+    # Right click on the network tabs: the tab's network ("" off the tabs), global position.
+    tab_menu_requested = Signal(str, QPoint)
 
     def __init__(self, document: Document, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -102,6 +104,9 @@ class EditTab(QWidget):
         self.statistics.statistic_chosen.connect(self.set_statistic)
         self.problems.problem_activated.connect(self.focus_layer)
         self.networks.currentChanged.connect(self._tab_changed)
+        bar = self.networks.tabBar()
+        bar.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        bar.customContextMenuRequested.connect(self._tab_menu)
         self.back.clicked.connect(self.go_back)
         self.set_document(document)
 
@@ -194,6 +199,16 @@ class EditTab(QWidget):
             return False
         self.networks.setCurrentWidget(view)
         return True
+
+    def current_network(self) -> str | None:
+        scene = self.current_scene()
+        return scene.network.name if scene is not None else None
+
+    def _tab_menu(self, pos: QPoint) -> None:
+        bar = self.networks.tabBar()
+        index = bar.tabAt(pos)
+        name = self.views[index].network_scene.network.name if 0 <= index < len(self.views) else ""
+        self.tab_menu_requested.emit(name, bar.mapToGlobal(pos))
 
     def _tab_changed(self, _index: int) -> None:
         scene = self.current_scene()
