@@ -53,8 +53,6 @@ from engine.runtime.program import (
 
 __all__ = ["CompileError", "compile_network"]
 
-# Graph layers that the engine cannot run yet (recurrent loops and the LSTM unit built on them).
-_LOOPS = frozenset({"RecurrentInput", "RecurrentOutput", "Delay", "LSTM"})
 # nnc-layers.md §1.4: SpectralNorm's Itr carries -a by mistake; it is a count, not an axis.
 _NOT_AXIS = frozenset({("SpectralNorm", "Itr")})
 # Parameters nnabla's parametric functions own that NNC's files do not list: inserted after the
@@ -244,7 +242,7 @@ class _Compiler:
     def _check_runnable(self, spec: LayerSpec | None, layer: Layer, scope: _Scope) -> None:
         if spec is None:
             raise self.error(scope, layer.name, f"unknown layer type {layer.type!r}")
-        if spec.support is Support.UNSUPPORTED or spec.type in _LOOPS:
+        if spec.support is Support.UNSUPPORTED:
             raise self.error(
                 scope, layer.name, f"layer type {spec.type} is not supported by the engine yet"
             )

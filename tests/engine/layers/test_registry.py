@@ -16,6 +16,10 @@ SPECS = all_specs()
 
 # Layer types the engine cannot run yet (each opens, infers shapes and costs, and says so).
 UNSUPPORTED = {
+    "RecurrentInput",  # recurrent loops and the LSTM unit: shapes yes, training not yet
+    "RecurrentOutput",
+    "Delay",
+    "LSTM",
     "FFT",
     "IFFT",
     "NmsDetection2d",
@@ -145,7 +149,7 @@ def test_unsupported_layers_are_listed_and_say_so():
         get_spec("FFT").require_runnable()
     get_spec("Convolution").require_runnable()
     graph = {s.type for s in SPECS if s.support is Support.GRAPH}
-    assert {"Input", "Parameter", "Unit", "LSTM", "Delay", "RepeatStart"} <= graph
+    assert {"Input", "Parameter", "Unit", "RepeatStart", "RepeatEnd"} <= graph
 
 
 # Representative inputs for layers whose rule needs a particular input (default (3, 8, 8)).
