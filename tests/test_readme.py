@@ -22,3 +22,14 @@ def test_readme_starts_with_the_two_setup_commands():
     first_block = re.search(r"```bash\n(.*?)```", text, flags=re.S).group(1).strip().splitlines()
     assert first_block[0].startswith('pip install -e . && neurocanvas')
     assert first_block[1].startswith('pip install -e ".[test]" && python -m pytest')
+
+
+def test_readme_layer_table_matches_the_catalogue():
+    import sys
+
+    sys.path.insert(0, str(README.parent / "tools"))
+    from layer_table import layer_table
+
+    text = README.read_text(encoding="utf-8")
+    table = text.split("<!-- layer-table -->\n", 1)[1].split("<!-- /layer-table -->", 1)[0]
+    assert table == layer_table(), "run: python tools/layer_table.py and paste it into the README"
