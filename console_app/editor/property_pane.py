@@ -28,7 +28,8 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.document import Document
-from console_app.editor.values import check_property, check_typed
+from console_app.editor import arguments
+from console_app.editor.values import MacroRule, check_property, check_typed, macro_rule
 from engine.graph import commands as C
 from engine.graph import resolve
 from engine.graph.project import ModelError, Network
@@ -308,13 +309,35 @@ class PropertyPane(QWidget):
 
     # -- edits -----------------------------------------------------------------------------
     def check(self, key: str, text: str) -> str | None:
+        assert self.network is not None and self.layer_name is not None
         row = self.rows[key]
-        known = [*self._argument_names()]
+        layer = self.network.layer(self.layer_name)
+        known = self._argument_names()
+        rule = self._macro_rule(layer.type, key, known, always=row.argument)
+        if layer.type == "Argument" and key in ("Value", "Type"):
+            return self._check_argument(key, text, rule)
         if row.spec is not None:
-            spec = find_spec(self.network.layer(self.layer_name).type)  # type: ignore[union-attr]
+            spec = find_spec(layer.type)
             known += [p.name for p in spec.properties] if spec else []
-            return check_property(row.spec, text, known)
-        return check_typed(row.type_name, key, text, known)
+            return check_property(row.spec, text, known, rule)
+        return check_typed(row.type_name, key, text, known, rule)
+
+    def _macro_rule(
+        self, layer_type: str, key: str, known: list[str], always: bool = False
+    ) -> MacroRule | None:
+        assert self.network is not None
+        project = self.document.project
+        return macro_rule(project, self.network, layer_type, key, known, always)
+
+    def _check_argument(self, key: str, text: str, rule: MacroRule | None) -> str | None:
+        """An Argument's Value must fit its Type; a Type must fit the Value."""
+        assert self.network is not None and self.layer_name is not None
+        names = self._argument_names()
+        earlier = names[: names.index(self.layer_name)]  # a default may use earlier arguments
+        if key == "Value":
+            return arguments.check_value(self.raw_value("Type"), text, earlier, rule)
+        reason = check_property(self.rows[key].spec, text) if self.rows[key].spec else None  # type: ignore[arg-type]
+        return reason or arguments.check_type(text, self.raw_value("Value"), earlier, rule)
 
     def _edited(self, key: str, text: str) -> bool:
         """Typing: a valid text is pushed (merging with the previous push of this field)."""
@@ -323,6 +346,10 @@ class PropertyPane(QWidget):
         reason = self.check(key, text)
         self._mark(key, reason)
         if reason is not None:
+            widget = self.rows[key].widget
+            if isinstance(widget, QComboBox) and not widget.isEditable():
+                self._set_text(key, self.raw_value(key))  # a list shows only what is stored
+                widget.setStyleSheet("")
             return False
         value = None if self.rows[key].argument and text == "" else text
         try:
@@ -352,7 +379,12 @@ class PropertyPane(QWidget):
         if new == self.layer_name:
             return
         try:
-            self.document.push(C.RenameLayer(self.network, self.layer_name, new))
+            if self.network.layer(self.layer_name).type == "Argument":
+                project = self.document.project
+                command = arguments.rename_argument(project, self.network, self.layer_name, new)
+            else:
+                command = C.RenameLayer(self.network, self.layer_name, new)
+            self.document.push(command)
             self.error.setText("")
         except ModelError as exc:
             self.error.setText(str(exc))
