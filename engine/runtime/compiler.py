@@ -64,8 +64,11 @@ class CompileError(ProgramError):
     """A network that cannot be compiled; the message names network, layer and type."""
 
 
-def compile_network(project: Project, name: str) -> Program:
+def compile_network(project: Project, name: str, *, test_mode: bool | None = None) -> Program:
     """The program of network ``name``: a drawn tab or a derived ``<Net>Validation/Runtime``.
+
+    ``test_mode`` forces train (False) or test (True) behaviour instead of the network's own
+    (the exporter writes both branches of ``test=``).
 
     Raises:
         CompileError: unknown network, a layer the engine cannot run, a shape or property
@@ -78,7 +81,8 @@ def compile_network(project: Project, name: str) -> Program:
             f'no network "{name}" (networks: {", ".join(project.network_names)}); '
             f"<Net>Validation and <Net>Runtime are derived from a network <Net>"
         ) from None
-    compiler = _Compiler(project, name, derived.test_mode, derived.derived)
+    test = derived.test_mode if test_mode is None else test_mode
+    compiler = _Compiler(project, name, test, derived.derived)
     inference = NetworkInference(derived.network, project)
     refs = compiler.network(inference, _Scope())
     outputs = []
@@ -94,7 +98,7 @@ def compile_network(project: Project, name: str) -> Program:
         feeds=dict(compiler.feeds),
         losses=tuple(s.name for s in compiler.steps if s.is_loss),
         outputs=tuple(outputs),
-        test_mode=derived.test_mode,
+        test_mode=test,
     )
 
 

@@ -1,0 +1,140 @@
+"""The exported Python file of every sample project reproduces the engine's outputs.
+
+For each sample: the engine compiles Main (train mode) and MainRuntime/Runtime (test mode),
+creates parameters, runs one random batch with ``nn.seed(1)`` just before the pass, and saves the
+parameters. A fresh interpreter imports the exported file, loads those parameters, seeds the same
+way and calls the network functions with ``test=False`` / ``test=True``. Dropout draws from the
+engine's random generator in the same order, so train mode matches too (same seed).
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import engine.nn as nn
+from engine.export.literals import ExportError, Identifiers, comment, literal
+from engine.export.python_code import exportable_networks, python_source
+from engine.formats import load_project
+from engine.runtime.compiler import compile_network
+
+ROOT = Path(__file__).resolve().parents[3]
+PROJECTS = sorted((ROOT / "projects").glob("*.ncproj"))
+
+RUNNER = """
+import importlib.util, sys
+import numpy as np
+import engine.nn as nn
+spec = importlib.util.spec_from_file_location("exported", sys.argv[1])
+mod = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(mod)
+data = dict(np.load(sys.argv[2]))
+results = {}
+for key in sys.argv[4:]:
+    function, mode = key.split(":")
+    nn.clear_parameters()
+    nn.load_parameters(sys.argv[3])
+    nn.seed(1)
+    names = [n for n in data if n.startswith(key.replace(":", "-") + ".")]
+    args = [nn.Variable(data[n]) for n in sorted(names)]
+    with nn.no_grad():
+        outs = getattr(mod, function)(*args, test=(mode == "test"))
+    for name, var in outs.items():
+        results[key + ":" + name] = np.asarray(var.data)
+np.savez(sys.argv[1] + ".out.npz", **results)
+"""
+
+
+@pytest.fixture(autouse=True)
+def _no_parameters_left():
+    yield
+    nn.clear_parameters()
+
+
+def _batch(program, rng):
+    """Random inputs of batch 3 (labels 0/1, valid for both cross-entropy kinds)."""
+    batch = {}
+    for name, shape in program.feeds.items():
+        if name.startswith("y") or name in ("label", "t"):
+            batch[name] = rng.integers(0, 2, (3, *shape)).astype(np.float32)
+        else:
+            batch[name] = rng.random((3, *shape), dtype=np.float32)
+    return batch
+
+
+def _engine_outputs(program, params, batch):
+    nn.seed(1)
+    with nn.no_grad():
+        acts = program.forward(batch, params)
+    out = {name: np.asarray(program.output(acts, name).data) for name, _ in program.outputs}
+    out.update({name: np.asarray(acts[name].data) for name in program.losses})
+    return out
+
+
+@pytest.mark.parametrize("path", PROJECTS, ids=[p.stem for p in PROJECTS])
+def test_exported_python_matches_the_engine(path, tmp_path):
+    project = load_project(path)
+    runtime = project.executors[0].network
+    networks = exportable_networks(project, (runtime,))
+    source = python_source(project, path.stem, networks)
+    ast.parse(source)
+    file = tmp_path / "exported.py"
+    file.write_text(source, encoding="utf-8")
+    functions = dict(zip(networks, _function_names(source), strict=True))
+    main = project.optimizers[0].network
+    nn.clear_parameters()
+    rng = np.random.default_rng(0)
+    expected, data, keys = {}, {}, []
+    for name, test in ((main, False), (main, True), (runtime, True)):
+        program = compile_network(project, name, test_mode=test)
+        params = program.create_parameters()
+        batch = _batch(program, rng)
+        key = f"{functions[name]}:{'test' if test else 'train'}"
+        keys.append(key)
+        for i, variable in enumerate(program.feeds):  # the function's arguments, in order
+            data[f"{key.replace(':', '-')}.{i:02d}"] = batch[variable]
+        saved = {k: v.data.copy() for k, v in params.items()}
+        for out_name, value in _engine_outputs(program, params, batch).items():
+            expected[f"{key}:{out_name}"] = value
+        for k, v in params.items():  # train-mode batch statistics moved: restore
+            v.data[...] = saved[k]
+    nn.save_parameters(tmp_path / "params.npz")
+    np.savez(tmp_path / "data.npz", **data)
+    done = subprocess.run(
+        [sys.executable, "-c", RUNNER, str(file), str(tmp_path / "data.npz"),
+         str(tmp_path / "params.npz"), *keys],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    got = dict(np.load(str(file) + ".out.npz"))
+    assert set(got) == set(expected)
+    for key, value in expected.items():
+        assert got[key].shape == value.shape, key
+        assert np.abs(got[key].astype(np.float32) - value).max() <= 1e-5, key
+
+
+def _function_names(source: str) -> list[str]:
+    tree = ast.parse(source)
+    return [n.name for n in tree.body if isinstance(n, ast.FunctionDef)
+            and n.name.startswith("network")]  # fmt: skip
+
+
+def test_identifiers_are_valid_and_unique():
+    ids = Identifiers(("test",))
+    made = [ids.new(n) for n in ("Conv 1", "conv_1", "test", "1st", "class", "__x", "", "ü")]
+    assert made == ["conv_1", "conv_1_2", "test_2", "h_1st", "h_class", "x", "h", "h_2"]
+    assert all(m.isidentifier() for m in made)
+
+
+def test_literals_reject_what_is_not_data():
+    assert literal((1, 2.5, True, "a'b\n")) == "(1, 2.5, True, \"a'b\\n\")"
+    assert literal((3,)) == "(3,)"
+    for bad in (float("nan"), float("inf"), object(), {"a": 1}):
+        with pytest.raises(ExportError):
+            literal(bad)
+    assert "\n" not in comment("a\nimport os")
