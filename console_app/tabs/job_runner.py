@@ -1,0 +1,194 @@
+"""Runs ``neurocanvas train`` / ``evaluate`` as a child process (QProcess) and reads its events.
+
+The GUI never trains in its own process (DESIGN principle 4): a crash or a kill of the child
+leaves the editor running. stdout carries one JSON event per line (engine/runtime/events.py);
+stderr is the log. ``stop()`` writes ``stop`` to the child's stdin, which saves a checkpoint
+and ends the run with status ``stopped``.
+
+Tests replace :attr:`JobRunner.program` (the interpreter and module that start the CLI) to
+make the child crash; the environment variable ``NEUROCANVAS_TRAINER`` does the same for a
+manual check (``NEUROCANVAS_TRAINER="python -c 'import sys; sys.exit(3)'"``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import sys
+from collections import deque
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QObject, QProcess, Signal
+
+from engine.runtime.job import atomic_write_json
+
+LOG_TAIL = 200  # lines of stderr kept for the failure message
+
+
+def default_program() -> list[str]:
+    override = os.environ.get("NEUROCANVAS_TRAINER")
+    if override:
+        return shlex.split(override)
+    return [sys.executable, "-m", "engine.cli"]
+
+
+def _device(device: str) -> list[str]:
+    """``auto`` leaves the choice to the trainer (NEUROCANVAS_DEVICE, else GPU when found)."""
+    return [] if device in ("", "auto") else ["--device", device]
+
+
+class JobRunner(QObject):
+    """One child process at a time. Signals: ``event(dict)``, ``log(str)``, ``ended(str, str)``.
+
+    ``ended(status, message)``: ``finished``/``stopped`` from the child's ``done`` event, or
+    ``failed`` with the last error event or the tail of its log.
+    """
+
+    event = Signal(dict)
+    log = Signal(str)
+    ended = Signal(str, str)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.program: list[str] = default_program()
+        self.process: QProcess | None = None
+        self.job_dir: Path | None = None
+        self.kind = ""
+        self._out_buffer = b""
+        self._log_tail: deque[str] = deque(maxlen=LOG_TAIL)
+        self._done: dict[str, Any] | None = None
+        self._error = ""
+
+    # -- starting ----------------------------------------------------------------------------
+    def is_running(self) -> bool:
+        return self.process is not None and self.process.state() != QProcess.ProcessState.NotRunning
+
+    def train(self, project: Path, job_dir: Path, device: str = "auto",
+              epochs: int | None = None) -> None:  # fmt: skip
+        args = ["train", str(project), "-o", str(job_dir), "--events", *_device(device)]
+        if epochs is not None:
+            args += ["--epochs", str(epochs)]
+        self._start("train", job_dir, args)
+
+    def resume(self, job_dir: Path, device: str = "auto", epochs: int | None = None) -> None:
+        args = ["train", "--resume", str(job_dir), "--events", *_device(device)]
+        if epochs is not None:
+            args += ["--epochs", str(epochs)]
+        self._start("train", job_dir, args)
+
+    def evaluate(self, job_dir: Path, dataset: str | None, checkpoint: str) -> None:
+        args = ["evaluate", str(job_dir), "--checkpoint", checkpoint, "--json"]
+        if dataset:
+            args += ["--dataset", dataset]
+        self._start("evaluate", job_dir, args)
+
+    def _start(self, kind: str, job_dir: Path, args: list[str]) -> None:
+        if self.is_running():
+            raise RuntimeError("a job is already running")
+        self.kind, self.job_dir = kind, Path(job_dir)
+        self._out_buffer, self._done, self._error = b"", None, ""
+        self._log_tail.clear()
+        process = QProcess(self)
+        process.setWorkingDirectory(str(Path(__file__).resolve().parents[2]))
+        process.readyReadStandardOutput.connect(self._read_stdout)
+        process.readyReadStandardError.connect(self._read_stderr)
+        process.finished.connect(self._finished)
+        process.errorOccurred.connect(self._error_occurred)
+        self.process = process
+        command = [*self.program, *args]
+        self.log.emit("$ " + shlex.join(command))
+        process.start(command[0], command[1:])
+
+    def stop(self) -> bool:
+        """Ask the trainer to save a checkpoint and end (``stop`` on its stdin)."""
+        if not self.is_running() or self.process is None:
+            return False
+        self.process.write(b"stop\n")
+        return True
+
+    def kill(self) -> None:
+        if self.is_running() and self.process is not None:
+            self.process.kill()
+
+    # -- reading -----------------------------------------------------------------------------
+    def _read_stdout(self) -> None:
+        assert self.process is not None
+        self._out_buffer += bytes(self.process.readAllStandardOutput().data())
+        *lines, self._out_buffer = self._out_buffer.split(b"\n")
+        for raw in lines:
+            self._handle_line(raw.decode("utf-8", "replace").strip())
+
+    def _handle_line(self, line: str) -> None:
+        if not line:
+            return
+        try:
+            record = json.loads(line)
+        except ValueError:
+            record = None
+        if not isinstance(record, dict):  # evaluate's summary; the tab reads evaluation.json
+            return
+        if record.get("event") == "done":
+            self._done = record
+        elif record.get("event") == "error":
+            self._error = str(record.get("message", ""))
+        elif record.get("event") == "warning":
+            self.log.emit(f"WARNING: {record.get('message', '')}")
+        self.event.emit(record)
+
+    def _read_stderr(self) -> None:
+        assert self.process is not None
+        text = bytes(self.process.readAllStandardError().data()).decode("utf-8", "replace")
+        for line in text.splitlines():
+            if line.strip():
+                self._log_tail.append(line)
+                self.log.emit(line)
+
+    def log_tail(self, lines: int = 15) -> str:
+        return "\n".join(list(self._log_tail)[-lines:])
+
+    def _error_occurred(self, error: QProcess.ProcessError) -> None:
+        if error == QProcess.ProcessError.FailedToStart:
+            self._end("failed", f"cannot start the trainer: {self.program[0]}")
+
+    def _finished(self, code: int, exit_status: QProcess.ExitStatus) -> None:
+        self._read_stdout()
+        if self._out_buffer:
+            self._handle_line(self._out_buffer.decode("utf-8", "replace").strip())
+            self._out_buffer = b""
+        if self.kind == "evaluate":
+            if code == 0:
+                self._end("finished", "")
+            else:
+                self._end("failed", self._failure_text(code, exit_status))
+            return
+        if code == 0 and exit_status == QProcess.ExitStatus.NormalExit and self._done is not None:
+            self._end(str(self._done.get("status", "finished")), "")
+            return
+        self._end("failed", self._failure_text(code, exit_status))
+
+    def _failure_text(self, code: int, exit_status: QProcess.ExitStatus) -> str:
+        crashed = exit_status == QProcess.ExitStatus.CrashExit
+        head = "the trainer was killed or crashed" if crashed else f"exit status {code}"
+        return (self._error or head) + ("\n" + self.log_tail() if self.log_tail() else "")
+
+    def _end(self, status: str, message: str) -> None:
+        if status == "failed" and self.kind == "train" and self.job_dir is not None:
+            mark_failed(self.job_dir, message)
+        self.ended.emit(status, message)
+
+
+def mark_failed(job_dir: Path, message: str) -> None:
+    """A trainer that died without saying so leaves ``running`` in status.json: fix that."""
+    status_file = Path(job_dir) / "status.json"
+    status: dict[str, Any] = {}
+    try:
+        status = json.loads(status_file.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        pass
+    if status.get("status") == "failed" and status.get("message"):
+        return
+    status.update(status="failed", message=message.splitlines()[0] if message else "failed")
+    if Path(job_dir).is_dir():
+        atomic_write_json(status_file, status)

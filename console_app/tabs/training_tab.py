@@ -1,0 +1,403 @@
+"""TRAINING: one-click Run/Stop/Resume, the live learning curve, the log and the job history.
+
+Run writes the document to a snapshot (:mod:`console_app.tabs.snapshot`) and starts
+``neurocanvas train SNAPSHOT -o <project>.files/<date_time> --events`` through
+:class:`JobRunner`; the editor stays responsive. The history lists every job folder of the
+project (:mod:`console_app.tabs.job_history`); selecting several overlays their curves.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import time
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QColor
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QMessageBox,
+    QPlainTextEdit,
+    QProgressBar,
+    QPushButton,
+    QSplitter,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from console_app.document import Document
+from console_app.tabs import job_history as H
+from console_app.tabs.job_runner import JobRunner
+from console_app.tabs.plots import LearningCurvePlot, TradeoffPlot
+from console_app.tabs.snapshot import write_snapshot
+from engine.formats import ProjectFileError
+
+COLUMNS = ("Name", "Status", "Date", "Epoch", "Cost", "Training error", "Validation error",
+           "CostParameter", "CostMultiplyAdd")  # fmt: skip
+TRADEOFF_STATISTICS = ("CostMultiplyAdd", "CostParameter", "UniqueParameters", "FLOPs",
+                       "CostAdd", "CostMultiply", "Output")  # fmt: skip
+STATUS_COLORS = {"running": "#1f77b4", "finished": "#2ca02c", "stopped": "#ff7f0e",
+                 "failed": "#d62728"}  # fmt: skip
+
+
+def _fmt(value: float | None) -> str:
+    return "" if value is None else f"{value:.6g}"
+
+
+def _duration(seconds: float) -> str:
+    seconds = max(0, int(seconds))
+    return f"{seconds // 3600:d}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
+
+
+class TrainingTab(QWidget):
+    run_ended = Signal(str)  # finished, stopped or failed
+    jobs_changed = Signal(list)  # list[Path], oldest first
+    open_network = Signal(Path)  # a job's network.ncproj, for EDIT
+
+    def __init__(self, document: Document, jobs_fallback: Path) -> None:
+        super().__init__()
+        self.document = document
+        self.jobs_fallback = jobs_fallback
+        self.runner = JobRunner(self)
+        self.runner.event.connect(self._on_event)
+        self.runner.log.connect(self.append_log)
+        self.runner.ended.connect(self._on_ended)
+        self.jobs: list[H.JobInfo] = []
+        self.current_job: Path | None = None
+        self.live_curve: list[tuple[int, Any, Any, Any]] = []
+        self.last_status = ""
+        self.last_message = ""
+        self.warnings: list[str] = []
+        self._started = 0.0
+        self._first_iteration = 0
+        self._build()
+        self.refresh_jobs()
+
+    # -- layout ----------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.run_button = QPushButton("Run")
+        self.run_button.setToolTip("Train the current project (a snapshot of it) in a new job")
+        self.stop_button = QPushButton("Stop")
+        self.stop_button.setToolTip("Save a checkpoint, then end the run")
+        self.resume_button = QPushButton("Resume")
+        self.resume_button.setToolTip("Continue the selected stopped job from its checkpoint")
+        self.device = QComboBox()
+        self.device.addItems(["auto", "cpu", "gpu"])
+        self.device.setToolTip("Array backend of the trainer (auto: GPU when CuPy finds one)")
+        self.progress = QProgressBar()
+        self.position = QLabel("No run")
+        self.timing = QLabel("")
+        self.warning_label = QLabel("")
+        self.warning_label.setStyleSheet("color: #b36b00; font-weight: bold")
+        self.warning_label.setWordWrap(True)
+        self.run_button.clicked.connect(self.run)
+        self.stop_button.clicked.connect(self.stop)
+        self.resume_button.clicked.connect(self.resume)
+        top = QHBoxLayout()
+        for w in (self.run_button, self.stop_button, self.resume_button, QLabel("Device:"),
+                  self.device, self.progress, self.position, self.timing):  # fmt: skip
+            top.addWidget(w)
+
+        self.curve = LearningCurvePlot()
+        self.log_scale = QCheckBox("Log scale")
+        self.log_scale.toggled.connect(self.curve.set_log_scale)
+        self.tradeoff = TradeoffPlot()
+        self.statistic = QComboBox()
+        self.statistic.addItems(TRADEOFF_STATISTICS)
+        self.statistic.currentTextChanged.connect(lambda _t: self._draw_tradeoff())
+        plots = QSplitter(Qt.Orientation.Horizontal)
+        left, right = QWidget(), QWidget()
+        lv, rv = QVBoxLayout(left), QVBoxLayout(right)
+        lv.addWidget(self.curve)
+        lv.addWidget(self.log_scale)
+        rv.addWidget(self.tradeoff)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Trade-off against:"))
+        row.addWidget(self.statistic)
+        rv.addLayout(row)
+        plots.addWidget(left)
+        plots.addWidget(right)
+        plots.setSizes([700, 400])
+
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.table.itemSelectionChanged.connect(self._selection_changed)
+        buttons = QHBoxLayout()
+        self.rename_button = QPushButton("Rename...")
+        self.delete_button = QPushButton("Delete...")
+        self.open_button = QPushButton("Open network in EDIT")
+        self.rename_button.clicked.connect(lambda: self.rename_selected())
+        self.delete_button.clicked.connect(lambda: self.delete_selected())
+        self.open_button.clicked.connect(self.open_selected)
+        for b in (self.rename_button, self.delete_button, self.open_button):
+            buttons.addWidget(b)
+        buttons.addStretch(1)
+        history = QWidget()
+        hv = QVBoxLayout(history)
+        hv.setContentsMargins(0, 0, 0, 0)
+        hv.addWidget(QLabel("Job history (select several to overlay their curves)"))
+        hv.addWidget(self.table)
+        hv.addLayout(buttons)
+
+        self.log = QPlainTextEdit()
+        self.log.setReadOnly(True)
+        self.log.setMaximumBlockCount(5000)
+        lower = QSplitter(Qt.Orientation.Horizontal)
+        lower.addWidget(history)
+        lower.addWidget(self.log)
+        lower.setSizes([700, 400])
+        body = QSplitter(Qt.Orientation.Vertical)
+        body.addWidget(plots)
+        body.addWidget(lower)
+        body.setSizes([450, 300])
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.warning_label)
+        layout.addWidget(body, 1)
+        self._update_buttons()
+
+    # -- document --------------------------------------------------------------------------
+    def set_document(self, document: Document) -> None:
+        self.document = document
+        self.refresh_jobs()
+
+    def jobs_root(self) -> Path:
+        return H.jobs_root(self.document.path, self.jobs_fallback)
+
+    # -- running ---------------------------------------------------------------------------
+    def new_job_dir(self) -> Path:
+        stamp = _dt.datetime.now().strftime("%Y%m%d_%H%M%S")
+        base = self.jobs_root() / stamp
+        candidate, k = base, 2
+        while candidate.exists():
+            candidate = base.with_name(f"{stamp}_{k}")
+            k += 1
+        return candidate
+
+    def run(self, epochs: int | None = None) -> Path | None:
+        """Train the document as it is now; returns the new job folder."""
+        if self.runner.is_running():
+            return None
+        root = self.jobs_root()
+        try:
+            snapshot = write_snapshot(self.document.project, self.document.path, root)
+        except (OSError, ProjectFileError, ValueError) as exc:
+            self._fail_before_start(f"cannot write the project snapshot: {exc}")
+            return None
+        job = self.new_job_dir()
+        self._begin(job, [])
+        self.runner.train(snapshot, job, self.device.currentText(), epochs)
+        return job
+
+    def resume(self, job: Path | None = None, epochs: int | None = None) -> bool:
+        job = job or self.selected_job()
+        if job is None or self.runner.is_running():
+            return False
+        if not (job / "checkpoints" / "last").is_dir():
+            self.append_log(f"{job.name}: no checkpoint to resume from")
+            return False
+        self._begin(job, H.read_curve(job))
+        self.runner.resume(job, self.device.currentText(), epochs)
+        return True
+
+    def stop(self) -> bool:
+        if self.runner.stop():
+            self.append_log("Stop requested: saving a checkpoint...")
+            self.stop_button.setEnabled(False)
+            return True
+        return False
+
+    def _begin(self, job: Path, curve: list) -> None:
+        self.current_job = job
+        self.live_curve = list(curve)
+        self.warnings = []
+        self.warning_label.setText("")
+        self.last_status, self.last_message = "running", ""
+        self._started = time.monotonic()
+        self._first_iteration = -1
+        self.progress.setValue(0)
+        self.position.setText(f"{job.name}: starting...")
+        self.timing.setText("")
+        self.curve.set_curves([(job.name, self.live_curve)])
+        self._update_buttons(running=True)
+
+    def _fail_before_start(self, message: str) -> None:
+        self.append_log(f"ERROR: {message}")
+        self.last_status, self.last_message = "failed", message
+        self.run_ended.emit("failed")
+
+    def _on_event(self, record: dict) -> None:
+        kind = record.get("event")
+        if kind == "start":
+            self.progress.setMaximum(max(1, int(record.get("max_epoch", 1)) *
+                                         max(1, int(record.get("iter_per_epoch", 1)))))  # fmt: skip
+            device = record.get("device", "")
+            self.append_log(f"Training on {device}, {record.get('max_epoch')} epochs of "
+                            f"{record.get('iter_per_epoch')} iterations, batch size "
+                            f"{record.get('batch_size')}, seed {record.get('seed')}")  # fmt: skip
+            if self.device.currentText() == "gpu" and "gpu" not in str(device).lower():
+                self._warn(f"asked for the GPU, training on {device}")
+        elif kind == "iteration":
+            self._show_position(record)
+        elif kind == "epoch":
+            row = (int(record["epoch"]), record.get("cost"), record.get("train_error"),
+                   record.get("valid_error"))  # fmt: skip
+            self.live_curve = [r for r in self.live_curve if r[0] != row[0]] + [row]
+            name = self.current_job.name if self.current_job else ""
+            self.curve.set_curves([(name, self.live_curve)])
+            best = " (best)" if record.get("best") else ""
+            self.append_log(f"epoch {row[0]}: cost={_fmt(row[1])} train_error={_fmt(row[2])} "
+                            f"valid_error={_fmt(row[3])}{best}")  # fmt: skip
+        elif kind == "warning":
+            self._warn(str(record.get("message", "")))
+        elif kind == "error":
+            self.append_log(f"ERROR: {record.get('message', '')}")
+
+    def _show_position(self, record: dict) -> None:
+        iteration, total = int(record.get("iteration", 0)), int(record.get("total", 0) or 0)
+        if self._first_iteration < 0:
+            self._first_iteration = iteration
+            self._started = time.monotonic()
+        elapsed = time.monotonic() - self._started
+        done = iteration - self._first_iteration
+        remaining = elapsed * (total - iteration) / done if done > 0 and total else 0.0
+        if total:
+            self.progress.setMaximum(total)
+            self.progress.setValue(iteration)
+        self.position.setText(f"epoch {record.get('epoch')}, iteration {iteration}/{total}")
+        self.timing.setText(f"elapsed {_duration(elapsed)}, remaining {_duration(remaining)}")
+
+    def _warn(self, message: str) -> None:
+        self.warnings.append(message)
+        self.append_log(f"WARNING: {message}")
+        self.warning_label.setText("Warning: " + " | ".join(self.warnings[-3:]))
+
+    def _on_ended(self, status: str, message: str) -> None:
+        self.last_status, self.last_message = status, message
+        self.position.setText(f"{self.current_job.name if self.current_job else ''}: {status}")
+        if status == "failed":
+            self.append_log(f"FAILED: {message}")
+            self.warning_label.setText("Training failed: " + message.splitlines()[0]
+                                       if message else "Training failed")  # fmt: skip
+        elif status == "finished":
+            self.progress.setValue(self.progress.maximum())
+        self._update_buttons(running=False)
+        self.refresh_jobs()
+        self.run_ended.emit(status)
+
+    def append_log(self, line: str) -> None:
+        self.log.appendPlainText(line)
+
+    # -- history ---------------------------------------------------------------------------
+    def refresh_jobs(self) -> None:
+        selected = {p.name for p in self.selected_jobs()}
+        self.jobs = [H.read_job(p) for p in H.list_jobs(self.jobs_root())]
+        self.table.blockSignals(True)
+        self.table.setRowCount(len(self.jobs))
+        for row, job in enumerate(self.jobs):
+            values = (job.name, job.status, job.date, f"{job.epoch}/{job.max_epoch}",
+                      _fmt(job.last(1)), _fmt(job.last(2)), _fmt(job.last(3)),
+                      str(job.statistics.get("CostParameter", "")),
+                      str(job.statistics.get("CostMultiplyAdd", "")))  # fmt: skip
+            for col, text in enumerate(values):
+                item = QTableWidgetItem(text)
+                item.setData(Qt.ItemDataRole.UserRole, str(job.path))
+                if col == 1:
+                    item.setForeground(QColor(STATUS_COLORS.get(job.status, "black")))
+                    if job.message:
+                        item.setToolTip(job.message)
+                self.table.setItem(row, col, item)
+            if job.path.name in selected:
+                self.table.selectRow(row)
+        self.table.resizeColumnsToContents()
+        self.table.blockSignals(False)
+        self._draw_tradeoff()
+        self._update_buttons()
+        self.jobs_changed.emit([j.path for j in self.jobs])
+
+    def selected_jobs(self) -> list[Path]:
+        rows = sorted({i.row() for i in self.table.selectedItems()})
+        return [self.jobs[r].path for r in rows if r < len(self.jobs)]
+
+    def selected_job(self) -> Path | None:
+        jobs = self.selected_jobs()
+        return jobs[0] if len(jobs) == 1 else None
+
+    def select_jobs(self, paths: list[Path]) -> None:
+        self.table.clearSelection()
+        mode = self.table.selectionMode()
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.MultiSelection)
+        for row, job in enumerate(self.jobs):
+            if job.path in paths:
+                self.table.selectRow(row)
+        self.table.setSelectionMode(mode)
+
+    def _selection_changed(self) -> None:
+        self._update_buttons()
+        if self.runner.is_running():
+            return
+        chosen = [j for j in self.jobs if j.path in self.selected_jobs()]
+        if chosen:
+            self.curve.set_curves([(j.name, j.curve) for j in chosen])
+
+    def _draw_tradeoff(self) -> None:
+        self.tradeoff.set_jobs(self.jobs, self.statistic.currentText())
+
+    def _update_buttons(self, running: bool | None = None) -> None:
+        running = self.runner.is_running() if running is None else running
+        one = self.selected_job()
+        self.run_button.setEnabled(not running)
+        self.stop_button.setEnabled(running)
+        self.resume_button.setEnabled(not running and one is not None)
+        for b in (self.rename_button, self.open_button):
+            b.setEnabled(one is not None)
+        self.delete_button.setEnabled(bool(self.selected_jobs()) and not running)
+
+    # -- history actions (dialogs go through ask_* so tests can answer) ---------------------
+    def ask_text(self, title: str, label: str, text: str) -> str | None:
+        from PySide6.QtWidgets import QInputDialog  # noqa: PLC0415
+
+        value, ok = QInputDialog.getText(self, title, label, text=text)
+        return value if ok else None
+
+    def ask_confirm(self, text: str) -> bool:
+        return QMessageBox.question(self, "NeuroCanvas", text) == QMessageBox.StandardButton.Yes
+
+    def rename_selected(self, name: str | None = None) -> bool:
+        job = self.selected_job()
+        if job is None:
+            return False
+        info = next(j for j in self.jobs if j.path == job)
+        name = name if name is not None else self.ask_text("Rename job", "Job name:", info.name)
+        if not name or not name.strip():
+            return False
+        H.rename_job(job, name.strip())
+        self.refresh_jobs()
+        return True
+
+    def delete_selected(self) -> bool:
+        jobs = self.selected_jobs()
+        if not jobs or self.runner.is_running():
+            return False
+        names = ", ".join(p.name for p in jobs)
+        if not self.ask_confirm(f"Delete the job folder(s) {names} and everything in them?"):
+            return False
+        for job in jobs:
+            H.delete_job(job)
+        self.refresh_jobs()
+        return True
+
+    def open_selected(self) -> None:
+        job = self.selected_job()
+        if job is not None:
+            self.open_network.emit(job / "network.ncproj")

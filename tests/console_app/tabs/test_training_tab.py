@@ -1,0 +1,107 @@
+"""TRAINING tab: Run trains in a child process; Stop, Resume, a crashing trainer, history."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from console_app.tabs import job_history as H
+from engine.graph import commands as C
+
+
+def _run(qtbot, tab, **kw):
+    with qtbot.waitSignal(tab.run_ended, timeout=15000) as blocker:
+        job = tab.run(**kw)
+    return job, blocker.args[0]
+
+
+def test_run_trains_and_fills_the_curve_and_history(qtbot, training_tab):
+    job, status = _run(qtbot, training_tab)
+    assert status == "finished", training_tab.last_message
+    assert [r[0] for r in training_tab.live_curve] == [1, 2, 3]
+    assert all(r[1] is not None and r[3] is not None for r in training_tab.live_curve)
+    assert training_tab.curve.lines_drawn == 3
+    assert job.parent.name == "iris.files"  # beside the project, as NNC
+    assert json.loads((job / "status.json").read_text())["status"] == "finished"
+    assert [j.status for j in training_tab.jobs] == ["finished"]
+    assert training_tab.table.item(0, 1).text() == "finished"
+    assert training_tab.jobs[0].statistics["CostParameter"] > 0
+
+
+def test_config_edits_reach_the_jobs_resolved_config(qtbot, training_tab, iris_document):
+    project = iris_document.project
+    iris_document.push(C.SetSectionValue(project, "config", "BatchSize", "20"))
+    iris_document.push(C.SetSectionValue(project, "config", "MaxEpoch", "2"))  # unsaved edits
+    job, status = _run(qtbot, training_tab)
+    assert status == "finished"
+    config = json.loads((job / "config.json").read_text())["plan"]
+    assert config["batch_size"] == 20 and config["max_epoch"] == 2
+    assert config["iter_per_epoch"] == 120 // 20
+    assert len(training_tab.live_curve) == 2
+
+
+def test_stop_then_resume(qtbot, training_tab, iris_document):
+    project = iris_document.project
+    iris_document.push(C.SetSectionValue(project, "config", "MaxEpoch", "400"))
+    with qtbot.waitSignal(training_tab.run_ended, timeout=15000) as blocker:
+        job = training_tab.run()
+        qtbot.waitUntil(lambda: len(training_tab.live_curve) >= 2, timeout=10000)
+        assert training_tab.stop()
+    assert blocker.args == ["stopped"]
+    stopped_at = len(training_tab.live_curve)
+    assert stopped_at < 400
+    assert H.read_job(job).status == "stopped"
+    training_tab.select_jobs([job])
+    assert training_tab.resume_button.isEnabled()
+    with qtbot.waitSignal(training_tab.run_ended, timeout=15000) as blocker:
+        assert training_tab.resume(epochs=stopped_at + 2)
+    assert blocker.args == ["finished"], training_tab.last_message
+    epochs = [r[0] for r in training_tab.live_curve]
+    assert epochs == list(range(1, stopped_at + 3))
+
+
+def test_a_crashing_trainer_marks_the_job_failed_and_shows_its_log(qtbot, training_tab):
+    crash = "import sys; print('boom: the trainer broke', file=sys.stderr); sys.exit(3)"
+    training_tab.runner.program = [sys.executable, "-c", crash, "--"]
+    job, status = _run(qtbot, training_tab)
+    assert status == "failed"
+    assert "boom: the trainer broke" in training_tab.last_message
+    assert "exit status 3" in training_tab.last_message
+    assert "boom" in training_tab.log.toPlainText()
+    assert training_tab.run_button.isEnabled()
+    assert training_tab.warning_label.text().startswith("Training failed")
+
+
+def test_a_killed_trainer_marks_the_job_failed(qtbot, training_tab, iris_document):
+    iris_document.push(C.SetSectionValue(iris_document.project, "config", "MaxEpoch", "400"))
+    with qtbot.waitSignal(training_tab.run_ended, timeout=15000) as blocker:
+        job = training_tab.run()
+        qtbot.waitUntil(lambda: len(training_tab.live_curve) >= 1, timeout=10000)
+        training_tab.runner.kill()
+    assert blocker.args == ["failed"]
+    info = H.read_job(job)
+    assert info.status == "failed" and info.message
+    assert [j.status for j in training_tab.jobs] == ["failed"]
+
+
+def test_history_rename_delete_overlay_and_pareto(qtbot, training_tab):
+    first, _ = _run(qtbot, training_tab)
+    second, _ = _run(qtbot, training_tab)
+    assert len(training_tab.jobs) == 2
+    training_tab.select_jobs([first, second])
+    assert training_tab.curve.lines_drawn == 6  # 3 series x 2 jobs
+    training_tab.select_jobs([first])
+    assert training_tab.rename_selected("baseline")
+    assert training_tab.jobs[0].name == "baseline"
+    training_tab.select_jobs([second])
+    training_tab.ask_confirm = lambda text: False
+    assert not training_tab.delete_selected() and second.exists()
+    training_tab.ask_confirm = lambda text: True
+    assert training_tab.delete_selected() and not second.exists()
+    assert [j.name for j in training_tab.jobs] == ["baseline"]
+    assert training_tab.tradeoff.optimal == ["baseline"]
+
+
+def test_pareto_front_follows_nnc_rule():
+    points = [(10, 0.5), (20, 0.3), (20, 0.4), (30, 0.35), (5, 0.9), (40, 0.1)]
+    assert H.pareto_front(points) == [True, True, False, False, True, True]
