@@ -1,0 +1,121 @@
+"""Export a project or a trained job: Python code on ``engine.nn`` and ONNX.
+
+* :func:`export_python` writes every network as a function (``engine.export.python_code``);
+  from a job folder it also copies the trained parameters beside the file and appends an
+  inference entry point (load parameters, the dataset's preprocessing, the runtime network, a
+  ``__main__`` that predicts for image/CSV/npy files).
+* :func:`export_onnx` writes the runtime network as an ONNX model (``engine.export.onnx_model``).
+
+A SOURCE is a project file or a job folder (its ``network.ncproj`` and checkpoints).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.export.literals import ExportError
+
+__all__ = ["ExportError", "Source", "open_source", "export_python", "export_onnx"]
+
+
+@dataclass(frozen=True)
+class Source:
+    """What an export reads: the project, its runtime network, and for a job its parameters."""
+
+    project: object  # engine.graph.project.Project
+    title: str
+    runtime: str | None  # the first executor's network
+    parameters: Path | None  # the trained parameters (job folders only)
+    normalize: bool  # Image Normalization of the runtime dataset (1/255 for 8-bit images)
+
+
+def open_source(path: str | Path, checkpoint: str = "best") -> Source:
+    """A project file or a job folder as an export source.
+
+    Raises:
+        ExportError: unreadable project, job without trained parameters.
+    """
+    from engine.formats import load_project  # noqa: PLC0415
+    from engine.runtime.job import Job, JobError  # noqa: PLC0415
+
+    path = Path(path)
+    try:
+        if not path.is_dir():
+            project = load_project(path)
+            runtime = project.executors[0].network if project.executors else None
+            return Source(project, path.stem, runtime, None, True)
+        job = Job.open(path)
+        plan = job.config()["plan"]
+        executors = plan.get("executors") or []
+        runtime = executors[0]["network"] if executors else None
+        dataset = plan.get("datasets", {}).get(executors[0]["dataset"] if executors else "", {})
+        return Source(job.load_project(), path.name, runtime, _trained(job, checkpoint),
+                      bool(dataset.get("normalize", True)))  # fmt: skip
+    except (JobError, OSError, KeyError, ValueError) as exc:
+        if isinstance(exc, ExportError):
+            raise
+        raise ExportError(f"{path}: {exc}") from None
+
+
+def _trained(job: object, checkpoint: str) -> Path:
+    from engine.runtime.checkpoint import PARAMETERS, checkpoint_path  # noqa: PLC0415
+
+    for kind in (checkpoint, "last"):
+        folder = checkpoint_path(job.checkpoint_dir(kind))  # type: ignore[attr-defined]
+        if (folder / PARAMETERS).is_file():
+            return folder / PARAMETERS
+    raise ExportError(f"{job.root}: no trained parameters yet (checkpoints/{checkpoint})")  # type: ignore[attr-defined]
+
+
+def export_python(source: Source, out: str | Path) -> list[Path]:
+    """Write the Python file (and, from a job, ``<stem>_parameters.npz`` beside it).
+
+    Returns the files written. Raises ExportError before writing anything.
+    """
+    from engine.export.inference_code import inference_source  # noqa: PLC0415
+    from engine.export.python_code import exportable_networks, python_source  # noqa: PLC0415
+
+    out = Path(out)
+    extra = (source.runtime,) if source.runtime else ()
+    networks = exportable_networks(source.project, extra)  # type: ignore[arg-type]
+    if not networks:
+        raise ExportError(f"{source.title}: no network compiles; nothing to export")
+    text = python_source(source.project, source.title, networks)  # type: ignore[arg-type]
+    written = []
+    if source.parameters is not None and source.runtime in networks:
+        params = out.with_name(out.stem + "_parameters.npz")
+        text += "\n\n" + inference_source(source, networks, params.name)
+        _atomic_copy(source.parameters, params)
+        written.append(params)
+    _atomic_write(out, text)
+    return [out, *written]
+
+
+def export_onnx(source: Source, out: str | Path, opset: int | None = None) -> Path:
+    """Write the runtime network as ONNX; unsupported layers are listed before writing."""
+    from engine.export.onnx_model import DEFAULT_OPSET, onnx_bytes  # noqa: PLC0415
+
+    if source.runtime is None:
+        raise ExportError(f"{source.title}: the project has no executor (runtime network)")
+    data = onnx_bytes(source, opset or DEFAULT_OPSET)
+    out = Path(out)
+    _atomic_write(out, data)
+    return out
+
+
+def _atomic_write(path: Path, data: str | bytes) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    if isinstance(data, str):
+        tmp.write_text(data, encoding="utf-8", newline="\n")
+    else:
+        tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _atomic_copy(src: Path, dest: Path) -> None:
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+    shutil.copyfile(src, tmp)
+    os.replace(tmp, dest)

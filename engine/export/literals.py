@@ -11,7 +11,7 @@ import keyword
 import math
 import re
 
-__all__ = ["ExportError", "Identifiers", "comment", "literal"]
+__all__ = ["ExportError", "Identifiers", "comment", "doc", "literal"]
 
 
 class ExportError(ValueError):
@@ -64,3 +64,9 @@ def literal(value: object) -> str:
 def comment(text: str) -> str:
     """``text`` safe on one comment line (newlines and control characters escaped)."""
     return ascii(str(text))[1:-1]
+
+
+def doc(text: str) -> str:
+    """``text`` safe inside a triple-quoted docstring: escaped like :func:`comment`, and
+    double quotes written as ``\\x22`` so no ``\"\"\"`` can end the docstring."""
+    return comment(text).replace('"', "\\x22")

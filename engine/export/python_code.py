@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import engine.nn.functions as F
-from engine.export.literals import ExportError, Identifiers, comment, literal
+from engine.export.literals import ExportError, Identifiers, comment, doc, literal
 from engine.graph.project import Project
 from engine.runtime.compiler import compile_network
 from engine.runtime.program import Program, ProgramError, Ref, Step
@@ -77,7 +77,7 @@ def exportable_networks(project: Project, extra: tuple[str, ...] = ()) -> list[s
 def python_source(project: Project, title: str, networks: list[str]) -> str:
     """The module text: the header and one function per network (in ``networks`` order)."""
     idents = Identifiers()
-    parts = [HEADER.format(title=comment(title))]
+    parts = [HEADER.format(title=doc(title))]
     for name in networks:
         parts.append(network_function(project, name, idents.new("network_" + name, "network")))
     return "\n\n".join(parts)
@@ -116,8 +116,8 @@ class _Writer:
         if train.generators:
             raise ExportError(f'network "{self.network}": generator inputs cannot be exported')
         args = ", ".join([*self.feeds.values(), "test=False"])
-        out = [f"def {self.function_name}({args}):",
-               f'    """Network {comment(self.network)!r}: returns {{output name: Variable}}."""']  # fmt: skip
+        text = f"Network '{doc(self.network)}': returns {{output name: Variable}}."
+        out = [f"def {self.function_name}({args}):", f'    """{text}"""']
         for variable, ident in self.feeds.items():
             shape = train.feeds[variable]
             out.append(f"    {ident} = _shaped({ident}, {literal(tuple(shape))})"
@@ -153,7 +153,7 @@ class _Writer:
                 f"a file; load it with nn.load_parameters instead"
             )
         scope = step.name + "/" if step is not None else ""
-        short = name[len(scope):] if scope and name.startswith(scope) else name
+        short = name[len(scope) :] if scope and name.startswith(scope) else name
         return (f"_param({literal(short)}, {literal(tuple(decl.shape))}, "
                 f"{literal(decl.initializer)}, {literal(float(decl.multiplier))}, "
                 f"{literal(float(decl.lr_multiplier))})")  # fmt: skip

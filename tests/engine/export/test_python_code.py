@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import engine.nn as nn
-from engine.export.literals import ExportError, Identifiers, comment, literal
+from engine.export.literals import ExportError, Identifiers, comment, doc, literal
 from engine.export.python_code import exportable_networks, python_source
 from engine.formats import load_project
 from engine.runtime.compiler import compile_network
@@ -132,9 +132,10 @@ def test_identifiers_are_valid_and_unique():
 
 
 def test_literals_reject_what_is_not_data():
-    assert literal((1, 2.5, True, "a'b\n")) == "(1, 2.5, True, \"a'b\\n\")"
+    assert literal((1, 2.5, True, "a'b\n")) == '(1, 2.5, True, "a\'b\\n")'
     assert literal((3,)) == "(3,)"
     for bad in (float("nan"), float("inf"), object(), {"a": 1}):
         with pytest.raises(ExportError):
             literal(bad)
     assert "\n" not in comment("a\nimport os")
+    assert '"' not in doc('x"""; import os; """') and "\n" not in doc("a\nb")

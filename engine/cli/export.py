@@ -1,0 +1,48 @@
+"""``neurocanvas export {python,onnx} SOURCE -o FILE``: a project or a trained job as code.
+
+``python`` writes every network as a function on ``engine.nn`` (from a job folder also the
+trained parameters and an inference ``__main__``); ``onnx`` writes the runtime network as an
+ONNX model (needs the optional extra ``onnx``).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from engine.cli import UserError
+
+
+def add_parser(
+    sub: argparse._SubParsersAction[argparse.ArgumentParser],
+) -> argparse.ArgumentParser:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        "export", help="export a project or job as Python code or ONNX",
+        description="Export a project file or a trained job folder.",
+    )  # fmt: skip
+    parser.add_argument("format", choices=("python", "onnx"))
+    parser.add_argument("source", metavar="SOURCE", help="project file or job folder")
+    parser.add_argument("-o", "--output", required=True, metavar="FILE")
+    parser.add_argument("--opset", type=int, default=None, help="ONNX opset (default 17)")
+    parser.add_argument("--checkpoint", choices=("best", "last"), default="best",
+                        help="which trained parameters of a job")  # fmt: skip
+    return parser
+
+
+def run(args: argparse.Namespace) -> int:
+    from engine.export import ExportError, export_onnx, export_python, open_source  # noqa: PLC0415
+
+    if args.opset is not None and args.format != "onnx":
+        raise UserError("--opset applies to onnx only")
+    try:
+        source = open_source(args.source, args.checkpoint)
+        if args.format == "python":
+            written = export_python(source, args.output)
+        else:
+            written = [export_onnx(source, args.output, args.opset)]
+    except ExportError as exc:
+        raise UserError(str(exc)) from None
+    except ImportError as exc:
+        raise UserError(f"{exc}; install the extra: pip install 'neurocanvas[onnx]'") from None
+    for path in written:
+        print(f"wrote {path}")
+    return 0

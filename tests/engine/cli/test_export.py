@@ -1,0 +1,108 @@
+"""``neurocanvas export``: a trained job's Python export predicts as ``neurocanvas forward``.
+
+The LeNet sample trains one epoch on the first rows of the built-in digits (as
+tests/test_sample_projects.py does); the exported script then runs in a fresh interpreter on
+image files of the validation set.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import engine.nn as nn
+from engine.cli import main
+from engine.data import builtin
+from engine.formats import load_project, save_project
+from engine.runtime.datasets import BUILTIN_SCHEME
+
+ROOT = Path(__file__).resolve().parents[3]
+LENET = ROOT / "projects" / "lenet_digits.ncproj"
+
+
+@pytest.fixture(autouse=True)
+def _no_parameters_left():
+    yield
+    nn.clear_parameters()
+
+
+def _subset(uri: str, rows: int, folder: Path, cache: Path) -> tuple[Path, list[str]]:
+    """The first ``rows`` rows of a built-in split with absolute paths, and those paths."""
+    name, _, split = uri.removeprefix(BUILTIN_SCHEME).partition("/")
+    source = builtin.ensure(name, root=cache)[split]
+    with open(source, newline="", encoding="utf-8") as f:
+        table = list(csv.reader(f))
+    out, files = folder / f"{name}-{split}.csv", []
+    with open(out, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(table[0])
+        for row in table[1 : rows + 1]:
+            row = [str(source.parent / c) if c.startswith("./") else c for c in row]
+            files.append(row[0])
+            writer.writerow(row)
+    return out, files
+
+
+@pytest.fixture(scope="module")
+def job(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("export-job")
+    mp = pytest.MonkeyPatch()
+    mp.setenv("NEUROCANVAS_CACHE", str(tmp / "cache"))
+    project = load_project(LENET)
+    files = []
+    for i, dataset in enumerate(project.datasets):
+        subset, files = _subset(dataset.uri, 2 * project.config.batch_size, tmp, tmp / "cache")
+        project.replace_section(("datasets", i), dataset.with_value("URI", str(subset)))
+    save_project(project, tmp / "lenet.ncproj")
+    assert main(["train", str(tmp / "lenet.ncproj"), "-o", str(tmp / "job"), "--epochs", "1",
+                 "--seed", "0"]) == 0  # fmt: skip
+    nn.clear_parameters()
+    yield tmp, files[:6]
+    mp.undo()
+
+
+def test_job_export_predicts_like_forward(job, capsys):
+    tmp, images = job
+    out = tmp / "lenet_export.py"
+    assert main(["export", "python", str(tmp / "job"), "-o", str(out)]) == 0
+    assert (tmp / "lenet_export_parameters.npz").is_file()
+    capsys.readouterr()
+    assert main(["forward", str(tmp / "job"), "--input", *images, "--json"]) == 0
+    expected = [r["outputs"]["y'"]["class"] for r in json.loads(capsys.readouterr().out)]
+    done = subprocess.run([sys.executable, str(out), *images], capture_output=True, text=True,
+                          cwd=tmp, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    got = [int(m) for m in re.findall(r"\ty' class (\d+)\t", done.stdout)]
+    assert got == expected and len(got) == len(images)
+
+
+def test_hostile_names_stay_data(tmp_path):
+    """A layer name and a property value crafted as code end up as escaped text only."""
+    project = load_project(LENET)
+    main_net = project.network("Main")
+    evil = 'Affine"); import os; os.system("echo pwned") #'
+    layer = next(layer for layer in main_net.layers if layer.type == "Affine")
+    main_net.rename_layer(layer.name, evil)
+    main_net.set_property(evil, "ParameterScope", "x'); import os #")
+    save_project(project, tmp_path / "evil.ncproj")
+    out = tmp_path / "evil.py"
+    assert main(["export", "python", str(tmp_path / "evil.ncproj"), "-o", str(out)]) == 0
+    text = out.read_text()
+    compile(text, str(out), "exec")
+    assert "import os;" not in re.sub(r"'[^'\n]*'|\"[^\"\n]*\"|#.*", "", text)
+    done = subprocess.run([sys.executable, "-c", f"import runpy; runpy.run_path({str(out)!r})"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=60)  # fmt: skip
+    assert done.returncode == 0 and "pwned" not in done.stdout, done.stderr[-2000:]
+
+
+def test_export_errors(tmp_path, capsys):
+    assert main(["export", "python", str(tmp_path / "missing.ncproj"), "-o", "x.py"]) == 2
+    assert "missing.ncproj" in capsys.readouterr().err
+    assert main(["export", "python", str(LENET), "-o", "x.py", "--opset", "13"]) == 2
+    assert "--opset applies to onnx only" in capsys.readouterr().err
