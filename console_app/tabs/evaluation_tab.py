@@ -1,0 +1,269 @@
+"""EVALUATION: evaluate a job on a dataset; output result, confusion matrix, accuracy summary.
+
+Evaluate runs ``neurocanvas evaluate JOB --dataset NAME --checkpoint best|last`` as a child
+process (:class:`JobRunner`), then shows what it wrote into the job folder:
+``output_result.csv`` (thumbnails for image cells), the confusion matrix of each classified
+output with per-class recall, precision and F-measure (``evaluation.json``) and the averages.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSize, Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QHBoxLayout,
+    QLabel,
+    QPlainTextEdit,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from console_app.tabs.job_runner import JobRunner
+from console_app.tabs.table_model import THUMB, CsvTableModel, read_csv_rows
+
+
+def _pct(value: float) -> str:
+    return f"{value:.4f}"
+
+
+def job_datasets(job: Path) -> list[str]:
+    """The dataset links a job knows (its config.json), executor's dataset first."""
+    try:
+        plan = json.loads((job / "config.json").read_text(encoding="utf-8"))["plan"]
+    except (OSError, ValueError, KeyError):
+        return []
+    names = list(plan.get("datasets", {}))
+    executors = plan.get("executors") or []
+    first = executors[0].get("dataset") if executors else None
+    if first in names:
+        names.remove(first)
+        names.insert(0, first)
+    return names
+
+
+class EvaluationTab(QWidget):
+    evaluated = Signal(str)  # finished or failed
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.runner = JobRunner(self)
+        self.runner.ended.connect(self._ended)
+        self.runner.log.connect(lambda line: self.log.appendPlainText(line))
+        self.summary: dict[str, Any] = {}
+        self.last_message = ""
+        self.job_combo = QComboBox()
+        self.job_combo.setMinimumContentsLength(18)
+        self.job_combo.currentIndexChanged.connect(self._job_changed)
+        self.dataset_combo = QComboBox()
+        self.dataset_combo.setEditable(True)  # a dataset link name or a CSV path
+        self.dataset_combo.setMinimumContentsLength(14)
+        self.browse_button = QPushButton("CSV...")
+        self.browse_button.clicked.connect(self._browse)
+        self.checkpoint = QComboBox()
+        self.checkpoint.addItems(["best", "last"])
+        self.evaluate_button = QPushButton("Evaluate")
+        self.evaluate_button.clicked.connect(lambda: self.evaluate())
+        self.save_output_button = QPushButton("Save output as CSV...")
+        self.save_output_button.clicked.connect(lambda: self.save_output())
+        self.save_matrix_button = QPushButton("Save confusion matrix as CSV...")
+        self.save_matrix_button.clicked.connect(lambda: self.save_matrix())
+        top = QHBoxLayout()
+        for w in (QLabel("Job:"), self.job_combo, QLabel("Dataset:"), self.dataset_combo,
+                  self.browse_button, QLabel("Parameters:"), self.checkpoint,
+                  self.evaluate_button):  # fmt: skip
+            top.addWidget(w)
+        top.addStretch(1)
+        top.addWidget(self.save_output_button)
+        top.addWidget(self.save_matrix_button)
+
+        self.summary_label = QLabel("No evaluation yet")
+        self.summary_label.setWordWrap(True)
+        self.output_view = QTableView()
+        self.output_view.setIconSize(QSize(THUMB, THUMB))
+        self.output_view.verticalHeader().setDefaultSectionSize(THUMB + 4)
+        self.variable_combo = QComboBox()
+        self.variable_combo.currentTextChanged.connect(self._show_matrix)
+        self.matrix = QTableWidget()
+        matrix_page = QWidget()
+        mv = QVBoxLayout(matrix_page)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Output:"))
+        row.addWidget(self.variable_combo)
+        row.addStretch(1)
+        mv.addLayout(row)
+        mv.addWidget(self.matrix)
+        self.views = QTabWidget()
+        self.views.addTab(self.output_view, "Output Result")
+        self.views.addTab(matrix_page, "Confusion Matrix")
+        self.log = QPlainTextEdit()
+        self.log.setReadOnly(True)
+        self.log.setMaximumBlockCount(2000)
+        body = QSplitter()
+        body.setOrientation(body.orientation().Vertical)
+        body.addWidget(self.views)
+        body.addWidget(self.log)
+        body.setSizes([600, 120])
+        layout = QVBoxLayout(self)
+        layout.addLayout(top)
+        layout.addWidget(self.summary_label)
+        layout.addWidget(body, 1)
+        self._update_buttons()
+
+    # -- jobs ------------------------------------------------------------------------------
+    def set_jobs(self, jobs: list[Path]) -> None:
+        """The project's job folders (newest shown first); keeps the chosen one when it stays."""
+        current = self.current_job()
+        self.job_combo.blockSignals(True)
+        self.job_combo.clear()
+        for job in reversed(jobs):
+            self.job_combo.addItem(job.name, str(job))
+        if current is not None and current in jobs:
+            self.job_combo.setCurrentIndex(self.job_combo.findData(str(current)))
+        self.job_combo.blockSignals(False)
+        self._job_changed()
+
+    def current_job(self) -> Path | None:
+        data = self.job_combo.currentData()
+        return Path(data) if data else None
+
+    def _job_changed(self) -> None:
+        job = self.current_job()
+        text = self.dataset_combo.currentText()
+        self.dataset_combo.clear()
+        if job is not None:
+            self.dataset_combo.addItems(job_datasets(job))
+            if text and self.dataset_combo.findText(text) >= 0:
+                self.dataset_combo.setCurrentText(text)
+            if (job / "evaluation.json").exists():
+                self.show_results(job)
+        self._update_buttons()
+
+    def _browse(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self, "Dataset CSV", "", "CSV (*.csv)")
+        if path:
+            self.dataset_combo.setCurrentText(path)
+
+    # -- evaluating ------------------------------------------------------------------------
+    def evaluate(self, job: Path | None = None, dataset: str | None = None,
+                 checkpoint: str | None = None) -> bool:  # fmt: skip
+        job = job or self.current_job()
+        if job is None or self.runner.is_running():
+            return False
+        dataset = dataset if dataset is not None else self.dataset_combo.currentText()
+        self.runner.evaluate(job, dataset or None, checkpoint or self.checkpoint.currentText())
+        self.summary_label.setText(f"Evaluating {job.name}...")
+        self._update_buttons(running=True)
+        return True
+
+    def _ended(self, status: str, message: str) -> None:
+        self.last_message = message
+        self._update_buttons(running=False)
+        if status == "failed":
+            self.summary_label.setText("Evaluation failed: " + message.splitlines()[0])
+            self.log.appendPlainText(message)
+        elif self.runner.job_dir is not None:
+            self.show_results(self.runner.job_dir)
+        self.evaluated.emit(status)
+
+    # -- results ---------------------------------------------------------------------------
+    def show_results(self, job: Path) -> None:
+        try:
+            self.summary = json.loads((job / "evaluation.json").read_text(encoding="utf-8"))
+            header, rows = read_csv_rows(job / "output_result.csv")
+        except (OSError, ValueError) as exc:
+            self.summary_label.setText(f"{job.name}: cannot read the evaluation: {exc}")
+            return
+        self.output_model = CsvTableModel(header, rows, job)
+        self.output_view.setModel(self.output_model)
+        self.summary_label.setText(self.summary_text())
+        self.variable_combo.blockSignals(True)
+        self.variable_combo.clear()
+        self.variable_combo.addItems(list(self.summary.get("classification", {})))
+        self.variable_combo.blockSignals(False)
+        self._show_matrix(self.variable_combo.currentText())
+        self._update_buttons()
+
+    def summary_text(self) -> str:
+        s = self.summary
+        parts = [f"{s.get('rows')} rows of {s.get('dataset')} with the {s.get('checkpoint')} "
+                 f"parameters ({s.get('network')})"]  # fmt: skip
+        for name, m in s.get("classification", {}).items():
+            parts.append(f"{name}: accuracy {_pct(m['accuracy'])}, avg. precision "
+                         f"{_pct(m['avg_precision'])}, avg. recall {_pct(m['avg_recall'])}, "
+                         f"avg. F-measure {_pct(m['avg_f_measure'])}")  # fmt: skip
+        for name, m in s.get("regression", {}).items():
+            parts.append(f"{name}: MAE {m['mae']:.6g}, RMSE {m['rmse']:.6g}, R2 {m['r2']:.4f}")
+        return " | ".join(parts)
+
+    def _show_matrix(self, name: str) -> None:
+        m = self.summary.get("classification", {}).get(name)
+        self.matrix.clear()
+        if not m:
+            self.matrix.setRowCount(0)
+            self.matrix.setColumnCount(0)
+            return
+        counts = m["confusion_matrix"]
+        n = len(counts)
+        self.matrix.setRowCount(n + 7)
+        self.matrix.setColumnCount(n + 1)
+        self.matrix.setHorizontalHeaderLabels([f"{name}={j}" for j in range(n)] + ["Recall"])
+        labels = [f"y={i}" for i in range(n)] + ["Precision", "F-Measure", "", "Accuracy",
+                                                  "Avg. Precision", "Avg. Recall",
+                                                  "Avg. F-Measure"]  # fmt: skip
+        self.matrix.setVerticalHeaderLabels(labels)
+        for i, row in enumerate(counts):
+            for j, value in enumerate(row):
+                self.matrix.setItem(i, j, QTableWidgetItem(str(value)))
+            self.matrix.setItem(i, n, QTableWidgetItem(_pct(m["recall"][i])))
+        for j in range(n):
+            self.matrix.setItem(n, j, QTableWidgetItem(_pct(m["precision"][j])))
+            self.matrix.setItem(n + 1, j, QTableWidgetItem(_pct(m["f_measure"][j])))
+        for k, key in enumerate(("accuracy", "avg_precision", "avg_recall", "avg_f_measure")):
+            self.matrix.setItem(n + 3 + k, 0, QTableWidgetItem(_pct(m[key])))
+        self.matrix.resizeColumnsToContents()
+
+    # -- saving ----------------------------------------------------------------------------
+    def ask_save_path(self, suggested: str) -> str | None:
+        path, _ = QFileDialog.getSaveFileName(self, "Save as CSV", suggested, "CSV (*.csv)")
+        return path or None
+
+    def save_output(self, path: str | None = None) -> bool:
+        job = self.current_job()
+        if job is None or not (job / "output_result.csv").exists():
+            return False
+        path = path or self.ask_save_path("output_result.csv")
+        if not path:
+            return False
+        shutil.copyfile(job / "output_result.csv", path)
+        return True
+
+    def save_matrix(self, path: str | None = None) -> bool:
+        job, name = self.current_job(), self.variable_combo.currentText()
+        source = job / f"confusion_matrix_{name.rstrip(chr(39))}.csv" if job and name else None
+        if source is None or not source.exists():
+            return False
+        path = path or self.ask_save_path(source.name)
+        if not path:
+            return False
+        shutil.copyfile(source, path)
+        return True
+
+    def _update_buttons(self, running: bool | None = None) -> None:
+        running = self.runner.is_running() if running is None else running
+        job = self.current_job()
+        self.evaluate_button.setEnabled(job is not None and not running)
+        has_output = job is not None and (job / "output_result.csv").exists()
+        self.save_output_button.setEnabled(has_output and not running)
+        self.save_matrix_button.setEnabled(has_output and not running and bool(self.summary))
