@@ -1,0 +1,289 @@
+"""DATASET: the project's dataset links, what their CSV holds, and NNC's options.
+
+For the chosen link: its CSV, number of rows, variables (type and shape, as
+:class:`engine.data.Variable`), a preview with image thumbnails; link an existing CSV, create one
+from class folders (:func:`engine.data.folders.create_from_folders`) or pick a built-in
+dataset (``builtin:<name>/<split>``); Shuffle, Image Normalization and Enable Cache. Every edit
+is an undoable command on the document.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSize
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from console_app.document import Document
+from console_app.tabs.table_model import THUMB, CsvTableModel, read_csv_rows
+from engine.data import DatasetError, open_dataset
+from engine.data import builtin as builtin_data
+from engine.data.cache import cache_root
+from engine.data.folders import create_from_folders
+from engine.graph import commands as C
+from engine.graph import config as cfg
+from engine.runtime.datasets import BUILTIN_SCHEME, builtin_uri, resolve_uri
+
+PREVIEW_ROWS = 200
+OPTIONS = (("Shuffle", "Shuffle"), ("ImageNormalization", "Image Normalization (1/255)"),
+           ("EnableCache", "Enable Cache"))  # fmt: skip
+
+
+def available_csv(uri: str, base: Path | None) -> Path | None:
+    """The CSV a URI names when it is already on disk; never generates nor downloads."""
+    text = uri.strip()
+    if text.startswith(BUILTIN_SCHEME):
+        name, _, split = text.removeprefix(BUILTIN_SCHEME).partition("/")
+        try:
+            spec = builtin_data.get(name)
+        except DatasetError:
+            return None
+        folder_spec = builtin_data.get(spec.base) if spec.base else spec
+        file = spec.validation if split == "validation" else spec.training
+        path = cache_root() / "datasets" / folder_spec.folder / file
+        return path if path.is_file() else None
+    if not text or "{SDCPATH}" in text:
+        return None
+    try:
+        return resolve_uri(text, base)
+    except DatasetError:
+        return None
+
+
+class DatasetTab(QWidget):
+    def __init__(self, document: Document) -> None:
+        super().__init__()
+        self.document = document
+        self._unsubscribe = document.subscribe(self.refresh)
+        self.index = 0
+        self.dataset_info = None
+        self.list = QListWidget()
+        self.list.currentRowChanged.connect(self._chosen)
+        add, remove = QPushButton("Add"), QPushButton("Delete")
+        add.clicked.connect(lambda: self.add_dataset())
+        remove.clicked.connect(lambda: self.remove_dataset())
+        left = QWidget()
+        lv = QVBoxLayout(left)
+        lv.addWidget(QLabel("Dataset links"))
+        lv.addWidget(self.list)
+        row = QHBoxLayout()
+        row.addWidget(add)
+        row.addWidget(remove)
+        lv.addLayout(row)
+
+        self.name = QLineEdit()
+        self.name.editingFinished.connect(lambda: self.set_value("Name", self.name.text()))
+        self.uri = QLineEdit()
+        self.uri.editingFinished.connect(lambda: self.set_value("URI", self.uri.text()))
+        self.browse = QPushButton("Link CSV...")
+        self.browse.clicked.connect(lambda: self.link_csv())
+        self.folders = QPushButton("Create from class folders...")
+        self.folders.clicked.connect(lambda: self.create_from_folders())
+        self.builtin = QComboBox()
+        self.builtin.addItem("Built-in dataset...", "")
+        for name in builtin_data.names():
+            self.builtin.addItem(name, name)
+        self.builtin.activated.connect(lambda _i: self.use_builtin(self.builtin.currentData()))
+        self.options: dict[str, QCheckBox] = {}
+        form = QFormLayout()
+        form.addRow("Name", self.name)
+        form.addRow("URI", self.uri)
+        sources = QHBoxLayout()
+        for w in (self.browse, self.folders, self.builtin):
+            sources.addWidget(w)
+        form.addRow("", sources)
+        for key, label in OPTIONS:
+            box = QCheckBox(label)
+            box.toggled.connect(lambda on, k=key: self.set_value(k, "1" if on else "0"))
+            self.options[key] = box
+            form.addRow("", box)
+        self.info = QLabel("")
+        self.info.setWordWrap(True)
+        self.variables = QTableWidget(0, 4)
+        self.variables.setHorizontalHeaderLabels(["Variable", "Type", "Shape", "Header"])
+        self.variables.setMaximumHeight(140)
+        self.preview = QTableView()
+        self.preview.setIconSize(QSize(THUMB, THUMB))
+        self.preview.verticalHeader().setDefaultSectionSize(THUMB + 4)
+        right = QWidget()
+        rv = QVBoxLayout(right)
+        rv.addLayout(form)
+        rv.addWidget(self.info)
+        rv.addWidget(self.variables)
+        rv.addWidget(self.preview, 1)
+        splitter = QSplitter()
+        splitter.addWidget(left)
+        splitter.addWidget(right)
+        splitter.setSizes([250, 900])
+        QVBoxLayout(self).addWidget(splitter)
+        self.refresh()
+
+    def set_document(self, document: Document) -> None:
+        self._unsubscribe()
+        self.document = document
+        self._unsubscribe = document.subscribe(self.refresh)
+        self.index = 0
+        self.refresh()
+
+    @property
+    def project(self):  # noqa: ANN201
+        return self.document.project
+
+    def base(self) -> Path | None:
+        return self.document.path.parent if self.document.path is not None else None
+
+    def current(self) -> cfg.Dataset | None:
+        datasets = self.project.datasets
+        return datasets[self.index] if 0 <= self.index < len(datasets) else None
+
+    # -- showing ---------------------------------------------------------------------------
+    def refresh(self) -> None:
+        datasets = self.project.datasets
+        self.index = min(self.index, len(datasets) - 1)
+        self.list.blockSignals(True)
+        self.list.clear()
+        main = self.project.dataset_index.main_index
+        for i, d in enumerate(datasets):
+            self.list.addItem(f"{d.name}{' (main)' if i == main else ''}  {d.uri}")
+        self.list.setCurrentRow(self.index)
+        self.list.blockSignals(False)
+        self._show()
+
+    def _chosen(self, row: int) -> None:
+        self.index = row
+        self._show()
+
+    def _show(self) -> None:
+        d = self.current()
+        widgets = [self.name, self.uri, *self.options.values()]
+        for w in widgets:
+            w.blockSignals(True)
+        self.name.setText(d.name if d else "")
+        self.uri.setText(d.uri if d else "")
+        for key, box in self.options.items():
+            box.setChecked(bool(d.get(key)) if d else False)
+        for w in widgets:
+            w.blockSignals(False)
+        self._show_contents(d)
+
+    def _show_contents(self, d: cfg.Dataset | None) -> None:
+        self.variables.setRowCount(0)
+        self.preview.setModel(None)
+        self.dataset_info = None
+        path = available_csv(d.uri, self.base()) if d else None
+        if d is None or path is None:
+            self.info.setText("No CSV on disk yet (a built-in dataset is generated on the "
+                              "first run)" if d and d.uri else "No dataset linked")  # fmt: skip
+            return
+        try:
+            with open_dataset(path, normalize=d.image_normalization, cache=False) as data:
+                variables = [(v.name, v.kind, v.shape, v.header) for v in data.select(None)]
+                rows = data.size
+        except (DatasetError, OSError) as exc:
+            self.info.setText(f"Cannot read the dataset: {exc}")
+            return
+        self.dataset_info = {"csv": path, "rows": rows, "variables": variables}
+        self.info.setText(f"CSV: {path}    rows: {rows}")
+        self.variables.setRowCount(len(variables))
+        for r, (name, kind, shape, header) in enumerate(variables):
+            shape_text = ",".join(map(str, shape)) if shape else "?"
+            for c, text in enumerate((name, kind, shape_text, header)):
+                self.variables.setItem(r, c, QTableWidgetItem(text))
+        self.variables.resizeColumnsToContents()
+        header, preview = read_csv_rows(path, PREVIEW_ROWS)
+        self.preview_model = CsvTableModel(header, preview, path.parent)
+        self.preview.setModel(self.preview_model)
+
+    # -- edits -----------------------------------------------------------------------------
+    def set_value(self, key: str, value: str) -> bool:
+        d = self.current()
+        if d is None or d.raw(key) == value:
+            return False
+        if key == "Name" and (
+            not value.strip() or value in {x.name for x in self.project.datasets}
+        ):
+            self.info.setText(f"Dataset name {value!r}: must be new and not empty")
+            self._show()
+            return False
+        self.document.push(C.SetSectionValue(self.project, ("datasets", self.index), key, value))
+        return True
+
+    def set_uri(self, uri: str, index: int | None = None) -> None:
+        where = ("datasets", self.index if index is None else index)
+        self.document.push(C.SetSectionValue(self.project, where, "URI", uri))
+
+    def ask_open_csv(self) -> str | None:
+        path, _ = QFileDialog.getOpenFileName(self, "Dataset CSV", "", "CSV (*.csv)")
+        return path or None
+
+    def ask_folder(self, title: str) -> str | None:
+        return QFileDialog.getExistingDirectory(self, title) or None
+
+    def link_csv(self, path: str | None = None) -> bool:
+        path = path or self.ask_open_csv()
+        if not path or self.current() is None:
+            return False
+        self.set_uri(str(Path(path).resolve()))
+        return True
+
+    def use_builtin(self, name: str) -> bool:
+        """The chosen link takes the training split; a link named Validation the other."""
+        if not name or self.current() is None:
+            return False
+        with self.document.macro(f"Use built-in dataset {name}"):
+            for i, d in enumerate(self.project.datasets):
+                if i == self.index or d.name == "Validation":
+                    split = "validation" if d.name == "Validation" else "training"
+                    self.set_uri(builtin_uri(name, split), i)
+        self.builtin.setCurrentIndex(0)
+        return True
+
+    def create_from_folders(self, source: str | None = None, out: str | None = None) -> bool:
+        source = source or self.ask_folder("Folder with one sub-folder per class")
+        out = out or (self.ask_folder("Empty folder for the new dataset") if source else None)
+        if not source or not out or self.current() is None:
+            return False
+        try:
+            paths = create_from_folders(source, out)
+        except (DatasetError, OSError) as exc:
+            self.info.setText(f"Cannot create the dataset: {exc}")
+            return False
+        with self.document.macro("Create dataset from folders"):
+            for i, d in enumerate(self.project.datasets):
+                if i == self.index or d.name == "Validation":
+                    split = (
+                        "validation" if d.name == "Validation" and i != self.index else "training"
+                    )
+                    self.set_uri(str(paths[split]), i)
+        return True
+
+    def add_dataset(self) -> None:
+        names = {d.name for d in self.project.datasets}
+        name, k = "Dataset", 2
+        while name in names:
+            name, k = f"Dataset_{k}", k + 1
+        self.document.push(C.InsertItem(self.project, "datasets", cfg.Dataset.new(Name=name)))
+        self.index = len(self.project.datasets) - 1
+        self.refresh()
+
+    def remove_dataset(self) -> bool:
+        if self.current() is None:
+            return False
+        self.document.push(C.RemoveItem(self.project, "datasets", self.index))
+        return True
