@@ -106,3 +106,23 @@ def test_export_errors(tmp_path, capsys):
     assert "missing.ncproj" in capsys.readouterr().err
     assert main(["export", "python", str(LENET), "-o", "x.py", "--opset", "13"]) == 2
     assert "--opset applies to onnx only" in capsys.readouterr().err
+
+
+def test_job_onnx_export_predicts_like_forward(job, capsys):
+    ort = pytest.importorskip("onnxruntime", reason="onnxruntime not installed")
+    import numpy as np  # noqa: PLC0415
+
+    from engine.runtime.inference import _load  # noqa: PLC0415 - forward's own preprocessing
+
+    tmp, images = job
+    out = tmp / "lenet.onnx"
+    assert main(["export", "onnx", str(tmp / "job"), "-o", str(out), "--opset", "17"]) == 0
+    capsys.readouterr()
+    assert main(["forward", str(tmp / "job"), "--input", *images, "--json"]) == 0
+    forward = json.loads(capsys.readouterr().out)
+    session = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"])
+    batch = np.stack([_load(path, True) for path in images])
+    (probs,) = session.run(None, {"x": batch})
+    assert probs.argmax(axis=1).tolist() == [r["outputs"]["y'"]["class"] for r in forward]
+    for row, result in zip(probs, forward, strict=True):
+        assert np.abs(row - np.array(result["outputs"]["y'"]["values"])).max() <= 1e-4

@@ -1,0 +1,114 @@
+"""ONNX export: the checker passes and onnxruntime reproduces the engine on validation samples.
+
+Parameters are the initial ones with randomized BatchNormalization statistics (so test-mode
+normalization is really exercised); inputs are the first 16 rows of each sample's validation
+set (built-in datasets, no download). Skipped when onnxruntime is not installed.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import engine.nn as nn
+from engine.data import builtin
+from engine.data.csv_dataset import open_dataset
+from engine.data.iterator import batches_once
+from engine.export import ExportError, Source, export_onnx
+from engine.export.onnx_model import onnx_model, unsupported_steps
+from engine.formats import load_project
+from engine.graph.network import Layer, Link
+from engine.runtime.compiler import compile_network
+from engine.runtime.datasets import BUILTIN_SCHEME
+
+ort = pytest.importorskip("onnxruntime", reason="onnxruntime not installed")
+onnx = pytest.importorskip("onnx", reason="onnx not installed")
+
+ROOT = Path(__file__).resolve().parents[3]
+PROJECTS = sorted((ROOT / "projects").glob("*.ncproj"))
+
+
+@pytest.fixture(autouse=True)
+def _no_parameters_left():
+    yield
+    nn.clear_parameters()
+
+
+def _validation(project, cache: Path, rows: int = 16) -> dict[str, np.ndarray]:
+    uri = next(d.uri for d in project.datasets if d.name == project.executors[0].dataset)
+    name, _, split = uri.removeprefix(BUILTIN_SCHEME).partition("/")
+    data = open_dataset(builtin.ensure(name, root=cache)[split], cache=False)
+    return next(iter(batches_once(data, rows)))[1]
+
+
+def _parameters(program, seed: int = 0) -> dict:
+    nn.clear_parameters()
+    params = program.create_parameters()
+    rng = np.random.default_rng(seed)
+    for name, var in params.items():
+        if name.endswith(("/mean", "/beta", "/gamma")):
+            var.data[...] = rng.normal(0, 0.3, var.shape)
+        elif name.endswith("/var"):
+            var.data[...] = rng.uniform(0.5, 1.5, var.shape)
+    return params
+
+
+@pytest.mark.parametrize("path", PROJECTS, ids=[p.stem for p in PROJECTS])
+def test_onnx_matches_the_engine_on_validation_samples(path, tmp_path_factory, monkeypatch):
+    cache = tmp_path_factory.getbasetemp() / "onnx-cache"
+    monkeypatch.setenv("NEUROCANVAS_CACHE", str(cache))
+    project = load_project(path)
+    program = compile_network(project, project.executors[0].network)
+    assert unsupported_steps(program) == []
+    params = _parameters(program)
+    values = {k: np.asarray(v.data) for k, v in params.items()}
+    model = onnx_model(program, values, 17)
+    onnx.checker.check_model(model, full_check=True)
+    assert model.opset_import[0].version == 17
+    assert model.graph.input[0].type.tensor_type.shape.dim[0].dim_param == "batch"
+    batch = {k: v.astype(np.float32) for k, v in _validation(project, cache).items()}
+    feeds = {v: batch[v].reshape(len(batch[v]), *s) for v, s in program.feeds.items()}
+    with nn.no_grad():
+        acts = program.forward(feeds, params)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    got = session.run(None, feeds)
+    for (name, _), value in zip(program.outputs, got, strict=True):
+        expected = np.asarray(program.output(acts, name).data)
+        assert value.shape == expected.shape
+        assert np.abs(value - expected).max() <= 1e-4, name
+
+
+def test_unsupported_layers_are_listed_before_writing(tmp_path):
+    project = load_project(ROOT / "projects" / "lenet_digits.ncproj")
+    main = project.network("Main")  # MainRuntime is derived from it
+    relu = next(layer for layer in main.layers if layer.type == "ReLU")
+    for i, kind in enumerate(("Sin", "Log")):
+        main.add_layer(Layer(name=f"Odd{i}", type=kind, position=(0, 0)))
+    link = main.outputs_of(relu.name)[0]
+    main.disconnect(link)
+    main.connect(Link(relu.name, "Odd0"))
+    main.connect(Link("Odd0", "Odd1"))
+    main.connect(Link("Odd1", link.destination))
+    out = tmp_path / "m.onnx"
+    source = Source(project, "lenet", "MainRuntime", None, True)
+    with pytest.raises(ExportError) as info:
+        export_onnx(source, out)
+    message = str(info.value)
+    assert 'network "MainRuntime" cannot be exported to ONNX' in message
+    assert '"Odd0" (Sin)' in message and '"Odd1" (Log)' in message
+    assert not out.exists()
+
+
+def test_metadata_and_opset(tmp_path):
+    project = load_project(ROOT / "projects" / "lenet_digits.ncproj")
+    out = export_onnx(Source(project, "lenet", "MainRuntime", None, True), tmp_path / "m.onnx", 13)
+    model = onnx.load(str(out))
+    assert model.opset_import[0].version == 13
+    props = {p.key: p.value for p in model.metadata_props}
+    assert "divided by 255" in props["neurocanvas.preprocessing"]
+    assert json.loads(props["neurocanvas.final_activation"]) == {"y'": "Softmax (inside the graph)"}
+    with pytest.raises(ExportError, match="--opset: expected 13 to"):
+        export_onnx(Source(project, "lenet", "MainRuntime", None, True), tmp_path / "x.onnx", 7)
