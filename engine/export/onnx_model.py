@@ -308,7 +308,8 @@ def onnx_model(
     try:
         onnx.checker.check_model(model, full_check=True)
     except onnx.checker.ValidationError as exc:
-        raise ExportError(f'network "{program.network}": the ONNX checker refused it: {exc}') from None
+        message = f'network "{program.network}": the ONNX checker refused it: {exc}'
+        raise ExportError(message) from None
     return model
 
 
