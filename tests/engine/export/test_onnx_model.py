@@ -112,3 +112,44 @@ def test_metadata_and_opset(tmp_path):
     assert json.loads(props["neurocanvas.final_activation"]) == {"y'": "Softmax (inside the graph)"}
     with pytest.raises(ExportError, match="--opset: expected 13 to"):
         export_onnx(Source(project, "lenet", "MainRuntime", None, True), tmp_path / "x.onnx", 7)
+
+
+@pytest.mark.parametrize(
+    ("kind", "kernel", "stride", "pad", "ignore_border"),
+    [
+        ("MaxPooling", "3,3", "2,2", "0,0", "False"),  # ceil: 24 -> 12 (floor would give 11)
+        ("MaxPooling", "3,3", "2,2", "1,1", "False"),  # a last window inside the padding
+        ("MaxPooling", "2,3", "3,2", "1,0", "True"),
+        ("AveragePooling", "3,3", "2,2", "1,1", "True"),
+        ("SumPooling", "2,2", "2,2", "0,0", "True"),
+    ],
+)
+def test_pooling_geometries_match(kind, kernel, stride, pad, ignore_border):
+    """Pooling sizes follow the engine's rule (pooled_sizes), also where ceil modes differ."""
+    project = load_project(ROOT / "projects" / "lenet_digits.ncproj")
+    main = project.network("Main")
+    layer = next(layer for layer in main.layers if layer.type == "MaxPooling")
+    if kind != "MaxPooling":  # the same layer, another type, same links
+        links = [*main.inputs_of(layer.name), *main.outputs_of(layer.name)]
+        main.remove_layer(layer.name)
+        main.add_layer(Layer(name=layer.name, type=kind, position=layer.position))
+        for link in links:
+            main.connect(Link(link.source, link.destination, link.dest_pin, link.source_pin))
+    for key, value in (("KernelShape", kernel), ("Strides", stride), ("Padding", pad),
+                       ("IgnoreBorder", ignore_border)):  # fmt: skip
+        main.set_property(layer.name, key, value)
+    program = compile_network(project, "MainRuntime")
+    assert any(s.type == kind for s in program.steps)
+    params = _parameters(program)
+    values = {k: np.asarray(v.data) for k, v in params.items()}
+    try:
+        model = onnx_model(program, values, 17)
+    except ExportError as exc:
+        assert kind == "SumPooling" and "(SumPooling)" in str(exc)
+        return
+    x = np.random.default_rng(0).random((2, 1, 28, 28), dtype=np.float32)
+    with nn.no_grad():
+        expected = np.asarray(program.output(program.forward({"x": x}, params), "y'").data)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    (got,) = session.run(None, {"x": x})
+    assert np.abs(got - expected).max() <= 1e-4
