@@ -15,7 +15,6 @@ from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
     QInputDialog,
-    QLabel,
     QMainWindow,
     QMenu,
     QMessageBox,
@@ -35,6 +34,7 @@ from console_app.editor.create_unit import (
 from console_app.editor.create_unit_dialog import CreateUnitDialog
 from console_app.editor.edit_tab import EditTab
 from console_app.settings import AppSettings
+from console_app.tabs import ProjectTabs
 from engine.formats import ProjectFileError
 from engine.graph import commands as C
 from engine.graph.project import ModelError
@@ -61,10 +61,9 @@ class MainWindow(QMainWindow):
         self.edit_tab = EditTab(self.document)
         self.edit_tab.setObjectName("tab_edit")
         self.tabs.addTab(self.edit_tab, TABS[0])
+        self.project_tabs = ProjectTabs(self)
         for name in TABS[1:]:
-            placeholder = QLabel(f"{name}: coming soon")
-            placeholder.setObjectName(f"tab_{name.lower()}")
-            self.tabs.addTab(placeholder, name)
+            self.tabs.addTab(self.project_tabs.widgets[name], name)
         self.setCentralWidget(self.tabs)
         self.edit_tab.message.connect(self.show_message)
         self.edit_tab.tab_menu_requested.connect(self._show_network_menu)
@@ -255,6 +254,7 @@ class MainWindow(QMainWindow):
         self._unsubscribe()
         self.document = document
         self.edit_tab.set_document(document)
+        self.project_tabs.set_document(document)
         self._unsubscribe = document.subscribe(self._document_changed)
         old.close()
         self._document_changed()

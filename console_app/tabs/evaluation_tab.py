@@ -64,11 +64,14 @@ class EvaluationTab(QWidget):
         self.summary: dict[str, Any] = {}
         self.last_message = ""
         self.job_combo = QComboBox()
-        self.job_combo.setMinimumContentsLength(18)
+        self.job_combo.setMinimumContentsLength(16)
+        adjust = QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        self.job_combo.setSizeAdjustPolicy(adjust)
         self.job_combo.currentIndexChanged.connect(self._job_changed)
         self.dataset_combo = QComboBox()
         self.dataset_combo.setEditable(True)  # a dataset link name or a CSV path
-        self.dataset_combo.setMinimumContentsLength(14)
+        self.dataset_combo.setMinimumContentsLength(12)
+        self.dataset_combo.setSizeAdjustPolicy(adjust)
         self.browse_button = QPushButton("CSV...")
         self.browse_button.clicked.connect(self._browse)
         self.checkpoint = QComboBox()
@@ -85,8 +88,10 @@ class EvaluationTab(QWidget):
                   self.evaluate_button):  # fmt: skip
             top.addWidget(w)
         top.addStretch(1)
-        top.addWidget(self.save_output_button)
-        top.addWidget(self.save_matrix_button)
+        saves = QHBoxLayout()
+        saves.addStretch(1)
+        saves.addWidget(self.save_output_button)
+        saves.addWidget(self.save_matrix_button)
 
         self.summary_label = QLabel("No evaluation yet")
         self.summary_label.setWordWrap(True)
@@ -118,6 +123,7 @@ class EvaluationTab(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.summary_label)
+        layout.addLayout(saves)
         layout.addWidget(body, 1)
         self._update_buttons()
 

@@ -77,6 +77,7 @@ class TrainingTab(QWidget):
         self.warnings: list[str] = []
         self._started = 0.0
         self._first_iteration = 0
+        self._shown_root: Path | None = None
         self._build()
         self.refresh_jobs()
 
@@ -170,6 +171,12 @@ class TrainingTab(QWidget):
     def set_document(self, document: Document) -> None:
         self.document = document
         self.refresh_jobs()
+
+    def showEvent(self, event) -> None:  # noqa: ANN001, N802
+        """Save As moves the jobs root (beside the new file): follow it when shown."""
+        if self._shown_root != self.jobs_root():
+            self.refresh_jobs()
+        super().showEvent(event)
 
     def jobs_root(self) -> Path:
         return H.jobs_root(self.document.path, self.jobs_fallback)
@@ -300,6 +307,7 @@ class TrainingTab(QWidget):
 
     # -- history ---------------------------------------------------------------------------
     def refresh_jobs(self) -> None:
+        self._shown_root = self.jobs_root()
         selected = {p.name for p in self.selected_jobs()}
         self.jobs = [H.read_job(p) for p in H.list_jobs(self.jobs_root())]
         self.table.blockSignals(True)
