@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QTabWidget,
 )
 
+from console_app import export_actions
 from console_app.autosave import Autosaver
 from console_app.document import Document, default_project_path, sample_projects
 from console_app.editor import clipboard, networks
@@ -46,7 +47,7 @@ FILE_FILTER = ";;".join((
 ))  # fmt: skip
 AUTOSAVE_MS = 30_000
 NETWORK_ACTIONS = ("add", "rename", "duplicate", "delete")
-EXPORTS = ("Python code...", "ONNX...", "NNP...")  # enabled when export lands
+EXPORTS = ("Python code...", "ONNX...", "NNP...")  # NNP: disabled until it exists
 
 _log = logging.getLogger(__name__)
 
@@ -151,8 +152,7 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         file_menu.addActions([acts["save"], acts["save_as"]])
         self.export_menu = file_menu.addMenu("&Export")
-        for text in EXPORTS:
-            self.export_menu.addAction(text).setEnabled(False)
+        export_actions.add_to_menu(self, self.export_menu, EXPORTS)
         file_menu.addSeparator()
         file_menu.addAction(acts["quit"])
         edit_menu = bar.addMenu("&Edit")
