@@ -119,7 +119,7 @@ class EvaluationTab(QWidget):
         body.setOrientation(body.orientation().Vertical)
         body.addWidget(self.views)
         body.addWidget(self.log)
-        body.setSizes([600, 120])
+        body.setSizes([700, 90])
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.summary_label)

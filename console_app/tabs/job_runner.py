@@ -66,10 +66,12 @@ class JobRunner(QObject):
         return self.process is not None and self.process.state() != QProcess.ProcessState.NotRunning
 
     def train(self, project: Path, job_dir: Path, device: str = "auto",
-              epochs: int | None = None) -> None:  # fmt: skip
+              epochs: int | None = None, seed: int | None = None) -> None:  # fmt: skip
         args = ["train", str(project), "-o", str(job_dir), "--events", *_device(device)]
         if epochs is not None:
             args += ["--epochs", str(epochs)]
+        if seed is not None:
+            args += ["--seed", str(seed)]
         self._start("train", job_dir, args)
 
     def resume(self, job_dir: Path, device: str = "auto", epochs: int | None = None) -> None:

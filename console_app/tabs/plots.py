@@ -8,6 +8,7 @@ matplotlib.use("QtAgg")
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.ticker import MaxNLocator  # noqa: E402
 
 from console_app.tabs.job_history import JobInfo, pareto_front  # noqa: E402
 
@@ -88,6 +89,8 @@ class TradeoffPlot(FigureCanvasQTAgg):
         front = sorted(p for p, o in zip(points, optimal, strict=True) if o)
         if len(front) > 1:
             ax.plot(*zip(*front, strict=True), "-", color="tab:red", alpha=0.5, label="Pareto")
+        ax.xaxis.set_major_locator(MaxNLocator(4))
+        ax.ticklabel_format(axis="x", style="sci", scilimits=(-3, 4))
         ax.set_xlabel(statistic)
         ax.set_ylabel("best validation error")
         ax.grid(True, alpha=0.3)

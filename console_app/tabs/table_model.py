@@ -52,9 +52,12 @@ class CsvTableModel(QAbstractTableModel):
         if not index.isValid():
             return None
         text = self.cell(index.row(), index.column())
-        if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole):
+        image = text.lower().endswith(IMAGE_SUFFIXES)
+        if role == Qt.ItemDataRole.DisplayRole:  # the file name beside its thumbnail
+            return text.replace("\\", "/").rsplit("/", 1)[-1] if image else text
+        if role == Qt.ItemDataRole.ToolTipRole:
             return text
-        if role == Qt.ItemDataRole.DecorationRole and text.lower().endswith(IMAGE_SUFFIXES):
+        if role == Qt.ItemDataRole.DecorationRole and image:
             return self.thumbnail(text)
         return None
 

@@ -191,7 +191,7 @@ class TrainingTab(QWidget):
             k += 1
         return candidate
 
-    def run(self, epochs: int | None = None) -> Path | None:
+    def run(self, epochs: int | None = None, seed: int | None = None) -> Path | None:
         """Train the document as it is now; returns the new job folder."""
         if self.runner.is_running():
             return None
@@ -203,7 +203,7 @@ class TrainingTab(QWidget):
             return None
         job = self.new_job_dir()
         self._begin(job, [])
-        self.runner.train(snapshot, job, self.device.currentText(), epochs)
+        self.runner.train(snapshot, job, self.device.currentText(), epochs, seed)
         return job
 
     def resume(self, job: Path | None = None, epochs: int | None = None) -> bool:
@@ -262,9 +262,6 @@ class TrainingTab(QWidget):
             self.live_curve = [r for r in self.live_curve if r[0] != row[0]] + [row]
             name = self.current_job.name if self.current_job else ""
             self.curve.set_curves([(name, self.live_curve)])
-            best = " (best)" if record.get("best") else ""
-            self.append_log(f"epoch {row[0]}: cost={_fmt(row[1])} train_error={_fmt(row[2])} "
-                            f"valid_error={_fmt(row[3])}{best}")  # fmt: skip
         elif kind == "warning":
             self._warn(str(record.get("message", "")))
         elif kind == "error":
@@ -298,6 +295,8 @@ class TrainingTab(QWidget):
                                        if message else "Training failed")  # fmt: skip
         elif status == "finished":
             self.progress.setValue(self.progress.maximum())
+        if status in ("finished", "stopped"):
+            self.timing.setText(self.timing.text().split(", remaining")[0])
         self._update_buttons(running=False)
         self.refresh_jobs()
         self.run_ended.emit(status)
