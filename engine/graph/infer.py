@@ -102,16 +102,22 @@ class NetworkInference:
         self._deps: dict[str, set[str]] = {}  # layer -> layers its result read
         self._rdeps: dict[str, set[str]] = {}  # layer -> layers whose result read it
         self._computing: list[str] = []
-        self._adjacency: _Adjacency | None = None
+        self._adjacency: resolve.Adjacency | None = None
         self._subs: dict[str, NetworkInference] = {}  # Unit layer -> its expansion
         self._consumer_readers: set[str] = set()  # results that read who consumes a layer
         self._memo: dict[str, dict[str, object]] = {}  # per-layer values derived from results
         self._structure_memo: dict[str, object] = {}  # values that depend only on the links
+        # Unit layers whose expansion changed, with their previous result: recomputed before
+        # the next read; their readers are dropped only if the shape or error changed.
+        self._pending: dict[str, LayerResult] = {}
+        self._settling = False
 
     # -- public reading ----------------------------------------------------------------------
 
     def result(self, name: str) -> LayerResult:
         """The cached result of one layer, computed (with what it needs) when missing."""
+        if self._pending and not self._settling:
+            self._settle()
         cached = self._results.get(name)
         if cached is not None:
             return cached
@@ -123,7 +129,24 @@ class NetworkInference:
         finally:
             self._computing.pop()
         self._results[name] = result
+        if self._pending:
+            old = self._pending.pop(name, None)
+            if old is not None and _seen(old) != _seen(result):
+                readers = self._rdeps.get(name, set()) - set(self._computing) - {name}
+                self.invalidate(readers)
         return result
+
+    def _settle(self) -> None:
+        """Recomputes the pending Unit layers, inputs first (see :meth:`invalidate_units`)."""
+        self._settling = True
+        try:
+            for name in self._order():
+                if name in self._pending:
+                    self.result(name)
+            if self._pending:  # layers gone from the network
+                self.invalidate(list(self._pending))
+        finally:
+            self._settling = False
 
     def results(self) -> dict[str, LayerResult]:
         """Every layer's result, in network order (computed in dependency order)."""
@@ -208,14 +231,8 @@ class NetworkInference:
             dropped.add(name)
             stack.extend(self._rdeps.get(name, ()))
         for name in dropped:
-            self._results.pop(name, None)
-            self._evals.pop(name, None)
-            self._subs.pop(name, None)
-            self._memo.pop(name, None)
-            self._unit_problems.pop(name, None)
-            self._consumer_readers.discard(name)
-            for dep in self._deps.pop(name, ()):
-                self._rdeps.get(dep, set()).discard(name)
+            self._pending.pop(name, None)
+            self._forget(name)
         return dropped
 
     def apply(self, event) -> set[str]:  # noqa: ANN001 - an engine.graph.events.Event
@@ -236,13 +253,40 @@ class NetworkInference:
         return set()
 
     def invalidate_units(self, networks: set[str]) -> set[str]:
-        """Drops the Unit layers that call one of ``networks`` (their expansion changed)."""
+        """Drops the Unit layers that call one of ``networks`` (their expansion changed).
+
+        An edit inside a unit network often leaves the unit's output shape as it was (a
+        DenseNet block still adds its growth rate): a computed Unit layer is only marked
+        pending, and the layers that read it are dropped when it is recomputed with another
+        shape or error. Its statistics are its own; no other layer reads them.
+        """
         callers = [
             layer.name
             for layer in self.network.layers
             if layer.type == "Unit" and layer.properties.get("Network", "") in networks
         ]
-        return self.invalidate(callers) if callers else set()
+        dropped: set[str] = set()
+        for name in callers:
+            old = self._results.get(name)
+            if old is None:
+                if name not in self._pending:
+                    dropped |= self.invalidate([name])
+                continue
+            self._forget(name)
+            self._pending[name] = old
+            dropped.add(name)
+        return dropped
+
+    def _forget(self, name: str) -> None:
+        """Drops one layer's result and what was derived from it, not its readers."""
+        self._results.pop(name, None)
+        self._evals.pop(name, None)
+        self._subs.pop(name, None)
+        self._memo.pop(name, None)
+        self._unit_problems.pop(name, None)
+        self._consumer_readers.discard(name)
+        for dep in self._deps.pop(name, ()):
+            self._rdeps.get(dep, set()).discard(name)
 
     # -- computing one layer -----------------------------------------------------------------
 
@@ -291,57 +335,25 @@ class NetworkInference:
 
     # -- adjacency and order -----------------------------------------------------------------
 
-    def _adj(self) -> _Adjacency:
+    def _adj(self) -> resolve.Adjacency:
         if self._adjacency is None:
-            self._adjacency = _Adjacency(self.network)
+            self._adjacency = resolve.Adjacency(self.network)
         return self._adjacency
 
     def _reset_structure(self) -> None:
         self._adjacency = None
         self._structure_memo = {}
+        # Values derived from results may also depend on the links (a layer's parameters
+        # repeat with the block it sits in): drop them all, they are cheap to derive again.
+        self._memo.clear()
 
     def _order(self) -> list[str]:
         order = self.structure_memo().get("order")
         if order is None:
-            order = self.structure_memo()["order"] = self._topological_order()
+            order = self.structure_memo()["order"] = resolve.topological_order(
+                self._adj(), self.network.layer_names
+            )
         return order  # type: ignore[return-value]
-
-    def _topological_order(self) -> list[str]:
-        """Layers in an order where inputs come first (Kahn), so computing stays shallow.
-
-        A Delay's main input is a recurrent back edge and does not order anything. A layer
-        whose shape comes from its consumers (``*GraphOutput``/``*GraphIO`` without input) is
-        placed after the other inputs of those consumers.
-        """
-        adjacency = self._adj()
-        names = self.network.layer_names
-        before: dict[str, set[str]] = {n: set() for n in names}
-        for dest, links in adjacency.producers.items():
-            for source, pin in links:
-                if not (pin == 0 and adjacency.types[dest] == "Delay"):
-                    before[dest].add(source)
-        for name in names:
-            if adjacency.backward(name):
-                for consumer, _ in adjacency.consumers.get(name, ()):
-                    for other, _ in adjacency.producers.get(consumer, ()):
-                        if other != name and name not in before[other]:
-                            before[name].add(other)
-        order: list[str] = []
-        ready = [n for n in names if not before[n]]
-        after: dict[str, list[str]] = {}
-        for name, deps in before.items():
-            for dep in deps:
-                after.setdefault(dep, []).append(name)
-        remaining = {n: len(d) for n, d in before.items()}
-        while ready:
-            name = ready.pop()
-            order.append(name)
-            for nxt in after.get(name, ()):
-                remaining[nxt] -= 1
-                if remaining[nxt] == 0:
-                    ready.append(nxt)
-        placed = set(order)
-        return order + [n for n in names if n not in placed]  # cycles: found on demand
 
     # -- graph macros ------------------------------------------------------------------------
 
@@ -517,35 +529,16 @@ class _Context(LayerContext):
         return self.inference.graph_macro(self.owner, name, arg, layer)
 
 
-class _Adjacency:
-    """Links of a network by layer: producers (source, pin) and consumers (dest, pin)."""
-
-    def __init__(self, network: Network) -> None:
-        self.types = {layer.name: layer.type for layer in network.layers}
-        self.producers: dict[str, list[tuple[str, int]]] = {}
-        self.consumers: dict[str, list[tuple[str, int]]] = {}
-        self.raw = {layer.name: layer.properties for layer in network.layers}
-        for link in network.links:
-            self.producers.setdefault(link.destination, []).append((link.source, link.dest_pin))
-            self.consumers.setdefault(link.source, []).append((link.destination, link.dest_pin))
-
-    def backward(self, name: str) -> bool:
-        """True when the layer's shape comes from its consumers (no main input)."""
-        if any(pin == 0 for _, pin in self.producers.get(name, ())):
-            return False
-        spec = find_spec(self.types[name])
-        if spec is None:
-            return False
-        size = self.raw[name].get("Size", spec.defaults().get("Size", ""))
-        graph_io = spec.prop("Input") is not None and spec.prop("Input").default == "*GraphIO"  # type: ignore[union-attr]
-        return size.startswith("*GraphOutput") or graph_io
-
-
 def _has_output(type_: str) -> bool:
     spec = find_spec(type_)
     if spec is None:
         return True
     return spec.output_rule is not None and spec.component is not Component.SETTING
+
+
+def _seen(result: LayerResult) -> tuple:
+    """What the readers of a layer use: everything but its statistics."""
+    return (result.type, result.shape, result.error, result.prop, result.upstream)
 
 
 def _short(message: str) -> str:

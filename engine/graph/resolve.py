@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from engine.graph.network import Network
 from engine.graph.project import Project
-from engine.layers import get_spec
+from engine.layers import find_spec, get_spec
 from engine.layers.evaluate import LayerEval, RuleError, StaticContext, auto_value
 from engine.layers.property_types import TYPES, Value
 from engine.layers.spec import LayerSpec, ParameterSpec
@@ -35,6 +35,8 @@ __all__ = [
     "matching_start",
     "repeat_blocks",
     "parameter_name",
+    "Adjacency",
+    "topological_order",
 ]
 
 
@@ -299,3 +301,63 @@ def parameter_name(
         return "/".join([*prefix, *([scope + ids] if scope else []), param.path])
     parts = [*prefix, *([scope + ids] if scope or ids else []), spec.fn_scope or "", param.name]
     return "/".join(p for p in parts if p)
+
+
+class Adjacency:
+    """Links of a network by layer: producers (source, pin) and consumers (dest, pin)."""
+
+    def __init__(self, network: Network) -> None:
+        self.types = {layer.name: layer.type for layer in network.layers}
+        self.producers: dict[str, list[tuple[str, int]]] = {}
+        self.consumers: dict[str, list[tuple[str, int]]] = {}
+        self.raw = {layer.name: layer.properties for layer in network.layers}
+        for link in network.links:
+            self.producers.setdefault(link.destination, []).append((link.source, link.dest_pin))
+            self.consumers.setdefault(link.source, []).append((link.destination, link.dest_pin))
+
+    def backward(self, name: str) -> bool:
+        """True when the layer's shape comes from its consumers (no main input)."""
+        if any(pin == 0 for _, pin in self.producers.get(name, ())):
+            return False
+        spec = find_spec(self.types[name])
+        if spec is None:
+            return False
+        size = self.raw[name].get("Size", spec.defaults().get("Size", ""))
+        graph_io = spec.prop("Input") is not None and spec.prop("Input").default == "*GraphIO"  # type: ignore[union-attr]
+        return size.startswith("*GraphOutput") or graph_io
+
+
+def topological_order(adjacency: Adjacency, names: list[str]) -> list[str]:
+    """Layers in an order where inputs come first (Kahn), so computing stays shallow.
+
+    A Delay's main input is a recurrent back edge and does not order anything. A layer
+    whose shape comes from its consumers (``*GraphOutput``/``*GraphIO`` without input) is
+    placed after the other inputs of those consumers.
+    """
+    before: dict[str, set[str]] = {n: set() for n in names}
+    for dest, links in adjacency.producers.items():
+        for source, pin in links:
+            if not (pin == 0 and adjacency.types[dest] == "Delay"):
+                before[dest].add(source)
+    for name in names:
+        if adjacency.backward(name):
+            for consumer, _ in adjacency.consumers.get(name, ()):
+                for other, _ in adjacency.producers.get(consumer, ()):
+                    if other != name and name not in before[other]:
+                        before[name].add(other)
+    order: list[str] = []
+    ready = [n for n in names if not before[n]]
+    after: dict[str, list[str]] = {}
+    for name, deps in before.items():
+        for dep in deps:
+            after.setdefault(dep, []).append(name)
+    remaining = {n: len(d) for n, d in before.items()}
+    while ready:
+        name = ready.pop()
+        order.append(name)
+        for nxt in after.get(name, ()):
+            remaining[nxt] -= 1
+            if remaining[nxt] == 0:
+                ready.append(nxt)
+    placed = set(order)
+    return order + [n for n in names if n not in placed]  # cycles: found on demand

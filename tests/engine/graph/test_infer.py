@@ -307,3 +307,79 @@ def test_random_graphs_never_crash(net):
     assert all(v >= 0 for v in stats.totals.values())
     for problem in validate_network(inference):
         assert str(problem).startswith('network "N"')
+
+
+# -- incremental edits give what a fresh inference gives ---------------------------------------
+
+EDITED_SAMPLES = (
+    "image_recognition/ILSVRC2012/densenet/densenet-161.sdcproj",
+    "image_recognition/CIFAR10/resnet/resnet-110-cutout.sdcproj",
+    "image_recognition/ILSVRC2012/shufflenet/shufflenet-0.5x.sdcproj",
+    "tutorial/semantic_segmentation/unetlike_125px.sdcproj",
+    "tutorial/recurrent_neural_networks/LSTM_auto_encoder.sdcproj",
+    "tutorial/recurrent_neural_networks/elman_net.sdcproj",
+    "tutorial/basics/12_residual_learning.sdcproj",
+)
+
+
+def everything_of(pi):
+    """Every result a reader can see: layers, statistics, problems, and inside every expansion."""
+    from engine.graph.statistics import network_statistics
+
+    def walk(inf, path, out):
+        results = inf.results()
+        out[path] = (results, inf.totals(), network_statistics(inf))
+        out[path + ("problems",)] = {
+            k: [str(p) for p in v] for k, v in inf.unit_argument_problems().items()
+        }
+        for name, result in results.items():
+            sub = inf.expansion(name) if result.type == "Unit" else None
+            if sub is not None:
+                walk(sub, (*path, name), out)
+        return out
+
+    return {n: walk(inf, (n,), {}) for n, inf in pi.all().items()}
+
+
+def sample_edits(project):
+    """(network, layer, property, values) for the first sized layer of every network."""
+    edits = []
+    for net in project.networks:
+        for layer in net.layers:
+            key = next((k for k in ("OutMaps", "OutShape", "Size") if k in layer.properties), None)
+            if key and layer.type != "Input":
+                value = layer.properties[key]
+                edits.append((net.name, layer.name, key, ("7", "0", "x", value)))
+                break
+    return edits
+
+
+@pytest.mark.parametrize("relative", EDITED_SAMPLES)
+def test_incremental_edits_equal_a_fresh_inference(relative):
+    project = load_project(os.path.join(SAMPLES, relative))
+    pi = ProjectInference(project)
+    everything_of(pi)
+    edits = sample_edits(project)
+    assert edits
+    for network, layer, key, values in edits:
+        for value in values:
+            project.network(network).set_property(layer, key, value)
+            fresh = everything_of(ProjectInference(project, follow=False))
+            assert everything_of(pi) == fresh, (network, layer, key, value)
+    net = next(n for n in project.networks if n.links)
+    link = net.links[len(net.links) // 2]
+    net.disconnect(link)
+    assert everything_of(pi) == everything_of(ProjectInference(project, follow=False))
+    net.connect(link)
+    assert everything_of(pi) == everything_of(ProjectInference(project, follow=False))
+    pi.close()
+
+
+def test_unit_edit_that_changes_the_unit_output_reaches_the_callers():
+    path = "image_recognition/ILSVRC2012/densenet/densenet-161.sdcproj"
+    project = load_project(os.path.join(SAMPLES, path))
+    pi = ProjectInference(project)
+    before = pi.network("DenseNet").shape("ConvUnit_6")
+    project.network("ConvUnit").set_property("Convolution_3", "OutMaps", "50")
+    assert pi.network("DenseNet").shape("ConvUnit_6") == (before[0] + 6 * 2, *before[1:])
+    assert everything_of(pi) == everything_of(ProjectInference(project, follow=False))
