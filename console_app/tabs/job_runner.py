@@ -135,16 +135,20 @@ class JobRunner(QObject):
             self._done = record
         elif record.get("event") == "error":
             self._error = str(record.get("message", ""))
-        elif record.get("event") == "warning":
-            self.log.emit(f"WARNING: {record.get('message', '')}")
         self.event.emit(record)
 
     def _read_stderr(self) -> None:
         assert self.process is not None
         text = bytes(self.process.readAllStandardError().data()).decode("utf-8", "replace")
         for line in text.splitlines():
-            if line.strip():
-                self._log_tail.append(line)
+            if not line.strip():
+                continue
+            self._log_tail.append(line)
+            if line.startswith("WARNING") and self.kind == "train":
+                # e.g. the trainer's "GPU not usable, falling back to CPU": never hidden
+                message = line.partition(":")[2].strip() or line
+                self.event.emit({"event": "warning", "message": message, "source": "log"})
+            else:
                 self.log.emit(line)
 
     def log_tail(self, lines: int = 15) -> str:

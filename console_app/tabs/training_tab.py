@@ -291,8 +291,10 @@ class TrainingTab(QWidget):
         self.position.setText(f"{self.current_job.name if self.current_job else ''}: {status}")
         if status == "failed":
             self.append_log(f"FAILED: {message}")
-            self.warning_label.setText("Training failed: " + message.splitlines()[0]
-                                       if message else "Training failed")  # fmt: skip
+            text = "Training failed: " + message.splitlines()[0] if message else "Training failed"
+            if self.warnings:
+                text += "  |  Warning: " + " | ".join(self.warnings[-3:])
+            self.warning_label.setText(text)
         elif status == "finished":
             self.progress.setValue(self.progress.maximum())
         if status in ("finished", "stopped"):

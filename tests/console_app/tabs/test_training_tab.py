@@ -105,3 +105,20 @@ def test_history_rename_delete_overlay_and_pareto(qtbot, training_tab):
 def test_pareto_front_follows_nnc_rule():
     points = [(10, 0.5), (20, 0.3), (20, 0.4), (30, 0.35), (5, 0.9), (40, 0.1)]
     assert H.pareto_front(points) == [True, True, False, False, True, True]
+
+
+def test_warnings_are_shown(qtbot, training_tab, iris_document):
+    iris_document.push(C.SetSectionValue(iris_document.project, "config", "TypeConfig", "Half"))
+    job, status = _run(qtbot, training_tab)
+    assert status == "finished"
+    assert "Precision Half" in training_tab.warning_label.text()
+
+
+def test_a_cpu_fallback_logged_by_the_trainer_is_shown(qtbot, training_tab):
+    fake = ("import sys; print('WARNING: GPU not usable, falling back to CPU: no driver', "
+            "file=sys.stderr); sys.exit(1)")  # fmt: skip
+    training_tab.runner.program = [sys.executable, "-c", fake, "--"]
+    _job, status = _run(qtbot, training_tab)
+    assert status == "failed"
+    assert training_tab.warnings == ["GPU not usable, falling back to CPU: no driver"]
+    assert "falling back to CPU" in training_tab.log.toPlainText()
