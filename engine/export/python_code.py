@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import engine.nn.functions as F
 from engine.export.literals import ExportError, Identifiers, comment, doc, literal
+from engine.export.units import UnitCall, UnitFunctions, group_of, interface, unit_calls
 from engine.graph.project import Project
 from engine.runtime.compiler import compile_network
 from engine.runtime.program import Program, ProgramError, Ref, Step
@@ -77,10 +78,12 @@ def exportable_networks(project: Project, extra: tuple[str, ...] = ()) -> list[s
 def python_source(project: Project, title: str, networks: list[str]) -> str:
     """The module text: the header and one function per network (in ``networks`` order)."""
     idents = Identifiers()
-    parts = [HEADER.format(title=doc(title))]
-    for name in networks:
-        parts.append(network_function(project, name, idents.new("network_" + name, "network")))
-    return "\n\n".join(parts)
+    units = UnitFunctions(project, idents)
+    functions = [
+        network_function(project, name, idents.new("network_" + name, "network"), units)
+        for name in networks
+    ]
+    return "\n\n".join([HEADER.format(title=doc(title)), *units.source(), *functions])
 
 
 def _compile(project: Project, name: str) -> _Modes:
@@ -91,22 +94,43 @@ def _compile(project: Project, name: str) -> _Modes:
         raise ExportError(str(exc)) from None
 
 
-def network_function(project: Project, name: str, function_name: str) -> str:
-    """``def <function_name>(<variables>, test=False): ...`` for network ``name``."""
+def network_function(
+    project: Project, name: str, function_name: str, units: UnitFunctions | None = None
+) -> str:
+    """``def <function_name>(<variables>, test=False): ...`` for network ``name``; with
+    ``units``, top-level Unit layers become calls of unit functions collected there."""
     modes = _compile(project, name)
-    return _Writer(name, modes, function_name).write()
+    calls = unit_calls(project, name) if units is not None else {}
+    return _Writer(name, modes, function_name, units=units, calls=calls).write()
 
 
 class _Writer:
-    def __init__(self, network: str, modes: _Modes, function_name: str) -> None:
+    def __init__(
+        self,
+        network: str,
+        modes: _Modes,
+        function_name: str,
+        *,
+        units: UnitFunctions | None = None,
+        calls: dict[str, UnitCall] | None = None,
+        prefix: str = "",
+        param_prefix: str = "",
+        external: dict[Ref, str] | None = None,
+    ) -> None:
         self.network = network
         self.modes = modes
         self.function_name = function_name
-        self.idents = Identifiers(("nn", "F", "I", "test", "batch_size", "_param", "_shaped"))
+        reserved = ("nn", "F", "I", "test", "batch_size", "_param", "_shaped")
+        unit_locals = ("x", "arguments", "binding") if external else ()
+        self.idents = Identifiers((*reserved, *unit_locals))
         self.vars: dict[str, str] = {}  # step name -> variable
-        self.feeds = {v: self.idents.new(v, "x") for v in modes.train.feeds}
+        self.feeds = {v: self.idents.new(v, "x") for v in modes.train.feeds} if not external else {}
         self.test_steps = {s.name: s for s in modes.test.steps}
-        self.lines: list[str] = []
+        self.units = units
+        self.calls = calls or {}
+        self.prefix = prefix  # a unit body: its call path, stripped from names
+        self.param_prefix = param_prefix  # a unit body: its parameter scope, likewise
+        self.external = external or {}  # a unit body: its input reference -> "x"
 
     def error(self, step: Step, message: str) -> ExportError:
         return ExportError(f'network "{self.network}", layer "{step.name}": {message}')
@@ -124,8 +148,16 @@ class _Writer:
                        f"  # dataset variable {comment(variable)}")  # fmt: skip
         out.append(f"    batch_size = {next(iter(self.feeds.values()), '1')}.shape[0]"
                    if self.feeds else "    batch_size = 1")  # fmt: skip
-        for step in train.steps:
-            out.extend("    " + line for line in self.step(step))
+        steps, i = train.steps, 0
+        while i < len(steps):
+            call = next((c for c in self.calls.values()
+                         if steps[i].name.startswith(c.layer + "/")), None)  # fmt: skip
+            group = group_of(steps, i, call.layer + "/") if call else []
+            lines = self.unit(call, group, list(steps[i + len(group) :])) if call else None
+            if lines is None:
+                lines, group = self.step(steps[i]), [steps[i]]
+            out.extend("    " + line for line in lines)
+            i += len(group)
         results = [(n, r) for n, r in train.outputs] + [(s, ("step", s)) for s in train.losses]
         out.append("    return {")
         for out_name, ref in results:
@@ -133,7 +165,41 @@ class _Writer:
         out.append("    }")
         return "\n".join(out) + "\n"
 
+    def unit(self, call: UnitCall, group: list[Step], after: list[Step]) -> list[str] | None:
+        """A Unit layer's steps as a call of its unit function (None: write them inline)."""
+        train = self.modes.train
+        found = interface(group, after, [r for _, r in train.outputs], train.losses)
+        scope = call.scope + "/" if call.scope else ""
+        params = [r[1] for s in group for r in s.inputs if r[0] == "param"]
+        if found is None or self.units is None or not all(p.startswith(scope) for p in params):
+            return None
+        external, result = found
+        sub = _Writer(self.network, self.modes, "", prefix=call.layer + "/",
+                      param_prefix=scope, external={external: "x"})  # fmt: skip
+        body = [line for s in group for line in sub.step(s)]
+        body.append(f"return {sub.vars[result]}")
+        function = self.units.function(call.network)
+        self.units.add(call, self._shape_of(external), body)
+        var = self.idents.new(call.layer)
+        args = [self.ref(external, None), *self.units.keywords(call), "test=test"]
+        shape = next(s.shape for s in group if s.name == result)
+        lines = [f"# {comment(call.layer)} (Unit {comment(call.network)}): output {_shape(shape)}"]
+        expr = f"{var} = {function}({', '.join(args)})"
+        if call.scope:
+            lines += [f"with nn.parameter_scope({literal(call.scope)}):", f"    {expr}"]
+        else:
+            lines.append(expr)
+        self.vars[result] = var
+        return lines
+
+    def _shape_of(self, ref: Ref) -> tuple[int, ...]:
+        if ref[0] == "feed":
+            return tuple(ref[2])
+        return next(tuple(s.shape) for s in self.modes.train.steps if s.name == ref[1])
+
     def ref(self, ref: Ref, step: Step | None) -> str:
+        if ref in self.external:
+            return self.external[ref]
         kind = ref[0]
         if kind == "step":
             return self.vars[ref[1]]
@@ -152,7 +218,8 @@ class _Writer:
                 f'network "{self.network}", layer "{decl.layer}": parameter {name} is read from '
                 f"a file; load it with nn.load_parameters instead"
             )
-        scope = step.name + "/" if step is not None else ""
+        name = name[len(self.param_prefix) :]  # inside a unit's parameter scope
+        scope = self._local(step.name) + "/" if step is not None else ""
         short = name[len(scope) :] if scope and name.startswith(scope) else name
         return (f"_param({literal(short)}, {literal(tuple(decl.shape))}, "
                 f"{literal(decl.initializer)}, {literal(float(decl.multiplier))}, "
@@ -163,26 +230,30 @@ class _Writer:
         if getattr(F, fname, None) is not step.function:
             raise self.error(step, f"{step.type} has no public F function")
         var = self.idents.new(step.name.rsplit("/", 1)[-1])
-        params = [r[1] for r in step.inputs if r[0] == "param"]
-        scoped = bool(params) and all(p.startswith(step.name + "/") for p in params)
+        local = self._local(step.name)
+        params = [r[1][len(self.param_prefix) :] for r in step.inputs if r[0] == "param"]
+        scoped = bool(params) and all(p.startswith(local + "/") for p in params)
         inputs = [self.ref(r, step if scoped else None) for r in step.inputs]
         test_step = self.test_steps.get(step.name)
         kwargs = self.kwargs(step, test_step)
         call = f"F.{fname}({', '.join([*inputs, *kwargs])})"
         if _TUPLE_KWARGS & set(step.kwargs):
             call += "[0]"
-        lines = [f"# {comment(step.name)} ({comment(step.type)}): output {_shape(step.shape)}"]
+        lines = [f"# {comment(local)} ({comment(step.type)}): output {_shape(step.shape)}"]
         body = [f"{var} = {call}"]
         if test_step is None:  # skipped at test time: passes its first input on
             skip = inputs[0] if inputs else "None"
             body = ["if test:", f"    {var} = {skip}", "else:", f"    {var} = {call}"]
         if scoped:
-            lines.append(f"with nn.parameter_scope({literal(step.name)}):")
+            lines.append(f"with nn.parameter_scope({literal(local)}):")
             lines.extend("    " + b for b in body)
         else:
             lines.extend(body)
         self.vars[step.name] = var
         return lines
+
+    def _local(self, name: str) -> str:
+        return name[len(self.prefix) :] if name.startswith(self.prefix) else name
 
     def kwargs(self, step: Step, test_step: Step | None) -> list[str]:
         if test_step is not None and test_step.inputs != step.inputs:

@@ -139,3 +139,24 @@ def test_literals_reject_what_is_not_data():
             literal(bad)
     assert "\n" not in comment("a\nimport os")
     assert '"' not in doc('x"""; import os; """') and "\n" not in doc("a\nb")
+
+
+def test_unit_layers_become_unit_function_calls(tmp_path):
+    """SqueezeNet's Fire units: one function with the unit's arguments and defaults, called in
+    the Unit layer's parameter scope; argument values never exported raise ValueError."""
+    project = load_project(ROOT / "projects" / "squeezenet_digits.ncproj")
+    source = python_source(project, "squeezenet", exportable_networks(project))
+    assert "def unit_firemodule(x, squeeze=8, expand=16, test=False):" in source
+    assert (
+        "    with nn.parameter_scope('Fire3'):\n"
+        "        fire3 = unit_firemodule(maxpooling_2, squeeze=16, expand=32, test=test)\n"
+    ) in source
+    namespace: dict = {}
+    exec(compile(source, "squeezenet.py", "exec"), namespace)  # our own generated code
+    x = nn.Variable(np.zeros((1, 16, 14, 14), np.float32))
+    with nn.parameter_scope("Fire1"):
+        out = namespace["unit_firemodule"](x, test=True)
+        assert out.shape == (1, 32, 14, 14)
+        with pytest.raises(ValueError, match="no layers were exported"):
+            namespace["unit_firemodule"](x, squeeze=5)
+    assert set(nn.get_parameters()) >= {"Fire1/SqueezeConv/conv/W", "Fire1/Expand3x3/conv/b"}
