@@ -5,7 +5,8 @@ in test mode, so the file computes exactly what the engine runs (units expanded 
 their bound arguments, parameters named as NNC names them). Each network becomes one function
 ``network_<name>(<dataset variables>, test=False)`` returning ``{output name: Variable}``
 (outputs and losses); values that differ between the modes are written ``(a if test else b)``
-and layers skipped at test time (Dropout, augmentation) ``h = x if test else F...``.
+and layers skipped at test time (Dropout, augmentation) ``h = x if test else F...``. Top-level
+Unit layers become calls of unit functions (:mod:`engine.export.units`).
 """
 
 from __future__ import annotations
