@@ -226,6 +226,13 @@ def _global_average(g: _Graph, step: Step, ins: list[str]) -> str:
     return g.node("GlobalAveragePool", ins[:1], step.name)
 
 
+def _threshold(g: _Graph, step: Step, ins: list[str], low: float) -> str:
+    """1 where x > 0, else ``low`` (the engine's BinaryTanh/BinarySigmoid: 0 maps to low)."""
+    positive = g.node("Greater", [ins[0], g.const("zero", np.zeros((), np.float32))], step.name)
+    one, other = g.const("one", np.ones((), np.float32)), g.const("low", np.float32(low))
+    return g.node("Where", [positive, one, other], step.name)
+
+
 CONVERTERS: dict[str, Callable[[_Graph, Step, list[str]], str]] = {
     "Convolution": _convolution,
     "BinaryConnectConvolution": _convolution,
@@ -251,7 +258,8 @@ CONVERTERS: dict[str, Callable[[_Graph, Step, list[str]], str]] = {
     "Reshape": _reshape,
     "Dropout": _unary("Identity"),  # test mode: Dropout passes its input
     "Identity": _unary("Identity"),
-    "BinaryTanh": lambda g, s, i: g.node("Sign", i[:1], s.name),
+    "BinaryTanh": lambda g, s, i: _threshold(g, s, i, -1.0),
+    "BinarySigmoid": lambda g, s, i: _threshold(g, s, i, 0.0),
 }
 
 

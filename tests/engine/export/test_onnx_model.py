@@ -129,12 +129,8 @@ def test_pooling_geometries_match(kind, kernel, stride, pad, ignore_border):
     project = load_project(ROOT / "projects" / "lenet_digits.ncproj")
     main = project.network("Main")
     layer = next(layer for layer in main.layers if layer.type == "MaxPooling")
-    if kind != "MaxPooling":  # the same layer, another type, same links
-        links = [*main.inputs_of(layer.name), *main.outputs_of(layer.name)]
-        main.remove_layer(layer.name)
-        main.add_layer(Layer(name=layer.name, type=kind, position=layer.position))
-        for link in links:
-            main.connect(Link(link.source, link.destination, link.dest_pin, link.source_pin))
+    if kind != "MaxPooling":
+        _retype(main, layer, kind)
     for key, value in (("KernelShape", kernel), ("Strides", stride), ("Padding", pad),
                        ("IgnoreBorder", ignore_border)):  # fmt: skip
         main.set_property(layer.name, key, value)
@@ -153,3 +149,30 @@ def test_pooling_geometries_match(kind, kernel, stride, pad, ignore_border):
     session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     (got,) = session.run(None, {"x": x})
     assert np.abs(got - expected).max() <= 1e-4
+
+
+@pytest.mark.parametrize("kind", ["BinaryTanh", "BinarySigmoid", "ELU", "LeakyReLU", "Tanh"])
+def test_activations_match(kind):
+    project = load_project(ROOT / "projects" / "lenet_digits.ncproj")
+    main = project.network("Main")
+    _retype(main, next(layer for layer in main.layers if layer.type == "ReLU"), kind)
+    program = compile_network(project, "MainRuntime")
+    assert any(s.type == kind for s in program.steps)
+    params = _parameters(program)
+    model = onnx_model(program, {k: np.asarray(v.data) for k, v in params.items()}, 17)
+    x = np.random.default_rng(0).random((2, 1, 28, 28), dtype=np.float32)
+    x[0, 0, :4, :4] = 0.0  # exact zeros: the binary activations map 0 like the engine
+    with nn.no_grad():
+        expected = np.asarray(program.output(program.forward({"x": x}, params), "y'").data)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    (got,) = session.run(None, {"x": x})
+    assert np.abs(got - expected).max() <= 1e-4
+
+
+def _retype(network, layer, kind):
+    """The same layer with another type and the same links."""
+    links = [*network.inputs_of(layer.name), *network.outputs_of(layer.name)]
+    network.remove_layer(layer.name)
+    network.add_layer(Layer(name=layer.name, type=kind, position=layer.position))
+    for link in links:
+        network.connect(Link(link.source, link.destination, link.dest_pin, link.source_pin))
