@@ -9,11 +9,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import QEvent, QObject
 
-class ProjectTabs:
+STOP_WAIT_MS = 15_000  # how long closing waits for the trainer's checkpoint
+
+
+class ProjectTabs(QObject):
     """The four tabs of one main window: ``dataset``, ``config``, ``training``, ``evaluation``."""
 
     def __init__(self, window: Any) -> None:
+        super().__init__(window)
         from console_app.tabs.config_tab import ConfigTab  # noqa: PLC0415
         from console_app.tabs.dataset_tab import DatasetTab  # noqa: PLC0415
         from console_app.tabs.evaluation_tab import EvaluationTab  # noqa: PLC0415
@@ -32,6 +37,21 @@ class ProjectTabs:
                         "TRAINING": self.training, "EVALUATION": self.evaluation}  # fmt: skip
         for name, widget in self.widgets.items():
             widget.setObjectName(f"tab_{name.lower()}")
+        window.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        """Closing the window while a run goes on: ask, then stop it with a checkpoint."""
+        if event.type() == QEvent.Type.Close and self.training.runner.is_running():
+            if not self.training.ask_confirm(
+                "A training run is still going. Stop it (a checkpoint is saved) and close?"
+            ):
+                event.ignore()
+                return True
+            runner = self.training.runner
+            runner.stop()
+            if runner.process is not None and not runner.process.waitForFinished(STOP_WAIT_MS):
+                runner.kill()
+        return super().eventFilter(watched, event)
 
     def set_document(self, document: Any) -> None:
         self.dataset.set_document(document)

@@ -30,3 +30,22 @@ def test_tabs_train_evaluate_and_open_the_job_network(qtbot, make_window, tmp_pa
     assert window.document.path == job / "network.ncproj"
     assert window.document.project.config.max_epoch == 2
     assert tabs.config.project is window.document.project
+
+
+def test_closing_during_a_run_asks_then_stops_it_with_a_checkpoint(qtbot, make_window, tmp_path):
+    import json
+
+    project = tmp_path / "iris.ncproj"
+    shutil.copyfile(IRIS, project)
+    window = make_window(project)
+    training = window.project_tabs.training
+    training.run(epochs=400)
+    qtbot.waitUntil(lambda: len(training.live_curve) >= 1, timeout=10000)
+    training.ask_confirm = lambda text: False
+    assert not window.close()
+    assert training.runner.is_running()
+    training.ask_confirm = lambda text: True
+    assert window.close()
+    status = json.loads((training.current_job / "status.json").read_text())
+    assert status["status"] == "stopped"
+    assert (training.current_job / "checkpoints" / "last").is_dir()
