@@ -46,7 +46,10 @@ def open_source(path: str | Path, checkpoint: str = "best") -> Source:
         if not path.is_dir():
             project = load_project(path)
             runtime = project.executors[0].network if project.executors else None
-            return Source(project, path.stem, runtime, None, True)
+            dataset = project.executors[0].dataset if project.executors else None
+            normalize = next((d.image_normalization for d in project.datasets
+                              if d.name == dataset), True)  # fmt: skip
+            return Source(project, path.stem, runtime, None, normalize)
         job = Job.open(path)
         plan = job.config()["plan"]
         executors = plan.get("executors") or []
