@@ -97,8 +97,24 @@ def _alive(pid: Any) -> bool:
     return True
 
 
+_STATS_CACHE: dict[tuple[str, float], dict[str, int]] = {}
+
+
 def network_statistics(job: Path) -> dict[str, int]:
-    """The trained network's totals (CostParameter, CostMultiplyAdd, ...) from the snapshot."""
+    """The trained network's totals (CostParameter, CostMultiplyAdd, ...) from the snapshot.
+
+    Cached by file and modification time: the history refreshes after every run.
+    """
+    try:
+        key = (str(job), (job / "network.ncproj").stat().st_mtime)
+    except OSError:
+        return {}
+    if key not in _STATS_CACHE:
+        _STATS_CACHE[key] = _compute_statistics(job)
+    return _STATS_CACHE[key]
+
+
+def _compute_statistics(job: Path) -> dict[str, int]:
     from engine.formats import ProjectFileError, load_project  # noqa: PLC0415
     from engine.graph.infer import ProjectInference  # noqa: PLC0415
     from engine.graph.statistics import network_statistics as stats  # noqa: PLC0415
