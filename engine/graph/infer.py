@@ -21,7 +21,7 @@ from engine.graph import resolve
 from engine.graph.network import Network
 from engine.graph.project import Project
 from engine.layers import find_spec
-from engine.layers.evaluate import InputShapeError, LayerContext, LayerEval, RuleError, Shape
+from engine.layers.evaluate import InputShapeError, LayerEval, RuleError, Shape
 from engine.layers.property_types import Value, format_value
 from engine.layers.spec import STATISTICS, Component
 
@@ -111,6 +111,9 @@ class NetworkInference:
         # the next read; their readers are dropped only if the shape or error changed.
         self._pending: dict[str, LayerResult] = {}
         self._settling = False
+        self._scope_key: tuple | None = None  # arguments and unit properties, typed
+        self._all: dict[str, LayerResult] | None = None  # results(), while none changes
+        self._totals: tuple[int, ...] | None = None
 
     # -- public reading ----------------------------------------------------------------------
 
@@ -129,6 +132,7 @@ class NetworkInference:
         finally:
             self._computing.pop()
         self._results[name] = result
+        self._all = self._totals = None
         if self._pending:
             old = self._pending.pop(name, None)
             if old is not None and _seen(old) != _seen(result):
@@ -150,9 +154,13 @@ class NetworkInference:
 
     def results(self) -> dict[str, LayerResult]:
         """Every layer's result, in network order (computed in dependency order)."""
-        for name in self._order():
-            self.result(name)
-        return {name: self._results[name] for name in self.network.layer_names}
+        if self._pending and not self._settling:
+            self._settle()
+        if self._all is None:
+            for name in self._order():
+                self.result(name)
+            self._all = {name: self._results[name] for name in self.network.layer_names}
+        return dict(self._all)
 
     def shape(self, name: str) -> Shape | None:
         return self.result(name).shape
@@ -164,11 +172,11 @@ class NetworkInference:
 
     def totals(self) -> tuple[int, ...]:
         """The network statistics: the plain sum of every layer's values (§1.6)."""
-        sums = [0] * len(STATISTICS)
-        for result in self.results().values():
-            if result.stats:
-                sums = [a + b for a, b in zip(sums, result.stats, strict=True)]
-        return tuple(sums)
+        results = self.results()
+        if self._totals is None:
+            stats = [r.stats for r in results.values() if r.stats] or [(0,) * len(STATISTICS)]
+            self._totals = tuple(map(sum, zip(*stats, strict=True)))
+        return self._totals
 
     def errors(self) -> list[LayerResult]:
         """The layers that failed for a reason of their own (not because of an input)."""
@@ -226,12 +234,10 @@ class NetworkInference:
         stack = list(names)
         while stack:
             name = stack.pop()
-            if name in dropped:
-                continue
-            dropped.add(name)
-            stack.extend(self._rdeps.get(name, ()))
+            if name not in dropped:
+                dropped.add(name)
+                stack.extend(self._rdeps.get(name, ()))
         for name in dropped:
-            self._pending.pop(name, None)
             self._forget(name)
         return dropped
 
@@ -255,10 +261,10 @@ class NetworkInference:
     def invalidate_units(self, networks: set[str]) -> set[str]:
         """Drops the Unit layers that call one of ``networks`` (their expansion changed).
 
-        An edit inside a unit network often leaves the unit's output shape as it was (a
-        DenseNet block still adds its growth rate): a computed Unit layer is only marked
-        pending, and the layers that read it are dropped when it is recomputed with another
-        shape or error. Its statistics are its own; no other layer reads them.
+        An edit inside a unit network often keeps the unit's output shape (a DenseNet block
+        still adds its growth rate): a computed Unit layer is only marked pending, and its
+        readers are dropped when it is recomputed with another shape or error (no layer
+        reads another's statistics).
         """
         callers = [
             layer.name
@@ -268,17 +274,18 @@ class NetworkInference:
         dropped: set[str] = set()
         for name in callers:
             old = self._results.get(name)
-            if old is None:
-                if name not in self._pending:
-                    dropped |= self.invalidate([name])
-                continue
-            self._forget(name)
-            self._pending[name] = old
-            dropped.add(name)
+            if old is not None:
+                self._forget(name)
+                self._pending[name] = old
+                dropped.add(name)
+            elif name not in self._pending:
+                dropped |= self.invalidate([name])
         return dropped
 
     def _forget(self, name: str) -> None:
         """Drops one layer's result and what was derived from it, not its readers."""
+        self._all = self._totals = None
+        self._pending.pop(name, None)
         self._results.pop(name, None)
         self._evals.pop(name, None)
         self._subs.pop(name, None)
@@ -298,21 +305,65 @@ class NetworkInference:
         raw = layer.properties
         if self.bound_input is not None and spec.type == "Input":
             raw = {**raw, "Size": format_value(self.bound_input)}
-        ev = LayerEval(spec, name, raw, _Context(self, name))
+        key = self._share_key(layer, spec.type)
+        shared = self.units.layers.get(key) if key is not None else None
+        context = resolve.NetworkContext(self, name)
+        ev = LayerEval(spec, name, raw, context)
         self._evals[name] = ev
+        if shared is not None:  # the same layer with the same inputs in another expansion
+            for producer, _ in key[-1]:  # type: ignore[index]
+                self._depend(name, producer)
+            ev.restore(shared[1])
+            if shared[2] is not None and not self._repeats():
+                self._memo[name] = shared[2]
+            return shared[0]
+        result = self._evaluate(layer.type, spec.type, name, ev)
+        if key is not None and context.pure:
+            # Derived values (parameters) also depend on repeat blocks: shared only without.
+            memo = None if self._repeats() else self.memo(name)
+            self.units.share(key, result, ev.snapshot(), memo)
+        return result
+
+    def _repeats(self) -> bool:
+        structure = self.structure_memo()
+        if "has_repeats" not in structure:
+            structure["has_repeats"] = "RepeatStart" in self._adj().types.values()
+        return structure["has_repeats"]  # type: ignore[return-value]
+
+    def _evaluate(self, type_: str, spec_type: str, name: str, ev: LayerEval) -> LayerResult:
         try:
             shape = ev.output_shape()
-            if spec.type == "Unit":
+            if spec_type == "Unit":
                 sub = self._subs[name]
                 stats = (math.prod(shape or (0,)), *sub.totals()[1:])
             else:
                 stats = tuple(ev.cost(s) for s in STATISTICS)
         except RecursionError:
-            return LayerResult(name, layer.type, None, None, "the network is too deep to infer")
+            ev.context.pure = False  # type: ignore[attr-defined]
+            return LayerResult(name, type_, None, None, "the network is too deep to infer")
         except RuleError as exc:
             upstream = isinstance(exc, UpstreamError)
-            return LayerResult(name, layer.type, None, None, str(exc), exc.prop, upstream)
-        return LayerResult(name, layer.type, shape, stats)
+            return LayerResult(name, type_, None, None, str(exc), exc.prop, upstream)
+        return LayerResult(name, type_, shape, stats)
+
+    def _share_key(self, layer, spec_type: str) -> tuple | None:  # noqa: ANN001 - a Layer
+        """All a layer's result depends on if it reads only its properties, the arguments and
+        its (computed) inputs, which it tells after it ran (``pure``). Expansions of a unit
+        often feed a layer equal inputs (a DenseNet stage after its first convolution)."""
+        if spec_type in ("Unit", "Delay"):
+            return None
+        producers = []
+        for source, pin in self._adj().producers.get(layer.name, ()):
+            result = self._results.get(source)
+            if result is None:
+                return None
+            producers.append((source, (pin, _seen(result))))
+        if self._scope_key is None:
+            scope = (self.arguments, self.unit_properties)
+            self._scope_key = tuple(resolve.typed_key(s) for s in scope)
+        bound = (layer.type, self.bound_input if spec_type == "Input" else None)
+        props = tuple(layer.properties.items())
+        return (self.network.name, layer.name, props, bound, self._scope_key, tuple(producers))
 
     def _depend(self, owner: str, on: str) -> None:
         self._deps.setdefault(owner, set()).add(on)
@@ -387,7 +438,8 @@ class NetworkInference:
         if name in self._evals:
             return self._evals[name]
         layer = self.network.layer(name)
-        ev = LayerEval(find_spec(layer.type), name, layer.properties, _Context(self, name))  # type: ignore[arg-type]
+        context = resolve.NetworkContext(self, name)
+        ev = LayerEval(find_spec(layer.type), name, layer.properties, context)  # type: ignore[arg-type]
         self._evals[name] = ev
         return ev
 
@@ -469,6 +521,13 @@ class UnitCache:
         self.project = project
         self.limit = limit
         self.entries: dict[tuple, NetworkInference] = {}
+        # Layer results by everything they depend on (NetworkInference._share_key).
+        self.layers: dict[tuple, tuple[LayerResult, tuple, dict | None]] = {}
+
+    def share(self, key: tuple, result: LayerResult, snapshot: tuple, memo: dict | None) -> None:
+        if len(self.layers) >= self.limit * 8:
+            self.layers.clear()
+        self.layers[key] = (result, snapshot, memo)
 
     def get(
         self,
@@ -493,40 +552,6 @@ class UnitCache:
 
     def instances(self, network: str) -> list[NetworkInference]:
         return [sub for key, sub in self.entries.items() if key[0] == network]
-
-
-class _Context(LayerContext):
-    """The network around one layer, as its rules see it."""
-
-    def __init__(self, inference: NetworkInference, owner: str) -> None:
-        self.inference = inference
-        self.owner = owner
-
-    def input_shapes(self) -> tuple[Shape, ...]:
-        links = self.inference._adj().producers.get(self.owner, ())
-        return tuple(self.inference._input(self.owner, s) for s, pin in links if pin == 0)
-
-    def side_input_shape(self, connector: str) -> Shape | None:
-        source = self._side_source(connector)
-        return None if source is None else self.inference._input(self.owner, source)
-
-    def is_wired(self, connector: str) -> bool:
-        return self._side_source(connector) is not None
-
-    def _side_source(self, connector: str) -> str | None:
-        spec = find_spec(self.inference._adj().types[self.owner])
-        pin = spec.pin_of(connector) if spec and spec.connector(connector) else -1
-        links = self.inference._adj().producers.get(self.owner, ())
-        return next((s for s, p in links if p == pin), None)
-
-    def required_shape(self) -> Shape | None:
-        return self.inference.required_shape(self.owner)
-
-    def argument(self, name: str) -> Value | None:
-        return self.inference.arguments.get(name)
-
-    def graph_macro(self, name: str, arg: str | None, layer: LayerEval) -> Value:
-        return self.inference.graph_macro(self.owner, name, arg, layer)
 
 
 def _has_output(type_: str) -> bool:
@@ -572,6 +597,7 @@ class ProjectInference:
     def reset(self) -> None:
         self._networks.clear()
         self.units.entries.clear()
+        self.units.layers.clear()
 
     # -- events ------------------------------------------------------------------------------
 

@@ -20,7 +20,14 @@ from dataclasses import dataclass
 from engine.graph.network import Network
 from engine.graph.project import Project
 from engine.layers import find_spec, get_spec
-from engine.layers.evaluate import LayerEval, RuleError, StaticContext, auto_value
+from engine.layers.evaluate import (
+    LayerContext,
+    LayerEval,
+    RuleError,
+    Shape,
+    StaticContext,
+    auto_value,
+)
 from engine.layers.property_types import TYPES, Value
 from engine.layers.spec import LayerSpec, ParameterSpec
 
@@ -37,6 +44,8 @@ __all__ = [
     "parameter_name",
     "Adjacency",
     "topological_order",
+    "NetworkContext",
+    "typed_key",
 ]
 
 
@@ -361,3 +370,49 @@ def topological_order(adjacency: Adjacency, names: list[str]) -> list[str]:
                 ready.append(nxt)
     placed = set(order)
     return order + [n for n in names if n not in placed]  # cycles: found on demand
+
+
+class NetworkContext(LayerContext):
+    """The network around one layer, as its rules see it (``inference``: a NetworkInference)."""
+
+    def __init__(self, inference, owner: str) -> None:  # noqa: ANN001 - infer imports us
+        self.inference = inference
+        self.owner = owner
+        self.pure = True  # asked only for inputs, wiring and arguments (see _share_key)
+
+    def input_shapes(self) -> tuple[Shape, ...]:
+        links = self.inference._adj().producers.get(self.owner, ())
+        return tuple(self.inference._input(self.owner, s) for s, pin in links if pin == 0)
+
+    def side_input_shape(self, connector: str) -> Shape | None:
+        source = self._side_source(connector)
+        return None if source is None else self.inference._input(self.owner, source)
+
+    def is_wired(self, connector: str) -> bool:
+        return self._side_source(connector) is not None
+
+    def _side_source(self, connector: str) -> str | None:
+        spec = find_spec(self.inference._adj().types[self.owner])
+        pin = spec.pin_of(connector) if spec and spec.connector(connector) else -1
+        links = self.inference._adj().producers.get(self.owner, ())
+        return next((s for s, p in links if p == pin), None)
+
+    def required_shape(self) -> Shape | None:
+        self.pure = False
+        return self.inference.required_shape(self.owner)
+
+    def argument(self, name: str) -> Value | None:
+        return self.inference.arguments.get(name)
+
+    def graph_macro(self, name: str, arg: str | None, layer: LayerEval) -> Value:
+        self.pure = False
+        return self.inference.graph_macro(self.owner, name, arg, layer)
+
+
+def typed_key(value: object) -> object:
+    """A hashable key that tells ``True`` from ``1`` and ``1.0`` (they hash alike)."""
+    if isinstance(value, Mapping):
+        return tuple(sorted((k, typed_key(v)) for k, v in value.items()))
+    if isinstance(value, tuple):
+        return tuple(typed_key(v) for v in value)
+    return (type(value).__name__, value)

@@ -150,6 +150,19 @@ class LayerEval:
         self._resolving: list[str] = []
         self._output: Shape | None = None
         self._connectors: dict[str, Shape] = {}
+        self._enabled: dict[str, bool] = {}
+
+    def snapshot(self) -> tuple:
+        """The values computed so far (for :meth:`restore` into a twin with equal inputs)."""
+        return dict(self._values), self._output, dict(self._connectors), dict(self._enabled)
+
+    def restore(self, snapshot: tuple) -> None:
+        """Takes the values of a :meth:`snapshot` of a layer whose context answers alike."""
+        values, output, connectors, enabled = snapshot
+        self._values = dict(values)
+        self._output = output
+        self._connectors = dict(connectors)
+        self._enabled = dict(enabled)
 
     # -- raw and typed values ----------------------------------------------------------------
 
@@ -280,10 +293,14 @@ class LayerEval:
         return shape  # type: ignore[return-value]
 
     def connector_enabled(self, name: str) -> bool:
-        connector = self.spec.connector(name)
-        if connector is None:
-            return False
-        return bool(self.evaluate(connector.enable, TYPES["Boolean"], f"{name} enable"))
+        enabled = self._enabled.get(name)
+        if enabled is None:
+            connector = self.spec.connector(name)
+            if connector is None:
+                return False
+            enabled = bool(self.evaluate(connector.enable, TYPES["Boolean"], f"{name} enable"))
+            self._enabled[name] = enabled
+        return enabled
 
     # -- costs -------------------------------------------------------------------------------
 
