@@ -76,6 +76,9 @@ class DatasetTab(QWidget):
         self.list = QListWidget()
         self.list.currentRowChanged.connect(self._chosen)
         add, remove = QPushButton("Add"), QPushButton("Delete")
+        main = QPushButton("Set as main")
+        main.setToolTip("The main dataset decides the iterations per epoch (NNC's MainIndex)")
+        main.clicked.connect(lambda: self.set_main())
         add.clicked.connect(lambda: self.add_dataset())
         remove.clicked.connect(lambda: self.remove_dataset())
         left = QWidget()
@@ -85,6 +88,7 @@ class DatasetTab(QWidget):
         row = QHBoxLayout()
         row.addWidget(add)
         row.addWidget(remove)
+        row.addWidget(main)
         lv.addLayout(row)
 
         self.name = QLineEdit()
@@ -271,6 +275,13 @@ class DatasetTab(QWidget):
                         "validation" if d.name == "Validation" and i != self.index else "training"
                     )
                     self.set_uri(str(paths[split]), i)
+        return True
+
+    def set_main(self) -> bool:
+        if self.current() is None or self.project.dataset_index.main_index == self.index:
+            return False
+        command = C.SetSectionValue(self.project, "dataset_index", "MainIndex", str(self.index))
+        self.document.push(command)
         return True
 
     def add_dataset(self) -> None:

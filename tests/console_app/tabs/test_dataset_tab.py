@@ -74,3 +74,13 @@ def test_rename_refuses_duplicates(dataset_tab, iris_document):
     assert iris_document.project.datasets[0].name == "Training"
     assert dataset_tab.set_value("Name", "Train")
     assert dataset_tab.list.item(0).text().startswith("Train (main)")
+
+
+def test_set_main_dataset(dataset_tab, iris_document):
+    dataset_tab.list.setCurrentRow(1)
+    assert dataset_tab.dataset_info["rows"] == 30
+    assert dataset_tab.set_main()
+    assert iris_document.project.dataset_index.main_index == 1
+    assert dataset_tab.list.item(1).text().startswith("Validation (main)")
+    iris_document.stack.undo()
+    assert iris_document.project.dataset_index.main_index == 0
