@@ -383,3 +383,35 @@ def test_unit_edit_that_changes_the_unit_output_reaches_the_callers():
     project.network("ConvUnit").set_property("Convolution_3", "OutMaps", "50")
     assert pi.network("DenseNet").shape("ConvUnit_6") == (before[0] + 6 * 2, *before[1:])
     assert everything_of(pi) == everything_of(ProjectInference(project, follow=False))
+
+
+def test_expansions_share_layers_fed_alike_and_keep_their_own_evaluators():
+    unit = chain(
+        "U",
+        ("Input", "Input", {"Size": "1"}),
+        ("Affine", "Affine", {"OutShape": "4"}),
+        ("Tanh", "Tanh", {}),
+        ("Scale", "MulScalar", {"Value": "*K"}),
+        ("K", "Argument", {"Value": "2", "Type": "Float"}),
+    )
+    unlink(unit, "Scale", "K")
+    main = chain(
+        "Main",
+        ("x", "Input", {"Size": "3"}),
+        ("U1", "Unit", {"Network": "U"}),  # input 3: Affine differs, Tanh is fed (4,) as in U2
+        ("U2", "Unit", {"Network": "U"}),
+        ("U3", "Unit", {"Network": "U", "K": "1"}),  # the same inputs, another argument
+    )
+    project = Project([main, unit])
+    pi = ProjectInference(project)
+    main_inf = pi.network("Main")
+    subs = [main_inf.expansion(n) for n in ("U1", "U2", "U3")]
+    assert [s.shape("Tanh") for s in subs] == [(4,), (4,), (4,)]
+    assert subs[0].result("Tanh") is subs[1].result("Tanh")  # computed once
+    assert subs[1].eval("Tanh").context.inference is subs[1]
+    assert subs[1].eval("Scale").value("Value") == 2.0
+    assert subs[2].eval("Scale").value("Value") == 1.0
+    project.network("U").set_property("Affine", "OutShape", "5")
+    assert [s.shape("Scale") for s in subs[:2]] == [(5,), (5,)]
+    assert main_inf.shape("U3") == (5,)
+    assert everything_of(pi) == everything_of(ProjectInference(project, follow=False))

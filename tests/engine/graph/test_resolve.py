@@ -135,3 +135,9 @@ def test_parameter_names():
     assert resolve.parameter_name(mmq, "Q", "", mmq.parameters[1]) == "Q/min_max_quantize/qr_max"
     bn = get_spec("BatchNormalization")
     assert resolve.parameter_name(bn, "BN", "Shared", bn.parameters[1]) == "Shared/bn/gamma"
+
+
+def test_typed_key_tells_bools_ints_and_floats_apart():
+    keys = {resolve.typed_key({"A": v}) for v in (True, 1, 1.0, "1", (1,), (True,))}
+    assert len(keys) == 6
+    assert resolve.typed_key({"B": (1, 2), "A": 3}) == resolve.typed_key({"A": 3, "B": (1, 2)})
