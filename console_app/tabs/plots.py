@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import matplotlib
+from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg  # no global backend switch
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
 
-matplotlib.use("QtAgg")
-
-from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.ticker import MaxNLocator  # noqa: E402
-
-from console_app.tabs.job_history import JobInfo, pareto_front  # noqa: E402
+from console_app.tabs.job_history import JobInfo, pareto_front
 
 SERIES = (("cost", 1, "-"), ("training error", 2, "--"), ("validation error", 3, ":"))
 
