@@ -88,8 +88,8 @@ class DatasetTab(QWidget):
         row = QHBoxLayout()
         row.addWidget(add)
         row.addWidget(remove)
-        row.addWidget(main)
         lv.addLayout(row)
+        lv.addWidget(main)
 
         self.name = QLineEdit()
         self.name.editingFinished.connect(lambda: self.set_value("Name", self.name.text()))
