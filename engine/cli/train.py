@@ -61,6 +61,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         backend.set_device(args.device)
     except backend.DeviceError as exc:
+        _report(args, str(exc))
         raise UserError(str(exc)) from None
     options = runner.Options(
         events=sys.stdout if args.events else None,

@@ -194,6 +194,9 @@ class EventStream:
         trainer.emit("start", max_epoch=plan.max_epoch, iter_per_epoch=plan.iter_per_epoch,
                      batch_size=plan.batch_size, seed=plan.seed, epoch=trainer.state.epoch,
                      iteration=trainer.state.iteration, **self.start_fields)  # fmt: skip
+        notice = backend.device_notice()  # an automatic CPU fallback is never silent
+        if notice:
+            trainer.emit("warning", message=notice)
         if plan.precision == "Half":
             trainer.emit("warning", message="Precision Half: this engine trains in float32 (the "
                          "numbers are those of NNC's Float setting)")  # fmt: skip

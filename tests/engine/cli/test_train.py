@@ -136,3 +136,23 @@ def test_stop_line_on_stdin_stops_cleanly_and_resume_finishes(kit, tmp_path):
     assert main(["train", "--resume", str(tmp_path / "job"), "--epochs",
                  str(status["epoch"] + 1)]) == 0  # fmt: skip
     assert json.loads((tmp_path / "job" / "status.json").read_text())["status"] == "finished"
+
+
+def test_device_problems_reach_the_event_stream(kit, tmp_path, capsys, monkeypatch):
+    """A GPU that cannot be had is an ``error`` event; an automatic CPU fallback a ``warning``."""
+    from engine.core import backend
+
+    path = _project(kit, tmp_path)
+    monkeypatch.setattr(backend, "_probe_cupy", lambda: (None, "CuPy sees no CUDA device"))
+    code = main(["train", str(path), "-o", str(tmp_path / "gpu"), "--events", "--device", "gpu"])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert json.loads(out.splitlines()[-1])["event"] == "error"
+    assert "GPU requested but not available: CuPy sees no CUDA device" in err
+
+    code = main(["train", str(path), "-o", str(tmp_path / "auto"), "--events", "--device", "auto"])
+    out, _ = capsys.readouterr()
+    warnings = [e for e in map(json.loads, out.splitlines()) if e["event"] == "warning"]
+    assert code == 0
+    assert warnings[0]["message"] == "GPU not usable, falling back to CPU: CuPy sees no CUDA device"
+    backend.set_device("cpu")
