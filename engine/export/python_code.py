@@ -161,7 +161,7 @@ class _Writer:
             i += len(group)
         results = [(n, r) for n, r in train.outputs] + [(s, ("step", s)) for s in train.losses]
         out.append("    return {")
-        for out_name, ref in results:
+        for out_name, ref in dict(results).items():  # a loss may also be an output: once
             out.append(f"        {literal(out_name)}: {self.ref(ref, None)},")
         out.append("    }")
         return "\n".join(out) + "\n"

@@ -82,7 +82,10 @@ def test_exported_python_matches_the_engine(path, tmp_path):
     runtime = project.executors[0].network
     networks = exportable_networks(project, (runtime,))
     source = python_source(project, path.stem, networks)
-    ast.parse(source)
+    for node in ast.walk(ast.parse(source)):  # readable code: no key written twice
+        if isinstance(node, ast.Dict):
+            keys = [k.value for k in node.keys if isinstance(k, ast.Constant)]
+            assert len(keys) == len(set(keys)), keys
     file = tmp_path / "exported.py"
     file.write_text(source, encoding="utf-8")
     functions = dict(zip(networks, _function_names(source), strict=True))
