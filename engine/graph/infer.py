@@ -23,7 +23,7 @@ from engine.graph.project import Project
 from engine.layers import find_spec
 from engine.layers.evaluate import InputShapeError, LayerEval, RuleError, Shape
 from engine.layers.property_types import Value, format_value
-from engine.layers.spec import STATISTICS, Component
+from engine.layers.spec import STATISTICS
 
 __all__ = [
     "LayerResult",
@@ -106,7 +106,6 @@ class NetworkInference:
         self._subs: dict[str, NetworkInference] = {}  # Unit layer -> its expansion
         self._consumer_readers: set[str] = set()  # results that read who consumes a layer
         self._memo: dict[str, dict[str, object]] = {}  # per-layer values derived from results
-        self._structure_memo: dict[str, object] = {}  # values that depend only on the links
         # Unit layers whose expansion changed, with their previous result: recomputed before
         # the next read; their readers are dropped only if the shape or error changed.
         self._pending: dict[str, LayerResult] = {}
@@ -193,8 +192,7 @@ class NetworkInference:
 
     def structure_memo(self) -> dict[str, object]:
         """A scratch dict for values that depend only on layers and links (repeat blocks)."""
-        self._adj()
-        return self._structure_memo
+        return self._adj().memo
 
     def expansion(self, unit_layer: str) -> NetworkInference | None:
         """The inference of the network a Unit layer expands to (after its result)."""
@@ -207,7 +205,7 @@ class NetworkInference:
         terminals = [
             layer.name
             for layer in self.network.layers
-            if layer.name not in adjacency.consumers and _has_output(layer.type)
+            if layer.name not in adjacency.consumers and resolve.has_output(layer.type)
         ]
         if len(terminals) != 1:
             raise InferenceError(
@@ -388,23 +386,20 @@ class NetworkInference:
 
     def _adj(self) -> resolve.Adjacency:
         if self._adjacency is None:
-            self._adjacency = resolve.Adjacency(self.network)
+            self._adjacency = self.units.adjacency(self.network)
         return self._adjacency
 
     def _reset_structure(self) -> None:
         self._adjacency = None
-        self._structure_memo = {}
         # Values derived from results may also depend on the links (a layer's parameters
         # repeat with the block it sits in): drop them all, they are cheap to derive again.
         self._memo.clear()
 
     def _order(self) -> list[str]:
-        order = self.structure_memo().get("order")
-        if order is None:
-            order = self.structure_memo()["order"] = resolve.topological_order(
-                self._adj(), self.network.layer_names
-            )
-        return order  # type: ignore[return-value]
+        structure = self._adj().memo
+        if "order" not in structure:
+            structure["order"] = resolve.topological_order(self._adj(), self.network.layer_names)
+        return structure["order"]  # type: ignore[return-value]
 
     # -- graph macros ------------------------------------------------------------------------
 
@@ -523,6 +518,16 @@ class UnitCache:
         self.entries: dict[tuple, NetworkInference] = {}
         # Layer results by everything they depend on (NetworkInference._share_key).
         self.layers: dict[tuple, tuple[LayerResult, tuple, dict | None]] = {}
+        # Network name -> (its layers, its links, their adjacency): valid while the network
+        # returns these very tuples (it builds new ones on every change).
+        self.structures: dict[str, tuple[tuple, tuple, resolve.Adjacency]] = {}
+
+    def adjacency(self, network: Network) -> resolve.Adjacency:
+        layers, links = network.layers, network.links
+        entry = self.structures.get(network.name)
+        if entry is None or entry[0] is not layers or entry[1] is not links:
+            entry = self.structures[network.name] = (layers, links, resolve.Adjacency(network))
+        return entry[2]
 
     def share(self, key: tuple, result: LayerResult, snapshot: tuple, memo: dict | None) -> None:
         if len(self.layers) >= self.limit * 8:
@@ -552,13 +557,6 @@ class UnitCache:
 
     def instances(self, network: str) -> list[NetworkInference]:
         return [sub for key, sub in self.entries.items() if key[0] == network]
-
-
-def _has_output(type_: str) -> bool:
-    spec = find_spec(type_)
-    if spec is None:
-        return True
-    return spec.output_rule is not None and spec.component is not Component.SETTING
 
 
 def _seen(result: LayerResult) -> tuple:

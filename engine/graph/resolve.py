@@ -29,7 +29,7 @@ from engine.layers.evaluate import (
     auto_value,
 )
 from engine.layers.property_types import TYPES, Value
-from engine.layers.spec import LayerSpec, ParameterSpec
+from engine.layers.spec import Component, LayerSpec, ParameterSpec
 
 __all__ = [
     "ArgumentDecl",
@@ -46,6 +46,7 @@ __all__ = [
     "topological_order",
     "NetworkContext",
     "typed_key",
+    "has_output",
 ]
 
 
@@ -320,6 +321,7 @@ class Adjacency:
         self.producers: dict[str, list[tuple[str, int]]] = {}
         self.consumers: dict[str, list[tuple[str, int]]] = {}
         self.raw = {layer.name: layer.properties for layer in network.layers}
+        self.memo: dict[str, object] = {}  # values derived from the structure (order, blocks)
         for link in network.links:
             self.producers.setdefault(link.destination, []).append((link.source, link.dest_pin))
             self.consumers.setdefault(link.source, []).append((link.destination, link.dest_pin))
@@ -416,3 +418,11 @@ def typed_key(value: object) -> object:
     if isinstance(value, tuple):
         return tuple(typed_key(v) for v in value)
     return (type(value).__name__, value)
+
+
+def has_output(type_: str) -> bool:
+    """False for layers without an output to link from (settings such as Argument)."""
+    spec = find_spec(type_)
+    if spec is None:
+        return True
+    return spec.output_rule is not None and spec.component is not Component.SETTING
