@@ -304,7 +304,7 @@ class NetworkInference:
         if self.bound_input is not None and spec.type == "Input":
             raw = {**raw, "Size": format_value(self.bound_input)}
         key = self._share_key(layer, spec.type)
-        shared = self.units.layers.get(key) if key is not None else None
+        shared = self.units.shared(key, self.arguments) if key is not None else None
         context = resolve.NetworkContext(self, name)
         ev = LayerEval(spec, name, raw, context)
         self._evals[name] = ev
@@ -312,21 +312,18 @@ class NetworkInference:
             for producer, _ in key[-1]:  # type: ignore[index]
                 self._depend(name, producer)
             ev.restore(shared[1])
-            if shared[2] is not None and not self._repeats():
-                self._memo[name] = shared[2]
+            # Derived values (parameters) may read any argument or repeat block: shared only
+            # between expansions with the same arguments, in networks without repeat blocks.
+            if shared[2] is not None and shared[3] == self._scope_key:
+                if not self._adj().has_repeats():
+                    self._memo[name] = shared[2]
             return shared[0]
         result = self._evaluate(layer.type, spec.type, name, ev)
         if key is not None and context.pure:
-            # Derived values (parameters) also depend on repeat blocks: shared only without.
-            memo = None if self._repeats() else self.memo(name)
-            self.units.share(key, result, ev.snapshot(), memo)
+            memo = None if self._adj().has_repeats() else self.memo(name)
+            entry = (result, ev.snapshot(), memo, self._scope_key)
+            self.units.share(key, context.read, self.arguments, entry)
         return result
-
-    def _repeats(self) -> bool:
-        structure = self.structure_memo()
-        if "has_repeats" not in structure:
-            structure["has_repeats"] = "RepeatStart" in self._adj().types.values()
-        return structure["has_repeats"]  # type: ignore[return-value]
 
     def _evaluate(self, type_: str, spec_type: str, name: str, ev: LayerEval) -> LayerResult:
         try:
@@ -361,7 +358,8 @@ class NetworkInference:
             self._scope_key = tuple(resolve.typed_key(s) for s in scope)
         bound = (layer.type, self.bound_input if spec_type == "Input" else None)
         props = tuple(layer.properties.items())
-        return (self.network.name, layer.name, props, bound, self._scope_key, tuple(producers))
+        # The arguments it read are matched apart (UnitCache.shared).
+        return (self.network.name, layer.name, props, bound, self._scope_key[1], tuple(producers))
 
     def _depend(self, owner: str, on: str) -> None:
         self._deps.setdefault(owner, set()).add(on)
@@ -517,22 +515,26 @@ class UnitCache:
         self.limit = limit
         self.entries: dict[tuple, NetworkInference] = {}
         # Layer results by everything they depend on (NetworkInference._share_key).
-        self.layers: dict[tuple, tuple[LayerResult, tuple, dict | None]] = {}
-        # Network name -> (its layers, its links, their adjacency): valid while the network
-        # returns these very tuples (it builds new ones on every change).
-        self.structures: dict[str, tuple[tuple, tuple, resolve.Adjacency]] = {}
+        # A key -> (names of the arguments read, their typed values, entry), newest first.
+        self.layers: dict[tuple, list[tuple[tuple, tuple, tuple]]] = {}
+        self.structures: dict[str, tuple] = {}  # see resolve.shared_adjacency
 
     def adjacency(self, network: Network) -> resolve.Adjacency:
-        layers, links = network.layers, network.links
-        entry = self.structures.get(network.name)
-        if entry is None or entry[0] is not layers or entry[1] is not links:
-            entry = self.structures[network.name] = (layers, links, resolve.Adjacency(network))
-        return entry[2]
+        return resolve.shared_adjacency(self.structures, network)
 
-    def share(self, key: tuple, result: LayerResult, snapshot: tuple, memo: dict | None) -> None:
+    def shared(self, key: tuple, arguments: Mapping[str, Value]) -> tuple | None:
+        for names, values, entry in self.layers.get(key, ()):
+            if values == tuple(resolve.typed_key(arguments.get(n)) for n in names):
+                return entry
+        return None
+
+    def share(self, key: tuple, read: Iterable[str], arguments: Mapping, entry: tuple) -> None:
         if len(self.layers) >= self.limit * 8:
             self.layers.clear()
-        self.layers[key] = (result, snapshot, memo)
+        names = tuple(sorted(set(read)))
+        values = tuple(resolve.typed_key(arguments.get(n)) for n in names)
+        self.layers.setdefault(key, []).insert(0, (names, values, entry))
+        del self.layers[key][8:]
 
     def get(
         self,

@@ -47,6 +47,7 @@ __all__ = [
     "NetworkContext",
     "typed_key",
     "has_output",
+    "shared_adjacency",
 ]
 
 
@@ -326,6 +327,11 @@ class Adjacency:
             self.producers.setdefault(link.destination, []).append((link.source, link.dest_pin))
             self.consumers.setdefault(link.source, []).append((link.destination, link.dest_pin))
 
+    def has_repeats(self) -> bool:
+        if "has_repeats" not in self.memo:
+            self.memo["has_repeats"] = "RepeatStart" in self.types.values()
+        return self.memo["has_repeats"]  # type: ignore[return-value]
+
     def backward(self, name: str) -> bool:
         """True when the layer's shape comes from its consumers (no main input)."""
         if any(pin == 0 for _, pin in self.producers.get(name, ())):
@@ -381,6 +387,7 @@ class NetworkContext(LayerContext):
         self.inference = inference
         self.owner = owner
         self.pure = True  # asked only for inputs, wiring and arguments (see _share_key)
+        self.read: list[str] = []  # the arguments asked for
 
     def input_shapes(self) -> tuple[Shape, ...]:
         links = self.inference._adj().producers.get(self.owner, ())
@@ -404,6 +411,7 @@ class NetworkContext(LayerContext):
         return self.inference.required_shape(self.owner)
 
     def argument(self, name: str) -> Value | None:
+        self.read.append(name)
         return self.inference.arguments.get(name)
 
     def graph_macro(self, name: str, arg: str | None, layer: LayerEval) -> Value:
@@ -426,3 +434,13 @@ def has_output(type_: str) -> bool:
     if spec is None:
         return True
     return spec.output_rule is not None and spec.component is not Component.SETTING
+
+
+def shared_adjacency(cache: dict[str, tuple], network: Network) -> Adjacency:
+    """The adjacency of ``network`` from ``cache`` (network name -> (layers, links, adjacency)),
+    valid while the network returns these very tuples (it builds new ones on every change)."""
+    layers, links = network.layers, network.links
+    entry = cache.get(network.name)
+    if entry is None or entry[0] is not layers or entry[1] is not links:
+        entry = cache[network.name] = (layers, links, Adjacency(network))
+    return entry[2]
