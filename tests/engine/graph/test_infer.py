@@ -7,7 +7,7 @@ import pytest
 from nnc_samples import SAMPLES_DIR
 
 from engine.formats import load_project
-from engine.graph.infer import NetworkInference, ProjectInference
+from engine.graph.infer import NetworkInference, ProjectInference, UnitCache
 from engine.graph.project import Layer, Link, Network, Project
 
 SAMPLES = str(SAMPLES_DIR)
@@ -415,3 +415,15 @@ def test_expansions_share_layers_fed_alike_and_keep_their_own_evaluators():
     assert [s.shape("Scale") for s in subs[:2]] == [(5,), (5,)]
     assert main_inf.shape("U3") == (5,)
     assert everything_of(pi) == everything_of(ProjectInference(project, follow=False))
+
+
+def test_sharing_layers_between_expansions_changes_no_result(monkeypatch):
+    """Every sample with units: the same results, statistics and parameters as without."""
+    paths = [p for p in sorted(glob.glob(os.path.join(SAMPLES, "**/*.sdcproj"), recursive=True))
+             if "Type=Unit" in open(p, encoding="utf-8", errors="replace").read()]  # fmt: skip
+    assert len(paths) >= 15
+    shared = {p: everything_of(ProjectInference(load_project(p), follow=False)) for p in paths}
+    monkeypatch.setattr(UnitCache, "shared", lambda self, key, arguments: None)
+    for path in paths:
+        alone = everything_of(ProjectInference(load_project(path), follow=False))
+        assert shared[path] == alone, os.path.relpath(path, SAMPLES)
