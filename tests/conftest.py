@@ -9,8 +9,11 @@ os.environ.setdefault("NEUROCANVAS_DEVICE", "cpu")
 
 
 @pytest.fixture(autouse=True)
-def _seeded():
+def _seeded_and_empty_registry():
+    """Every test starts seeded; parameters a test created do not leak into the next one."""
+    import engine.nn as nn
     from engine.core import backend
 
     backend.seed(0)
     yield
+    nn.clear_parameters()

@@ -25,11 +25,6 @@ PROJECTS = sorted((Path(__file__).parent.parent / "projects").glob("*.ncproj"))
 REQUIRED = {"lenet_digits", "logistic_regression_4or9", "iris"}
 
 
-@pytest.fixture(autouse=True)
-def _no_parameters_left():
-    """Training fills the global parameter registry; later tests start from an empty one."""
-    yield
-    nn.clear_parameters()
 
 
 @pytest.fixture(scope="module")

@@ -26,10 +26,6 @@ ROOT = Path(__file__).resolve().parents[3]
 LENET = ROOT / "projects" / "lenet_digits.ncproj"
 
 
-@pytest.fixture(autouse=True)
-def _no_parameters_left():
-    yield
-    nn.clear_parameters()
 
 
 def _subset(uri: str, rows: int, folder: Path, cache: Path) -> tuple[Path, list[str]]:

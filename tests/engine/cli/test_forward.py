@@ -2,33 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+import runtime_kit
 
 from engine.cli import main
 from engine.formats import save_project
 
-RUNTIME_TESTS = Path(__file__).parent.parent / "runtime"
-
-
-@pytest.fixture(autouse=True)
-def _no_parameters_left():
-    """Training fills the global parameter registry; later tests start from an empty one."""
-    yield
-    import engine.nn as nn
-
-    nn.clear_parameters()
-
 
 @pytest.fixture
 def trained(monkeypatch, tmp_path):
-    spec = importlib.util.spec_from_file_location("runtime_kit", RUNTIME_TESTS / "conftest.py")
-    kit = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(kit)
+    kit = runtime_kit
     monkeypatch.setenv("NEUROCANVAS_CACHE", str(tmp_path / "cache"))
     train_csv, valid_csv = kit.blobs(tmp_path, rows=48)
     save_project(kit.mlp_project(train_csv, valid_csv, batch=8, max_epoch=5,

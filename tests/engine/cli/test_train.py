@@ -9,30 +9,16 @@ import sys
 from pathlib import Path
 
 import pytest
+import runtime_kit
 
 from engine.cli import main
 from engine.formats import save_project
-
-RUNTIME_TESTS = Path(__file__).parent.parent / "runtime"
-
-
-@pytest.fixture(autouse=True)
-def _no_parameters_left():
-    """Training fills the global parameter registry; later tests start from an empty one."""
-    yield
-    import engine.nn as nn
-
-    nn.clear_parameters()
 
 
 @pytest.fixture
 def kit(monkeypatch, tmp_path):
     """The runtime tests' project helpers (tests/engine/runtime/conftest.py)."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("runtime_kit", RUNTIME_TESTS / "conftest.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = runtime_kit
     monkeypatch.setenv("NEUROCANVAS_CACHE", str(tmp_path / "cache"))
     return module
 

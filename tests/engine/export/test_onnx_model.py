@@ -31,10 +31,6 @@ ROOT = Path(__file__).resolve().parents[3]
 PROJECTS = sorted((ROOT / "projects").glob("*.ncproj"))
 
 
-@pytest.fixture(autouse=True)
-def _no_parameters_left():
-    yield
-    nn.clear_parameters()
 
 
 def _validation(project, cache: Path, rows: int = 16) -> dict[str, np.ndarray]:

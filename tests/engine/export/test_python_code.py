@@ -50,10 +50,6 @@ np.savez(sys.argv[1] + ".out.npz", **results)
 """
 
 
-@pytest.fixture(autouse=True)
-def _no_parameters_left():
-    yield
-    nn.clear_parameters()
 
 
 def _batch(program, rng):
