@@ -144,6 +144,7 @@ class LayerEval:
     ) -> None:
         self.spec = spec
         self.name = name
+        self._prop = _prop_table(spec).get  # spec.prop without its call (the hottest lookup)
         self._raw = dict(raw or {})
         self.context = context or LayerContext()
         self._values: dict[str, Value] = {}
@@ -172,7 +173,7 @@ class LayerEval:
         Computed properties (``Editable=False``: ``Input``, ``Output``, ``BaseAxis``...) always
         use their rule; a value stored by NNC's ``complete`` command may be stale.
         """
-        pspec = self.spec.prop(prop)
+        pspec = self._prop(prop)
         if pspec is None:
             raise RuleError(f"layer type {self.spec.type} has no property {prop}", prop)
         if not pspec.editable:
@@ -188,7 +189,7 @@ class LayerEval:
         """The typed value of a property, macros and expressions resolved."""
         if prop in self._values:
             return self._values[prop]
-        pspec = self.spec.prop(prop)
+        pspec = self._prop(prop)
         if pspec is None:
             raise RuleError(f"layer type {self.spec.type} has no property {prop}", prop)
         if prop in self._resolving:
@@ -201,7 +202,11 @@ class LayerEval:
                 value: Value = ""
             else:
                 ptype = PINT_ARRAYS if prop == "Inputs" else pspec.type
-                value = ptype.coerce(self._resolve(raw, ptype, prop), prop)
+                value = _NOT_LITERAL
+                if not raw.startswith("*") and ptype.name not in _TEXT_TYPES:
+                    value = _coerced_literal(ptype, raw, prop)
+                if value is _NOT_LITERAL:
+                    value = ptype.coerce(self._resolve(raw, ptype, prop), prop)
                 value = pspec.check_option(value)
         except (PropertyValueError, ExpressionError, ShapeError) as exc:
             raise RuleError(_with_prop(prop, raw, exc), prop) from None
@@ -254,7 +259,7 @@ class LayerEval:
     @property
     def input_shapes(self) -> tuple[Shape, ...]:
         """All input shapes: ``Inputs`` when the layer has it, else the pin-0 links."""
-        if self.spec.prop("Inputs"):
+        if self._prop("Inputs"):
             value = self.value("Inputs")
             return value if isinstance(value, tuple) else ()
         return self.context.input_shapes()
@@ -262,7 +267,7 @@ class LayerEval:
     @property
     def input_shape(self) -> Shape:
         """The main input shape (``*Input``, ``Input[i]``)."""
-        if self.spec.prop("Input"):
+        if self._prop("Input"):
             return self.value("Input")  # type: ignore[return-value]
         shapes = self.input_shapes
         if not shapes:
@@ -275,7 +280,7 @@ class LayerEval:
             rule = self.spec.output_rule
             if rule is None:
                 return None
-            if self.spec.prop("Output").type is PINT_ARRAY:  # type: ignore[union-attr]
+            if self._prop("Output").type is PINT_ARRAY:  # type: ignore[union-attr]
                 shape = self.value("Output")
             else:  # a count (Flatten, KLMultinomial) or a list of shapes (Unsupported)
                 shape = self.evaluate(self.raw("Output"), PINT_ARRAY, "Output")
@@ -320,7 +325,7 @@ class LayerEval:
         """A bare name in an expression: ``Input``, a property of this layer, or an argument."""
         if ident == "Input":
             return self.input_shape
-        if self.spec.prop(ident) and ident != current:
+        if self._prop(ident) and ident != current:
             return self.value(ident)
         value = self.context.argument(ident)
         if value is None:
@@ -339,7 +344,7 @@ class LayerEval:
             return self._required("*GraphOutput")
         if ident in MACROS:
             return MACROS[ident](self)  # type: ignore[return-value]
-        if self.spec.prop(ident) and ident != current:
+        if self._prop(ident) and ident != current:
             return self.value(ident)
         value = self.context.argument(ident)
         if value is not None:
@@ -347,7 +352,7 @@ class LayerEval:
         return self.context.graph_macro(ident, arg, self)
 
     def _graph_input(self, ident: str) -> Shape:
-        if ident == "Input" and self.spec.prop("Input") and "Input" not in self._resolving:
+        if ident == "Input" and self._prop("Input") and "Input" not in self._resolving:
             return self.input_shape
         shapes = self.context.input_shapes()
         if shapes:
@@ -375,6 +380,25 @@ class LayerEval:
 
 
 _NOT_LITERAL = object()
+
+
+@lru_cache(maxsize=8192)
+def _coerced_literal(ptype: PropertyType, raw: str, prop: str) -> object:
+    """A literal's typed value as ``value`` makes it, or ``_NOT_LITERAL`` (cached)."""
+    literal = _literal(ptype, raw)
+    return literal if literal is _NOT_LITERAL else ptype.coerce(literal, prop)  # type: ignore[arg-type]
+
+
+_PROP_TABLES: dict[int, tuple[LayerSpec, dict[str, object]]] = {}
+
+
+def _prop_table(spec: LayerSpec) -> dict[str, object]:
+    """Property name (or legacy name) -> PropertySpec, as ``spec.prop`` answers."""
+    entry = _PROP_TABLES.get(id(spec))
+    if entry is None or entry[0] is not spec:
+        names = {n for p in spec.properties for n in (p.name, *p.legacy_names)}
+        entry = _PROP_TABLES[id(spec)] = (spec, {n: spec.prop(n) for n in names})
+    return entry[1]
 
 
 @lru_cache(maxsize=8192)
