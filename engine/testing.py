@@ -26,7 +26,9 @@ def _is_float(a: np.ndarray) -> bool:
     return np.issubdtype(np.asarray(a).dtype, np.floating)
 
 
-def _run(fn: Callable, arrays: Sequence[np.ndarray], kwargs: dict, need: Sequence[bool], seed: int | None):
+def _run(
+    fn: Callable, arrays: Sequence[np.ndarray], kwargs: dict, need: Sequence[bool], seed: int | None
+):
     if seed is not None:
         backend.seed(seed)
     xs = [Variable(np.array(a, copy=True), need_grad=n) for a, n in zip(arrays, need, strict=True)]
@@ -52,7 +54,11 @@ def numerical_grad(
     def objective() -> float:
         with no_grad():
             _, ys = _run(fn, base, kwargs, need, seed)
-        return sum(float(np.sum(backend.to_numpy(y.data) * g)) for y, g in zip(ys, gys) if g is not None)
+        return sum(
+            float(np.sum(backend.to_numpy(y.data) * g))
+            for y, g in zip(ys, gys, strict=True)
+            if g is not None
+        )
 
     for j in range(flat.size):
         orig = flat[j]
@@ -105,16 +111,22 @@ def check_function(
 
     if reference is not None:
         expected = _as_tuple(reference(*[a.copy() for a in originals]))
-        assert len(expected) == len(outputs), f"{len(outputs)} outputs, reference gives {len(expected)}"
+        assert len(expected) == len(outputs), (
+            f"{len(outputs)} outputs, reference gives {len(expected)}"
+        )
         for k, (got, exp) in enumerate(zip(outputs, expected, strict=True)):
             exp = np.asarray(exp)
             assert got.shape == exp.shape, f"output {k}: shape {got.shape}, expected {exp.shape}"
-            np.testing.assert_allclose(got, exp, atol=atol, rtol=rtol, err_msg=f"output {k} forward")
+            np.testing.assert_allclose(
+                got, exp, atol=atol, rtol=rtol, err_msg=f"output {k} forward"
+            )
 
     if check_grad and any(need):
         rng = np.random.default_rng(1234)
         gys = [rng.standard_normal(o.shape) if _is_float(o) else None for o in outputs]
-        live = [(y, g) for y, g in zip(ys, gys, strict=True) if g is not None and y.creator is not None]
+        live = [
+            (y, g) for y, g in zip(ys, gys, strict=True) if g is not None and y.creator is not None
+        ]
         if live:
             backward([y for y, _ in live], [g for _, g in live])
         for i, x in enumerate(xs):
@@ -140,7 +152,11 @@ def check_function(
                 assert got.dtype == np.float32, f"output {k}: float32 input gave {got.dtype}"
                 scale = max(1.0, float(np.max(np.abs(y64))) if y64.size else 1.0)
                 np.testing.assert_allclose(
-                    got, y64, atol=float32_tol * scale, rtol=float32_tol, err_msg=f"output {k} float32"
+                    got,
+                    y64,
+                    atol=float32_tol * scale,
+                    rtol=float32_tol,
+                    err_msg=f"output {k} float32",
                 )
     return outputs
 

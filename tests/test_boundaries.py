@@ -18,7 +18,9 @@ def test_engine_never_imports_qt():
 
 def test_cli_doctor_runs():
     result = subprocess.run(
-        [sys.executable, "-m", "engine.cli", "doctor", "--device", "cpu"], capture_output=True, text=True
+        [sys.executable, "-m", "engine.cli", "doctor", "--device", "cpu"],
+        capture_output=True,
+        text=True,
     )
     assert result.returncode == 0, result.stderr
     assert "device      cpu" in result.stdout

@@ -20,7 +20,7 @@ def test_readme_python_tour_runs(tmp_path, monkeypatch):
 def test_readme_starts_with_the_two_setup_commands():
     text = README.read_text(encoding="utf-8")
     first_block = re.search(r"```bash\n(.*?)```", text, flags=re.S).group(1).strip().splitlines()
-    assert first_block[0].startswith('pip install -e . && neurocanvas')
+    assert first_block[0].startswith("pip install -e . && neurocanvas")
     assert first_block[1].startswith('pip install -e ".[test]" && python -m pytest')
 
 

@@ -25,8 +25,6 @@ PROJECTS = sorted((Path(__file__).parent.parent / "projects").glob("*.ncproj"))
 REQUIRED = {"lenet_digits", "logistic_regression_4or9", "iris"}
 
 
-
-
 @pytest.fixture(scope="module")
 def cache(tmp_path_factory):
     return tmp_path_factory.mktemp("sample-cache")

@@ -47,5 +47,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(str(exc)) from None
     layers = sum(len(n.layers) for n in project.networks)
     nets = len(project.networks)
-    print(f"wrote {target} ({nets} network{'s' * (nets != 1)}, {layers} layer{'s' * (layers != 1)})")
+    print(
+        f"wrote {target} ({nets} network{'s' * (nets != 1)}, {layers} layer{'s' * (layers != 1)})"
+    )
     return 0

@@ -24,7 +24,17 @@ def run(args: argparse.Namespace) -> int:
     from engine.core import backend
 
     print(f"Python      {platform.python_version()} on {platform.platform()}")
-    for name in ("numpy", "cupy", "PySide6", "matplotlib", "pptx", "networkx", "PIL", "onnx", "onnxruntime"):
+    for name in (
+        "numpy",
+        "cupy",
+        "PySide6",
+        "matplotlib",
+        "pptx",
+        "networkx",
+        "PIL",
+        "onnx",
+        "onnxruntime",
+    ):
         print(f"{name:<11} {_version(name)}")
     try:
         device = backend.set_device(args.device)

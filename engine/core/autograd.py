@@ -134,9 +134,8 @@ class Variable:
         self.grad = None
 
     def unlinked(self) -> Variable:
-        """A variable sharing this data but cut from the graph (nnabla ``get_unlinked_variable``)."""
-        out = Variable(self.data, need_grad=self.need_grad)
-        return out
+        """A variable sharing this data, cut from the graph (nnabla ``get_unlinked_variable``)."""
+        return Variable(self.data, need_grad=self.need_grad)
 
     def apply(self, **attributes: Any) -> Variable:
         """Set attributes and return self: ``x = nn.Variable(a).apply(need_grad=True)``."""
@@ -144,7 +143,9 @@ class Variable:
             setattr(self, key, value)
         return self
 
-    def backward(self, grad: Any = None, retain_grad: bool = False, clear_buffer: bool = False) -> None:
+    def backward(
+        self, grad: Any = None, retain_grad: bool = False, clear_buffer: bool = False
+    ) -> None:
         """Back-propagate from this variable.
 
         Args:

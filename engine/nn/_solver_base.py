@@ -216,7 +216,9 @@ class Solver:
         if not self.elementwise or w.size < _PARALLEL_MIN_SIZE or not isinstance(w, np.ndarray):
             return False
         arrays = [w, *slot.state.values()]
-        if g.shape != w.shape or not all(a.flags.c_contiguous and a.shape == w.shape for a in arrays):
+        if g.shape != w.shape or not all(
+            a.flags.c_contiguous and a.shape == w.shape for a in arrays
+        ):
             return False
         pool = _worker_pool()
         if pool is None:

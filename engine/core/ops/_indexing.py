@@ -134,6 +134,7 @@ def shift_table(n: int, s: Any, border_mode: str, xp: Any = np) -> tuple[Any, An
 # ----------------------------------------------------------------------------- dropout
 # ----------------------------------------------------------------------------- axis take
 
+
 class AxisTake(Function):
     """Along one axis: ``y = take(x, i0)``, or ``(1 - w1) take(x, i0) + w1 take(x, i1)``;
     where ``valid`` (per output position) is False, ``y = fill`` and no gradient flows.

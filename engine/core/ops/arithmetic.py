@@ -239,7 +239,9 @@ class Matmul(Function):
 
     def forward(self, a, b):
         if a.ndim < 2 or b.ndim < 2:
-            raise ValueError(f"matmul: both operands need rank >= 2. Received: {a.shape} @ {b.shape}")
+            raise ValueError(
+                f"matmul: both operands need rank >= 2. Received: {a.shape} @ {b.shape}"
+            )
         self.a, self.b = a, b
         return a @ b
 
@@ -252,7 +254,7 @@ class Matmul(Function):
 
 
 def add2(x0, x1, inplace: bool = False) -> Variable:
-    """Element-wise ``x0 + x1`` (``inplace`` is accepted for nnabla compatibility; it only saves memory)."""
+    """Element-wise ``x0 + x1``; ``inplace`` is accepted as in nnabla (it only saves memory)."""
     return Add2()(x0, x1)
 
 
@@ -322,7 +324,9 @@ def mul_n(*xs) -> Variable:
 
 # Operator helpers used by Variable's dunder methods.
 def _is_scalar(v: Any) -> bool:
-    return isinstance(v, (int, float)) or (hasattr(v, "ndim") and not isinstance(v, Variable) and v.ndim == 0)
+    return isinstance(v, (int, float)) or (
+        hasattr(v, "ndim") and not isinstance(v, Variable) and v.ndim == 0
+    )
 
 
 def add(a, b):

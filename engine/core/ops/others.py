@@ -443,7 +443,6 @@ def clip_grad_by_norm(x, clip_norm: float = 1.0, axes: Sequence[int] | None = No
     return ClipGradByNorm(float(clip_norm), axes)(x)
 
 
-
 # ----------------------------------------------------------------------------- interpolate
 
 

@@ -26,8 +26,6 @@ ROOT = Path(__file__).resolve().parents[3]
 LENET = ROOT / "projects" / "lenet_digits.ncproj"
 
 
-
-
 def _subset(uri: str, rows: int, folder: Path, cache: Path) -> tuple[Path, list[str]]:
     """The first ``rows`` rows of a built-in split with absolute paths, and those paths."""
     name, _, split = uri.removeprefix(BUILTIN_SCHEME).partition("/")

@@ -48,7 +48,9 @@ def test_need_grad_false_inputs_get_no_gradient():
 
 def test_broadcast_gradient_is_reduced_to_input_shape():
     check_function(A.add2, [np.random.rand(2, 3, 4), np.random.rand(1, 3, 1)], reference=np.add)
-    check_function(A.mul2, [np.random.rand(2, 3, 4), np.random.rand(2, 1, 4)], reference=np.multiply)
+    check_function(
+        A.mul2, [np.random.rand(2, 3, 4), np.random.rand(2, 1, 4)], reference=np.multiply
+    )
 
 
 def test_sum_to_inverts_broadcasting():
@@ -97,7 +99,9 @@ def test_two_input_arithmetic(fn, ref, inputs):
 
 def test_pow2_gradient_both_inputs():
     rng = np.random.default_rng(1)
-    check_function(A.pow2, [rng.uniform(0.5, 2, (2, 3)), rng.uniform(-1, 2, (2, 3))], reference=np.power)
+    check_function(
+        A.pow2, [rng.uniform(0.5, 2, (2, 3)), rng.uniform(-1, 2, (2, 3))], reference=np.power
+    )
 
 
 @pytest.mark.parametrize(
@@ -127,7 +131,9 @@ def test_n_input_arithmetic():
 
 def test_matmul_operator():
     rng = np.random.default_rng(3)
-    check_function(A.matmul, [rng.standard_normal((2, 3, 4)), rng.standard_normal((4, 5))], reference=np.matmul)
+    check_function(
+        A.matmul, [rng.standard_normal((2, 3, 4)), rng.standard_normal((4, 5))], reference=np.matmul
+    )
 
 
 def test_clear_buffer_gives_the_same_gradients():

@@ -31,8 +31,6 @@ ROOT = Path(__file__).resolve().parents[3]
 PROJECTS = sorted((ROOT / "projects").glob("*.ncproj"))
 
 
-
-
 def _validation(project, cache: Path, rows: int = 16) -> dict[str, np.ndarray]:
     uri = next(d.uri for d in project.datasets if d.name == project.executors[0].dataset)
     name, _, split = uri.removeprefix(BUILTIN_SCHEME).partition("/")

@@ -50,8 +50,6 @@ np.savez(sys.argv[1] + ".out.npz", **results)
 """
 
 
-
-
 def _batch(program, rng):
     """Random inputs of batch 3 (labels 0/1, valid for both cross-entropy kinds)."""
     batch = {}
