@@ -312,11 +312,11 @@ class NetworkInference:
             for producer, _ in key[-1]:  # type: ignore[index]
                 self._depend(name, producer)
             ev.restore(shared[1])
-            # Derived values (parameters) may read any argument or repeat block: shared only
-            # between expansions with the same arguments, in networks without repeat blocks.
-            if shared[2] is not None and shared[3] == self._scope_key:
-                if not self._adj().has_repeats():
-                    self._memo[name] = shared[2]
+            # Derived values (parameters): shared if no argument read differs and no repeats.
+            args = self.arguments
+            same = shared[3] == self._scope_key or resolve.reads_no_argument(layer, spec, args)
+            if shared[2] is not None and same and not self._adj().has_repeats():
+                self._memo[name] = shared[2]
             return shared[0]
         result = self._evaluate(layer.type, spec.type, name, ev)
         if key is not None and context.pure:

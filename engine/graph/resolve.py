@@ -17,7 +17,7 @@ from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from engine.graph.network import Network
+from engine.graph.network import Layer, Network
 from engine.graph.project import Project
 from engine.layers import find_spec, get_spec
 from engine.layers.evaluate import (
@@ -48,6 +48,7 @@ __all__ = [
     "typed_key",
     "has_output",
     "shared_adjacency",
+    "reads_no_argument",
 ]
 
 
@@ -444,3 +445,19 @@ def shared_adjacency(cache: dict[str, tuple], network: Network) -> Adjacency:
     if entry is None or entry[0] is not layers or entry[1] is not links:
         entry = cache[network.name] = (layers, links, Adjacency(network))
     return entry[2]
+
+
+_SPEC_TEXTS: dict[int, tuple[LayerSpec, tuple[str, ...]]] = {}
+
+
+def reads_no_argument(layer: Layer, spec: LayerSpec, arguments: Iterable[str]) -> bool:
+    """True when no argument name occurs in any text the layer's rules may evaluate (its
+    properties, the defaults, connector shapes and enables, cost rules): then no value of the
+    layer, computed now or later, depends on the arguments."""
+    entry = _SPEC_TEXTS.get(id(spec))
+    if entry is None or entry[0] is not spec:
+        texts = [p.default for p in spec.properties] + [rule for _, rule in spec.costs]
+        texts += [t for c in spec.connectors for t in (c.shape, c.enable)]
+        entry = _SPEC_TEXTS[id(spec)] = (spec, tuple(texts))
+    texts = (*layer.properties.values(), *entry[1])
+    return not any(name in text for name in arguments for text in texts)

@@ -427,3 +427,27 @@ def test_sharing_layers_between_expansions_changes_no_result(monkeypatch):
     for path in paths:
         alone = everything_of(ProjectInference(load_project(path), follow=False))
         assert shared[path] == alone, os.path.relpath(path, SAMPLES)
+
+
+def test_parameter_names_follow_each_expansions_arguments():
+    from engine.graph.statistics import network_statistics
+
+    unit = chain(
+        "U",
+        ("Input", "Input", {"Size": "1"}),
+        ("Affine", "Affine", {"OutShape": "4", "ParameterScope": "*Scope"}),
+        ("Scope", "Argument", {"Value": "a", "Type": "Text"}),
+    )
+    unlink(unit, "Affine", "Scope")
+    main = chain(
+        "Main",
+        ("x", "Input", {"Size": "3"}),
+        ("U1", "Unit", {"Network": "U", "ParameterScope": "", "Scope": "s1"}),
+        ("U2", "Unit", {"Network": "U", "ParameterScope": "", "Scope": "s2"}),
+        links=[Link("x", "U2")],
+    )
+    unlink(main, "U1", "U2")
+    pi = ProjectInference(Project([main, unit]))
+    stats = network_statistics(pi.network("Main"))
+    assert sorted(stats.parameters) == ["s1/affine/W", "s1/affine/b", "s2/affine/W", "s2/affine/b"]
+    assert stats.unique_parameters == 2 * (3 * 4 + 4)
