@@ -304,7 +304,7 @@ class NetworkInference:
         if self.bound_input is not None and spec.type == "Input":
             raw = {**raw, "Size": format_value(self.bound_input)}
         key = self._share_key(layer, spec.type)
-        shared = self.units.shared(key, self.arguments) if key is not None else None
+        shared = self.units.layers.get(key, self.arguments) if key is not None else None
         context = resolve.NetworkContext(self, name)
         ev = LayerEval(spec, name, raw, context)
         self._evals[name] = ev
@@ -313,17 +313,22 @@ class NetworkInference:
                 self._depend(name, producer)
             ev.restore(shared[1])
             # Derived values (parameters): shared if no argument read differs and no repeats.
-            args = self.arguments
-            same = shared[3] == self._scope_key or resolve.reads_no_argument(layer, spec, args)
-            if shared[2] is not None and same and not self._adj().has_repeats():
-                self._memo[name] = shared[2]
+            if shared[2] is not None and not self._adj().has_repeats():
+                if shared[3] == self._scope_key or self._reads_no_argument(layer, spec, shared):
+                    self._memo[name] = shared[2]
             return shared[0]
         result = self._evaluate(layer.type, spec.type, name, ev)
         if key is not None and context.pure:
             memo = None if self._adj().has_repeats() else self.memo(name)
-            entry = (result, ev.snapshot(), memo, self._scope_key)
-            self.units.share(key, context.read, self.arguments, entry)
+            entry = (result, ev.snapshot(), memo, self._scope_key, {})
+            self.units.layers.put(key, context.read, self.arguments, entry)
         return result
+
+    def _reads_no_argument(self, layer, spec, entry: tuple) -> bool:  # noqa: ANN001
+        names = tuple(self.arguments)  # entry[4]: answers by argument names
+        if names not in entry[4]:
+            entry[4][names] = resolve.reads_no_argument(layer, spec, names)
+        return entry[4][names]
 
     def _evaluate(self, type_: str, spec_type: str, name: str, ev: LayerEval) -> LayerResult:
         try:
@@ -515,26 +520,11 @@ class UnitCache:
         self.limit = limit
         self.entries: dict[tuple, NetworkInference] = {}
         # Layer results by everything they depend on (NetworkInference._share_key).
-        # A key -> (names of the arguments read, their typed values, entry), newest first.
-        self.layers: dict[tuple, list[tuple[tuple, tuple, tuple]]] = {}
+        self.layers = resolve.SharedLayers(limit * 8)
         self.structures: dict[str, tuple] = {}  # see resolve.shared_adjacency
 
     def adjacency(self, network: Network) -> resolve.Adjacency:
         return resolve.shared_adjacency(self.structures, network)
-
-    def shared(self, key: tuple, arguments: Mapping[str, Value]) -> tuple | None:
-        for names, values, entry in self.layers.get(key, ()):
-            if values == tuple(resolve.typed_key(arguments.get(n)) for n in names):
-                return entry
-        return None
-
-    def share(self, key: tuple, read: Iterable[str], arguments: Mapping, entry: tuple) -> None:
-        if len(self.layers) >= self.limit * 8:
-            self.layers.clear()
-        names = tuple(sorted(set(read)))
-        values = tuple(resolve.typed_key(arguments.get(n)) for n in names)
-        self.layers.setdefault(key, []).insert(0, (names, values, entry))
-        del self.layers[key][8:]
 
     def get(
         self,

@@ -49,6 +49,7 @@ __all__ = [
     "has_output",
     "shared_adjacency",
     "reads_no_argument",
+    "SharedLayers",
 ]
 
 
@@ -461,3 +462,30 @@ def reads_no_argument(layer: Layer, spec: LayerSpec, arguments: Iterable[str]) -
         entry = _SPEC_TEXTS[id(spec)] = (spec, tuple(texts))
     texts = (*layer.properties.values(), *entry[1])
     return not any(name in text for name in arguments for text in texts)
+
+
+class SharedLayers:
+    """Layer results shared between unit expansions: a key (what the result depends on but
+    arguments) -> entries (names of the arguments read, their typed values, entry), newest
+    first; an entry applies where those arguments have those values."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self.entries: dict[tuple, list[tuple[tuple, tuple, tuple]]] = {}
+
+    def get(self, key: tuple, arguments: Mapping[str, Value]) -> tuple | None:
+        for names, values, entry in self.entries.get(key, ()):
+            if values == tuple(typed_key(arguments.get(n)) for n in names):
+                return entry
+        return None
+
+    def put(self, key: tuple, read: Iterable[str], arguments: Mapping, entry: tuple) -> None:
+        if len(self.entries) >= self.limit:
+            self.entries.clear()
+        names = tuple(sorted(set(read)))
+        values = tuple(typed_key(arguments.get(n)) for n in names)
+        self.entries.setdefault(key, []).insert(0, (names, values, entry))
+        del self.entries[key][8:]
+
+    def clear(self) -> None:
+        self.entries.clear()

@@ -7,8 +7,9 @@ import pytest
 from nnc_samples import SAMPLES_DIR
 
 from engine.formats import load_project
-from engine.graph.infer import NetworkInference, ProjectInference, UnitCache
+from engine.graph.infer import NetworkInference, ProjectInference
 from engine.graph.project import Layer, Link, Network, Project
+from engine.graph.resolve import SharedLayers
 
 SAMPLES = str(SAMPLES_DIR)
 
@@ -423,7 +424,7 @@ def test_sharing_layers_between_expansions_changes_no_result(monkeypatch):
              if "Type=Unit" in open(p, encoding="utf-8", errors="replace").read()]  # fmt: skip
     assert len(paths) >= 15
     shared = {p: everything_of(ProjectInference(load_project(p), follow=False)) for p in paths}
-    monkeypatch.setattr(UnitCache, "shared", lambda self, key, arguments: None)
+    monkeypatch.setattr(SharedLayers, "get", lambda self, key, arguments: None)
     for path in paths:
         alone = everything_of(ProjectInference(load_project(path), follow=False))
         assert shared[path] == alone, os.path.relpath(path, SAMPLES)
