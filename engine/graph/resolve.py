@@ -475,7 +475,7 @@ class SharedLayers:
 
     def get(self, key: tuple, arguments: Mapping[str, Value]) -> tuple | None:
         for names, values, entry in self.entries.get(key, ()):
-            if values == tuple(typed_key(arguments.get(n)) for n in names):
+            if not names or values == tuple(typed_key(arguments.get(n)) for n in names):
                 return entry
         return None
 
