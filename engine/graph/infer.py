@@ -111,6 +111,7 @@ class NetworkInference:
         self._pending: dict[str, LayerResult] = {}
         self._settling = False
         self._scope_key: tuple | None = None  # arguments and unit properties, typed
+        self.key: tuple | None = None  # its key in the UnitCache, for an expansion
         self._all: dict[str, LayerResult] | None = None  # results(), while none changes
         self._totals: tuple[int, ...] | None = None
 
@@ -127,7 +128,8 @@ class NetworkInference:
             raise CycleError(self._cycle_message(name))
         self._computing.append(name)
         try:
-            result = self._compute(name)
+            result = self._refresh(name) if name in self._pending else None
+            result = result or self._compute(name)
         finally:
             self._computing.pop()
         self._results[name] = result
@@ -271,14 +273,29 @@ class NetworkInference:
         ]
         dropped: set[str] = set()
         for name in callers:
-            old = self._results.get(name)
-            if old is not None:
-                self._forget(name)
+            old = self._results.pop(name, None)
+            if old is not None:  # its evaluator, expansion and dependencies stay (_refresh)
+                self._memo.pop(name, None)
+                self._all = self._totals = None
                 self._pending[name] = old
                 dropped.add(name)
             elif name not in self._pending:
                 dropped |= self.invalidate([name])
         return dropped
+
+    def _refresh(self, name: str) -> LayerResult | None:
+        """A pending Unit layer whose expansion is still the cached one and still gives the
+        same output: only its statistics change. Else None, ready for a full computation."""
+        old, sub = self._pending[name], self._subs.get(name)
+        if sub is not None and old.error is None and self.units.entries.get(sub.key) is sub:
+            try:
+                if not sub.errors() and sub.output() == old.shape:
+                    return LayerResult(name, old.type, old.shape, (old.stats[0], *sub.totals()[1:]))  # type: ignore[index]
+            except (RuleError, RecursionError):
+                pass
+        self._forget(name)
+        self._pending[name] = old
+        return None
 
     def _forget(self, name: str) -> None:
         """Drops one layer's result and what was derived from it, not its readers."""
@@ -460,7 +477,7 @@ class NetworkInference:
             axis = begin.value("Axis")
             return begin.input_shape[axis if isinstance(axis, int) else 0]
         if name in ("AutoInPlace", "AutoInPlaceOnce"):
-            return self._auto_in_place(owner, once=name == "AutoInPlaceOnce")
+            return resolve.auto_in_place(self, owner, once=name == "AutoInPlaceOnce")
         raise InferenceError(f"unknown macro *{name}")
 
     def _start(self, owner: str, start_type: str, end_type: str) -> str:
@@ -469,25 +486,6 @@ class NetworkInference:
             raise InferenceError(f"no {start_type} opens the block that this {end_type} closes")
         self._depend(owner, start)
         return start
-
-    def _auto_in_place(self, owner: str, once: bool) -> bool:
-        """``*AutoInPlaceOnce`` / ``*AutoInPlace`` as observed (nnc-layers.md §1.5)."""
-        adjacency = self._adj()
-        self._consumer_readers.add(owner)
-        sources = [s for s, pin in adjacency.producers.get(owner, ()) if pin == 0]
-        if not sources:
-            return False
-        for source in sources:
-            self._depend(owner, source)
-            if (
-                adjacency.types[source] in ("Input", "Parameter")
-                or len(adjacency.consumers.get(source, ())) != 1
-            ):
-                return False
-            producer = self._evaluator(source)
-            if producer.spec.prop("InPlace") and producer.value("InPlace") is True:
-                return False
-        return True
 
     def _unit(self, owner: str, ev: LayerEval) -> NetworkInference:
         """The expansion of a Unit layer: the unit network with its input and arguments bound."""
@@ -545,6 +543,7 @@ class UnitCache:
                 stack=stack, units=self,
             )  # fmt: skip
             self.entries[key] = sub
+            sub.key = key
         return sub
 
     def instances(self, network: str) -> list[NetworkInference]:

@@ -50,6 +50,7 @@ __all__ = [
     "shared_adjacency",
     "reads_no_argument",
     "SharedLayers",
+    "auto_in_place",
 ]
 
 
@@ -489,3 +490,23 @@ class SharedLayers:
 
     def clear(self) -> None:
         self.entries.clear()
+
+
+def auto_in_place(inference, owner: str, once: bool) -> bool:  # noqa: ANN001 - a NetworkInference
+    """``*AutoInPlaceOnce`` / ``*AutoInPlace`` as observed (nnc-layers.md §1.5)."""
+    adjacency = inference._adj()
+    inference._consumer_readers.add(owner)
+    sources = [s for s, pin in adjacency.producers.get(owner, ()) if pin == 0]
+    if not sources:
+        return False
+    for source in sources:
+        inference._depend(owner, source)
+        if (
+            adjacency.types[source] in ("Input", "Parameter")
+            or len(adjacency.consumers.get(source, ())) != 1
+        ):
+            return False
+        producer = inference._evaluator(source)
+        if producer.spec.prop("InPlace") and producer.value("InPlace") is True:
+            return False
+    return True

@@ -452,3 +452,14 @@ def test_parameter_names_follow_each_expansions_arguments():
     stats = network_statistics(pi.network("Main"))
     assert sorted(stats.parameters) == ["s1/affine/W", "s1/affine/b", "s2/affine/W", "s2/affine/b"]
     assert stats.unique_parameters == 2 * (3 * 4 + 4)
+
+
+def test_unit_edits_with_expansions_evicted_from_a_small_cache():
+    path = "image_recognition/ILSVRC2012/densenet/densenet-161.sdcproj"
+    project = load_project(os.path.join(SAMPLES, path))
+    pi = ProjectInference(project)
+    pi.units.limit = 3  # callers keep expansions that the cache no longer follows
+    everything_of(pi)
+    for value in ("40", "x", "48"):
+        project.network("ConvUnit").set_property("Convolution_2", "OutMaps", value)
+        assert everything_of(pi) == everything_of(ProjectInference(project, follow=False)), value
