@@ -149,6 +149,7 @@ def seed(value: int) -> None:
     """Seed the engine's random generator (initializers, dropout, augmentation)."""
     _state["seed"] = int(value)
     _state["rng"] = xp().random.default_rng(int(value))
+    _seeded.clear()  # layers with a fixed Seed start their sequences again
 
 
 def rng() -> Any:
@@ -160,16 +161,35 @@ def rng() -> Any:
     return _state["rng"]
 
 
+# Generators of random layers with a fixed Seed property: seeded once and kept, as the generator
+# an nnabla function instance owns, so a fixed seed gives a reproducible *sequence* of draws.
+_seeded: dict[int, Any] = {}
+
+
+def seeded_rng(seed: int) -> Any:
+    """The generator of random layers whose Seed property is ``seed`` (not -1)."""
+    gen = _seeded.get(int(seed))
+    if gen is None:
+        gen = _seeded[int(seed)] = xp().random.default_rng(int(seed))
+    return gen
+
+
 def get_rng_state() -> dict:
-    """The random generator's state, as plain data (for checkpoints)."""
-    gen = rng()
-    return {"seed": _state["seed"], "bit_generator": gen.bit_generator.state}
+    """The state of every random generator of the engine, as plain data (for checkpoints)."""
+    return {
+        "seed": _state["seed"],
+        "bit_generator": rng().bit_generator.state,
+        "seeded": {str(k): g.bit_generator.state for k, g in _seeded.items()},
+    }
 
 
 def set_rng_state(state: dict) -> None:
     """Restore a state saved by :func:`get_rng_state`."""
     _state["seed"] = state.get("seed")
     rng().bit_generator.state = state["bit_generator"]
+    _seeded.clear()
+    for key, gen_state in state.get("seeded", {}).items():
+        seeded_rng(int(key)).bit_generator.state = gen_state
 
 
 def to_numpy(a: Any) -> np.ndarray:

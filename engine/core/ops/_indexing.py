@@ -18,23 +18,17 @@ from engine.core.backend import get_array_module, scatter_add
 
 # ----------------------------------------------------------------------------- shared helpers
 
-_SEEDED: dict[tuple[str, int], Any] = {}
-
 
 def random_generator(seed: int = -1) -> Any:
     """The generator a random layer draws from.
 
     ``seed == -1`` gives the engine's generator (:func:`backend.rng`, seeded by ``backend.seed``).
-    Another seed gives a generator seeded once with it and kept for the process, as the generator
-    an nnabla function instance owns: a fixed seed yields a reproducible *sequence* of draws.
+    Another seed gives :func:`backend.seeded_rng`: seeded once with it and kept (and saved in
+    checkpoints), as the generator an nnabla function instance owns.
     """
     if seed is None or int(seed) == -1:
         return backend.rng()
-    module = backend.xp()
-    key = (module.__name__, int(seed))
-    if key not in _SEEDED:
-        _SEEDED[key] = module.random.default_rng(int(seed))
-    return _SEEDED[key]
+    return backend.seeded_rng(int(seed))
 
 
 def on_module(xp: Any, a: Any) -> Any:
