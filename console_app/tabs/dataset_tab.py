@@ -2,7 +2,8 @@
 
 For the chosen link: its CSV, number of rows, variables (type and shape, as
 :class:`engine.data.Variable`), a preview with image thumbnails; link an existing CSV, create one
-from class folders (:func:`engine.data.folders.create_from_folders`) or pick a built-in
+from class folders with the CLI's options (:func:`engine.data.folders.create_from_folders`, asked
+by :class:`~console_app.tabs.folder_dataset_dialog.FolderDatasetDialog`) or pick a built-in
 dataset (``builtin:<name>/<split>``); Shuffle, Image Normalization and Enable Cache. Every edit
 is an undoable command on the document.
 """
@@ -15,6 +16,7 @@ from PySide6.QtCore import QSize
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
+    QDialog,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
@@ -31,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.document import Document
+from console_app.tabs.folder_dataset_dialog import FolderDatasetDialog, FolderDatasetOptions
 from console_app.tabs.table_model import THUMB, CsvTableModel, read_csv_rows
 from engine.data import DatasetError, open_dataset
 from engine.data import builtin as builtin_data
@@ -258,13 +261,28 @@ class DatasetTab(QWidget):
         self.builtin.setCurrentIndex(0)
         return True
 
-    def create_from_folders(self, source: str | None = None, out: str | None = None) -> bool:
-        source = source or self.ask_folder("Folder with one sub-folder per class")
-        out = out or (self.ask_folder("Empty folder for the new dataset") if source else None)
-        if not source or not out or self.current() is None:
+    def ask_folder_dataset(self) -> FolderDatasetOptions | None:
+        dialog = FolderDatasetDialog(self)
+        if dialog.exec() != QDialog.DialogCode.Accepted:
+            return None
+        return dialog.options()
+
+    def create_from_folders(self, options: FolderDatasetOptions | None = None) -> bool:
+        """Make a dataset as ``neurocanvas dataset create --from-folders`` does; link its CSVs.
+
+        The chosen link takes training.csv and a link named Validation (another one) takes
+        validation.csv, in one undo step.
+        """
+        if self.current() is None:
+            return False
+        options = options or self.ask_folder_dataset()
+        if options is None:
             return False
         try:
-            paths = create_from_folders(source, out)
+            paths = create_from_folders(
+                options.source, options.out, size=options.size, channel=options.channel,
+                ratio=options.percent / 100.0, seed=options.seed,
+            )  # fmt: skip
         except (DatasetError, OSError) as exc:
             self.info.setText(f"Cannot create the dataset: {exc}")
             return False

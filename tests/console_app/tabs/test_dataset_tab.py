@@ -52,13 +52,20 @@ def test_builtin_sets_both_splits_in_one_step(dataset_tab, iris_document):
     assert [d.uri for d in project.datasets] == ["builtin:iris/training", "builtin:iris/validation"]
 
 
-def test_create_from_class_folders_with_thumbnails(dataset_tab, iris_document, tmp_path):
-    source = tmp_path / "pictures"
+def _class_folders(root):
+    source = root / "pictures"
     for label, value in (("cat", 40), ("dog", 200)):
         (source / label).mkdir(parents=True)
         for i in range(5):
             Image.fromarray(np.full((8, 8), value + i, np.uint8)).save(source / label / f"{i}.png")
-    assert dataset_tab.create_from_folders(str(source), str(tmp_path / "out"))
+    return source
+
+
+def test_create_from_class_folders_with_thumbnails(dataset_tab, iris_document, tmp_path):
+    from console_app.tabs.folder_dataset_dialog import FolderDatasetOptions
+
+    options = FolderDatasetOptions(str(_class_folders(tmp_path)), str(tmp_path / "out"))
+    assert dataset_tab.create_from_folders(options)
     info = dataset_tab.dataset_info
     assert info["rows"] == 8  # 80 % of each class
     assert [(n, k, s) for n, k, s, _h in info["variables"]] == [("x", "image", (3, 8, 8)),
@@ -67,6 +74,99 @@ def test_create_from_class_folders_with_thumbnails(dataset_tab, iris_document, t
     thumb = model.data(model.index(0, 0, QModelIndex()), Qt.ItemDataRole.DecorationRole)
     assert thumb is not None and thumb.width() == 32
     assert iris_document.project.datasets[1].uri.endswith("validation.csv")
+
+
+def test_create_from_folders_dialog_options_one_undo_step(dataset_tab, iris_document, tmp_path):
+    from console_app.tabs.folder_dataset_dialog import FolderDatasetDialog
+
+    project = iris_document.project
+    source = tmp_path / "big"
+    for label in ("a", "b"):
+        (source / label).mkdir(parents=True)
+        for i in range(4):
+            Image.fromarray(np.full((12, 10, 3), 30 * i, np.uint8)).save(
+                source / label / f"{i}.png"
+            )
+    dialog = FolderDatasetDialog(dataset_tab)
+    dialog.source.setText(str(source))
+    dialog.out.setText(str(tmp_path / "out"))
+    dialog.size.setText("8")
+    dialog.channel.setCurrentIndex(dialog.channel.findData("gray"))
+    dialog.percent.setText("50")
+    dialog.seed.setText("3")
+    asked = []
+    dataset_tab.ask_folder_dataset = lambda: asked.append(1) or dialog.options()
+    assert dataset_tab.create_from_folders()
+    assert asked == [1]
+    assert dataset_tab.dataset_info["rows"] == 4  # 50 % of 4 images in each of 2 classes
+    variables = [(n, k, s) for n, k, s, _h in dataset_tab.dataset_info["variables"]]
+    assert variables == [("x", "image", (1, 8, 8)), ("y", "number", (1,))]
+    dataset_tab.list.setCurrentRow(1)
+    assert dataset_tab.dataset_info["rows"] == 4
+    out = tmp_path / "out"
+    assert [d.uri for d in project.datasets] == [str(out / "training.csv"),
+                                                 str(out / "validation.csv")]  # fmt: skip
+    iris_document.stack.undo()
+    assert [d.uri for d in project.datasets] == ["builtin:iris/training", "builtin:iris/validation"]
+
+
+def test_create_from_folders_cancel_and_engine_errors(dataset_tab, iris_document, tmp_path):
+    from console_app.tabs.folder_dataset_dialog import FolderDatasetOptions
+
+    dataset_tab.ask_folder_dataset = lambda: None  # cancelled
+    assert not dataset_tab.create_from_folders()
+    (tmp_path / "full").mkdir()
+    (tmp_path / "full" / "x.txt").write_text("x")
+    options = FolderDatasetOptions(str(_class_folders(tmp_path)), str(tmp_path / "full"))
+    assert not dataset_tab.create_from_folders(options)
+    assert "is not empty" in dataset_tab.info.text()
+    assert iris_document.project.datasets[0].uri == "builtin:iris/training"
+
+
+@pytest.mark.parametrize(
+    ("field", "text", "reason"),
+    [
+        ("source", "", "Class folders: choose"),
+        ("out", " ", "Output folder: choose"),
+        ("size", "0", "Image size: empty, N or WIDTHxHEIGHT"),
+        ("size", "8x", "Image size"),
+        ("size", "8x8x8", "Image size"),
+        ("percent", "0", "Training %: a number in (0, 100]. Received: '0'"),
+        ("percent", "101", "Training %"),
+        ("percent", "abc", "Training %"),
+        ("seed", "1.5", "Split seed: an integer. Received: '1.5'"),
+        ("seed", "-1", "Split seed: a non-negative integer"),
+    ],
+)
+def test_dialog_refuses_invalid_values_with_reason(qtbot, field, text, reason):
+    from console_app.tabs.folder_dataset_dialog import FolderDatasetDialog
+
+    dialog = FolderDatasetDialog()
+    qtbot.addWidget(dialog)
+    dialog.source.setText("/in")
+    dialog.out.setText("/out")
+    getattr(dialog, field).setText(text)
+    assert dialog.options() is None
+    dialog.accept()
+    assert reason in dialog.error.text()
+    assert dialog.result() != FolderDatasetDialog.DialogCode.Accepted
+
+
+def test_dialog_reads_sizes_and_defaults(qtbot):
+    from console_app.tabs.folder_dataset_dialog import FolderDatasetDialog, FolderDatasetOptions
+
+    dialog = FolderDatasetDialog()
+    qtbot.addWidget(dialog)
+    dialog.source.setText("/in")
+    dialog.out.setText("/out")
+    assert dialog.options() == FolderDatasetOptions("/in", "/out", None, "rgb", 80.0, 0)
+    dialog.size.setText("32X24")
+    assert dialog.options().size == (32, 24)
+    dialog.size.setText(" 28 ")
+    assert dialog.options().size == (28, 28)
+    dialog.accept()
+    assert dialog.error.text() == ""
+    assert dialog.result() == FolderDatasetDialog.DialogCode.Accepted
 
 
 def test_rename_refuses_duplicates(dataset_tab, iris_document):
