@@ -24,15 +24,16 @@ _T_MAX = 2**32 - 2  # nnabla saturates t at uint32 max - 1
 # NumPy runs one core per ufunc; element-wise updates of large CPU parameters are split across
 # the cores (ufuncs release the GIL). Below this size the thread hand-off costs more than it saves.
 _PARALLEL_MIN_SIZE = 1 << 17
+_WORKERS = min(os.cpu_count() or 1, 8)
 _pool: list[ThreadPoolExecutor] = []
 
 
 def _worker_pool() -> ThreadPoolExecutor | None:
-    workers = min(os.cpu_count() or 1, 8)
-    if workers < 2:
+    """The shared pool of ``_WORKERS`` threads (None on a single core)."""
+    if _WORKERS < 2:
         return None
     if not _pool:
-        _pool.append(ThreadPoolExecutor(max_workers=workers, thread_name_prefix="solver"))
+        _pool.append(ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="solver"))
     return _pool[0]
 
 
@@ -223,7 +224,7 @@ class Solver:
         pool = _worker_pool()
         if pool is None:
             return False
-        n = pool._max_workers
+        n = _WORKERS
         names = list(slot.state)
         pieces = zip(_chunks(w, n), _chunks(np.ascontiguousarray(g), n),
                      *(_chunks(slot.state[k], n) for k in names), strict=True)  # fmt: skip
