@@ -7,10 +7,7 @@ what they share, so that each stays a few lines long.
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
-
-import numpy as np
 
 from engine.core.autograd import Variable
 from engine.core.backend import asarray, get_array_module
@@ -20,28 +17,6 @@ __all__ = ["Solver", "SolverState", "FORMAT_STATES"]
 
 FORMAT_STATES = "neurocanvas-solver-states"
 _T_MAX = 2**32 - 2  # nnabla saturates t at uint32 max - 1
-
-# NumPy runs one core per ufunc; element-wise updates of large CPU parameters are split across
-# the cores (ufuncs release the GIL). Below this size the thread hand-off costs more than it saves.
-_PARALLEL_MIN_SIZE = 1 << 17
-_WORKERS = min(os.cpu_count() or 1, 8)
-_pool: list[ThreadPoolExecutor] = []
-
-
-def _worker_pool() -> ThreadPoolExecutor | None:
-    """The shared pool of ``_WORKERS`` threads (None on a single core)."""
-    if _WORKERS < 2:
-        return None
-    if not _pool:
-        _pool.append(ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="solver"))
-    return _pool[0]
-
-
-def _chunks(a: Any, n: int) -> list[Any]:
-    """``n`` contiguous pieces of the flat view of ``a`` (views: writes reach ``a``)."""
-    flat = a.reshape(-1)
-    bounds = np.linspace(0, flat.size, n + 1).astype(int)
-    return [flat[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
 
 
 class SolverState:
@@ -74,8 +49,6 @@ class Solver:
     """
 
     state_names: tuple[str, ...] = ()
-    # The update of one element depends on that element only (Lars is not: it uses norms).
-    elementwise = True
     # AdamW, SgdW, Lars, AdaBelief(weight_decouple): weight_decay() sets the next update's rate
     decouples_decay = False
 
@@ -207,34 +180,8 @@ class Solver:
             if g is None:
                 continue
             slot.t = t = slot.t + 1 if slot.t < _T_MAX else _T_MAX
-            if not self._update_in_parallel(slot, g, t, lr * slot.mult):
-                update(slot.var.data, g, slot.state, t, lr * slot.mult)
+            update(slot.var.data, g, slot.state, t, lr * slot.mult)
         self._wd_next = None
-
-    def _update_in_parallel(self, slot: _Slot, g: Any, t: int, lr: float) -> bool:
-        """Run ``_update`` on slices of a large CPU parameter on several cores; False if unfit."""
-        w = slot.var.data
-        if not self.elementwise or w.size < _PARALLEL_MIN_SIZE or not isinstance(w, np.ndarray):
-            return False
-        arrays = [w, *slot.state.values()]
-        if g.shape != w.shape or not all(
-            a.flags.c_contiguous and a.shape == w.shape for a in arrays
-        ):
-            return False
-        pool = _worker_pool()
-        if pool is None:
-            return False
-        n = _WORKERS
-        names = list(slot.state)
-        pieces = zip(_chunks(w, n), _chunks(np.ascontiguousarray(g), n),
-                     *(_chunks(slot.state[k], n) for k in names), strict=True)  # fmt: skip
-        jobs = [
-            pool.submit(self._update, wp, gp, dict(zip(names, sp, strict=True)), t, lr)
-            for wp, gp, *sp in pieces
-        ]
-        for job in jobs:
-            job.result()
-        return True
 
     def _update(self, w: Any, g: Any, st: dict[str, Any], t: int, lr: float) -> None:
         raise NotImplementedError

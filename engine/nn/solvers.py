@@ -108,7 +108,6 @@ class Lars(Solver):
     """LARS with the CONFIG weight decay fused in (nnabla ``lars.cpp``, nnc-behaviour.md §4)."""
 
     state_names = ("v",)
-    elementwise = False  # the local rate uses the norms of the whole w and g
 
     def __init__(self, lr: float = 0.001, momentum: float = 0.9, coefficient: float = 0.001,
                  eps: float = 1e-6, **kw: Any) -> None:  # fmt: skip
