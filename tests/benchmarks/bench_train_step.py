@@ -5,7 +5,10 @@ tanh, conv 30@3x3, max-pool 2, tanh, affine 150, tanh, affine 10, softmax cross-
 784-1000-1000-10 MLP (ReLU). Each is timed in NeuroCanvas and, when PyTorch is installed, in
 PyTorch in the same process with the same initial weights; the ratio ours / PyTorch is printed.
 
-    python tests/benchmarks/bench_train_step.py [--steps 30] [--rounds 5]
+    python tests/benchmarks/bench_train_step.py [--steps 30] [--rounds 7] [--separate]
+
+``--separate`` times each framework in its own process instead (alternating), which removes the
+interference of one framework's idle-spinning threads with the other's.
 
 Timings are reported, never asserted (tests never assert wall-clock times).
 """
@@ -14,6 +17,8 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
+import sys
 import time
 
 import numpy as np
@@ -166,15 +171,70 @@ def run(name, build, torch_build, in_shape, steps, rounds) -> dict:
     return result
 
 
+NETWORKS = {
+    "LeNet (batch 64)": (lenet, torch_lenet),
+    "MLP 784-1000-1000-10": (mlp, torch_mlp),
+}
+
+
+def _alone(framework: str, name: str, steps: int) -> float:
+    """One framework's median step time in this process (used by ``--separate``)."""
+    rng = np.random.default_rng(0)
+    x_np = rng.standard_normal((BATCH, 1, 28, 28)).astype(np.float32)
+    t_np = rng.integers(0, 10, (BATCH, 1))
+    build, torch_build = NETWORKS[name]
+    if framework == "ours":
+        step, _ = ours_step_fn(build, x_np, t_np)
+    else:
+        import torch  # noqa: PLC0415
+
+        step = torch_step_fn(torch, torch_build(torch), x_np, t_np)
+    return time_steps(step, steps)
+
+
+def run_separate(name: str, steps: int, rounds: int) -> dict:
+    """Each framework in its own process, alternately: no thread pool of one spins on the cores
+    while the other computes (both keep two threads busy for a while after their last call)."""
+    times: dict[str, list[float]] = {"ours": [], "torch": []}
+    for _ in range(rounds):
+        for framework in times:
+            out = subprocess.run(
+                [sys.executable, __file__, "--alone", framework, name, "--steps", str(steps)],
+                capture_output=True, text=True, check=True,
+            )  # fmt: skip
+            times[framework].append(float(out.stdout.split()[-1]))
+    ratios = sorted(o / t for o, t in zip(times["ours"], times["torch"], strict=True))
+    result = {
+        "name": name,
+        "ours_ms": statistics.median(times["ours"]),
+        "torch_ms": statistics.median(times["torch"]),
+        "ratio": statistics.median(ratios),
+    }
+    print(f"{name:<24} NeuroCanvas {result['ours_ms']:7.2f} ms   PyTorch {result['torch_ms']:7.2f}"
+          f" ms   ratio {result['ratio']:.2f}x (rounds {ratios[0]:.2f}-{ratios[-1]:.2f}),"
+          " separate processes", flush=True)  # fmt: skip
+    return result
+
+
 def main(argv=None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=30)
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--separate", action="store_true",
+                        help="time each framework in its own process (alternating)")  # fmt: skip
+    parser.add_argument(
+        "--alone", nargs=2, metavar=("FRAMEWORK", "NETWORK"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args(argv)
     nn.set_device("cpu")
+    if args.alone:
+        print(f"{_alone(args.alone[0], args.alone[1], args.steps):.4f}")
+        return []
+    if args.separate:
+        return [run_separate(name, args.steps, args.rounds) for name in NETWORKS]
     return [
-        run("LeNet (batch 64)", lenet, torch_lenet, (1, 28, 28), args.steps, args.rounds),
-        run("MLP 784-1000-1000-10", mlp, torch_mlp, (1, 28, 28), args.steps, args.rounds),
+        run(name, build, torch_build, (1, 28, 28), args.steps, args.rounds)
+        for name, (build, torch_build) in NETWORKS.items()
     ]
 
 
