@@ -25,6 +25,27 @@ from engine.layers.property_types import (
 
 CATEGORY = "Math"
 
+
+def _extremum(type_: str, word: str, function: str):
+    """Max and Min: the same declaration with their own names."""
+    param = f"{function}_param"
+    return layer(
+        type_,
+        CATEGORY,
+        f"{word} over `Axes` (optionally the index only).",
+        (
+            INPUT,
+            prop("Axes", INT_ARRAY, "0", arg=f"{param}.axes -a -pyargname=axis"),
+            prop("KeepDims", BOOLEAN, "False", arg=f"{param}.keep_dims -pyargname=keepdims"),
+            prop("WithIndex", BOOLEAN, "False", computed=True, arg=f"{param}.with_index"),
+            prop("OnlyIndex", BOOLEAN, "False", arg=f"{param}.only_index"),
+            output("*SumOutputSize"),
+        ),
+        costs={"CostIf": "*Calc +*Input"},
+        function=function,
+    )
+
+
 SPECS = (
     layer(
         "Sum",
@@ -103,40 +124,8 @@ SPECS = (
         },
         function="cumprod",
     ),
-    layer(
-        "Max",
-        CATEGORY,
-        "Maximum over `Axes` (optionally the index only).",
-        (
-            INPUT,
-            prop("Axes", INT_ARRAY, "0", arg="max_param.axes -a -pyargname=axis"),
-            prop("KeepDims", BOOLEAN, "False", arg="max_param.keep_dims -pyargname=keepdims"),
-            prop("WithIndex", BOOLEAN, "False", computed=True, arg="max_param.with_index"),
-            prop("OnlyIndex", BOOLEAN, "False", arg="max_param.only_index"),
-            output("*SumOutputSize"),
-        ),
-        costs={
-            "CostIf": "*Calc +*Input",
-        },
-        function="max",
-    ),
-    layer(
-        "Min",
-        CATEGORY,
-        "Minimum over `Axes` (optionally the index only).",
-        (
-            INPUT,
-            prop("Axes", INT_ARRAY, "0", arg="min_param.axes -a -pyargname=axis"),
-            prop("KeepDims", BOOLEAN, "False", arg="min_param.keep_dims -pyargname=keepdims"),
-            prop("WithIndex", BOOLEAN, "False", computed=True, arg="min_param.with_index"),
-            prop("OnlyIndex", BOOLEAN, "False", arg="min_param.only_index"),
-            output("*SumOutputSize"),
-        ),
-        costs={
-            "CostIf": "*Calc +*Input",
-        },
-        function="min",
-    ),
+    _extremum("Max", "Maximum", "max"),
+    _extremum("Min", "Minimum", "min"),
     layer(
         "Norm",
         CATEGORY,

@@ -34,6 +34,89 @@ from engine.layers.property_types import (
 
 CATEGORY = "Quantize"
 
+BINARY_CONNECT_PAPER = (
+    "M. Courbariaux, Y. Bengio, and J.-P. David. BinaryConnect: Training Deep Neural "
+    "Networks with binary weights during propagations. https://arxiv.org/abs/1511.00363"
+)
+XNOR_NET_PAPER = (
+    "Rastegari, Mohammad, et al. XNOR-Net: ImageNet Classification Using Binary "
+    "Convolutional Neural Networks. https://arxiv.org/abs/1603.05279"
+)
+
+
+def _binary_affine(type_: str, description: str, function: str, fn_scope: str, paper: str):
+    """BinaryConnectAffine and BinaryWeightAffine: Sony's two files differ only in their names."""
+    return layer(
+        type_,
+        CATEGORY,
+        description,
+        (
+            INPUT,
+            prop("OutShape", PINT_ARRAY, "100", search=True, arg="outshape"),
+            prop("WithBias", BOOLEAN, "True", arg="with_bias"),
+            prop("BaseAxis", UINT, "0", computed=True, arg=f"{function}_param.base_axis -a"),
+            PARAMETER_SCOPE,
+            *param_props("W", "UniformAffineGlorot", AFFINE_INIT),
+            *param_props("Wb", "Constant", AFFINE_INIT, multiplier="0.0", lr="0.0"),
+            *param_props("b", "Constant", BIAS_INIT, multiplier="0.0"),
+            output("*OutShape"),
+        ),
+        connectors=(
+            param("W", "*AffineWeightShape"),
+            param("Wb", "*AffineWeightShape", short="Wb"),
+            param("b", "*OutShape", enable="*WithBias"),
+        ),
+        costs={
+            "CostAdd": "*Calc +*Input:**OutShape",
+            "CostParameter": "*AffineParameterSizeDiv32",
+        },
+        function=function,
+        fn_scope=fn_scope,
+        color=0x6AA1BD,
+        reference=paper,
+    )
+
+
+def _binary_convolution(type_: str, description: str, function: str, fn_scope: str, paper: str):
+    """BinaryConnectConvolution and BinaryWeightConvolution: the same declaration by name."""
+    arg = f"{function}_param"
+    return layer(
+        type_,
+        CATEGORY,
+        description,
+        (
+            INPUT,
+            prop("OutMaps", PINT, "16", search=True, short="Maps", arg="outmaps"),
+            prop("KernelShape", PINT_ARRAY, "5,5", canvas=True, search=True, arg="kernel"),
+            prop("WithBias", BOOLEAN, "True"),
+            prop("BorderMode", OPTION, "valid", options=("valid", "full", "same")),
+            prop("Padding", UINT_ARRAY, "*ConvolutionPaddingSize", arg=f"{arg}.pad"),
+            prop("Strides", PINT_ARRAY, "1,1", arg=f"{arg}.stride"),
+            prop("Dilation", PINT_ARRAY, "1,1", arg=f"{arg}.dilation"),
+            prop("Group", PINT, "1", computed=True, arg=f"{arg}.group"),
+            prop("BaseAxis", UINT, "0", computed=True, arg=f"{arg}.base_axis -a"),
+            PARAMETER_SCOPE,
+            *param_props("W", "UniformConvolutionGlorot", CONV_INIT),
+            *param_props("Wb", "Constant", CONV_INIT_NO_CL, multiplier="0.0", lr="0.0"),
+            *param_props("b", "Constant", BIAS_INIT, multiplier="0.0"),
+            output("*ConvolutionOutputSize"),
+        ),
+        connectors=(
+            param("W", "*ConvolutionWeightShape"),
+            param("Wb", "*ConvolutionWeightShape", short="Wb"),
+            param("b", "*OutMaps", enable="*WithBias"),
+        ),
+        costs={
+            "CostParameter": "*ConvolutionParameterSizeDiv32",
+            "CostAdd": "*ConvolutionMultiplyAddSize",
+        },
+        function=function,
+        fn_scope=fn_scope,
+        color=0x6AA1BD,
+        reference=paper,
+    )
+
+
 SPECS = (
     layer(
         "FixedPointQuantize",
@@ -112,182 +195,33 @@ SPECS = (
             " Lossless CNNs with Low-precision Weights. https://arxiv.org/abs/1702.03044"
         ),
     ),
-    layer(
+    _binary_affine(
         "BinaryConnectAffine",
-        CATEGORY,
-        (
-            "Affine with weights binarized to sign(W) in the forward pass (float W kept for "
-            "training)."
-        ),
-        (
-            INPUT,
-            prop("OutShape", PINT_ARRAY, "100", search=True, arg="outshape"),
-            prop("WithBias", BOOLEAN, "True", arg="with_bias"),
-            prop(
-                "BaseAxis",
-                UINT,
-                "0",
-                computed=True,
-                arg="binary_connect_affine_param.base_axis -a",
-            ),
-            PARAMETER_SCOPE,
-            *param_props("W", "UniformAffineGlorot", AFFINE_INIT),
-            *param_props("Wb", "Constant", AFFINE_INIT, multiplier="0.0", lr="0.0"),
-            *param_props("b", "Constant", BIAS_INIT, multiplier="0.0"),
-            output("*OutShape"),
-        ),
-        connectors=(
-            param("W", "*AffineWeightShape"),
-            param("Wb", "*AffineWeightShape", short="Wb"),
-            param("b", "*OutShape", enable="*WithBias"),
-        ),
-        costs={
-            "CostAdd": "*Calc +*Input:**OutShape",
-            "CostParameter": "*AffineParameterSizeDiv32",
-        },
-        function="binary_connect_affine",
-        fn_scope="bicon_affine",
-        color=0x6AA1BD,
-        reference=(
-            "M. Courbariaux, Y. Bengio, and J.-P. David. BinaryConnect: Training Deep Neural "
-            "Networks with binary weights during propagations. https://arxiv.org/abs/1511.00363"
-        ),
+        "Affine with weights binarized to sign(W) in the forward pass (float W kept for training).",
+        "binary_connect_affine",
+        "bicon_affine",
+        BINARY_CONNECT_PAPER,
     ),
-    layer(
+    _binary_convolution(
         "BinaryConnectConvolution",
-        CATEGORY,
         "Convolution with weights binarized to sign(W) in the forward pass.",
-        (
-            INPUT,
-            prop("OutMaps", PINT, "16", search=True, short="Maps", arg="outmaps"),
-            prop("KernelShape", PINT_ARRAY, "5,5", canvas=True, search=True, arg="kernel"),
-            prop("WithBias", BOOLEAN, "True"),
-            prop("BorderMode", OPTION, "valid", options=("valid", "full", "same")),
-            prop(
-                "Padding",
-                UINT_ARRAY,
-                "*ConvolutionPaddingSize",
-                arg="binary_connect_convolution_param.pad",
-            ),
-            prop("Strides", PINT_ARRAY, "1,1", arg="binary_connect_convolution_param.stride"),
-            prop("Dilation", PINT_ARRAY, "1,1", arg="binary_connect_convolution_param.dilation"),
-            prop("Group", PINT, "1", computed=True, arg="binary_connect_convolution_param.group"),
-            prop(
-                "BaseAxis",
-                UINT,
-                "0",
-                computed=True,
-                arg="binary_connect_convolution_param.base_axis -a",
-            ),
-            PARAMETER_SCOPE,
-            *param_props("W", "UniformConvolutionGlorot", CONV_INIT),
-            *param_props("Wb", "Constant", CONV_INIT_NO_CL, multiplier="0.0", lr="0.0"),
-            *param_props("b", "Constant", BIAS_INIT, multiplier="0.0"),
-            output("*ConvolutionOutputSize"),
-        ),
-        connectors=(
-            param("W", "*ConvolutionWeightShape"),
-            param("Wb", "*ConvolutionWeightShape", short="Wb"),
-            param("b", "*OutMaps", enable="*WithBias"),
-        ),
-        costs={
-            "CostParameter": "*ConvolutionParameterSizeDiv32",
-            "CostAdd": "*ConvolutionMultiplyAddSize",
-        },
-        function="binary_connect_convolution",
-        fn_scope="bicon_conv",
-        color=0x6AA1BD,
-        reference=(
-            "M. Courbariaux, Y. Bengio, and J.-P. David. BinaryConnect: Training Deep Neural "
-            "Networks with binary weights during propagations. https://arxiv.org/abs/1511.00363"
-        ),
+        "binary_connect_convolution",
+        "bicon_conv",
+        BINARY_CONNECT_PAPER,
     ),
-    layer(
+    _binary_affine(
         "BinaryWeightAffine",
-        CATEGORY,
         "Affine with weights binarized to alpha sign(W), alpha = mean |W| per output unit.",
-        (
-            INPUT,
-            prop("OutShape", PINT_ARRAY, "100", search=True, arg="outshape"),
-            prop("WithBias", BOOLEAN, "True", arg="with_bias"),
-            prop(
-                "BaseAxis",
-                UINT,
-                "0",
-                computed=True,
-                arg="binary_weight_affine_param.base_axis -a",
-            ),
-            PARAMETER_SCOPE,
-            *param_props("W", "UniformAffineGlorot", AFFINE_INIT),
-            *param_props("Wb", "Constant", AFFINE_INIT, multiplier="0.0", lr="0.0"),
-            *param_props("b", "Constant", BIAS_INIT, multiplier="0.0"),
-            output("*OutShape"),
-        ),
-        connectors=(
-            param("W", "*AffineWeightShape"),
-            param("Wb", "*AffineWeightShape", short="Wb"),
-            param("b", "*OutShape", enable="*WithBias"),
-        ),
-        costs={
-            "CostAdd": "*Calc +*Input:**OutShape",
-            "CostParameter": "*AffineParameterSizeDiv32",
-        },
-        function="binary_weight_affine",
-        fn_scope="bwn_affine",
-        color=0x6AA1BD,
-        reference=(
-            "Rastegari, Mohammad, et al. XNOR-Net: ImageNet Classification Using Binary "
-            "Convolutional Neural Networks. https://arxiv.org/abs/1603.05279"
-        ),
+        "binary_weight_affine",
+        "bwn_affine",
+        XNOR_NET_PAPER,
     ),
-    layer(
+    _binary_convolution(
         "BinaryWeightConvolution",
-        CATEGORY,
         "Convolution with weights binarized to alpha sign(W), alpha = mean |W| per output map.",
-        (
-            INPUT,
-            prop("OutMaps", PINT, "16", search=True, short="Maps", arg="outmaps"),
-            prop("KernelShape", PINT_ARRAY, "5,5", canvas=True, search=True, arg="kernel"),
-            prop("WithBias", BOOLEAN, "True"),
-            prop("BorderMode", OPTION, "valid", options=("valid", "full", "same")),
-            prop(
-                "Padding",
-                UINT_ARRAY,
-                "*ConvolutionPaddingSize",
-                arg="binary_weight_convolution_param.pad",
-            ),
-            prop("Strides", PINT_ARRAY, "1,1", arg="binary_weight_convolution_param.stride"),
-            prop("Dilation", PINT_ARRAY, "1,1", arg="binary_weight_convolution_param.dilation"),
-            prop("Group", PINT, "1", computed=True, arg="binary_weight_convolution_param.group"),
-            prop(
-                "BaseAxis",
-                UINT,
-                "0",
-                computed=True,
-                arg="binary_weight_convolution_param.base_axis -a",
-            ),
-            PARAMETER_SCOPE,
-            *param_props("W", "UniformConvolutionGlorot", CONV_INIT),
-            *param_props("Wb", "Constant", CONV_INIT_NO_CL, multiplier="0.0", lr="0.0"),
-            *param_props("b", "Constant", BIAS_INIT, multiplier="0.0"),
-            output("*ConvolutionOutputSize"),
-        ),
-        connectors=(
-            param("W", "*ConvolutionWeightShape"),
-            param("Wb", "*ConvolutionWeightShape", short="Wb"),
-            param("b", "*OutMaps", enable="*WithBias"),
-        ),
-        costs={
-            "CostParameter": "*ConvolutionParameterSizeDiv32",
-            "CostAdd": "*ConvolutionMultiplyAddSize",
-        },
-        function="binary_weight_convolution",
-        fn_scope="bwn_conv",
-        color=0x6AA1BD,
-        reference=(
-            "Rastegari, Mohammad, et al. XNOR-Net: ImageNet Classification Using Binary "
-            "Convolutional Neural Networks. https://arxiv.org/abs/1603.05279"
-        ),
+        "binary_weight_convolution",
+        "bwn_conv",
+        XNOR_NET_PAPER,
     ),
     layer(
         "BinaryTanh",
