@@ -70,7 +70,7 @@ SPECS = (
             prop("ID", TEXT, "*Name", computed=True, arg="recurrent_param.repeat_id"),
             output("*ShapeExceptAxis"),
         ),
-        support=Support.UNSUPPORTED,  # recurrent loops: not in the engine yet
+        support=Support.GRAPH,
         color=0xA18FB2,
     ),
     layer(
@@ -84,7 +84,7 @@ SPECS = (
             prop("Length", PINT, "*RecurrentLength", computed=True, arg="recurrent_param.length"),
             output("*RecurrentOutputSize"),
         ),
-        support=Support.UNSUPPORTED,  # recurrent loops: not in the engine yet
+        support=Support.GRAPH,
         color=0xA18FB2,
     ),
     layer(
@@ -102,7 +102,7 @@ SPECS = (
             output("*Size"),
         ),
         connectors=(data("Initial", "*Size"),),
-        support=Support.UNSUPPORTED,  # recurrent loops: not in the engine yet
+        support=Support.GRAPH,
         color=0xA18FB2,
         is_param=False,
     ),

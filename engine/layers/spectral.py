@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from engine.layers.declare import (
     INPUT,
-    Support,
     layer,
     output,
     prop,
@@ -38,7 +37,7 @@ SPECS = (
             "CostMultiply": "*Calc +*Input:**Normalized",
             "CostMultiplyAdd": "*FFTMultiplyAddSize",
         },
-        support=Support.UNSUPPORTED,
+        function="fft",
         export_name="fft",
     ),
     layer(
@@ -55,7 +54,7 @@ SPECS = (
             "CostMultiply": "*Calc +*Input:**Normalized",
             "CostMultiplyAdd": "*FFTMultiplyAddSize",
         },
-        support=Support.UNSUPPORTED,
+        function="ifft",
         export_name="ifft",
     ),
 )

@@ -150,7 +150,7 @@ SPECS = (
             "CostAdd": "*Calc +*Size:**Length:*4",
             "CostMultiplyAdd": "*Calc +*InnerShape:+*Size:**Size:**Length:*4",
         },
-        support=Support.UNSUPPORTED,  # a recurrent unit: not in the engine yet
+        support=Support.GRAPH,
         fn_scope="lstm",
         color=0x6AA1BD,
     ),

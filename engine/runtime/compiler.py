@@ -42,6 +42,7 @@ from engine.graph.project import Project
 from engine.layers import find_spec
 from engine.layers.evaluate import LayerEval, RuleError
 from engine.layers.spec import ConnectorKind, LayerSpec, ParameterSpec, SideConnector, Support
+from engine.runtime import recurrent
 from engine.runtime.program import (
     GeneratorDecl,
     ParameterDecl,
@@ -112,10 +113,13 @@ class _Scope:
     overrides: Mapping[str, str] = field(default_factory=dict)  # the Unit's <L>.<p>.* values
     unit: str | None = None  # the unit network's name, for messages
     repeat: tuple[tuple[str, int], ...] = ()  # (RepeatStart ID, iteration) of enclosing blocks
+    time: tuple[int, ...] = ()  # time step in the enclosing recurrent loops
 
     def name(self, layer: str) -> str:
-        """The layer's call path: ``SE1/Conv``, ``Conv[1]`` in iteration 1 of a repeat block."""
-        return self.path + layer + "".join(f"[{i}]" for _, i in self.repeat)
+        """The layer's call path: ``SE1/Conv``, ``Conv[1]`` in iteration 1 of a repeat block,
+        ``Tanh[t=3]`` in time step 3 of a recurrent loop."""
+        return (self.path + layer + "".join(f"[{i}]" for _, i in self.repeat)
+                + "".join(f"[t={t}]" for t in self.time))  # fmt: skip
 
     def parameter(self, name: str) -> str:
         """nnabla's expansion of repeat ids: ``Conv{RepeatStart}/conv/W`` -> ``Conv[1]/conv/W``."""
@@ -157,9 +161,20 @@ class _Compiler:
             self._check_runnable(find_spec(layer.type), layer, scope)
         repeats = any(layer.type == "RepeatStart" for layer in network.layers)
         blocks = resolve.repeat_blocks(network) if repeats else {}
+        loops = self._loops(network, scope)
+        order = recurrent.order(network, loops) if loops else _order(network)
+        loop_of = {n: b for b in loops.values() for n in (b.start, *b.members, b.end)}
         refs: dict[str, Ref] = {}
-        self._sequence(inference, _order(network), blocks, (), refs, scope)
+        self._sequence(inference, order, blocks, (), refs, scope, loop_of)
         return refs
+
+    def _loops(self, network: Network, scope: _Scope) -> dict[str, recurrent.Block]:
+        if not any(layer.type == "RecurrentInput" for layer in network.layers):
+            return {}
+        try:
+            return recurrent.blocks(network)
+        except ValueError as exc:
+            raise CompileError(f'network "{self.top}": {exc}') from None
 
     def _sequence(
         self,
@@ -169,13 +184,19 @@ class _Compiler:
         level: tuple[str, ...],
         refs: dict[str, Ref],
         scope: _Scope,
+        loop_of: Mapping[str, recurrent.Block],
     ) -> None:
         """The layers of one repeat level (``level``: the enclosing RepeatStart layers)."""
         for layer in order:
             if blocks.get(layer.name, ()) != level or layer.type == "RepeatEnd":
                 continue  # inside a nested block, or a block's end (set by its loop)
-            if layer.type == "RepeatStart":
-                self._repeat(inference, order, blocks, level, layer, refs, scope)
+            loop = loop_of.get(layer.name)
+            if loop is not None:  # a recurrent loop: compiled as a whole at its start
+                if layer.name == loop.start:
+                    inner = [x for x in order if loop_of.get(x.name) is loop]
+                    recurrent.compile_block(self, inference, loop, inner, refs, scope)
+            elif layer.type == "RepeatStart":
+                self._repeat(inference, order, blocks, level, layer, refs, scope, loop_of)
             else:
                 self._one(inference, layer, refs, scope)
 
@@ -215,6 +236,7 @@ class _Compiler:
         start: Layer,
         refs: dict[str, Ref],
         scope: _Scope,
+        loop_of: Mapping[str, recurrent.Block],
     ) -> None:
         """RepeatStart ... RepeatEnd unrolled ``Times`` times, each copy with its own
         parameters (``{ID}`` -> ``[i]`` in their names, as nnabla expands them)."""
@@ -239,7 +261,7 @@ class _Compiler:
         for i in range(times if isinstance(times, int) else 1):
             refs[start.name] = current
             inner = replace(scope, repeat=(*scope.repeat, (str(ev.value("ID")), i)))
-            self._sequence(inference, order, blocks, (*level, start.name), refs, inner)
+            self._sequence(inference, order, blocks, (*level, start.name), refs, inner, loop_of)
             current = refs[source]
         refs[end] = current
 
@@ -279,6 +301,11 @@ class _Compiler:
             return self._working_memory(layer, ev, mains, scope)
         if kind == "Unit":
             return self._unit(inference, layer, ev, mains, scope)
+        if kind == "LSTM":
+            return recurrent.compile_lstm(self, inference, layer, ev, mains, refs, scope)
+        if kind in ("RecurrentInput", "RecurrentOutput", "Delay"):
+            raise self.error(scope, layer.name, f"{kind} is not inside a recurrent loop "
+                             f"(RecurrentInput ... RecurrentOutput)")  # fmt: skip
         return self._kernel(inference.network, layer, spec, ev, mains, refs, scope)
 
     # -- graph layers ------------------------------------------------------------------------
@@ -528,9 +555,10 @@ def _order(network: Network) -> list[Layer]:
     layers = network.layers
     index = {layer.name: i for i, layer in enumerate(layers)}
     waiting = {layer.name: 0 for layer in layers}
-    for link in network.links:
-        if link.source in index and link.destination in index:
-            waiting[link.destination] += 1
+    edges = [k for k in network.links if k.source in index and k.destination in index
+             and not recurrent.is_back_edge(network, k.destination, k.dest_pin)]  # fmt: skip
+    for link in edges:
+        waiting[link.destination] += 1
     ready = [index[name] for name, n in waiting.items() if n == 0]
     heapq.heapify(ready)
     order: list[Layer] = []
@@ -538,6 +566,8 @@ def _order(network: Network) -> list[Layer]:
         layer = layers[heapq.heappop(ready)]
         order.append(layer)
         for link in network.outputs_of(layer.name):
+            if recurrent.is_back_edge(network, link.destination, link.dest_pin):
+                continue
             waiting[link.destination] -= 1
             if waiting[link.destination] == 0:
                 heapq.heappush(ready, index[link.destination])

@@ -66,6 +66,8 @@ class Step:
     ``batch_kwargs`` are shape arguments written without the batch axis (``-b`` in the
     catalogue: Reshape, Broadcast); the batch size is prepended when the step runs.
     ``after`` is an optional hook run on the output (WorkingMemory stores its input).
+    ``item`` picks one output of a function that returns several (``F.split``: one time step
+    of a recurrent input); otherwise the first output is the data (``with_index`` variants).
     """
 
     name: str
@@ -76,6 +78,7 @@ class Step:
     shape: Shape  # expected output shape, batch excluded
     batch_kwargs: tuple[str, ...] = ()
     is_loss: bool = False
+    item: int | None = None
     after: Callable[[Variable], None] | None = field(default=None, compare=False)
 
 
@@ -215,7 +218,7 @@ class Program:
                 kwargs[key] = (size, *kwargs[key])
             out = step.function(*(value(r) for r in step.inputs), **kwargs)
             if isinstance(out, tuple):  # with_index / output_mask variants: the data comes first
-                out = out[0]
+                out = out[step.item or 0]
             if step.after is not None:
                 step.after(out)
             acts[step.name] = out

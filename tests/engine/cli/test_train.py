@@ -82,7 +82,10 @@ def test_existing_job_folder_and_unsupported_layer(kit, tmp_path, capsys):
     assert main(["train", str(path), "-o", str(tmp_path / "job")]) == 2
     assert "job folders are never overwritten" in capsys.readouterr().err
     assert (tmp_path / "job" / "keep.txt").read_text() == "mine"
-    layers = [kit.layer("Input", "Input", Size=(4, 3), Dataset="x"), kit.layer("ReLU", "FFT")]
+    layers = [
+        kit.layer("Input", "Input", Size=(4, 3), Dataset="x"),
+        kit.layer("ReLU", "NmsDetection2d"),
+    ]
     project = kit.make_project(
         [kit.network("Main", layers, kit.chain("Input", "ReLU"))],
         train=tmp_path / "train.csv",
@@ -92,7 +95,7 @@ def test_existing_job_folder_and_unsupported_layer(kit, tmp_path, capsys):
     assert main(["train", str(path), "-o", str(tmp_path / "job2"), "--events"]) == 2
     out, err = capsys.readouterr()
     assert json.loads(out) == {**json.loads(out), "event": "error"}
-    assert 'network "Main", layer "ReLU": layer type FFT is not supported' in err
+    assert 'network "Main", layer "ReLU": layer type NmsDetection2d is not supported' in err
     assert not (tmp_path / "job2").exists()
 
 

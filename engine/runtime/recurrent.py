@@ -1,0 +1,290 @@
+"""Recurrent loops at run time: RecurrentInput ... RecurrentOutput, Delay and the LSTM layer.
+
+nnabla unrolls a recurrent block when it loads a network (``nnabla/utils/nnp_graph.py``,
+``_expand_repeat``) and the compiler does the same:
+
+* RecurrentInput is a Split of its input along ``Axis``: one time step per slice;
+* every layer of the block is copied once per time step (``Tanh[t=3]``) and the copies share
+  the parameters: recurrent parameter names carry no ``{id}``, unlike repeat blocks;
+* Delay gives its ``Initial`` value (side input, dataset variable or generator) at step 0 and
+  its input of the previous step afterwards;
+* RecurrentOutput stacks the per-step values of its input along ``Axis``.
+
+Backpropagation through time is then the ordinary backward pass of the unrolled steps.
+
+A block is the set of layers downstream of the RecurrentInput and not downstream of the
+matching RecurrentOutput; the links into a Delay's main input are the recurrent back edges and
+order nothing. The LSTM layer (NNC's built-in unit ``Unit/LSTM.sdcproj``) is compiled here as the
+same unrolled loop: per step ``Concatenate(H, x_t)``, four affine gates, ``C = I*tanh(A) + F*C'``
+and ``H = O*tanh(C)``, its parameters named ``<scope>/Affine/affine/W`` ... as NNC names them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+import networkx as nx
+
+import engine.nn.functions as F
+from engine.graph import resolve
+from engine.graph.infer import NetworkInference
+from engine.graph.network import Layer, Network
+from engine.layers.evaluate import LayerEval
+from engine.layers.spec import ConnectorKind, LayerSpec
+from engine.runtime.program import Ref, Step
+
+if TYPE_CHECKING:  # the compiler imports this module
+    from engine.runtime.compiler import _Compiler, _Scope
+
+__all__ = ["Block", "blocks", "order", "compile_block", "compile_lstm"]
+
+
+@dataclass(frozen=True)
+class Block:
+    """One recurrent loop: its RecurrentInput, RecurrentOutput and the layers in between."""
+
+    start: str
+    end: str
+    members: tuple[str, ...]  # in network order
+
+
+def is_back_edge(network: Network, destination: str, pin: int) -> bool:
+    """A link into a Delay's main input: the value of the previous time step."""
+    return pin == 0 and network.layer(destination).type == "Delay"
+
+
+def blocks(network: Network) -> dict[str, Block]:
+    """RecurrentInput name -> its block, for every RecurrentOutput that closes one."""
+    graph = nx.DiGraph()
+    graph.add_nodes_from(layer.name for layer in network.layers)
+    graph.add_edges_from((k.source, k.destination) for k in network.links)
+    found: dict[str, Block] = {}
+    owner: dict[str, str] = {}
+    for layer in network.layers:
+        if layer.type != "RecurrentOutput":
+            continue
+        start = resolve.matching_start(network, layer.name, "RecurrentInput", "RecurrentOutput")
+        if start is None:
+            continue
+        inside = nx.descendants(graph, start) - nx.descendants(graph, layer.name) - {layer.name}
+        members = tuple(x.name for x in network.layers if x.name in inside)
+        for name in members:
+            if name in owner:
+                raise ValueError(
+                    f'layer "{name}" is inside two recurrent loops ({owner[name]}, {start}): '
+                    f"nested recurrent loops are not supported"
+                )
+            owner[name] = start
+        found[start] = Block(start, layer.name, members)
+    return found
+
+
+def order(network: Network, found: Mapping[str, Block]) -> list[Layer]:
+    """Layers with producers first, each block's layers together (start, members, end).
+
+    Ties keep the network's order. A block is one node of the sort, so every layer feeding any
+    of its members is placed before the loop and every consumer of its output after it.
+    """
+    node = {layer.name: layer.name for layer in network.layers}
+    for block in found.values():
+        for name in (block.start, *block.members, block.end):
+            node[name] = block.start
+    index = {layer.name: i for i, layer in enumerate(network.layers)}
+    graph = nx.DiGraph()
+    graph.add_nodes_from(set(node.values()))
+    for k in network.links:
+        a, b = node.get(k.source), node.get(k.destination)
+        if (
+            a is not None
+            and b is not None
+            and a != b
+            and not is_back_edge(network, k.destination, k.dest_pin)
+        ):
+            graph.add_edge(a, b)
+    first = {n: min(index[x] for x in node if node[x] == n) for n in graph.nodes}
+    result: list[Layer] = []
+    for n in nx.lexicographical_topological_sort(graph, key=lambda n: first[n]):
+        if n in found:
+            inner = _inner_order(network, found[n])
+            result.extend(network.layer(x) for x in inner)
+        else:
+            result.append(network.layer(n))
+    return result
+
+
+def _inner_order(network: Network, block: Block) -> list[str]:
+    names = {block.start, *block.members, block.end}
+    graph = nx.DiGraph()
+    graph.add_nodes_from(names)
+    graph.add_edges_from(
+        (k.source, k.destination) for k in network.links
+        if k.source in names and k.destination in names
+        and not is_back_edge(network, k.destination, k.dest_pin)
+    )  # fmt: skip
+    index = {layer.name: i for i, layer in enumerate(network.layers)}
+    return list(nx.lexicographical_topological_sort(graph, key=lambda n: index[n]))
+
+
+# -- compiling one block --------------------------------------------------------------------
+
+
+def _time(scope: _Scope, t: int) -> _Scope:
+    return replace(scope, time=(*scope.time, t))
+
+
+def compile_block(
+    comp: _Compiler,
+    inference: NetworkInference,
+    block: Block,
+    inner: list[Layer],
+    refs: dict[str, Ref],
+    scope: _Scope,
+) -> None:
+    """Unroll ``block`` (``inner``: its layers in order) over the time axis into ``comp``."""
+    network = inference.network
+    start = network.layer(block.start)
+    source = next((refs[k.source] for k in network.inputs_of(start.name)
+                   if k.dest_pin == 0 and k.source in refs), None)  # fmt: skip
+    if source is None:
+        raise comp.error(scope, start.name, "the recurrent input has no input")
+    ev = comp._eval(inference, start, scope)
+    axis = int(ev.value("Axis"))  # type: ignore[arg-type]
+    length = ev.input_shape[axis]
+    delays = [layer for layer in inner if layer.type == "Delay"]
+    initial = {d.name: _delay_initial(comp, inference, d, refs, scope) for d in delays}
+    previous: dict[str, Ref] = {}
+    per_step: list[Ref] = []
+    end_source = next((k.source for k in network.inputs_of(block.end) if k.dest_pin == 0), None)
+    for t in range(length):
+        at = _time(scope, t)
+        refs[start.name] = _split(comp, at.name(start.name), start.type, source, axis, t,
+                                  tuple(ev.output_shape() or ()))  # fmt: skip
+        for delay in delays:
+            back = next(k.source for k in network.inputs_of(delay.name) if k.dest_pin == 0)
+            refs[delay.name] = initial[delay.name] if t == 0 else previous[back]
+        for layer in inner:
+            if layer.name not in (start.name, block.end) and layer.type != "Delay":
+                comp._one(inference, layer, refs, at)
+        previous = dict(refs)
+        if end_source is None or end_source not in refs:
+            raise comp.error(scope, block.end, "the recurrent output has no input")
+        per_step.append(refs[end_source])
+    end_ev = comp._eval(inference, network.layer(block.end), scope)
+    refs[block.end] = _stack(comp, scope.name(block.end), "RecurrentOutput", per_step,
+                             int(end_ev.value("Axis")), tuple(end_ev.output_shape() or ()))  # type: ignore[arg-type]  # fmt: skip
+
+
+def _split(comp: _Compiler, name: str, type_: str, x: Ref, axis: int, t: int,
+           shape: tuple[int, ...]) -> Ref:  # fmt: skip
+    """Time step ``t`` of ``x`` (``axis`` counted without the batch axis)."""
+    step = Step(name, type_, F.split, (x,), {"axis": axis + 1}, shape, item=t)
+    comp.steps.append(step)
+    return ("step", name)
+
+
+def _stack(comp: _Compiler, name: str, type_: str, parts: list[Ref], axis: int,
+           shape: tuple[int, ...]) -> Ref:  # fmt: skip
+    comp.steps.append(Step(name, type_, F.stack, tuple(parts), {"axis": axis + 1}, shape))
+    return ("step", name)
+
+
+def _delay_initial(
+    comp: _Compiler, inference: NetworkInference, delay: Layer, refs: Mapping[str, Ref],
+    scope: _Scope,
+) -> Ref:  # fmt: skip
+    ev = comp._eval(inference, delay, scope)
+    wired = next((refs[k.source] for k in inference.network.inputs_of(delay.name)
+                  if k.dest_pin == 1 and k.source in refs), None)  # fmt: skip
+    return _initial(comp, delay, ev.spec, ev, "Initial", wired, scope)
+
+
+def _initial(
+    comp: _Compiler, layer: Layer, spec: LayerSpec, ev: LayerEval, connector: str,
+    wired: Ref | None, scope: _Scope,
+) -> Ref:  # fmt: skip
+    """A state's value at step 0: the wired input, a constant (a step, so exports can write
+    it) or the connector's dataset variable or Normal/Uniform generator."""
+    if wired is not None:
+        return wired
+    shape = tuple(ev.connector_shape(connector))
+    generator = str(ev.value(f"{connector}.Generator"))
+    dataset = str(ev.value(f"{connector}.Dataset") or "")
+    if generator == "Constant" or (generator == "None" and not dataset):
+        value = float(ev.value(f"{connector}.GeneratorMultiplier") or 0.0)  # type: ignore[arg-type]
+        name = scope.name(layer.name) + f"/{connector}"
+        comp.steps.append(Step(name, "Delay", F.constant, (), {"val": value, "shape": shape},
+                               shape, batch_kwargs=("shape",)))  # fmt: skip
+        return ("step", name)
+    spec_connector = next(c for c in spec.connectors if c.name == connector)
+    return comp._connector(layer, spec, ev, spec_connector, None, scope)
+
+
+# -- the LSTM layer -------------------------------------------------------------------------
+
+_GATES = ("Affine", "IGate", "FGate", "OGate")
+
+
+def compile_lstm(
+    comp: _Compiler, inference: NetworkInference, layer: Layer, ev: LayerEval, mains: list[Ref],
+    refs: Mapping[str, Ref], scope: _Scope,
+) -> Ref:  # fmt: skip
+    """NNC's LSTM unit unrolled: the steps of ``Unit/LSTM.sdcproj`` for every time step."""
+    spec = ev.spec
+    if not mains:
+        raise comp.error(scope, layer.name, "the LSTM layer has no input")
+    wired = {k.dest_pin: refs[k.source] for k in inference.network.inputs_of(layer.name)
+             if k.dest_pin > 0 and k.source in refs}  # fmt: skip
+    pins = {c.name: pin for pin, c in enumerate(spec.connectors, start=1)}
+    params: dict[str, Ref] = {}
+    for c in spec.connectors:
+        if c.kind is ConnectorKind.PARAMETER:
+            params[c.name] = comp._connector(layer, spec, ev, c, wired.get(pins[c.name]), scope)
+    axis = int(ev.value("Axis"))  # type: ignore[arg-type]
+    size = tuple(int(n) for n in ev.value("Size"))  # type: ignore[union-attr]
+    inner = tuple(int(n) for n in ev.value("InnerShape"))  # type: ignore[union-attr]
+    length = int(ev.value("Length"))  # type: ignore[arg-type]
+    flat = (math.prod(size),)
+    base = scope.name(layer.name)
+    h, c = (
+        _reshape(comp, f"{base}/{s[0]}", _initial(comp, layer, spec, ev, s,
+                                                  wired.get(pins[s]), scope), flat)
+        for s in ("H.Initial", "C.Initial")
+    )  # fmt: skip
+    outputs = []
+    for t in range(length):
+
+        def name(part: str, t: int = t) -> str:
+            return f"{base}/{part}[t={t}]"
+
+        x_t = _split(comp, name("RecurrentInput"), "RecurrentInput", mains[0], axis, t, inner)
+        x_t = _reshape(comp, name("Input"), x_t, (math.prod(inner),))
+        hx = _call(comp, name("Concatenate"), "Concatenate", F.concatenate, (h, x_t),
+                   {"axis": 1}, (flat[0] + math.prod(inner),))  # fmt: skip
+        gate = {}
+        for g, act in zip(_GATES, (F.tanh, F.sigmoid, F.sigmoid, F.sigmoid), strict=True):
+            weights = (hx, params[f"{g}.W"], params[f"{g}.b"])
+            pre = _call(comp, name(g), "Affine", F.affine, weights, {"base_axis": 1}, flat)
+            kind = "Tanh" if act is F.tanh else "Sigmoid"
+            gate[g] = _call(comp, name(f"{g}/{kind}"), kind, act, (pre,), {}, flat)
+        kept = _call(comp, name("Mul2_2"), "Mul2", F.mul2, (gate["FGate"], c), {}, flat)
+        new = _call(comp, name("Mul2"), "Mul2", F.mul2, (gate["IGate"], gate["Affine"]), {}, flat)
+        c = _call(comp, name("Add2"), "Add2", F.add2, (new, kept), {}, flat)
+        tanh_c = _call(comp, name("Tanh_2"), "Tanh", F.tanh, (c,), {}, flat)
+        h = _call(comp, name("Mul2_3"), "Mul2", F.mul2, (gate["OGate"], tanh_c), {}, flat)
+        outputs.append(_reshape(comp, name("H"), h, size))
+    return _stack(comp, base, "RecurrentOutput", outputs, axis, tuple(ev.output_shape() or ()))
+
+
+def _call(comp: _Compiler, name: str, type_: str, fn: object, inputs: tuple[Ref, ...],
+          kwargs: dict[str, object], shape: tuple[int, ...]) -> Ref:  # fmt: skip
+    comp.steps.append(Step(name, type_, fn, inputs, kwargs, shape))  # type: ignore[arg-type]
+    return ("step", name)
+
+
+def _reshape(comp: _Compiler, name: str, x: Ref, shape: tuple[int, ...]) -> Ref:
+    comp.steps.append(Step(name, "Reshape", F.reshape, (x,), {"shape": shape}, shape,
+                           batch_kwargs=("shape",)))  # fmt: skip
+    return ("step", name)
