@@ -233,6 +233,84 @@ def _threshold(g: _Graph, step: Step, ins: list[str], low: float) -> str:
     return g.node("Where", [positive, one, other], step.name)
 
 
+def _ints(g: _Graph, hint: str, values: Any) -> str:
+    return g.const(hint, np.array(list(values), dtype=np.int64))
+
+
+def _time_step(g: _Graph, step: Step, ins: list[str]) -> str:
+    """RecurrentInput, time step ``item``: F.split's slice, the axis removed (Gather)."""
+    from onnx import numpy_helper  # noqa: PLC0415
+
+    index = g.fresh(step.name + "/t")  # a 0-d index (g.const would make it 1-d)
+    g.inits[index] = numpy_helper.from_array(np.array(step.item or 0, dtype=np.int64), index)
+    return g.node("Gather", [ins[0], index], step.name, axis=int(step.kwargs["axis"]))
+
+
+def _stack(g: _Graph, step: Step, ins: list[str]) -> str:
+    """RecurrentOutput (F.stack): each step gets the new axis, then one Concat."""
+    axis = int(step.kwargs["axis"])
+    axes = _ints(g, step.name + "/axes", [axis])
+    parts = [g.node("Unsqueeze", [x, axes], step.name + "/unsqueeze") for x in ins]
+    return g.node("Concat", parts, step.name, axis=axis)
+
+
+def _constant(g: _Graph, step: Step, ins: list[str]) -> str:
+    """A Delay's constant initial value: (batch, *shape) filled, batch from the first input."""
+    from onnx import (
+        TensorProto,  # noqa: PLC0415
+        helper,  # noqa: PLC0415
+    )
+
+    if not g.program.feeds:
+        raise ExportError(f'layer "{step.name}": a constant needs a network input for its batch')
+    shape = g.node("Shape", [next(iter(g.program.feeds))], step.name + "/shape")
+    batch = g.node("Slice", [shape, _ints(g, "zero", [0]), _ints(g, "one", [1])], step.name)
+    full = g.node("Concat", [batch, _ints(g, step.name + "/size", step.kwargs["shape"])],
+                  step.name + "/size", axis=0)  # fmt: skip
+    value = helper.make_tensor("value", TensorProto.FLOAT, [1], [float(step.kwargs["val"])])
+    return g.node("ConstantOfShape", [full], step.name, value=value)
+
+
+def _slice(g: _Graph, step: Step, ins: list[str]) -> str:
+    kw = step.kwargs
+    n = len(kw["start"])
+    axes = list(range(-n, 0))  # nnabla aligns the lists to the trailing axes
+    inputs = [ins[0], _ints(g, "starts", kw["start"]), _ints(g, "ends", kw["stop"]),
+              _ints(g, "axes", axes), _ints(g, "steps", kw.get("step") or [1] * n)]  # fmt: skip
+    return g.node("Slice", inputs, step.name)
+
+
+def _flip(g: _Graph, step: Step, ins: list[str]) -> str:
+    axes = list(step.kwargs["axes"])
+    k = len(axes)
+    inputs = [ins[0], _ints(g, "starts", [-1] * k), _ints(g, "ends", [-(2**63) + 1] * k),
+              _ints(g, "axes", axes), _ints(g, "steps", [-1] * k)]  # fmt: skip
+    return g.node("Slice", inputs, step.name)
+
+
+def _unpooling(g: _Graph, step: Step, ins: list[str]) -> str:
+    """Unpooling repeats each value ``kernel`` times per axis: nearest-neighbour resizing."""
+    kernel = list(step.kwargs["kernel"])
+    rank = len(g.shapes[step.inputs[0]]) + 1
+    scales = g.const("scales", np.array([1.0] * (rank - len(kernel)) + kernel, np.float32))
+    return g.node("Resize", [ins[0], "", scales], step.name, mode="nearest",
+                  coordinate_transformation_mode="asymmetric", nearest_mode="floor")  # fmt: skip
+
+
+def _sum_pooling(g: _Graph, step: Step, ins: list[str]) -> str:
+    kw = step.kwargs
+    if not kw.get("ignore_border", True) or any(kw.get("pad") or ()):
+        raise ExportError(f'layer "{step.name}": only unpadded SumPooling is exportable')
+    mean = _pooling("AveragePool")(g, step, ins)
+    scale = g.const("count", np.float32(np.prod(kw["kernel"])))
+    return g.node("Mul", [mean, scale], step.name)
+
+
+def _r_sub_scalar(g: _Graph, step: Step, ins: list[str]) -> str:
+    value = g.const("val", np.float32(step.kwargs.get("val", 1.0)))
+    return g.node("Sub", [value, ins[0]], step.name)
+
+
 CONVERTERS: dict[str, Callable[[_Graph, Step, list[str]], str]] = {
     "Convolution": _convolution,
     "BinaryConnectConvolution": _convolution,
@@ -260,6 +338,14 @@ CONVERTERS: dict[str, Callable[[_Graph, Step, list[str]], str]] = {
     "Identity": _unary("Identity"),
     "BinaryTanh": lambda g, s, i: _threshold(g, s, i, -1.0),
     "BinarySigmoid": lambda g, s, i: _threshold(g, s, i, 0.0),
+    "RecurrentInput": _time_step,  # recurrent loops arrive unrolled: one node per time step
+    "RecurrentOutput": _stack,
+    "Delay": _constant,
+    "Slice": _slice,
+    "Flip": _flip,
+    "Unpooling": _unpooling,
+    "SumPooling": _sum_pooling,
+    "RSubScalar": _r_sub_scalar,
 }
 
 

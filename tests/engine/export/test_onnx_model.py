@@ -170,3 +170,28 @@ def _retype(network, layer, kind):
     network.add_layer(Layer(name=layer.name, type=kind, position=layer.position))
     for link in links:
         network.connect(Link(link.source, link.destination, link.dest_pin, link.source_pin))
+
+
+RECURRENT = sorted((ROOT / "tests" / "fixtures" / "nnc-samples" / "tutorial"
+                    / "recurrent_neural_networks").glob("*.sdcproj"))  # fmt: skip
+
+
+@pytest.mark.parametrize("path", RECURRENT, ids=lambda p: p.stem)
+def test_recurrent_samples_export_unrolled_and_match(path, tmp_path_factory):
+    """Each time step becomes its own nodes (Gather, the block, Unsqueeze + Concat)."""
+    project = load_project(path)
+    program = compile_network(project, project.executors[0].network)
+    params = _parameters(program)
+    model = onnx_model(program, {k: np.asarray(v.data) for k, v in params.items()}, 17)
+    assert sum(node.op_type == "Gather" for node in model.graph.node) >= 28  # one per row
+    cache = tmp_path_factory.getbasetemp() / "onnx-cache"
+    data = open_dataset(builtin.ensure("digits-4or9", root=cache)["validation"], cache=False)
+    x = next(iter(batches_once(data, 16)))[1]["x"].astype(np.float32) / 255.0
+    with nn.no_grad():
+        acts = program.forward({"x": x}, params)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    got = session.run(None, {"x": x})
+    for (name, _), value in zip(program.outputs, got, strict=True):
+        expected = np.asarray(program.output(acts, name).data)
+        assert value.shape == expected.shape
+        assert np.abs(value - expected).max() <= 1e-4, name
