@@ -11,6 +11,8 @@
 ``mnist-4or9``      NNC's ``small_mnist_4or9``: the first 1,500 / 500 4s and 9s of MNIST
 ``fashion-mnist``   Fashion-MNIST (download)
 ``cifar10``         CIFAR-10 binary version (download), 3x32x32 RGB PNGs
+``bit-majority``    a synthetic sequence task: 15 random bits per sample (a 15x1 CSV file,
+                    one bit per time step), ``y`` is 1 when most bits are 1; 2,000 / 500 rows
 ==================  ========================================================================
 
 A set is generated in a temporary folder and renamed into place, with a marker file written last,
@@ -44,6 +46,7 @@ __all__ = ["Builtin", "BUILTINS", "ensure", "for_nnc_uri", "names"]
 GENERATOR_VERSION = 1
 DIGITS_SPLIT_SEED = 20171
 DIGITS_VALIDATION = 297
+BITS_SEED, BITS_LENGTH, BITS_ROWS = 20260, 15, {"training": 2000, "validation": 500}
 IRIS_SPLIT_SEED = 150
 IRIS_VALIDATION_PER_CLASS = 10
 IRIS_HEADER = ("x__0:sepal length", "x__1:sepal width", "x__2:petal length", "x__3:petal width",
@@ -213,6 +216,20 @@ def _make_iris(folder: Path, _downloads: Path, _progress_enabled: bool) -> None:
         write_csv(folder / f"iris_{split}.csv", IRIS_HEADER, cells)
 
 
+def _make_bit_majority(folder: Path, _downloads: Path, _progress_enabled: bool) -> None:
+    """Sequences of random bits; the label needs the whole sequence (a count over time)."""
+    rng = np.random.default_rng(BITS_SEED)
+    for split, rows in BITS_ROWS.items():
+        bits = rng.integers(0, 2, (rows, BITS_LENGTH))
+        (folder / split).mkdir(parents=True)
+        cells = []
+        for i, seq in enumerate(bits):
+            name = f"{split}/{i:05d}.csv"  # the folder is renamed into place when complete
+            (folder / name).write_text("".join(f"{b}\n" for b in seq), encoding="utf-8")
+            cells.append((f"./{name}", int(seq.sum() * 2 > BITS_LENGTH)))
+        write_csv(folder / f"bit_majority_{split}.csv", ("x:bits", "y:majority"), cells)
+
+
 # -- downloaded sets ----------------------------------------------------------------------------
 
 _MNIST_URLS = ("https://storage.googleapis.com/cvdf-datasets/mnist/",
@@ -305,6 +322,9 @@ BUILTINS: dict[str, Builtin] = {
         Builtin("cifar10", "CIFAR-10 objects, 3x32x32 PNGs (50,000 / 10,000 rows; download)",
                 "cifar10", "cifar10_training.csv", "cifar10_test.csv", _make_cifar10,
                 archives=CIFAR10_ARCHIVES),
+        Builtin("bit-majority", "synthetic sequences: 15 random bits (15x1), y=1 when most are "
+                "1 (2,000 / 500 rows)", "bit-majority", "bit_majority_training.csv",
+                "bit_majority_validation.csv", _make_bit_majority),
     )
 }  # fmt: skip
 

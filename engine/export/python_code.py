@@ -240,6 +240,8 @@ class _Writer:
         call = f"F.{fname}({', '.join([*inputs, *kwargs])})"
         if _TUPLE_KWARGS & set(step.kwargs):
             call += "[0]"
+        elif step.item is not None:  # one output of F.split: a recurrent loop's time step
+            call += f"[{int(step.item)}]"
         lines = [f"# {comment(local)} ({comment(step.type)}): output {_shape(step.shape)}"]
         body = [f"{var} = {call}"]
         if test_step is None:  # skipped at test time: passes its first input on

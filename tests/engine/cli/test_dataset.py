@@ -84,7 +84,8 @@ def test_builtin_list_generate_and_offline(tmp_path, capsys, monkeypatch):
     assert main(["dataset", "builtin", "--list"]) == 0
     listing = capsys.readouterr().out
     assert [line.split()[0] for line in listing.splitlines()] == [
-        "digits", "digits-4or9", "iris", "mnist", "mnist-4or9", "fashion-mnist", "cifar10"
+        "digits", "digits-4or9", "iris", "mnist", "mnist-4or9", "fashion-mnist", "cifar10",
+        "bit-majority",
     ]  # fmt: skip
     assert main(["dataset", "builtin", "iris"]) == 0
     folder = tmp_path / "cache" / "datasets" / "iris"

@@ -97,3 +97,21 @@ def test_nnc_sample_uris_map_to_builtins():
         sdc + "iris_flower_dataset\\iris_flower_dataset_validation_delo.csv"
     ) == ("iris", "validation")
     assert builtin.for_nnc_uri("K:\\dbs\\texttest\\validation\\validation.csv") is None
+
+
+def test_bit_majority_sequences_and_labels(tmp_path):
+    paths = builtin.ensure("bit-majority", root=tmp_path)
+    for split, count in (("training", 2000), ("validation", 500)):
+        table = rows(paths[split])
+        assert table[0] == ["x:bits", "y:majority"] and len(table) == count + 1
+        ones = []
+        for cell, label in table[1:]:  # every sequence read back with NumPy's own reader
+            bits = np.loadtxt(paths[split].parent / cell, ndmin=2)
+            assert bits.shape == (15, 1) and set(np.unique(bits)) <= {0.0, 1.0}
+            assert label == ("1" if bits.sum() >= 8 else "0")
+            ones.append(bits.sum())
+        assert 0.4 < np.mean(np.array(ones) >= 8) < 0.6  # both classes, about evenly
+    dataset = open_dataset(paths["validation"])
+    assert [(v.name, v.kind, v.shape) for v in dataset.variables] == [
+        ("x", "csv", (15, 1)), ("y", "number", (1,))
+    ]  # fmt: skip
