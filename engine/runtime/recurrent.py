@@ -21,6 +21,7 @@ and ``H = O*tanh(C)``, its parameters named ``<scope>/Affine/affine/W`` ... as N
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -33,7 +34,7 @@ from engine.graph import resolve
 from engine.graph.infer import NetworkInference
 from engine.graph.network import Layer, Network
 from engine.layers.evaluate import LayerEval
-from engine.layers.spec import ConnectorKind, LayerSpec
+from engine.layers.spec import ConnectorKind
 from engine.runtime.program import Ref, Step
 
 if TYPE_CHECKING:  # the compiler imports this module
@@ -198,28 +199,32 @@ def _delay_initial(
     ev = comp._eval(inference, delay, scope)
     wired = next((refs[k.source] for k in inference.network.inputs_of(delay.name)
                   if k.dest_pin == 1 and k.source in refs), None)  # fmt: skip
-    return _initial(comp, delay, ev.spec, ev, "Initial", wired, scope)
+    return _initial(comp, delay, ev, "Initial", wired, scope)
 
 
 def _initial(
-    comp: _Compiler, layer: Layer, spec: LayerSpec, ev: LayerEval, connector: str,
-    wired: Ref | None, scope: _Scope,
+    comp: _Compiler, layer: Layer, ev: LayerEval, connector: str, wired: Ref | None,
+    scope: _Scope,
 ) -> Ref:  # fmt: skip
     """A state's value at step 0: the wired input, a constant (a step, so exports can write
-    it) or the connector's dataset variable or Normal/Uniform generator."""
+    it), a Normal/Uniform generator or, with Generator None, the dataset variable."""
     if wired is not None:
         return wired
     shape = tuple(ev.connector_shape(connector))
     generator = str(ev.value(f"{connector}.Generator"))
-    dataset = str(ev.value(f"{connector}.Dataset") or "")
-    if generator == "Constant" or (generator == "None" and not dataset):
+    if generator == "Constant":
         value = float(ev.value(f"{connector}.GeneratorMultiplier") or 0.0)  # type: ignore[arg-type]
         name = scope.name(layer.name) + f"/{connector}"
         comp.steps.append(Step(name, "Delay", F.constant, (), {"val": value, "shape": shape},
                                shape, batch_kwargs=("shape",)))  # fmt: skip
         return ("step", name)
-    spec_connector = next(c for c in spec.connectors if c.name == connector)
-    return comp._connector(layer, spec, ev, spec_connector, None, scope)
+    if generator != "None":  # the generator wins over the dataset variable (nnc-layers.md)
+        return comp._generator(generator, ev.value(f"{connector}.GeneratorMultiplier"), shape)
+    variable = str(ev.value(f"{connector}.Dataset") or "")
+    if not variable:
+        raise comp.error(scope, layer.name, f"{connector}: not connected and Generator None, "
+                         f"but {connector}.Dataset names no dataset variable")  # fmt: skip
+    return comp._feed(variable, shape)
 
 
 # -- the LSTM layer -------------------------------------------------------------------------
@@ -249,33 +254,40 @@ def compile_lstm(
     flat = (math.prod(size),)
     base = scope.name(layer.name)
     h, c = (
-        _reshape(comp, f"{base}/{s[0]}", _initial(comp, layer, spec, ev, s,
+        _reshape(comp, f"{base}/{s[0]}", _initial(comp, layer, ev, s,
                                                   wired.get(pins[s]), scope), flat)
         for s in ("H.Initial", "C.Initial")
     )  # fmt: skip
     outputs = []
     for t in range(length):
-
-        def name(part: str, t: int = t) -> str:
-            return f"{base}/{part}[t={t}]"
-
-        x_t = _split(comp, name("RecurrentInput"), "RecurrentInput", mains[0], axis, t, inner)
-        x_t = _reshape(comp, name("Input"), x_t, (math.prod(inner),))
-        hx = _call(comp, name("Concatenate"), "Concatenate", F.concatenate, (h, x_t),
-                   {"axis": 1}, (flat[0] + math.prod(inner),))  # fmt: skip
-        gate = {}
-        for g, act in zip(_GATES, (F.tanh, F.sigmoid, F.sigmoid, F.sigmoid), strict=True):
-            weights = (hx, params[f"{g}.W"], params[f"{g}.b"])
-            pre = _call(comp, name(g), "Affine", F.affine, weights, {"base_axis": 1}, flat)
-            kind = "Tanh" if act is F.tanh else "Sigmoid"
-            gate[g] = _call(comp, name(f"{g}/{kind}"), kind, act, (pre,), {}, flat)
-        kept = _call(comp, name("Mul2_2"), "Mul2", F.mul2, (gate["FGate"], c), {}, flat)
-        new = _call(comp, name("Mul2"), "Mul2", F.mul2, (gate["IGate"], gate["Affine"]), {}, flat)
-        c = _call(comp, name("Add2"), "Add2", F.add2, (new, kept), {}, flat)
-        tanh_c = _call(comp, name("Tanh_2"), "Tanh", F.tanh, (c,), {}, flat)
-        h = _call(comp, name("Mul2_3"), "Mul2", F.mul2, (gate["OGate"], tanh_c), {}, flat)
-        outputs.append(_reshape(comp, name("H"), h, size))
+        x_t = _split(comp, f"{base}/RecurrentInput[t={t}]", "RecurrentInput", mains[0], axis, t,
+                     inner)  # fmt: skip
+        x_t = _reshape(comp, f"{base}/Input[t={t}]", x_t, (math.prod(inner),))
+        h, c = _lstm_step(comp, f"{base}/{{}}[t={t}]", x_t, h, c, params, flat, inner)
+        outputs.append(_reshape(comp, f"{base}/H[t={t}]", h, size))
     return _stack(comp, base, "RecurrentOutput", outputs, axis, tuple(ev.output_shape() or ()))
+
+
+def _lstm_step(
+    comp: _Compiler, pattern: str, x_t: Ref, h: Ref, c: Ref, params: Mapping[str, Ref],
+    flat: tuple[int, ...], inner: tuple[int, ...],
+) -> tuple[Ref, Ref]:  # fmt: skip
+    """One time step of NNC's LSTM unit on flat (batch, n) inputs: the new (H, C)."""
+    width = (flat[0] + math.prod(inner),)
+    hx = _call(comp, pattern.format("Concatenate"), "Concatenate", F.concatenate, (h, x_t),
+               {"axis": 1}, width)  # fmt: skip
+    gate = {}
+    for g, act in zip(_GATES, (F.tanh, F.sigmoid, F.sigmoid, F.sigmoid), strict=True):
+        weights = (hx, params[f"{g}.W"], params[f"{g}.b"])
+        pre = _call(comp, pattern.format(g), "Affine", F.affine, weights, {"base_axis": 1}, flat)
+        kind = "Tanh" if act is F.tanh else "Sigmoid"
+        gate[g] = _call(comp, pattern.format(f"{g}/{kind}"), kind, act, (pre,), {}, flat)
+    mul = functools.partial(_call, comp, type_="Mul2", fn=F.mul2, kwargs={}, shape=flat)
+    kept = mul(pattern.format("Mul2_2"), inputs=(gate["FGate"], c))
+    new = mul(pattern.format("Mul2"), inputs=(gate["IGate"], gate["Affine"]))
+    c = _call(comp, pattern.format("Add2"), "Add2", F.add2, (new, kept), {}, flat)
+    tanh_c = _call(comp, pattern.format("Tanh_2"), "Tanh", F.tanh, (c,), {}, flat)
+    return mul(pattern.format("Mul2_3"), inputs=(gate["OGate"], tanh_c)), c
 
 
 def _call(comp: _Compiler, name: str, type_: str, fn: object, inputs: tuple[Ref, ...],
