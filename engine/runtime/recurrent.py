@@ -265,7 +265,8 @@ def compile_lstm(
         x_t = _reshape(comp, f"{base}/Input[t={t}]", x_t, (math.prod(inner),))
         h, c = _lstm_step(comp, f"{base}/{{}}[t={t}]", x_t, h, c, params, flat, inner)
         outputs.append(_reshape(comp, f"{base}/H[t={t}]", h, size))
-    return _stack(comp, base, "RecurrentOutput", outputs, axis, tuple(ev.output_shape() or ()))
+    out_axis = min(axis, len(size))  # *RecurrentOutputSize2: Length inserted at Axis of Size
+    return _stack(comp, base, "RecurrentOutput", outputs, out_axis, tuple(ev.output_shape() or ()))
 
 
 def _lstm_step(

@@ -103,10 +103,11 @@ def _lstm_loop(x, h, c, params):
     return np.stack(out, axis=1)
 
 
-def test_lstm_layer_is_nnc_lstm_unit_with_shared_parameters(kit):
+@pytest.mark.parametrize("axis", [0, 1])
+def test_lstm_layer_is_nnc_lstm_unit_with_shared_parameters(kit, axis):
     layers = [
-        kit.layer("Input", "Input", Size=(T, FEATURES), Dataset="x"),
-        kit.layer("LSTM", "LSTM", Size=HIDDEN),
+        kit.layer("Input", "Input", Size=(T, FEATURES)[:: 1 - 2 * axis], Dataset="x"),
+        kit.layer("LSTM", "LSTM", Size=HIDDEN, Axis=axis),
         kit.layer("SquaredError", "SquaredError", T__Dataset="y"),
     ]
     project = kit.make_project([kit.network("Main", layers, kit.chain(*(x.name for x in layers)))])
@@ -120,9 +121,12 @@ def test_lstm_layer_is_nnc_lstm_unit_with_shared_parameters(kit):
 
     def reference(x, *values):
         zero = np.zeros((BATCH, HIDDEN))
-        return _lstm_loop(x, zero, zero, dict(zip(names, values, strict=True)))
+        out = _lstm_loop(
+            np.moveaxis(x, 1 + axis, 1), zero, zero, dict(zip(names, values, strict=True))
+        )
+        return np.moveaxis(out, 1, 1 + axis)  # (batch, T, H) or (batch, H, T)
 
-    x = _data((BATCH, T, FEATURES), 8)
+    x = _data((BATCH, *(T, FEATURES)[:: 1 - 2 * axis]), 8)
     check_function(run, [x, *arrays], need_grad=[False] + [True] * 8, reference=reference)
 
 
@@ -131,3 +135,21 @@ def test_a_delay_outside_a_loop_is_named(kit):
     project = kit.make_project([kit.network("Main", layers, kit.chain("Input", "Delay"))])
     with pytest.raises(CompileError, match=r'layer "Delay": Delay is not inside a recurrent loop'):
         compile_network(project, "Main")
+
+
+def test_a_delay_without_initial_value_names_the_property(kit):
+    project = _elman(kit, {"Initial.Generator": "None", "Initial.Dataset": ""})
+    message = r'layer "Delay": Initial: not connected and Generator None, but Initial.Dataset'
+    with pytest.raises(CompileError, match=message):
+        compile_network(project, "Main")
+
+
+def test_a_normal_generator_draws_a_new_initial_state_per_batch(kit):
+    project = _elman(kit, {"Initial.Generator": "Normal", "Initial.GeneratorMultiplier": "1.0"})
+    program = compile_network(project, "Main")
+    assert [(g.kind, g.shape) for g in program.generators] == [("Normal", (HIDDEN,))]
+    params = program.create_parameters()
+    x = np.zeros((BATCH, T, FEATURES), np.float32)
+    batch = {"x": x, "y": np.zeros((BATCH, T, HIDDEN), np.float32)}
+    first, second = (program.forward(batch, params)["RecurrentOutput"].d for _ in range(2))
+    assert not np.allclose(first[:, 0], second[:, 0])  # step 0 sees the drawn state
