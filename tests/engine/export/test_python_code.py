@@ -25,6 +25,9 @@ from engine.runtime.compiler import compile_network
 
 ROOT = Path(__file__).resolve().parents[3]
 PROJECTS = sorted((ROOT / "projects").glob("*.ncproj"))
+# NNC's recurrent tutorials: loops written unrolled (F.split per time step, shared parameters).
+RECURRENT = sorted((ROOT / "tests" / "fixtures" / "nnc-samples" / "tutorial"
+                    / "recurrent_neural_networks").glob("*.sdcproj"))  # fmt: skip
 
 RUNNER = """
 import importlib.util, sys
@@ -70,7 +73,7 @@ def _engine_outputs(program, params, batch):
     return out
 
 
-@pytest.mark.parametrize("path", PROJECTS, ids=[p.stem for p in PROJECTS])
+@pytest.mark.parametrize("path", PROJECTS + RECURRENT, ids=lambda p: p.stem)
 def test_exported_python_matches_the_engine(path, tmp_path):
     project = load_project(path)
     runtime = project.executors[0].network
