@@ -98,9 +98,10 @@ class TrainingTab(QWidget):
         self.warning_label = QLabel("")
         self.warning_label.setStyleSheet("color: #b36b00; font-weight: bold")
         self.warning_label.setWordWrap(True)
-        self.run_button.clicked.connect(self.run)
+        # clicked(bool) would pass its "checked" flag as the first argument (epochs, job).
+        self.run_button.clicked.connect(lambda: self.run())
         self.stop_button.clicked.connect(self.stop)
-        self.resume_button.clicked.connect(self.resume)
+        self.resume_button.clicked.connect(lambda: self.resume())
         top = QHBoxLayout()
         for w in (self.run_button, self.stop_button, self.resume_button, QLabel("Device:"),
                   self.device, self.progress, self.position, self.timing):  # fmt: skip

@@ -125,3 +125,31 @@ def test_a_cpu_fallback_logged_by_the_trainer_is_shown(qtbot, training_tab):
     assert status == "failed"
     assert training_tab.warnings == ["GPU not usable, falling back to CPU: no driver"]
     assert "falling back to CPU" in training_tab.log.toPlainText()
+
+
+def test_run_trains_a_recurrent_project(qtbot, tmp_path, monkeypatch):
+    """The Elman sample (a RecurrentInput ... RecurrentOutput loop with a Delay) from the Run
+    button: the child trainer unrolls the loop and the curve fills."""
+    from pathlib import Path
+
+    from PySide6.QtCore import Qt
+
+    from console_app.document import Document
+    from console_app.tabs.training_tab import TrainingTab
+
+    monkeypatch.setenv("NEUROCANVAS_CACHE", str(tmp_path / "cache"))  # the trainer inherits it
+    target = tmp_path / "elman_bit_majority.ncproj"
+    target.write_bytes((Path(__file__).parents[3] / "projects" / target.name).read_bytes())
+    document = Document.open(target)
+    document.push(C.SetSectionValue(document.project, "config", "MaxEpoch", "2"))
+    tab = TrainingTab(document, tmp_path / "jobs")
+    qtbot.addWidget(tab)
+    try:
+        with qtbot.waitSignal(tab.run_ended, timeout=60000) as blocker:
+            qtbot.mouseClick(tab.run_button, Qt.MouseButton.LeftButton)
+        assert blocker.args[0] == "finished", tab.last_message
+        assert [r[0] for r in tab.live_curve] == [1, 2]
+        assert tab.live_curve[-1][1] < tab.live_curve[0][1]  # the cost went down
+    finally:
+        tab.runner.kill()
+        document.close()
