@@ -363,7 +363,7 @@ SPECS = (
             prop("NMSPerClass", BOOLEAN, "True", arg="nms_detection2d_param.nms_per_class"),
             output(),
         ),
-        support=Support.UNSUPPORTED,
+        function="nms_detection2d",
         export_name="nms_detection2d",
         reference=(
             "Joseph Redmon, Ali Farhadi, YOLO9000: Better, Faster, Stronger. "

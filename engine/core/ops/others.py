@@ -22,7 +22,7 @@ __all__ = [
     "dropout", "concatenate", "reshape", "broadcast", "broadcast_to", "tile", "pad", "flip",
     "shift", "transpose", "slice", "stack", "matrix_diag", "matrix_diag_part",
     "clip_grad_by_value", "clip_grad_by_norm", "top_k_data", "top_k_grad", "sort", "prune",
-    "interpolate", "reset_nan", "reset_inf", "vat_noise", "unlink", "identity",
+    "interpolate", "reset_nan", "reset_inf", "vat_noise", "unlink", "identity", "nms_detection2d",
 ]  # fmt: skip
 
 from engine.core.ops._indexing import (  # noqa: F401 - shared with preprocess.py
@@ -37,6 +37,7 @@ from engine.core.ops._indexing import (  # noqa: F401 - shared with preprocess.p
     shift_table,
     stable_argsort,
 )  # fmt: skip
+from engine.core.ops._nms import nms_detection2d  # noqa: F401
 from engine.core.ops._topk import prune, sort, top_k_data, top_k_grad  # noqa: F401
 
 # ----------------------------------------------------------------------------- dropout

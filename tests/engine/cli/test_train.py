@@ -84,7 +84,7 @@ def test_existing_job_folder_and_unsupported_layer(kit, tmp_path, capsys):
     assert (tmp_path / "job" / "keep.txt").read_text() == "mine"
     layers = [
         kit.layer("Input", "Input", Size=(4, 3), Dataset="x"),
-        kit.layer("ReLU", "NmsDetection2d"),
+        kit.layer("ReLU", "Flatten"),
     ]
     project = kit.make_project(
         [kit.network("Main", layers, kit.chain("Input", "ReLU"))],
@@ -95,7 +95,7 @@ def test_existing_job_folder_and_unsupported_layer(kit, tmp_path, capsys):
     assert main(["train", str(path), "-o", str(tmp_path / "job2"), "--events"]) == 2
     out, err = capsys.readouterr()
     assert json.loads(out) == {**json.loads(out), "event": "error"}
-    assert 'network "Main", layer "ReLU": layer type NmsDetection2d is not supported' in err
+    assert 'network "Main", layer "ReLU": layer type Flatten is not supported' in err
     assert not (tmp_path / "job2").exists()
 
 
