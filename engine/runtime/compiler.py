@@ -18,9 +18,11 @@ Everything a layer needs comes from the catalogue and from shape inference
 * Unit layers are expanded inline with their bound arguments, to any depth; in test mode the
   SkipAtTest layers inside units are bypassed too;
 * RepeatStart ... RepeatEnd blocks are unrolled ``Times`` times (nested blocks too), each copy
-  with its own parameters named as nnabla expands them (``Conv{RepeatStart}`` -> ``Conv[1]``).
+  with its own parameters named as nnabla expands them (``Conv{RepeatStart}`` -> ``Conv[1]``);
+* RecurrentInput ... RecurrentOutput loops (with Delay) and the LSTM layer are unrolled over the
+  time axis with shared parameters (:mod:`engine.runtime.recurrent`).
 
-A layer the engine cannot run (recurrent loops, Delay, LSTM, FFT, ...) or a network with a shape
+A layer the engine cannot run (the hidden ``Unsupported`` placeholder) or a network with a shape
 error raises :class:`CompileError` naming the network, the layer and the type before anything
 runs.
 """
