@@ -67,7 +67,8 @@ class Step:
     catalogue: Reshape, Broadcast); the batch size is prepended when the step runs.
     ``after`` is an optional hook run on the output (WorkingMemory stores its input).
     ``item`` picks one output of a function that returns several (``F.split``: one time step
-    of a recurrent input); otherwise the first output is the data (``with_index`` variants).
+    of a recurrent input); steps that differ only in ``item`` share one call per forward pass.
+    Otherwise the first output is the data (``with_index`` variants).
     """
 
     name: str
@@ -212,11 +213,18 @@ class Program:
                 return generated[ref[1]]
             return None
 
+        shared: dict[tuple[Any, ...], Any] = {}  # multi-output calls made once (F.split)
         for step in self.steps:
             kwargs = dict(step.kwargs)
             for key in step.batch_kwargs:
                 kwargs[key] = (size, *kwargs[key])
-            out = step.function(*(value(r) for r in step.inputs), **kwargs)
+            if step.item is None:
+                out = step.function(*(value(r) for r in step.inputs), **kwargs)
+            else:  # the time steps of one recurrent input share one split (one backward)
+                key = (step.function, step.inputs, tuple(sorted(kwargs.items())))
+                if key not in shared:
+                    shared[key] = step.function(*(value(r) for r in step.inputs), **kwargs)
+                out = shared[key]
             if isinstance(out, tuple):  # with_index / output_mask variants: the data comes first
                 out = out[step.item or 0]
             if step.after is not None:
