@@ -153,3 +153,12 @@ def test_a_normal_generator_draws_a_new_initial_state_per_batch(kit):
     batch = {"x": x, "y": np.zeros((BATCH, T, HIDDEN), np.float32)}
     first, second = (program.forward(batch, params)["RecurrentOutput"].d for _ in range(2))
     assert not np.allclose(first[:, 0], second[:, 0])  # step 0 sees the drawn state
+
+
+def test_the_time_steps_share_one_split(kit):
+    program = compile_network(_elman(kit), "Main")
+    params = program.create_parameters()
+    x = np.zeros((BATCH, T, FEATURES), np.float32)
+    acts = program.forward({"x": x, "y": np.zeros((BATCH, T, HIDDEN), np.float32)}, params)
+    creators = {id(acts[f"RecurrentInput[t={t}]"].creator) for t in range(T)}
+    assert len(creators) == 1  # one Split, one backward: not T copies of the input
