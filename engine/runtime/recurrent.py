@@ -164,7 +164,9 @@ def compile_block(
         refs[start.name] = _split(comp, at.name(start.name), start.type, source, axis, t,
                                   tuple(ev.output_shape() or ()))  # fmt: skip
         for delay in delays:
-            back = next(k.source for k in network.inputs_of(delay.name) if k.dest_pin == 0)
+            back = next((k.source for k in network.inputs_of(delay.name) if k.dest_pin == 0), "")
+            if t > 0 and back not in previous:
+                raise comp.error(scope, delay.name, "the Delay has no input to pass on")
             refs[delay.name] = initial[delay.name] if t == 0 else previous[back]
         for layer in inner:
             if layer.name not in (start.name, block.end) and layer.type != "Delay":
