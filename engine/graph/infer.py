@@ -17,7 +17,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from engine.graph import resolve
+from engine.graph import loops, resolve
 from engine.graph.network import Network
 from engine.graph.project import Project
 from engine.layers import find_spec
@@ -172,11 +172,14 @@ class NetworkInference:
         return self._evals[name]
 
     def totals(self) -> tuple[int, ...]:
-        """The network statistics: the plain sum of every layer's values (§1.6)."""
+        """The network statistics, exact: every layer's values times its loop count (§1.6)."""
         results = self.results()
         if self._totals is None:
-            stats = [r.stats for r in results.values() if r.stats] or [(0,) * len(STATISTICS)]
-            self._totals = tuple(map(sum, zip(*stats, strict=True)))
+            times = loops.multipliers(self)
+            self._totals = tuple(
+                sum(r.stats[i] * times.get(n, 1) for n, r in results.items() if r.stats)
+                for i in range(len(STATISTICS))
+            )
         return self._totals
 
     def errors(self) -> list[LayerResult]:

@@ -1,10 +1,15 @@
 """Network statistics: NNC's eight per-layer and per-network values plus what NNC lacks.
 
-NNC's conventions (nnc-layers.md §1.6): a network value is the plain sum over its layers
-(Input, Parameter and loss layers included); a Unit layer carries the sums over its expansion;
-CostParameter counts a shared parameter at every layer that uses it. Beside them NeuroCanvas
-reports the number of unique parameters (each parameter name once, one set per repeat
-iteration), FLOPs = 2 x CostMultiplyAdd, and the parameter memory in bytes (float32).
+NNC's conventions (nnc-layers.md §1.6): a network value is the sum over its layers (Input,
+Parameter and loss layers included), each layer counted once per iteration of the repeat blocks
+and time step of the recurrent loops around it (:mod:`engine.graph.loops`); a Unit layer
+carries the sums over its expansion; CostParameter counts a shared parameter at every layer that
+uses it. NNC shows each network total as a float32: the exact sum rounded to the nearest float32
+(alexnet CostMultiplyAdd 691,487,232 for 691,487,264; this rule gives NNC's number for every
+statistic of all 184 networks of its samples). ``totals`` holds NNC's numbers, ``exact`` the
+integer counts. Beside them NeuroCanvas reports the number of unique parameters (each parameter
+name once, one set per repeat iteration), FLOPs = 2 x the exact CostMultiplyAdd, and the
+parameter memory in bytes (float32).
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ __all__ = [
     "NetworkStatistics",
     "network_statistics",
     "parameter_table",
+    "as_float32",
     "BYTES_PER_PARAMETER",
 ]
 
@@ -33,7 +39,8 @@ class NetworkStatistics:
     """Totals and maxima of the eight statistics, per-layer values and the extras."""
 
     network: str
-    totals: dict[str, int]
+    totals: dict[str, int]  # as NNC shows them: the exact sums rounded to float32
+    exact: dict[str, int]  # the exact integer sums
     maxima: dict[str, int]  # the largest layer value, as NNC's ``Statistics_<i>_Max``
     layers: dict[str, dict[str, int]]  # layer -> statistic -> value (layers that have values)
     shapes: dict[str, tuple[int, ...] | None]
@@ -43,16 +50,17 @@ class NetworkStatistics:
     @property
     def flops(self) -> int:
         """Floating-point operations of one forward pass per sample: 2 x multiply-adds."""
-        return 2 * self.totals["CostMultiplyAdd"]
+        return 2 * self.exact["CostMultiplyAdd"]
 
     @property
     def parameter_bytes(self) -> int:
         return BYTES_PER_PARAMETER * self.unique_parameters
 
-    def summary(self) -> dict[str, int]:
-        """The eight totals in NNC's order, then UniqueParameters, FLOPs and ParameterBytes."""
+    def summary(self, exact: bool = False) -> dict[str, int]:
+        """The eight totals in NNC's order (NNC's float32 values, or the ``exact`` sums), then
+        UniqueParameters, FLOPs and ParameterBytes."""
         return {
-            **self.totals,
+            **(self.exact if exact else self.totals),
             "UniqueParameters": self.unique_parameters,
             "FLOPs": self.flops,
             "ParameterBytes": self.parameter_bytes,
@@ -67,18 +75,31 @@ def network_statistics(inference: NetworkInference) -> NetworkStatistics:
         for name, r in results.items()
         if r.stats is not None
     }
-    totals = dict(zip(STATISTICS, inference.totals(), strict=True))
+    exact = dict(zip(STATISTICS, inference.totals(), strict=True))
     maxima = {s: max((v[s] for v in layers.values()), default=0) for s in STATISTICS}
     table = parameter_table(inference)
     return NetworkStatistics(
         network=inference.network.name,
-        totals=totals,
+        totals={key: as_float32(value) for key, value in exact.items()},
+        exact=exact,
         maxima=maxima,
         layers=layers,
         shapes={name: r.shape for name, r in results.items()},
         unique_parameters=sum(table.values()),
         parameters=table,
     )
+
+
+def as_float32(count: int) -> int:
+    """``count`` rounded to the nearest float32 (24 significant bits, ties to even), as NNC
+    shows a network total."""
+    shift = abs(count).bit_length() - 24
+    if shift <= 0:
+        return count
+    kept, rest = divmod(abs(count), 1 << shift)
+    half = 1 << (shift - 1)
+    kept += rest > half or (rest == half and kept & 1)
+    return (kept << shift) * (1 if count >= 0 else -1)
 
 
 def parameter_table(inference: NetworkInference) -> dict[str, int]:

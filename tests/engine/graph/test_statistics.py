@@ -1,8 +1,10 @@
 """Network statistics: NNC totals and maxima, unique parameters, FLOPs and bytes."""
 
+import numpy as np
+
 from engine.graph.infer import NetworkInference, ProjectInference
 from engine.graph.project import Layer, Link, Network, Project
-from engine.graph.statistics import network_statistics
+from engine.graph.statistics import as_float32, network_statistics
 
 
 def chain(name, *layers, links=()):
@@ -97,11 +99,78 @@ def test_repeat_blocks_have_one_parameter_set_per_iteration():
     )
     stats = network_statistics(NetworkInference(net))
     per_conv = 4 * 4 * 9 + 4
-    assert stats.totals["CostParameter"] == per_conv  # NNC's value: each layer once
+    # NNC counts the block's layers once per iteration, its RepeatStart too, its RepeatEnd once.
+    assert stats.totals["CostParameter"] == 3 * per_conv
+    assert stats.totals["Output"] == 144 + 3 * 144 + 3 * 144 + 144
+    assert stats.layers["Conv"]["CostParameter"] == per_conv  # a layer shows one iteration
     assert stats.parameters == {
         "Conv{RepeatStart}/conv/W": 3 * 4 * 4 * 9, "Conv{RepeatStart}/conv/b": 3 * 4,
     }  # fmt: skip
     assert stats.unique_parameters == 3 * per_conv
+
+
+def test_nested_repeat_blocks_multiply():
+    net = chain(
+        "N",
+        ("x", "Input", {"Size": "5"}),
+        ("Outer", "RepeatStart", {"Times": "3"}),
+        ("A", "Affine", {"OutShape": "5"}),
+        ("Inner", "RepeatStart", {"Times": "4"}),
+        ("B", "Affine", {"OutShape": "5"}),
+        ("InnerEnd", "RepeatEnd", {}),
+        ("OuterEnd", "RepeatEnd", {}),
+    )
+    stats = network_statistics(NetworkInference(net))
+    # x once, Outer and A 3 times, Inner and B 12 times, InnerEnd 3 times, OuterEnd once.
+    assert stats.totals["Output"] == 5 * (1 + 3 + 3 + 12 + 12 + 3 + 1)
+    assert stats.totals["CostMultiplyAdd"] == 25 * (3 + 12)
+    assert stats.unique_parameters == 30 * (3 + 12)
+
+
+def test_recurrent_loops_count_every_time_step():
+    net = chain(
+        "N",
+        ("x", "Input", {"Size": "7,3"}),
+        ("In", "RecurrentInput", {}),
+        ("Cat", "Concatenate", {"Axis": "0"}),
+        ("A", "Affine", {"OutShape": "4"}),
+        ("Out", "RecurrentOutput", {}),
+    )
+    net.add_layer(Layer("Delay", "Delay", {"Size": "4"}))
+    net.connect(Link("A", "Delay"))
+    net.connect(Link("Delay", "Cat"))
+    stats = network_statistics(NetworkInference(net))
+    assert stats.shapes["Out"] == (7, 4) and stats.shapes["Cat"] == (7,)
+    per_step = 3 + 7 + 4 + 4  # In, Cat, A, Delay (elman_net: 28 steps, NNC's 6,303)
+    assert stats.totals["Output"] == 21 + 7 * per_step + 28
+    assert stats.totals["CostParameter"] == 7 * (7 * 4 + 4)  # as NNC: once per time step
+    assert stats.unique_parameters == 7 * 4 + 4  # shared by the steps
+
+
+def test_network_totals_are_shown_as_float32_and_kept_exact():
+    net = chain(
+        "N",
+        ("x", "Input", {"Size": "8193"}),
+        ("A", "Affine", {"OutShape": "2049", "WithBias": "False"}),
+    )
+    stats = network_statistics(NetworkInference(net))
+    exact = 8193 * 2049  # 16,787,457: above 2**24 float32 keeps even numbers only
+    assert stats.exact["CostMultiplyAdd"] == stats.exact["CostParameter"] == exact
+    # A tie between 16,787,456 and 16,787,458: float32 rounds to the even significand.
+    assert stats.totals["CostMultiplyAdd"] == stats.totals["CostParameter"] == 16787456
+    assert stats.totals["Output"] == stats.exact["Output"] == 8193 + 2049
+    assert stats.layers["A"]["CostMultiplyAdd"] == exact
+    assert stats.flops == 2 * exact
+    assert stats.summary()["CostParameter"] == 16787456
+    assert stats.summary(exact=True)["CostParameter"] == exact
+
+
+def test_float32_rounding_matches_numpy():
+    # NNC's published pairs (exact, shown), then numpy's float32 as the independent reference.
+    assert as_float32(691487264) == 691487232 and as_float32(138357544) == 138357536
+    assert as_float32(21299660087) == 21299660800 and as_float32(33625877) == 33625876
+    for count in (0, 1, 2**24 - 1, 2**24 + 1, 2**24 + 3, 3 * 2**40 + 2**16 + 1, 10**15 + 7):
+        assert as_float32(count) == int(np.float32(count)), count
 
 
 def test_parameter_layer_and_binary_weights():
