@@ -45,14 +45,22 @@ def compare_sample(sample: str, expected: dict[str, dict]) -> dict[str, list[str
             for key, value in nnc["statistics"].items()
             if stats.totals.get(key) != value
         ]
+        results = inference.network(name).results()
         for layer, shape in nnc["output_shapes"].items():
-            ours = stats.shapes.get(layer, "missing")
-            text = ",".join(map(str, ours)) if isinstance(ours, tuple) else ours
-            if text != shape:
-                error = inference.network(name).result(layer).error if layer in stats.shapes else ""
-                problems.append(f'layer "{layer}": NNC {shape}, ours {text} {error or ""}'.rstrip())
+            ours = _shape_text(results[layer]) if layer in results else "missing"
+            if ours != shape:
+                error = results[layer].error if layer in results else ""
+                problems.append(f'layer "{layer}": NNC {shape!r}, ours {ours!r} {error or ""}')
         found[name] = problems
     return found
+
+
+def _shape_text(result) -> str | None:  # noqa: ANN001 - an infer.LayerResult
+    """A layer's shape as NNC's reference writes it: "C,H,W"; "" when it cannot be computed
+    (NNC leaves the shape empty); None for a layer that has no output (Comment, Argument)."""
+    if result.shape is not None:
+        return ",".join(map(str, result.shape))
+    return "" if result.error else None
 
 
 def main(argv: list[str]) -> int:

@@ -1,12 +1,15 @@
-"""``neurocanvas cost PROJECT [--network NAME] [--json] [--layers]``: NNC's statistics.
+"""``neurocanvas cost PROJECT [--network NAME] [--json] [--layers] [--exact]``: NNC's statistics.
 
 Prints the eight NNC statistics (Output, CostParameter, CostAdd, CostMultiply,
 CostMultiplyAdd, CostDivision, CostExp, CostIf) of every network, or of ``--network NAME``,
-plus the unique parameter count, FLOPs (2 x multiply-adds) and parameter bytes (float32).
-A derived ``<Net>Validation``/``<Net>Runtime`` is counted as its drawn network, as NNC does.
-``--layers`` adds one row per layer; ``--json`` prints::
+plus the unique parameter count, FLOPs (2 x the exact multiply-adds) and parameter bytes
+(float32). A derived ``<Net>Validation``/``<Net>Runtime`` is counted as its drawn network, as
+NNC does. The totals are NNC's numbers: float32 sums (above 2**24 they are rounded); where the
+exact integer differs the text shows it beside them, and ``--exact`` prints the exact integers
+instead. ``--layers`` adds one row per layer; ``--json`` prints::
 
     {"networks": {"<net>": {"Output": n, ..., "CostIf": n, "UniqueParameters": n, ...}},
+     "exact": {"<net>": {"Output": n, ..., "CostIf": n}},
      "layers": {"<net>": {"<layer>": {"type": t, "shape": [..], "Output": n, ...}}}}
 
 (``layers`` only with ``--layers``; ``errors`` lists layers that failed). Exit status 1 when a
@@ -36,6 +39,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
     parser.add_argument("--network", metavar="NAME", help="only this network")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--layers", action="store_true", help="add the values of every layer")
+    parser.add_argument(
+        "--exact",
+        action="store_true",
+        help="print the exact integer totals instead of NNC's float32 sums",
+    )
     return parser
 
 
@@ -61,12 +69,14 @@ def run(args: argparse.Namespace) -> int:
     inference = ProjectInference(project, follow=False)
     report: dict[str, object] = {}
     networks: dict[str, dict[str, int]] = {}
+    exact: dict[str, dict[str, int]] = {}
     layers: dict[str, dict] = {}
     errors: list[str] = []
     for name in names:
         network = inference.network(counted_as(project, name) or name)
         stats = network_statistics(network)
-        networks[name] = stats.summary()
+        networks[name] = stats.summary(exact=args.exact)
+        exact[name] = stats.exact
         layers[name] = {
             layer: {
                 "type": result.type,
@@ -77,6 +87,7 @@ def run(args: argparse.Namespace) -> int:
         }
         errors += [f'network "{name}", layer "{r.name}": {r.error}' for r in network.errors()]
     report["networks"] = networks
+    report["exact"] = exact
     if args.layers:
         report["layers"] = layers
     if errors:
@@ -84,17 +95,20 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        _print_text(networks, layers if args.layers else None)
+        _print_text(networks, None if args.exact else exact, layers if args.layers else None)
     for message in errors:
         print(f"neurocanvas cost: {message}", file=sys.stderr)
     return 1 if errors else 0
 
 
-def _print_text(networks: dict[str, dict[str, int]], layers: dict | None) -> None:
+def _print_text(networks: dict[str, dict[str, int]], exact: dict | None, layers: dict | None):
+    """``exact``: the exact sums, shown beside NNC's float32 totals where they differ."""
     for name, summary in networks.items():
         print(f'Network "{name}"')
         for key, value in summary.items():
-            print(f"  {key:<17}{value:>20,}")
+            count = exact[name].get(key, value) if exact else value
+            beside = f"  (float32 as NNC; exact {count:,})" if count != value else ""
+            print(f"  {key:<17}{value:>20,}{beside}")
         if layers is not None:
             _print_layers(layers[name])
         print()

@@ -467,10 +467,7 @@ class NetworkInference:
         if name == "UnitProperty":
             if arg in self.unit_properties:
                 return self.unit_properties[arg]
-            raise InferenceError(
-                f"*UnitProperty({arg}) is only defined inside the built-in LSTM unit "
-                f"(the calling LSTM layer's {arg})"
-            )
+            return resolve.empty_unit_property(arg, ev)
         if name == "RepeatTimes":
             start = self._start(owner, "RepeatStart", "RepeatEnd")
             return self.eval(start).value("Times")
@@ -516,8 +513,9 @@ class NetworkInference:
 class UnitCache:
     """Expansions of unit networks, shared by every Unit layer with the same input and arguments."""
 
-    def __init__(self, project: Project | None, limit: int = 4096) -> None:
+    def __init__(self, project: Project | None, limit: int = 4096, editor_shapes: bool = False):
         self.project = project
+        self.editor_shapes = editor_shapes  # NNC's editor shapes where nnabla's differ (pooling)
         self.limit = limit
         self.entries: dict[tuple, NetworkInference] = {}
         # Layer results by everything they depend on (NetworkInference._share_key).

@@ -18,9 +18,10 @@ import math
 from dataclasses import dataclass, field
 
 from engine.graph import resolve
-from engine.graph.infer import NetworkInference
+from engine.graph.infer import NetworkInference, UnitCache
 from engine.layers import find_spec
-from engine.layers.evaluate import RuleError
+from engine.layers.evaluate import RuleError, Shape
+from engine.layers.macros import pooling_output_size
 from engine.layers.spec import STATISTICS
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "network_statistics",
     "parameter_table",
     "as_float32",
+    "pooling_disagreements",
     "BYTES_PER_PARAMETER",
 ]
 
@@ -68,14 +70,20 @@ class NetworkStatistics:
 
 
 def network_statistics(inference: NetworkInference) -> NetworkStatistics:
-    """Statistics of one (inferred) network; layers that failed contribute nothing."""
+    """Statistics of one (inferred) network; layers that failed contribute nothing.
+
+    Where NNC's editor shows another pooling size than the one that runs (IgnoreBorder=False
+    with Padding, :func:`pooling_disagreements`), the eight statistics are NNC's: counted on
+    the editor's shapes. The shapes and unique parameters are always those that run.
+    """
     results = inference.results()
+    counted = _editor_inference(inference) if pooling_disagreements(inference) else inference
     layers = {
         name: dict(zip(STATISTICS, r.stats, strict=True))
-        for name, r in results.items()
+        for name, r in counted.results().items()
         if r.stats is not None
     }
-    exact = dict(zip(STATISTICS, inference.totals(), strict=True))
+    exact = dict(zip(STATISTICS, counted.totals(), strict=True))
     maxima = {s: max((v[s] for v in layers.values()), default=0) for s in STATISTICS}
     table = parameter_table(inference)
     return NetworkStatistics(
@@ -87,6 +95,42 @@ def network_statistics(inference: NetworkInference) -> NetworkStatistics:
         shapes={name: r.shape for name, r in results.items()},
         unique_parameters=sum(table.values()),
         parameters=table,
+    )
+
+
+def pooling_disagreements(inference: NetworkInference) -> list[tuple[str, Shape, Shape]]:
+    """(layer path, shape that runs, shape NNC's editor shows) of every pooling layer, units
+    expanded, where the two differ: without IgnoreBorder nnabla pools to ceil((in + p) / s),
+    NNC's editor shows ceil((in + 2p) / s)."""
+    found: list[tuple[str, Shape, Shape]] = []
+    for name, result in inference.results().items():
+        spec = find_spec(result.type)
+        if result.shape is None or spec is None:
+            continue
+        if spec.type == "Unit":
+            sub = inference.expansion(name)
+            inner = pooling_disagreements(sub) if sub is not None else []
+            found += [(f"{name}/{path}", runs, shown) for path, runs, shown in inner]
+        elif spec.output_rule == "*PoolingOutputSize":
+            try:
+                shown = pooling_output_size(inference.eval(name), editor=True)
+            except RuleError:
+                continue
+            if shown != result.shape:
+                found.append((name, result.shape, shown))
+    return found
+
+
+def _editor_inference(inference: NetworkInference) -> NetworkInference:
+    """The same network inferred on the shapes NNC's editor shows."""
+    return NetworkInference(
+        inference.network,
+        inference.project,
+        arguments=inference.arguments,
+        bound_input=inference.bound_input,
+        unit_properties=inference.unit_properties,
+        stack=inference.stack,
+        units=UnitCache(inference.project, editor_shapes=True),
     )
 
 

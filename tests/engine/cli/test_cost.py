@@ -97,7 +97,8 @@ def test_layer_errors_give_status_1_and_still_print(capsys):
     assert code == 1
     report = json.loads(out)
     assert report["networks"]["Main"]["Output"] > 0
-    assert any("is only defined inside the built-in LSTM unit" in e for e in report["errors"])
+    assert report["networks"]["Main"]["Output"] == 5600  # NNC's number (its Axis reads 0)
+    assert any("*UnitProperty(Size) is empty here" in e for e in report["errors"])
     assert 'neurocanvas cost: network "Main", layer "Affine"' in err
 
 
@@ -107,4 +108,24 @@ def test_sony_sample_with_units(capsys):
     assert code == 0
     stats = json.loads(out)["networks"]["Runtime"]
     assert stats["CostParameter"] == 28894024  # DenseNet-161 (BN statistics included)
-    assert stats["FLOPs"] == 2 * stats["CostMultiplyAdd"]
+    assert stats["CostMultiplyAdd"] == 7641202688  # NNC's float32 sum
+    assert stats["FLOPs"] == 2 * 7641202944  # the exact multiply-adds
+    assert json.loads(out)["exact"]["Runtime"]["CostMultiplyAdd"] == 7641202944
+
+
+def test_float32_totals_with_the_exact_count_beside_and_exact_on_request(capsys):
+    path = f"{SAMPLES}/image_recognition/ILSVRC2012/alexnet.sdcproj"
+    code, out, _ = run(capsys, path, "--network", "Training")
+    assert code == 0
+    rows = {line.split()[0]: line for line in out.splitlines()[1:] if line.strip()}
+    assert rows["CostMultiplyAdd"].split() == [
+        "CostMultiplyAdd", "691,487,232", "(float32", "as", "NNC;", "exact", "691,487,264)",
+    ]  # fmt: skip
+    assert rows["CostParameter"].split() == [
+        "CostParameter",
+        "60,667,176",
+    ]  # a float32 already
+    code, out, _ = run(capsys, path, "--network", "Training", "--exact", "--json")
+    assert json.loads(out)["networks"]["Training"]["CostMultiplyAdd"] == 691487264
+    code, out, _ = run(capsys, path, "--network", "Training", "--exact")
+    assert "691,487,264" in out and "691,487,232" not in out

@@ -4,7 +4,7 @@ import numpy as np
 
 from engine.graph.infer import NetworkInference, ProjectInference
 from engine.graph.project import Layer, Link, Network, Project
-from engine.graph.statistics import as_float32, network_statistics
+from engine.graph.statistics import as_float32, network_statistics, pooling_disagreements
 
 
 def chain(name, *layers, links=()):
@@ -203,3 +203,25 @@ def test_failed_layers_contribute_nothing():
     stats = network_statistics(NetworkInference(net))
     assert stats.totals["Output"] == 48 and "C" not in stats.layers
     assert stats.shapes["C"] is None
+
+
+def test_pooling_that_nnc_shows_differently_counts_nncs_shapes():
+    # 7x9, kernel 3, stride 2, pad (1, 2), IgnoreBorder False: nnabla runs 4x6, NNC shows 5x7.
+    pool = {"KernelShape": "3,3", "Strides": "2,2", "Padding": "1,2", "IgnoreBorder": "False"}
+    net = chain(
+        "N",
+        ("x", "Input", {"Size": "1,7,9"}),
+        ("P", "MaxPooling", pool),
+        ("A", "Affine", {"OutShape": "2"}),
+    )
+    stats = network_statistics(NetworkInference(net))
+    assert stats.shapes["P"] == (1, 4, 6)  # what runs
+    assert stats.layers["P"]["Output"] == 35 and stats.layers["P"]["CostIf"] == 35 * 9
+    assert stats.totals["Output"] == 63 + 35 + 2
+    assert stats.totals["CostParameter"] == 35 * 2 + 2  # NNC's count
+    assert stats.unique_parameters == 24 * 2 + 2  # the parameters that exist
+    pi = ProjectInference(Project([net]))
+    assert pooling_disagreements(pi.network("N")) == [("P", (1, 4, 6), (1, 5, 7))]
+    net.set_property("P", "Padding", "0,0")
+    assert pooling_disagreements(pi.network("N")) == []
+    assert network_statistics(pi.network("N")).totals["Output"] == 63 + 20 + 2  # 4x5 both
