@@ -61,6 +61,7 @@ def ref_pool(x, kernel, stride=None, ignore_border=True, pad=None, mode="max", i
         ((2, 2, 5, 7), {"kernel": (3, 2), "stride": (2, 1), "pad": (1, 1)}),
         ((1, 2, 5, 7), {"kernel": (3, 2), "stride": (2, 2), "ignore_border": False}),
         ((1, 2, 5, 4), {"kernel": (2, 3), "stride": (3, 2), "ignore_border": False, "pad": (1, 1)}),
+        ((1, 2, 8, 7), {"kernel": (5, 3), "stride": (1, 2), "ignore_border": False}),
         ((2, 3, 7), {"kernel": (3,), "stride": (2,)}),
         ((1, 2, 3, 5, 4), {"kernel": (2, 2, 3), "stride": (1, 2, 1), "pad": (0, 1, 1)}),
         ((3, 5, 5), {"kernel": (2, 2), "stride": (1, 1)}),
@@ -70,6 +71,7 @@ def ref_pool(x, kernel, stride=None, ignore_border=True, pad=None, mode="max", i
         "overlap-pad",
         "no-ignore-border",
         "no-ignore-border-pad",
+        "partial-windows",
         "1d",
         "3d",
         "no-batch",
@@ -157,9 +159,10 @@ def test_pooling_after_convolution_batch_innermost_layout(pool):
         ((2, 3, 5, 6), {"kernel": (2, 2)}),
         ((1, 2, 5, 7), {"kernel": (3, 2), "stride": (2, 1), "pad": (1, 1)}),
         ((1, 2, 5, 4), {"kernel": (3, 3), "stride": (2, 2), "ignore_border": False, "pad": (1, 1)}),
+        ((1, 2, 8, 7), {"kernel": (5, 3), "stride": (1, 2), "ignore_border": False, "pad": (0, 1)}),
         ((2, 2, 3, 4, 3), {"kernel": (2, 3, 2), "stride": (1, 1, 2), "pad": (1, 0, 1)}),
     ],
-    ids=["2x2-odd", "overlap-pad", "no-ignore-border-pad", "3d"],
+    ids=["2x2-odd", "overlap-pad", "no-ignore-border-pad", "partial-windows", "3d"],
 )
 def test_average_pooling_against_loop_reference(shape, kw, including_pad):
     x = randn(*shape)
