@@ -225,3 +225,22 @@ def test_pooling_that_nnc_shows_differently_counts_nncs_shapes():
     net.set_property("P", "Padding", "0,0")
     assert pooling_disagreements(pi.network("N")) == []
     assert network_statistics(pi.network("N")).totals["Output"] == 63 + 20 + 2  # 4x5 both
+
+
+def test_loop_counts_follow_edits():
+    unit = chain(
+        "Block",
+        ("Input", "Input", {"Size": "3"}),
+        ("Start", "RepeatStart", {"Times": "2"}),
+        ("A", "Affine", {"OutShape": "3"}),
+        ("End", "RepeatEnd", {}),
+    )
+    main = chain("Main", ("x", "Input", {"Size": "3"}), ("U", "Unit", {"Network": "Block"}))
+    pi = ProjectInference(Project([main, unit]))
+    assert network_statistics(pi.network("Main")).totals["CostParameter"] == 2 * 12
+    unit.set_property("Start", "Times", "5")  # the unit's block repeats 5 times now
+    assert network_statistics(pi.network("Main")).totals["CostParameter"] == 5 * 12
+    assert network_statistics(pi.network("Block")).totals["Output"] == 3 + 5 * 3 + 5 * 3 + 3
+    unlink(unit, "A", "End")  # A leaves the block: End reads Start directly
+    unit.connect(Link("Start", "End"))
+    assert network_statistics(pi.network("Block")).totals["CostParameter"] == 12
