@@ -13,7 +13,9 @@ instead. ``--layers`` adds one row per layer; ``--json`` prints::
      "layers": {"<net>": {"<layer>": {"type": t, "shape": [..], "Output": n, ...}}}}
 
 (``layers`` only with ``--layers``; ``errors`` lists layers that failed). Exit status 1 when a
-layer's shape or statistics cannot be computed (the other values are still printed).
+layer's shape or statistics cannot be computed (the other values are still printed). A pooling
+layer whose shape NNC's editor shows differently from the one that runs is named on stderr
+(``warning:``, both shapes); the statistics are NNC's.
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     from engine.formats import ProjectFileError, load_project
     from engine.graph.derive import counted_as
     from engine.graph.infer import ProjectInference
-    from engine.graph.statistics import network_statistics
+    from engine.graph.statistics import network_statistics, pooling_disagreements, pooling_message
 
     try:
         project = load_project(args.project)
@@ -72,6 +74,7 @@ def run(args: argparse.Namespace) -> int:
     exact: dict[str, dict[str, int]] = {}
     layers: dict[str, dict] = {}
     errors: list[str] = []
+    warnings: list[str] = []  # the statistics are NNC's, but another shape runs
     for name in names:
         network = inference.network(counted_as(project, name) or name)
         stats = network_statistics(network)
@@ -86,6 +89,10 @@ def run(args: argparse.Namespace) -> int:
             for layer, result in network.results().items()
         }
         errors += [f'network "{name}", layer "{r.name}": {r.error}' for r in network.errors()]
+        for path, runs, shown in pooling_disagreements(network):
+            layer, _, inner = path.partition("/")
+            message = pooling_message(runs, shown, inner)
+            warnings.append(f'network "{name}", layer "{layer}": {message}')
     report["networks"] = networks
     report["exact"] = exact
     if args.layers:
@@ -96,6 +103,8 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=2))
     else:
         _print_text(networks, None if args.exact else exact, layers if args.layers else None)
+    for message in warnings:
+        print(f"neurocanvas cost: warning: {message}", file=sys.stderr)
     for message in errors:
         print(f"neurocanvas cost: {message}", file=sys.stderr)
     return 1 if errors else 0

@@ -30,6 +30,7 @@ __all__ = [
     "parameter_table",
     "as_float32",
     "pooling_disagreements",
+    "pooling_message",
     "BYTES_PER_PARAMETER",
 ]
 
@@ -119,6 +120,21 @@ def pooling_disagreements(inference: NetworkInference) -> list[tuple[str, Shape,
             if shown != result.shape:
                 found.append((name, result.shape, shown))
     return found
+
+
+def pooling_message(runs: tuple[int, ...], shown: tuple[int, ...], inner: str) -> str:
+    """The warning for one of :func:`pooling_disagreements` (``inner``: its path in a unit)."""
+    where = f'its layer "{inner}", property Padding: ' if inner else ""
+    return (
+        f"{where}with IgnoreBorder=False and Padding, nnabla (and this engine) pools to "
+        f"{_fmt(runs)} "
+        f"where NNC's editor shows {_fmt(shown)}: the network runs {_fmt(runs)}; the statistics "
+        f"are NNC's, counted on {_fmt(shown)}"
+    )
+
+
+def _fmt(shape: Shape) -> str:
+    return ",".join(map(str, shape))
 
 
 def _editor_inference(inference: NetworkInference) -> NetworkInference:

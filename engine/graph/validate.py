@@ -23,7 +23,7 @@ from engine.graph import derive, resolve
 from engine.graph.infer import NetworkInference, ProjectInference
 from engine.graph.network import Network
 from engine.graph.project import Project
-from engine.graph.statistics import pooling_disagreements
+from engine.graph.statistics import pooling_disagreements, pooling_message
 from engine.layers import find_spec
 from engine.layers.evaluate import RuleError
 from engine.layers.spec import ConnectorKind, Inputs, LayerSpec, Outputs
@@ -107,19 +107,9 @@ def validate_network(inference: NetworkInference) -> list[Problem]:
         problems += _side_input_problems(inference, name, spec)
     for path, runs, shown in pooling_disagreements(inference):
         unit, _, inner = path.partition("/")  # a layer inside a unit: reported on the Unit
-        message = _pooling_message(runs, shown, inner)
+        message = pooling_message(runs, shown, inner)
         problems.append(Problem(message, net, unit, None if inner else "Padding", "warning"))
     return _unique(problems)
-
-
-def _pooling_message(runs: tuple[int, ...], shown: tuple[int, ...], inner: str) -> str:
-    where = f'its layer "{inner}", property Padding: ' if inner else ""
-    return (
-        f"{where}with IgnoreBorder=False and Padding, nnabla (and this engine) pools to "
-        f"{_fmt(runs)} "
-        f"where NNC's editor shows {_fmt(shown)}: the network runs {_fmt(runs)}; the statistics "
-        f"are NNC's, counted on {_fmt(shown)}"
-    )
 
 
 def _unique(problems: list[Problem]) -> list[Problem]:

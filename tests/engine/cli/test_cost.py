@@ -129,3 +129,23 @@ def test_float32_totals_with_the_exact_count_beside_and_exact_on_request(capsys)
     assert json.loads(out)["networks"]["Training"]["CostMultiplyAdd"] == 691487264
     code, out, _ = run(capsys, path, "--network", "Training", "--exact")
     assert "691,487,264" in out and "691,487,232" not in out
+
+
+def test_pooling_nnc_shows_differently_is_warned_with_both_shapes(capsys, tmp_path):
+    project = Project.new()
+    net = project.network("Main")
+    pool = {"KernelShape": "3,3", "Strides": "2,2", "Padding": "1,1", "IgnoreBorder": "False"}
+    for name, type_, props in (("x", "Input", {"Size": "1,7,7"}), ("P", "MaxPooling", pool)):
+        net.add_layer(Layer(name, type_, props))
+    net.connect(Link("x", "P"))
+    save_project(project, tmp_path / "p.sdcproj")
+    code, out, err = run(capsys, tmp_path / "p.sdcproj", "--json", "--layers")
+    assert code == 0
+    report = json.loads(out)
+    assert report["layers"]["Main"]["P"]["shape"] == [1, 4, 4]  # what runs (nnabla)
+    assert report["networks"]["Main"]["Output"] == 49 + 25  # NNC's count, on 1,5,5
+    assert err.strip() == (
+        'neurocanvas cost: warning: network "Main", layer "P": with IgnoreBorder=False and '
+        "Padding, nnabla (and this engine) pools to 1,4,4 where NNC's editor shows 1,5,5: the "
+        "network runs 1,4,4; the statistics are NNC's, counted on 1,5,5"
+    )
