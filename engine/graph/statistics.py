@@ -125,11 +125,11 @@ def pooling_disagreements(inference: NetworkInference) -> list[tuple[str, Shape,
 def pooling_message(runs: tuple[int, ...], shown: tuple[int, ...], inner: str) -> str:
     """The warning for one of :func:`pooling_disagreements` (``inner``: its path in a unit)."""
     where = f'its layer "{inner}", property Padding: ' if inner else ""
+    runs_text, shown_text = _fmt(runs), _fmt(shown)
     return (
         f"{where}with IgnoreBorder=False and Padding, nnabla (and this engine) pools to "
-        f"{_fmt(runs)} "
-        f"where NNC's editor shows {_fmt(shown)}: the network runs {_fmt(runs)}; the statistics "
-        f"are NNC's, counted on {_fmt(shown)}"
+        f"{runs_text} where NNC's editor shows {shown_text}: the network runs {runs_text}; "
+        f"the statistics are NNC's, counted on {shown_text}"
     )
 
 
