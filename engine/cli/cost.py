@@ -10,12 +10,14 @@ instead. ``--layers`` adds one row per layer; ``--json`` prints::
 
     {"networks": {"<net>": {"Output": n, ..., "CostIf": n, "UniqueParameters": n, ...}},
      "exact": {"<net>": {"Output": n, ..., "CostIf": n}},
-     "layers": {"<net>": {"<layer>": {"type": t, "shape": [..], "Output": n, ...}}}}
+     "layers": {"<net>": {"<layer>": {"type": t, "shape": [..], "times": k, "Output": n, ...}}}}
 
-(``layers`` only with ``--layers``; ``errors`` lists layers that failed). Exit status 1 when a
-layer's shape or statistics cannot be computed (the other values are still printed). A pooling
-layer whose shape NNC's editor shows differently from the one that runs is named on stderr
-(``warning:``, both shapes); the statistics are NNC's.
+(``times``: how often the layer counts in the totals, the iterations of the repeat blocks and
+time steps of the recurrent loops around it; ``layers`` only with ``--layers``; ``errors``
+lists layers that failed). Exit status 1 when a layer's shape or statistics cannot be computed
+(the other values are still printed). A pooling layer whose shape NNC's editor shows
+differently from the one that runs is named on stderr (``warning:``, both shapes); the
+statistics are NNC's.
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from engine.formats import ProjectFileError, load_project
     from engine.graph.derive import counted_as
     from engine.graph.infer import ProjectInference
+    from engine.graph.loops import multipliers
     from engine.graph.statistics import network_statistics, pooling_disagreements, pooling_message
 
     try:
@@ -80,10 +83,12 @@ def run(args: argparse.Namespace) -> int:
         stats = network_statistics(network)
         networks[name] = stats.summary(exact=args.exact)
         exact[name] = stats.exact
+        times = multipliers(network)
         layers[name] = {
             layer: {
                 "type": result.type,
                 "shape": list(result.shape) if result.shape else None,
+                "times": times.get(layer, 1),
                 **stats.layers.get(layer, {}),
             }
             for layer, result in network.results().items()

@@ -149,3 +149,15 @@ def test_pooling_nnc_shows_differently_is_warned_with_both_shapes(capsys, tmp_pa
         "Padding, nnabla (and this engine) pools to 1,4,4 where NNC's editor shows 1,5,5: the "
         "network runs 1,4,4; the statistics are NNC's, counted on 1,5,5"
     )
+
+
+def test_layers_say_how_often_they_count(capsys):
+    path = f"{SAMPLES}/tutorial/recurrent_neural_networks/elman_net.sdcproj"
+    code, out, _ = run(capsys, path, "--json", "--layers")
+    assert code == 0
+    report = json.loads(out)
+    rows = report["layers"]["Main"]
+    assert rows["Affine_2"]["times"] == 28 and rows["Affine_2"]["CostParameter"] == 1596
+    assert rows["RecurrentInput"]["times"] == 28 and rows["RecurrentOutput"]["times"] == 1
+    total = sum(r["times"] * r.get("CostParameter", 0) for r in rows.values())
+    assert total == report["networks"]["Main"]["CostParameter"] == 44717  # NNC's number
