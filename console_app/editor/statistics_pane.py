@@ -1,5 +1,7 @@
 """Network statistics: NNC's eight totals plus unique parameters, FLOPs and parameter bytes.
 
+The totals are NNC's float32 sums; each one's tooltip gives the exact integer count.
+
 Clicking one of the eight shows it beside every layer of the canvas (nnc-layers.md §1.9).
 """
 
@@ -57,10 +59,25 @@ class StatisticsPane(QTableWidget):
             self.item(row, 0).setFont(font)
 
     def show_statistics(self, stats: NetworkStatistics | None) -> None:
+        """NNC's totals (float32 sums, as NNC shows them); the tooltip gives the exact count."""
         values = stats.summary() if stats is not None else {}
+        exact = stats.exact if stats is not None else {}
         for row, name in enumerate((*STATISTICS, *EXTRAS)):
             value = values.get(name)
-            self.item(row, 1).setText("" if value is None else f"{value:,}")
+            item = self.item(row, 1)
+            item.setText("" if value is None else f"{value:,}")
+            item.setToolTip(_exact_tip(value, exact.get(name)))
 
     def value(self, statistic: str) -> str:
         return self.item((*STATISTICS, *EXTRAS).index(statistic), 1).text()
+
+
+def _exact_tip(shown: int | None, exact: int | None) -> str:
+    if shown is None or exact is None:
+        return ""
+    if shown == exact:
+        return f"Exact count: {exact:,} (NNC shows the same)"
+    return (
+        f"NNC's value: {shown:,} (NNC adds in float32, which rounds above 16,777,216)."
+        f"\nExact count: {exact:,}"
+    )

@@ -1,16 +1,23 @@
-"""``neurocanvas cost PROJECT [--network NAME] [--json] [--layers]``: NNC's statistics.
+"""``neurocanvas cost PROJECT [--network NAME] [--json] [--layers] [--exact]``: NNC's statistics.
 
 Prints the eight NNC statistics (Output, CostParameter, CostAdd, CostMultiply,
 CostMultiplyAdd, CostDivision, CostExp, CostIf) of every network, or of ``--network NAME``,
-plus the unique parameter count, FLOPs (2 x multiply-adds) and parameter bytes (float32).
-A derived ``<Net>Validation``/``<Net>Runtime`` is counted as its drawn network, as NNC does.
-``--layers`` adds one row per layer; ``--json`` prints::
+plus the unique parameter count, FLOPs (2 x the exact multiply-adds) and parameter bytes
+(float32). A derived ``<Net>Validation``/``<Net>Runtime`` is counted as its drawn network, as
+NNC does. The totals are NNC's numbers: float32 sums (above 2**24 they are rounded); where the
+exact integer differs the text shows it beside them, and ``--exact`` prints the exact integers
+instead. ``--layers`` adds one row per layer; ``--json`` prints::
 
     {"networks": {"<net>": {"Output": n, ..., "CostIf": n, "UniqueParameters": n, ...}},
-     "layers": {"<net>": {"<layer>": {"type": t, "shape": [..], "Output": n, ...}}}}
+     "exact": {"<net>": {"Output": n, ..., "CostIf": n}},
+     "layers": {"<net>": {"<layer>": {"type": t, "shape": [..], "times": k, "Output": n, ...}}}}
 
-(``layers`` only with ``--layers``; ``errors`` lists layers that failed). Exit status 1 when a
-layer's shape or statistics cannot be computed (the other values are still printed).
+(``times``: how often the layer counts in the totals, the iterations of the repeat blocks and
+time steps of the recurrent loops around it; ``layers`` only with ``--layers``; ``errors``
+lists layers that failed). Exit status 1 when a layer's shape or statistics cannot be computed
+(the other values are still printed). A pooling layer whose shape NNC's editor shows
+differently from the one that runs is named on stderr (``warning:``, both shapes); the
+statistics are NNC's.
 """
 
 from __future__ import annotations
@@ -36,6 +43,11 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
     parser.add_argument("--network", metavar="NAME", help="only this network")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--layers", action="store_true", help="add the values of every layer")
+    parser.add_argument(
+        "--exact",
+        action="store_true",
+        help="print the exact integer totals instead of NNC's float32 sums",
+    )
     return parser
 
 
@@ -43,7 +55,8 @@ def run(args: argparse.Namespace) -> int:
     from engine.formats import ProjectFileError, load_project
     from engine.graph.derive import counted_as
     from engine.graph.infer import ProjectInference
-    from engine.graph.statistics import network_statistics
+    from engine.graph.loops import multipliers
+    from engine.graph.statistics import network_statistics, pooling_disagreements, pooling_message
 
     try:
         project = load_project(args.project)
@@ -61,22 +74,32 @@ def run(args: argparse.Namespace) -> int:
     inference = ProjectInference(project, follow=False)
     report: dict[str, object] = {}
     networks: dict[str, dict[str, int]] = {}
+    exact: dict[str, dict[str, int]] = {}
     layers: dict[str, dict] = {}
     errors: list[str] = []
+    warnings: list[str] = []  # the statistics are NNC's, but another shape runs
     for name in names:
         network = inference.network(counted_as(project, name) or name)
         stats = network_statistics(network)
-        networks[name] = stats.summary()
+        networks[name] = stats.summary(exact=args.exact)
+        exact[name] = stats.exact
+        times = multipliers(network)
         layers[name] = {
             layer: {
                 "type": result.type,
                 "shape": list(result.shape) if result.shape else None,
+                "times": times.get(layer, 1),
                 **stats.layers.get(layer, {}),
             }
             for layer, result in network.results().items()
         }
         errors += [f'network "{name}", layer "{r.name}": {r.error}' for r in network.errors()]
+        for path, runs, shown in pooling_disagreements(network):
+            layer, _, inner = path.partition("/")
+            message = pooling_message(runs, shown, inner)
+            warnings.append(f'network "{name}", layer "{layer}": {message}')
     report["networks"] = networks
+    report["exact"] = exact
     if args.layers:
         report["layers"] = layers
     if errors:
@@ -84,17 +107,22 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report, indent=2))
     else:
-        _print_text(networks, layers if args.layers else None)
+        _print_text(networks, None if args.exact else exact, layers if args.layers else None)
+    for message in warnings:
+        print(f"neurocanvas cost: warning: {message}", file=sys.stderr)
     for message in errors:
         print(f"neurocanvas cost: {message}", file=sys.stderr)
     return 1 if errors else 0
 
 
-def _print_text(networks: dict[str, dict[str, int]], layers: dict | None) -> None:
+def _print_text(networks: dict[str, dict[str, int]], exact: dict | None, layers: dict | None):
+    """``exact``: the exact sums, shown beside NNC's float32 totals where they differ."""
     for name, summary in networks.items():
         print(f'Network "{name}"')
         for key, value in summary.items():
-            print(f"  {key:<17}{value:>20,}")
+            count = exact[name].get(key, value) if exact else value
+            beside = f"  (float32 as NNC; exact {count:,})" if count != value else ""
+            print(f"  {key:<17}{value:>20,}{beside}")
         if layers is not None:
             _print_layers(layers[name])
         print()

@@ -185,10 +185,13 @@ def _pooling(op: str) -> Callable[[_Graph, Step, list[str]], str]:
         attrs: dict[str, Any] = {"kernel_shape": list(kernel), "strides": list(stride),
                                  "pads": [*pad, *ends]}  # fmt: skip
         if op == "AveragePool":
-            if not kw.get("ignore_border", True) and ends != list(pad):
+            # nnabla divides by the window's cells inside [-pad, in + pad): ONNX counts them with
+            # count_include_pad when the right padding is the pad, the input cells without it.
+            padded = bool(kw.get("including_pad", True)) and any(pad)
+            if padded and ends != list(pad):
                 raise ExportError(f'layer "{step.name}": IgnoreBorder=False average pooling '
-                                  f"is not exportable")  # fmt: skip
-            attrs["count_include_pad"] = int(bool(kw.get("including_pad", True)))
+                                  f"with IncludingPad and Padding is not exportable")  # fmt: skip
+            attrs["count_include_pad"] = int(padded)
         return g.node(op, ins[:1], step.name, **attrs)
 
     return convert

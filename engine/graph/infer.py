@@ -17,7 +17,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from engine.graph import resolve
+from engine.graph import loops, resolve
 from engine.graph.network import Network
 from engine.graph.project import Project
 from engine.layers import find_spec
@@ -172,11 +172,14 @@ class NetworkInference:
         return self._evals[name]
 
     def totals(self) -> tuple[int, ...]:
-        """The network statistics: the plain sum of every layer's values (§1.6)."""
+        """The network statistics, exact: every layer's values times its loop count (§1.6)."""
         results = self.results()
         if self._totals is None:
-            stats = [r.stats for r in results.values() if r.stats] or [(0,) * len(STATISTICS)]
-            self._totals = tuple(map(sum, zip(*stats, strict=True)))
+            times = loops.multipliers(self)
+            self._totals = tuple(
+                sum(r.stats[i] * times.get(n, 1) for n, r in results.items() if r.stats)
+                for i in range(len(STATISTICS))
+            )
         return self._totals
 
     def errors(self) -> list[LayerResult]:
@@ -464,10 +467,7 @@ class NetworkInference:
         if name == "UnitProperty":
             if arg in self.unit_properties:
                 return self.unit_properties[arg]
-            raise InferenceError(
-                f"*UnitProperty({arg}) is only defined inside the built-in LSTM unit "
-                f"(the calling LSTM layer's {arg})"
-            )
+            return resolve.empty_unit_property(arg, ev)
         if name == "RepeatTimes":
             start = self._start(owner, "RepeatStart", "RepeatEnd")
             return self.eval(start).value("Times")
@@ -513,8 +513,9 @@ class NetworkInference:
 class UnitCache:
     """Expansions of unit networks, shared by every Unit layer with the same input and arguments."""
 
-    def __init__(self, project: Project | None, limit: int = 4096) -> None:
+    def __init__(self, project: Project | None, limit: int = 4096, editor_shapes: bool = False):
         self.project = project
+        self.editor_shapes = editor_shapes  # NNC's editor shapes where nnabla's differ (pooling)
         self.limit = limit
         self.entries: dict[tuple, NetworkInference] = {}
         # Layer results by everything they depend on (NetworkInference._share_key).

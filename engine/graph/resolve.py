@@ -51,6 +51,7 @@ __all__ = [
     "reads_no_argument",
     "SharedLayers",
     "auto_in_place",
+    "empty_unit_property",
 ]
 
 
@@ -421,6 +422,11 @@ class NetworkContext(LayerContext):
         self.pure = False
         return self.inference.graph_macro(self.owner, name, arg, layer)
 
+    @property
+    def editor_shapes(self) -> bool:
+        """Shapes as NNC's editor shows them, for NNC's statistics (see UnitCache)."""
+        return self.inference.units.editor_shapes
+
 
 def typed_key(value: object) -> object:
     """A hashable key that tells ``True`` from ``1`` and ``1.0`` (they hash alike)."""
@@ -510,3 +516,17 @@ def auto_in_place(inference, owner: str, once: bool) -> bool:  # noqa: ANN001 - 
         if producer.spec.prop("InPlace") and producer.value("InPlace") is True:
             return False
     return True
+
+
+def empty_unit_property(arg: str | None, ev: LayerEval) -> Value:
+    """``*UnitProperty(X)`` where no LSTM layer calls the network (units/LSTM.sdcproj opened as
+    a project). NNC leaves it empty: an integer property reads 0, anything else has no value, so
+    the layer gets no shape and counts nothing (NNC: RecurrentInput (100) for its (28,100) input
+    at Axis 0, Main Output 5,600, the other layers without a shape)."""
+    prop = ev.spec.prop(ev.resolving() or "")
+    if prop is not None and prop.type.name in ("Int", "UInt"):
+        return 0
+    raise RuleError(
+        f"*UnitProperty({arg}) is empty here: it is the {arg} of the LSTM layer that calls this "
+        "network (the built-in LSTM unit)"
+    )

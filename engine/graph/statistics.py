@@ -1,10 +1,15 @@
 """Network statistics: NNC's eight per-layer and per-network values plus what NNC lacks.
 
-NNC's conventions (nnc-layers.md §1.6): a network value is the plain sum over its layers
-(Input, Parameter and loss layers included); a Unit layer carries the sums over its expansion;
-CostParameter counts a shared parameter at every layer that uses it. Beside them NeuroCanvas
-reports the number of unique parameters (each parameter name once, one set per repeat
-iteration), FLOPs = 2 x CostMultiplyAdd, and the parameter memory in bytes (float32).
+NNC's conventions (nnc-layers.md §1.6): a network value is the sum over its layers (Input,
+Parameter and loss layers included), each layer counted once per iteration of the repeat blocks
+and time step of the recurrent loops around it (:mod:`engine.graph.loops`); a Unit layer
+carries the sums over its expansion; CostParameter counts a shared parameter at every layer that
+uses it. NNC shows each network total as a float32: the exact sum rounded to the nearest float32
+(alexnet CostMultiplyAdd 691,487,232 for 691,487,264; this rule gives NNC's number for every
+statistic of all 184 networks of its samples). ``totals`` holds NNC's numbers, ``exact`` the
+integer counts. Beside them NeuroCanvas reports the number of unique parameters (each parameter
+name once, one set per repeat iteration), FLOPs = 2 x the exact CostMultiplyAdd, and the
+parameter memory in bytes (float32).
 """
 
 from __future__ import annotations
@@ -13,15 +18,19 @@ import math
 from dataclasses import dataclass, field
 
 from engine.graph import resolve
-from engine.graph.infer import NetworkInference
+from engine.graph.infer import NetworkInference, UnitCache
 from engine.layers import find_spec
-from engine.layers.evaluate import RuleError
+from engine.layers.evaluate import RuleError, Shape
+from engine.layers.macros import pooling_output_size
 from engine.layers.spec import STATISTICS
 
 __all__ = [
     "NetworkStatistics",
     "network_statistics",
     "parameter_table",
+    "as_float32",
+    "pooling_disagreements",
+    "pooling_message",
     "BYTES_PER_PARAMETER",
 ]
 
@@ -33,7 +42,8 @@ class NetworkStatistics:
     """Totals and maxima of the eight statistics, per-layer values and the extras."""
 
     network: str
-    totals: dict[str, int]
+    totals: dict[str, int]  # as NNC shows them: the exact sums rounded to float32
+    exact: dict[str, int]  # the exact integer sums
     maxima: dict[str, int]  # the largest layer value, as NNC's ``Statistics_<i>_Max``
     layers: dict[str, dict[str, int]]  # layer -> statistic -> value (layers that have values)
     shapes: dict[str, tuple[int, ...] | None]
@@ -43,16 +53,17 @@ class NetworkStatistics:
     @property
     def flops(self) -> int:
         """Floating-point operations of one forward pass per sample: 2 x multiply-adds."""
-        return 2 * self.totals["CostMultiplyAdd"]
+        return 2 * self.exact["CostMultiplyAdd"]
 
     @property
     def parameter_bytes(self) -> int:
         return BYTES_PER_PARAMETER * self.unique_parameters
 
-    def summary(self) -> dict[str, int]:
-        """The eight totals in NNC's order, then UniqueParameters, FLOPs and ParameterBytes."""
+    def summary(self, exact: bool = False) -> dict[str, int]:
+        """The eight totals in NNC's order (NNC's float32 values, or the ``exact`` sums), then
+        UniqueParameters, FLOPs and ParameterBytes."""
         return {
-            **self.totals,
+            **(self.exact if exact else self.totals),
             "UniqueParameters": self.unique_parameters,
             "FLOPs": self.flops,
             "ParameterBytes": self.parameter_bytes,
@@ -60,25 +71,95 @@ class NetworkStatistics:
 
 
 def network_statistics(inference: NetworkInference) -> NetworkStatistics:
-    """Statistics of one (inferred) network; layers that failed contribute nothing."""
+    """Statistics of one (inferred) network; layers that failed contribute nothing.
+
+    Where NNC's editor shows another pooling size than the one that runs (IgnoreBorder=False
+    with Padding, :func:`pooling_disagreements`), the eight statistics are NNC's: counted on
+    the editor's shapes. The shapes and unique parameters are always those that run.
+    """
     results = inference.results()
+    counted = _editor_inference(inference) if pooling_disagreements(inference) else inference
     layers = {
         name: dict(zip(STATISTICS, r.stats, strict=True))
-        for name, r in results.items()
+        for name, r in counted.results().items()
         if r.stats is not None
     }
-    totals = dict(zip(STATISTICS, inference.totals(), strict=True))
+    exact = dict(zip(STATISTICS, counted.totals(), strict=True))
     maxima = {s: max((v[s] for v in layers.values()), default=0) for s in STATISTICS}
     table = parameter_table(inference)
     return NetworkStatistics(
         network=inference.network.name,
-        totals=totals,
+        totals={key: as_float32(value) for key, value in exact.items()},
+        exact=exact,
         maxima=maxima,
         layers=layers,
         shapes={name: r.shape for name, r in results.items()},
         unique_parameters=sum(table.values()),
         parameters=table,
     )
+
+
+def pooling_disagreements(inference: NetworkInference) -> list[tuple[str, Shape, Shape]]:
+    """(layer path, shape that runs, shape NNC's editor shows) of every pooling layer, units
+    expanded, where the two differ: without IgnoreBorder nnabla pools to ceil((in + p) / s),
+    NNC's editor shows ceil((in + 2p) / s)."""
+    found: list[tuple[str, Shape, Shape]] = []
+    for name, result in inference.results().items():
+        spec = find_spec(result.type)
+        if result.shape is None or spec is None:
+            continue
+        if spec.type == "Unit":
+            sub = inference.expansion(name)
+            inner = pooling_disagreements(sub) if sub is not None else []
+            found += [(f"{name}/{path}", runs, shown) for path, runs, shown in inner]
+        elif spec.output_rule == "*PoolingOutputSize":
+            try:
+                shown = pooling_output_size(inference.eval(name), editor=True)
+            except RuleError:
+                continue
+            if shown != result.shape:
+                found.append((name, result.shape, shown))
+    return found
+
+
+def pooling_message(runs: tuple[int, ...], shown: tuple[int, ...], inner: str) -> str:
+    """The warning for one of :func:`pooling_disagreements` (``inner``: its path in a unit)."""
+    where = f'its layer "{inner}", property Padding: ' if inner else ""
+    runs_text, shown_text = _fmt(runs), _fmt(shown)
+    return (
+        f"{where}with IgnoreBorder=False and Padding, nnabla (and this engine) pools to "
+        f"{runs_text} where NNC's editor shows {shown_text}: the network runs {runs_text}; "
+        f"the statistics are NNC's, counted on {shown_text}"
+    )
+
+
+def _fmt(shape: Shape) -> str:
+    return ",".join(map(str, shape))
+
+
+def _editor_inference(inference: NetworkInference) -> NetworkInference:
+    """The same network inferred on the shapes NNC's editor shows."""
+    return NetworkInference(
+        inference.network,
+        inference.project,
+        arguments=inference.arguments,
+        bound_input=inference.bound_input,
+        unit_properties=inference.unit_properties,
+        stack=inference.stack,
+        units=UnitCache(inference.project, editor_shapes=True),
+    )
+
+
+def as_float32(count: int) -> int:
+    """``count`` rounded to the nearest float32 (24 significant bits, ties to even), as NNC
+    shows a network total."""
+    shift = abs(count).bit_length() - 24
+    if shift <= 0:
+        return count
+    kept, rest = divmod(abs(count), 1 << shift)
+    half = 1 << (shift - 1)
+    kept += rest > half or (rest == half and kept & 1)
+    return (kept << shift) * (1 if count >= 0 else -1)
 
 
 def parameter_table(inference: NetworkInference) -> dict[str, int]:

@@ -23,6 +23,7 @@ from engine.graph import derive, resolve
 from engine.graph.infer import NetworkInference, ProjectInference
 from engine.graph.network import Network
 from engine.graph.project import Project
+from engine.graph.statistics import pooling_disagreements, pooling_message
 from engine.layers import find_spec
 from engine.layers.evaluate import RuleError
 from engine.layers.spec import ConnectorKind, Inputs, LayerSpec, Outputs
@@ -104,6 +105,10 @@ def validate_network(inference: NetworkInference) -> list[Problem]:
             continue
         problems += _property_problems(inference, name, spec)
         problems += _side_input_problems(inference, name, spec)
+    for path, runs, shown in pooling_disagreements(inference):
+        unit, _, inner = path.partition("/")  # a layer inside a unit: reported on the Unit
+        message = pooling_message(runs, shown, inner)
+        problems.append(Problem(message, net, unit, None if inner else "Padding", "warning"))
     return _unique(problems)
 
 

@@ -185,6 +185,10 @@ class LayerEval:
                 return self._raw[legacy]
         return pspec.default
 
+    def resolving(self) -> str | None:
+        """The property being resolved now (the innermost), for macros that depend on it."""
+        return self._resolving[-1] if self._resolving else None
+
     def value(self, prop: str) -> Value:
         """The typed value of a property, macros and expressions resolved."""
         if prop in self._values:

@@ -264,11 +264,13 @@ def embedding_output_size(ev: LayerEval) -> Shape:
 from engine.core.ops.pooling import pooled_sizes  # noqa: E402 - the kernel owns the rule
 
 
-def pooling_output_size(ev: LayerEval) -> Shape:
-    """``*PoolingOutputSize`` as NNC's utility computes it (nnc-layers.md, Pooling).
-
-    See :func:`engine.core.ops.pooling.pooled_sizes` (one rule for the editor and the kernel).
-    """
+def pooling_output_size(ev: LayerEval, editor: bool | None = None) -> Shape:
+    """``*PoolingOutputSize``: the size the kernel produces (nnabla's rule, see
+    :func:`engine.core.ops.pooling.pooled_sizes`), or with ``editor`` (by default the context's
+    ``editor_shapes``) the size NNC's editor shows, which differs without IgnoreBorder when
+    Padding is not 0."""
+    if editor is None:
+        editor = getattr(ev.context, "editor_shapes", False)
     x = ev.input_shape
     kernel = _ints(ev, "KernelShape")
     n = len(kernel)
@@ -277,7 +279,7 @@ def pooling_output_size(ev: LayerEval) -> Shape:
     if len(x) < n + (1 if last else 0):
         raise ShapeError(f"a {n}-D kernel needs {n} spatial axes. Received: Input={_fmt(x)}")
     spatial = x[-n - 1 : -1] if last else x[-n:]
-    out = pooled_sizes(spatial, kernel, stride, pad, _flag(ev, "IgnoreBorder"))
+    out = pooled_sizes(spatial, kernel, stride, pad, _flag(ev, "IgnoreBorder"), editor)
     if min(out) < 1:
         raise ShapeError(
             f"the output would be empty ({_fmt(out)}): kernel {_fmt(kernel)} is larger than "

@@ -4,9 +4,11 @@
 Pooling walks the kernel offsets: each offset is one strided slice of the (padded) input that
 covers every output position at once, so a 2x2 pooling is 3 element-wise maxima instead of a
 reshape-and-reduce over tiny axes. Output size ``(in + 2*pad - k) // s + 1`` with
-``ignore_border`` and NNC's ``ceil((in + 2*pad - k) / s) + 1`` without;
-a window is clipped to ``[-pad, in + pad)``; max pooling never picks a padded cell and, like
-nnabla, routes the gradient to the first maximum of a window in row-major order.
+``ignore_border`` and nnabla's ``ceil((in + pad) / s)`` without (:func:`pooled_sizes`);
+as in nnabla a window is clipped to ``[-pad, in + pad)``, a partial last window pools over the
+cells it holds (average pooling divides by them, plus the padded cells with ``including_pad``);
+max pooling never picks a padded cell and, like nnabla, routes the gradient to the first
+maximum of a window in row-major order.
 """
 
 from __future__ import annotations
@@ -27,24 +29,22 @@ __all__ = [
 ]
 
 
-def pooled_sizes(spatial, kernel, stride, pad, ignore_border: bool) -> tuple[int, ...]:
-    """Output size per pooled axis; the one rule shared by the kernels and the editor's shapes.
+def pooled_sizes(
+    spatial, kernel, stride, pad, ignore_border: bool, editor: bool = False
+) -> tuple[int, ...]:
+    """Output size per pooled axis; the rule shared by the kernels and the shape inference.
 
-    With ``ignore_border``: ``(in + 2p - k) // s + 1``. Without: NNC's ``ceil((in + 2p - k) / s)
-    + 1`` (its utility's observed shapes, also ONNX/Caffe ``ceil_mode``), minus a last window that
-    would start inside the right padding and hold no input cell (Caffe's rule; NNC's formula
-    alone would keep it). nnabla's C++ uses ``ceil((in + 2p) / s)``; they agree when ``k == s``
-    and ``p == 0``, the default.
+    With ``ignore_border``: ``(in + 2p - k) // s + 1``. Without: nnabla's ``ceil((in + p) / s)``
+    (``PoolingConfiguration``): the kernel size plays no part and every window starts inside the
+    input, the last ones holding fewer cells. ``editor``: NNC's editor instead shows
+    ``ceil((in + 2p) / s)``; the two agree when ``p == 0``. Only the statistics use it.
     """
     out = []
     for n, k, s, p in zip(spatial, kernel, stride, pad, strict=True):
         if ignore_border:
             out.append((n + 2 * p - k) // s + 1)
-            continue
-        size = -(-(n + 2 * p - k) // s) + 1
-        if size > 1 and (size - 1) * s >= n + p:
-            size -= 1
-        out.append(size)
+        else:
+            out.append(-(-(n + (2 * p if editor else p)) // s))
     return tuple(out)
 
 

@@ -97,7 +97,8 @@ def test_layer_errors_give_status_1_and_still_print(capsys):
     assert code == 1
     report = json.loads(out)
     assert report["networks"]["Main"]["Output"] > 0
-    assert any("is only defined inside the built-in LSTM unit" in e for e in report["errors"])
+    assert report["networks"]["Main"]["Output"] == 5600  # NNC's number (its Axis reads 0)
+    assert any("*UnitProperty(Size) is empty here" in e for e in report["errors"])
     assert 'neurocanvas cost: network "Main", layer "Affine"' in err
 
 
@@ -107,4 +108,56 @@ def test_sony_sample_with_units(capsys):
     assert code == 0
     stats = json.loads(out)["networks"]["Runtime"]
     assert stats["CostParameter"] == 28894024  # DenseNet-161 (BN statistics included)
-    assert stats["FLOPs"] == 2 * stats["CostMultiplyAdd"]
+    assert stats["CostMultiplyAdd"] == 7641202688  # NNC's float32 sum
+    assert stats["FLOPs"] == 2 * 7641202944  # the exact multiply-adds
+    assert json.loads(out)["exact"]["Runtime"]["CostMultiplyAdd"] == 7641202944
+
+
+def test_float32_totals_with_the_exact_count_beside_and_exact_on_request(capsys):
+    path = f"{SAMPLES}/image_recognition/ILSVRC2012/alexnet.sdcproj"
+    code, out, _ = run(capsys, path, "--network", "Training")
+    assert code == 0
+    rows = {line.split()[0]: line for line in out.splitlines()[1:] if line.strip()}
+    assert rows["CostMultiplyAdd"].split() == [
+        "CostMultiplyAdd", "691,487,232", "(float32", "as", "NNC;", "exact", "691,487,264)",
+    ]  # fmt: skip
+    assert rows["CostParameter"].split() == [
+        "CostParameter",
+        "60,667,176",
+    ]  # a float32 already
+    code, out, _ = run(capsys, path, "--network", "Training", "--exact", "--json")
+    assert json.loads(out)["networks"]["Training"]["CostMultiplyAdd"] == 691487264
+    code, out, _ = run(capsys, path, "--network", "Training", "--exact")
+    assert "691,487,264" in out and "691,487,232" not in out
+
+
+def test_pooling_nnc_shows_differently_is_warned_with_both_shapes(capsys, tmp_path):
+    project = Project.new()
+    net = project.network("Main")
+    pool = {"KernelShape": "3,3", "Strides": "2,2", "Padding": "1,1", "IgnoreBorder": "False"}
+    for name, type_, props in (("x", "Input", {"Size": "1,7,7"}), ("P", "MaxPooling", pool)):
+        net.add_layer(Layer(name, type_, props))
+    net.connect(Link("x", "P"))
+    save_project(project, tmp_path / "p.sdcproj")
+    code, out, err = run(capsys, tmp_path / "p.sdcproj", "--json", "--layers")
+    assert code == 0
+    report = json.loads(out)
+    assert report["layers"]["Main"]["P"]["shape"] == [1, 4, 4]  # what runs (nnabla)
+    assert report["networks"]["Main"]["Output"] == 49 + 25  # NNC's count, on 1,5,5
+    assert err.strip() == (
+        'neurocanvas cost: warning: network "Main", layer "P": with IgnoreBorder=False and '
+        "Padding, nnabla (and this engine) pools to 1,4,4 where NNC's editor shows 1,5,5: the "
+        "network runs 1,4,4; the statistics are NNC's, counted on 1,5,5"
+    )
+
+
+def test_layers_say_how_often_they_count(capsys):
+    path = f"{SAMPLES}/tutorial/recurrent_neural_networks/elman_net.sdcproj"
+    code, out, _ = run(capsys, path, "--json", "--layers")
+    assert code == 0
+    report = json.loads(out)
+    rows = report["layers"]["Main"]
+    assert rows["Affine_2"]["times"] == 28 and rows["Affine_2"]["CostParameter"] == 1596
+    assert rows["RecurrentInput"]["times"] == 28 and rows["RecurrentOutput"]["times"] == 1
+    total = sum(r["times"] * r.get("CostParameter", 0) for r in rows.values())
+    assert total == report["networks"]["Main"]["CostParameter"] == 44717  # NNC's number

@@ -241,7 +241,7 @@ def test_lenet_sample():
 
 
 # Sony's samples that give a precise, expected error: the LSTM unit network on its own.
-EXPECTED_ERRORS = {"units/LSTM.sdcproj": "is only defined inside the built-in LSTM unit"}
+EXPECTED_ERRORS = {"units/LSTM.sdcproj": "*UnitProperty(Size) is empty here"}
 
 
 def test_every_sample_infers_shapes():

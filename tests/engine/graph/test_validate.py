@@ -133,3 +133,34 @@ def test_project_level_problems(tmp_path):
     assert argument.severity == "warning" and "expected a positive integer" in argument.message
     assert dataset_variables(str(data)) == {"x", "y"}
     assert dataset_variables("{SDCPATH}samples/x.csv") is None
+
+
+def test_pooling_that_nnc_shows_differently_is_a_warning_with_both_shapes():
+    pool = {"KernelShape": "3,3", "Strides": "2,2", "Padding": "1,1", "IgnoreBorder": "False"}
+    unit = chain("Block", ("Input", "Input", {"Size": "2,6,6"}), ("Q", "AveragePooling", pool))
+    main = chain(
+        "Main",
+        ("x", "Input", {"Size": "2,7,7"}),
+        ("P", "MaxPooling", pool),
+        ("U", "Unit", {"Network": "Block"}),
+        ("V", "Unit", {"Network": "Block"}),
+    )
+    main.disconnect(next(k for k in main.links if k.destination == "V"))
+    main.connect(Link("x", "V"))
+    problems = [str(p) for p in validate_project(Project([main, unit]), variables={})
+                if p.severity == "warning"]  # fmt: skip
+    # P: 7 pools to 4 (nnabla), NNC shows 5. U gets 4 (4 and 3: NNC's ceil(6/2) = 3 too).
+    # V gets the 7 of x: its Q differs as P does. Block alone (6: 4 and 4) is fine.
+    assert problems == [
+        'network "Main", layer "P", property Padding: with IgnoreBorder=False and Padding, '
+        "nnabla (and this engine) pools to 2,4,4 where NNC's editor shows 2,5,5: the network "
+        "runs 2,4,4; the statistics are NNC's, counted on 2,5,5",
+        'network "Main", layer "V", its layer "Q", property Padding: with IgnoreBorder=False '
+        "and Padding, nnabla (and this engine) pools to 2,4,4 where NNC's editor shows 2,5,5: "
+        "the network runs 2,4,4; the statistics are NNC's, counted on 2,5,5",
+    ]
+    main.set_property("P", "IgnoreBorder", "True")
+    unit.set_property("Q", "Padding", "0,0")
+    assert not [
+        p for p in validate_project(Project([main, unit]), variables={}) if p.severity == "warning"
+    ]

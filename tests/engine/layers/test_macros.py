@@ -140,12 +140,25 @@ def test_deformable_and_adaptive_separable():
             {"KernelShape": "3,3", "Strides": "2,2", "Padding": "1,1"},
             (96, 56, 56),
         ),  # fmt: skip
-        # NNC shows ceil((5 - 3) / 1) + 1 = 3; nnabla's kernel gives (5 + 0 - 1) // 1 + 1 = 5.
+        # NNC and nnabla: ceil(5 / 1) = 5, the kernel plays no part (nin: 55 -> 28, NNC's shape).
         (
             "MaxPooling",
             (3, 5, 5),
             {"KernelShape": "3,3", "Strides": "1,1", "IgnoreBorder": "False"},
-            (3, 3, 3),
+            (3, 5, 5),
+        ),  # fmt: skip
+        (
+            "MaxPooling",
+            (96, 55, 55),
+            {"KernelShape": "3,3", "Strides": "2,2", "IgnoreBorder": "False"},
+            (96, 28, 28),
+        ),  # fmt: skip
+        # With padding the engine runs nnabla's ceil((7 + 1) / 2) = 4 (NNC's editor shows 5).
+        (
+            "AveragePooling",
+            (3, 7, 7),
+            {"KernelShape": "3,3", "Strides": "2,2", "Padding": "1,1", "IgnoreBorder": "False"},
+            (3, 4, 4),
         ),  # fmt: skip
         ("AveragePooling", (3, 9, 6), {"KernelShape": "3,2", "Strides": "2,2"}, (3, 4, 3)),
         ("AveragePooling", (8, 8, 3), {"ChannelLast": "True"}, (4, 4, 3)),

@@ -28,15 +28,8 @@ def ref_pool(x, kernel, stride=None, ignore_border=True, pad=None, mode="max", i
             (n + 2 * p - k) // s + 1
             for n, p, k, s in zip(spatial, pad, kernel, stride, strict=True)
         ]
-    else:
-        out = [  # NNC's rule ceil((in + 2p - k) / s) + 1, without a window made of padding only
-            int(np.ceil((n + 2 * p - k) / s)) + 1
-            for n, p, k, s in zip(spatial, pad, kernel, stride, strict=True)
-        ]
-        out = [
-            o - 1 if o > 1 and (o - 1) * s >= n + p else o
-            for o, n, p, s in zip(out, spatial, pad, stride, strict=True)
-        ]
+    else:  # nnabla's PoolingConfiguration: ceil((in + p) / s), the kernel plays no part
+        out = [int(np.ceil((n + p) / s)) for n, p, s in zip(spatial, pad, stride, strict=True)]
     y = np.zeros(x.shape[:-nk] + tuple(out))
     for pos in itertools.product(*(range(m) for m in out)):
         start = [q * s - p for q, s, p in zip(pos, stride, pad, strict=True)]
@@ -68,6 +61,7 @@ def ref_pool(x, kernel, stride=None, ignore_border=True, pad=None, mode="max", i
         ((2, 2, 5, 7), {"kernel": (3, 2), "stride": (2, 1), "pad": (1, 1)}),
         ((1, 2, 5, 7), {"kernel": (3, 2), "stride": (2, 2), "ignore_border": False}),
         ((1, 2, 5, 4), {"kernel": (2, 3), "stride": (3, 2), "ignore_border": False, "pad": (1, 1)}),
+        ((1, 2, 8, 7), {"kernel": (5, 3), "stride": (1, 2), "ignore_border": False}),
         ((2, 3, 7), {"kernel": (3,), "stride": (2,)}),
         ((1, 2, 3, 5, 4), {"kernel": (2, 2, 3), "stride": (1, 2, 1), "pad": (0, 1, 1)}),
         ((3, 5, 5), {"kernel": (2, 2), "stride": (1, 1)}),
@@ -77,6 +71,7 @@ def ref_pool(x, kernel, stride=None, ignore_border=True, pad=None, mode="max", i
         "overlap-pad",
         "no-ignore-border",
         "no-ignore-border-pad",
+        "partial-windows",
         "1d",
         "3d",
         "no-batch",
@@ -87,14 +82,30 @@ def test_max_pooling_against_loop_reference(shape, kw):
     check_function(F.max_pooling, [x], kwargs=kw, reference=lambda x: ref_pool(x, **kw))
 
 
-def test_max_pooling_output_size_follows_nnc_without_ignore_border():
-    # NNC (and ONNX ceil_mode): ceil((in + 2p - k) / s) + 1, the shape NNC's editor shows.
-    y = F.max_pooling(Variable(randn(1, 1, 5, 6)), (3, 3), (2, 2), ignore_border=False)
-    assert y.shape == (1, 1, 2, 3)
-    y = F.max_pooling(Variable(randn(1, 1, 5, 5)), (3, 3), (1, 1), ignore_border=False)
-    assert y.shape == (1, 1, 3, 3)
+def test_output_size_without_ignore_border_is_nnablas():
+    # The sizes the issue measured on nnabla; the kernel size plays no part.
+    y = F.average_pooling(Variable(randn(1, 1, 13, 13)), (3, 3), (2, 2), ignore_border=False)
+    assert y.shape == (1, 1, 7, 7)
+    y = F.max_pooling(Variable(randn(1, 96, 55, 55)), (3, 3), (2, 2), ignore_border=False)
+    assert y.shape == (1, 96, 28, 28)  # nin's MaxPooling, as NNC shows it
+    y = F.max_pooling(Variable(randn(1, 1, 8, 8)), (5, 5), (1, 1), ignore_border=False)
+    assert y.shape == (1, 1, 8, 8)
+    # With padding nnabla counts the pad once: 7, kernel 3, stride 2, pad 1 -> 4; 9, pad 2 -> 6.
+    y = F.max_pooling(Variable(randn(1, 1, 7, 9)), (3, 3), (2, 2), False, (1, 2))
+    assert y.shape == (1, 1, 4, 6)
     y = F.max_pooling(Variable(randn(1, 1, 5, 5)), (3, 3), (2, 2), ignore_border=True)
     assert y.shape == (1, 1, 2, 2)
+
+
+def test_partial_last_window_pools_over_its_cells():
+    # 8 cells, kernel 5, stride 1: window 7 is [7, 12) clipped to [7, 8), one cell.
+    x = np.arange(8.0).reshape(1, 1, 1, 8)
+    y = F.max_pooling(Variable(x), (1, 5), (1, 1), ignore_border=False)
+    np.testing.assert_array_equal(y.d[0, 0, 0], [4, 5, 6, 7, 7, 7, 7, 7])
+    y = F.average_pooling(Variable(x), (1, 5), (1, 1), ignore_border=False)
+    np.testing.assert_allclose(y.d[0, 0, 0], [2, 3, 4, 5, 5.5, 6, 6.5, 7])
+    y = F.sum_pooling(Variable(x), (1, 5), (1, 1), ignore_border=False)
+    np.testing.assert_allclose(y.d[0, 0, 0], [10, 15, 20, 25, 22, 18, 13, 7])
 
 
 def test_max_pooling_ignores_padded_cells():
@@ -148,9 +159,10 @@ def test_pooling_after_convolution_batch_innermost_layout(pool):
         ((2, 3, 5, 6), {"kernel": (2, 2)}),
         ((1, 2, 5, 7), {"kernel": (3, 2), "stride": (2, 1), "pad": (1, 1)}),
         ((1, 2, 5, 4), {"kernel": (3, 3), "stride": (2, 2), "ignore_border": False, "pad": (1, 1)}),
+        ((1, 2, 8, 7), {"kernel": (5, 3), "stride": (1, 2), "ignore_border": False, "pad": (0, 1)}),
         ((2, 2, 3, 4, 3), {"kernel": (2, 3, 2), "stride": (1, 1, 2), "pad": (1, 0, 1)}),
     ],
-    ids=["2x2-odd", "overlap-pad", "no-ignore-border-pad", "3d"],
+    ids=["2x2-odd", "overlap-pad", "no-ignore-border-pad", "partial-windows", "3d"],
 )
 def test_average_pooling_against_loop_reference(shape, kw, including_pad):
     x = randn(*shape)
@@ -248,6 +260,7 @@ def test_editor_shapes_and_kernel_share_one_pooling_rule():
 
     cases = [
         ((5, 6), (3, 3), (2, 2), (0, 0)),
+        ((8, 13), (5, 3), (1, 2), (0, 0)),
         ((5, 4), (2, 3), (3, 2), (1, 1)),
         ((7, 7), (3, 2), (2, 3), (1, 0)),
     ]
@@ -255,6 +268,8 @@ def test_editor_shapes_and_kernel_share_one_pooling_rule():
         for ignore_border in (True, False):
             y = F.max_pooling(Variable(randn(1, 1, *spatial)), kernel, stride, ignore_border, pad)
             assert y.shape[2:] == pooled_sizes(spatial, kernel, stride, pad, ignore_border)
-    # NNC: ceil((5 + 2 - 2) / 3) + 1 = 3, but the third window would hold padding only -> 2.
-    assert pooled_sizes((5,), (2,), (3,), (1,), False) == (2,)
-    assert pooled_sizes((5,), (3,), (1,), (0,), False) == (3,)
+    # NNC's editor shows ceil((in + 2p) / s), nnabla runs ceil((in + p) / s): 5 and 4, 7 and 6.
+    assert pooled_sizes((7, 9), (3, 3), (2, 2), (1, 2), False) == (4, 6)
+    assert pooled_sizes((7, 9), (3, 3), (2, 2), (1, 2), False, editor=True) == (5, 7)
+    assert pooled_sizes((55,), (3,), (2,), (0,), False, editor=True) == (28,)
+    assert pooled_sizes((7,), (3,), (2,), (1,), True, editor=True) == (4,)
