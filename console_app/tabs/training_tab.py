@@ -3,7 +3,7 @@
 Run writes the document to a snapshot (:mod:`console_app.tabs.snapshot`) and starts
 ``neurocanvas train SNAPSHOT -o <project>.files/<date_time> --events`` through
 :class:`JobRunner`; the editor stays responsive. The history lists every job folder of the
-project (:mod:`console_app.tabs.job_history`); selecting several overlays their curves.
+project (:mod:`engine.runtime.job_history`); selecting several overlays their curves.
 """
 
 from __future__ import annotations
@@ -33,11 +33,11 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.document import Document
-from console_app.tabs import job_history as H
 from console_app.tabs.job_runner import JobRunner
 from console_app.tabs.plots import LearningCurvePlot, TradeoffPlot
 from console_app.tabs.snapshot import write_snapshot
 from engine.formats import ProjectFileError
+from engine.runtime import job_history as H
 
 COLUMNS = ("Name", "Status", "Date", "Epoch", "Cost", "Training error", "Validation error",
            "CostParameter", "CostMultiplyAdd")  # fmt: skip
