@@ -59,11 +59,19 @@ def side_pin_xs(count: int) -> list[float]:
 
 # Categories without a colour in the catalogue get one here (display only).
 CATEGORY_COLORS = {
-    "IO": 0x5B9E5B, "Loss": 0xC9A13B, "Normalization": 0x8FA6C9, "Others": 0x9A9A9A,
-    "Others(Pre Process)": 0x9A9A9A, "Math": 0x848484, "Trigonometric": 0x848484,
-    "Validation": 0xC9A13B, "Quantize": 0xB38BB8, "Spectral": 0x848484, "Setting": 0x707070,
+    "IO": 0x5B9E5B,
+    "Loss": 0xC9A13B,
+    "Normalization": 0x8FA6C9,
+    "Others": 0x9A9A9A,
+    "Others(Pre Process)": 0x9A9A9A,
+    "Math": 0x848484,
+    "Trigonometric": 0x848484,
+    "Validation": 0xC9A13B,
+    "Quantize": 0xB38BB8,
+    "Spectral": 0x848484,
+    "Setting": 0x707070,
     "Unit": 0x6AA1BD,
-}  # fmt: skip
+}
 UNKNOWN_COLOR = 0xB04040
 
 
