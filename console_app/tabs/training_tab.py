@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.document import Document
+from console_app.report_action import ReportController
 from console_app.tabs.job_runner import JobRunner
 from console_app.tabs.plots import LearningCurvePlot, TradeoffPlot
 from console_app.tabs.snapshot import write_snapshot
@@ -137,10 +138,14 @@ class TrainingTab(QWidget):
         self.rename_button = QPushButton("Rename...")
         self.delete_button = QPushButton("Delete...")
         self.open_button = QPushButton("Open network in EDIT")
+        self.report_button = QPushButton("Report...")
+        self.report_button.setToolTip("Write the selected job's PowerPoint report")
+        self.reports = ReportController(self)
+        self.report_button.clicked.connect(self.report_selected)
         self.rename_button.clicked.connect(lambda: self.rename_selected())
         self.delete_button.clicked.connect(lambda: self.delete_selected())
         self.open_button.clicked.connect(self.open_selected)
-        for b in (self.rename_button, self.delete_button, self.open_button):
+        for b in (self.rename_button, self.delete_button, self.open_button, self.report_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         history = QWidget()
@@ -368,7 +373,7 @@ class TrainingTab(QWidget):
         self.run_button.setEnabled(not running)
         self.stop_button.setEnabled(running)
         self.resume_button.setEnabled(not running and one is not None)
-        for b in (self.rename_button, self.open_button):
+        for b in (self.rename_button, self.open_button, self.report_button):
             b.setEnabled(one is not None)
         self.delete_button.setEnabled(bool(self.selected_jobs()) and not running)
 
@@ -405,6 +410,10 @@ class TrainingTab(QWidget):
             H.delete_job(job)
         self.refresh_jobs()
         return True
+
+    def report_selected(self) -> bool:
+        job = self.selected_job()
+        return job is not None and self.reports.start(job)
 
     def open_selected(self) -> None:
         job = self.selected_job()
