@@ -137,24 +137,24 @@ def _misclassified_slide(deck: Deck, output_csv: Path, name: str, classes: int) 
         return
     from engine.data.loaders import load_file  # noqa: PLC0415
 
-    images, captions = [], []
+    tiles, captions = [], []
     for path, true, predicted, score in found[:MISCLASSIFIED]:
         try:
-            images.append(figures.to_display(load_file(Path(path))))
+            tiles.append(figures.tile_png(figures.to_display(load_file(Path(path)))))
         except Exception:  # noqa: BLE001, S112 - a file that has gone: leave it out
             continue
         captions.append(f"true {true}, predicted {predicted} ({score:.2f})")
-    if not images:
+    if not tiles:
         deck.text_slide(title, ["The image files of the misclassified data are gone."])
         return
-    png, size = figures.image_grid(images, captions, WIDTH - 2 * MARGIN, BODY_H - 0.5, columns=6)
     slide = deck.slide(title)
     intro = [
-        f"{len(found):,} data misclassified; the {len(images)} most confident mistakes "
+        f"{len(found):,} data misclassified; the {len(tiles)} most confident mistakes "
         "(true class, predicted class and its score):"
     ]
     deck.text(slide, intro, (MARGIN, BODY_TOP, WIDTH - 2 * MARGIN, 0.5), largest=16)
-    deck.picture(slide, png, (MARGIN, BODY_TOP + 0.5, WIDTH - 2 * MARGIN, BODY_H - 0.5), size)
+    box = (MARGIN, BODY_TOP + 0.6, WIDTH - 2 * MARGIN, BODY_H - 0.6)
+    deck.image_grid(slide, tiles, captions, box, columns=6)
 
 
 def _misclassified(path: Path, name: str, classes: int) -> list[tuple[str, int, int, float]] | None:

@@ -1,6 +1,8 @@
-"""Pictures of the report drawn with matplotlib's Agg canvas (no pyplot, no Qt): sample
-images, the confusion matrix and misclassified examples. Each returns PNG bytes and the size in
-inches it was drawn for, so the slide places it at its own resolution (crisp, not resampled)."""
+"""Pictures of the report: the confusion matrix and the trade-off graph drawn with matplotlib's
+Agg canvas (no pyplot, no Qt), returned as PNG bytes with the size in inches they were drawn for
+(placed at their own resolution, not resampled); sample images as one small PNG each, enlarged
+by whole pixels (the slide's :meth:`~engine.report.slides.Deck.image_grid` lays them out with
+native captions)."""
 
 from __future__ import annotations
 
@@ -11,20 +13,21 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+from PIL import Image as PILImage
 
 from engine.report.curves import draw_tradeoff
 from engine.runtime.job_history import JobInfo
 
-__all__ = ["Picture", "image_grid", "confusion_heatmap", "tradeoff_picture", "to_display"]
+__all__ = ["Picture", "tile_png", "confusion_heatmap", "tradeoff_picture", "to_display"]
 
 DPI = 200
 Picture = tuple[bytes, tuple[float, float]]  # PNG, (width, height) in inches
 
 
-def _png(figure: Figure) -> bytes:
+def _png(figure: Figure, dpi: int = DPI) -> bytes:
     FigureCanvasAgg(figure)
     buffer = io.BytesIO()
-    figure.savefig(buffer, format="png", dpi=DPI, facecolor="white")
+    figure.savefig(buffer, format="png", dpi=dpi, facecolor="white")
     return buffer.getvalue()
 
 
@@ -37,26 +40,21 @@ def to_display(sample: np.ndarray) -> np.ndarray:
     return (arr - low) / (high - low) if high > low else np.zeros_like(arr)
 
 
-def image_grid(
-    images: Sequence[np.ndarray],
-    captions: Sequence[str],
-    width: float,
-    height: float,
-    columns: int = 5,
-) -> Picture:
-    """Images in a grid (nearest-neighbour, as pixels), a caption under each."""
-    rows = max(1, -(-len(images) // columns))
-    cell = min(width / columns, height / rows)
-    figure = Figure(figsize=(cell * columns, cell * rows))
-    for k, (image, caption) in enumerate(zip(images, captions, strict=True)):
-        ax = figure.add_subplot(rows, columns, k + 1)
-        ax.imshow(image, cmap="gray", vmin=0, vmax=1, interpolation="nearest")
-        ax.set_xticks([])
-        ax.set_yticks([])
-        if caption:
-            ax.set_xlabel(caption, fontsize=9 if cell > 1.2 else 7)
-    figure.tight_layout(pad=0.4)
-    return _png(figure), (cell * columns, cell * rows)
+def tile_png(image: np.ndarray, pixels: int = 192) -> bytes:
+    """One image (from :func:`to_display`) as a PNG, enlarged by whole pixels (crisp, not
+    blurred) to about ``pixels`` on its long side, or reduced to it when larger."""
+    arr = np.clip(np.asarray(image) * 255.0 + 0.5, 0, 255).astype(np.uint8)
+    picture = PILImage.fromarray(arr, "L" if arr.ndim == 2 else "RGB")
+    longest = max(picture.size)
+    if longest < pixels:
+        factor = max(1, pixels // longest)
+        picture = picture.resize((picture.width * factor, picture.height * factor),
+                                 PILImage.Resampling.NEAREST)  # fmt: skip
+    elif longest > pixels:
+        picture.thumbnail((pixels, pixels), PILImage.Resampling.LANCZOS)
+    buffer = io.BytesIO()
+    picture.save(buffer, format="PNG", compress_level=1)
+    return buffer.getvalue()
 
 
 def confusion_heatmap(matrix: np.ndarray, labels: Sequence[str], size: float) -> Picture:
@@ -84,8 +82,8 @@ def confusion_heatmap(matrix: np.ndarray, labels: Sequence[str], size: float) ->
                 fontsize=font,
                 color="white" if peak and value > peak / 2 else "black",
             )
-    figure.tight_layout(pad=0.4)
-    return _png(figure), (size, size)
+    figure.subplots_adjust(left=0.1, right=0.95, bottom=0.1, top=0.97)
+    return _png(figure, dpi=150), (size, size)
 
 
 def tradeoff_picture(

@@ -196,6 +196,7 @@ def save_deck(deck: Deck, target: Path) -> None:
     try:
         with os.fdopen(fd, "wb") as f:
             deck.save(f)
+        os.chmod(tmp, 0o644)  # a document to share, not mkstemp's private 0600
         os.replace(tmp, target)
     except BaseException as exc:
         with contextlib.suppress(OSError):

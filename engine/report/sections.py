@@ -106,13 +106,13 @@ def _examples_slide(deck: Deck, dataset: str, data: Any, variable: str) -> None:
     except Exception as exc:  # noqa: BLE001 - any unreadable file: say so on the slide
         deck.text_slide(title, [f"The example files cannot be read: {_first_line(exc)}"])
         return
-    images = [figures.to_display(batch[variable][k]) for k in range(len(rows))]
+    tiles = [figures.tile_png(figures.to_display(batch[variable][k])) for k in range(len(rows))]
     captions = [
         ", ".join(f"{n}={float(batch[n][k].reshape(-1)[0]):g}" for n in labels[:2])
         for k in range(len(rows))
     ]
-    png, size = figures.image_grid(images, captions, WIDTH - 2 * MARGIN, BODY_H)
-    deck.picture(deck.slide(title), png, (MARGIN, BODY_TOP, WIDTH - 2 * MARGIN, BODY_H), size)
+    box = (MARGIN, BODY_TOP, WIDTH - 2 * MARGIN, BODY_H)
+    deck.image_grid(deck.slide(title), tiles, captions, box)
 
 
 # -- networks ----------------------------------------------------------------------------------

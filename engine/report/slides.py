@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pptx import Presentation
 from pptx.chart.data import XyChartData
 from pptx.enum.chart import XL_CHART_TYPE, XL_LEGEND_POSITION
-from pptx.enum.text import MSO_AUTO_SIZE
+from pptx.enum.text import MSO_AUTO_SIZE, PP_ALIGN
 from pptx.util import Emu, Inches, Pt
 
 __all__ = ["Deck", "Box", "fit_font_size"]
@@ -110,6 +110,30 @@ class Deck:
         slide.shapes.add_picture(
             io.BytesIO(png), Inches(left), Inches(box[1]), Inches(width), Inches(height)
         )
+
+    def image_grid(
+        self, slide, tiles: Sequence[bytes], captions: Sequence[str], box: Box, columns: int = 5
+    ) -> None:  # noqa: ANN001
+        """Square PNG ``tiles`` in rows of ``columns`` inside ``box``, a native caption under
+        each (the tiles of :func:`engine.report.figures.tile_png` are square for square data)."""
+        rows = max(1, math.ceil(len(tiles) / columns))
+        caption_h = 0.32 if any(captions) else 0.0
+        cell_w = box[2] / columns
+        side = min(cell_w * 0.9, box[3] / rows - caption_h - 0.1)
+        font = fit_font_size([max(captions, key=len, default="")], cell_w - 0.1, caption_h, 12, 7)
+        for k, (tile, caption) in enumerate(zip(tiles, captions, strict=True)):
+            left = box[0] + (k % columns) * cell_w + (cell_w - side) / 2
+            top = box[1] + (k // columns) * (side + caption_h + 0.1)
+            slide.shapes.add_picture(
+                io.BytesIO(tile), *(Inches(v) for v in (left, top, side, side))
+            )
+            if caption:
+                cell = (box[0] + (k % columns) * cell_w, top + side, cell_w, caption_h)
+                frame = slide.shapes.add_textbox(*(Inches(v) for v in cell)).text_frame
+                frame.word_wrap = True
+                frame.paragraphs[0].text = caption
+                frame.paragraphs[0].alignment = PP_ALIGN.CENTER
+                frame.paragraphs[0].runs[0].font.size = Pt(font)
 
     def table(
         self,
@@ -212,8 +236,6 @@ def _numeric(text: str) -> bool:
 
 
 def _cell(cell, text: str, size: int, bold: bool = False, right: bool = False) -> None:  # noqa: ANN001
-    from pptx.enum.text import PP_ALIGN  # noqa: PLC0415
-
     cell.text = text
     cell.margin_top = cell.margin_bottom = Emu(Inches(0.03))
     paragraph = cell.text_frame.paragraphs[0]

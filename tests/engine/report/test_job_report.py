@@ -129,10 +129,16 @@ def test_evaluation_numbers_equal_the_metrics_file(deck, lenet_job):
 def test_example_images_are_present_and_not_blank(deck, dataset):
     sld = slide(deck, f'Dataset : Examples of variable x in "{dataset}"')
     pictures = [s for s in sld.shapes if s.shape_type == MSO_SHAPE_TYPE.PICTURE]
-    assert len(pictures) == 1
-    image = np.asarray(Image.open(io.BytesIO(pictures[0].image.blob)).convert("L"), np.float64)
-    # Ten digits drawn white on black: a good share of dark pixels and of bright strokes.
-    assert (image < 40).mean() > 0.2 and (image > 200).mean() > 0.1
+    assert len(pictures) == 10  # NNC shows ten samples
+    blobs = set()
+    for picture in pictures:
+        image = np.asarray(Image.open(io.BytesIO(picture.image.blob)).convert("L"), np.float64)
+        # a digit drawn white on black: a good share of dark pixels and of bright strokes
+        assert (image < 40).mean() > 0.2 and (image > 200).mean() > 0.02
+        blobs.add(picture.image.blob)
+    assert len(blobs) == 10  # ten different samples
+    captions = [t for t in texts(sld) if t]
+    assert len(captions) == 10 and all(c.startswith("y=") for c in captions)
 
 
 def test_references_cite_the_right_papers(deck):
