@@ -41,23 +41,27 @@ class ReportController(QObject):
     def is_running(self) -> bool:
         return self.process is not None and self.process.state() != QProcess.ProcessState.NotRunning
 
-    def start(self, job: Path, output: Path | None = None) -> bool:
-        """Write the report of ``job`` (default ``<job>/report.pptx``); False when busy."""
-        if self.is_running():
+    def start(self, job: Path | list[Path], output: Path | None = None) -> bool:
+        """Write the report of ``job`` (default ``<job>/report.pptx``), or the comparison of a
+        list of jobs (default ``compare.pptx`` beside them); False when busy."""
+        jobs = [Path(p) for p in job] if isinstance(job, list) else [Path(job)]
+        if self.is_running() or not jobs:
             return False
-        self._target = Path(output) if output is not None else Path(job) / "report.pptx"
+        default = jobs[0] / "report.pptx" if len(jobs) == 1 else jobs[0].parent / "compare.pptx"
+        self._target = Path(output) if output is not None else default
         self._buffer, self.last_error = b"", ""
         self.process = QProcess(self)
         self.process.readyReadStandardOutput.connect(self._read)
         self.process.finished.connect(self._done)
-        self.dialog = QProgressDialog(f"Writing the report of {Path(job).name}...", "Cancel",
-                                      0, 0, self.widget)  # fmt: skip
+        what = jobs[0].name if len(jobs) == 1 else f"{len(jobs)} jobs"
+        self.dialog = QProgressDialog(f"Writing the report of {what}...", "Cancel", 0, 0,
+                                      self.widget)  # fmt: skip
         self.dialog.setWindowTitle("PowerPoint report")
         self.dialog.setModal(False)
         self.dialog.setMinimumDuration(0)
         self.dialog.canceled.connect(self._cancel)
         self.dialog.show()
-        args = ["report", str(job), "-o", str(self._target), "--events"]
+        args = ["report", *map(str, jobs), "-o", str(self._target), "--events"]
         self.process.start(self.program[0], [*self.program[1:], *args])
         return True
 

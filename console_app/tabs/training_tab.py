@@ -139,7 +139,9 @@ class TrainingTab(QWidget):
         self.delete_button = QPushButton("Delete...")
         self.open_button = QPushButton("Open network in EDIT")
         self.report_button = QPushButton("Report...")
-        self.report_button.setToolTip("Write the selected job's PowerPoint report")
+        self.report_button.setToolTip(
+            "Write the selected job's PowerPoint report (several selected: a comparison deck)"
+        )
         self.reports = ReportController(self)
         self.report_button.clicked.connect(self.report_selected)
         self.rename_button.clicked.connect(lambda: self.rename_selected())
@@ -373,8 +375,9 @@ class TrainingTab(QWidget):
         self.run_button.setEnabled(not running)
         self.stop_button.setEnabled(running)
         self.resume_button.setEnabled(not running and one is not None)
-        for b in (self.rename_button, self.open_button, self.report_button):
+        for b in (self.rename_button, self.open_button):
             b.setEnabled(one is not None)
+        self.report_button.setEnabled(bool(self.selected_jobs()))
         self.delete_button.setEnabled(bool(self.selected_jobs()) and not running)
 
     # -- history actions (dialogs go through ask_* so tests can answer) ---------------------
@@ -412,8 +415,9 @@ class TrainingTab(QWidget):
         return True
 
     def report_selected(self) -> bool:
-        job = self.selected_job()
-        return job is not None and self.reports.start(job)
+        """The selected job's report; several selected: one deck comparing them."""
+        jobs = self.selected_jobs()
+        return bool(jobs) and self.reports.start(jobs[0] if len(jobs) == 1 else jobs)
 
     def open_selected(self) -> None:
         job = self.selected_job()

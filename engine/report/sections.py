@@ -85,7 +85,8 @@ def dataset_slides(deck: Deck, name: str, info: dict[str, Any]) -> None:
     with data:
         lines = [f"Number of data : {data.size:,}"]
         for v in data.variables:
-            lines.append(f"Variable : {v.name}" + (f" ({v.label})" if v.label else ""))
+            label = v.label if len(v.columns) == 1 else None  # x__0:sepal length names x__0 only
+            lines.append(f"Variable : {v.name}" + (f" ({label})" if label else ""))
             kind = _KINDS.get(v.kind) or ("Scalar" if v.shape in (None, (1,)) else "Tensor")
             lines.append(f"    Type : {kind}")
             if kind != "Scalar" and v.shape is not None:

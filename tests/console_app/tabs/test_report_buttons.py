@@ -80,3 +80,22 @@ def test_file_export_powerpoint_report_asks_where_and_writes_there(qtbot, make_w
     qtbot.waitUntil(lambda: window.reports.last_path == target, timeout=120000)
     assert titles(Presentation(str(target)))[0] == "iris"
     _close_question(qtbot, window.reports)
+
+
+def test_several_selected_jobs_give_one_comparison_deck(qtbot, training_tab, trained):
+    tab = training_tab
+    second = trained.with_name(trained.name + "_copy")
+    shutil.copytree(trained, second)
+    tab.refresh_jobs()
+    for k, modifier in enumerate((Qt.KeyboardModifier.NoModifier,
+                                  Qt.KeyboardModifier.ControlModifier)):  # fmt: skip
+        rect = tab.table.visualRect(tab.table.model().index(k, 0))
+        qtbot.mouseClick(tab.table.viewport(), Qt.MouseButton.LeftButton, modifier, rect.center())
+    assert len(tab.selected_jobs()) == 2 and tab.report_button.isEnabled()
+    with qtbot.waitSignal(tab.reports.finished, timeout=120000) as blocker:
+        qtbot.mouseClick(tab.report_button, Qt.MouseButton.LeftButton)
+    assert blocker.args == [str(trained.parent / "compare.pptx")]
+    prs = Presentation(blocker.args[0])
+    table = next(s for s in prs.slides[1].shapes if s.has_table).table
+    assert [r.cells[0].text for r in list(table.rows)[1:]] == [trained.name, second.name]
+    _close_question(qtbot, tab.reports)

@@ -111,3 +111,45 @@ def test_comparison_deck_of_two_jobs(lenet_job, job_copy, tmp_path):
 def test_comparison_default_output_beside_the_first_job(lenet_job, job_copy):
     path = write_comparison([job_copy, lenet_job])
     assert path == job_copy.parent / "compare.pptx" and path.stat().st_size > 10_000
+
+
+def test_optimizer_slide_words_interval_decay_and_schedule(job_copy, tmp_path):
+    config = json.loads((job_copy / "config.json").read_text())
+    opt = config["plan"]["optimizers"][0]
+    opt.update(update_interval=4, weight_decay=0.0005)
+    opt["scheduler"].update(scheduler="Step", gamma=0.5, steps=[10, 20], interval_unit=0,
+                            warmup="Linear", warmup_length=2, warmup_unit=0)  # fmt: skip
+    (job_copy / "config.json").write_text(json.dumps(config))
+    prs = Presentation(str(write_report(job_copy, tmp_path / "r.pptx")))
+    lines = texts(slide(prs, "Training Procedure : Optimizer"))
+    assert lines[1:3] == [
+        "Batch size : 256",
+        "    by accumulating the result of batch-size 64 by 4 times",
+    ]
+    assert lines[-4:] == [
+        "Weight decay : 0.0005", "The learning rate is multiplied by 0.5 at epochs 10, 20.",
+        "Linear warm-up over the first 2 epochs.", "Max epoch : 2",
+    ]  # fmt: skip
+
+
+def test_regression_metrics_are_listed(job_copy, tmp_path):
+    summary = json.loads((job_copy / "evaluation.json").read_text())
+    summary["classification"] = {}
+    summary["regression"] = {"y'": {"mae": 0.125, "mse": 0.0625, "rmse": 0.25, "r2": 0.875}}
+    (job_copy / "evaluation.json").write_text(json.dumps(summary))
+    prs = Presentation(str(write_report(job_copy, tmp_path / "r.pptx")))
+    assert texts(slide(prs, "Experimental Result : Evaluation"))[2:] == [
+        "Variable : y", "    Mean absolute error : 0.125", "    Mean squared error : 0.0625",
+        "    Root mean squared error : 0.25", "    R2 : 0.875",
+    ]  # fmt: skip
+    assert not any("Confusion" in t for t in titles(prs))
+
+
+def test_events_stream_progress_then_done(lenet_job, tmp_path):
+    out = tmp_path / "r.pptx"
+    result = cli("report", str(lenet_job), "-o", str(out), "--events")
+    assert result.returncode == 0, result.stderr
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    steps = [r["step"] for r in records if r["event"] == "progress"]
+    assert steps == list(range(len(steps))) and len(steps) >= 8
+    assert records[-1] == {"event": "done", "path": str(out)}
