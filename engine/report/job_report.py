@@ -19,6 +19,7 @@ import os
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -115,7 +116,8 @@ def write_report(
             modules of :data:`SLIDE_PROVIDERS`. A maker reads whatever it needs from
             ``context.root`` (e.g. a sweep's CSV) and adds slides with the
             :class:`~engine.report.slides.Deck` helpers (``text_slide``, ``table_slides``,
-            ``picture``, ``xy_chart``), which keep every slide inside its bounds.
+            ``picture``, ``image_grid``, ``xy_chart``), which keep every slide inside its
+            bounds. A maker that raises gets a slide naming the error instead.
 
     Raises:
         ReportError: not a job folder, or the output cannot be written (no file is left).
@@ -125,36 +127,21 @@ def write_report(
     deck = Deck()
     networks = sections.used_networks(context.project, context.plan)
     datasets = sections.used_datasets(context.plan)
-    hooks = [*_providers(), *extra]
-    steps: list[tuple[str, Callable[[], Any]]] = [
-        ("title", lambda: _title(deck, context)),
-        *[
-            (
-                f"dataset {name}",
-                lambda n=name: sections.dataset_slides(deck, n, context.plan.datasets[n]),
-            )
-            for name in datasets
-        ],
-        ("network pictures", lambda: sections.network_slides(deck, context.project, networks)),
-        ("training procedure", lambda: sections.optimizer_slides(deck, context.plan)),
-        ("learning curve", lambda: sections.learning_curve_slide(deck, context.curve)),
-        (
-            "evaluation",
-            lambda: evaluation_slides(
-                deck,
-                context.root,
-                context.plan,
-                context.evaluation,
-                checkpoint,
-                int(context.status.get("best_epoch") or 0),
-            ),
-        ),
-        *[("extra slides", lambda h=hook: h(deck, context)) for hook in hooks],
-        (
-            "references",
-            lambda: sections.references_slide(deck, context.project, networks, context.plan),
-        ),
-    ]
+    plan, project, root = context.plan, context.project, context.root
+    best_epoch = int(context.status.get("best_epoch") or 0)
+    steps: list[tuple[str, Callable[[], Any]]] = [("title", partial(_title, deck, context))]
+    steps += [(f"dataset {name}", partial(sections.dataset_slides, deck, name,
+                                          plan.datasets[name])) for name in datasets]  # fmt: skip
+    steps += [
+        ("network pictures", partial(sections.network_slides, deck, project, networks)),
+        ("training procedure", partial(sections.optimizer_slides, deck, plan)),
+        ("learning curve", partial(sections.learning_curve_slide, deck, context.curve)),
+        ("evaluation", partial(evaluation_slides, deck, root, plan, context.evaluation,
+                               checkpoint, best_epoch)),
+    ]  # fmt: skip
+    steps += [("extra slides", partial(_extra, hook, deck, context))
+              for hook in [*_providers(), *extra]]  # fmt: skip
+    steps.append(("references", partial(sections.references_slide, deck, project, networks, plan)))
     for k, (text, step) in enumerate(steps):
         if progress is not None:
             progress(k, len(steps) + 1, text)
@@ -177,10 +164,21 @@ def _providers() -> list[SlideHook]:
     for name in SLIDE_PROVIDERS:
         try:
             module = importlib.import_module(name)
-        except ModuleNotFoundError:
-            continue
+        except ModuleNotFoundError as exc:
+            if exc.name is not None and name.startswith(exc.name):
+                continue  # listed before it landed
+            raise
         hooks.append(module.add_slides)
     return hooks
+
+
+def _extra(hook: SlideHook, deck: Deck, context: JobContext) -> None:
+    """Run one slide maker; one that fails gets a slide saying so, the report still comes."""
+    try:
+        hook(deck, context)
+    except Exception as exc:  # noqa: BLE001 - a plug-in's bug must not cost the whole report
+        name = f"{getattr(hook, '__module__', '')}.{getattr(hook, '__qualname__', hook)}"
+        deck.text_slide("Extra slides", [f"{name} could not make its slides: {exc}"])
 
 
 def save_deck(deck: Deck, target: Path) -> None:

@@ -82,9 +82,14 @@ def test_extra_slides_come_before_the_references(lenet_job, tmp_path, monkeypatc
         rows = [[str(bits), "0.1"] for bits in (8, 4, 2)]
         deck.table_slides(f"Quantization : {context.root.name}", ["Bits", "Error"], rows)
 
+    def broken(deck, context):
+        raise ValueError("sweep.csv: bad row 3")
+
     monkeypatch.setattr(job_report, "SLIDE_PROVIDERS", ("no.such.module",))
-    prs = Presentation(str(write_report(lenet_job, tmp_path / "r.pptx", extra=[sweep])))
-    assert titles(prs)[-2:] == [f"Quantization : {lenet_job.name}", "References"]
+    prs = Presentation(str(write_report(lenet_job, tmp_path / "r.pptx", extra=[sweep, broken])))
+    assert titles(prs)[-3:] == [f"Quantization : {lenet_job.name}", "Extra slides", "References"]
+    (line,) = texts(slide(prs, "Extra slides"))
+    assert line.endswith("broken could not make its slides: sweep.csv: bad row 3")
 
 
 def test_comparison_deck_of_two_jobs(lenet_job, job_copy, tmp_path):
