@@ -143,12 +143,28 @@ class Deck:
         box: Box,  # noqa: ANN001
         font: int = TABLE_FONT,
     ) -> None:
-        """A native table of ``rows`` under ``header``; numbers (``1,234``) right-aligned."""
+        """A native table of ``rows`` under ``header``; numbers (``1,234``) right-aligned.
+
+        Columns get widths in proportion to their longest cell, and the font shrinks (down to
+        9 pt) until the longest cell of each column fits one line.
+        """
+        longest = [
+            max([title, *(row[c] for row in rows)], key=len) for c, title in enumerate(header)
+        ]
+        weights = [len(text) + 3 for text in longest]
+        widths = [box[2] * w / sum(weights) for w in weights]
+        for text, width in zip(longest, widths, strict=True):
+            # bold headers and digits run wider than the average glyph, and LibreOffice draws
+            # Calibri as the wider DejaVu Sans: count 0.75 em per character
+            font = min(font, fit_font_size([text + " " * (len(text) // 2)], width - 0.2,
+                                           1.25 * font / 72, font, 9))  # fmt: skip
         height = min(box[3], TABLE_ROW_H * (len(rows) + 1))
         shape = slide.shapes.add_table(
             len(rows) + 1, len(header), *(Inches(v) for v in box[:3]), Inches(height)
         )
         table = shape.table
+        for column, width in zip(table.columns, widths, strict=True):
+            column.width = Inches(width)
         for c, text in enumerate(header):
             _cell(table.cell(0, c), text, font, bold=True)
         for r, row in enumerate(rows, start=1):
