@@ -40,7 +40,7 @@ def to_display(sample: np.ndarray) -> np.ndarray:
     return (arr - low) / (high - low) if high > low else np.zeros_like(arr)
 
 
-def tile_png(image: np.ndarray, pixels: int = 192) -> bytes:
+def tile_png(image: np.ndarray, pixels: int = 384) -> bytes:
     """One image (from :func:`to_display`) as a PNG, enlarged by whole pixels (crisp, not
     blurred) to about ``pixels`` on its long side, or reduced to it when larger."""
     arr = np.clip(np.asarray(image) * 255.0 + 0.5, 0, 255).astype(np.uint8)

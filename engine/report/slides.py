@@ -13,6 +13,7 @@ import io
 import math
 from collections.abc import Sequence
 
+from PIL import Image as PILImage
 from pptx import Presentation
 from pptx.chart.data import XyChartData
 from pptx.enum.chart import XL_CHART_TYPE, XL_LEGEND_POSITION
@@ -114,8 +115,8 @@ class Deck:
     def image_grid(
         self, slide, tiles: Sequence[bytes], captions: Sequence[str], box: Box, columns: int = 5
     ) -> None:  # noqa: ANN001
-        """Square PNG ``tiles`` in rows of ``columns`` inside ``box``, a native caption under
-        each (the tiles of :func:`engine.report.figures.tile_png` are square for square data)."""
+        """PNG ``tiles`` in square cells, ``columns`` per row inside ``box``, each kept to its
+        aspect ratio and centred, a native caption under each."""
         rows = max(1, math.ceil(len(tiles) / columns))
         caption_h = 0.32 if any(captions) else 0.0
         cell_w = box[2] / columns
@@ -124,9 +125,10 @@ class Deck:
         for k, (tile, caption) in enumerate(zip(tiles, captions, strict=True)):
             left = box[0] + (k % columns) * cell_w + (cell_w - side) / 2
             top = box[1] + (k // columns) * (side + caption_h + 0.1)
-            slide.shapes.add_picture(
-                io.BytesIO(tile), *(Inches(v) for v in (left, top, side, side))
-            )
+            width, height = PILImage.open(io.BytesIO(tile)).size
+            w, h = side * min(1.0, width / height), side * min(1.0, height / width)
+            place = (left + (side - w) / 2, top + (side - h) / 2, w, h)
+            slide.shapes.add_picture(io.BytesIO(tile), *(Inches(v) for v in place))
             if caption:
                 cell = (box[0] + (k % columns) * cell_w, top + side, cell_w, caption_h)
                 frame = slide.shapes.add_textbox(*(Inches(v) for v in cell)).text_frame
