@@ -1,8 +1,10 @@
-"""File > Export: Python code and ONNX of the project being edited (engine.export).
+"""File > Export: Python code and ONNX of the project being edited (engine.export), and the
+PowerPoint report of a job (engine.report, through :mod:`console_app.report_action`).
 
 The exports use the project as it is in the editor (unsaved edits included) with freshly
 initialized parameters; a trained model is exported from its job folder with
-``neurocanvas export``. NNP stays disabled until it exists.
+``neurocanvas export``. The report is of the job selected in TRAINING, else the newest one.
+NNP stays disabled until it exists.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from PySide6.QtWidgets import QFileDialog, QMenu
 
 from engine.export import ExportError, Source, export_onnx, export_python
 
-__all__ = ["add_to_menu", "export_python_code", "export_onnx_model"]
+__all__ = ["add_to_menu", "export_python_code", "export_onnx_model", "export_report"]
 
 
 def add_to_menu(window: Any, menu: QMenu, texts: Sequence[str]) -> None:
@@ -23,6 +25,7 @@ def add_to_menu(window: Any, menu: QMenu, texts: Sequence[str]) -> None:
     handlers: dict[str, Callable[[Any], Any]] = {
         "Python code...": export_python_code,
         "ONNX...": export_onnx_model,
+        "PowerPoint report...": export_report,
     }
     for text in texts:
         action = menu.addAction(text)
@@ -78,3 +81,25 @@ def export_onnx_model(window: Any, path: str | Path | None = None) -> Path | Non
         return None
     window.show_message(f"Exported {target}")
     return target
+
+
+def export_report(window: Any, path: str | Path | None = None) -> bool:
+    """Start the report of the TRAINING tab's selected (else newest) job; False if none."""
+    from console_app.report_action import ReportController  # noqa: PLC0415
+
+    training = window.project_tabs.training
+    job = training.selected_job() or (training.jobs[-1].path if training.jobs else None)
+    if job is None:
+        window.report_error("PowerPoint report: no job yet; train the project first (TRAINING)")
+        return False
+    if path is None:
+        chosen, _ = QFileDialog.getSaveFileName(
+            window, "PowerPoint report", str(job / "report.pptx"), "PowerPoint (*.pptx)"
+        )
+        if not chosen:
+            return False
+        path = chosen
+    reports = getattr(window, "reports", None)
+    if reports is None:
+        reports = window.reports = ReportController(window)
+    return reports.start(job, Path(path))

@@ -47,7 +47,7 @@ FILE_FILTER = ";;".join((
 ))  # fmt: skip
 AUTOSAVE_MS = 30_000
 NETWORK_ACTIONS = ("add", "rename", "duplicate", "delete")
-EXPORTS = ("Python code...", "ONNX...", "NNP...")  # NNP: disabled until it exists
+EXPORTS = ("Python code...", "ONNX...", "NNP...", "PowerPoint report...")  # NNP: not yet
 
 _log = logging.getLogger(__name__)
 

@@ -18,22 +18,12 @@ from PySide6.QtWidgets import QGraphicsItem, QStyleOptionGraphicsItem, QWidget
 from console_app.editor import geometry as g
 from engine.graph.project import Layer
 from engine.layers import find_spec
-from engine.layers.spec import Inputs, LayerSpec, Outputs
-
-# Categories without a colour in the catalogue get one here (display only).
-CATEGORY_COLORS = {
-    "IO": 0x5B9E5B, "Loss": 0xC9A13B, "Normalization": 0x8FA6C9, "Others": 0x9A9A9A,
-    "Others(Pre Process)": 0x9A9A9A, "Math": 0x848484, "Trigonometric": 0x848484,
-    "Validation": 0xC9A13B, "Quantize": 0xB38BB8, "Spectral": 0x848484, "Setting": 0x707070,
-    "Unit": 0x6AA1BD,
-}  # fmt: skip
-UNKNOWN_COLOR = 0xB04040
+from engine.layers.spec import LayerSpec
+from engine.report.layout import color_of, important_text, pin_points
 
 
 def layer_color(spec: LayerSpec | None) -> QColor:
-    if spec is None:
-        return QColor(UNKNOWN_COLOR)
-    return QColor(spec.color or CATEGORY_COLORS.get(spec.category, 0x9A9A9A))
+    return QColor(color_of(spec))
 
 
 @dataclass(frozen=True)
@@ -47,28 +37,7 @@ class Pin:
 
 
 def pins_of(spec: LayerSpec | None) -> list[Pin]:
-    pins: list[Pin] = []
-    if spec is None or spec.inputs is not Inputs.NONE:
-        pins.append(Pin("in", 0, "", QPointF(g.BOX_W / 2, 0)))
-    if spec is not None:
-        xs = g.side_pin_xs(len(spec.connectors))
-        for k, (connector, x) in enumerate(zip(spec.connectors, xs, strict=True), start=1):
-            pins.append(Pin("in", k, connector.label, QPointF(x, 0)))
-    if spec is None or spec.outputs is not Outputs.NONE:
-        pins.append(Pin("out", 0, "", QPointF(g.BOX_W / 2, g.BOX_H)))
-    return pins
-
-
-def important_text(layer: Layer, spec: LayerSpec | None) -> str:
-    """``Label : value`` of the properties shown on the box, as raw text (defaults included)."""
-    if spec is None:
-        return f"unknown type {layer.type}"
-    parts = []
-    for prop in spec.properties:
-        if prop.important and prop.editable:
-            value = layer.properties.get(prop.name, prop.default)
-            parts.append(f"{prop.label} : {value}")
-    return "   ".join(parts)
+    return [Pin(kind, index, label, QPointF(x, y)) for kind, index, label, x, y in pin_points(spec)]
 
 
 _NAME_FONT = QFont()

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from console_app.report_action import ReportController
 from console_app.tabs.job_runner import JobRunner
 from console_app.tabs.table_model import THUMB, CsvTableModel, read_csv_rows
 
@@ -78,6 +79,10 @@ class EvaluationTab(QWidget):
         self.checkpoint.addItems(["best", "last"])
         self.evaluate_button = QPushButton("Evaluate")
         self.evaluate_button.clicked.connect(lambda: self.evaluate())
+        self.report_button = QPushButton("Report...")
+        self.report_button.setToolTip("Write this job's PowerPoint report (with its evaluation)")
+        self.reports = ReportController(self)
+        self.report_button.clicked.connect(lambda: self.reports.start(self.current_job()))
         self.save_output_button = QPushButton("Save output as CSV...")
         self.save_output_button.clicked.connect(lambda: self.save_output())
         self.save_matrix_button = QPushButton("Save confusion matrix as CSV...")
@@ -89,6 +94,7 @@ class EvaluationTab(QWidget):
             top.addWidget(w)
         top.addStretch(1)
         saves = QHBoxLayout()
+        saves.addWidget(self.report_button)
         saves.addStretch(1)
         saves.addWidget(self.save_output_button)
         saves.addWidget(self.save_matrix_button)
@@ -270,6 +276,7 @@ class EvaluationTab(QWidget):
         running = self.runner.is_running() if running is None else running
         job = self.current_job()
         self.evaluate_button.setEnabled(job is not None and not running)
+        self.report_button.setEnabled(job is not None and not running)
         has_output = job is not None and (job / "output_result.csv").exists()
         self.save_output_button.setEnabled(has_output and not running)
         self.save_matrix_button.setEnabled(has_output and not running and bool(self.summary))

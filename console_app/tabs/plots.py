@@ -1,15 +1,15 @@
-"""Matplotlib plots inside Qt (QtAgg): the learning curve and the trade-off graph."""
+"""Matplotlib plots inside Qt (QtAgg): the learning curve and the trade-off graph.
+
+The drawing itself is :mod:`engine.report.curves`, shared with the PowerPoint report.
+"""
 
 from __future__ import annotations
 
-import matplotlib
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg  # no global backend switch
 from matplotlib.figure import Figure
-from matplotlib.ticker import MaxNLocator
 
-from console_app.tabs.job_history import JobInfo, pareto_front
-
-SERIES = (("cost", 1, "-"), ("training error", 2, "--"), ("validation error", 3, ":"))
+from engine.report.curves import draw_learning_curves, draw_tradeoff
+from engine.runtime.job_history import JobInfo
 
 
 class LearningCurvePlot(FigureCanvasQTAgg):
@@ -33,28 +33,7 @@ class LearningCurvePlot(FigureCanvasQTAgg):
         self.redraw()
 
     def redraw(self) -> None:
-        ax = self.axes
-        ax.clear()
-        self.lines_drawn = 0
-        colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
-        for k, (label, rows) in enumerate(self._curves):
-            for name, column, style in SERIES:
-                points = [(r[0], r[column]) for r in rows if r[column] is not None]
-                if not points:
-                    continue
-                xs, ys = zip(*points, strict=True)
-                color = colors[(column - 1 if len(self._curves) == 1 else k) % len(colors)]
-                text = name if len(self._curves) == 1 else f"{label}: {name}"
-                ax.plot(xs, ys, style, color=color, marker="." if len(xs) < 30 else None,
-                        label=text)  # fmt: skip
-                self.lines_drawn += 1
-        ax.set_xlabel("epoch")
-        ax.set_ylabel("cost / error")
-        if self.log_scale and self.lines_drawn:
-            ax.set_yscale("log")
-        ax.grid(True, alpha=0.3)
-        if self.lines_drawn:
-            ax.legend(loc="upper right", fontsize="small")
+        self.lines_drawn = draw_learning_curves(self.axes, self._curves, self.log_scale)
         self.draw_idle()
 
 
@@ -68,27 +47,5 @@ class TradeoffPlot(FigureCanvasQTAgg):
         self.optimal: list[str] = []
 
     def set_jobs(self, jobs: list[JobInfo], statistic: str) -> None:
-        ax = self.axes
-        ax.clear()
-        points, names = [], []
-        for job in jobs:
-            error = job.best_valid_error
-            cost = job.statistics.get(statistic)
-            if error is not None and cost is not None:
-                points.append((float(cost), float(error)))
-                names.append(job.name)
-        optimal = pareto_front(points)
-        self.optimal = [n for n, o in zip(names, optimal, strict=True) if o]
-        for (x, y), name, best in zip(points, names, optimal, strict=True):
-            ax.plot([x], [y], "o", color="tab:red" if best else "tab:gray")
-            ax.annotate(name, (x, y), fontsize="x-small", xytext=(3, 3),
-                        textcoords="offset points")  # fmt: skip
-        front = sorted(p for p, o in zip(points, optimal, strict=True) if o)
-        if len(front) > 1:
-            ax.plot(*zip(*front, strict=True), "-", color="tab:red", alpha=0.5, label="Pareto")
-        ax.xaxis.set_major_locator(MaxNLocator(4))
-        ax.ticklabel_format(axis="x", style="sci", scilimits=(-3, 4))
-        ax.set_xlabel(statistic)
-        ax.set_ylabel("best validation error")
-        ax.grid(True, alpha=0.3)
+        self.optimal = draw_tradeoff(self.axes, jobs, statistic)
         self.draw_idle()

@@ -3,7 +3,7 @@
 Run writes the document to a snapshot (:mod:`console_app.tabs.snapshot`) and starts
 ``neurocanvas train SNAPSHOT -o <project>.files/<date_time> --events`` through
 :class:`JobRunner`; the editor stays responsive. The history lists every job folder of the
-project (:mod:`console_app.tabs.job_history`); selecting several overlays their curves.
+project (:mod:`engine.runtime.job_history`); selecting several overlays their curves.
 """
 
 from __future__ import annotations
@@ -33,11 +33,12 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.document import Document
-from console_app.tabs import job_history as H
+from console_app.report_action import ReportController
 from console_app.tabs.job_runner import JobRunner
 from console_app.tabs.plots import LearningCurvePlot, TradeoffPlot
 from console_app.tabs.snapshot import write_snapshot
 from engine.formats import ProjectFileError
+from engine.runtime import job_history as H
 
 COLUMNS = ("Name", "Status", "Date", "Epoch", "Cost", "Training error", "Validation error",
            "CostParameter", "CostMultiplyAdd")  # fmt: skip
@@ -138,10 +139,16 @@ class TrainingTab(QWidget):
         self.rename_button = QPushButton("Rename...")
         self.delete_button = QPushButton("Delete...")
         self.open_button = QPushButton("Open network in EDIT")
+        self.report_button = QPushButton("Report...")
+        self.report_button.setToolTip(
+            "Write the selected job's PowerPoint report (several selected: a comparison deck)"
+        )
+        self.reports = ReportController(self)
+        self.report_button.clicked.connect(self.report_selected)
         self.rename_button.clicked.connect(lambda: self.rename_selected())
         self.delete_button.clicked.connect(lambda: self.delete_selected())
         self.open_button.clicked.connect(self.open_selected)
-        for b in (self.rename_button, self.delete_button, self.open_button):
+        for b in (self.rename_button, self.delete_button, self.open_button, self.report_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         history = QWidget()
@@ -371,6 +378,7 @@ class TrainingTab(QWidget):
         self.resume_button.setEnabled(not running and one is not None)
         for b in (self.rename_button, self.open_button):
             b.setEnabled(one is not None)
+        self.report_button.setEnabled(bool(self.selected_jobs()))
         self.delete_button.setEnabled(bool(self.selected_jobs()) and not running)
 
     # -- history actions (dialogs go through ask_* so tests can answer) ---------------------
@@ -406,6 +414,11 @@ class TrainingTab(QWidget):
             H.delete_job(job)
         self.refresh_jobs()
         return True
+
+    def report_selected(self) -> bool:
+        """The selected job's report; several selected: one deck comparing them."""
+        jobs = self.selected_jobs()
+        return bool(jobs) and self.reports.start(jobs[0] if len(jobs) == 1 else jobs)
 
     def open_selected(self) -> None:
         job = self.selected_job()

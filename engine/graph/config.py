@@ -271,6 +271,40 @@ SOLVERS: dict[str, tuple[tuple[str, str], ...]] = {
     "SgdW": (("LearningRate", "0.001"), ("Momentum", "0.9"), ("WeightDecay", "0.0001")),
 }  # fmt: skip
 
+# The paper of each solver, cited by the report's References (NNC's solver_component.txt has
+# ``reference=``; its report cites ADADELTA for Adam, corrected here). Sgd has none.
+SOLVER_REFERENCES: dict[str, str] = {
+    "Adam": "Kingma and Ba, Adam: A Method for Stochastic Optimization. "
+            "https://arxiv.org/abs/1412.6980",
+    "AdamW": "Loshchilov and Hutter, Decoupled Weight Decay Regularization. "
+             "https://arxiv.org/abs/1711.05101",
+    "Adamax": "Kingma and Ba, Adam: A Method for Stochastic Optimization (Section 7, AdaMax). "
+              "https://arxiv.org/abs/1412.6980",
+    "AMSGRAD": "Reddi, Kale and Kumar, On the Convergence of Adam and Beyond. "
+               "https://openreview.net/forum?id=ryQu7f-RZ",
+    "AMSBound": "Luo, Xiong, Liu and Sun, Adaptive Gradient Methods with Dynamic Bound of "
+                "Learning Rate. https://arxiv.org/abs/1902.09843",
+    "AdaBound": "Luo, Xiong, Liu and Sun, Adaptive Gradient Methods with Dynamic Bound of "
+                "Learning Rate. https://arxiv.org/abs/1902.09843",
+    "AdaBelief": "Zhuang et al., AdaBelief Optimizer: Adapting Stepsizes by the Belief in "
+                 "Observed Gradients. https://arxiv.org/abs/2010.07468",
+    "Adadelta": "Zeiler, ADADELTA: An Adaptive Learning Rate Method. "
+                "https://arxiv.org/abs/1212.5701",
+    "Adagrad": "Duchi, Hazan and Singer, Adaptive Subgradient Methods for Online Learning and "
+               "Stochastic Optimization. https://jmlr.org/papers/v12/duchi11a.html",
+    "RMSprop": "Tieleman and Hinton, Lecture 6.5 - RMSProp: Divide the gradient by a running "
+               "average of its recent magnitude. COURSERA: Neural Networks for Machine Learning, "
+               "2012.",
+    "Momentum": "Qian, On the Momentum Term in Gradient Descent Learning Algorithms. Neural "
+                "Networks 12(1), 1999.",
+    "Nesterov": "Nesterov, A Method for Unconstrained Convex Minimization Problem with the Rate "
+                "of Convergence O(1/k^2). Doklady AN SSSR 269, 1983.",
+    "Lars": "You, Gitman and Ginsburg, Large Batch Training of Convolutional Networks. "
+            "https://arxiv.org/abs/1708.03888",
+    "SgdW": "Loshchilov and Hutter, Decoupled Weight Decay Regularization. "
+            "https://arxiv.org/abs/1711.05101",
+}  # fmt: skip
+
 
 def _solver_keys(params: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
     keys = [("SolverParameterNum", str(len(params)))]

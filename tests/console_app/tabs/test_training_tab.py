@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import sys
 
-from console_app.tabs import job_history as H
 from engine.graph import commands as C
+from engine.runtime import job_history as H
 
 
 def _run(qtbot, tab, **kw):

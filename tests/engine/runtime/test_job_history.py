@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from console_app.tabs import job_history as H
+from engine.runtime import job_history as H
 
 
 def _job(root, name, status, curve="epoch,cost,train_error,valid_error\n1,2.0,1.5,1.25\n"):

@@ -1,0 +1,124 @@
+"""Report buttons and File > Export > PowerPoint report: ``neurocanvas report`` in the background.
+
+:class:`ReportController` runs ``neurocanvas report JOB -o FILE --events`` as a child process
+(the GUI stays responsive and never draws the figures itself), shows its progress in a
+non-modal progress dialog, then offers to open the file (a non-modal question:
+:attr:`ReportController.question`). The TRAINING and EVALUATION tabs and the main window each
+call :meth:`ReportController.start`; the deck itself is :mod:`engine.report`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QProcess, QUrl, Signal
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
+
+__all__ = ["ReportController"]
+
+
+class ReportController(QObject):
+    """One report at a time. Signals: ``finished(path)``, ``failed(message)``."""
+
+    finished = Signal(str)
+    failed = Signal(str)
+
+    def __init__(self, parent: QWidget) -> None:
+        super().__init__(parent)
+        self.widget = parent
+        self.program: list[str] = [sys.executable, "-m", "engine.cli"]
+        self.process: QProcess | None = None
+        self.dialog: QProgressDialog | None = None
+        self.question: QMessageBox | None = None
+        self.last_path: Path | None = None
+        self.last_error = ""
+        self._buffer = b""
+        self._target: Path | None = None
+
+    def is_running(self) -> bool:
+        return self.process is not None and self.process.state() != QProcess.ProcessState.NotRunning
+
+    def start(self, job: Path | list[Path], output: Path | None = None) -> bool:
+        """Write the report of ``job`` (default ``<job>/report.pptx``), or the comparison of a
+        list of jobs (default ``compare.pptx`` beside them); False when busy."""
+        jobs = [Path(p) for p in job] if isinstance(job, list) else [Path(job)]
+        if self.is_running() or not jobs:
+            return False
+        default = jobs[0] / "report.pptx" if len(jobs) == 1 else jobs[0].parent / "compare.pptx"
+        self._target = Path(output) if output is not None else default
+        self._buffer, self.last_error = b"", ""
+        self.process = QProcess(self)
+        self.process.readyReadStandardOutput.connect(self._read)
+        self.process.finished.connect(self._done)
+        what = jobs[0].name if len(jobs) == 1 else f"{len(jobs)} jobs"
+        self.dialog = QProgressDialog(f"Writing the report of {what}...", "Cancel", 0, 0,
+                                      self.widget)  # fmt: skip
+        self.dialog.setWindowTitle("PowerPoint report")
+        self.dialog.setModal(False)
+        self.dialog.setMinimumDuration(0)
+        self.dialog.canceled.connect(self._cancel)
+        self.dialog.show()
+        args = ["report", *map(str, jobs), "-o", str(self._target), "--events"]
+        self.process.start(self.program[0], [*self.program[1:], *args])
+        return True
+
+    def _read(self) -> None:
+        assert self.process is not None
+        self._buffer += bytes(self.process.readAllStandardOutput().data())
+        *lines, self._buffer = self._buffer.split(b"\n")
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if record.get("event") == "progress" and self.dialog is not None:
+                self.dialog.setMaximum(int(record.get("total", 0)))
+                self.dialog.setValue(int(record.get("step", 0)))
+                self.dialog.setLabelText(f"Report: {record.get('message', '')}")
+            elif record.get("event") == "error":
+                self.last_error = str(record.get("message", ""))
+
+    def _cancel(self) -> None:
+        if self.is_running() and self.process is not None:
+            self.last_error = "cancelled"
+            self.process.kill()
+
+    def _done(self, code: int, _status: QProcess.ExitStatus) -> None:
+        assert self.process is not None
+        self._read()
+        if self.dialog is not None:
+            self.dialog.canceled.disconnect(self._cancel)
+            self.dialog.close()
+        if code == 0 and self._target is not None and self._target.is_file():
+            self.last_path = self._target
+            self._offer_to_open(self._target)
+            self.finished.emit(str(self._target))
+            return
+        if not self.last_error:
+            stderr = bytes(self.process.readAllStandardError().data()).decode(errors="replace")
+            self.last_error = stderr.strip().splitlines()[-1] if stderr.strip() else f"exit {code}"
+        if self.last_error != "cancelled":
+            self._show(QMessageBox.Icon.Warning, f"No report: {self.last_error}",
+                       QMessageBox.StandardButton.Close)  # fmt: skip
+        self.failed.emit(self.last_error)
+
+    def _offer_to_open(self, path: Path) -> None:
+        buttons = QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Close
+        box = self._show(QMessageBox.Icon.Information,
+                         f"The report is written:\n{path}\n\nOpen it?", buttons)  # fmt: skip
+        box.finished.connect(lambda result: self._answered(result, path))
+
+    def _show(self, icon: QMessageBox.Icon, text: str, buttons) -> QMessageBox:  # noqa: ANN001
+        """A non-modal message box (the app keeps working; tests click its buttons)."""
+        box = QMessageBox(icon, "PowerPoint report", text, buttons, self.widget)
+        box.setModal(False)
+        self.question = box
+        box.show()
+        return box
+
+    def _answered(self, result: int, path: Path) -> None:
+        if result == QMessageBox.StandardButton.Open:
+            QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))

@@ -1,0 +1,84 @@
+"""The learning curve and the trade-off graph drawn on a matplotlib ``Axes`` (no Qt).
+
+The TRAINING tab draws them on its Qt canvas and the report on an Agg figure, so the app and the
+report show the same picture.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import matplotlib
+from matplotlib.axes import Axes
+from matplotlib.ticker import MaxNLocator
+
+from engine.runtime.job_history import JobInfo, pareto_front
+
+__all__ = ["SERIES", "draw_learning_curves", "draw_tradeoff", "tradeoff_points"]
+
+# (legend text, column of a curve row, line style); rows are (epoch, cost, train, valid).
+SERIES = (("cost", 1, "-"), ("training error", 2, "--"), ("validation error", 3, ":"))
+Curve = tuple[str, Sequence[tuple[int, Any, Any, Any]]]
+
+
+def draw_learning_curves(ax: Axes, curves: Sequence[Curve], log_scale: bool = False) -> int:
+    """Cost, training and validation error against epochs of one or several jobs.
+
+    ``curves``: (label, rows of (epoch, cost, train_error, valid_error)). One job: a colour per
+    series; several: a colour per job and a style per series. Returns the number of lines.
+    """
+    ax.clear()
+    drawn = 0
+    colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+    for k, (label, rows) in enumerate(curves):
+        for name, column, style in SERIES:
+            points = [(r[0], r[column]) for r in rows if r[column] is not None]
+            if not points:
+                continue
+            xs, ys = zip(*points, strict=True)
+            color = colors[(column - 1 if len(curves) == 1 else k) % len(colors)]
+            text = name if len(curves) == 1 else f"{label}: {name}"
+            ax.plot(xs, ys, style, color=color, marker="." if len(xs) < 30 else None, label=text)
+            drawn += 1
+    ax.set_xlabel("epoch")
+    ax.set_ylabel("cost / error")
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    if log_scale and drawn:
+        ax.set_yscale("log")
+    ax.grid(True, alpha=0.3)
+    if drawn:
+        ax.legend(loc="upper right", fontsize="small")
+    return drawn
+
+
+def tradeoff_points(
+    jobs: Sequence[JobInfo], statistic: str
+) -> tuple[list[tuple[float, float]], list[str], list[bool]]:
+    """(cost, best validation error) of the jobs that have both, their names, Pareto-optimal."""
+    points, names = [], []
+    for job in jobs:
+        error = job.best_valid_error
+        cost = job.statistics.get(statistic)
+        if error is not None and cost is not None:
+            points.append((float(cost), float(error)))
+            names.append(job.name)
+    return points, names, pareto_front(points)
+
+
+def draw_tradeoff(ax: Axes, jobs: Sequence[JobInfo], statistic: str) -> list[str]:
+    """Best validation error against ``statistic``; the Pareto front in red. Returns its names."""
+    ax.clear()
+    points, names, optimal = tradeoff_points(jobs, statistic)
+    for (x, y), name, best in zip(points, names, optimal, strict=True):
+        ax.plot([x], [y], "o", color="tab:red" if best else "tab:gray")
+        ax.annotate(name, (x, y), fontsize="x-small", xytext=(3, 3), textcoords="offset points")
+    front = sorted(p for p, o in zip(points, optimal, strict=True) if o)
+    if len(front) > 1:
+        ax.plot(*zip(*front, strict=True), "-", color="tab:red", alpha=0.5, label="Pareto")
+    ax.xaxis.set_major_locator(MaxNLocator(4))
+    ax.ticklabel_format(axis="x", style="sci", scilimits=(-3, 4))
+    ax.set_xlabel(statistic)
+    ax.set_ylabel("best validation error")
+    ax.grid(True, alpha=0.3)
+    return [n for n, o in zip(names, optimal, strict=True) if o]

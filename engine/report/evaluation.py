@@ -1,0 +1,191 @@
+"""The evaluation slides: NNC's ``Experimental Result : Evaluation`` (from ``evaluation.json``,
+4 decimals as NNC prints them), then what NNC lacks: the confusion matrix as a heatmap, the
+per-class precision / recall / F-measure table and misclassified validation examples."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.report import figures
+from engine.report.slides import BODY_H, BODY_TOP, MARGIN, WIDTH, Deck
+
+__all__ = ["evaluation_slides", "CLASSIFICATION_LINES", "REGRESSION_LINES", "variable_name"]
+
+TITLE = "Experimental Result : Evaluation"
+CLASSIFICATION_LINES = (
+    ("Accuracy", "accuracy"),
+    ("Avg.Precision", "avg_precision"),
+    ("Avg.Recall", "avg_recall"),
+    ("Avg.F-Measures", "avg_f_measure"),
+)
+REGRESSION_LINES = (
+    ("Mean absolute error", "mae"),
+    ("Mean squared error", "mse"),
+    ("Root mean squared error", "rmse"),
+    ("R2", "r2"),
+)
+MISCLASSIFIED = 12
+_IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".gif", ".tif", ".tiff")
+
+
+def variable_name(output: str) -> str:
+    """``y'`` (the output) -> ``y`` (the variable NNC names on the slide)."""
+    return output[:-1] if output.endswith("'") else output
+
+
+def evaluation_slides(
+    deck: Deck, job: Path, plan: Any, summary: dict | None, wanted: str | None, best_epoch: int
+) -> None:
+    """NNC's evaluation slide, then the extra ones for each classified output.
+
+    ``summary`` is ``evaluation.json`` (None when the job was never evaluated); ``wanted`` the
+    checkpoint the user asked for (None: whichever was evaluated).
+    """
+    executor = plan.executors[0] if plan.executors else None
+    if summary is None or (wanted and summary.get("checkpoint") != wanted):
+        deck.text_slide(TITLE, _not_evaluated(job, summary, wanted))
+        return
+    lines = [
+        f'Evaluate network "{summary.get("network", executor and executor["network"])}" '
+        f'using "{summary.get("dataset", "")}" dataset.'
+    ]
+    n = int(executor.get("num_evaluations") or 1) if executor else 1
+    if n > 1:
+        kind = "average" if executor.get("repeat_evaluation_type") == "mean" else "last"
+        lines += [
+            f"The calculation is executed {n} times for each data.",
+            f"The {kind} value is used as a final output.",
+        ]
+    checkpoint = summary.get("checkpoint", "best")
+    epoch = f" (epoch {best_epoch})" if checkpoint == "best" and best_epoch else ""
+    lines.append(
+        f"Parameters : the {checkpoint} checkpoint{epoch}; {summary.get('rows', 0):,} data"
+    )
+    for name, m in summary.get("classification", {}).items():
+        lines.append(f"Variable : {variable_name(name)}")
+        lines += [f"    {label} : {m[key]:.4f}" for label, key in CLASSIFICATION_LINES]
+    for name, m in summary.get("regression", {}).items():
+        lines.append(f"Variable : {variable_name(name)}")
+        lines += [f"    {label} : {m[key]:.6g}" for label, key in REGRESSION_LINES if key in m]
+    deck.text_slide(TITLE, lines)
+    for name, m in summary.get("classification", {}).items():
+        _confusion_slide(deck, name, m)
+        _per_class_slides(deck, name, m)
+        _misclassified_slide(deck, job / "output_result.csv", name, int(m["classes"]))
+
+
+def _not_evaluated(job: Path, summary: dict | None, wanted: str | None) -> list[str]:
+    command = f"neurocanvas evaluate {job}" + (f" --checkpoint {wanted}" if wanted else "")
+    if summary is None:
+        first = "This job has not been evaluated yet."
+    else:
+        first = (
+            f"This job has been evaluated with the {summary.get('checkpoint')} parameters, "
+            f"not the {wanted} ones asked for."
+        )
+    return [
+        first,
+        f"Evaluate it ({command}, or Evaluate on the EVALUATION tab), then make the report again.",
+    ]
+
+
+def _confusion_slide(deck: Deck, name: str, m: dict) -> None:
+    matrix = np.asarray(m["confusion_matrix"], dtype=np.int64)
+    labels = [str(k) for k in range(matrix.shape[0])]
+    slide = deck.slide(f"Experimental Result : Confusion Matrix of {variable_name(name)}")
+    png, size = figures.confusion_heatmap(matrix, labels, min(BODY_H, 7.0))
+    deck.picture(slide, png, (MARGIN, BODY_TOP, 7.0, BODY_H), size)
+    lines = [
+        "Rows: the true class; columns: the predicted class; each cell counts data.",
+        f"{int(np.trace(matrix)):,} of {int(matrix.sum()):,} data are on the diagonal "
+        f"(accuracy {m['accuracy']:.4f}).",
+    ]
+    deck.text(slide, lines, (MARGIN + 7.3, BODY_TOP, WIDTH - 2 * MARGIN - 7.3, 2.0), largest=16)
+
+
+def _per_class_slides(deck: Deck, name: str, m: dict) -> None:
+    matrix = np.asarray(m["confusion_matrix"], dtype=np.int64)
+    rows = [
+        [
+            str(k),
+            f"{m['precision'][k]:.4f}",
+            f"{m['recall'][k]:.4f}",
+            f"{m['f_measure'][k]:.4f}",
+            f"{int(matrix[k].sum()):,}",
+        ]
+        for k in range(matrix.shape[0])
+    ]
+    deck.table_slides(
+        f"Experimental Result : Per-class Metrics of {variable_name(name)}",
+        ["Class", "Precision", "Recall", "F-Measure", "Data"],
+        rows,
+    )
+
+
+def _misclassified_slide(deck: Deck, output_csv: Path, name: str, classes: int) -> None:
+    """Up to twelve wrongly classified images, the most confident mistakes first."""
+    found = _misclassified(output_csv, name, classes)
+    if found is None:
+        return  # not an image classification, or output_result.csv is gone
+    title = f"Experimental Result : Misclassified Examples of {variable_name(name)}"
+    if not found:
+        deck.text_slide(title, ["Every evaluated data is classified correctly."])
+        return
+    from engine.data.loaders import load_file  # noqa: PLC0415
+
+    tiles, captions = [], []
+    for path, true, predicted, score in found[:MISCLASSIFIED]:
+        try:
+            tiles.append(figures.tile_png(figures.to_display(load_file(Path(path)))))
+        except Exception:  # noqa: BLE001, S112 - a file that has gone: leave it out
+            continue
+        captions.append(f"true {true}, predicted {predicted} ({score:.2f})")
+    if not tiles:
+        deck.text_slide(title, ["The image files of the misclassified data are gone."])
+        return
+    slide = deck.slide(title)
+    intro = [
+        f"{len(found):,} data misclassified; the {len(tiles)} most confident mistakes "
+        "(true class, predicted class and its score):"
+    ]
+    deck.text(slide, intro, (MARGIN, BODY_TOP, WIDTH - 2 * MARGIN, 0.5), largest=16)
+    box = (MARGIN, BODY_TOP + 0.6, WIDTH - 2 * MARGIN, BODY_H - 0.6)
+    deck.image_grid(slide, tiles, captions, box, columns=6)
+
+
+def _misclassified(path: Path, name: str, classes: int) -> list[tuple[str, int, int, float]] | None:
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.reader(f))
+    except OSError:
+        return None
+    if len(rows) < 2:
+        return None
+    header = [h.split(":")[0] for h in rows[0]]
+    outputs = [k for k, h in enumerate(header) if h.startswith(f"{name}__")]
+    target = variable_name(name)
+    truth = [k for k, h in enumerate(header) if h == target or h.startswith(f"{target}__")]
+    image = next(
+        (
+            k
+            for k, cell in enumerate(rows[1])
+            if cell.lower().endswith(_IMAGE_SUFFIXES) and k not in outputs
+        ),
+        None,
+    )
+    if len(outputs) < 2 or not truth or image is None:
+        return None
+    found = []
+    for row in rows[1:]:
+        scores = np.asarray([float(row[k]) for k in outputs])
+        values = [float(row[k]) for k in truth]
+        true = int(values[0]) if len(values) == 1 else int(np.argmax(values))
+        predicted = int(np.argmax(scores))
+        if predicted != true and true < classes:
+            found.append((row[image], true, predicted, float(scores[predicted])))
+    found.sort(key=lambda item: -item[3])
+    return found

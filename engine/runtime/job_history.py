@@ -1,0 +1,192 @@
+"""The jobs of a project, read from their folders (no Qt): status, date, curve, statistics.
+
+Jobs live where ``neurocanvas train`` puts them by default, ``<project>.files/<date_time>/``
+beside the project file (NNC's place), so the history is remembered simply by the folders; an
+untitled project trains into the app's data folder. A job whose status.json says ``running``
+but whose trainer process is gone is shown as ``failed`` (the trainer was killed).
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as _dt
+import json
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.runtime.job import atomic_write_json
+
+STATUSES = ("running", "finished", "stopped", "failed")
+LABEL_FILE = "label.json"  # the app's rename: a display name, the folder keeps its date
+
+
+@dataclass(frozen=True)
+class JobInfo:
+    path: Path
+    name: str
+    status: str
+    date: str
+    epoch: int = 0
+    max_epoch: int = 0
+    best_epoch: int = 0
+    message: str = ""
+    curve: list[tuple[int, float | None, float | None, float | None]] = field(default_factory=list)
+    statistics: dict[str, int] = field(default_factory=dict)
+
+    def last(self, column: int) -> float | None:
+        """The last non-empty value of a curve column (1 cost, 2 training, 3 validation)."""
+        for row in reversed(self.curve):
+            if row[column] is not None:
+                return row[column]
+        return None
+
+    @property
+    def best_valid_error(self) -> float | None:
+        for row in self.curve:
+            if row[0] == self.best_epoch:
+                return row[3]
+        return self.last(3)
+
+
+def jobs_root(project_file: Path | None, fallback: Path) -> Path:
+    if project_file is None:
+        return fallback / "untitled.files"
+    return project_file.with_name(project_file.stem + ".files")
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text) if text.strip() else None
+    except ValueError:
+        return None
+
+
+def read_curve(job: Path) -> list[tuple[int, float | None, float | None, float | None]]:
+    rows = []
+    try:
+        with open(job / "learning_curve.csv", newline="", encoding="utf-8") as f:
+            for row in csv.DictReader(f):
+                rows.append((int(row["epoch"]), _number(row.get("cost", "")),
+                             _number(row.get("train_error", "")),
+                             _number(row.get("valid_error", ""))))  # fmt: skip
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return rows
+
+
+def _alive(pid: Any) -> bool:
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+_STATS_CACHE: dict[tuple[str, float], dict[str, int]] = {}
+
+
+def network_statistics(job: Path) -> dict[str, int]:
+    """The trained network's totals (CostParameter, CostMultiplyAdd, ...) from the snapshot.
+
+    Cached by file and modification time: the history refreshes after every run.
+    """
+    try:
+        key = (str(job), (job / "network.ncproj").stat().st_mtime)
+    except OSError:
+        return {}
+    if key not in _STATS_CACHE:
+        _STATS_CACHE[key] = _compute_statistics(job)
+    return _STATS_CACHE[key]
+
+
+def _compute_statistics(job: Path) -> dict[str, int]:
+    from engine.formats import ProjectFileError, load_project  # noqa: PLC0415
+    from engine.graph.infer import ProjectInference  # noqa: PLC0415
+    from engine.graph.statistics import network_statistics as stats  # noqa: PLC0415
+
+    try:
+        project = load_project(job / "network.ncproj")
+        name = project.optimizers[0].network if project.optimizers else project.network_names[0]
+        inference = ProjectInference(project)
+        try:
+            return stats(inference.network(name)).summary()
+        finally:
+            inference.close()
+    except (ProjectFileError, OSError, IndexError, KeyError, ValueError):
+        return {}
+
+
+def read_job(path: Path, with_statistics: bool = True) -> JobInfo:
+    status = _read_json(path / "status.json")
+    state = str(status.get("status", "failed" if not (path / "events.jsonl").exists() else ""))
+    if state == "running" and not _alive(status.get("pid")):
+        state = "failed"
+    if state not in STATUSES:
+        state = "failed"
+    label = _read_json(path / LABEL_FILE).get("name")
+    try:
+        date = _dt.datetime.fromtimestamp(path.stat().st_mtime).strftime("%Y-%m-%d %H:%M:%S")
+    except OSError:
+        date = ""
+    return JobInfo(
+        path=path, name=str(label or path.name), status=state, date=date,
+        epoch=int(status.get("epoch") or 0), max_epoch=int(status.get("max_epoch") or 0),
+        best_epoch=int(status.get("best_epoch") or 0), message=str(status.get("message") or ""),
+        curve=read_curve(path),
+        statistics=network_statistics(path) if with_statistics else {},
+    )  # fmt: skip
+
+
+def list_jobs(root: Path) -> list[Path]:
+    """Job folders under ``root``, oldest first (a job folder holds network.ncproj)."""
+    if not root.is_dir():
+        return []
+    found = [p for p in root.iterdir() if p.is_dir() and (p / "network.ncproj").exists()]
+    return sorted(found, key=lambda p: p.name)
+
+
+def rename_job(path: Path, name: str) -> None:
+    atomic_write_json(path / LABEL_FILE, {"name": name})
+
+
+def delete_job(path: Path) -> None:
+    """Remove a job folder (the GUI asks first; never called without the user's yes)."""
+    if (path / "network.ncproj").exists():
+        shutil.rmtree(path)
+
+
+def pareto_front(points: list[tuple[float, float]]) -> list[bool]:
+    """Which (cost, error) points are Pareto-optimal by NNC's rule (nnc-behaviour.md 9.1).
+
+    Sort by (cost, error); keep a running minimum error. A point is optimal when its error is
+    <= the running minimum at a new cost value, or equals its group's minimum among equal costs.
+    """
+    order = sorted(range(len(points)), key=lambda i: points[i])
+    optimal = [False] * len(points)
+    running = float("inf")
+    i = 0
+    while i < len(order):
+        cost = points[order[i]][0]
+        group = [j for j in order[i:] if points[j][0] == cost]
+        group_min = min(points[j][1] for j in group)
+        for j in group:
+            if points[j][1] == group_min and group_min <= running:
+                optimal[j] = True
+        running = min(running, group_min)
+        i += len(group)
+    return optimal
