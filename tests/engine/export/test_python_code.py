@@ -10,6 +10,7 @@ engine's random generator in the same order, so train mode matches too (same see
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,12 +20,13 @@ import pytest
 
 import engine.nn as nn
 from engine.export.literals import ExportError, Identifiers, comment, doc, literal
-from engine.export.python_code import exportable_networks, python_source
+from engine.export.python_code import exportable_networks, python_module, python_source
 from engine.formats import load_project
 from engine.runtime.compiler import compile_network
 
 ROOT = Path(__file__).resolve().parents[3]
 PROJECTS = sorted((ROOT / "projects").glob("*.ncproj"))
+GOLDEN = ROOT / "tests" / "fixtures" / "export" / "lenet_digits.py.golden"
 
 RUNNER = """
 import importlib.util, sys
@@ -75,14 +77,13 @@ def test_exported_python_matches_the_engine(path, tmp_path):
     project = load_project(path)
     runtime = project.executors[0].network
     networks = exportable_networks(project, (runtime,))
-    source = python_source(project, path.stem, networks)
+    source, functions = python_module(project, path.stem, networks)
     for node in ast.walk(ast.parse(source)):  # readable code: no key written twice
         if isinstance(node, ast.Dict):
             keys = [k.value for k in node.keys if isinstance(k, ast.Constant)]
             assert len(keys) == len(set(keys)), keys
     file = tmp_path / "exported.py"
     file.write_text(source, encoding="utf-8")
-    functions = dict(zip(networks, _function_names(source), strict=True))
     main = project.optimizers[0].network
     nn.clear_parameters()
     rng = np.random.default_rng(0)
@@ -115,12 +116,6 @@ def test_exported_python_matches_the_engine(path, tmp_path):
         assert np.abs(got[key].astype(np.float32) - value).max() <= 1e-5, key
 
 
-def _function_names(source: str) -> list[str]:
-    tree = ast.parse(source)
-    return [n.name for n in tree.body if isinstance(n, ast.FunctionDef)
-            and n.name.startswith("network")]  # fmt: skip
-
-
 def test_identifiers_are_valid_and_unique():
     ids = Identifiers(("test",))
     made = [ids.new(n) for n in ("Conv 1", "conv_1", "test", "1st", "class", "__x", "", "ü")]
@@ -138,22 +133,35 @@ def test_literals_reject_what_is_not_data():
     assert '"' not in doc('x"""; import os; """') and "\n" not in doc("a\nb")
 
 
-def test_unit_layers_become_unit_function_calls(tmp_path):
-    """SqueezeNet's Fire units: one function with the unit's arguments and defaults, called in
-    the Unit layer's parameter scope; argument values never exported raise ValueError."""
+def test_unit_layers_become_unit_function_calls():
+    """SqueezeNet's Fire units: one function whose arguments size its layers, called in the
+    Unit layer's parameter scope; other argument values work too (they raised ValueError)."""
     project = load_project(ROOT / "projects" / "squeezenet_digits.ncproj")
     source = python_source(project, "squeezenet", exportable_networks(project))
-    assert "def unit_firemodule(x, squeeze=8, expand=16, test=False):" in source
+    assert source.count("def network_firemodule(x, squeeze=8, expand=16, test=False):") == 1
+    assert "PF.convolution(x, squeeze, (1, 1), name='SqueezeConv')" in source
     assert (
         "    with nn.parameter_scope('Fire3'):\n"
-        "        fire3 = unit_firemodule(maxpooling_2, squeeze=16, expand=32, test=test)\n"
+        "        h = network_firemodule(h, 16, 32, test=test)\n"
     ) in source
     namespace: dict = {}
     exec(compile(source, "squeezenet.py", "exec"), namespace)  # our own generated code
+    nn.clear_parameters()
     x = nn.Variable(np.zeros((1, 16, 14, 14), np.float32))
-    with nn.parameter_scope("Fire1"):
-        out = namespace["unit_firemodule"](x, test=True)
-        assert out.shape == (1, 32, 14, 14)
-        with pytest.raises(ValueError, match="no layers were exported"):
-            namespace["unit_firemodule"](x, squeeze=5)
-    assert set(nn.get_parameters()) >= {"Fire1/SqueezeConv/conv/W", "Fire1/Expand3x3/conv/b"}
+    with nn.parameter_scope("FireX"):
+        out = namespace["network_firemodule"](x, squeeze=5, expand=7, test=True)
+    assert out.shape == (1, 14, 14, 14)
+    params = {k: v.shape for k, v in nn.get_parameters().items()}
+    assert params["FireX/SqueezeConv/conv/W"] == (5, 16, 1, 1)
+    assert params["FireX/Expand3x3/conv/W"] == (7, 5, 3, 3)
+
+
+def test_golden_lenet_export():
+    """The LeNet sample's export, word for word: a style change shows in review. After an
+    intended change: NEUROCANVAS_UPDATE_GOLDEN=1 python -m pytest tests/engine/export."""
+    project = load_project(ROOT / "projects" / "lenet_digits.ncproj")
+    runtime = project.executors[0].network
+    source = python_source(project, "lenet_digits", exportable_networks(project, (runtime,)))
+    if os.environ.get("NEUROCANVAS_UPDATE_GOLDEN"):
+        GOLDEN.write_text(source, encoding="utf-8")
+    assert source == GOLDEN.read_text(encoding="utf-8")
