@@ -4,14 +4,15 @@ The compiler expands a Unit layer inline with its bound arguments; the exporter 
 steps back into a call ``with nn.parameter_scope('Fire1'): h = network_firemodule(h, 8, 16)``.
 Inside the function, a property written ``*Squeeze`` in the unit network becomes the argument
 ``squeeze``; parametric functions size their parameters from their input, so one body serves
-every binding. The body is written for each Unit layer and for the unit network's own defaults:
-when they differ (a property computed from an argument, say), that Unit layer is written
-inline, as the compiler expanded it, and so is a unit whose steps cannot be grouped (several
-inputs, outputs or losses inside, parameters outside its scope).
+every binding. A unit with a property computed from an argument (``*Expand*2``) is written
+inline, as the compiler expanded it, and so is a Unit layer whose body differs from the one for
+the unit's default arguments, and a unit whose steps cannot be grouped (several inputs, outputs
+or losses inside, parameters outside its scope).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -21,6 +22,8 @@ from engine.graph.infer import NetworkInference
 from engine.graph.project import Project
 from engine.layers import find_spec
 from engine.runtime.program import Ref, Step
+
+_MACRO = re.compile(r"\*([A-Za-z_][A-Za-z0-9_]*)")
 
 __all__ = ["UnitCall", "UnitFunctions", "unit_calls", "group_of", "interface", "symbols_for"]
 
@@ -140,6 +143,8 @@ class UnitFunctions:
         """The function name for a call whose body is ``body``; None when it cannot be the one
         function (it differs from the body written before or from ``reference``, the body
         for the unit's default arguments)."""
+        if not self.direct(unit):
+            return None
         if unit in self.bodies and _code(self.bodies[unit]) != _code(body):
             return None
         if reference is not None and _code(reference) != _code(body):
@@ -149,6 +154,17 @@ class UnitFunctions:
         if unit not in self.names:
             self.names[unit] = self.idents.new("network_" + unit, "network")
         return self.names[unit]
+
+    def direct(self, unit: str) -> bool:
+        """Every property that reads an argument is just ``*<Argument>`` (no ``*Expand*2``,
+        whose value the function could not compute from its arguments)."""
+        declared = set(resolve.arguments_of(self.project.network(unit)))
+        for layer in self.project.network(unit).layers:
+            for raw in layer.properties.values():
+                names = set(_MACRO.findall(raw)) & declared
+                if names and raw.strip() != "*" + next(iter(names)):
+                    return False
+        return True
 
     def keywords(self, call: UnitCall, symbol: Callable[[str, object], str | None]) -> list[str]:
         """The call's argument values (positional, as declared), or the caller's arguments."""

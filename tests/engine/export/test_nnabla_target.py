@@ -120,3 +120,35 @@ def test_nnabla_target_matches_the_engine(path, tmp_path):
         # 1e-5, relative to values above 1: two libraries round float32 sums differently
         limit = 1e-5 * np.maximum(1.0, np.abs(value))
         assert (np.abs(got[key].astype(np.float32) - value) <= limit).all(), key
+
+
+SIGNATURES = """
+import inspect, json, sys
+import nnabla.parametric_functions as PF
+names = json.loads(sys.argv[1])
+print(json.dumps({n: list(inspect.signature(getattr(PF, n)).parameters) if hasattr(PF, n) else None
+                  for n in names}))
+"""
+
+
+@needs_nnabla
+def test_engine_parametric_functions_have_nnabla_signatures():
+    """Every PF function of engine.nn.parametric exists in nnabla with the same argument names
+    (exported code calls them by keyword); ``lr_mult`` (NNC's LRateMultiplier) is the engine's
+    only addition, and the nnabla target never writes it."""
+    import inspect  # noqa: PLC0415
+    import json  # noqa: PLC0415
+
+    import engine.nn.parametric as PF  # noqa: PLC0415
+
+    names = [n for n in PF.__all__ if n != "parametric_function_api"]
+    done = subprocess.run([NNABLA_PYTHON, "-c", SIGNATURES, json.dumps(names)],
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    theirs = json.loads(done.stdout.strip().splitlines()[-1])
+    allowed = {"lr_mult", "rng"}  # nnabla's embed draws from the global generator
+    for name in names:
+        assert theirs[name] is not None, f"nnabla has no PF.{name}"
+        ours = list(inspect.signature(getattr(PF, name)).parameters)
+        extra = set(ours[1:]) - set(theirs[name]) - allowed  # the first is the input
+        assert not extra, f"PF.{name}: {sorted(extra)} not in nnabla's {theirs[name]}"

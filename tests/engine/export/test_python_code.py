@@ -74,10 +74,23 @@ def _engine_outputs(program, params, batch):
 
 @pytest.mark.parametrize("path", PROJECTS, ids=[p.stem for p in PROJECTS])
 def test_exported_python_matches_the_engine(path, tmp_path):
-    project = load_project(path)
+    _assert_export_matches(load_project(path), tmp_path)
+
+
+def test_a_unit_with_a_computed_property_is_written_inline(tmp_path):
+    """``OutMaps=*Expand*2`` cannot be computed from the function's arguments: the Fire layers
+    are written inline (as the compiler expands them) and the export still matches."""
+    project = load_project(ROOT / "projects" / "squeezenet_digits.ncproj")
+    project.network("FireModule").set_property("Expand1x1", "OutMaps", "*Expand*2")
+    source = _assert_export_matches(project, tmp_path)
+    assert "def network_firemodule" not in source
+    assert "h1 = PF.convolution(h, 64, (1, 1), name='Fire3/Expand1x1')" in source
+
+
+def _assert_export_matches(project, tmp_path) -> str:
     runtime = project.executors[0].network
     networks = exportable_networks(project, (runtime,))
-    source, functions = python_module(project, path.stem, networks)
+    source, functions = python_module(project, "sample", networks)
     for node in ast.walk(ast.parse(source)):  # readable code: no key written twice
         if isinstance(node, ast.Dict):
             keys = [k.value for k in node.keys if isinstance(k, ast.Constant)]
@@ -114,6 +127,7 @@ def test_exported_python_matches_the_engine(path, tmp_path):
     for key, value in expected.items():
         assert got[key].shape == value.shape, key
         assert np.abs(got[key].astype(np.float32) - value).max() <= 1e-5, key
+    return source
 
 
 def test_identifiers_are_valid_and_unique():
@@ -165,3 +179,48 @@ def test_golden_lenet_export():
     if os.environ.get("NEUROCANVAS_UPDATE_GOLDEN"):
         GOLDEN.write_text(source, encoding="utf-8")
     assert source == GOLDEN.read_text(encoding="utf-8")
+
+
+def _lenet_with_own_initializers():
+    """LeNet with a He(forward) x2 convolution weight and a frozen (LR 0) Affine layer."""
+    project = load_project(ROOT / "projects" / "lenet_digits.ncproj")
+    net = project.network("Main")
+    net.set_property("Convolution", "W.Initializer", "NormalConvolutionHeForward")
+    net.set_property("Convolution", "W.InitializerMultiplier", "2.0")
+    net.set_property("Affine_2", "b.Initializer", "Uniform")
+    for p in ("W", "b"):
+        net.set_property("Affine", f"{p}.LRateMultiplier", "0")
+    return project
+
+
+@pytest.mark.parametrize("path", [*PROJECTS, None], ids=[p.stem for p in PROJECTS] + ["own"])
+def test_exported_code_initializes_parameters_as_the_project(path):
+    """Run with the same seed, the exported code creates every parameter with the values the
+    engine gives it: initializers that differ from PF's defaults are written, the rest left out
+    (the LeNet variant passes w_init=He x 2, b_init=Uniform and fix_parameters=True)."""
+    project = _lenet_with_own_initializers() if path is None else load_project(path)
+    main = project.optimizers[0].network
+    source, functions = python_module(project, "p", exportable_networks(project))
+    if path is None:
+        assert "w_init=I.NormalInitializer(I.calc_normal_std_he_forward(1, 16, (7, 7)) * 2.0)" in (
+            source
+        )
+        assert "b_init=I.UniformInitializer((-0.0, 0.0))" in source
+        assert "fix_parameters=True, name='Affine')" in source
+    program = compile_network(project, main, test_mode=True)
+    nn.clear_parameters()
+    nn.seed(0)
+    expected = {k: np.asarray(v.data).copy() for k, v in program.create_parameters().items()}
+    nn.clear_parameters()
+    namespace: dict = {}
+    exec(compile(source, "exported.py", "exec"), namespace)  # our own generated code
+    nn.seed(0)
+    batch = _batch(program, np.random.default_rng(0))
+    with nn.no_grad():
+        namespace[functions[main]](*[nn.Variable(batch[v]) for v in program.feeds], test=True)
+    got = {k: np.asarray(v.data) for k, v in nn.get_parameters(grad_only=False).items()}
+    assert set(got) == set(expected)
+    for name, value in expected.items():
+        if name.endswith(("/Wb", "/alpha")):  # binarized copies the forward pass writes
+            continue
+        assert np.array_equal(got[name].reshape(value.shape), value), name
