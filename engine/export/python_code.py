@@ -150,9 +150,11 @@ class _Writer:
         out = [f"def {name}({', '.join([*self.feeds.values(), 'test=False'])}):",
                f'    """Network \'{doc(self.network)}\': {comment(shapes)}."""']  # fmt: skip
         out += ["    " + line for line in lines]
-        out.append("    return {")
-        out += [f"        {literal(n)}: {self._text(r, vars_)}," for n, r in results]
-        out.append("    }")
+        items = [f"{literal(n)}: {self._text(r, vars_)}" for n, r in results]
+        if len(items) == 1:
+            out.append(f"    return {{{items[0]}}}")
+        else:
+            out += ["    return {", *(f"        {item}," for item in items), "    }"]
         return "\n".join(out) + "\n"
 
     def body(self, steps: list[Step], results: list[Ref]) -> tuple[list[str], dict]:
