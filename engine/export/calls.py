@@ -32,6 +32,8 @@ __all__ = ["CallWriter", "Symbols"]
 _TUPLE_KWARGS = frozenset({"with_index", "output_mask", "with_mask", "return_mask"})
 # F argument name of an absent optional input -> the PF argument that says so.
 _ABSENT = {"bias": ("with_bias", False), "beta": ("no_bias", True), "gamma": ("no_scale", True)}
+_AFFINES = ("affine", "binary_connect_affine", "binary_weight_affine")
+_CONVOLUTIONS = ("convolution", "binary_connect_convolution", "binary_weight_convolution")
 # PF output-size arguments and the catalogue property each comes from.
 _SIZE_PROPERTY = {"n_outmaps": "OutShape", "outmaps": "OutMaps", "kernel": "KernelShape"}
 
@@ -71,9 +73,9 @@ def _is_default(sig: inspect.Signature, key: str, value: object, kwargs: Mapping
 def _sizes(pf: str, shapes: dict[str, tuple[int, ...]], kw: Mapping) -> dict[str, object] | None:
     """The output-size arguments of ``PF.<pf>`` read from its parameter shapes."""
     w = shapes.get("W")
-    if pf in ("affine", "binary_connect_affine", "binary_weight_affine") and w:
+    if pf in _AFFINES and w:
         return {"n_outmaps": w[1] if len(w) == 2 else tuple(w[1:])}
-    if pf in ("convolution", "binary_connect_convolution", "binary_weight_convolution") and w:
+    if pf in _CONVOLUTIONS and w:
         kernel = w[1:-1] if kw.get("channel_last") else w[2:]
         return {"outmaps": w[0], "kernel": tuple(kernel)}
     if pf in ("depthwise_convolution", "depthwise_deconvolution") and w:
@@ -220,12 +222,12 @@ class CallWriter:
         sig = _signature(pf)
         if sizes is None or any(k not in sig.parameters for k in (*step.kwargs, *extra)):
             return None
-        inits = self._inits(step, fname, sig, owned)
+        texts = {key: self._size(step, key, value, args[0]) for key, value in sizes.items()}
+        inits = self._inits(step, fname, sig, owned, self._fan_texts(fname, step, texts, args[0]))
         if inits is None:
             return None
         out = [args[0]]
-        for key, value in sizes.items():
-            text = self._size(step, key, value, args[0])
+        for key, text in texts.items():
             out.append(text if key != "shared" else f"shared={text}")
         if out[-1] == "shared=True":
             out.pop()
@@ -243,8 +245,28 @@ class CallWriter:
         symbol = self.symbols(step.name, prop, value) if self.symbols else None
         return symbol if symbol is not None else self.value(step, key, value, first)
 
+    def _fan_texts(self, pf: str, step: Step, sizes: dict[str, str], x: str
+                   ) -> tuple[str, str] | None:  # fmt: skip
+        """In a unit body, the weight's fans as source text (they follow the input and the
+        arguments), for the layers whose weight is (in, out) or (out, in, *kernel)."""
+        kw = step.kwargs
+        if self.symbols is None or kw.get("base_axis", 1) != 1:
+            return None
+        if pf in _AFFINES:  # a tuple n_outmaps would need its product: numbers then
+            out = sizes["n_outmaps"]
+            return (
+                (f"{x}.size // {x}.shape[0]", out) if out.isidentifier() or out.isdigit() else None
+            )
+        plain = kw.get("group", 1) == 1 and not kw.get("channel_last", False)
+        if pf in _CONVOLUTIONS and plain:
+            return f"{x}.shape[1]", sizes["outmaps"]
+        if pf == "depthwise_convolution" and kw.get("multiplier", 1) == 1:  # W (C, *kernel)
+            return f"{x}.shape[1]", f"{x}.shape[1]"
+        return None
+
     def _inits(self, step: Step, pf: str, sig: inspect.Signature,
-               owned: dict[str, ParameterDecl]) -> list[str] | None:  # fmt: skip
+               owned: dict[str, ParameterDecl], fans: tuple[str, str] | None
+               ) -> list[str] | None:  # fmt: skip
         """``w_init=...``, ``param_init={...}``, ``fix_parameters``/``lr_mult`` where the
         project differs from the target's defaults; None when PF cannot express it."""
         spec = find_spec(step.type)
@@ -253,7 +275,9 @@ class CallWriter:
         for pname, decl in owned.items():
             default = pf_default(self.target, step.type, pf, pname, dict(step.kwargs))
             if default != (decl.initializer, float(decl.multiplier)):
-                text = initializer_text(decl.initializer, decl.multiplier, tuple(decl.shape))
+                weight = fans if pname in ("W", "Wb") else None
+                text = initializer_text(decl.initializer, decl.multiplier, tuple(decl.shape),
+                                        weight)  # fmt: skip
                 if "param_init" in sig.parameters:
                     grouped[pname] = text
                 elif f"{pname.lower()}_init" in sig.parameters:

@@ -38,17 +38,21 @@ def _number(value: float) -> str:
     return literal(float(value))
 
 
-def _fans(name: str, shape: tuple[int, ...]) -> str:
+def _fans(name: str, shape: tuple[int, ...], fans: tuple[str, str] | None) -> str:
     cls = I.NNC_INITIALIZERS[name]
     inmaps, outmaps, kernel = cls.fans(tuple(shape))
-    args = [str(int(inmaps)), str(int(outmaps))]
+    args = list(fans) if fans else [str(int(inmaps)), str(int(outmaps))]
     if any(int(k) != 1 for k in kernel):
         args.append(literal(tuple(int(k) for k in kernel)))
     return ", ".join(args)
 
 
-def initializer_text(name: str, multiplier: float, shape: tuple[int, ...]) -> str:
-    """``I.<Initializer>(...)`` for NNC initializer ``name`` x ``multiplier`` of a ``shape``."""
+def initializer_text(
+    name: str, multiplier: float, shape: tuple[int, ...], fans: tuple[str, str] | None = None
+) -> str:
+    """``I.<Initializer>(...)`` for NNC initializer ``name`` x ``multiplier`` of a ``shape``;
+    ``fans`` replaces the numbers of input and output maps by source text (in a unit body
+    they follow the input and the arguments: ``x.shape[1], squeeze``)."""
     if name not in I.NNC_INITIALIZERS:
         raise ExportError(f"unknown initializer {name!r}")
     name = I.NNC_INITIALIZERS[name].nnc_name  # legacy spellings
@@ -63,11 +67,11 @@ def initializer_text(name: str, multiplier: float, shape: tuple[int, ...]) -> st
         return f"I.RangeInitializer(0.0, {_number(m)})"
     if name in _GLOROT_UNIFORM:
         if m == 1.0:
-            return f"I.UniformInitializer(I.calc_uniform_lim_glorot({_fans(name, shape)}))"
+            return f"I.UniformInitializer(I.calc_uniform_lim_glorot({_fans(name, shape, fans)}))"
         bound = I.NNC_INITIALIZERS[name](m).bound(shape) * m
         return f"I.UniformInitializer(({_number(-bound)}, {_number(bound)}))"
     kind = next(k for k in _STD if name.endswith(k))
-    std = f"I.{_STD[kind]}({_fans(name, shape)})"
+    std = f"I.{_STD[kind]}({_fans(name, shape, fans)})"
     return f"I.NormalInitializer({std if m == 1.0 else f'{std} * {_number(m)}'})"
 
 

@@ -193,14 +193,22 @@ def _lenet_with_own_initializers():
     return project
 
 
+@pytest.mark.parametrize("target", ["neurocanvas", "nnabla"])
 @pytest.mark.parametrize("path", [*PROJECTS, None], ids=[p.stem for p in PROJECTS] + ["own"])
-def test_exported_code_initializes_parameters_as_the_project(path):
+def test_exported_code_initializes_parameters_as_the_project(path, target):
     """Run with the same seed, the exported code creates every parameter with the values the
     engine gives it: initializers that differ from PF's defaults are written, the rest left out
-    (the LeNet variant passes w_init=He x 2, b_init=Uniform and fix_parameters=True)."""
+    (the LeNet variant passes w_init=He x 2, b_init=Uniform and fix_parameters=True). The
+    nnabla target runs here with engine.nn imports: that checks the initializers it writes
+    (fans in unit bodies follow the input and the arguments: x.shape[1], squeeze)."""
     project = _lenet_with_own_initializers() if path is None else load_project(path)
     main = project.optimizers[0].network
-    source, functions = python_module(project, "p", exportable_networks(project))
+    source, functions = python_module(project, "p", exportable_networks(project), target)
+    for lib, ours in (("nnabla.parametric_functions", "engine.nn.parametric"),
+                      ("nnabla", "engine.nn")):  # fmt: skip
+        source = source.replace(f"import {lib}", f"import {ours}")
+    if path is None and target == "nnabla":
+        assert "w_init=I.NormalInitializer(I.calc_normal_std_glorot(480, 150))" in source
     if path is None:
         assert "w_init=I.NormalInitializer(I.calc_normal_std_he_forward(1, 16, (7, 7)) * 2.0)" in (
             source
