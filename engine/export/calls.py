@@ -153,7 +153,8 @@ class CallWriter:
         text = self._parametric(step, test, fname, args)
         if text is None:
             text = self._function(step, test, fname, args)
-        return text + ("[0]" if _TUPLE_KWARGS & set(step.kwargs) else "")
+        tuple_out = any(step.kwargs.get(k) for k in _TUPLE_KWARGS)
+        return text + ("[0]" if tuple_out else "")
 
     def _function(self, step: Step, test: Step | None, fname: str, args: list[str]) -> str:
         sig = _signature(step.function)
@@ -286,12 +287,13 @@ class CallWriter:
                     out.append(f"initializer={text}")
                 else:
                     return None
-            if float(decl.lr_multiplier) != lr_default.get(pname, 1.0):
+            # parameters the catalogue does not declare (alpha) are buffers PF creates itself
+            if pname in lr_default and float(decl.lr_multiplier) != lr_default[pname]:
                 lr[pname] = float(decl.lr_multiplier)
         if grouped:
             items = ", ".join(f"{literal(k)}: {v}" for k, v in grouped.items())
             out.append(f"param_init={{{items}}}")
-        trained = [p for p in owned if lr_default.get(p, 1.0) != 0.0]
+        trained = [p for p in owned if lr_default.get(p, 0.0) != 0.0]
         if lr and trained and all(lr.get(p) == 0.0 for p in trained):
             out.append("fix_parameters=True")
         elif lr and self.target == "nnabla":

@@ -83,6 +83,8 @@ def pf_default(
     spec = find_spec(layer_type)
     declared = next((p for p in spec.parameters if p.name == pname), None) if spec else None
     catalogue = (declared.initializer, declared.multiplier) if declared else None
+    if pname == "alpha" and pf.startswith("binary_weight"):  # both PFs: Constant 0, no argument
+        return ("Constant", 0.0)
     if target != "nnabla":
         return catalogue
     if pname == "b":
@@ -96,6 +98,6 @@ def pf_default(
     plain = kwargs.get("group", 1) == 1 and not kwargs.get("channel_last", False)
     if pname in ("W", "Wb") and pf in _NNABLA_CONV and plain:
         return ("UniformConvolutionGlorot", 1.0)
-    if pname in ("alpha", "t") or pf == "mean_subtraction":  # buffers the function writes
+    if pf == "mean_subtraction":  # buffers the function writes
         return catalogue
     return None

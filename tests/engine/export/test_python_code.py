@@ -77,6 +77,20 @@ def test_exported_python_matches_the_engine(path, tmp_path):
     _assert_export_matches(load_project(path), tmp_path)
 
 
+# NNC's own samples with what /projects lacks: Max with_index, a wired Parameter layer (F form),
+# BinaryWeightAffine's alpha, Deconvolution, attention, residual units, MC dropout, audio.
+NNC_SAMPLES = ("sin_wave_anomaly_detection", "02_l1_regularization", "binary_weight_mnist_MLP",
+               "11_deconvolution", "03_attention", "12_residual_learning", "05_MCdropout",
+               "wav_keyboard_sound")  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NNC_SAMPLES)
+def test_nnc_samples_export_matches_the_engine(name, tmp_path):
+    path = next((ROOT / "tests" / "fixtures" / "nnc-samples").rglob(f"{name}.sdcproj"))
+    _assert_export_matches(load_project(path), tmp_path)
+
+
 def test_a_unit_with_a_computed_property_is_written_inline(tmp_path):
     """``OutMaps=*Expand*2`` cannot be computed from the function's arguments: the Fire layers
     are written inline (as the compiler expands them) and the export still matches."""
@@ -126,7 +140,8 @@ def _assert_export_matches(project, tmp_path) -> str:
     assert set(got) == set(expected)
     for key, value in expected.items():
         assert got[key].shape == value.shape, key
-        assert np.abs(got[key].astype(np.float32) - value).max() <= 1e-5, key
+        diff = np.abs(got[key].astype(np.float32) - value).max()
+        assert diff <= 1e-5, f"{key}: differs by {diff} (values up to {np.abs(value).max()})"
     return source
 
 
