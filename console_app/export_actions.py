@@ -1,5 +1,6 @@
-"""File > Export: Python code and ONNX of the project being edited (engine.export), and the
-PowerPoint report of a job (engine.report, through :mod:`console_app.report_action`).
+"""File > Export: Python code (for NeuroCanvas or for nnabla) and ONNX of the project being
+edited (engine.export), and the PowerPoint report of a job (engine.report, through
+:mod:`console_app.report_action`).
 
 The exports use the project as it is in the editor (unsaved edits included) with freshly
 initialized parameters; a trained model is exported from its job folder with
@@ -17,17 +18,28 @@ from PySide6.QtWidgets import QFileDialog, QMenu
 
 from engine.export import ExportError, Source, export_onnx, export_python
 
-__all__ = ["add_to_menu", "export_python_code", "export_onnx_model", "export_report"]
+__all__ = ["add_to_menu", "export_python_code", "export_onnx_model", "export_report",
+           "PYTHON_TARGETS"]  # fmt: skip
+
+# "Python code..." opens a submenu: the library the exported code imports (engine.export).
+PYTHON_TARGETS = (("for NeuroCanvas (engine.nn)...", "neurocanvas"), ("for nnabla...", "nnabla"))
 
 
 def add_to_menu(window: Any, menu: QMenu, texts: Sequence[str]) -> None:
     """One action per text; those with an export here are enabled and wired to ``window``."""
     handlers: dict[str, Callable[[Any], Any]] = {
-        "Python code...": export_python_code,
         "ONNX...": export_onnx_model,
         "PowerPoint report...": export_report,
     }
     for text in texts:
+        if text == "Python code...":
+            targets = menu.addMenu(text)
+            for label, target in PYTHON_TARGETS:
+                act = targets.addAction(label)
+                act.triggered.connect(
+                    lambda _checked=False, t=target: export_python_code(window, target=t)
+                )
+            continue
         action = menu.addAction(text)
         handler = handlers.get(text)
         action.setEnabled(handler is not None)
@@ -50,18 +62,22 @@ def _ask(window: Any, caption: str, suffix: str, file_filter: str) -> Path | Non
     return Path(path) if path else None
 
 
-def export_python_code(window: Any, path: str | Path | None = None) -> Path | None:
-    """Write the project's networks as Python code to ``path`` (asked when None)."""
-    target = Path(path) if path else _ask(window, "Export Python code", ".py", "Python (*.py)")
-    if target is None:
+def export_python_code(
+    window: Any, path: str | Path | None = None, target: str = "neurocanvas"
+) -> Path | None:
+    """Write the project's networks as Python code for ``target`` (``neurocanvas`` or
+    ``nnabla``) to ``path`` (asked when None)."""
+    caption = "Export Python code" + (" for nnabla" if target == "nnabla" else "")
+    out = Path(path) if path else _ask(window, caption, ".py", "Python (*.py)")
+    if out is None:
         return None
     try:
-        export_python(_source(window), target)
+        export_python(_source(window), out, target)
     except (ExportError, OSError) as exc:
         window.report_error(f"Export Python code: {exc}")
         return None
-    window.show_message(f"Exported {target}")
-    return target
+    window.show_message(f"Exported {out}")
+    return out
 
 
 def export_onnx_model(window: Any, path: str | Path | None = None) -> Path | None:

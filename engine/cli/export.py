@@ -1,8 +1,8 @@
 """``neurocanvas export {python,onnx} SOURCE -o FILE``: a project or a trained job as code.
 
-``python`` writes every network as a function on ``engine.nn`` (from a job folder also the
-trained parameters and an inference ``__main__``); ``onnx`` writes the runtime network as an
-ONNX model (needs the optional extra ``onnx``).
+``python`` writes every network as a function on ``engine.nn`` (``--target nnabla``: on
+nnabla itself; from a job folder also the trained parameters and a short ``main``); ``onnx``
+writes the runtime network as an ONNX model (needs the optional extra ``onnx``).
 """
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ def add_parser(
     parser.add_argument("format", choices=("python", "onnx"))
     parser.add_argument("source", metavar="SOURCE", help="project file or job folder")
     parser.add_argument("-o", "--output", required=True, metavar="FILE")
+    parser.add_argument("--target", choices=("neurocanvas", "nnabla"), default=None,
+                        help="python: the library it imports (default neurocanvas)")  # fmt: skip
     parser.add_argument("--opset", type=int, default=None, help="ONNX opset (default 17)")
     parser.add_argument("--checkpoint", choices=("best", "last"), default="best",
                         help="which trained parameters of a job")  # fmt: skip
@@ -33,10 +35,12 @@ def run(args: argparse.Namespace) -> int:
 
     if args.opset is not None and args.format != "onnx":
         raise UserError("--opset applies to onnx only")
+    if args.target is not None and args.format != "python":
+        raise UserError("--target applies to python only")
     try:
         source = open_source(args.source, args.checkpoint)
         if args.format == "python":
-            written = export_python(source, args.output)
+            written = export_python(source, args.output, args.target or "neurocanvas")
         else:
             written = [export_onnx(source, args.output, args.opset)]
     except ExportError as exc:

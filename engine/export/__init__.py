@@ -1,9 +1,9 @@
-"""Export a project or a trained job: Python code on ``engine.nn`` and ONNX.
+"""Export a project or a trained job: Python code (``engine.nn`` or ``nnabla``) and ONNX.
 
 * :func:`export_python` writes every network as a function (``engine.export.python_code``);
-  from a job folder it also copies the trained parameters beside the file and appends an
-  inference entry point (load parameters, the dataset's preprocessing, the runtime network, a
-  ``__main__`` that predicts for image/CSV/npy files).
+  from a job folder it also writes the trained parameters beside the file (``.npz`` for
+  ``engine.nn``, nnabla's ``.h5`` for ``--target nnabla``) and appends a short ``main`` (load
+  the parameters, read image/CSV/npy files as the dataset does, run the runtime network).
 * :func:`export_onnx` writes the runtime network as an ONNX model (``engine.export.onnx_model``).
 
 A SOURCE is a project file or a job folder (its ``network.ncproj`` and checkpoints).
@@ -73,25 +73,32 @@ def _trained(job: object, checkpoint: str) -> Path:
     raise ExportError(f"{job.root}: no trained parameters yet (checkpoints/{checkpoint})")  # type: ignore[attr-defined]
 
 
-def export_python(source: Source, out: str | Path) -> list[Path]:
-    """Write the Python file (and, from a job, ``<stem>_parameters.npz`` beside it).
+def export_python(source: Source, out: str | Path, target: str = "neurocanvas") -> list[Path]:
+    """Write the Python file for ``target`` (``neurocanvas`` or ``nnabla``) and, from a job,
+    ``<stem>_parameters.npz`` (nnabla: ``.h5``) beside it.
 
     Returns the files written. Raises ExportError before writing anything.
     """
     from engine.export.inference_code import inference_source  # noqa: PLC0415
-    from engine.export.python_code import exportable_networks, python_source  # noqa: PLC0415
+    from engine.export.nnabla_parameters import nnabla_shapes, write_nnabla_h5  # noqa: PLC0415
+    from engine.export.python_code import exportable_networks, python_module  # noqa: PLC0415
 
     out = Path(out)
     extra = (source.runtime,) if source.runtime else ()
     networks = exportable_networks(source.project, extra)  # type: ignore[arg-type]
     if not networks:
         raise ExportError(f"{source.title}: no network compiles; nothing to export")
-    text = python_source(source.project, source.title, networks)  # type: ignore[arg-type]
+    text, names = python_module(source.project, source.title, networks, target)  # type: ignore[arg-type]
     written = []
     if source.parameters is not None and source.runtime in networks:
-        params = out.with_name(out.stem + "_parameters.npz")
-        text += "\n\n" + inference_source(source, networks, params.name)
-        _atomic_copy(source.parameters, params)
+        suffix = ".h5" if target == "nnabla" else ".npz"
+        params = out.with_name(out.stem + "_parameters" + suffix)
+        text += "\n\n" + inference_source(source, names[source.runtime], params.name, target)
+        if target == "nnabla":
+            shapes = nnabla_shapes(source.project, networks)
+            write_nnabla_h5(source.parameters, params, shapes)
+        else:
+            _atomic_copy(source.parameters, params)
         written.append(params)
     _atomic_write(out, text)
     return [out, *written]

@@ -1,83 +1,88 @@
-"""The inference entry point appended to a Python export from a job folder.
+"""The short ``main`` appended to a Python export from a job folder.
 
 It loads the trained parameters copied beside the file, reads each sample file as the dataset
-reader does (``engine.data.loaders.load_file``: images as (C, H, W), per-sample CSV matrices,
-``.npy``), applies Image Normalization (8-bit images x 1/255) when the job's dataset had it, runs
-the runtime network with ``test=True`` and prints the outputs (and the class of a vector output)
-in the format of ``neurocanvas forward``.
+reader does (images as (C, H, W), per-sample CSV matrices, ``.npy``), applies Image
+Normalization (8-bit images x 1/255) when the job's dataset had it, runs the runtime network with
+``test=True`` and prints each output (and the class of a vector output) in the format of
+``neurocanvas forward``. The ``neurocanvas`` target reads files with NeuroCanvas's own loader;
+the ``nnabla`` target, which must run without NeuroCanvas, with Pillow and NumPy.
 """
 
 from __future__ import annotations
 
-from engine.export.literals import ExportError, Identifiers, literal
+from engine.export.literals import ExportError, literal
 from engine.runtime.compiler import compile_network
 
 __all__ = ["inference_source"]
 
-TEMPLATE = '''# -- inference: the runtime network {runtime_comment} with the trained parameters
+TEMPLATE = """# -- main: the runtime network {runtime_comment} with the trained parameters
 
-import os as _os
-import sys as _sys
+import os
+import sys
 
-import numpy as _np
+import numpy as np
 
 PARAMETERS = {parameters}  # beside this file
+INPUT_SHAPE = {shape}  # the dataset variable {variable}
 IMAGE_NORMALIZATION = {normalize}
-RUNTIME_INPUT = {variable}
 
-
-def load_trained_parameters(path=None):
-    """Replace every parameter with the trained values (default: PARAMETERS beside this file)."""
-    here = _os.path.dirname(_os.path.abspath(__file__))
-    nn.clear_parameters()
-    nn.load_parameters(path or _os.path.join(here, PARAMETERS))
-
-
-def preprocess(path):
-    """One sample file as the dataset reader loads it, normalized as in training."""
-    from pathlib import Path
-
-    from engine.data.loaders import load_file, normalization_scale
-
-    raw = load_file(Path(path))
-    value = raw.astype(_np.float32)
-    scale = normalization_scale(raw.dtype) if IMAGE_NORMALIZATION else None
-    return value * _np.float32(scale) if scale else value
-
-
-def predict(batch):
-    """{{output name: numpy array (batch, ...)}} for an input batch (batch, ...)."""
-    with nn.no_grad():
-        outputs = {function}(nn.Variable(_np.asarray(batch, dtype=_np.float32)), test=True)
-    return {{name: _np.asarray(var.data) for name, var in outputs.items()}}
-
+{load_input}
 
 def main(paths):
-    load_trained_parameters()
-    for path in paths:
-        for name, value in predict(preprocess(path)[None]).items():
-            flat = value[0].reshape(-1)
-            vector = value[0].ndim == 1 and flat.size > 1
-            best = f" class {{int(_np.argmax(flat))}}" if vector else ""
-            shown = " ".join(f"{{v:.6g}}" for v in flat[:16]) + (" ..." if flat.size > 16 else "")
+    nn.clear_parameters()
+    nn.load_parameters(os.path.join(os.path.dirname(os.path.abspath(__file__)), PARAMETERS))
+    x = nn.Variable.from_numpy_array(np.stack([load_input(path) for path in paths]))
+    with nn.auto_forward(), nn.no_grad():
+        outputs = {function}(x, test=True)
+    for name, y in outputs.items():
+        for path, row in zip(paths, np.asarray(y.d).reshape(len(paths), -1)):
+            best = f" class {{int(np.argmax(row))}}" if y.ndim == 2 and row.size > 1 else ""
+            shown = " ".join(f"{{v:.6g}}" for v in row[:16]) + (" ..." if row.size > 16 else "")
             print(f"{{path}}\\t{{name}}{{best}}\\t{{shown}}")
-    return 0
 
 
 if __name__ == "__main__":
-    if len(_sys.argv) < 2:
-        print("usage: python " + _os.path.basename(__file__) + " FILE...", file=_sys.stderr)
-        _sys.exit(2)
-    _sys.exit(main(_sys.argv[1:]))
+    if len(sys.argv) < 2:
+        sys.exit("usage: python " + os.path.basename(__file__) + " FILE...")
+    main(sys.argv[1:])
+"""
+
+LOAD_NEUROCANVAS = '''def load_input(path):
+    """One sample file as NeuroCanvas's dataset reader loads it, normalized as in training."""
+    from engine.data.loaders import load_file, normalization_scale
+
+    raw = load_file(__import__("pathlib").Path(path))
+    scale = normalization_scale(raw.dtype) if IMAGE_NORMALIZATION else None
+    x = raw.astype(np.float32) * np.float32(scale or 1.0)
+    return x.reshape(INPUT_SHAPE)
+'''
+
+LOAD_NNABLA = '''def load_input(path):
+    """One sample file as NNC reads it: images (C, H, W), CSV matrices, .npy arrays."""
+    ext = os.path.splitext(path)[1].lower()
+    if ext == ".npy":
+        raw = np.load(path, allow_pickle=False)
+    elif ext == ".csv":
+        raw = np.loadtxt(path, delimiter=",", ndmin=2)
+    else:
+        from PIL import Image
+
+        raw = np.asarray(Image.open(path))
+        raw = raw[None] if raw.ndim == 2 else raw.transpose(2, 0, 1)
+    scale = {"uint8": 1 / 255, "uint16": 1 / 65535}.get(raw.dtype.name, 1.0)
+    x = raw.astype(np.float32) * np.float32(scale if IMAGE_NORMALIZATION else 1.0)
+    return x.reshape(INPUT_SHAPE)
 '''
 
 
-def inference_source(source: object, networks: list[str], parameters_file: str) -> str:
-    """The entry point for ``source.runtime`` (a network that reads one dataset variable)."""
+def inference_source(
+    source: object, function: str, parameters_file: str, target: str = "neurocanvas"
+) -> str:
+    """The entry point for ``source.runtime`` (a network that reads one dataset variable),
+    whose exported function is called ``function``."""
     runtime = source.runtime  # type: ignore[attr-defined]
-    idents = Identifiers()
-    function = {name: idents.new("network_" + name, "network") for name in networks}[runtime]
-    feeds = list(compile_network(source.project, runtime).feeds)  # type: ignore[attr-defined]
+    program = compile_network(source.project, runtime)  # type: ignore[attr-defined]
+    feeds = list(program.feeds)
     if len(feeds) != 1:
         raise ExportError(
             f'network "{runtime}" reads {len(feeds)} dataset variables; the inference entry '
@@ -86,7 +91,9 @@ def inference_source(source: object, networks: list[str], parameters_file: str) 
     return TEMPLATE.format(
         runtime_comment=literal(runtime).replace("\n", " "),
         parameters=literal(parameters_file),
+        shape=literal(tuple(int(n) for n in program.feeds[feeds[0]])),
+        variable=literal(feeds[0]).replace("\n", " "),
         normalize=literal(bool(source.normalize)),  # type: ignore[attr-defined]
-        variable=literal(feeds[0]),
+        load_input=LOAD_NNABLA if target == "nnabla" else LOAD_NEUROCANVAS,
         function=function,
     )

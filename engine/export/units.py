@@ -1,30 +1,36 @@
-"""Unit layers in a Python export: one ``unit_<name>(x, <arguments>, test=False)`` function.
+"""Unit layers in a Python export: one ``network_<unit>(x, <arguments>, test=False)`` function.
 
 The compiler expands a Unit layer inline with its bound arguments; the exporter groups those
-steps back into a call ``with nn.parameter_scope(<ParameterScope>): h = unit_fire(x, S=16, ...)``.
-Shapes and parameter sizes inside a unit depend on its argument values through the catalogue's
-shape rules, so a unit function holds the layers for each argument binding the project uses
-(one ``if`` branch per distinct body; identical bodies share a branch) and raises ValueError
-for other values. A unit whose steps cannot be grouped this way (several inputs, outputs or
-losses inside, parameters outside its scope) is written inline, as the compiler expanded it.
+steps back into a call ``with nn.parameter_scope('Fire1'): h = network_firemodule(h, 8, 16)``.
+Inside the function, a property written ``*Squeeze`` in the unit network becomes the argument
+``squeeze``; parametric functions size their parameters from their input, so one body serves
+every binding. A unit with a property computed from an argument (``*Expand*2``) is written
+inline, as the compiler expanded it, and so is a Unit layer whose body differs from the one for
+the unit's default arguments, and a unit whose steps cannot be grouped (several inputs, outputs
+or losses inside, parameters outside its scope).
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.export.literals import ExportError, Identifiers, doc, literal
 from engine.graph import derive, resolve
 from engine.graph.infer import NetworkInference
 from engine.graph.project import Project
+from engine.layers import find_spec
 from engine.runtime.program import Ref, Step
 
-__all__ = ["UnitCall", "UnitFunctions", "unit_calls", "group_of"]
+_MACRO = re.compile(r"\*([A-Za-z_][A-Za-z0-9_]*)")
+
+__all__ = ["UnitCall", "UnitFunctions", "unit_calls", "group_of", "interface", "symbols_for"]
 
 
 @dataclass(frozen=True)
 class UnitCall:
-    """A top-level Unit layer of the exported network."""
+    """A Unit layer of the exported network (or of a unit body)."""
 
     layer: str  # its name = the call path prefix of its steps
     network: str  # the unit network
@@ -33,7 +39,7 @@ class UnitCall:
 
 
 def unit_calls(project: Project, name: str) -> dict[str, UnitCall]:
-    """Unit layer name -> its call, for the top-level Unit layers of network ``name``."""
+    """Unit layer name -> its call, for the Unit layers drawn in network ``name``."""
     try:
         network = derive.network_for(project, name).network
         inference = NetworkInference(network, project)
@@ -79,72 +85,112 @@ def interface(
     return next(iter(external)), next(iter(used))
 
 
+def _code(lines: tuple[str, ...] | list[str] | None) -> tuple[str, ...]:
+    """The lines without comments: shapes in comments follow the input, the code does not."""
+    return tuple(line for line in lines or () if not line.lstrip().startswith("#"))
+
+
+def _same(a: object, b: object) -> bool:
+    try:
+        return literal(a) == literal(b)
+    except ExportError:
+        return False
+
+
+def symbols_for(
+    project: Project, unit: str, prefix: str, binding: dict[str, object], idents: dict[str, str]
+) -> Callable[[str, str, object], str | None]:
+    """Symbols of a unit body: a value whose property reads ``*<Argument>`` -> the argument."""
+    layers = {layer.name: layer for layer in project.network(unit).layers}
+
+    def lookup(step: str, key: str, value: object) -> str | None:
+        layer = layers.get(step[len(prefix) :] if step.startswith(prefix) else step)
+        if layer is None:
+            return None
+        raw = layer.properties.get(key)
+        spec = find_spec(layer.type)
+        if raw is None and spec is not None:
+            prop = next((p for p in spec.properties if p.argument is not None
+                         and p.argument.name.rsplit(".", 1)[-1] == key), None)  # fmt: skip
+            raw = layer.properties.get(prop.name) if prop is not None else None
+        name = raw.strip()[1:] if raw and raw.strip().startswith("*") else None
+        if name in idents and _same(value, binding.get(name)):
+            return idents[name]
+        return None
+
+    return lookup
+
+
 @dataclass
 class UnitFunctions:
-    """The unit functions of one export: unit network -> bodies per argument binding."""
+    """The unit functions of one export: unit network -> its one body (or None: inline)."""
 
     project: Project
     idents: Identifiers
     names: dict[str, str] = field(default_factory=dict)  # unit network -> function name
     params: dict[str, dict[str, str]] = field(default_factory=dict)  # argument -> identifier
-    # unit network -> [((input shape, argument values), body lines)]
-    bodies: dict[str, list[tuple[tuple[object, ...], tuple[str, ...]]]] = field(
-        default_factory=dict
-    )
+    bodies: dict[str, tuple[str, ...] | None] = field(default_factory=dict)
 
-    def function(self, unit: str) -> str:
-        if unit not in self.names:
-            self.names[unit] = self.idents.new("unit_" + unit, "unit")
-            ids = Identifiers(("x", "test", "batch_size", "nn", "F", "I", "arguments", "binding"))
+    def arguments(self, unit: str) -> dict[str, str]:
+        """Argument name -> identifier in the unit function (declared order)."""
+        if unit not in self.params:
+            ids = Identifiers(("x", "test", "nn", "F", "I", "PF", "h"))
             declared = resolve.arguments_of(self.project.network(unit))
             self.params[unit] = {name: ids.new(name, "arg") for name in declared}
-            self.bodies[unit] = []
+        return self.params[unit]
+
+    def register(self, unit: str, body: list[str], reference: list[str] | None) -> str | None:
+        """The function name for a call whose body is ``body``; None when it cannot be the one
+        function (it differs from the body written before or from ``reference``, the body
+        for the unit's default arguments)."""
+        if not self.direct(unit):
+            return None
+        if unit in self.bodies and _code(self.bodies[unit]) != _code(body):
+            return None
+        if reference is not None and _code(reference) != _code(body):
+            return None
+        if unit not in self.bodies:  # shape comments as in the unit network itself
+            self.bodies[unit] = tuple(reference or body)
+        if unit not in self.names:
+            self.names[unit] = self.idents.new("network_" + unit, "network")
         return self.names[unit]
 
-    def add(self, call: UnitCall, shape: tuple[int, ...], body: list[str]) -> None:
-        """The layers for one binding; the input shape is part of it (it sizes parameters)."""
-        values = (tuple(shape), tuple(v for _, v in call.arguments))
-        bodies = self.bodies[call.network]
-        if not any(b[0] == values and b[1] == tuple(body) for b in bodies):
-            bodies.append((values, tuple(body)))
+    def direct(self, unit: str) -> bool:
+        """Every property that reads an argument is just ``*<Argument>`` (no ``*Expand*2``,
+        whose value the function could not compute from its arguments)."""
+        declared = set(resolve.arguments_of(self.project.network(unit)))
+        for layer in self.project.network(unit).layers:
+            for raw in layer.properties.values():
+                names = set(_MACRO.findall(raw)) & declared
+                if names and raw.strip() != "*" + next(iter(names)):
+                    return False
+        return True
 
-    def keywords(self, call: UnitCall) -> list[str]:
-        params = self.params[call.network]
-        return [f"{params[k]}={literal(v)}" for k, v in call.arguments if k in params]
+    def keywords(self, call: UnitCall, symbol: Callable[[str, object], str | None]) -> list[str]:
+        """The call's argument values (positional, as declared), or the caller's arguments."""
+        params = self.arguments(call.network)
+        defaults = resolve.default_arguments(self.project.network(call.network))
+        out, skipped = [], False
+        for name in params:
+            value = dict(call.arguments).get(name, defaults.get(name))
+            text = symbol(name, value) or literal(value)
+            if _same(value, defaults.get(name)) and symbol(name, value) is None:
+                skipped = True
+                continue
+            out.append(f"{params[name]}={text}" if skipped else text)
+        return out
 
     def source(self) -> list[str]:
         return [self._one(unit) for unit in self.names]
 
     def _one(self, unit: str) -> str:
-        params = self.params[unit]
+        params = self.arguments(unit)
         defaults = resolve.default_arguments(self.project.network(unit))
         try:
             args = [f"{ident}={literal(defaults.get(name))}" for name, ident in params.items()]
         except ExportError as exc:
             raise ExportError(f'unit network "{unit}": {exc}') from None
         head = ", ".join(["x", *args, "test=False"])
-        names = ", ".join(doc(n) for n in params) or "none"
-        out = [
-            f"def {self.names[unit]}({head}):",
-            f'    """Unit network \'{doc(unit)}\' (arguments: {names}).',
-            "",
-            "    Written for the argument values this project passes; others raise ValueError.",
-            '    """',
-            "    batch_size = x.shape[0]",
-            f"    arguments = {_tuple(list(params.values()))}",
-            "    binding = (tuple(x.shape[1:]), arguments)",
-        ]
-        groups: dict[tuple[str, ...], list[tuple[object, ...]]] = {}
-        for values, body in self.bodies[unit]:
-            groups.setdefault(body, []).append(values)
-        for body, bindings in groups.items():
-            cases = ", ".join(literal(v) for v in bindings)
-            out.append(f"    if binding in ({cases},):  # (input shape, arguments)")
-            out.extend("        " + line for line in body)
-        out.append(f"    raise ValueError(f'{self.names[unit]}: no layers were exported for the "
-                   "input shape and argument values {binding!r}')")  # fmt: skip
+        out = [f"def {self.names[unit]}({head}):", f'    """Unit \'{doc(unit)}\'."""']
+        out.extend("    " + line for line in self.bodies[unit] or ())
         return "\n".join(out) + "\n"
-
-
-def _tuple(items: list[str]) -> str:
-    return f"({items[0]},)" if len(items) == 1 else "(" + ", ".join(items) + ")"

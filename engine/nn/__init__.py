@@ -18,6 +18,9 @@ The submodules ``functions``, ``parametric``, ``initializer``, ``solvers`` and `
 are imported on demand (``import engine.nn.parametric as PF``), as in nnabla.
 """
 
+import contextlib
+from collections.abc import Iterator
+
 from engine.core.autograd import Variable, no_grad
 from engine.core.backend import seed, set_device
 from engine.nn.parameter import (
@@ -43,5 +46,12 @@ __all__ = [
     "parameter_scope", "get_current_parameter_scope", "get_parameter", "set_parameter",
     "get_parameter_or_create", "get_parameters", "clear_parameters",
     "get_lr_multiplier", "set_lr_multiplier", "get_lr_multipliers", "get_parameter_info",
-    "ParameterInfo", "save_parameters", "load_parameters", "ParameterFileError",
+    "ParameterInfo", "save_parameters", "load_parameters", "ParameterFileError", "auto_forward",
 ]  # fmt: skip
+
+
+@contextlib.contextmanager
+def auto_forward(auto: bool = True) -> Iterator[None]:
+    """nnabla's ``with nn.auto_forward():`` (compute as the graph is built). The engine always
+    computes eagerly, so this only lets code written for nnabla run unchanged."""
+    yield

@@ -32,7 +32,7 @@ import numpy as np
 import engine.nn.functions as F
 from engine.core.autograd import Variable, as_variable
 from engine.nn import initializer as I
-from engine.nn.parameter import get_parameter_or_create, parameter_scope
+from engine.nn.parameter import get_parameter, get_parameter_or_create, parameter_scope
 
 __all__ = [
     "parametric_function_api", "affine", "convolution", "depthwise_convolution", "deconvolution",
@@ -66,12 +66,16 @@ def _param(pname: str, shape: Sequence[int], init: Any, default: Any, fix: bool,
     A single number in ``lr_mult`` applies to the trainable parameters only; statistics and
     buffers (``default_mult`` 0: running mean/var, Wb, t, ...) need a dict entry to change.
     """
+    shape = tuple(int(n) for n in shape)
+    existing = get_parameter(pname)
+    if existing is not None and shape[:1] == (1,) and existing.shape == shape[1:]:
+        shape = shape[1:]  # loaded in NNC's layout, which leaves out the batch axis: (C, 1, 1)
     if isinstance(lr_mult, dict):
         mult = lr_mult.get(pname, default_mult)
     else:
         mult = default_mult if lr_mult is None or default_mult == 0.0 else lr_mult
     return get_parameter_or_create(
-        pname, tuple(int(n) for n in shape), default if init is None else init, need_grad,
+        pname, shape, default if init is None else init, need_grad,
         False if fix else None, lr_mult=mult,
     )  # fmt: skip
 

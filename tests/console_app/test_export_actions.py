@@ -27,6 +27,22 @@ def test_export_python_code_from_the_menu(lenet_window, tmp_path):
     assert "network_main" in names and "network_mainruntime" in names
 
 
+@pytest.mark.parametrize(("label", "module"), [("for NeuroCanvas (engine.nn)...", "engine.nn"),
+                                               ("for nnabla...", "nnabla")])  # fmt: skip
+def test_file_export_python_code_offers_both_targets(lenet_window, tmp_path, monkeypatch,
+                                                     label, module):  # fmt: skip
+    """File > Export > Python code > <target>: the submenu action asks for a file and writes
+    code importing that target's library."""
+    out = tmp_path / "lenet.py"
+    monkeypatch.setattr(export_actions.QFileDialog, "getSaveFileName",
+                        lambda *a, **k: (str(out), "Python (*.py)"))  # fmt: skip
+    python = next(a for a in lenet_window.export_menu.actions() if a.text() == "Python code...")
+    action = next(a for a in python.menu().actions() if a.text() == label)
+    action.trigger()
+    assert f"import {module} as nn" in out.read_text()
+    assert ast.parse(out.read_text())
+
+
 def test_export_onnx_from_the_menu_and_errors_are_reported(lenet_window, tmp_path):
     pytest.importorskip("onnx", reason="onnxruntime not installed")
     out = export_actions.export_onnx_model(lenet_window, tmp_path / "lenet.onnx")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import re
 import subprocess
 import sys
@@ -76,6 +77,31 @@ def test_job_export_predicts_like_forward(job, capsys):
     assert got == expected and len(got) == len(images)
 
 
+@pytest.mark.skipif(
+    not os.environ.get("NNABLA_PYTHON"),
+    reason="NNABLA_PYTHON is not set (a Python 3.10 with nnabla 1.39; see README, Export)",
+)
+def test_job_nnabla_export_predicts_like_forward(job, capsys):
+    """``--target nnabla``: the script runs on nnabla itself with the .h5 parameters."""
+    tmp, images = job
+    out = tmp / "lenet_nnabla.py"
+    assert main(["export", "python", str(tmp / "job"), "-o", str(out), "--target", "nnabla"]) == 0
+    assert (tmp / "lenet_nnabla_parameters.h5").is_file()
+    assert "import nnabla as nn" in out.read_text() and "engine" not in out.read_text()
+    capsys.readouterr()
+    assert main(["forward", str(tmp / "job"), "--input", *images, "--json"]) == 0
+    forward = json.loads(capsys.readouterr().out)
+    done = subprocess.run([os.environ["NNABLA_PYTHON"], str(out), *images], capture_output=True,
+                          text=True, cwd=tmp, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = re.findall(r"\ty' class (\d+)\t([^\n]*)", done.stdout)
+    assert [int(c) for c, _ in rows] == [r["outputs"]["y'"]["class"] for r in forward]
+    for (_, values), result in zip(rows, forward, strict=True):
+        got = [float(v) for v in values.split()]
+        assert max(abs(a - b) for a, b in zip(got, result["outputs"]["y'"]["values"],
+                                              strict=True)) <= 1e-5  # fmt: skip
+
+
 def test_hostile_names_stay_data(tmp_path):
     """A layer name and a property value crafted as code end up as escaped text only."""
     project = load_project(LENET)
@@ -100,6 +126,8 @@ def test_export_errors(tmp_path, capsys):
     assert "missing.ncproj" in capsys.readouterr().err
     assert main(["export", "python", str(LENET), "-o", "x.py", "--opset", "13"]) == 2
     assert "--opset applies to onnx only" in capsys.readouterr().err
+    assert main(["export", "onnx", str(LENET), "-o", "x.onnx", "--target", "nnabla"]) == 2
+    assert "--target applies to python only" in capsys.readouterr().err
 
 
 def test_job_onnx_export_predicts_like_forward(job, capsys):

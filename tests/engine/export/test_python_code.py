@@ -10,6 +10,7 @@ engine's random generator in the same order, so train mode matches too (same see
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,7 +20,7 @@ import pytest
 
 import engine.nn as nn
 from engine.export.literals import ExportError, Identifiers, comment, doc, literal
-from engine.export.python_code import exportable_networks, python_source
+from engine.export.python_code import exportable_networks, python_module, python_source
 from engine.formats import load_project
 from engine.runtime.compiler import compile_network
 
@@ -28,6 +29,7 @@ PROJECTS = sorted((ROOT / "projects").glob("*.ncproj"))
 # NNC's recurrent tutorials: loops written unrolled (F.split per time step, shared parameters).
 RECURRENT = sorted((ROOT / "tests" / "fixtures" / "nnc-samples" / "tutorial"
                     / "recurrent_neural_networks").glob("*.sdcproj"))  # fmt: skip
+GOLDEN = ROOT / "tests" / "fixtures" / "export" / "lenet_digits.py.golden"
 
 RUNNER = """
 import importlib.util, sys
@@ -75,17 +77,43 @@ def _engine_outputs(program, params, batch):
 
 @pytest.mark.parametrize("path", PROJECTS + RECURRENT, ids=lambda p: p.stem)
 def test_exported_python_matches_the_engine(path, tmp_path):
-    project = load_project(path)
+    _assert_export_matches(load_project(path), tmp_path)
+
+
+# NNC's own samples with what /projects lacks: Max with_index, a wired Parameter layer (F form),
+# BinaryWeightAffine's alpha, Deconvolution, attention, residual units, MC dropout, audio.
+NNC_SAMPLES = ("sin_wave_anomaly_detection", "02_l1_regularization", "binary_weight_mnist_MLP",
+               "11_deconvolution", "03_attention", "12_residual_learning", "05_MCdropout",
+               "wav_keyboard_sound")  # fmt: skip
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", NNC_SAMPLES)
+def test_nnc_samples_export_matches_the_engine(name, tmp_path):
+    path = next((ROOT / "tests" / "fixtures" / "nnc-samples").rglob(f"{name}.sdcproj"))
+    _assert_export_matches(load_project(path), tmp_path)
+
+
+def test_a_unit_with_a_computed_property_is_written_inline(tmp_path):
+    """``OutMaps=*Expand*2`` cannot be computed from the function's arguments: the Fire layers
+    are written inline (as the compiler expands them) and the export still matches."""
+    project = load_project(ROOT / "projects" / "squeezenet_digits.ncproj")
+    project.network("FireModule").set_property("Expand1x1", "OutMaps", "*Expand*2")
+    source = _assert_export_matches(project, tmp_path)
+    assert "def network_firemodule" not in source
+    assert "h1 = PF.convolution(h, 64, (1, 1), name='Fire3/Expand1x1')" in source
+
+
+def _assert_export_matches(project, tmp_path) -> str:
     runtime = project.executors[0].network
     networks = exportable_networks(project, (runtime,))
-    source = python_source(project, path.stem, networks)
+    source, functions = python_module(project, "sample", networks)
     for node in ast.walk(ast.parse(source)):  # readable code: no key written twice
         if isinstance(node, ast.Dict):
             keys = [k.value for k in node.keys if isinstance(k, ast.Constant)]
             assert len(keys) == len(set(keys)), keys
     file = tmp_path / "exported.py"
     file.write_text(source, encoding="utf-8")
-    functions = dict(zip(networks, _function_names(source), strict=True))
     main = project.optimizers[0].network
     nn.clear_parameters()
     rng = np.random.default_rng(0)
@@ -115,13 +143,9 @@ def test_exported_python_matches_the_engine(path, tmp_path):
     assert set(got) == set(expected)
     for key, value in expected.items():
         assert got[key].shape == value.shape, key
-        assert np.abs(got[key].astype(np.float32) - value).max() <= 1e-5, key
-
-
-def _function_names(source: str) -> list[str]:
-    tree = ast.parse(source)
-    return [n.name for n in tree.body if isinstance(n, ast.FunctionDef)
-            and n.name.startswith("network")]  # fmt: skip
+        diff = np.abs(got[key].astype(np.float32) - value).max()
+        assert diff <= 1e-5, f"{key}: differs by {diff} (values up to {np.abs(value).max()})"
+    return source
 
 
 def test_identifiers_are_valid_and_unique():
@@ -141,22 +165,88 @@ def test_literals_reject_what_is_not_data():
     assert '"' not in doc('x"""; import os; """') and "\n" not in doc("a\nb")
 
 
-def test_unit_layers_become_unit_function_calls(tmp_path):
-    """SqueezeNet's Fire units: one function with the unit's arguments and defaults, called in
-    the Unit layer's parameter scope; argument values never exported raise ValueError."""
+def test_unit_layers_become_unit_function_calls():
+    """SqueezeNet's Fire units: one function whose arguments size its layers, called in the
+    Unit layer's parameter scope; other argument values work too (they raised ValueError)."""
     project = load_project(ROOT / "projects" / "squeezenet_digits.ncproj")
     source = python_source(project, "squeezenet", exportable_networks(project))
-    assert "def unit_firemodule(x, squeeze=8, expand=16, test=False):" in source
+    assert source.count("def network_firemodule(x, squeeze=8, expand=16, test=False):") == 1
+    assert "PF.convolution(x, squeeze, (1, 1), name='SqueezeConv')" in source
     assert (
         "    with nn.parameter_scope('Fire3'):\n"
-        "        fire3 = unit_firemodule(maxpooling_2, squeeze=16, expand=32, test=test)\n"
+        "        h = network_firemodule(h, 16, 32, test=test)\n"
     ) in source
     namespace: dict = {}
     exec(compile(source, "squeezenet.py", "exec"), namespace)  # our own generated code
+    nn.clear_parameters()
     x = nn.Variable(np.zeros((1, 16, 14, 14), np.float32))
-    with nn.parameter_scope("Fire1"):
-        out = namespace["unit_firemodule"](x, test=True)
-        assert out.shape == (1, 32, 14, 14)
-        with pytest.raises(ValueError, match="no layers were exported"):
-            namespace["unit_firemodule"](x, squeeze=5)
-    assert set(nn.get_parameters()) >= {"Fire1/SqueezeConv/conv/W", "Fire1/Expand3x3/conv/b"}
+    with nn.parameter_scope("FireX"):
+        out = namespace["network_firemodule"](x, squeeze=5, expand=7, test=True)
+    assert out.shape == (1, 14, 14, 14)
+    params = {k: v.shape for k, v in nn.get_parameters().items()}
+    assert params["FireX/SqueezeConv/conv/W"] == (5, 16, 1, 1)
+    assert params["FireX/Expand3x3/conv/W"] == (7, 5, 3, 3)
+
+
+def test_golden_lenet_export():
+    """The LeNet sample's export, word for word: a style change shows in review. After an
+    intended change: NEUROCANVAS_UPDATE_GOLDEN=1 python -m pytest tests/engine/export."""
+    project = load_project(ROOT / "projects" / "lenet_digits.ncproj")
+    runtime = project.executors[0].network
+    source = python_source(project, "lenet_digits", exportable_networks(project, (runtime,)))
+    if os.environ.get("NEUROCANVAS_UPDATE_GOLDEN"):
+        GOLDEN.write_text(source, encoding="utf-8")
+    assert source == GOLDEN.read_text(encoding="utf-8")
+
+
+def _lenet_with_own_initializers():
+    """LeNet with a He(forward) x2 convolution weight and a frozen (LR 0) Affine layer."""
+    project = load_project(ROOT / "projects" / "lenet_digits.ncproj")
+    net = project.network("Main")
+    net.set_property("Convolution", "W.Initializer", "NormalConvolutionHeForward")
+    net.set_property("Convolution", "W.InitializerMultiplier", "2.0")
+    net.set_property("Affine_2", "b.Initializer", "Uniform")
+    for p in ("W", "b"):
+        net.set_property("Affine", f"{p}.LRateMultiplier", "0")
+    return project
+
+
+@pytest.mark.parametrize("target", ["neurocanvas", "nnabla"])
+@pytest.mark.parametrize("path", [*PROJECTS, None], ids=[p.stem for p in PROJECTS] + ["own"])
+def test_exported_code_initializes_parameters_as_the_project(path, target):
+    """Run with the same seed, the exported code creates every parameter with the values the
+    engine gives it: initializers that differ from PF's defaults are written, the rest left out
+    (the LeNet variant passes w_init=He x 2, b_init=Uniform and fix_parameters=True). The
+    nnabla target runs here with engine.nn imports: that checks the initializers it writes
+    (fans in unit bodies follow the input and the arguments: x.shape[1], squeeze)."""
+    project = _lenet_with_own_initializers() if path is None else load_project(path)
+    main = project.optimizers[0].network
+    source, functions = python_module(project, "p", exportable_networks(project), target)
+    for lib, ours in (("nnabla.parametric_functions", "engine.nn.parametric"),
+                      ("nnabla", "engine.nn")):  # fmt: skip
+        source = source.replace(f"import {lib}", f"import {ours}")
+    if path is None and target == "nnabla":
+        assert "w_init=I.NormalInitializer(I.calc_normal_std_glorot(480, 150))" in source
+    if path is None:
+        assert "w_init=I.NormalInitializer(I.calc_normal_std_he_forward(1, 16, (7, 7)) * 2.0)" in (
+            source
+        )
+        assert "b_init=I.UniformInitializer((-0.0, 0.0))" in source
+        assert "fix_parameters=True, name='Affine')" in source
+    program = compile_network(project, main, test_mode=True)
+    nn.clear_parameters()
+    nn.seed(0)
+    expected = {k: np.asarray(v.data).copy() for k, v in program.create_parameters().items()}
+    nn.clear_parameters()
+    namespace: dict = {}
+    exec(compile(source, "exported.py", "exec"), namespace)  # our own generated code
+    nn.seed(0)
+    batch = _batch(program, np.random.default_rng(0))
+    with nn.no_grad():
+        namespace[functions[main]](*[nn.Variable(batch[v]) for v in program.feeds], test=True)
+    got = {k: np.asarray(v.data) for k, v in nn.get_parameters(grad_only=False).items()}
+    assert set(got) == set(expected)
+    for name, value in expected.items():
+        if name.endswith(("/Wb", "/alpha")):  # binarized copies the forward pass writes
+            continue
+        assert np.array_equal(got[name].reshape(value.shape), value), name
