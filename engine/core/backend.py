@@ -229,9 +229,39 @@ def set_rng_state(state: dict) -> None:
         seeded_rng(int(key)).bit_generator.state = gen_state
 
 
+# Checks on device data (a label out of range) are not read back where they are made: that
+# would stop the GPU once per training step. They wait here until the next read-back.
+_pending_checks: list[tuple[Any, Any]] = []
+
+
+def check_later(bad: Any, error: Any) -> None:
+    """Raise ``error()`` if the 0-d boolean ``bad`` holds: now on the CPU, at the next
+    :func:`to_numpy` / :func:`run_checks` on a device (no host synchronisation here)."""
+    if get_array_module(bad) is np:
+        if bool(bad):
+            raise error()
+    else:
+        _pending_checks.append((bad, error))
+
+
+def run_checks() -> None:
+    """Evaluate the checks :func:`check_later` deferred (one host synchronisation)."""
+    if not _pending_checks:
+        return
+    checks = list(_pending_checks)
+    _pending_checks.clear()
+    module = get_array_module(checks[0][0])
+    flags = module.stack([bad.reshape(()) for bad, _ in checks]).get()
+    for flag, (_, error) in zip(flags, checks, strict=True):
+        if flag:
+            raise error()
+
+
 def to_numpy(a: Any) -> np.ndarray:
-    """A NumPy copy (or view) of an array of either backend."""
+    """A NumPy copy (or view) of an array of either backend (a device read-back also runs the
+    deferred checks)."""
     if hasattr(a, "get"):
+        run_checks()
         return a.get()
     return np.asarray(a)
 

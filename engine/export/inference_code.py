@@ -21,6 +21,8 @@ import sys as _sys
 
 import numpy as _np
 
+from engine.core.backend import to_numpy as _to_numpy  # device arrays refuse np.asarray
+
 PARAMETERS = {parameters}  # beside this file
 IMAGE_NORMALIZATION = {normalize}
 RUNTIME_INPUT = {variable}
@@ -49,7 +51,7 @@ def predict(batch):
     """{{output name: numpy array (batch, ...)}} for an input batch (batch, ...)."""
     with nn.no_grad():
         outputs = {function}(nn.Variable(_np.asarray(batch, dtype=_np.float32)), test=True)
-    return {{name: _np.asarray(var.data) for name, var in outputs.items()}}
+    return {{name: _to_numpy(var.data) for name, var in outputs.items()}}
 
 
 def main(paths):

@@ -20,6 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 import engine.nn as nn
 from engine.core import backend
 from engine.data.iterator import batches_once
@@ -53,10 +55,10 @@ def evaluate_monitor(session: Session, monitor: MonitorRun) -> tuple[float, str 
         stream = batches_once(dataset, batch, program.variables())
         for _, data in itertools.islice(stream, count):  # leaving early stops the prefetch
             acts = program.forward(data, monitor.params)
-            total += sum(float(backend.get_array_module(v.data).mean(v.data))
-                         for v in program.loss_values(acts))  # fmt: skip
+            for v in program.loss_values(acts):  # summed on the device, read back once
+                total = total + backend.get_array_module(v.data).mean(v.data, dtype=np.float64)
         getattr(stream, "close", lambda: None)()  # a generator: stop its prefetch thread
-    value = total / count
+    value = float(backend.to_numpy(total)) / count
     if not math.isfinite(value):
         return 0.0, f'Validation error is Nan: monitor "{monitor.name}" reported as 0'
     return value, None
@@ -120,6 +122,7 @@ class Checkpointer:
             self.save(trainer)
 
     def save(self, trainer: Trainer) -> None:
+        trainer.flush()  # the saved cost includes every finished step
         save_checkpoint(trainer, self.folder)
         self._saved_at = time.monotonic()
         self._saved_iteration = trainer.state.iteration
@@ -206,6 +209,7 @@ class EventStream:
         if now - self._last < self.every:
             return
         self._last = now
+        trainer.flush()
         state = trainer.state
         cost = state.cost_sum / state.cost_count if state.cost_count else None
         trainer.emit("iteration", epoch=state.epoch + 1, iteration=state.iteration,
@@ -249,7 +253,7 @@ class ProgressBar:
         state = trainer.state
         self.bar.set_description(f"epoch {state.epoch + 1}/{trainer.session.plan.max_epoch}",
                                  refresh=False)  # fmt: skip
-        if state.cost_count:
+        if state.cost_count and not trainer._pending:  # no read-back of its own on a device
             self.bar.set_postfix(cost=f"{state.cost_sum / state.cost_count:.4f}", refresh=False)
         self.bar.update(1)
 
