@@ -200,9 +200,9 @@ class EventStream:
         notice = backend.device_notice()  # an automatic CPU fallback is never silent
         if notice:
             trainer.emit("warning", message=notice)
-        if plan.precision == "Half":
-            trainer.emit("warning", message="Precision Half: this engine trains in float32 (the "
-                         "numbers are those of NNC's Float setting)")  # fmt: skip
+        if plan.precision == "Half" and backend.device() == "cpu":
+            trainer.emit("warning", message="Precision Half on the CPU: float16 is emulated "
+                         "by NumPy and trains slower than Float")  # fmt: skip
 
     def on_iteration(self, trainer: Trainer) -> None:
         now = time.monotonic()
@@ -216,10 +216,16 @@ class EventStream:
                      total=trainer.session.total_iterations, cost=cost)  # fmt: skip
 
     def on_epoch(self, trainer: Trainer, record: EpochRecord) -> None:
+        scalers = [r.optimizer.loss_scaler for r in trainer.session.optimizers]
+        scalers = [s for s in scalers if s is not None]
+        extra = {}
+        if scalers:  # precision Half: the loss scales and the overflow steps skipped so far
+            extra = {"loss_scale": [s.scale for s in scalers],
+                     "overflow_steps": sum(s.overflows for s in scalers)}  # fmt: skip
         trainer.emit("epoch", epoch=record.epoch, cost=record.cost,
                      train_error=record.monitors.get("train_error"),
                      valid_error=record.monitors.get("valid_error"), monitors=record.monitors,
-                     best=record.best, elapsed=round(trainer.elapsed, 3))  # fmt: skip
+                     best=record.best, elapsed=round(trainer.elapsed, 3), **extra)  # fmt: skip
 
     def on_end(self, trainer: Trainer, status: str) -> None:
         state = trainer.state
