@@ -17,6 +17,7 @@ on CuPy but counts one host synchronisation in :data:`STATE`, so a test can boun
 from __future__ import annotations
 
 import operator
+import os
 from typing import Any
 
 import numpy as np
@@ -31,10 +32,11 @@ class GuardError(TypeError):
 class GuardOutOfMemoryError(MemoryError):
     """Mimics ``cupy.cuda.memory.OutOfMemoryError`` (raised past :attr:`State.memory_limit`)."""
 
-    def __init__(self, size: int, total: int) -> None:
-        self.size, self.total = size, total
+    def __init__(self, size: int, limit: int) -> None:
+        self.size, self.limit = size, limit
         super().__init__(
-            f"Out of memory allocating {size:,} bytes (allocated so far: {total:,} bytes)."
+            f"Out of memory allocating {size:,} bytes (allocated so far: 0 bytes, limit set to "
+            f"{limit:,} bytes)."
         )
 
 
@@ -49,8 +51,12 @@ class State:
         self.syncs = 0
         self.sync_sites: list[str] = []
         self.trace_syncs = False
-        self.memory_limit: int | None = None  # bytes one allocation may take
-        self.fail: tuple[str, str] | None = None  # (function name, CUDA error message)
+        # Fault injection, also from the environment for CLI tests: the bytes one allocation
+        # may take, and (function or operator name, CUDA error message) to fail once.
+        limit = os.environ.get("NEUROCANVAS_GUARD_MEMORY_LIMIT")
+        self.memory_limit: int | None = int(limit) if limit else None
+        name, _, message = os.environ.get("NEUROCANVAS_GUARD_FAIL", "").partition(":")
+        self.fail: tuple[str, str] | None = (name, message.strip()) if name else None
 
     def sync(self, what: str) -> None:
         self.syncs += 1
@@ -61,6 +67,15 @@ class State:
 
 
 STATE = State()
+
+
+def fault(name: str) -> None:
+    """Raise the CUDA error :attr:`State.fail` injects when ``name`` is its function (once)."""
+    if STATE.fail is not None and STATE.fail[0] == name:
+        message = STATE.fail[1]
+        STATE.fail = None
+        raise GuardCUDAError(message)
+
 
 _SCALARS = (bool, int, float, complex, np.generic)
 
@@ -110,6 +125,7 @@ def _binary(op: Any, name: str, reflected: bool = False) -> Any:
         o = _operand(other, f"ndarray.{name}")
         if o is NotImplemented:
             return NotImplemented
+        fault(name)
         return wrap(op(o, self._a) if reflected else op(self._a, o))
 
     method.__name__ = name

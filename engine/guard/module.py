@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from engine.guard import names
-from engine.guard.array import STATE, GuardArray, GuardCUDAError, GuardError, unwrap, wrap
+from engine.guard.array import STATE, GuardArray, GuardError, fault, unwrap, wrap
 
 _HOST_TO_DEVICE = {"array", "asarray", "ascontiguousarray", "asfortranarray", "asanyarray"}
 _SYNCING = {"nonzero", "flatnonzero", "argwhere", "unique", "compress", "extract"}
@@ -32,20 +32,13 @@ def _check_kwargs(qualname: str, kwargs: dict) -> None:
             raise TypeError(f"{qualname}() got an unexpected keyword argument '{key}'")
 
 
-def _fault(name: str) -> None:
-    if STATE.fail is not None and STATE.fail[0] == name:
-        message = STATE.fail[1]
-        STATE.fail = None
-        raise GuardCUDAError(message)
-
-
 def _function(qualname: str, name: str, fn: Any) -> Any:
     host_ok = name in _HOST_TO_DEVICE and qualname.count(".") == 1
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
         _check_kwargs(qualname, kwargs)
-        _fault(name)
+        fault(name)
         if name in _SYNCING or (name == "where" and len(args) == 1):
             STATE.sync(f"{qualname}()")
         a = unwrap(args, qualname, host_ok)
@@ -67,7 +60,7 @@ class GuardUfunc:
         where = (
             f"cupy.{self.__name__}.{method}" if method != "__call__" else f"cupy.{self.__name__}"
         )
-        _fault(self.__name__)
+        fault(self.__name__)
         fn = getattr(self._u, method)
         return wrap(fn(*unwrap(args, where), **unwrap(kwargs, where)))
 

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 import engine.nn as nn
-from engine.core import backend
+from engine.core import backend, gpu
 from engine.core.autograd import Variable
 from engine.nn import initializer as I
 from engine.runtime import precision
@@ -226,7 +226,12 @@ class Program:
             for key in step.batch_kwargs:
                 kwargs[key] = (size, *kwargs[key])
             float32 = half and precision.runs_in_float32(step)
-            out = step.function(*(value(r, float32) for r in step.inputs), **kwargs)
+            try:
+                out = step.function(*(value(r, float32) for r in step.inputs), **kwargs)
+            except Exception as exc:  # out of GPU memory, CUDA errors: name the layer
+                if not gpu.is_device_error(exc):
+                    raise
+                raise gpu.explain(exc, f'layer "{step.name}" ({step.type})') from None
             if isinstance(out, tuple):  # with_index / output_mask variants: the data comes first
                 out = out[0]
             if float32 and not step.is_loss:

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.core import backend
+from engine.core import backend, gpu
 from engine.runtime.events import EventSink
 from engine.runtime.session import OptimizerRun, Session
 
@@ -158,6 +158,22 @@ class Trainer:
                 self.flush()
 
     def _step(self, run: OptimizerRun, batch: dict[str, Any], i: int) -> Any:
+        try:
+            return self._forward_backward(run, batch, i)
+        except Exception as exc:
+            if isinstance(exc, gpu.DeviceFailure):
+                failure = exc
+            elif gpu.is_device_error(exc):  # raised outside a layer: back-propagation, update
+                failure = gpu.explain(exc, f'network "{run.network}" (gradients or update)')
+            else:
+                raise
+            hint = ""
+            if failure.out_of_memory:
+                hint = (f"; try a smaller batch size (CONFIG: Batch Size, now "
+                        f"{self.session.plan.batch_size})")  # fmt: skip
+            raise TrainingError(f'optimizer "{run.name}": {failure}{hint}') from None
+
+    def _forward_backward(self, run: OptimizerRun, batch: dict[str, Any], i: int) -> Any:
         acts = run.program.forward(batch, run.params)
         losses = run.program.loss_values(acts)
         xp = backend.get_array_module(losses[0].data)
