@@ -227,3 +227,46 @@ def test_exports_run_on_the_guard(tmp_path, cache, monkeypatch):
         with backend.using("guard"):
             export_onnx(open_source(tmp_path / "job"), tmp_path / "lenet.onnx")
         assert (tmp_path / "lenet.onnx").stat().st_size > 1000
+
+
+def test_half_on_the_guard_makes_one_sync_per_step(tmp_path, cache, monkeypatch):
+    """Precision Half with dynamic loss scaling reads one flag back per step (the overflow
+    check, as nnabla's updater); everything else stays on the device."""
+    monkeypatch.setenv("NEUROCANVAS_CACHE", str(cache))
+    path = _small_copy(ROOT / "projects" / "lenet_digits.ncproj", tmp_path, cache, batches=2)
+    project = load_project(path)
+    project.replace_section("config", project.config.with_value("TypeConfig", "Half"))
+    save_project(project, path)
+    per_step: list[int] = []
+    update = Trainer.update
+
+    def counted(self: Trainer) -> None:
+        with guard.count_syncs() as syncs:
+            update(self)
+        per_step.append(syncs.n)
+
+    monkeypatch.setattr(Trainer, "update", counted)
+    with backend.using("guard"):
+        result = train(path, job_dir=tmp_path / "job", epochs=1, seed=0)
+    assert result.state.history[0].cost > 0
+    assert per_step == [1, 1], per_step
+
+
+def test_resume_on_the_guard_is_exact(tmp_path, cache, monkeypatch):
+    """Checkpoints written from device arrays (parameters, solver state, generators) resume to
+    the same parameters as an uninterrupted run."""
+    from engine.runtime.run import resume
+
+    monkeypatch.setenv("NEUROCANVAS_CACHE", str(cache))
+    path = _small_copy(ROOT / "projects" / "bn_dropout_digits.ncproj", tmp_path, cache)
+    with backend.using("guard"):
+        train(path, job_dir=tmp_path / "straight", epochs=2, seed=5)
+        nn.clear_parameters()
+        train(path, job_dir=tmp_path / "split", epochs=1, seed=5)
+        nn.clear_parameters()
+        resume(tmp_path / "split", epochs=2)
+    straight = np.load(tmp_path / "straight" / "checkpoints" / "last" / "parameters.npz")
+    split = np.load(tmp_path / "split" / "checkpoints" / "last" / "parameters.npz")
+    assert sorted(straight.files) == sorted(split.files)
+    for name in straight.files:
+        np.testing.assert_array_equal(split[name], straight[name], err_msg=name)
