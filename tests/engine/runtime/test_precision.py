@@ -163,3 +163,26 @@ def test_half_trains_the_default_project_within_half_a_point_of_float(tmp_path):
         accuracy[precision] = summary["classification"]["y'"]["accuracy"]
     assert accuracy["Float"] > 0.85
     assert abs(accuracy["Half"] - accuracy["Float"]) <= 0.005, accuracy
+
+
+def test_loss_scaling_none_trains_half_without_a_scaler(kit, tmp_path):
+    """``neurocanvas train --loss-scaling none``: NNC's Half (no scaling, no loss_scale field)."""
+    import subprocess
+    import sys
+
+    train_csv, valid_csv = kit.blobs(tmp_path, rows=24)
+    project = kit.mlp_project(train_csv, valid_csv, max_epoch=1, batch=8)
+    project.replace_section("config", project.config.with_value("TypeConfig", "Half"))
+    path = tmp_path / "half.ncproj"
+    save_project(project, path)
+    done = subprocess.run(
+        [sys.executable, "-m", "engine.cli", "train", str(path), "-o", str(tmp_path / "job"),
+         "--events", "--seed", "0", "--loss-scaling", "none", "--device", "cpu"],
+        capture_output=True, text=True, timeout=300, env={**__import__("os").environ,
+                                                          "PYTHONPATH": str(ROOT)},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    epochs = [json.loads(x) for x in done.stdout.splitlines() if '"event": "epoch"' in x]
+    assert len(epochs) == 1 and "loss_scale" not in epochs[0] and epochs[0]["cost"] > 0
+    config = json.loads((tmp_path / "job" / "config.json").read_text())
+    assert config["plan"]["loss_scaling"] == "none" and config["plan"]["precision"] == "Half"
