@@ -191,7 +191,11 @@ class Trainer:
             return
         pending, self._pending = self._pending, []
         xp = backend.get_array_module(pending[0][2])
-        values = backend.to_numpy(xp.stack([v.reshape(()) for _, _, v in pending]))
+        try:
+            values = backend.to_numpy(xp.stack([v.reshape(()) for _, _, v in pending]))
+        except ValueError as exc:  # a check deferred on the device (a label out of range)
+            first, last = pending[0][0] + 1, pending[-1][0] + 1
+            raise TrainingError(f"global iterations {first}-{last}: {exc}") from None
         for (i, run, _), value in zip(pending, values, strict=True):
             if not np.isfinite(value):
                 raise self._non_finite(i, run, "")

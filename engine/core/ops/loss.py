@@ -83,6 +83,8 @@ def label_index(x: Any, target: Any, axis: int, fname: str, ignore_negative: boo
                 f"Received: max label {int(top)}"
             ),
         )
+    if xp is not np:  # a bad label is reported later: meanwhile read a valid class
+        index = xp.minimum(index, n_classes - 1)
     negative = index < 0
     if xp is np and not negative.any():
         return index, None
