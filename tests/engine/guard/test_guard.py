@@ -56,6 +56,16 @@ def test_implicit_conversions_to_numpy_are_refused(xp):
             pytest.fail(f"{what} was not refused")
 
 
+def test_the_engines_writers_refuse_device_arrays(xp, tmp_path):
+    from engine.data.writers import save_image, write_csv
+
+    with pytest.raises(guard.GuardError):
+        write_csv(tmp_path / "out.csv", ["y"], [[xp.asarray(np.float32(0.5))]])
+    with pytest.raises(guard.GuardError):
+        save_image(tmp_path / "a.png", xp.zeros((1, 4, 4), dtype=np.uint8))
+    assert list(tmp_path.iterdir()) == []  # nothing half-written is left behind
+
+
 def test_pillow_and_matplotlib_refuse_device_arrays(xp):
     from PIL import Image
 
