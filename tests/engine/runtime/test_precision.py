@@ -72,6 +72,13 @@ def test_loss_scaler_follows_nnablas_rule():
     assert ours.overflows == sum(outcomes)
 
 
+def test_float32_layer_types_are_catalogue_types():
+    from engine.layers import all_specs
+    from engine.runtime.precision import FLOAT32_TYPES
+
+    assert FLOAT32_TYPES <= {spec.type for spec in all_specs()}
+
+
 def test_half_activations_float32_masters_and_reductions(kit, tmp_path):
     layers = [
         kit.layer("Input", "Input", Size=(1, 6, 6), Dataset="x"),
