@@ -21,7 +21,8 @@ HALF = np.float16
 
 # Layers computed in float32 in half mode (reductions and losses; nnabla falls back to float).
 FLOAT32_TYPES = frozenset({
-    "BatchNormalization", "FusedBatchNormalization", "LayerNormalization", "InstanceNormalization", "GroupNormalization", "WeightNormalization",
+    "BatchNormalization", "FusedBatchNormalization", "LayerNormalization",
+    "InstanceNormalization", "GroupNormalization", "WeightNormalization",
     "WeightStandardization", "SpectralNorm", "MeanSubtraction", "Softmax", "LogSoftmax",
     "Mean", "Sum", "Prod", "Max", "Min", "Norm", "NormNormalization",
 })  # fmt: skip
