@@ -36,6 +36,7 @@ from console_app.editor.create_unit_dialog import CreateUnitDialog
 from console_app.editor.edit_tab import EditTab
 from console_app.settings import AppSettings
 from console_app.tabs import ProjectTabs
+from engine.core import backend
 from engine.formats import ProjectFileError
 from engine.graph import commands as C
 from engine.graph.project import ModelError
@@ -55,6 +56,9 @@ _log = logging.getLogger(__name__)
 class MainWindow(QMainWindow):
     def __init__(self, project: str | None = None, settings: AppSettings | None = None) -> None:
         super().__init__()
+        # The editor never opens a CUDA context (DESIGN principle 4): whatever it computes
+        # itself (ONNX export values) stays on the CPU; trainer processes pick their device.
+        backend.set_device("cpu")
         self.settings = settings if settings is not None else AppSettings()
         self.autosaver = Autosaver(self.settings.autosave_dir())
         self.document = self._initial_document(project)

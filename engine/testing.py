@@ -26,12 +26,10 @@ def _is_float(a: np.ndarray) -> bool:
     return np.issubdtype(np.asarray(a).dtype, np.floating)
 
 
-def _run(
-    fn: Callable, arrays: Sequence[np.ndarray], kwargs: dict, need: Sequence[bool], seed: int | None
-):
+def _run(fn: Callable, arrays: Sequence[Any], kwargs: dict, need: Sequence[bool], seed: int | None):
     if seed is not None:
         backend.seed(seed)
-    xs = [Variable(np.array(a, copy=True), need_grad=n) for a, n in zip(arrays, need, strict=True)]
+    xs = [Variable(a.copy(), need_grad=n) for a, n in zip(arrays, need, strict=True)]
     return xs, _as_tuple(fn(*xs, **kwargs))
 
 
@@ -121,6 +119,8 @@ def check_function(
                 got, exp, atol=atol, rtol=rtol, err_msg=f"output {k} forward"
             )
 
+    gys: list = []
+    grads: dict[int, np.ndarray] = {}
     if check_grad and any(need):
         rng = np.random.default_rng(1234)
         gys = [rng.standard_normal(o.shape) if _is_float(o) else None for o in outputs]
@@ -138,9 +138,9 @@ def check_function(
             np.testing.assert_allclose(
                 analytic, numeric, atol=grad_atol, rtol=grad_rtol, err_msg=f"gradient of input {i}"
             )
+            grads[i] = analytic
 
-    if gpu_available():
-        _check_on_gpu(fn, originals, kwargs, outputs, seed, float32_tol)
+    device_check(fn, originals, kwargs, need, seed, outputs, gys, grads, float32_tol)
 
     if float32 and any(_is_float(a) for a in arrays):
         arrays32 = [a.astype(np.float32) if _is_float(a) else a for a in originals]
@@ -163,21 +163,48 @@ def check_function(
 
 @functools.lru_cache(maxsize=1)
 def gpu_available() -> bool:
-    """Whether CuPy sees a CUDA device (the GPU comparison then runs in every op check)."""
+    """Whether CuPy sees a CUDA device (the device comparison then runs on it)."""
     cupy, _ = backend._probe_cupy()
     return cupy is not None
 
 
-def _check_on_gpu(fn, arrays, kwargs, expected, seed, tol) -> None:
-    """The same function on CuPy arrays gives the NumPy outputs (random functions excepted:
-    their generators differ between the libraries)."""
-    if seed is not None:
-        return
-    import cupy  # noqa: PLC0415 - only with a GPU
+def device_name() -> str:
+    """The device :func:`device_check` runs on: ``gpu`` when CuPy sees one, else ``guard`` (the
+    CuPy-like CPU backend of :mod:`engine.guard`)."""
+    return "gpu" if gpu_available() else "guard"
 
-    xs = [Variable(cupy.asarray(a)) for a in arrays]
-    with no_grad():
-        ys = _as_tuple(fn(*xs, **kwargs))
-    for k, (y, exp) in enumerate(zip(ys, expected, strict=True)):
-        got = cupy.asnumpy(y.data)
-        np.testing.assert_allclose(got, exp, atol=tol, rtol=tol, err_msg=f"output {k} on the GPU")
+
+def device_check(fn, arrays, kwargs, need, seed, outputs, gys, grads, tol) -> None:
+    """The same function on device arrays (CuPy, or the guard without a GPU): forward and backward
+    in float64 and the forward in float32 agree with the NumPy results. Random functions draw the
+    same numbers (the engine's generators live on the host)."""
+    with backend.using(device_name()):
+        module = backend.xp()
+        device = [module.asarray(a) for a in arrays]
+        xs, ys = _run(fn, device, kwargs, need, seed)
+        for k, (y, exp) in enumerate(zip(ys, outputs, strict=True)):
+            np.testing.assert_allclose(
+                backend.to_numpy(y.data), exp, atol=tol, rtol=tol, err_msg=f"output {k} on device"
+            )
+        if not grads:
+            gys = [None] * len(ys)
+        live = [(y, g) for y, g in zip(ys, gys, strict=True) if g is not None and y.creator]
+        if grads and live:
+            backward([y for y, _ in live], [module.asarray(g) for _, g in live])
+        for i, expected in grads.items():
+            got = np.zeros_like(expected) if xs[i].grad is None else backend.to_numpy(xs[i].grad)
+            np.testing.assert_allclose(
+                got, expected, atol=tol, rtol=tol, err_msg=f"gradient of input {i} on device"
+            )
+        arrays32 = [a.astype(np.float32) if _is_float(a) else a for a in arrays]
+        with no_grad():
+            _, ys32 = _run(
+                fn, [module.asarray(a) for a in arrays32], kwargs, [False] * len(arrays32), seed
+            )
+        for k, (y32, y64) in enumerate(zip(ys32, outputs, strict=True)):
+            got = backend.to_numpy(y32.data)
+            if _is_float(y64):
+                scale = max(1.0, float(np.max(np.abs(y64))) if y64.size else 1.0)
+                np.testing.assert_allclose(
+                    got, y64, atol=tol * scale, rtol=tol, err_msg=f"output {k} float32 on device"
+                )

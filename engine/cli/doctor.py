@@ -43,4 +43,21 @@ def run(args: argparse.Namespace) -> int:
         return 1
     notice = backend.device_notice()
     print(f"device      {device}" + (f" ({notice})" if notice else ""))
-    return 0
+    if device == "cpu":
+        return 0
+    from engine.core import gpu  # noqa: PLC0415
+
+    for key, value in gpu.describe().items():
+        print(f"{key:<11} {value}")
+    try:
+        checks = gpu.self_test()
+    except Exception as exc:  # a broken driver fails here: say so instead of a traceback
+        if not gpu.is_device_error(exc):
+            raise
+        print(f"self-test   FAILED: {gpu.explain(exc, 'the self-test')}")
+        return 1
+    for check in checks:
+        verdict = "ok" if check.ok else "WRONG"
+        print(f"self-test   {check.name}: {verdict} (max relative error {check.max_error:.1e}, "
+              f"{check.seconds * 1000:.2f} ms)")  # fmt: skip
+    return 0 if all(c.ok for c in checks) else 1

@@ -65,6 +65,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _errors() -> tuple[type[BaseException], ...]:
     from engine.core.backend import DeviceError  # noqa: PLC0415
+    from engine.core.gpu import DeviceFailure  # noqa: PLC0415
     from engine.data import DatasetError  # noqa: PLC0415
     from engine.formats import ProjectFileError  # noqa: PLC0415
     from engine.nn.parameter import ParameterFileError  # noqa: PLC0415
@@ -72,5 +73,5 @@ def _errors() -> tuple[type[BaseException], ...]:
     from engine.runtime.metrics import MetricsError  # noqa: PLC0415
     from engine.runtime.program import ProgramError  # noqa: PLC0415
 
-    return (DeviceError, DatasetError, ProjectFileError, ParameterFileError, JobError,
-            MetricsError, ProgramError)  # fmt: skip
+    return (DeviceError, DeviceFailure, DatasetError, ProjectFileError, ParameterFileError,
+            JobError, MetricsError, ProgramError)  # fmt: skip

@@ -3,7 +3,7 @@
 ::
 
     neurocanvas train PROJECT [-o JOB_DIR] [--epochs N] [--device cpu|gpu|auto] [--events]
-                              [--seed N]
+                              [--seed N] [--loss-scaling dynamic|none]
     neurocanvas train --resume JOB_DIR [--epochs N] [--events]
 
 PROJECT is a ``.ncproj`` or an NNC ``.sdcproj`` (any extension, by content). The job folder
@@ -50,6 +50,9 @@ def add_parser(
                         help="continue the job in JOB_DIR from its last checkpoint")  # fmt: skip
     parser.add_argument("--seed", type=int, metavar="N",
                         help="random seed (default: a random one, stored in the job)")  # fmt: skip
+    parser.add_argument("--loss-scaling", choices=("dynamic", "none"), default="dynamic",
+                        help="precision Half: nnabla's dynamic loss scaling (default) or none, "
+                        "as NNC's trainer")  # fmt: skip
     return parser
 
 
@@ -74,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
             result = runner.resume(args.resume, epochs=args.epochs, options=options)
         else:
             result = runner.train(args.project, job_dir=args.output, epochs=args.epochs,
-                                  seed=args.seed, options=options)  # fmt: skip
+                                  seed=args.seed, options=options,
+                                  loss_scaling=args.loss_scaling)  # fmt: skip
     except _USER_ERRORS() as exc:
         _report(args, str(exc))
         raise UserError(str(exc)) from None

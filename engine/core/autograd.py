@@ -50,7 +50,7 @@ DEFAULT_DTYPE = np.float32
 def _to_array(data: Any) -> Any:
     """Arrays keep their dtype; Python numbers and lists become float32 arrays on the device."""
     module = backend.xp()
-    if isinstance(data, np.ndarray) or type(data).__module__.startswith("cupy"):
+    if backend.is_array(data):
         if module is not np and isinstance(data, np.ndarray):
             return module.asarray(data)
         return data

@@ -13,8 +13,10 @@ automatic choice that falls back to the CPU although CuPy is installed says so t
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+from collections.abc import Iterator
 from types import ModuleType
 from typing import Any
 
@@ -23,7 +25,7 @@ import numpy as np
 logger = logging.getLogger("neurocanvas")
 
 ENV_DEVICE = "NEUROCANVAS_DEVICE"
-_VALID = ("cpu", "gpu", "auto")
+_VALID = ("cpu", "gpu", "auto", "guard")  # guard: the CI's CuPy-like CPU backend (engine.guard)
 
 
 class DeviceError(RuntimeError):
@@ -93,6 +95,10 @@ def set_device(name: str | None = None) -> str:
     notice = ""
     if requested == "cpu":
         device, module = "cpu", np
+    elif requested == "guard":
+        from engine import guard  # noqa: PLC0415 - a test backend, loaded only when asked for
+
+        device, module = "gpu", guard.MODULE
     else:
         cupy, reason = _probe_cupy()
         if cupy is not None:
@@ -113,6 +119,22 @@ def set_device(name: str | None = None) -> str:
     else:
         _state["rng"] = None
     return device
+
+
+@contextlib.contextmanager
+def using(name: str) -> Iterator[ModuleType]:
+    """Run the block on another device (``cpu``, ``gpu``, ``guard``) and restore the previous
+    one after, generators included (for tests comparing devices)."""
+    saved = dict(_state)
+    saved_seeded = dict(_seeded)
+    try:
+        set_device(name)
+        yield _state["xp"]
+    finally:
+        _state.clear()
+        _state.update(saved)
+        _seeded.clear()
+        _seeded.update(saved_seeded)
 
 
 def device() -> str:
@@ -138,26 +160,41 @@ def xp() -> ModuleType:
 def get_array_module(*arrays: Any) -> ModuleType:
     """The array module an array belongs to (``cupy.get_array_module`` without importing CuPy)."""
     for a in arrays:
+        if isinstance(a, np.ndarray):
+            continue
         if type(a).__module__.startswith("cupy"):
             import cupy  # noqa: PLC0415
 
             return cupy
+        if type(a).__name__ == "GuardArray":
+            from engine import guard  # noqa: PLC0415
+
+            return guard.MODULE
     return np
+
+
+def is_array(a: Any) -> bool:
+    """Whether ``a`` is an array of either backend (NumPy, CuPy or the CI guard)."""
+    return isinstance(a, np.ndarray) or get_array_module(a) is not np
+
+
+# The engine's generators are NumPy's on every device and their draws are copied to the device:
+# the same seed then gives the same numbers on the CPU and the GPU, and checkpoints can save the
+# generators' state (CuPy's Generator has no serialisable state and lacks normal, permutation...).
 
 
 def seed(value: int) -> None:
     """Seed the engine's random generator (initializers, dropout, augmentation)."""
     _state["seed"] = int(value)
-    _state["rng"] = xp().random.default_rng(int(value))
+    _state["rng"] = np.random.default_rng(int(value))
     _seeded.clear()  # layers with a fixed Seed start their sequences again
 
 
 def rng() -> Any:
-    """The engine's random ``Generator`` on the selected device (seeded by :func:`seed`)."""
+    """The engine's random ``numpy.random.Generator`` (seeded by :func:`seed`); draws from it are
+    host arrays: move them with :func:`asarray`."""
     if _state["rng"] is None:
-        seed_value = _state["seed"]
-        module = xp()
-        _state["rng"] = module.random.default_rng(seed_value)
+        _state["rng"] = np.random.default_rng(_state["seed"])
     return _state["rng"]
 
 
@@ -170,7 +207,7 @@ def seeded_rng(seed: int) -> Any:
     """The generator of random layers whose Seed property is ``seed`` (not -1)."""
     gen = _seeded.get(int(seed))
     if gen is None:
-        gen = _seeded[int(seed)] = xp().random.default_rng(int(seed))
+        gen = _seeded[int(seed)] = np.random.default_rng(int(seed))
     return gen
 
 
@@ -192,9 +229,39 @@ def set_rng_state(state: dict) -> None:
         seeded_rng(int(key)).bit_generator.state = gen_state
 
 
+# Checks on device data (a label out of range) are not read back where they are made: that
+# would stop the GPU once per training step. They wait here until the next read-back.
+_pending_checks: list[tuple[Any, Any]] = []
+
+
+def check_later(bad: Any, error: Any) -> None:
+    """Raise ``error()`` if the 0-d boolean ``bad`` holds: now on the CPU, at the next
+    :func:`to_numpy` / :func:`run_checks` on a device (no host synchronisation here)."""
+    if get_array_module(bad) is np:
+        if bool(bad):
+            raise error()
+    else:
+        _pending_checks.append((bad, error))
+
+
+def run_checks() -> None:
+    """Evaluate the checks :func:`check_later` deferred (one host synchronisation)."""
+    if not _pending_checks:
+        return
+    checks = list(_pending_checks)
+    _pending_checks.clear()
+    module = get_array_module(checks[0][0])
+    flags = module.stack([bad.reshape(()) for bad, _ in checks]).get()
+    for flag, (_, error) in zip(flags, checks, strict=True):
+        if flag:
+            raise error()
+
+
 def to_numpy(a: Any) -> np.ndarray:
-    """A NumPy copy (or view) of an array of either backend."""
+    """A NumPy copy (or view) of an array of either backend (a device read-back also runs the
+    deferred checks)."""
     if hasattr(a, "get"):
+        run_checks()
         return a.get()
     return np.asarray(a)
 
@@ -207,10 +274,39 @@ def asarray(a: Any, dtype: Any = None) -> Any:
     return module.asarray(a, dtype=dtype)
 
 
+def matmul(a: Any, b: Any) -> Any:
+    """``a @ b``. Half-precision operands on the CPU are multiplied in float32 and the product
+    rounded to float16 once, as GPU tensor cores accumulate half products in float32 (NumPy
+    has no half-precision BLAS: its float16 ``@`` is 5-10x slower than float32's)."""
+    if a.dtype == np.float16 and isinstance(a, np.ndarray):
+        return (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
+    return a @ b
+
+
+_ATOMIC_ADD = ("float32", "int32", "uint32", "uint64")  # what cupyx.scatter_add supports
+
+
 def scatter_add(target: Any, indices: Any, values: Any) -> None:
-    """``target[indices] += values`` with repeated indices accumulated (``np.add.at``)."""
-    if get_array_module(target) is np:
+    """``target[indices] += values`` with repeated indices accumulated (``np.add.at``).
+
+    ``indices`` is an integer array selecting along the first axis of ``target`` and ``values``
+    has shape ``indices.shape + target.shape[1:]``. On the device ``cupyx.scatter_add`` serves the
+    dtypes CUDA's atomicAdd has; float64 and float16 are summed by ``bincount`` in float64.
+    """
+    module = get_array_module(target)
+    if module is np:
         np.add.at(target, indices, values)
+    elif target.dtype.name not in _ATOMIC_ADD:
+        rows = target.reshape(target.shape[0], -1)
+        cols = rows.shape[1]
+        linear = (indices.reshape(-1, 1) * cols + module.arange(cols)).reshape(-1)
+        weights = values.reshape(-1).astype(module.float64)
+        sums = module.bincount(linear, weights=weights, minlength=rows.size)
+        target += sums.reshape(target.shape).astype(target.dtype)
+    elif type(target).__name__ == "GuardArray":
+        from engine import guard  # noqa: PLC0415
+
+        guard.scatter_add(target, indices, values)
     else:
         import cupyx  # noqa: PLC0415
 

@@ -35,7 +35,7 @@ def main(paths):
     with nn.auto_forward(), nn.no_grad():
         outputs = {function}(x, test=True)
     for name, y in outputs.items():
-        for path, row in zip(paths, np.asarray(y.d).reshape(len(paths), -1)):
+        for path, row in zip(paths, to_numpy(y.d).reshape(len(paths), -1)):
             best = f" class {{int(np.argmax(row))}}" if y.ndim == 2 and row.size > 1 else ""
             shown = " ".join(f"{{v:.6g}}" for v in row[:16]) + (" ..." if row.size > 16 else "")
             print(f"{{path}}\\t{{name}}{{best}}\\t{{shown}}")
@@ -47,7 +47,10 @@ if __name__ == "__main__":
     main(sys.argv[1:])
 """
 
-LOAD_NEUROCANVAS = '''def load_input(path):
+LOAD_NEUROCANVAS = '''from engine.core.backend import to_numpy  # device arrays refuse np.asarray
+
+
+def load_input(path):
     """One sample file as NeuroCanvas's dataset reader loads it, normalized as in training."""
     from engine.data.loaders import load_file, normalization_scale
 
@@ -57,7 +60,10 @@ LOAD_NEUROCANVAS = '''def load_input(path):
     return x.reshape(INPUT_SHAPE)
 '''
 
-LOAD_NNABLA = '''def load_input(path):
+LOAD_NNABLA = '''to_numpy = np.asarray  # nnabla's Variable.d is a NumPy array
+
+
+def load_input(path):
     """One sample file as NNC reads it: images (C, H, W), CSV matrices, .npy arrays."""
     ext = os.path.splitext(path)[1].lower()
     if ext == ".npy":

@@ -429,7 +429,9 @@ def onnx_bytes(source: Any, opset: int = DEFAULT_OPSET) -> bytes:
     if bad:
         raise ExportError(f'network "{program.network}" cannot be exported to ONNX: '
                           f"{', '.join(bad)} (no standard ONNX operator)")  # fmt: skip
-    with nn.parameter_scope("", {}):  # a private registry: the caller's stays untouched
+    # A private registry (the caller's stays untouched), on the CPU: the values only go into
+    # the file, and the GUI process, which exports, must never open a CUDA context.
+    with nn.parameter_scope("", {}), backend.using("cpu"):
         params = program.create_parameters()
         if source.parameters is not None:
             nn.load_parameters(source.parameters)

@@ -163,12 +163,11 @@ class Solver:
             var.grad *= var.grad.dtype.type(scale)
 
     def check_inf_or_nan_grad(self) -> bool:
-        """True when some gradient holds inf or NaN."""
-        for var in self._grads():
-            xp = get_array_module(var.grad)
-            if not bool(xp.isfinite(var.grad).all()):
-                return True
-        return False
+        """True when some gradient holds inf or NaN (one host synchronisation in all)."""
+        flags = [get_array_module(v.grad).isfinite(v.grad).all() for v in self._grads()]
+        if not flags:
+            return False
+        return not bool(get_array_module(flags[0]).stack(flags).all())
 
     # ------------------------------------------------------------------ update
     def update(self) -> None:

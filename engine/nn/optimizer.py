@@ -15,7 +15,11 @@ It is active at ``i`` when ``(start_iter == 0 or i + 1 >= start_iter) and
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
 
 from engine.core.autograd import Variable, backward
 from engine.core.backend import get_array_module
@@ -33,6 +37,8 @@ class Optimizer:
         weight_decay: CONFIG ``WeightDecay``; 0 disables it.
         scheduler: ``scheduler(i) -> lr``; None keeps the solver's rate.
         start_iter, end_iter: the effective range in iterations, 1-based, 0 = unbounded.
+        loss_scaler: dynamic loss scaling (``engine.runtime.precision.DynamicLossScaler``, for
+            precision Half); None seeds the loss gradient with 1.
     """
 
     def __init__(
@@ -44,6 +50,7 @@ class Optimizer:
         scheduler: Callable[[int], float] | None = None,
         start_iter: int = 0,
         end_iter: int = 0,
+        loss_scaler: Any = None,
     ) -> None:
         if int(update_interval) < 1:
             raise ValueError(f"UpdateInterval must be >= 1. Received: {update_interval!r}")
@@ -55,6 +62,7 @@ class Optimizer:
         self.scheduler = scheduler
         self.start_iter = max(0, int(start_iter))
         self.end_iter = max(0, int(end_iter))
+        self.loss_scaler = loss_scaler
 
     def is_active(self, i: int) -> bool:
         """Whether the optimizer runs at 0-based iteration ``i`` (its effective range)."""
@@ -71,16 +79,27 @@ class Optimizer:
         k = self.update_interval
         if i % k == 0:
             self.solver.zero_grad()
+        scaler = self.loss_scaler
+        scale = 1.0 if scaler is None else scaler.scale
         seeds = []
         for loss in losses:
             xp = get_array_module(loss.data)
-            seeds.append(xp.full(loss.data.shape, 1.0 / max(1, loss.data.size), loss.data.dtype))
-        backward(list(losses), seeds, clear_buffer=True)
+            seed = scale / max(1, loss.data.size)
+            seeds.append(xp.full(loss.data.shape, seed, loss.data.dtype))
+        # With loss scaling, float16 overflows are expected: they are detected below.
+        with np.errstate(over="ignore", invalid="ignore") if scaler else contextlib.nullcontext():
+            backward(list(losses), seeds, clear_buffer=True)
         if i % k != k - 1:
             return False
+        if scaler is not None:
+            if not scaler.after_backward(self.solver.check_inf_or_nan_grad()):
+                return False  # overflow: skipped (and counted); the scale went down
+            self.solver.scale_grad(1.0 / scale)
         if self.weight_decay > 0:
             self.solver.weight_decay(self.weight_decay)
         if self.scheduler is not None:
             self.solver.set_learning_rate(self.scheduler(i))
         self.solver.update()
+        if scaler is not None:
+            scaler.after_update()
         return True

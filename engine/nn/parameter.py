@@ -137,7 +137,7 @@ def set_parameter(name: str, param: Variable) -> None:
 
 
 def _initial_value(name: str, shape: tuple[int, ...] | None, initializer: Any) -> Any:
-    if isinstance(initializer, np.ndarray) or type(initializer).__module__.startswith("cupy"):
+    if backend.is_array(initializer):
         return backend.asarray(initializer, dtype=np.float32)
     if shape is None:
         raise ValueError(f"get_parameter_or_create: {name!r} does not exist and no shape is given")

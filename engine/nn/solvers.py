@@ -121,12 +121,13 @@ class Lars(Solver):
     def _update(self, w, g, st, t, lr):
         xp = get_array_module(w)
         wd = self._decay_now(0.0)
-        g_norm = float(xp.sqrt(xp.sum(g * g)))
-        d_norm = float(xp.sqrt(xp.sum(w * w)))
+        # The norms stay on the device (no host sync per parameter).
+        g_norm = xp.sqrt(xp.sum(g * g))
+        d_norm = xp.sqrt(xp.sum(w * w))
         x = g_norm + wd * d_norm
-        if x < self.eps:
-            x += self.eps
-        local = lr if d_norm < self.eps else lr * self.coefficient * d_norm / x
+        x = xp.where(x < self.eps, x + self.eps, x)
+        local = xp.where(d_norm < self.eps, lr, lr * self.coefficient * d_norm / x)
+        local = local.astype(w.dtype)
         v = st["v"]
         v *= self.momentum
         v += local * (g + wd * w)

@@ -83,6 +83,9 @@ def save_checkpoint(trainer: Trainer, folder: Path) -> None:
             "rng": _json_rng(backend.get_rng_state()),
             "iterators": {n: it.state_dict() for n, it in session.iterators.items()},
             "pending_grads": sorted(pending),
+            "loss_scalers": {str(k): run.optimizer.loss_scaler.state()
+                             for k, run in enumerate(session.optimizers)
+                             if run.optimizer.loss_scaler is not None},
         })  # fmt: skip
         _swap_in(build, folder)
     except BaseException:
@@ -107,6 +110,9 @@ def load_checkpoint(trainer: Trainer, folder: Path) -> TrainState:
             run.optimizer.solver.load_states(folder / f"solver_{k}.npz")
             if k in data.get("pending_grads", []):
                 _load_grads(run.optimizer.solver, folder / f"grads_{k}.npz")
+            scaler = data.get("loss_scalers", {}).get(str(k))
+            if scaler is not None and run.optimizer.loss_scaler is not None:
+                run.optimizer.loss_scaler.load_state(scaler)
         for name, it_state in data.get("iterators", {}).items():
             if name in session.iterators:
                 session.iterators[name].load_state_dict(it_state)

@@ -20,6 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 import engine.nn as nn
 from engine.core import backend
 from engine.data.iterator import batches_once
@@ -53,10 +55,10 @@ def evaluate_monitor(session: Session, monitor: MonitorRun) -> tuple[float, str 
         stream = batches_once(dataset, batch, program.variables())
         for _, data in itertools.islice(stream, count):  # leaving early stops the prefetch
             acts = program.forward(data, monitor.params)
-            total += sum(float(backend.get_array_module(v.data).mean(v.data))
-                         for v in program.loss_values(acts))  # fmt: skip
+            for v in program.loss_values(acts):  # summed on the device, read back once
+                total = total + backend.get_array_module(v.data).mean(v.data, dtype=np.float64)
         getattr(stream, "close", lambda: None)()  # a generator: stop its prefetch thread
-    value = total / count
+    value = float(backend.to_numpy(total)) / count
     if not math.isfinite(value):
         return 0.0, f'Validation error is Nan: monitor "{monitor.name}" reported as 0'
     return value, None
@@ -120,6 +122,7 @@ class Checkpointer:
             self.save(trainer)
 
     def save(self, trainer: Trainer) -> None:
+        trainer.flush()  # the saved cost includes every finished step
         save_checkpoint(trainer, self.folder)
         self._saved_at = time.monotonic()
         self._saved_iteration = trainer.state.iteration
@@ -197,25 +200,32 @@ class EventStream:
         notice = backend.device_notice()  # an automatic CPU fallback is never silent
         if notice:
             trainer.emit("warning", message=notice)
-        if plan.precision == "Half":
-            trainer.emit("warning", message="Precision Half: this engine trains in float32 (the "
-                         "numbers are those of NNC's Float setting)")  # fmt: skip
+        if plan.precision == "Half" and backend.device() == "cpu":
+            trainer.emit("warning", message="Precision Half on the CPU: float16 is emulated "
+                         "by NumPy and trains slower than Float")  # fmt: skip
 
     def on_iteration(self, trainer: Trainer) -> None:
         now = time.monotonic()
         if now - self._last < self.every:
             return
         self._last = now
+        trainer.flush()
         state = trainer.state
         cost = state.cost_sum / state.cost_count if state.cost_count else None
         trainer.emit("iteration", epoch=state.epoch + 1, iteration=state.iteration,
                      total=trainer.session.total_iterations, cost=cost)  # fmt: skip
 
     def on_epoch(self, trainer: Trainer, record: EpochRecord) -> None:
+        scalers = [r.optimizer.loss_scaler for r in trainer.session.optimizers]
+        scalers = [s for s in scalers if s is not None]
+        extra = {}
+        if scalers:  # precision Half: the loss scales and the overflow steps skipped so far
+            extra = {"loss_scale": [s.scale for s in scalers],
+                     "overflow_steps": sum(s.overflows for s in scalers)}  # fmt: skip
         trainer.emit("epoch", epoch=record.epoch, cost=record.cost,
                      train_error=record.monitors.get("train_error"),
                      valid_error=record.monitors.get("valid_error"), monitors=record.monitors,
-                     best=record.best, elapsed=round(trainer.elapsed, 3))  # fmt: skip
+                     best=record.best, elapsed=round(trainer.elapsed, 3), **extra)  # fmt: skip
 
     def on_end(self, trainer: Trainer, status: str) -> None:
         state = trainer.state
@@ -249,7 +259,7 @@ class ProgressBar:
         state = trainer.state
         self.bar.set_description(f"epoch {state.epoch + 1}/{trainer.session.plan.max_epoch}",
                                  refresh=False)  # fmt: skip
-        if state.cost_count:
+        if state.cost_count and not trainer._pending:  # no read-back of its own on a device
             self.bar.set_postfix(cost=f"{state.cost_sum / state.cost_count:.4f}", refresh=False)
         self.bar.update(1)
 

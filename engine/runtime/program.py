@@ -31,9 +31,10 @@ from typing import Any
 import numpy as np
 
 import engine.nn as nn
-from engine.core import backend
+from engine.core import backend, gpu
 from engine.core.autograd import Variable
 from engine.nn import initializer as I
+from engine.runtime import precision
 
 __all__ = [
     "Ref",
@@ -154,6 +155,7 @@ class Program:
     losses: tuple[str, ...]  # steps of loss-type layers (IsLossFunction), in order
     outputs: tuple[tuple[str, Ref], ...]  # (output variable name, where it comes from)
     test_mode: bool = False
+    precision: str = "Float"  # "Half": float16 activations (engine.runtime.precision)
 
     # -- parameters --------------------------------------------------------------------------
 
@@ -196,42 +198,62 @@ class Program:
         feeds: dict[Ref, Variable] = {}
         generated: dict[int, Variable] = {}
         acts = Activations()
+        half = self.precision == "Half"
+        halves: dict[str, Variable] = {}  # float16 copies of the float32 master parameters
 
-        def value(ref: Ref) -> Any:
+        def value(ref: Ref, float32: bool) -> Any:
             kind = ref[0]
             if kind == "step":
-                return acts[ref[1]]
-            if kind == "param":
-                return params[ref[1]]
-            if kind == "feed":
+                out = acts[ref[1]]
+            elif kind == "param":
+                if not half or float32:  # float32 layers use (and update) the masters
+                    return params[ref[1]]
+                if ref[1] not in halves:
+                    halves[ref[1]] = precision.cast(params[ref[1]], precision.HALF)
+                return halves[ref[1]]
+            elif kind == "feed":
                 if ref not in feeds:
-                    feeds[ref] = _feed(batch, ref[1], ref[2], size, self.network)
-                return feeds[ref]
-            if kind == "gen":
+                    feed = _feed(batch, ref[1], ref[2], size, self.network)
+                    feeds[ref] = precision.cast(feed, precision.HALF) if half else feed
+                out = feeds[ref]
+            elif kind == "gen":
                 if ref[1] not in generated:
-                    generated[ref[1]] = Variable(self.generators[ref[1]].generate(size))
-                return generated[ref[1]]
-            return None
+                    gen = Variable(self.generators[ref[1]].generate(size))
+                    generated[ref[1]] = precision.cast(gen, precision.HALF) if half else gen
+                out = generated[ref[1]]
+            else:
+                return None
+            return precision.cast(out, np.float32) if float32 else out
 
         shared: dict[tuple[Any, ...], Any] = {}  # multi-output calls made once (F.split)
         for step in self.steps:
             kwargs = dict(step.kwargs)
             for key in step.batch_kwargs:
                 kwargs[key] = (size, *kwargs[key])
-            if step.item is None:
-                out = step.function(*(value(r) for r in step.inputs), **kwargs)
-            else:  # the time steps of one recurrent input share one split (one backward)
-                key = (step.function, step.inputs, tuple(sorted(kwargs.items())))
-                if key not in shared:
-                    shared[key] = step.function(*(value(r) for r in step.inputs), **kwargs)
-                out = shared[key]
+            float32 = half and precision.runs_in_float32(step)
+            try:
+                if step.item is None:
+                    out = step.function(*(value(r, float32) for r in step.inputs), **kwargs)
+                else:  # the time steps of one recurrent input share one split (one backward)
+                    key = (step.function, step.inputs, float32, tuple(sorted(kwargs.items())))
+                    if key not in shared:
+                        shared[key] = step.function(
+                            *(value(r, float32) for r in step.inputs), **kwargs
+                        )
+                    out = shared[key]
+            except Exception as exc:  # out of GPU memory, CUDA errors: name the layer
+                if not gpu.is_device_error(exc):
+                    raise
+                raise gpu.explain(exc, f'layer "{step.name}" ({step.type})') from None
             if isinstance(out, tuple):  # with_index / output_mask variants: the data comes first
                 out = out[step.item or 0]
+            if float32 and not step.is_loss:
+                out = precision.cast(out, precision.HALF)
             if step.after is not None:
                 step.after(out)
             acts[step.name] = out
         for name, ref in self.outputs:
-            acts.setdefault(f"output:{name}", value(ref))
+            acts.setdefault(f"output:{name}", value(ref, False))
         return acts
 
     def output(self, acts: Activations, name: str) -> Variable:

@@ -56,8 +56,12 @@ def train(
     epochs: int | None = None,
     seed: int | None = None,
     options: Options | None = None,
+    loss_scaling: str = "dynamic",
 ) -> TrainResult:
-    """Train ``project_file`` (any project format) into a new job folder."""
+    """Train ``project_file`` (any project format) into a new job folder.
+
+    ``loss_scaling`` (precision Half only): ``dynamic`` (nnabla's rule) or ``none`` (NNC).
+    """
     options = options or Options()
     source = Path(project_file)
     project = load_project(source)
@@ -65,6 +69,7 @@ def train(
                     progress=options.progress)  # fmt: skip
     plan.project_file = str(source.resolve())
     plan.device = backend.device()
+    plan.loss_scaling = loss_scaling
     root = Path(job_dir) if job_dir else default_job_dir(source)
     Job.check_new(root)
     session = build_session(project, plan, prefetch=options.prefetch)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from engine.graph.project import Project
 from engine.nn import solvers as S
 from engine.nn.lr_scheduler import create_scheduler
 from engine.nn.optimizer import Optimizer
+from engine.runtime import precision
 from engine.runtime.compiler import CompileError, compile_network
 from engine.runtime.datasets import open_project_dataset, resolve_uri
 from engine.runtime.program import Program
@@ -62,6 +63,7 @@ class RunPlan:
     executors: list[dict[str, Any]]
     project_file: str = ""
     device: str = "cpu"
+    loss_scaling: str = "dynamic"  # precision Half: "dynamic" (nnabla's rule) or "none" (NNC)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -260,7 +262,7 @@ def build_session(project: Project, plan: RunPlan, *, prefetch: int = 2) -> Sess
     optimizers = [
         OptimizerRun(o["name"], o["network"], o["dataset"], programs[o["network"]],
                      params[o["network"]], _optimizer(o, programs[o["network"]],
-                                                      params[o["network"]]))
+                                                      params[o["network"]], plan))
         for o in plan.optimizers
     ]  # fmt: skip
     monitors = [
@@ -286,7 +288,7 @@ def _compile_all(project: Project, plan: RunPlan) -> dict[str, Program]:
         name = item["network"]
         if name not in programs:
             try:
-                programs[name] = compile_network(project, name)
+                programs[name] = replace(compile_network(project, name), precision=plan.precision)
             except CompileError as exc:
                 raise SetupError(str(exc)) from None
     return programs
@@ -351,7 +353,9 @@ def solver_arguments(solver: str, parameters: Mapping[str, str]) -> dict[str, An
     return kwargs
 
 
-def _optimizer(item: Mapping[str, Any], program: Program, params: dict[str, Variable]) -> Optimizer:
+def _optimizer(
+    item: Mapping[str, Any], program: Program, params: dict[str, Variable], plan: RunPlan
+) -> Optimizer:
     where = f'optimizer "{item["name"]}"'
     if not program.losses:
         raise SetupError(f'{where}: network "{program.network}" has no loss layer to minimize')
@@ -365,6 +369,8 @@ def _optimizer(item: Mapping[str, Any], program: Program, params: dict[str, Vari
         return Optimizer(
             solver, update_interval=item["update_interval"], weight_decay=item["weight_decay"],
             scheduler=scheduler, start_iter=item["start_iter"], end_iter=item["end_iter"],
+            loss_scaler=precision.DynamicLossScaler()
+            if plan.precision == "Half" and plan.loss_scaling == "dynamic" else None,
         )  # fmt: skip
     except (ValueError, TypeError) as exc:
         raise SetupError(f"{where}: {exc}") from None

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.core import backend
+from engine.core import backend, gpu
 from engine.runtime.events import EventSink
 from engine.runtime.session import OptimizerRun, Session
 
@@ -88,6 +88,10 @@ class Trainer:
         self.state = state or TrainState()
         self.stop_event = threading.Event()
         self._started = 0.0
+        # Losses of the steps not yet read back: (iteration, run, 0-d device array). On the CPU
+        # each is read at once; on a device only when someone needs the cost (events, epoch
+        # end, checkpoints), so a training step never waits for the GPU.
+        self._pending: list[tuple[int, OptimizerRun, Any]] = []
 
     # -- control -----------------------------------------------------------------------------
 
@@ -122,6 +126,7 @@ class Trainer:
                 self._call("on_iteration")
                 if self.state.iteration % self.iter_per_epoch == 0:
                     self.end_epoch()
+            self.flush()
         except BaseException as exc:
             self._stop_clock()
             self._call("on_error", exc)
@@ -138,36 +143,77 @@ class Trainer:
         """One iteration of every active optimizer (nnc-behaviour.md §6.1)."""
         i = self.state.iteration
         batches: dict[str, dict[str, Any]] = {}
-        cost = 0.0
         ran = False
         for run in self.session.optimizers:
             if not run.optimizer.is_active(i):
                 continue
             if run.dataset not in batches:
                 batches[run.dataset] = self.session.iterators[run.dataset].next()
-            cost += self._step(run, batches[run.dataset], i)
+            self._pending.append((i, run, self._step(run, batches[run.dataset], i)))
             ran = True
         self.state.iteration = i + 1
         if ran:
-            self.state.cost_sum += cost
             self.state.cost_count += 1
+            if backend.get_array_module(self._pending[-1][2]) is np:
+                self.flush()
 
-    def _step(self, run: OptimizerRun, batch: dict[str, Any], i: int) -> float:
+    def _step(self, run: OptimizerRun, batch: dict[str, Any], i: int) -> Any:
+        try:
+            return self._forward_backward(run, batch, i)
+        except Exception as exc:
+            if isinstance(exc, gpu.DeviceFailure):
+                failure = exc
+            elif gpu.is_device_error(exc):  # raised outside a layer: back-propagation, update
+                failure = gpu.explain(exc, f'network "{run.network}" (gradients or update)')
+            else:
+                raise
+            hint = ""
+            if failure.out_of_memory:
+                hint = (f"; try a smaller batch size (CONFIG: Batch Size, now "
+                        f"{self.session.plan.batch_size})")  # fmt: skip
+            raise TrainingError(f'optimizer "{run.name}": {failure}{hint}') from None
+
+    def _forward_backward(self, run: OptimizerRun, batch: dict[str, Any], i: int) -> Any:
         acts = run.program.forward(batch, run.params)
         losses = run.program.loss_values(acts)
-        value = sum(float(backend.get_array_module(v.data).mean(v.data)) for v in losses)
-        if not np.isfinite(value):
+        xp = backend.get_array_module(losses[0].data)
+        value = sum(xp.mean(v.data, dtype=np.float64) for v in losses)
+        if xp is np and not np.isfinite(value):  # on the CPU the layer is found at once
             where = run.program.find_non_finite(acts, run.params)
-            epoch, k = divmod(i, self.iter_per_epoch)
-            cause = where.describe() if where else "the loss is NaN or infinity"
-            raise NonFiniteError(
-                f"NaN or infinity at epoch {epoch + 1}, iteration {k + 1} (global iteration "
-                f'{i + 1}): optimizer "{run.name}", network "{run.network}": {cause}'
-            )
+            raise self._non_finite(i, run, where.describe() if where else "")
         run.optimizer.step(i, losses)
         return value
 
+    def flush(self) -> None:
+        """Read back the losses of the steps since the last call (one host synchronisation) into
+        the epoch's cost; a NaN or infinity among them stops the run."""
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, []
+        xp = backend.get_array_module(pending[0][2])
+        try:
+            values = backend.to_numpy(xp.stack([v.reshape(()) for _, _, v in pending]))
+        except ValueError as exc:  # a check deferred on the device (a label out of range)
+            first, last = pending[0][0] + 1, pending[-1][0] + 1
+            raise TrainingError(f"global iterations {first}-{last}: {exc}") from None
+        for (i, run, _), value in zip(pending, values, strict=True):
+            if not np.isfinite(value):
+                raise self._non_finite(i, run, "")
+            self.state.cost_sum += float(value)
+
+    def _non_finite(self, i: int, run: OptimizerRun, cause: str) -> NonFiniteError:
+        epoch, k = divmod(i, self.iter_per_epoch)
+        if not cause:
+            cause = "the loss is NaN or infinity"
+            if backend.device() == "gpu":
+                cause += " (on the GPU the layer is not searched: rerun with --device cpu)"
+        return NonFiniteError(
+            f"NaN or infinity at epoch {epoch + 1}, iteration {k + 1} (global iteration "
+            f'{i + 1}): optimizer "{run.name}", network "{run.network}": {cause}'
+        )
+
     def end_epoch(self) -> None:
+        self.flush()
         state = self.state
         cost = state.cost_sum / state.cost_count if state.cost_count else 0.0
         state.epoch += 1

@@ -9,7 +9,7 @@ im2col + GEMM backward. Gradients nobody asked for are not computed (``needs_inp
 from __future__ import annotations
 
 from engine.core.autograd import Function, Variable
-from engine.core.backend import get_array_module, scatter_add
+from engine.core.backend import get_array_module, matmul, scatter_add
 from engine.core.ops._im2col import (
     as_int_tuple,
     channel_matrix,
@@ -58,7 +58,7 @@ class Affine(Function):
         xt = get_array_module(x).moveaxis(x, 0, -1) if axis == 1 and x.ndim > 2 else None
         self.batch_last = xt is not None and xt.flags.c_contiguous and not x.flags.c_contiguous
         x2 = xt.reshape(n_in, -1).T if self.batch_last else x.reshape(prod(batch), n_in)
-        y = x2 @ w2
+        y = matmul(x2, w2)
         if b is not None:
             y += b.reshape(n_out)
         self.x2, self.w2 = x2, w2
@@ -72,11 +72,11 @@ class Affine(Function):
         gx = None
         if need[0] and self.batch_last:  # hand the gradient back in the input's layout
             gx = get_array_module(gy).moveaxis(
-                (self.w2 @ g2.T).reshape(x_shape[1:] + x_shape[:1]), -1, 0
+                matmul(self.w2, g2.T).reshape(x_shape[1:] + x_shape[:1]), -1, 0
             )
         elif need[0]:
-            gx = (g2 @ self.w2.T).reshape(x_shape)
-        gw = (self.x2.T @ g2).reshape(w_shape) if need[1] else None
+            gx = matmul(g2, self.w2.T).reshape(x_shape)
+        gw = matmul(self.x2.T, g2).reshape(w_shape) if need[1] else None
         if b_shape is None:
             return gx, gw
         gb = g2.sum(axis=0).reshape(b_shape) if need[2] else None
@@ -95,8 +95,8 @@ def _matmul_bt(a, b):
     the operand that has more rows on the left, so swap the roles and transpose the (small) result.
     """
     if a.shape[-2] < b.shape[-2]:
-        return (b @ a.swapaxes(-1, -2)).swapaxes(-1, -2)
-    return a @ b.swapaxes(-1, -2)
+        return matmul(b, a.swapaxes(-1, -2)).swapaxes(-1, -2)
+    return matmul(a, b.swapaxes(-1, -2))
 
 
 class _ConvGeometry:
@@ -246,14 +246,14 @@ class Convolution(Function):
         self.colmat = None
         if len(self.slices) == 1:
             colmat = self._columns(x4)
-            y = (self.wmat @ colmat).reshape(maps, -1)
+            y = matmul(self.wmat, colmat).reshape(maps, -1)
             if self.needs_input_grad[1] and colmat.nbytes <= SAVE_COLUMNS_BYTES:
                 self.colmat = colmat
             y = y.reshape((maps,) + (out + (n,) if bl else (n,) + out))
         else:
             y = xp.empty((maps,) + (out + (n,) if bl else (n,) + out), dtype=x4.dtype)
             for sl in self.slices:
-                part = (self.wmat @ self._columns(x4[sl])).reshape(maps, -1)
+                part = matmul(self.wmat, self._columns(x4[sl])).reshape(maps, -1)
                 nc = sl.stop - sl.start
                 if bl:
                     y[..., sl] = part.reshape((maps,) + out + (nc,))
@@ -289,7 +289,7 @@ class Convolution(Function):
                 gw = part if gw is None else gw + part
             if need[0]:
                 nc = sl.stop - sl.start
-                gcol = (self.wmat.swapaxes(-1, -2) @ g2g).reshape(
+                gcol = matmul(self.wmat.swapaxes(-1, -2), g2g).reshape(
                     (c,) + geo.kernel + (self.out + (nc,) if bl else (nc,) + self.out)
                 )
                 x_shape = (nc,) + self.x4.shape[1:]

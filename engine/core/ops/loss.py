@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.core import backend
 from engine.core.autograd import Function, Variable
 from engine.core.backend import get_array_module
 
@@ -73,16 +74,27 @@ def label_index(x: Any, target: Any, axis: int, fname: str, ignore_negative: boo
         )
     index = target.astype(np.int64) if target.dtype != np.int64 else target
     n_classes = x.shape[axis]
-    if index.size and int(index.max()) >= n_classes:
-        raise ValueError(
-            f"{fname}: labels must be < {n_classes} (the size of axis {axis} of x). "
-            f"Received: max label {int(index.max())}"
+    if index.size:  # checked without a host sync on a device (reported at the next read-back)
+        top = index.max()
+        backend.check_later(
+            top >= n_classes,
+            lambda: ValueError(
+                f"{fname}: labels must be < {n_classes} (the size of axis {axis} of x). "
+                f"Received: max label {int(top)}"
+            ),
         )
+    if xp is not np:  # a bad label is reported later: meanwhile read a valid class
+        index = xp.minimum(index, n_classes - 1)
     negative = index < 0
-    if not bool(negative.any()):
+    if xp is np and not negative.any():
         return index, None
     if not ignore_negative:
-        raise ValueError(f"{fname}: labels must be >= 0. Received: min label {int(index.min())}")
+        low = index.min()
+        backend.check_later(
+            low < 0,
+            lambda: ValueError(f"{fname}: labels must be >= 0. Received: min label {int(low)}"),
+        )
+        return index, None
     return xp.where(negative, 0, index), ~negative
 
 

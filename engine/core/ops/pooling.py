@@ -16,6 +16,8 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
+import numpy as np
+
 from engine.core.autograd import Function, Variable
 from engine.core.backend import get_array_module
 from engine.core.ops._im2col import as_int_tuple, pad_spatial, prod, window_slices
@@ -148,6 +150,11 @@ class MaxPooling(Function):
     def backward(self, gy):
         xp = get_array_module(gy)
         win, xc, y = self.win, self.xc, self.y
+        if xp is not np and len(win.kernel) and prod(win.kernel) > 1:
+            # On a device, asking whether windows hold ties would stop it once per step: take
+            # the first maximum of each window directly (the CPU's fast path is below).
+            gx = self._first_max_only(_to_channel_first(gy, win.nk, self.channel_last))
+            return _to_channel_last(win.crop(gx) if win.padded else gx, win.nk, self.channel_last)
         gy = _to_channel_first(gy, win.nk, self.channel_last)
         # *_like keeps the memory order of the input (often batch-innermost, from a convolution).
         gx = xp.zeros_like(xc)

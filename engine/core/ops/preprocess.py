@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.core import backend
 from engine.core.autograd import Function, Variable, as_variable
 from engine.core.backend import get_array_module
 from engine.core.ops.others import (
@@ -47,14 +48,17 @@ def one_hot(x, shape: Sequence[int]) -> Variable:
         )
     xp = get_array_module(idx)
     bad = (idx < 0) | (idx >= xp.asarray(shape))
-    if bool(bad.any()):
-        raise ValueError(
-            f"one_hot: index out of range of shape={shape}. Received: x={idx[bad][:5]}"
-        )
+    backend.check_later(  # on a device: at the next read-back, not with a sync per call
+        bad.any(),
+        lambda: ValueError(
+            f"one_hot: index out of range of shape={shape}. Received: x={idx[bad][:5].tolist()}"
+        ),
+    )
     strides = np.cumprod((1,) + shape[:0:-1])[::-1].copy()
     flat = (idx.reshape(-1, len(shape)) * xp.asarray(strides)).sum(axis=1)
-    y = xp.zeros((flat.size, int(np.prod(shape))), dtype=np.float32)
-    y[xp.arange(flat.size), flat] = 1
+    size = int(np.prod(shape))
+    y = xp.zeros((flat.size, size), dtype=np.float32)
+    y[xp.arange(flat.size), xp.clip(flat, 0, size - 1)] = 1  # bad rows: reported, not written
     return Variable(y.reshape(idx.shape[:-1] + shape))
 
 
@@ -273,11 +277,12 @@ class MeanSubtraction(Function):
         if self.update:
             axes = tuple(range(self.base_axis))
             batch = int(np.prod(x.shape[: self.base_axis]))
-            count = float(t.reshape(-1)[0])
+            # The count stays on the device (a 0-d array: no host sync per step).
+            n = t.reshape(-1)[0] + 1
             # In place, as nnabla: the running mean and its update count are layer state.
-            mean[...] = mean + (x.mean(axis=axes) - mean) / (count + 1)
-            t[...] = count + 1
-            self.factor = 1.0 / ((count + 1) * batch)
+            mean[...] = mean + (x.mean(axis=axes) - mean) / n
+            t[...] = n
+            self.factor = (1.0 / (n * batch)).astype(x.dtype)
         return x - mean.astype(x.dtype)
 
     def backward(self, gy):
@@ -285,7 +290,7 @@ class MeanSubtraction(Function):
             return gy, None, None
         # nnabla's gradient: dy * (1 - 1 / (t * batch)), element-wise (it ignores the coupling
         # of the batch mean across samples; kept for parity).
-        return gy * gy.dtype.type(1.0 - self.factor), None, None
+        return gy * (1.0 - self.factor).astype(gy.dtype), None, None
 
 
 def mean_subtraction(x, mean, t, base_axis: int = 1, update_running_mean: bool = True) -> Variable:
