@@ -137,7 +137,8 @@ class Sweep:
         rows = read_results(self.out_dir / "results.csv")
         done = {_key(row) for row in rows}
         todo = [p for p in self.points() if p.key not in done]
-        self.on_event({"event": "sweep", "points": len(self.points()), "done": len(rows),
+        total = len(self.points())
+        self.on_event({"event": "sweep", "points": total, "done": total - len(todo),
                        "out_dir": str(self.out_dir), "rows": rows})  # fmt: skip
         status = "finished"
         for point in todo:
