@@ -297,7 +297,7 @@ def _parameter_chains(base, inference, layer: Layer, scheme: Scheme, ranges, tak
                        scheme, scheme.bits_of(layer.name), sign, seen,
                        (x + column * _COLUMN, y), where)  # fmt: skip
         settings = {
-            key: _text(ev.value(f"{connector.name}.{key}"))
+            key: _setting(layer, ev, f"{connector.name}.{key}")
             for key in ("File", "Initializer", "InitializerMultiplier", "LRateMultiplier")
         }
         parameter = Layer(_take_name(taken, pname, where), "Parameter",
@@ -307,7 +307,12 @@ def _parameter_chains(base, inference, layer: Layer, scheme: Scheme, ranges, tak
         yield [q, parameter], [Link(parameter.name, q.name), Link(q.name, layer.name, pin)]
 
 
-def _text(value: object) -> str:
+def _setting(layer: Layer, ev, key: str) -> str:  # noqa: ANN001 - a LayerEval
+    """The layer's text as written (``1`` stays ``1``), resolved when it is a reference."""
+    raw = layer.properties.get(key)
+    if raw is not None and not raw.startswith("*"):
+        return raw
+    value = ev.value(key)
     return "" if value is None else str(value)
 
 
