@@ -36,6 +36,7 @@ from console_app.document import Document
 from console_app.tabs import job_history as H
 from console_app.tabs.job_runner import JobRunner
 from console_app.tabs.plots import LearningCurvePlot, TradeoffPlot
+from console_app.tabs.quantization_experiment import open_experiment
 from console_app.tabs.snapshot import write_snapshot
 from engine.formats import ProjectFileError
 
@@ -98,7 +99,7 @@ class TrainingTab(QWidget):
         self.warning_label = QLabel("")
         self.warning_label.setStyleSheet("color: #b36b00; font-weight: bold")
         self.warning_label.setWordWrap(True)
-        self.run_button.clicked.connect(self.run)
+        self.run_button.clicked.connect(lambda: self.run())  # not clicked(checked) as epochs
         self.stop_button.clicked.connect(self.stop)
         self.resume_button.clicked.connect(self.resume)
         top = QHBoxLayout()
@@ -140,7 +141,9 @@ class TrainingTab(QWidget):
         self.rename_button.clicked.connect(lambda: self.rename_selected())
         self.delete_button.clicked.connect(lambda: self.delete_selected())
         self.open_button.clicked.connect(self.open_selected)
-        for b in (self.rename_button, self.delete_button, self.open_button):
+        self.quantize_button = QPushButton("Quantization experiment...")
+        self.quantize_button.clicked.connect(lambda: open_experiment(self))
+        for b in (self.rename_button, self.delete_button, self.open_button, self.quantize_button):
             buttons.addWidget(b)
         buttons.addStretch(1)
         history = QWidget()
@@ -368,7 +371,7 @@ class TrainingTab(QWidget):
         self.run_button.setEnabled(not running)
         self.stop_button.setEnabled(running)
         self.resume_button.setEnabled(not running and one is not None)
-        for b in (self.rename_button, self.open_button):
+        for b in (self.rename_button, self.open_button, self.quantize_button):
             b.setEnabled(one is not None)
         self.delete_button.setEnabled(bool(self.selected_jobs()) and not running)
 

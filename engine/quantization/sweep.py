@@ -187,6 +187,9 @@ class Sweep:
                 info,
                 self.plan.seed,
             )
+        label = folder / "label.json"  # the name TRAINING's job history shows
+        if not label.exists():
+            atomic_write_json(label, {"name": f"{self.out_dir.name}/{folder.name}"})
         accuracy = points.accuracy_of(job)
         size, macs = _costs(project, name)
         return {
