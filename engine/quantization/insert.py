@@ -190,7 +190,7 @@ def _quantizer(
     elif kind == "Pow2Quantize":
         if bits - int(sign) - 1 < 1:
             raise QuantizationError(f"{where}: Pow2Quantize needs >= {2 + int(sign)} bits here")
-        top = 1 if not max_abs else math.ceil(math.log2(max_abs))
+        top = 1 if not max_abs else max(0, math.ceil(math.log2(max_abs)))  # M is >= 0 in NNC
         props.update(Sign=str(sign), WithZero="True", N=str(bits), M=str(top), STEFineGrained=ste)
     else:
         top = max_abs if max_abs else 6.0
@@ -237,6 +237,7 @@ def _build(base, inference, scheme: Scheme, ranges: Ranges | None, name: str) ->
     taken = set(base.layer_names)
     unsigned = _nonnegative(base)
     chosen = quantizable_layers(base, scheme)
+    eligible = set(quantizable_layers(base, replace(scheme, only=None)))
     for layer_name in chosen:
         layer = base.layer(layer_name)
         where = _where(base.name, layer_name)
@@ -245,7 +246,7 @@ def _build(base, inference, scheme: Scheme, ranges: Ranges | None, name: str) ->
         added: list[Layer] = []
         # Data paths between quantized layers: the last layers' outputs (to softmax and the
         # loss) stay float, like the wide accumulator a fixed-point design ends with.
-        feeds_quantized = any(k.destination in chosen for k in base.outputs_of(layer_name))
+        feeds_quantized = any(k.destination in eligible for k in base.outputs_of(layer_name))
         if "activations" in scheme.targets and feeds_quantized:
             sign = scheme.sign if scheme.sign is not None else layer_name not in unsigned
             seen = None if ranges is None else ranges.activations.get(layer_name)

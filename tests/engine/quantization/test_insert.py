@@ -245,3 +245,42 @@ def test_training_gradient_reaches_the_float_parameter_through_its_quantizer():
         np.testing.assert_allclose(got[k], expected, rtol=1e-5, atol=1e-7, err_msg=k)
         if k.endswith("/W"):
             assert (~inside).any() and inside.any()
+
+
+@pytest.mark.parametrize("quantizer", ["pow2", "min-max"])
+def test_pow2_and_min_max_quantizers_take_their_range_from_calibration_and_run(quantizer):
+    project = load_project(LENET)
+    ranges = Ranges(activations={"Affine": 8.3, "ReLU_2": 8.3},
+                    parameters={"Affine/affine/W": 0.2})  # fmt: skip
+    scheme = Scheme(quantizer=quantizer, bits=5, delta=0.5, only=("Affine", "ReLU_2"))
+    q = insert_quantizers(project, "Main", scheme, ranges)
+    props = {n: q.layer(n).properties for n in ("Affine_Quantize", "ReLU_2_Quantize",
+                                                  "Affine_W_Quantize")}  # fmt: skip
+    if quantizer == "pow2":  # M: the largest exponent, ceil(log2 range), never below 0 (UInt)
+        assert [props[n]["M"] for n in props] == ["4", "4", "0"]
+        assert props["ReLU_2_Quantize"]["Sign"] == "False"
+    else:  # the range [-r, R] (0 below after ReLU) over 2^N - 1 levels
+        assert [(props[n]["r.InitializerMultiplier"], props[n]["R.InitializerMultiplier"])
+                for n in props] == [("-8.3", "8.3"), ("0.0", "8.3"), ("-0.2", "0.2")]  # fmt: skip
+        assert {p["L.InitializerMultiplier"] for p in props.values()} == {"31.0"}
+    assert quantized_parameters(q) == {"Affine/affine/W": 5, "Affine/affine/b": 5}
+    program = compile_network(project, "Main_q5Runtime")
+    nn.clear_parameters()
+    params = program.create_parameters()
+    x = np.random.default_rng(0).random((2, 1, 28, 28), dtype=np.float32)
+    with nn.no_grad():
+        acts = program.forward({"x": x}, params)
+    relu = acts["ReLU_2_Quantize"].data
+    assert np.isfinite(relu).all() and len(np.unique(relu)) <= 2**5
+
+
+def test_one_layer_at_a_time_quantizes_its_output_and_its_parameters_only():
+    project = load_project(LENET)
+    relu = insert_quantizers(project, "Main", Scheme(delta=0.5, only=("ReLU",)), name="R")
+    assert [x.name for x in relu.layers if x.type == "FixedPointQuantize"] == ["ReLU_Quantize"]
+    conv = insert_quantizers(project, "Main", Scheme(delta=0.5, only=("Convolution_2",)))
+    assert sorted(x.name for x in conv.layers if x.type == "FixedPointQuantize") == [
+        "Convolution_2_Quantize",
+        "Convolution_2_W_Quantize",
+        "Convolution_2_b_Quantize",
+    ]
