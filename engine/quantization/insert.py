@@ -40,7 +40,9 @@ _KEEPS_SIGN = frozenset({"MaxPooling", "AveragePooling", "SumPooling", "GlobalAv
                          "Unpooling", "Reshape", "Dropout", "Identity", "Concatenate", "Transpose",
                          "Slice", "Flip", "Broadcast", "BroadcastTo", "Tile"})  # fmt: skip
 _NOT_DATA = frozenset({"Input", "Parameter", "WorkingMemory", "Comment", "Argument"})
-_ROW, _COLUMN = 48, 264  # NNC's box height and a column step (multiples of its 24 grid)
+# Layout in NNC's file coordinates (multiples of its 24 grid): a box is 240 x 48; parameter
+# chains start far enough right to leave room for the shape text beside each box.
+_ROW, _CHAIN, _COLUMN = 48, 336, 264
 
 
 @dataclass
@@ -95,8 +97,38 @@ def strip_quantizers(network: Network, name: str | None = None) -> Network:
             links.append(replace(link, source=bypass[link.source]))
         elif link.source not in drop and link.destination not in drop:
             links.append(link)
-    layers = [layer for layer in network.layers if layer.name not in drop]
+    kept = [layer for layer in network.layers if layer.name not in drop]
+    owners = [
+        link.destination
+        for link in network.links
+        if link.source in drop and link.source not in bypass and link.dest_pin > 0
+    ]
+    extras = {n: _extra_rows(n in bypass.values(), owners.count(n)) for n in set(owners)
+              | set(bypass.values())}  # fmt: skip
+    places = _shifted(kept, extras, -1)
+    layers = [replace(layer, position=places[layer.name]) for layer in kept]
     return Network(name or network.name, layers, links, network.extra)
+
+
+def _extra_rows(activation: bool, chains: int) -> int:
+    """Rows a layer needs below its own: its output quantizer, its chains after the first."""
+    return max(int(activation), chains - 1)
+
+
+def _shifted(layers, extras: Mapping[str, int], direction: int) -> dict[str, tuple]:  # noqa: ANN001
+    """Positions with every layer moved down (``direction`` 1) or back up (-1) by the rows
+    the layers above it need. Rows are counted per y (boxes side by side share them), and the
+    shift keeps the order of the ys, so -1 undoes +1 exactly."""
+    rows: dict[float, int] = {}
+    for layer in layers:
+        if extras.get(layer.name):
+            y = layer.position[1]
+            rows[y] = max(rows.get(y, 0), extras[layer.name])
+    out = {}
+    for layer in layers:
+        x, y = layer.position
+        out[layer.name] = (x, y + direction * _ROW * sum(n for r, n in rows.items() if r < y))
+    return out
 
 
 # -- which layers ---------------------------------------------------------------------------
@@ -237,12 +269,13 @@ def _build(base, inference, scheme: Scheme, ranges: Ranges | None, name: str) ->
     taken = set(base.layer_names)
     unsigned = _nonnegative(base)
     chosen = quantizable_layers(base, scheme)
+    places: dict[str, tuple[str, int, int]] = {}  # new layer -> (owner, dx, rows below it)
+    extras: dict[str, int] = {}
     eligible = set(quantizable_layers(base, replace(scheme, only=None)))
     for layer_name in chosen:
         layer = base.layer(layer_name)
         where = _where(base.name, layer_name)
         bits = scheme.bits_of(layer_name)
-        x, y = layer.position
         added: list[Layer] = []
         # Data paths between quantized layers: the last layers' outputs (to softmax and the
         # loss) stay float, like the wide accumulator a fixed-point design ends with.
@@ -250,21 +283,33 @@ def _build(base, inference, scheme: Scheme, ranges: Ranges | None, name: str) ->
         if "activations" in scheme.targets and feeds_quantized:
             sign = scheme.sign if scheme.sign is not None else layer_name not in unsigned
             seen = None if ranges is None else ranges.activations.get(layer_name)
-            place = (x + _COLUMN, y + _ROW // 2)
             q = _quantizer(base, _take_name(taken, layer_name + SUFFIX, where), scheme, bits,
-                           sign, seen, place, f"{where}, output")  # fmt: skip
+                           sign, seen, (0, 0), f"{where}, output")  # fmt: skip
             added.append(q)
+            places[q.name] = (layer_name, 0, 1)
             rewire[layer_name] = q.name
             extra_links.append(Link(layer_name, q.name))
-        for chain, links in _parameter_chains(base, inference, layer, scheme, ranges, taken):
+        chains = list(_parameter_chains(base, inference, layer, scheme, ranges, taken))
+        for row, (chain, links) in enumerate(chains):
             added.extend(chain)
             extra_links.extend(links)
+            places[chain[0].name] = (layer_name, _CHAIN, row)
+            places[chain[1].name] = (layer_name, _CHAIN + _COLUMN, row)
+        extras[layer_name] = _extra_rows(layer_name in rewire, len(chains))
         index = layers.index(layer) + 1
         layers[index:index] = added
     links = [replace(k, source=rewire[k.source]) if k.source in rewire and k.source_pin == 0
              else k for k in base.links]  # fmt: skip
     # New layers and links take IDs after the existing ones, which keep theirs (so removing
     # the quantizers again gives back the same network).
+    moved = _shifted(base.layers, extras, 1)
+    for k, layer in enumerate(layers):
+        if layer.name in moved:
+            layers[k] = replace(layer, position=moved[layer.name])
+        else:
+            owner, dx, row = places[layer.name]
+            x, y = moved[owner]
+            layers[k] = replace(layer, position=(x + dx, y + row * _ROW))
     first_layer, first_link = base.next_layer_id(), base.next_link_id()
     new = [k for k, layer in enumerate(layers) if layer.id is None]
     for offset, k in enumerate(new):
@@ -280,8 +325,6 @@ def _parameter_chains(base, inference, layer: Layer, scheme: Scheme, ranges, tak
         return
     ev = inference.eval(layer.name)
     wired = {k.dest_pin for k in base.inputs_of(layer.name)}
-    x, y = layer.position
-    column = 2
     for pin, connector in enumerate(spec.connectors, start=1):
         target = _TARGET_OF.get(connector.name)
         if (connector.kind is not ConnectorKind.PARAMETER or target not in scheme.targets
@@ -295,16 +338,13 @@ def _parameter_chains(base, inference, layer: Layer, scheme: Scheme, ranges, tak
         seen = None if ranges is None else ranges.parameters.get(pname)
         sign = True if scheme.sign is None else scheme.sign
         q = _quantizer(base, _take_name(taken, f"{layer.name}_{connector.name}{SUFFIX}", where),
-                       scheme, scheme.bits_of(layer.name), sign, seen,
-                       (x + column * _COLUMN, y), where)  # fmt: skip
+                       scheme, scheme.bits_of(layer.name), sign, seen, (0, 0), where)  # fmt: skip
         settings = {
             key: _setting(layer, ev, f"{connector.name}.{key}")
             for key in ("File", "Initializer", "InitializerMultiplier", "LRateMultiplier")
         }
         parameter = Layer(_take_name(taken, pname, where), "Parameter",
-                          {"Size": ",".join(str(n) for n in shape), **settings},
-                          position=(x + (column + 1) * _COLUMN, y))  # fmt: skip
-        column += 2
+                          {"Size": ",".join(str(n) for n in shape), **settings})  # fmt: skip
         yield [q, parameter], [Link(parameter.name, q.name), Link(q.name, layer.name, pin)]
 
 

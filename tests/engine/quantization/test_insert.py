@@ -284,3 +284,25 @@ def test_one_layer_at_a_time_quantizes_its_output_and_its_parameters_only():
         "Convolution_2_W_Quantize",
         "Convolution_2_b_Quantize",
     ]
+
+
+@pytest.mark.parametrize("targets", ["weights,biases,activations", "weights,biases", "weights"])
+def test_layout_puts_quantizers_below_and_chains_beside_their_layer_without_overlaps(targets):
+    from engine.quantization import parse_targets
+
+    project = load_project(LENET)
+    q = insert_quantizers(project, "Main", Scheme(delta=0.5, targets=parse_targets(targets)))
+    boxes = [(x.name, *x.position) for x in q.layers]
+    for i, (a, ax, ay) in enumerate(boxes):
+        for b, bx, by in boxes[i + 1 :]:
+            assert abs(ax - bx) >= 240 or abs(ay - by) >= 48, (a, b)
+    for layer in q.layers:
+        x, y = layer.position
+        if q.has_layer(layer.name + "_Quantize"):
+            assert q.layer(layer.name + "_Quantize").position == (x, y + 48)
+        if q.has_layer(layer.name + "_W_Quantize"):
+            assert q.layer(layer.name + "_W_Quantize").position == (x + 336, y)
+    # The float layers keep their order from top to bottom.
+    main = project.network("Main")
+    order = sorted(main.layer_names, key=lambda n: main.layer(n).position[1])
+    assert sorted(order, key=lambda n: q.layer(n).position[1]) == order
