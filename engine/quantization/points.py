@@ -163,8 +163,35 @@ def accuracy_of(job: Job) -> float:
         )
     accuracy = float(next(iter(classes.values()))["accuracy"])
     if _status(job.root) == "finished" and not (job.root / "events.jsonl").exists():
-        job.write_curve([(0, None, None, 1.0 - accuracy)])  # what the history plots
+        job.write_curve([(0, None, None, validation_error(job))])  # what the history plots
     return accuracy
+
+
+def validation_error(job: Job) -> float | None:
+    """The ``valid_error`` monitor as the trainer computes it (so an untrained point sits
+    on the trade-off graph beside trained jobs), with the job's best parameters."""
+    from engine.runtime.datasets import open_project_dataset  # noqa: PLC0415
+    from engine.runtime.evaluator import load_job_parameters  # noqa: PLC0415
+    from engine.runtime.extensions import evaluate_monitor  # noqa: PLC0415
+    from engine.runtime.session import MonitorRun, RunPlan, Session  # noqa: PLC0415
+
+    plan = RunPlan.from_json(job.config()["plan"])
+    chosen = [m for m in plan.monitors if m["name"] == "valid_error"] or plan.monitors[-1:]
+    if not chosen:
+        return None
+    monitor, project = chosen[0], job.load_project()
+    info = plan.datasets[monitor["dataset"]]
+    program = compile_network(project, monitor["network"])
+    params = load_job_parameters(job, program, "best")
+    normalize, cache = bool(info["normalize"]), bool(info["cache"])
+    data = open_project_dataset(info["csv"], None, name=monitor["dataset"], normalize=normalize,
+                                cache=cache)  # fmt: skip
+    session = Session(plan, project, {monitor["dataset"]: data}, [], [])
+    try:
+        run = MonitorRun(monitor["name"], monitor["network"], monitor["dataset"], program, params)
+        return evaluate_monitor(session, run)[0]
+    finally:
+        session.close()
 
 
 def parameters_file(job: Job) -> Path:
