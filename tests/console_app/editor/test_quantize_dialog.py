@@ -67,3 +67,38 @@ def test_the_dialog_refuses_a_bad_delta_and_adds_nothing(lenet_window, qtbot):
     qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Cancel),
                      Qt.MouseButton.LeftButton)  # fmt: skip
     assert not dialog.isVisible() and lenet_window.document.project.network_names == ("Main",)
+
+
+def test_calibrating_from_a_finished_job_runs_in_a_child_and_sets_each_delta(
+    make_window, tmp_path, monkeypatch, qtbot
+):
+    import shutil
+    from pathlib import Path
+
+    from engine.formats import load_project
+    from engine.quantization.calibrate import calibrate
+    from engine.quantization.scheme import power_of_two_delta
+    from engine.runtime.job import Job
+    from engine.runtime.run import train
+
+    monkeypatch.setenv("NEUROCANVAS_CACHE", str(tmp_path / "cache"))
+    project_file = tmp_path / "iris.ncproj"
+    shutil.copyfile(Path(__file__).parents[3] / "projects" / "iris.ncproj", project_file)
+    job = tmp_path / "iris.files" / "20260101_000000"
+    train(project_file, job_dir=job, epochs=3, seed=0)
+    window = make_window(project_file)
+    dialog = _open(window)
+    assert dialog.delta_mode.currentText() == "Calibrate from a trained job"
+    assert dialog.job.currentText() == job.name and not dialog.delta.isEnabled()
+    qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Ok),
+                     Qt.MouseButton.LeftButton)  # fmt: skip
+    network = window.document.project.network("Main_q8")
+    assert window.edit_tab.current_network() == "Main_q8"
+    ranges = calibrate(load_project(project_file), "Main", Job(job))  # in this process
+    for layer in network.layers:
+        if layer.type != "FixedPointQuantize":
+            continue
+        source = network.inputs_of(layer.name)[0].source
+        sign = layer.properties["Sign"] == "True"
+        seen = ranges.parameters.get(source, ranges.activations.get(source))
+        assert float(layer.properties["Delta"]) == power_of_two_delta(seen, 8, sign), layer.name
