@@ -146,6 +146,11 @@ class QuantizationExperiment(QDialog):
             return True
         return False
 
+    def closeEvent(self, event) -> None:  # noqa: ANN001, N802
+        """Closing stops a running sweep; its finished points are kept (Run continues)."""
+        self.stop()
+        super().closeEvent(event)
+
     def _on_event(self, record: dict) -> None:
         kind = record.get("event")
         if kind == "sweep":

@@ -101,7 +101,7 @@ def _errors() -> tuple[type[BaseException], ...]:
     from engine.runtime.session import SetupError  # noqa: PLC0415
 
     return (DeviceError, DatasetError, ProjectFileError, ModelError, ParameterFileError,
-            QuantizationError, JobError, ProgramError, SetupError)  # fmt: skip
+            QuantizationError, JobError, ProgramError, SetupError, OSError)  # fmt: skip
 
 
 def _delta(text: str) -> float | None:

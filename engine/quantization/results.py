@@ -29,7 +29,16 @@ def read_results(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         return []
     with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.DictReader(f))
+        reader = csv.DictReader(f)
+        missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
+        if missing:
+            from engine.quantization.scheme import QuantizationError  # noqa: PLC0415
+
+            raise QuantizationError(
+                f"{path}: not the results.csv of a sweep (no column {missing[0]}); choose "
+                f"another -o folder"
+            )
+        rows = list(reader)
     return [{k: _TYPES.get(k, str)(row[k]) for k in COLUMNS} for row in rows]
 
 

@@ -32,6 +32,7 @@ from engine.quantization.insert import (
     Ranges,
     insert_quantizers,
     parameter_bytes,
+    quantize_network,
     quantized_parameters,
 )
 from engine.quantization.results import COLUMNS, read_results, write_plot, write_results
@@ -113,6 +114,8 @@ class Sweep:
         self.parameters = job_parameters_file(self.job)
         check_parameters(_float_program(self.project, self.network), self.parameters, self.job)
         self.ranges: Ranges | None = None
+        for point in self.points()[1:]:  # a width or layer a point cannot take: before writing
+            quantize_network(self.project, self.network, self._scheme(point, delta=1.0))
 
     # -- the plan ----------------------------------------------------------------------------
     def points(self) -> list[Point]:
@@ -129,12 +132,12 @@ class Sweep:
 
     # -- running -----------------------------------------------------------------------------
     def run(self) -> list[dict[str, Any]]:
+        rows = read_results(self.out_dir / "results.csv")
         self.out_dir.mkdir(parents=True, exist_ok=True)
         atomic_write_json(self.out_dir / "sweep.json", {
             "project": str(self.project_file.resolve()), "job": str(self.job.root.resolve()),
             "network": self.network, "options": asdict(self.options),
         })  # fmt: skip
-        rows = read_results(self.out_dir / "results.csv")
         done = {_key(row) for row in rows}
         todo = [p for p in self.points() if p.key not in done]
         total = len(self.points())
@@ -165,9 +168,7 @@ class Sweep:
         name = self.network
         info = {**asdict(point), "source_job": str(self.job.root.resolve()), "network": name}
         if point.mode != "float":
-            scheme = Scheme(quantizer=point.quantizer, targets=parse_targets(point.target),
-                            bits=point.bits, delta=self.options.delta,
-                            ste_fine_grained=self.options.ste_fine_grained)  # fmt: skip
+            scheme = self._scheme(point, self.options.delta)
             name = insert_quantizers(project, self.network, scheme, self._ranges()).name
             points.retarget(project, self.network, name)
         folder = self.out_dir / point.folder
@@ -198,6 +199,11 @@ class Sweep:
             "parameter_bytes": size, "cost_multiply_add": macs,
             "job": folder.name,
         }  # fmt: skip
+
+    def _scheme(self, point: Point, delta: float | None) -> Scheme:
+        return Scheme(quantizer=point.quantizer, targets=parse_targets(point.target),
+                      bits=point.bits, delta=delta,
+                      ste_fine_grained=self.options.ste_fine_grained)  # fmt: skip
 
     def _watch(self, trainer: Any) -> None:
         self._trainer = trainer

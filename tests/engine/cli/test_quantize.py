@@ -127,3 +127,30 @@ def test_sweep_draws_a_progress_bar_without_events(trained, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "quantize sweep: 100%" in done.stderr and "2/2" in done.stderr
     assert "ptq   both          4 bits: accuracy" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--bits", "8,1"], 'layer "Affine", output: a signed FixedPointQuantize needs >= 2 bits'),
+        (["--bits", "8,0"], "bits: expected an integer in 1..32. Received: 0"),
+        (["--targets", "both,kernels"], "unknown target 'kernels'"),
+        (["--mode", "qat", "--epochs", "0"], "epochs: expected a positive integer. Received: 0"),
+        (["--delta", "-0.5"], "--delta: expected auto or a number > 0. Received: -0.5"),
+    ],
+)
+def test_sweep_bad_input_is_one_line_and_writes_nothing(trained, tmp_path, args, message):
+    project, job = trained
+    done = _run("sweep", str(project), "--job", str(job), "-o", str(tmp_path / "s"), *args)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert message in done.stderr and not (tmp_path / "s").exists()
+
+
+def test_sweep_refuses_a_folder_holding_another_results_csv(trained, tmp_path):
+    project, job = trained
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "results.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    done = _run("sweep", str(project), "--job", str(job), "-o", str(tmp_path / "s"))
+    assert done.returncode == 2
+    assert "results.csv: not the results.csv of a sweep (no column quantizer)" in done.stderr
+    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == ["results.csv"]
