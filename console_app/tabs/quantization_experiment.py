@@ -33,6 +33,7 @@ from PySide6.QtWidgets import (
 
 from console_app.tabs.job_runner import JobRunner
 from engine.quantization.results import COLUMNS
+from engine.quantization.scheme import QUANTIZERS
 
 __all__ = ["QuantizationExperiment", "open_experiment"]
 
@@ -84,6 +85,8 @@ class QuantizationExperiment(QDialog):
         self.bits.setObjectName("sweep_bits")
         self.targets = QLineEdit("both")
         self.targets.setObjectName("sweep_targets")
+        self.quantizer = QComboBox()
+        self.quantizer.addItems(list(QUANTIZERS))
         self.mode = QComboBox()
         self.mode.addItems(["ptq", "qat"])
         self.epochs = QSpinBox()
@@ -108,6 +111,7 @@ class QuantizationExperiment(QDialog):
         form = QFormLayout()
         form.addRow("Bits", self.bits)
         form.addRow("Targets (weights, biases, activations, both; + joins)", self.targets)
+        form.addRow("Quantizer", self.quantizer)
         form.addRow("Mode", self.mode)
         form.addRow("QAT epochs", self.epochs)
         buttons = QHBoxLayout()
@@ -132,7 +136,8 @@ class QuantizationExperiment(QDialog):
         args = ["quantize", "sweep", str(self.job / "network.ncproj"), "--job", str(self.job),
                 "-o", str(self.out_dir), "--bits", self.bits.text(), "--targets",
                 self.targets.text(), "--mode", self.mode.currentText(), "--epochs",
-                str(self.epochs.value()), "--events"]  # fmt: skip
+                str(self.epochs.value()), "--quantizer", self.quantizer.currentText(),
+                "--events"]  # fmt: skip
         self.status = "running"
         self.message.setText("Running...")
         self.runner.run_command("quantize", self.out_dir, args)
