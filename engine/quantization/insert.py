@@ -25,6 +25,7 @@ from engine.graph.network import Layer, Link, Network
 from engine.graph.project import Project
 from engine.graph.resolve import parameter_name
 from engine.layers import find_spec
+from engine.layers.evaluate import RuleError
 from engine.layers.spec import ConnectorKind
 from engine.quantization.scheme import QUANTIZERS, QuantizationError, Scheme, power_of_two_delta
 
@@ -61,10 +62,11 @@ def _where(network: str, layer: str) -> str:
 
 
 def _chain_of(network: Network, layer: Layer) -> tuple[str, Link] | None:
-    """``(parameter layer, link into the connector)`` when ``layer`` is an inserted chain's
-    quantizer, else None."""
+    """``(parameter layer, link into its owner's connector)`` when ``layer`` is an inserted
+    chain's quantizer, else None. A shared parameter's chain feeds every layer that shares it;
+    the first of them owns (names) it."""
     ins, outs = network.inputs_of(layer.name), network.outputs_of(layer.name)
-    if len(ins) != 1 or len(outs) != 1 or outs[0].dest_pin == 0:
+    if len(ins) != 1 or not outs or any(k.dest_pin == 0 for k in outs):
         return None
     source = network.layer(ins[0].source)
     spec = find_spec(network.layer(outs[0].destination).type)
@@ -98,11 +100,8 @@ def strip_quantizers(network: Network, name: str | None = None) -> Network:
         elif link.source not in drop and link.destination not in drop:
             links.append(link)
     kept = [layer for layer in network.layers if layer.name not in drop]
-    owners = [
-        link.destination
-        for link in network.links
-        if link.source in drop and link.source not in bypass and link.dest_pin > 0
-    ]
+    owners = [chain[1].destination for layer in network.layers if layer.name in drop
+              and (chain := _chain_of(network, layer)) is not None]  # fmt: skip
     extras = {n: _extra_rows(n in bypass.values(), owners.count(n)) for n in set(owners)
               | set(bypass.values())}  # fmt: skip
     places = _shifted(kept, extras, -1)
@@ -270,6 +269,7 @@ def _build(base, inference, scheme: Scheme, ranges: Ranges | None, name: str) ->
     unsigned = _nonnegative(base)
     chosen = quantizable_layers(base, scheme)
     places: dict[str, tuple[str, int, int]] = {}  # new layer -> (owner, dx, rows below it)
+    shared: dict[str, str] = {}  # parameter name -> its quantizer (shared parameters)
     extras: dict[str, int] = {}
     eligible = set(quantizable_layers(base, replace(scheme, only=None)))
     for layer_name in chosen:
@@ -289,13 +289,17 @@ def _build(base, inference, scheme: Scheme, ranges: Ranges | None, name: str) ->
             places[q.name] = (layer_name, 0, 1)
             rewire[layer_name] = q.name
             extra_links.append(Link(layer_name, q.name))
-        chains = list(_parameter_chains(base, inference, layer, scheme, ranges, taken))
-        for row, (chain, links) in enumerate(chains):
-            added.extend(chain)
+        rows = 0
+        for chain, links in _parameter_chains(
+            base, inference, layer, scheme, ranges, taken, shared
+        ):
             extra_links.extend(links)
-            places[chain[0].name] = (layer_name, _CHAIN, row)
-            places[chain[1].name] = (layer_name, _CHAIN + _COLUMN, row)
-        extras[layer_name] = _extra_rows(layer_name in rewire, len(chains))
+            if chain:  # a new chain (a shared parameter reuses the first one)
+                added.extend(chain)
+                places[chain[0].name] = (layer_name, _CHAIN, rows)
+                places[chain[1].name] = (layer_name, _CHAIN + _COLUMN, rows)
+                rows += 1
+        extras[layer_name] = _extra_rows(layer_name in rewire, rows)
         index = layers.index(layer) + 1
         layers[index:index] = added
     links = [replace(k, source=rewire[k.source]) if k.source in rewire and k.source_pin == 0
@@ -318,12 +322,18 @@ def _build(base, inference, scheme: Scheme, ranges: Ranges | None, name: str) ->
     return Network(name, layers, [*links, *extra_links], base.extra)
 
 
-def _parameter_chains(base, inference, layer: Layer, scheme: Scheme, ranges, taken):  # noqa: ANN001, ANN202
-    """``([Quantize, Parameter], [links])`` for each targeted, unwired parameter connector."""
+def _parameter_chains(base, inference, layer: Layer, scheme: Scheme, ranges, taken, shared):  # noqa: ANN001, ANN202, E501
+    """``([Quantize, Parameter], [links])`` for each targeted, unwired parameter connector;
+    ``([], [link])`` when the parameter is shared with a layer quantized before."""
     spec = find_spec(layer.type)
     if spec is None or layer.type == "Unit":
         return
     ev = inference.eval(layer.name)
+    if ev is None or inference.result(layer.name).error:
+        raise QuantizationError(
+            f"{_where(base.name, layer.name)}: its shape is unknown "
+            f"({inference.result(layer.name).error}); fix the network's problems first"
+        )
     wired = {k.dest_pin for k in base.inputs_of(layer.name)}
     for pin, connector in enumerate(spec.connectors, start=1):
         target = _TARGET_OF.get(connector.name)
@@ -334,7 +344,13 @@ def _parameter_chains(base, inference, layer: Layer, scheme: Scheme, ranges, tak
         pspec = next(p for p in spec.parameters if p.name == connector.name)
         scope = str(ev.value("ParameterScope")) if spec.prop("ParameterScope") else layer.name
         pname = parameter_name(spec, layer.name, scope, pspec)
-        shape = tuple(ev.connector_shape(connector.name))
+        if pname in shared:
+            yield [], [Link(shared[pname], layer.name, pin)]
+            continue
+        try:
+            shape = tuple(ev.connector_shape(connector.name))
+        except RuleError as exc:
+            raise QuantizationError(f"{where}: unknown shape ({exc})") from None
         seen = None if ranges is None else ranges.parameters.get(pname)
         sign = True if scheme.sign is None else scheme.sign
         q = _quantizer(base, _take_name(taken, f"{layer.name}_{connector.name}{SUFFIX}", where),
@@ -345,6 +361,7 @@ def _parameter_chains(base, inference, layer: Layer, scheme: Scheme, ranges, tak
         }
         parameter = Layer(_take_name(taken, pname, where), "Parameter",
                           {"Size": ",".join(str(n) for n in shape), **settings})  # fmt: skip
+        shared[pname] = q.name
         yield [q, parameter], [Link(parameter.name, q.name), Link(q.name, layer.name, pin)]
 
 

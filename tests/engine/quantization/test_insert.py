@@ -306,3 +306,49 @@ def test_layout_puts_quantizers_below_and_chains_beside_their_layer_without_over
     main = project.network("Main")
     order = sorted(main.layer_names, key=lambda n: main.layer(n).position[1])
     assert sorted(order, key=lambda n: q.layer(n).position[1]) == order
+
+
+def test_a_shared_parameter_gets_one_chain_feeding_every_layer_that_shares_it():
+    from engine.graph.project import Layer, Link, Network, Project
+
+    layers = [Layer("Input", "Input", {"Size": "4", "Dataset": "x"}, (0, 0)),
+              Layer("A", "Affine", {"OutShape": "4", "ParameterScope": "Shared"}, (0, 48)),
+              Layer("B", "Affine", {"OutShape": "4", "ParameterScope": "Shared"}, (0, 96)),
+              Layer("S", "SquaredError", {"T.Dataset": "y"}, (0, 144))]  # fmt: skip
+    links = [Link("Input", "A"), Link("A", "B"), Link("B", "S")]
+    project = Project([Network("Main", layers, links)])
+    q = insert_quantizers(project, "Main", Scheme(delta=0.25))
+    assert [x.name for x in q.layers if x.type == "Parameter"] == ["Shared/affine/W",
+                                                                    "Shared/affine/b"]  # fmt: skip
+    feeds = [(k.destination, k.dest_pin) for k in q.outputs_of("A_W_Quantize")]
+    assert feeds == [("A", 1), ("B", 1)]
+    program = compile_network(project, q.name)
+    assert [d.name for d in program.parameters] == ["Shared/affine/W", "Shared/affine/b"]
+    assert strip_quantizers(q, "Main") == project.network("Main")
+    assert quantized_parameters(q) == {"Shared/affine/W": 8, "Shared/affine/b": 8}
+
+
+@pytest.mark.slow
+def test_every_nnc_sample_is_quantized_without_new_problems_or_refused_with_the_reason():
+    samples = sorted((Path(__file__).parents[2] / "fixtures" / "nnc-samples").rglob("*.sdcproj"))
+    assert len(samples) >= 60
+    refused = []
+    for path in samples:
+        project = load_project(path)
+        trained = [o.network for o in project.optimizers if project.has_network(o.network)]
+        name = (trained or list(project.network_names))[0]  # a unit file has no optimizer
+        inference = ProjectInference(project, follow=False)
+        before = len(inference.network(name).errors())
+        inference.close()
+        try:
+            q = insert_quantizers(project, name, Scheme(delta=0.125))
+        except QuantizationError as exc:
+            refused.append((path.name, str(exc)))
+            continue
+        inference = ProjectInference(project, follow=False)
+        assert len(inference.network(q.name).errors()) <= before, path.name
+        inference.close()
+        assert strip_quantizers(q, name) == project.network(name), path.name
+    # Only the LSTM sample, whose network has shape problems already (the built-in unit's
+    # *UnitProperty outside the unit), is refused.
+    assert [(n, "its shape is unknown" in m) for n, m in refused] == [("LSTM.sdcproj", True)]
