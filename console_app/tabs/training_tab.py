@@ -43,7 +43,7 @@ from engine.formats import ProjectFileError
 COLUMNS = ("Name", "Status", "Date", "Epoch", "Cost", "Training error", "Validation error",
            "CostParameter", "CostMultiplyAdd")  # fmt: skip
 TRADEOFF_STATISTICS = ("CostMultiplyAdd", "CostParameter", "UniqueParameters", "FLOPs",
-                       "CostAdd", "CostMultiply", "Output")  # fmt: skip
+                       "CostAdd", "CostMultiply", "Output", "ParameterBytes")  # fmt: skip
 STATUS_COLORS = {"running": "#1f77b4", "finished": "#2ca02c", "stopped": "#ff7f0e",
                  "failed": "#d62728"}  # fmt: skip
 

@@ -30,7 +30,7 @@ from engine.layers.spec import ConnectorKind
 from engine.quantization.scheme import QUANTIZERS, QuantizationError, Scheme, power_of_two_delta
 
 __all__ = ["Ranges", "quantize_network", "insert_quantizers", "strip_quantizers",
-           "quantized_parameters", "quantizable_layers", "SUFFIX"]  # fmt: skip
+           "quantizable_layers", "SUFFIX"]  # fmt: skip
 
 SUFFIX = "_Quantize"
 _TARGET_OF = {"W": "weights", "b": "biases"}
@@ -400,24 +400,3 @@ def default_name(source: str, bits: int) -> str:
     """``Main`` -> ``Main_q8``; ``Main_q8`` -> ``Main_q4`` (quantizing again replaces)."""
     stem, _, tail = source.rpartition("_q")
     return f"{stem if stem and tail.isdigit() else source}_q{bits}"
-
-
-def quantized_parameters(network: Network) -> dict[str, int]:
-    """Parameter name -> bit width, for each parameter chain of ``network``."""
-    out: dict[str, int] = {}
-    for layer in network.layers:
-        if layer.type in QUANTIZERS.values() and _chain_of(network, layer) is not None:
-            source = network.inputs_of(layer.name)[0].source
-            bits = layer.properties.get("N") or layer.properties.get("L.InitializerMultiplier")
-            out[source] = _bits(layer.type, str(bits))
-    return out
-
-
-def _bits(kind: str, text: str) -> int:
-    value = float(text)
-    return int(round(math.log2(value + 1))) if kind == "MinMaxQuantize" else int(value)
-
-
-def parameter_bytes(sizes: Mapping[str, int], bits: Mapping[str, int]) -> int:
-    """Bytes of the parameters: each quantized one at its bit width, the others float32."""
-    return sum(math.ceil(size * bits.get(name, 32) / 8) for name, size in sizes.items())

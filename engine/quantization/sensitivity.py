@@ -25,13 +25,11 @@ from engine.data import open_dataset
 from engine.formats import load_project
 from engine.graph.infer import ProjectInference
 from engine.graph.project import Project
-from engine.graph.statistics import network_statistics
+from engine.graph.statistics import NetworkStatistics, network_statistics
 from engine.quantization import points
 from engine.quantization.insert import (
     insert_quantizers,
-    parameter_bytes,
     quantizable_layers,
-    quantized_parameters,
 )
 from engine.quantization.scheme import QuantizationError, Scheme
 from engine.runtime import metrics
@@ -130,8 +128,7 @@ def _mixed(sweep: Any, evaluator: Evaluator, base: Scheme, budget: int,
     base_dir = Path(sweep.project_file).parent.resolve()
     job = points.fixed_job(folder, project, sweep.parameters, base_dir, info, sweep.plan.seed)
     accuracy = points.accuracy_of(job)
-    bits = quantized_parameters(project.network(name))
-    size = parameter_bytes(_all_sizes(project, name), bits)
+    size = _statistics(project, name).parameter_bytes
     record = {"event": "mixed_precision", "budget": budget, "layer_bits": chosen,
               "parameter_bytes": size, "accuracy": accuracy, "job": folder.name,
               "network": name}  # fmt: skip
@@ -169,19 +166,15 @@ def suggest_bits(
 
 def _layer_sizes(project: Project, network: str) -> dict[str, int]:
     """Quantizable parametric layer -> its parameter elements (NNC's CostParameter)."""
-    inference = ProjectInference(project, follow=False)
-    try:
-        stats = network_statistics(inference.network(network))
-    finally:
-        inference.close()
+    stats = _statistics(project, network)
     layers = quantizable_layers(project.network(network), Scheme(delta=1.0))
     return {n: stats.layers[n]["CostParameter"] for n in layers
             if stats.layers.get(n, {}).get("CostParameter")}  # fmt: skip
 
 
-def _all_sizes(project: Project, network: str) -> dict[str, int]:
+def _statistics(project: Project, network: str) -> NetworkStatistics:
     inference = ProjectInference(project, follow=False)
     try:
-        return network_statistics(inference.network(network)).parameters
+        return network_statistics(inference.network(network))
     finally:
         inference.close()

@@ -31,9 +31,7 @@ from engine.quantization.calibrate import calibrate, check_parameters, job_param
 from engine.quantization.insert import (
     Ranges,
     insert_quantizers,
-    parameter_bytes,
     quantize_network,
-    quantized_parameters,
 )
 from engine.quantization.results import COLUMNS, read_results, write_plot, write_results
 from engine.quantization.scheme import QuantizationError, Scheme, parse_bits, parse_targets
@@ -244,5 +242,4 @@ def _costs(project: Project, network: str) -> tuple[int, int]:
         stats = network_statistics(inference.network(network))
     finally:
         inference.close()
-    bits = quantized_parameters(project.network(network))
-    return parameter_bytes(stats.parameters, bits), stats.totals["CostMultiplyAdd"]
+    return stats.parameter_bytes, stats.totals["CostMultiplyAdd"]

@@ -51,6 +51,9 @@ def test_the_dialog_inserts_quantizers_and_the_canvas_shows_them(lenet_window, q
     assert scene.layer_items["Convolution/conv/W"].stat_text == "16,1,7,7"
     assert scene.layer_items["Affine_2"].stat_text == "10"
     assert not any(i.error for i in scene.layer_items.values())
+    # The statistics pane counts the 4-bit weights at 4 bits (the biases stay float32).
+    assert tab.statistics.value("CostParameter") == "78,810"
+    assert tab.statistics.value("ParameterBytes") == f"{78_604 // 2 + 4 * 206:,}"
     assert doc.stack.undo_text() == "Quantize network Main"
     window.undo()
     assert doc.project.network_names == ("Main",)

@@ -13,6 +13,7 @@ import engine.nn as nn
 import engine.nn.functions as F
 from engine.formats import load_project, save_project
 from engine.graph.infer import ProjectInference
+from engine.graph.statistics import network_statistics, stored_bits
 from engine.quantization import (
     QuantizationError,
     Ranges,
@@ -20,7 +21,6 @@ from engine.quantization import (
     insert_quantizers,
     strip_quantizers,
 )
-from engine.quantization.insert import parameter_bytes, quantized_parameters
 from engine.quantization.scheme import power_of_two_delta
 from engine.runtime.compiler import compile_network
 
@@ -125,15 +125,15 @@ def test_parameter_bytes_count_each_quantized_parameter_at_its_width():
     project = load_project(LENET)
     scheme = Scheme(bits=4, delta=0.1, targets=frozenset({"weights"}))
     q = insert_quantizers(project, "Main", scheme)
-    bits = quantized_parameters(q)
-    assert bits == {"Convolution/conv/W": 4, "Convolution_2/conv/W": 4, "Affine/affine/W": 4,
-                    "Affine_2/affine/W": 4}  # fmt: skip
-    sizes = {"Convolution/conv/W": 16 * 49, "Convolution/conv/b": 16,
-             "Convolution_2/conv/W": 30 * 16 * 9, "Convolution_2/conv/b": 30,
-             "Affine/affine/W": 480 * 150, "Affine/affine/b": 150,
-             "Affine_2/affine/W": 150 * 10, "Affine_2/affine/b": 10}  # fmt: skip
+    assert stored_bits(q) == {"Convolution/conv/W": 4, "Convolution_2/conv/W": 4,
+                              "Affine/affine/W": 4, "Affine_2/affine/W": 4}  # fmt: skip
     weights = 16 * 49 + 30 * 16 * 9 + 480 * 150 + 150 * 10  # 78,604 at 4 bits
-    assert parameter_bytes(sizes, bits) == weights // 2 + 4 * (16 + 30 + 150 + 10)  # 40,126
+    biases = 16 + 30 + 150 + 10  # float32
+    inference = ProjectInference(project)
+    assert network_statistics(inference.network("Main_q4")).summary()["ParameterBytes"] == (
+        weights // 2 + 4 * biases)  # 40,126  # fmt: skip
+    assert network_statistics(inference.network("Main")).parameter_bytes == 4 * (weights + biases)
+    inference.close()
 
 
 @pytest.mark.parametrize(
@@ -263,7 +263,7 @@ def test_pow2_and_min_max_quantizers_take_their_range_from_calibration_and_run(q
         assert [(props[n]["r.InitializerMultiplier"], props[n]["R.InitializerMultiplier"])
                 for n in props] == [("-8.3", "8.3"), ("0.0", "8.3"), ("-0.2", "0.2")]  # fmt: skip
         assert {p["L.InitializerMultiplier"] for p in props.values()} == {"31.0"}
-    assert quantized_parameters(q) == {"Affine/affine/W": 5, "Affine/affine/b": 5}
+    assert stored_bits(q) == {"Affine/affine/W": 5, "Affine/affine/b": 5}
     program = compile_network(project, "Main_q5Runtime")
     nn.clear_parameters()
     params = program.create_parameters()
@@ -325,7 +325,7 @@ def test_a_shared_parameter_gets_one_chain_feeding_every_layer_that_shares_it():
     program = compile_network(project, q.name)
     assert [d.name for d in program.parameters] == ["Shared/affine/W", "Shared/affine/b"]
     assert strip_quantizers(q, "Main") == project.network("Main")
-    assert quantized_parameters(q) == {"Shared/affine/W": 8, "Shared/affine/b": 8}
+    assert stored_bits(q) == {"Shared/affine/W": 8, "Shared/affine/b": 8}
 
 
 @pytest.mark.slow
