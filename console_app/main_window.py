@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from console_app import export_actions
 from console_app.autosave import Autosaver
 from console_app.document import Document, default_project_path, sample_projects
-from console_app.editor import clipboard, networks
+from console_app.editor import clipboard, networks, quantize_dialog
 from console_app.editor.arrange import arrange_positions
 from console_app.editor.create_unit import (
     ArgumentChoice,
@@ -165,6 +165,7 @@ class MainWindow(QMainWindow):
         edit_menu.addActions([acts[k] for k in ("cut", "copy", "paste", "delete", "select_all")])
         edit_menu.addSeparator()
         edit_menu.addActions([acts["arrange"], acts["create_unit"]])
+        quantize_dialog.add_to_menu(self, edit_menu)
         edit_menu.addSeparator()
         edit_menu.addActions([acts[f"{k}_network"] for k in NETWORK_ACTIONS])
         view_menu = bar.addMenu("&View")

@@ -86,6 +86,10 @@ class JobRunner(QObject):
             args += ["--dataset", dataset]
         self._start("evaluate", job_dir, args)
 
+    def run_command(self, kind: str, folder: Path, args: list[str]) -> None:
+        """Another ``neurocanvas`` command that prints events and a ``done`` (quantize sweep)."""
+        self._start(kind, folder, args)
+
     def _start(self, kind: str, job_dir: Path, args: list[str]) -> None:
         if self.is_running():
             raise RuntimeError("a job is already running")

@@ -36,6 +36,7 @@ from console_app.document import Document
 from console_app.report_action import ReportController
 from console_app.tabs.job_runner import JobRunner
 from console_app.tabs.plots import LearningCurvePlot, TradeoffPlot
+from console_app.tabs.quantization_experiment import open_experiment
 from console_app.tabs.snapshot import write_snapshot
 from engine.formats import ProjectFileError
 from engine.runtime import job_history as H
@@ -43,7 +44,7 @@ from engine.runtime import job_history as H
 COLUMNS = ("Name", "Status", "Date", "Epoch", "Cost", "Training error", "Validation error",
            "CostParameter", "CostMultiplyAdd")  # fmt: skip
 TRADEOFF_STATISTICS = ("CostMultiplyAdd", "CostParameter", "UniqueParameters", "FLOPs",
-                       "CostAdd", "CostMultiply", "Output")  # fmt: skip
+                       "CostAdd", "CostMultiply", "Output", "ParameterBytes")  # fmt: skip
 STATUS_COLORS = {"running": "#1f77b4", "finished": "#2ca02c", "stopped": "#ff7f0e",
                  "failed": "#d62728"}  # fmt: skip
 
@@ -148,7 +149,10 @@ class TrainingTab(QWidget):
         self.rename_button.clicked.connect(lambda: self.rename_selected())
         self.delete_button.clicked.connect(lambda: self.delete_selected())
         self.open_button.clicked.connect(self.open_selected)
-        for b in (self.rename_button, self.delete_button, self.open_button, self.report_button):
+        self.quantize_button = QPushButton("Quantization experiment...")
+        self.quantize_button.clicked.connect(lambda: open_experiment(self))
+        for b in (self.rename_button, self.delete_button, self.open_button, self.report_button,
+                  self.quantize_button):  # fmt: skip
             buttons.addWidget(b)
         buttons.addStretch(1)
         history = QWidget()
@@ -376,7 +380,7 @@ class TrainingTab(QWidget):
         self.run_button.setEnabled(not running)
         self.stop_button.setEnabled(running)
         self.resume_button.setEnabled(not running and one is not None)
-        for b in (self.rename_button, self.open_button):
+        for b in (self.rename_button, self.open_button, self.quantize_button):
             b.setEnabled(one is not None)
         self.report_button.setEnabled(bool(self.selected_jobs()))
         self.delete_button.setEnabled(bool(self.selected_jobs()) and not running)

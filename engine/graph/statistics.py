@@ -9,7 +9,9 @@ uses it. NNC shows each network total as a float32: the exact sum rounded to the
 statistic of all 184 networks of its samples). ``totals`` holds NNC's numbers, ``exact`` the
 integer counts. Beside them NeuroCanvas reports the number of unique parameters (each parameter
 name once, one set per repeat iteration), FLOPs = 2 x the exact CostMultiplyAdd, and the
-parameter memory in bytes (float32).
+parameter memory in bytes: float32, except a Parameter layer read only through quantizers of one
+width (FixedPointQuantize/Pow2Quantize N, MinMaxQuantize L = 2^N - 1), which is stored at that
+width (rounded up to whole bytes).
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ __all__ = [
     "as_float32",
     "pooling_disagreements",
     "pooling_message",
+    "stored_bits",
     "BYTES_PER_PARAMETER",
 ]
 
@@ -49,6 +52,7 @@ class NetworkStatistics:
     shapes: dict[str, tuple[int, ...] | None]
     unique_parameters: int
     parameters: dict[str, int] = field(repr=False)  # parameter name -> element count
+    bits: dict[str, int] = field(default_factory=dict, repr=False)  # quantized ones: width
 
     @property
     def flops(self) -> int:
@@ -57,7 +61,10 @@ class NetworkStatistics:
 
     @property
     def parameter_bytes(self) -> int:
-        return BYTES_PER_PARAMETER * self.unique_parameters
+        if not self.bits:
+            return BYTES_PER_PARAMETER * self.unique_parameters
+        return sum(math.ceil(n * self.bits.get(name, 8 * BYTES_PER_PARAMETER) / 8)
+                   for name, n in self.parameters.items())  # fmt: skip
 
     def summary(self, exact: bool = False) -> dict[str, int]:
         """The eight totals in NNC's order (NNC's float32 values, or the ``exact`` sums), then
@@ -96,6 +103,7 @@ def network_statistics(inference: NetworkInference) -> NetworkStatistics:
         shapes={name: r.shape for name, r in results.items()},
         unique_parameters=sum(table.values()),
         parameters=table,
+        bits=stored_bits(inference.network),
     )
 
 
@@ -160,6 +168,32 @@ def as_float32(count: int) -> int:
     half = 1 << (shift - 1)
     kept += rest > half or (rest == half and kept & 1)
     return (kept << shift) * (1 if count >= 0 else -1)
+
+
+def stored_bits(network) -> dict[str, int]:  # noqa: ANN001 - an engine.graph.network.Network
+    """Parameter layers read only through quantizers of one width -> that width in bits."""
+    out: dict[str, int] = {}
+    for layer in network.layers:
+        if layer.type != "Parameter":
+            continue
+        widths = {_width(network.layer(k.destination)) for k in network.outputs_of(layer.name)}
+        if len(widths) == 1 and None not in widths:
+            out[layer.name] = widths.pop()  # type: ignore[assignment]
+    return out
+
+
+def _width(layer) -> int | None:  # noqa: ANN001 - a Layer
+    """The bits a quantizer layer keeps (None for other layers or a width given by name)."""
+    try:
+        if layer.type in ("FixedPointQuantize", "Pow2Quantize"):
+            return int(layer.properties.get("N", "8"))
+        if layer.type == "MinMaxQuantize":
+            return round(
+                math.log2(float(layer.properties.get("L.InitializerMultiplier", "255")) + 1)
+            )
+    except (TypeError, ValueError):
+        return None
+    return None
 
 
 def parameter_table(inference: NetworkInference) -> dict[str, int]:

@@ -153,11 +153,14 @@ def read_job(path: Path, with_statistics: bool = True) -> JobInfo:
 
 
 def list_jobs(root: Path) -> list[Path]:
-    """Job folders under ``root``, oldest first (a job folder holds network.ncproj)."""
+    """Job folders under ``root``, oldest first (a job folder holds network.ncproj); the
+    points of a quantization sweep folder (one holding results.csv) are listed too."""
     if not root.is_dir():
         return []
     found = [p for p in root.iterdir() if p.is_dir() and (p / "network.ncproj").exists()]
-    return sorted(found, key=lambda p: p.name)
+    for sweep in [p for p in root.iterdir() if (p / "results.csv").is_file()]:  # quantization
+        found += [p for p in sweep.iterdir() if p.is_dir() and (p / "network.ncproj").exists()]
+    return sorted(found, key=lambda p: p.relative_to(root).as_posix())
 
 
 def rename_job(path: Path, name: str) -> None:

@@ -142,6 +142,13 @@ class MinMaxQuantize(Function):
 
     def forward(self, x, qr_min, qr_max, ql_min, ql_max):
         xp = get_array_module(x)
+        self.range_shape = qr_min.shape
+        if all(a.size == 1 and a.ndim != x.ndim for a in (qr_min, qr_max, ql_min, ql_max)):
+            # NNC's r/R/l/L connectors have shape 1: one range for the whole tensor. Views, so
+            # the in-place updates below still reach the parameters.
+            one = (1,) * x.ndim
+            qr_min, qr_max, ql_min, ql_max = (a.reshape(one) for a in (qr_min, qr_max, ql_min,
+                                                                       ql_max))  # fmt: skip
         self._check(x, qr_min, qr_max, ql_min, ql_max)
         if self.x_min_max:  # track the range of x, written into the parameters
             lo, hi = x.min(axis=self.axes, keepdims=True), x.max(axis=self.axes, keepdims=True)
@@ -166,8 +173,8 @@ class MinMaxQuantize(Function):
         gx = gy * ((x >= lo) & (x <= hi)) if self.ste else gy
         if self.x_min_max or self.ema:
             return gx, None, None, None, None
-        g_min = (gy * (x < lo)).sum(axis=self.axes, keepdims=True)
-        g_max = (gy * (x > hi)).sum(axis=self.axes, keepdims=True)
+        g_min = (gy * (x < lo)).sum(axis=self.axes, keepdims=True).reshape(self.range_shape)
+        g_max = (gy * (x > hi)).sum(axis=self.axes, keepdims=True).reshape(self.range_shape)
         return gx, g_min, g_max, None, None
 
 

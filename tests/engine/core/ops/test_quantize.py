@@ -217,3 +217,18 @@ def test_binary_weight_affine_gradients_of_x_and_bias():
         [rng.standard_normal((3, 3)), W, np.zeros((3, 2)), np.zeros(2), rng.standard_normal(2)],
         need_grad=[True, False, False, False, True],
     )
+
+
+def test_min_max_quantize_takes_nnc_shape_1_ranges_for_the_whole_tensor():
+    """NNC's r/R/l/L connectors have shape 1: the same result and gradients as (1, 1)."""
+    x = Variable(np.array([[-1.5, -1.0, -0.76], [0.25, 0.74, 1.2]]), need_grad=True)
+    qr_min, qr_max, ql_min, ql_max = _range(-1.0, 1.0, shape=(1,))
+    qr_min.need_grad = qr_max.need_grad = True
+    y = F.min_max_quantize(x, qr_min, qr_max, ql_min, ql_max)
+    np.testing.assert_array_equal(y.data, [[-1.0, -1.0, -1.0], [0.5, 0.5, 1.0]])
+    y.backward(np.array([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+    np.testing.assert_array_equal(qr_min.grad, [1.0])
+    np.testing.assert_array_equal(qr_max.grad, [6.0])
+    tracked = _range(0.0, 0.0, shape=(1,))  # x_min_max writes the range into the parameters
+    F.min_max_quantize(x, *tracked, x_min_max=True)
+    assert (tracked[0].data.tolist(), tracked[1].data.tolist()) == ([-1.5], [1.2])

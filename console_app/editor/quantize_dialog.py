@@ -1,0 +1,233 @@
+"""Edit > Quantize Network...: a quantized copy of a network as a new tab (one undo step).
+
+The dialog gathers a :class:`engine.quantization.Scheme`. With a fixed Delta the graph
+transform runs here (it only edits the model). Calibrating Delta from a trained job runs the
+network, so that happens in a child process (``neurocanvas quantize insert --job``, the GUI
+never runs the engine's arrays itself) on a snapshot of the project as edited; the new network
+is read back from its output and added to the document.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QMenu,
+    QSpinBox,
+    QVBoxLayout,
+    QWidget,
+)
+
+from engine.formats import ProjectFileError, load_project
+from engine.graph import commands as C
+from engine.graph.network import Network
+from engine.quantization import QuantizationError, Scheme, quantize_network
+from engine.quantization.insert import default_name
+from engine.quantization.scheme import QUANTIZERS, TARGETS
+
+__all__ = ["QuantizeDialog", "add_to_menu", "open_dialog"]
+
+CALIBRATE, FIXED = "Calibrate from a trained job", "Fixed Delta"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class QuantizeDialog(QDialog):
+    """The scheme of one insertion; ``accept`` refuses values that do not fit, with the reason."""
+
+    def __init__(self, networks: list[str], current: str, jobs: list[Path],
+                 taken: set[str], parent: QWidget | None = None) -> None:  # fmt: skip
+        super().__init__(parent)
+        self.setWindowTitle("Quantize Network")
+        self.taken = taken
+        self.network = QComboBox()
+        self.network.addItems(networks)
+        self.network.setCurrentText(current)
+        self.name = QLineEdit()
+        self.name.setObjectName("quantize_name")
+        self.quantizer = QComboBox()
+        self.quantizer.addItems(list(QUANTIZERS))
+        self.bits = QSpinBox()
+        self.bits.setObjectName("quantize_bits")
+        self.bits.setRange(1, 32)
+        self.bits.setValue(8)
+        self.targets = {name: QCheckBox(name) for name in TARGETS}
+        for box in self.targets.values():
+            box.setChecked(True)
+        self.delta_mode = QComboBox()
+        self.delta_mode.addItems([CALIBRATE, FIXED] if jobs else [FIXED])
+        self.job = QComboBox()
+        for job in jobs:
+            self.job.addItem(job.name, str(job))
+        self.delta = QLineEdit("0.0625")
+        self.delta.setObjectName("quantize_delta")
+        self.sign = QComboBox()
+        self.sign.addItems(["auto (unsigned after ReLU)", "signed", "unsigned"])
+        self.ste = QCheckBox("STEFineGrained (no gradient outside the range)")
+        self.ste.setChecked(True)
+        self.error = QLabel("")
+        self.error.setObjectName("quantize_error")
+        self.error.setStyleSheet("color: #c00;")
+        self.error.setWordWrap(True)
+        self.buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+        )
+        self.buttons.accepted.connect(self.accept)
+        self.buttons.rejected.connect(self.reject)
+        self.network.currentTextChanged.connect(lambda _t: self._suggest_name())
+        self.bits.valueChanged.connect(lambda _v: self._suggest_name())
+        self.delta_mode.currentTextChanged.connect(lambda _t: self._mode_changed())
+        self._layout()
+        self._suggest_name()
+        self._mode_changed()
+
+    def _layout(self) -> None:
+        targets = QHBoxLayout()
+        for box in self.targets.values():
+            targets.addWidget(box)
+        form = QFormLayout()
+        for label, widget in (("Network", self.network), ("New network", self.name),
+                              ("Quantizer", self.quantizer), ("Bits", self.bits)):  # fmt: skip
+            form.addRow(label, widget)
+        form.addRow("Targets", targets)
+        for label, widget in (("Delta", self.delta_mode), ("Job", self.job),
+                              ("Delta value", self.delta), ("Sign", self.sign)):  # fmt: skip
+            form.addRow(label, widget)
+        form.addRow("", self.ste)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.error)
+        layout.addWidget(self.buttons)
+
+    def _suggest_name(self) -> None:
+        base = default_name(self.network.currentText(), self.bits.value())
+        name, k = base, 2
+        while name in self.taken:
+            name, k = f"{base}_{k}", k + 1
+        self.name.setText(name)
+
+    def _mode_changed(self) -> None:
+        calibrate = self.delta_mode.currentText() == CALIBRATE
+        self.job.setEnabled(calibrate)
+        self.delta.setEnabled(not calibrate)
+
+    @property
+    def calibrate_job(self) -> Path | None:
+        if self.delta_mode.currentText() != CALIBRATE:
+            return None
+        return Path(self.job.currentData())
+
+    def scheme(self) -> Scheme:
+        """The scheme the fields describe (QuantizationError names the bad field)."""
+        delta = None
+        if self.calibrate_job is None:
+            try:
+                delta = float(self.delta.text())
+            except ValueError:
+                raise QuantizationError(
+                    f"Delta: expected a number > 0. Received: {self.delta.text()!r}"
+                ) from None
+        targets = frozenset(n for n, box in self.targets.items() if box.isChecked())
+        if not targets:
+            raise QuantizationError("tick at least one target")
+        sign = {0: None, 1: True, 2: False}[self.sign.currentIndex()]
+        return Scheme(quantizer=self.quantizer.currentText(), targets=targets,
+                      bits=self.bits.value(), delta=delta if delta is not None else 1.0,
+                      sign=sign, ste_fine_grained=self.ste.isChecked())  # fmt: skip
+
+    def accept(self) -> None:
+        name = self.name.text().strip()
+        try:
+            self.scheme()
+            if not name or name in self.taken:
+                raise QuantizationError(f'New network: "{name}" is empty or taken')
+        except QuantizationError as exc:
+            self.error.setText(str(exc))
+            return
+        super().accept()
+
+
+def add_to_menu(window: Any, menu: QMenu) -> None:
+    """Edit > Quantize Network... on ``window`` (a MainWindow)."""
+    action = menu.addAction("&Quantize Network...")
+    action.setObjectName("quantize_network")
+    action.setStatusTip("Add a copy of the network with fixed-point quantizers")
+    action.triggered.connect(lambda _checked=False: open_dialog(window))
+
+
+def open_dialog(window: Any) -> QuantizeDialog:
+    """Show the dialog (non-modal); OK adds the network and opens its tab."""
+    project = window.document.project
+    current = window.edit_tab.current_network() or project.network_names[0]
+    jobs = _finished_jobs(window)
+    dialog = QuantizeDialog(list(project.network_names), current, jobs,
+                            set(project.network_names), window)  # fmt: skip
+    dialog.accepted.connect(lambda: apply(window, dialog))
+    window.quantize_dialog = dialog
+    dialog.open()
+    return dialog
+
+
+def _finished_jobs(window: Any) -> list[Path]:
+    from console_app.tabs import job_history as H  # noqa: PLC0415
+
+    root = window.project_tabs.training.jobs_root()
+    jobs = [H.read_job(p, with_statistics=False) for p in H.list_jobs(root)]
+    return [j.path for j in reversed(jobs) if j.status in ("finished", "stopped")]
+
+
+def apply(window: Any, dialog: QuantizeDialog) -> str | None:
+    """Build the quantized network and add it to the document as one undo step."""
+    project = window.document.project
+    source, name = dialog.network.currentText(), dialog.name.text().strip()
+    try:
+        scheme = dialog.scheme()
+        if dialog.calibrate_job is None:
+            network = quantize_network(project, source, scheme, None, name)
+        else:
+            network = _calibrated(window, dialog, source, name)
+    except (QuantizationError, ProjectFileError, ValueError, OSError) as exc:
+        window.report_error(f"Quantize Network: {exc}")
+        return None
+    command = C.AddNetwork(project, network, project.network_index(source) + 1)
+    command.text = f"Quantize network {source}"
+    window.document.push(command)
+    window.edit_tab.show_network(name)
+    count = sum(1 for layer in network.layers if layer.type == scheme.layer_type)
+    window.show_message(f'Network "{name}": {count} {scheme.layer_type} layers inserted')
+    return name
+
+
+def _calibrated(window: Any, dialog: QuantizeDialog, source: str, name: str) -> Network:
+    """``neurocanvas quantize insert --job`` on a snapshot, in a child process."""
+    from console_app.tabs.snapshot import write_snapshot  # noqa: PLC0415
+
+    scheme = dialog.scheme()
+    sign = ("auto", "signed", "unsigned")[dialog.sign.currentIndex()]
+    with tempfile.TemporaryDirectory(prefix="neurocanvas-quantize-") as tmp:
+        snapshot = write_snapshot(window.document.project, window.document.path, Path(tmp))
+        out = Path(tmp) / "quantized.ncproj"
+        args = ["quantize", "insert", str(snapshot), "-o", str(out), "--network", source,
+                "--name", name, "--bits", str(scheme.bits), "--quantizer", scheme.quantizer,
+                "--targets", ",".join(sorted(scheme.targets)), "--sign", sign,
+                "--job", str(dialog.calibrate_job)]  # fmt: skip
+        if not scheme.ste_fine_grained:
+            args.append("--no-ste-fine-grained")
+        done = subprocess.run([sys.executable, "-m", "engine.cli", *args], cwd=ROOT,
+                              capture_output=True, text=True, timeout=600)  # fmt: skip
+        if done.returncode != 0:
+            lines = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
+            raise QuantizationError(lines[-1].removeprefix("neurocanvas quantize: error: "))
+        network = load_project(out).network(name)
+    return Network(name, network.layers, network.links, network.extra)

@@ -1,0 +1,206 @@
+"""TRAINING > Quantization experiment...: a sweep over a finished job, live table and plot.
+
+The sweep runs as a child process (``neurocanvas quantize sweep JOB/network.ncproj --job JOB
+-o <job>_quantization --events``, the job's own project snapshot, whose dataset paths are
+absolute); each finished point arrives as a ``point`` event and becomes a table row and a
+plot marker. Stop writes ``stop`` to the child: the finished points stay in results.csv and
+running again continues the sweep. The points are ordinary job folders, so the job history
+lists them when the sweep ends.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
+from matplotlib.figure import Figure
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QComboBox,
+    QDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from console_app.tabs.job_runner import JobRunner
+from engine.quantization.results import COLUMNS
+from engine.quantization.scheme import QUANTIZERS
+
+__all__ = ["QuantizationExperiment", "open_experiment"]
+
+
+class AccuracyPlot(FigureCanvasQTAgg):
+    """Accuracy against bits per target group; the float reference as a dashed line."""
+
+    def __init__(self) -> None:
+        self.figure = Figure(figsize=(5, 3), tight_layout=True)
+        super().__init__(self.figure)
+        self.axes = self.figure.add_subplot(1, 1, 1)
+        self.lines_drawn = 0
+
+    def set_rows(self, rows: list[dict[str, Any]]) -> None:
+        ax = self.axes
+        ax.clear()
+        self.lines_drawn = 0
+        for row in rows:
+            if row["mode"] == "float":
+                ax.axhline(100 * row["accuracy"], color="gray", linestyle="--", label="float")
+        for group in sorted({(r["target"], r["mode"]) for r in rows if r["mode"] != "float"}):
+            line = sorted((r for r in rows if (r["target"], r["mode"]) == group),
+                          key=lambda r: r["bits"])  # fmt: skip
+            ax.plot([r["bits"] for r in line], [100 * r["accuracy"] for r in line], "o-",
+                    label=f"{group[0]} ({group[1].upper()})")  # fmt: skip
+            self.lines_drawn += 1
+        ax.set_xlabel("bits")
+        ax.set_ylabel("accuracy (%)")
+        ax.grid(True, alpha=0.3)
+        if rows:
+            ax.legend(fontsize="small")
+        self.draw_idle()
+
+
+class QuantizationExperiment(QDialog):
+    """Options, Run/Stop, the results table and the plot of one job's sweep."""
+
+    def __init__(self, job: Path, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.job = Path(job)
+        self.out_dir = self.job.with_name(self.job.name + "_quantization")
+        self.setWindowTitle(f"Quantization experiment: {self.job.name}")
+        self.runner = JobRunner(self)
+        self.runner.event.connect(self._on_event)
+        self.runner.ended.connect(self._on_ended)
+        self.rows: list[dict[str, Any]] = []
+        self.status = ""
+        self.bits = QLineEdit("16,8,6,4,3,2")
+        self.bits.setObjectName("sweep_bits")
+        self.targets = QLineEdit("both")
+        self.targets.setObjectName("sweep_targets")
+        self.quantizer = QComboBox()
+        self.quantizer.addItems(list(QUANTIZERS))
+        self.mode = QComboBox()
+        self.mode.addItems(["ptq", "qat"])
+        self.epochs = QSpinBox()
+        self.epochs.setRange(1, 1000)
+        self.epochs.setValue(2)
+        self.run_button = QPushButton("Run")
+        self.stop_button = QPushButton("Stop")
+        self.message = QLabel(f"Results go to {self.out_dir}")
+        self.message.setWordWrap(True)
+        self.table = QTableWidget(0, len(COLUMNS))
+        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.verticalHeader().setVisible(False)
+        self.plot = AccuracyPlot()
+        self.run_button.clicked.connect(self.run)
+        self.stop_button.clicked.connect(self.stop)
+        self._layout()
+        self._update_buttons()
+        self.resize(900, 600)
+
+    def _layout(self) -> None:
+        form = QFormLayout()
+        form.addRow("Bits", self.bits)
+        form.addRow("Targets (weights, biases, activations, both; + joins)", self.targets)
+        form.addRow("Quantizer", self.quantizer)
+        form.addRow("Mode", self.mode)
+        form.addRow("QAT epochs", self.epochs)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.run_button)
+        buttons.addWidget(self.stop_button)
+        buttons.addStretch(1)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addLayout(buttons)
+        layout.addWidget(self.message)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.plot, 1)
+
+    def _update_buttons(self) -> None:
+        running = self.runner.is_running()
+        self.run_button.setEnabled(not running)
+        self.stop_button.setEnabled(running)
+
+    def run(self) -> bool:
+        if self.runner.is_running():
+            return False
+        args = ["quantize", "sweep", str(self.job / "network.ncproj"), "--job", str(self.job),
+                "-o", str(self.out_dir), "--bits", self.bits.text(), "--targets",
+                self.targets.text(), "--mode", self.mode.currentText(), "--epochs",
+                str(self.epochs.value()), "--quantizer", self.quantizer.currentText(),
+                "--events"]  # fmt: skip
+        self.status = "running"
+        self.message.setText("Running...")
+        self.runner.run_command("quantize", self.out_dir, args)
+        self._update_buttons()
+        return True
+
+    def stop(self) -> bool:
+        if self.runner.stop():
+            self.message.setText("Stop requested: the finished points are kept")
+            self.stop_button.setEnabled(False)
+            return True
+        return False
+
+    def closeEvent(self, event) -> None:  # noqa: ANN001, N802
+        """Closing stops a running sweep; its finished points are kept (Run continues)."""
+        self.stop()
+        super().closeEvent(event)
+
+    def _on_event(self, record: dict) -> None:
+        kind = record.get("event")
+        if kind == "sweep":
+            self.rows = list(record.get("rows", []))
+            self._show_rows()
+        elif kind == "point_start":
+            self.message.setText(f"{record['target']} at {record['bits']} bits "
+                                 f"({record['mode'].upper()})...")  # fmt: skip
+        elif kind == "point":
+            self.rows.append({k: record[k] for k in COLUMNS})
+            self._show_rows()
+        elif kind == "error":
+            self.message.setText(str(record.get("message", "")))
+
+    def _show_rows(self) -> None:
+        self.table.setRowCount(len(self.rows))
+        for r, row in enumerate(self.rows):
+            for c, key in enumerate(COLUMNS):
+                value = row[key]
+                text = f"{100 * value:.2f} %" if key == "accuracy" else (
+                    f"{value:.4f}" if key == "error" else str(value))  # fmt: skip
+                self.table.setItem(r, c, QTableWidgetItem(text))
+        self.plot.set_rows(self.rows)
+
+    def _on_ended(self, status: str, message: str) -> None:
+        self.status = status
+        first = message.splitlines()[0] if message else ""
+        self.message.setText(f"Sweep {status}. {first}".strip() + f" Results: {self.out_dir}")
+        self._update_buttons()
+        parent = self.parent()
+        if parent is not None and hasattr(parent, "refresh_jobs"):
+            parent.refresh_jobs()  # the points are job folders: the history lists them
+
+
+def open_experiment(tab: Any) -> QuantizationExperiment | None:
+    """The dialog for the job selected in the TRAINING tab (a finished one)."""
+    from console_app.tabs import job_history as H  # noqa: PLC0415
+
+    job = tab.selected_job()
+    if job is None:
+        return None
+    if H.read_job(job, with_statistics=False).status != "finished":
+        tab.append_log(f"{job.name}: a quantization experiment needs a finished job")
+        return None
+    dialog = QuantizationExperiment(job, tab)
+    tab.quantization_dialog = dialog
+    dialog.show()
+    return dialog

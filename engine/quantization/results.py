@@ -1,0 +1,101 @@
+"""``results.csv`` and ``sweep.png`` of a sweep folder.
+
+``results.csv`` columns: ``quantizer,target,bits,mode,accuracy,error,parameter_bytes,
+cost_multiply_add,job`` (``job``: the point's folder, relative to the sweep folder).
+``sweep.png`` (matplotlib, Agg): accuracy against bits per target group, and accuracy against
+parameter bytes with the Pareto front (fewest bytes for the accuracy) marked.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from engine.runtime.job import atomic_write_text
+
+__all__ = ["COLUMNS", "read_results", "write_results", "write_plot", "pareto"]
+
+COLUMNS = ("quantizer", "target", "bits", "mode", "accuracy", "error", "parameter_bytes",
+           "cost_multiply_add", "job")  # fmt: skip
+_TYPES = {"bits": int, "accuracy": float, "error": float, "parameter_bytes": int,
+          "cost_multiply_add": int}  # fmt: skip
+
+
+def read_results(path: Path) -> list[dict[str, Any]]:
+    """The rows of an existing ``results.csv`` (none when it does not exist)."""
+    if not path.is_file():
+        return []
+    with open(path, newline="", encoding="utf-8") as f:
+        reader = csv.DictReader(f)
+        missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
+        if missing:
+            from engine.quantization.scheme import QuantizationError  # noqa: PLC0415
+
+            raise QuantizationError(
+                f"{path}: not the results.csv of a sweep (no column {missing[0]}); choose "
+                f"another -o folder"
+            )
+        rows = list(reader)
+    return [{k: _TYPES.get(k, str)(row[k]) for k in COLUMNS} for row in rows]
+
+
+def write_results(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: row[k] for k in COLUMNS})
+    atomic_write_text(path, buffer.getvalue())
+
+
+def pareto(points: Sequence[tuple[float, float]]) -> list[bool]:
+    """Which (bytes, accuracy) points no other point beats with fewer-or-equal bytes and
+    higher-or-equal accuracy (one strictly)."""
+    return [
+        not any((b2 <= b and a2 >= a) and (b2 < b or a2 > a) for b2, a2 in points)
+        for b, a in points
+    ]
+
+
+def write_plot(path: Path, rows: Sequence[dict[str, Any]]) -> None:
+    """Accuracy against bits and against parameter bytes (Pareto front marked)."""
+    import matplotlib  # noqa: PLC0415
+
+    matplotlib.use("Agg")
+    from matplotlib.figure import Figure  # noqa: PLC0415
+
+    figure = Figure(figsize=(10, 4), dpi=100)
+    by_bits, by_bytes = figure.subplots(1, 2)
+    reference = [r for r in rows if r["mode"] == "float"]
+    quantized = [r for r in rows if r["mode"] != "float"]
+    for group in sorted({(r["target"], r["mode"]) for r in quantized}):
+        line = sorted((r for r in quantized if (r["target"], r["mode"]) == group),
+                      key=lambda r: r["bits"])  # fmt: skip
+        by_bits.plot([r["bits"] for r in line], [100 * r["accuracy"] for r in line], "o-",
+                     label=f"{group[0]} ({group[1].upper()})")  # fmt: skip
+    for r in reference:
+        for axes in (by_bits, by_bytes):
+            axes.axhline(100 * r["accuracy"], color="gray", linestyle="--", linewidth=1)
+    by_bits.set(xlabel="bits", ylabel="accuracy (%)", title="Accuracy against bits")
+    by_bits.invert_xaxis()
+    if quantized:
+        by_bits.legend(fontsize=8)
+    points = [(float(r["parameter_bytes"]), float(r["accuracy"])) for r in rows]
+    front = pareto(points)
+    by_bytes.scatter([p[0] for p in points], [100 * p[1] for p in points], color="tab:blue",
+                     s=18, label="points")  # fmt: skip
+    best = sorted(p for p, f in zip(points, front, strict=True) if f)
+    by_bytes.plot([p[0] for p in best], [100 * p[1] for p in best], "s-", color="tab:red",
+                  label="Pareto front")  # fmt: skip
+    by_bytes.set(xscale="log", xlabel="parameter bytes", ylabel="accuracy (%)",
+                 title="Accuracy against model size")  # fmt: skip
+    by_bytes.legend(fontsize=8)
+    figure.tight_layout()
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png")
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(buffer.getvalue())
+    tmp.replace(path)

@@ -1,0 +1,71 @@
+"""TRAINING > Quantization experiment...: a sweep in a child process, live table, Stop."""
+
+from __future__ import annotations
+
+import csv
+
+import pytest
+from PySide6.QtCore import Qt
+
+pytestmark = pytest.mark.gui
+LEFT = Qt.MouseButton.LeftButton
+
+
+def _finished_job(qtbot, tab):
+    with qtbot.waitSignal(tab.run_ended, timeout=60000) as blocker:
+        qtbot.mouseClick(tab.run_button, LEFT)
+    assert blocker.args[0] == "finished", tab.last_message
+    tab.table.selectRow(0)
+    assert tab.quantize_button.isEnabled()
+    qtbot.mouseClick(tab.quantize_button, LEFT)
+    return tab.quantization_dialog
+
+
+def _set(qtbot, field, text):
+    field.selectAll()
+    qtbot.keyClicks(field, text)
+
+
+def _results(dialog):
+    with open(dialog.out_dir / "results.csv", newline="", encoding="utf-8") as f:
+        return list(csv.DictReader(f))
+
+
+def test_a_sweep_fills_the_table_and_plot_and_its_points_join_the_history(qtbot, training_tab):
+    dialog = _finished_job(qtbot, training_tab)
+    assert dialog.isVisible() and dialog.out_dir.name == dialog.job.name + "_quantization"
+    _set(qtbot, dialog.bits, "8,2")
+    with qtbot.waitSignal(dialog.runner.ended, timeout=120000) as blocker:
+        qtbot.mouseClick(dialog.run_button, LEFT)
+    assert blocker.args[0] == "finished", blocker.args[1]
+    rows = _results(dialog)
+    assert dialog.table.rowCount() == len(rows) == 3
+    for r, row in enumerate(rows):
+        assert dialog.table.item(r, 1).text() == row["target"]
+        assert dialog.table.item(r, 2).text() == row["bits"]
+        assert dialog.table.item(r, 4).text() == f"{100 * float(row['accuracy']):.2f} %"
+    assert dialog.plot.lines_drawn == 1
+    names = [job.name for job in training_tab.jobs]
+    sweep = dialog.out_dir.name
+    assert {f"{sweep}/float", f"{sweep}/fixed-point_both_8bit_ptq",
+            f"{sweep}/fixed-point_both_2bit_ptq"} <= set(names)  # fmt: skip
+
+
+@pytest.mark.slow
+def test_stop_keeps_the_finished_points_and_run_continues(qtbot, training_tab):
+    dialog = _finished_job(qtbot, training_tab)
+    _set(qtbot, dialog.bits, "4")
+    dialog.mode.setCurrentText("qat")
+    _set(qtbot, dialog.epochs.lineEdit(), "400")
+    with qtbot.waitSignal(dialog.runner.ended, timeout=120000) as blocker:
+        qtbot.mouseClick(dialog.run_button, LEFT)
+        qtbot.waitUntil(lambda: "(QAT)" in dialog.message.text(), timeout=60000)
+        qtbot.mouseClick(dialog.stop_button, LEFT)
+    assert blocker.args[0] == "stopped"
+    assert [r["mode"] for r in _results(dialog)] == ["float"] and dialog.table.rowCount() == 1
+    assert (dialog.out_dir / "fixed-point_both_4bit_qat" / "checkpoints" / "last").is_dir()
+    with qtbot.waitSignal(dialog.runner.ended, timeout=180000) as blocker:
+        qtbot.mouseClick(dialog.run_button, LEFT)
+    assert blocker.args[0] == "finished", blocker.args[1]
+    assert [r["mode"] for r in _results(dialog)] == ["float", "qat"]
+    assert dialog.table.rowCount() == 2

@@ -1,0 +1,156 @@
+"""``neurocanvas quantize insert|sweep`` on a small trained MLP: files, events, errors."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import runtime_kit as kit
+
+from engine.cli import main
+from engine.formats import save_project
+
+ROOT = Path(__file__).parents[3]
+
+
+@pytest.fixture
+def trained(tmp_path, monkeypatch):
+    """(project file, job folder): the 4-8-3 MLP trained 3 epochs on tiny blobs."""
+    monkeypatch.setenv("NEUROCANVAS_CACHE", str(tmp_path / "cache"))
+    train_csv, valid_csv = kit.blobs(tmp_path, rows=48)
+    project = tmp_path / "p.ncproj"
+    save_project(kit.mlp_project(train_csv, valid_csv, batch=8, max_epoch=3,
+                                 solver_parameters={"Alpha": "0.05", "Beta1": "0.9",
+                                                    "Beta2": "0.999", "Epsilon": "1e-08"}),
+                 project)  # fmt: skip
+    assert main(["train", str(project), "-o", str(tmp_path / "job"), "--seed", "0"]) == 0
+    return project, tmp_path / "job"
+
+
+def _run(*args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    command = [sys.executable, "-m", "engine.cli", "quantize", *args]
+    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+
+
+def test_insert_writes_the_project_with_a_calibrated_quantized_network(trained, tmp_path):
+    project, job = trained
+    out = tmp_path / "q.ncproj"
+    done = _run("insert", str(project), "-o", str(out), "--bits", "6", "--job", str(job))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f'network "Main_q6": 6 FixedPointQuantize layers, {out}'
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert [n["name"] for n in data["networks"]] == ["Main", "Main_q6"]
+    layers = {x["name"]: x for x in data["networks"][1]["layers"]}
+    assert layers["Affine/affine/W"]["type"] == "Parameter"
+    assert layers["Affine/affine/W"]["properties"]["Size"] == "4,8"
+    deltas = {
+        x["properties"]["Delta"] for x in layers.values() if x["type"] == "FixedPointQuantize"
+    }
+    for delta in deltas:  # calibrated: powers of two
+        assert float(delta) == 2.0 ** round(math.log2(float(delta)))
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--bits", "0", "--delta", "0.1"], "bits: expected an integer in 1..32. Received: 0"),
+        (["--bits", "40", "--delta", "0.1"], "bits: expected an integer in 1..32. Received: 40"),
+        (["--delta", "0"], "--delta: expected auto or a number > 0. Received: 0"),
+        (["--delta", "0.1", "--targets", "weights,gates"], "unknown target 'gates'"),
+        (["--delta", "0.1", "--skip", "Affine_9"], 'network "Main" has no layer "Affine_9"'),
+        (["--delta", "0.1", "--network", "Other"], 'no network "Other"'),
+        ([], "--delta auto calibrates from a trained job: give --job"),
+    ],
+)
+def test_insert_bad_input_is_one_line_and_writes_nothing(trained, tmp_path, args, message):
+    project, _ = trained
+    out = tmp_path / "q.ncproj"
+    done = _run("insert", str(project), "-o", str(out), *args)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and message in done.stderr
+    assert "Traceback" not in done.stderr and not out.exists()
+
+
+def test_a_job_that_does_not_fit_the_network_names_the_parameter_and_both_shapes(trained, tmp_path):
+    project, job = trained
+    other = kit.mlp_project(tmp_path / "x.csv", tmp_path / "y.csv")
+    main_net = other.network("Main")
+    main_net.set_property("Affine", "OutShape", "5")
+    save_project(other, tmp_path / "other.ncproj")
+    other_file = str(tmp_path / "other.ncproj")
+    for action in (["insert", other_file, "-o", str(tmp_path / "q.ncproj")],
+                   ["sweep", other_file, "-o", str(tmp_path / "s")]):  # fmt: skip
+        done = _run(*action, "--job", str(job))
+        assert done.returncode == 2
+        assert ('parameter "Affine/affine/W" has shape (4, 8) in the job but (4, 5) in network '
+                '"Main"') in done.stderr  # fmt: skip
+        assert done.stderr.count("\n") == 1
+    assert not (tmp_path / "q.ncproj").exists() and not (tmp_path / "s").exists()
+
+
+def test_sweep_prints_events_and_writes_results(trained, tmp_path):
+    project, job = trained
+    out = tmp_path / "sweep"
+    done = _run("sweep", str(project), "--job", str(job), "-o", str(out), "--bits", "8,3",
+                "--targets", "weights,activations", "--events")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [e["event"] for e in events][:2] == ["sweep", "point_start"]
+    assert events[0]["points"] == 5 and events[-1] == {"event": "done", "status": "finished",
+                                                        "rows": 5}  # fmt: skip
+    points = [e for e in events if e["event"] == "point"]
+    with open(out / "results.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    assert [(r["target"], r["bits"]) for r in rows] == [(p["target"], str(p["bits"]))
+                                                       for p in points]  # fmt: skip
+    assert [(r["target"], r["bits"]) for r in rows][1:] == [
+        ("weights", "8"),
+        ("activations", "8"),
+        ("weights", "3"),
+        ("activations", "3"),
+    ]
+    # 4x8 + 8x3 weights at 8 bits, 8 + 3 biases float: 56 + 44 bytes.
+    assert rows[1]["parameter_bytes"] == str(56 + 4 * 11)
+
+
+def test_sweep_draws_a_progress_bar_without_events(trained, tmp_path):
+    project, job = trained
+    done = _run("sweep", str(project), "--job", str(job), "-o", str(tmp_path / "s"),
+                "--bits", "4")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "quantize sweep: 100%" in done.stderr and "2/2" in done.stderr
+    assert "ptq   both          4 bits: accuracy" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--bits", "8,1"], 'layer "Affine", output: a signed FixedPointQuantize needs >= 2 bits'),
+        (["--bits", "8,0"], "bits: expected an integer in 1..32. Received: 0"),
+        (["--targets", "both,kernels"], "unknown target 'kernels'"),
+        (["--mode", "qat", "--epochs", "0"], "epochs: expected a positive integer. Received: 0"),
+        (["--delta", "-0.5"], "--delta: expected auto or a number > 0. Received: -0.5"),
+    ],
+)
+def test_sweep_bad_input_is_one_line_and_writes_nothing(trained, tmp_path, args, message):
+    project, job = trained
+    done = _run("sweep", str(project), "--job", str(job), "-o", str(tmp_path / "s"), *args)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert message in done.stderr and not (tmp_path / "s").exists()
+
+
+def test_sweep_refuses_a_folder_holding_another_results_csv(trained, tmp_path):
+    project, job = trained
+    (tmp_path / "s").mkdir()
+    (tmp_path / "s" / "results.csv").write_text("a,b\n1,2\n", encoding="utf-8")
+    done = _run("sweep", str(project), "--job", str(job), "-o", str(tmp_path / "s"))
+    assert done.returncode == 2
+    assert "results.csv: not the results.csv of a sweep (no column quantizer)" in done.stderr
+    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == ["results.csv"]
