@@ -11,11 +11,11 @@ A SOURCE is a project file or a job folder (its ``network.ncproj`` and checkpoin
 
 from __future__ import annotations
 
-import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.core.atomic import atomic_output, atomic_write_bytes, atomic_write_text
 from engine.export.literals import ExportError
 
 __all__ = ["ExportError", "Source", "open_source", "export_python", "export_onnx"]
@@ -110,15 +110,12 @@ def export_onnx(source: Source, out: str | Path, opset: int | None = None) -> Pa
 
 
 def _atomic_write(path: Path, data: str | bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     if isinstance(data, str):
-        tmp.write_text(data, encoding="utf-8", newline="\n")
+        atomic_write_text(path, data)
     else:
-        tmp.write_bytes(data)
-    os.replace(tmp, path)
+        atomic_write_bytes(path, data)
 
 
 def _atomic_copy(src: Path, dest: Path) -> None:
-    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
-    shutil.copyfile(src, tmp)
-    os.replace(tmp, dest)
+    with atomic_output(dest, "wb") as out, open(src, "rb") as source:
+        shutil.copyfileobj(source, out)

@@ -26,15 +26,15 @@ write, so a reader sees complete lines only (a partial last line means "not yet"
 
 from __future__ import annotations
 
-import contextlib
 import datetime as _dt
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from engine.core import atomic
 
 __all__ = [
     "Job",
@@ -54,17 +54,9 @@ class JobError(ValueError):
 
 
 def atomic_write_text(path: Path, text: str, newline: str = "\n") -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename."""
+    """Write ``text`` to ``path`` atomically (:mod:`engine.core.atomic`), creating its folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    atomic.atomic_write_text(path, text, newline)
 
 
 def atomic_write_json(path: Path, data: Any) -> None:
@@ -77,14 +69,38 @@ def format_number(value: float | None) -> str:
 
 
 def default_job_dir(project_file: Path) -> Path:
-    """NNC's place for jobs: ``<project>.files/<YYYYMMDD_HHMMSS>`` beside the project file."""
+    """NNC's place for jobs: ``<project>.files/<YYYYMMDD_HHMMSS>`` beside the project file.
+
+    The name is a proposal: :meth:`Job.create` with ``numbered=True`` claims it or the next
+    free ``_2``, ``_3``... atomically (two runs started in the same second never share one).
+    """
     stamp = _dt.datetime.now().strftime("%Y%m%d_%H%M%S")
-    base = project_file.with_name(project_file.stem + ".files") / stamp
-    candidate, k = base, 2
-    while candidate.exists():
-        candidate = base.with_name(f"{stamp}_{k}")
+    return project_file.with_name(project_file.stem + ".files") / stamp
+
+
+def _claim(root: Path, numbered: bool) -> Path:
+    """Create ``root`` (or, numbered, the first free ``root_k``) and claim it for this run."""
+    candidate, k = root, 2
+    while True:
+        try:
+            candidate.mkdir(parents=True, exist_ok=True)
+            fd = os.open(candidate / "status.json", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            fd = -1  # a file in the way, or another run's claim
+        except OSError as exc:
+            raise JobError(f"{candidate}: cannot create the job folder ({exc.strerror})") from None
+        if fd >= 0:
+            claimed = json.dumps({"status": "running", "epoch": 0, "pid": os.getpid()})
+            os.write(fd, (claimed + "\n").encode("utf-8"))
+            os.close(fd)
+            if {p.name for p in candidate.iterdir()} == {"status.json"}:
+                return candidate
+            (candidate / "status.json").unlink()  # a folder holding other things: not ours
+        if not numbered:
+            Job.check_new(candidate)
+            raise JobError(f"{candidate}: another run claimed this job folder first")
+        candidate = root.with_name(f"{root.name}_{k}")
         k += 1
-    return candidate
 
 
 class Job:
@@ -137,18 +153,23 @@ class Job:
             )
 
     @classmethod
-    def create(cls, root: Path, project: Any, source: Path | None) -> Job:
-        """A new job folder with the project snapshot (see :meth:`check_new`)."""
+    def create(
+        cls, root: Path, project: Any, source: Path | None, *, numbered: bool = False
+    ) -> Job:
+        """A new job folder, claimed atomically, with the project snapshot.
+
+        The folder is claimed by creating its ``status.json`` exclusively, so of several runs
+        started at once exactly one gets it. With ``numbered`` (the default folder) a folder
+        that is taken gives way to the next free ``<name>_2``, ``<name>_3``...; otherwise a
+        taken folder is a :class:`JobError` (see :meth:`check_new`).
+        """
         from engine.formats import save_project  # noqa: PLC0415
 
-        root = Path(root)
-        cls.check_new(root)
-        root.mkdir(parents=True, exist_ok=True)
-        job = cls(root)
+        job = cls(_claim(Path(root), numbered))
         save_project(project, job.project_file)
         if source is not None and source.is_file():
-            (root / "original").mkdir(exist_ok=True)
-            shutil.copyfile(source, root / "original" / source.name)
+            (job.root / "original").mkdir(exist_ok=True)
+            shutil.copyfile(source, job.root / "original" / source.name)
         return job
 
     @classmethod

@@ -66,10 +66,11 @@ def train(
     plan.project_file = str(source.resolve())
     plan.device = backend.device()
     root = Path(job_dir) if job_dir else default_job_dir(source)
-    Job.check_new(root)
+    if job_dir:
+        Job.check_new(root)  # before the (slow) session: a taken -o folder fails fast
     session = build_session(project, plan, prefetch=options.prefetch)
     try:
-        job = Job.create(root, project, source)
+        job = Job.create(root, project, source, numbered=not job_dir)
         job.write_config({"plan": plan.to_json()})
         return _run(job, session, None, options, resumed=False)
     finally:
