@@ -27,7 +27,10 @@ from engine.layers import find_spec
 from engine.layers.evaluate import RuleError
 from engine.layers.spec import ConnectorKind, Inputs, LayerSpec, Outputs
 
-__all__ = ["Problem", "validate_project", "validate_network", "dataset_variables"]
+__all__ = [
+    "Problem", "validate_project", "validate_network", "dataset_variables", "settings_problems",
+    "run_problems",
+]  # fmt: skip
 
 # Types whose F function takes exactly two main inputs (the others of Multiple take any number).
 _TWO_INPUTS = {
@@ -71,6 +74,7 @@ def validate_project(
         problems.append(Problem(f"unit recursion: {' -> '.join(cycle)}", cycle[0]))
     for network in project.networks:
         problems += validate_network(inference.network(network.name))
+    problems += settings_problems(project)
     problems += _config_problems(project)
     problems += _dataset_problems(project, variables)
     return problems
@@ -105,6 +109,33 @@ def validate_network(inference: NetworkInference) -> list[Problem]:
         problems += _property_problems(inference, name, spec)
         problems += _side_input_problems(inference, name, spec)
     return _unique(problems)
+
+
+def run_problems(project: Project, names: list[str]) -> list[Problem]:
+    """The errors (not warnings) of the drawn networks behind ``names`` (``MainValidation``
+    is ``Main``) and of every unit they call: what must be fixed before they can run."""
+    todo = [derive.network_for(project, n).base for n in names if _known(project, n)]
+    calls = resolve.unit_calls(project)
+    seen: list[str] = []
+    while todo:
+        name = todo.pop()
+        if name not in seen and project.has_network(name):
+            seen.append(name)
+            todo += [called for _, called in calls.get(name, [])]
+    inference = ProjectInference(project, follow=False)
+    try:
+        problems = [p for name in seen for p in validate_network(inference.network(name))]
+    finally:
+        inference.close()
+    return [p for p in problems if p.severity == "error"]
+
+
+def _known(project: Project, name: str) -> bool:
+    try:
+        derive.network_for(project, name)
+    except KeyError:
+        return False
+    return True
 
 
 def _unique(problems: list[Problem]) -> list[Problem]:
@@ -244,6 +275,20 @@ def _fmt(shape: object) -> str:
 
 
 # -- config and datasets -------------------------------------------------------------------------
+
+
+def settings_problems(project: Project) -> list[Problem]:
+    """Settings values NNC's editor would refuse (bad numbers, out of range, unknown choices),
+    each naming its section as in the ``.sdcproj``: ``[Optimizer_0] "Optimizer" Alpha: ...``."""
+    problems = []
+    for attr in cfg.SINGLETONS:
+        problems += [Problem(message) for message in getattr(project, attr).problems()]
+    for attr in cfg.COLLECTIONS:
+        for index, item in enumerate(getattr(project, attr)):
+            section = item.SECTION.replace("<i>", str(index))
+            label = f'[{section}] "{item.name}"'
+            problems += [Problem(m.replace(f"[{item.SECTION}]", label, 1)) for m in item.problems()]
+    return problems
 
 
 def _config_problems(project: Project) -> list[Problem]:

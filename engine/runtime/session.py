@@ -21,6 +21,7 @@ from engine.core.autograd import Variable
 from engine.data import DataIterator, DatasetError
 from engine.data.csv_dataset import Dataset
 from engine.graph.project import Project
+from engine.graph.validate import run_problems, settings_problems
 from engine.nn import solvers as S
 from engine.nn.lr_scheduler import create_scheduler
 from engine.nn.optimizer import Optimizer
@@ -133,6 +134,8 @@ def plan_run(
 ) -> RunPlan:
     """Resolve the project's CONFIG (datasets located, iterations per epoch counted)."""
     config = project.config
+    for problem in settings_problems(project):  # before any value is used
+        raise SetupError(str(problem))
     if not project.optimizers:
         raise SetupError("the project has no optimizer (CONFIG tab): nothing to train")
     batch = _positive(config.get("BatchSize"), "[Config] BatchSize")
@@ -282,6 +285,9 @@ def build_session(project: Project, plan: RunPlan, *, prefetch: int = 2) -> Sess
 def _compile_all(project: Project, plan: RunPlan) -> dict[str, Program]:
     """Every network the plan names, optimizers' first (their parameters are created first)."""
     programs: dict[str, Program] = {}
+    names = [item["network"] for item in [*plan.optimizers, *plan.monitors, *plan.executors]]
+    for problem in run_problems(project, names):  # what the editor lists stops the run
+        raise SetupError(str(problem))
     for item in [*plan.optimizers, *plan.monitors, *plan.executors]:
         name = item["network"]
         if name not in programs:
