@@ -82,7 +82,7 @@ def test_existing_job_folder_and_unsupported_layer(kit, tmp_path, capsys):
     assert main(["train", str(path), "-o", str(tmp_path / "job")]) == 2
     assert "job folders are never overwritten" in capsys.readouterr().err
     assert (tmp_path / "job" / "keep.txt").read_text() == "mine"
-    layers = [kit.layer("Input", "Input", Size=(4, 3), Dataset="x"), kit.layer("ReLU", "FFT")]
+    layers = [kit.layer("Input", "Input", Size=(4, 4, 2), Dataset="x"), kit.layer("ReLU", "FFT")]
     project = kit.make_project(
         [kit.network("Main", layers, kit.chain("Input", "ReLU"))],
         train=tmp_path / "train.csv",
