@@ -497,6 +497,10 @@ class NetworkInference:
         if target in self.stack:
             path = " -> ".join([*self.stack, target])
             raise InferenceError(f"unit recursion: {path}", "Network")
+        if len(self.stack) <= 1:  # the top network: its units are checked once, here
+            too_big = resolve.expansion_problem(self.project, target)
+            if too_big:  # expanding would take minutes and gigabytes
+                raise InferenceError(f'unit network "{target}": {too_big}', "Network")
         network = self.project.network(target)
         problems: list[resolve.ArgumentError] = []
         arguments = resolve.bind_arguments(ev, network, problems)

@@ -72,6 +72,7 @@ def validate_project(
     problems: list[Problem] = []
     for cycle in resolve.unit_cycles(project):
         problems.append(Problem(f"unit recursion: {' -> '.join(cycle)}", cycle[0]))
+    problems += _expansion_problems(project, [n.name for n in project.networks])
     for network in project.networks:
         problems += validate_network(inference.network(network.name))
     problems += settings_problems(project)
@@ -114,7 +115,12 @@ def validate_network(inference: NetworkInference) -> list[Problem]:
 def run_problems(project: Project, names: list[str]) -> list[Problem]:
     """The errors (not warnings) of the drawn networks behind ``names`` (``MainValidation``
     is ``Main``) and of every unit they call: what must be fixed before they can run."""
-    todo = [derive.network_for(project, n).base for n in names if _known(project, n)]
+    bases = list(dict.fromkeys(derive.network_for(project, n).base for n in names
+                               if _known(project, n)))  # fmt: skip
+    problems = _expansion_problems(project, bases)
+    if problems:  # expanding such units is what must not happen
+        return problems
+    todo = list(bases)
     calls = resolve.unit_calls(project)
     seen: list[str] = []
     while todo:
@@ -128,6 +134,11 @@ def run_problems(project: Project, names: list[str]) -> list[Problem]:
     finally:
         inference.close()
     return [p for p in problems if p.severity == "error"]
+
+
+def _expansion_problems(project: Project, names: list[str]) -> list[Problem]:
+    found = ((name, resolve.expansion_problem(project, name)) for name in names)
+    return [Problem(message, name) for name, message in found if message]
 
 
 def _known(project: Project, name: str) -> bool:

@@ -23,6 +23,7 @@ References (``Ref``) name where a step input comes from:
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -159,6 +160,7 @@ class Program:
         A parameter that exists already (created by another network, or loaded) is shared; a
         new one takes its declaration's initial value. LR multiplier 0 freezes it, as NNC.
         """
+        _check_memory(self, [d for d in self.parameters if nn.get_parameter(d.name) is None])
         params = {}
         for decl in self.parameters:
             existing = nn.get_parameter(decl.name)
@@ -294,6 +296,42 @@ def _check_shape(decl: ParameterDecl, existing: Variable) -> None:
             f'layer "{decl.layer}": parameter {decl.name} is shared with another layer but has '
             f"shape {_fmt(existing.shape)} there and {_fmt(decl.shape)} here"
         )
+
+
+def _check_memory(program: Program, new: list[ParameterDecl]) -> None:
+    """Refuse parameters larger than the memory left, before allocating any of them."""
+    need = sum(4 * math.prod(d.shape) for d in new)  # float32
+    have = available_memory()
+    if have is None or need <= have:
+        return
+    big = max(new, key=lambda d: math.prod(d.shape))
+    raise ProgramError(
+        f'network "{program.network}": its parameters need {_gib(need)}, more than the '
+        f"{_gib(have)} of memory available; the largest is {big.name} of layer "
+        f'"{big.layer}", shape {_fmt(big.shape)}'
+    )
+
+
+def available_memory() -> int | None:
+    """Bytes the arrays of the current device may still take (None when unknown)."""
+    if backend.device() == "gpu":
+        free, _total = backend.xp().cuda.runtime.memGetInfo()
+        return int(free)
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:.1f} GiB"
 
 
 def _load_parameter_file(decl: ParameterDecl) -> Any:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +13,8 @@ import runtime_kit as kit
 
 from engine.cli import main
 from engine.formats import save_project
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
@@ -118,3 +123,70 @@ def test_train_refuses_bad_settings_in_one_line(project, tmp_path, capsys, old, 
     assert all(w in err for w in words), err
     assert len(err) < 400, err
     assert not (tmp_path / "job").exists()  # refused before the job folder is made
+
+
+def test_parameters_larger_than_the_memory_left_are_refused_before_allocating(
+    project, tmp_path, capsys, monkeypatch
+):
+    """Defect 4: ``OutShape=1000000000`` tried to allocate 14.9 GiB. Here (4 + 1 + 3) x 1e8
+    float32 values = 2.98 GiB."""
+    from engine.runtime import program
+
+    monkeypatch.setattr(program, "available_memory", lambda: 2**30)  # as if 1 GiB were free
+    edit(project, r"^Property_1_Value=8$", "Property_1_Value=100000000")
+    err = one_line_error(capsys, "train", str(project), "-o", str(tmp_path / "job"))
+    assert "parameters need 3.0 GiB, more than the 1.0 GiB of memory available" in err
+    assert 'Affine/affine/W of layer "Affine", shape (4, 100000000)' in err
+
+
+# -- defect 2: units that fan out -----------------------------------------------------------------
+
+
+def fan_out_project(folder: Path, depth: int, calls: int) -> Path:
+    """Main calls unit U0; each Uk calls U(k+1) ``calls`` times; the last one holds an Affine.
+    Expanded, Main would hold about calls**depth layers (a few KB of file)."""
+    train_csv, valid_csv = kit.blobs(folder, rows=24)
+    main_net = kit.mlp_project(train_csv, valid_csv).networks[0]
+    layers = [kit.layer(x.name, "Unit", Network="U0") if x.name == "ReLU" else x
+              for x in main_net.layers]  # fmt: skip
+    networks = [kit.network("Main", layers, main_net.links)]
+    for k in range(depth):
+        names = ["Input", *(f"U{j}" for j in range(calls))]
+        units = [kit.layer(f"U{j}", "Unit", Network=f"U{k + 1}") for j in range(calls)]
+        networks.append(kit.network(f"U{k}", [kit.layer("Input", "Input", Size=(8,)), *units],
+                                    kit.chain(*names)))  # fmt: skip
+    last = [kit.layer("Input", "Input", Size=(8,)), kit.layer("Affine", "Affine", OutShape=8)]
+    networks.append(kit.network(f"U{depth}", last, kit.chain("Input", "Affine")))
+    path = folder / "fan.sdcproj"
+    save_project(kit.make_project(networks, train=train_csv, valid=valid_csv, batch=8), path)
+    return path
+
+
+@pytest.mark.parametrize(("depth", "calls"), [(20, 2), (30, 3), (40, 2)])
+@pytest.mark.parametrize("command", ["cost", "train"])
+def test_units_that_fan_out_are_refused_quickly_naming_the_chain(tmp_path, command, depth, calls):
+    """Before: 20 x 2 took 5 s and 1.1 GB in cost and > 120 s in train; 40 deep MemoryError."""
+    path = fan_out_project(tmp_path, depth, calls)
+    assert path.stat().st_size < 40_000
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NEUROCANVAS_CACHE": str(tmp_path / "c")}
+    done = subprocess.run([sys.executable, "-m", "engine.cli", command, str(path)], env=env,
+                          capture_output=True, text=True, timeout=60, cwd=tmp_path)  # fmt: skip
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    if command == "train":
+        assert len(lines) == 1, done.stderr
+    else:  # cost reports every network that fails, one line each, Main first
+        assert all(line.startswith("neurocanvas cost: network ") for line in lines)
+        assert lines[0].startswith('neurocanvas cost: network "Main"')
+    assert "the units expand to more than 100,000 layers" in lines[0]
+    assert f"U0 -> U1 x{calls} -> U2 x{calls} -> " in lines[0]  # the chain, how often called
+
+
+def test_expanded_sizes_count_every_call(tmp_path):
+    from engine.formats import load_project
+    from engine.graph import resolve
+
+    project = load_project(fan_out_project(tmp_path, 3, 2))
+    # U3: Input, Affine = 2; Uk = Input + 2 x U(k+1); Main: 5 own layers + U0
+    assert resolve.expanded_sizes(project) == {"U3": 2, "U2": 5, "U1": 11, "U0": 23, "Main": 28}
+    assert resolve.expansion_problem(project, "Main") is None
