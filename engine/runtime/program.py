@@ -52,6 +52,10 @@ Ref = tuple[Any, ...]
 Shape = tuple[int, ...]
 
 
+# Layers whose second input is a class index along ``axis`` of the first (nnabla's label_index).
+_CLASS_INDEX_TARGETS = ("CategoricalCrossEntropy", "SoftmaxCrossEntropy", "TopNError")
+
+
 class ProgramError(ValueError):
     """A network that cannot run as compiled; the message names network, layer and problem."""
 
@@ -179,6 +183,30 @@ class Program:
         return {name: var for name, var in params.items() if var.need_grad}
 
     # -- running -----------------------------------------------------------------------------
+
+    def class_labels(self) -> dict[str, tuple[int, str]]:
+        """Dataset variables read as class indices: variable -> (number of classes, layer).
+
+        These are the labels of the layers whose target picks a class along ``axis``
+        (CategoricalCrossEntropy, SoftmaxCrossEntropy, TopNError), fed straight from the
+        dataset; the class count is the size of that axis of their input.
+        """
+        shapes = {step.name: step.shape for step in self.steps}
+        found: dict[str, tuple[int, str]] = {}
+        for step in self.steps:
+            if step.type not in _CLASS_INDEX_TARGETS or len(step.inputs) < 2:
+                continue
+            x, t = step.inputs[0], step.inputs[1]
+            shape = shapes.get(x[1]) if x[0] == "step" else (x[2] if x[0] == "feed" else None)
+            if t[0] != "feed" or not shape:
+                continue
+            full = (1, *shape)  # with the batch axis, as the step's axis counts it
+            axis = step.kwargs.get("axis")
+            classes = full[-1] if axis is None else full[int(axis)]  # type: ignore[call-overload]
+            previous = found.get(t[1])
+            if previous is None or classes < previous[0]:
+                found[t[1]] = (int(classes), step.name)
+        return found
 
     def variables(self) -> tuple[str, ...]:
         """Dataset variables this program reads."""

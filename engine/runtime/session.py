@@ -326,6 +326,9 @@ def _check_variables(program: Program, dataset: Dataset, name: str) -> None:
                 f'network "{program.network}" expects variable "{variable}" of shape '
                 f'{_fmt(shape)}, dataset "{name}" gives {_fmt(have)}'
             )
+    for variable, (classes, layer) in program.class_labels().items():
+        dataset.check_class_labels(variable, classes, f'layer "{layer}" of network '
+                                   f'"{program.network}"')  # fmt: skip
 
 
 def _fmt(shape: tuple[int, ...]) -> str:

@@ -190,3 +190,21 @@ def test_expanded_sizes_count_every_call(tmp_path):
     # U3: Input, Affine = 2; Uk = Input + 2 x U(k+1); Main: 5 own layers + U0
     assert resolve.expanded_sizes(project) == {"U3": 2, "U2": 5, "U1": 11, "U0": 23, "Main": 28}
     assert resolve.expansion_problem(project, "Main") is None
+
+
+# -- defect 3: labels -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("label", ["3", "7", "nan", "inf", "1e20", "2.5", "-inf"])
+def test_labels_outside_the_classes_stop_before_training(project, tmp_path, capsys, label):
+    """Before: 3 failed at iteration 7 with a bare ValueError; NaN, inf, 1e20 were silently
+    ignored; 2.5 became class 2. The loss has 3 classes (Affine_2 OutShape=3)."""
+    csv = tmp_path / "train.csv"
+    lines = csv.read_text().splitlines()
+    lines[6] = lines[6].rsplit(",", 1)[0] + "," + label  # data row 6 is on line 7
+    csv.write_text("\n".join(lines) + "\n")
+    err = one_line_error(capsys, "train", str(project), "-o", str(tmp_path / "job"))
+    assert f'"{csv}", line 7, column 5 (y:label)' in err, err
+    assert 'layer "CategoricalCrossEntropy"' in err and "from 0 to 2" in err
+    assert f"Received: {label!r}" in err
+    assert not (tmp_path / "job").exists()
