@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import os
 import re
+import struct
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
+import numpy as np
 import pytest
 import runtime_kit as kit
 
@@ -208,3 +211,33 @@ def test_labels_outside_the_classes_stop_before_training(project, tmp_path, caps
     assert 'layer "CategoricalCrossEntropy"' in err and "from 0 to 2" in err
     assert f"Received: {label!r}" in err
     assert not (tmp_path / "job").exists()
+
+
+# -- defect 4: an image whose header claims 60000 x 60000 pixels ----------------------------------
+
+
+def _png_claiming(path: Path, width: int, height: int) -> Path:
+    """A 60-byte PNG whose IHDR claims ``width`` x ``height`` 8-bit gray pixels."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = zlib.crc32(kind + data) & 0xFFFFFFFF
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", crc)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header)
+                     + chunk(b"IDAT", zlib.compress(b"\0" * 16)) + chunk(b"IEND", b""))  # fmt: skip
+    return path
+
+
+@pytest.mark.parametrize("row", [0, 2])
+def test_an_image_bomb_is_a_one_line_error_naming_row_and_column(tmp_path, capsys, row):
+    from PIL import Image
+
+    Image.fromarray(np.zeros((8, 8), np.uint8)).save(tmp_path / "ok.png")
+    _png_claiming(tmp_path / "bomb.png", 60000, 60000)
+    cells = ["ok.png"] * 4
+    cells[row] = "bomb.png"
+    kit.write_csv(tmp_path / "d.csv", ["x:image", "y:label"], [[c, 0] for c in cells])
+    err = one_line_error(capsys, "dataset", "info", str(tmp_path / "d.csv"), "--check")
+    assert f'd.csv", line {row + 2}, column 1 (x:image)' in err
+    assert "image too large to decode" in err and "bomb.png" in err
