@@ -30,6 +30,7 @@ class Source:
     runtime: str | None  # the first executor's network
     parameters: Path | None  # the trained parameters (job folders only)
     normalize: bool  # Image Normalization of the runtime dataset (1/255 for 8-bit images)
+    base: Path | None = None  # the project's folder (relative parameter ``File`` paths)
 
 
 def open_source(path: str | Path, checkpoint: str = "best") -> Source:
@@ -49,14 +50,14 @@ def open_source(path: str | Path, checkpoint: str = "best") -> Source:
             dataset = project.executors[0].dataset if project.executors else None
             normalize = next((d.image_normalization for d in project.datasets
                               if d.name == dataset), True)  # fmt: skip
-            return Source(project, path.stem, runtime, None, normalize)
+            return Source(project, path.stem, runtime, None, normalize, path.resolve().parent)
         job = Job.open(path)
         plan = job.config()["plan"]
         executors = plan.get("executors") or []
         runtime = executors[0]["network"] if executors else None
         dataset = plan.get("datasets", {}).get(executors[0]["dataset"] if executors else "", {})
         return Source(job.load_project(), path.name, runtime, _trained(job, checkpoint),
-                      bool(dataset.get("normalize", True)))  # fmt: skip
+                      bool(dataset.get("normalize", True)), job.project_base())  # fmt: skip
     except (JobError, OSError, KeyError, ValueError) as exc:
         if isinstance(exc, ExportError):
             raise

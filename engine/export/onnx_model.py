@@ -341,7 +341,7 @@ def onnx_bytes(source: Any, opset: int = DEFAULT_OPSET) -> bytes:
         raise ExportError(f'network "{program.network}" cannot be exported to ONNX: '
                           f"{', '.join(bad)} (no standard ONNX operator)")  # fmt: skip
     with nn.parameter_scope("", {}):  # a private registry: the caller's stays untouched
-        params = program.create_parameters()
+        params = program.create_parameters(source.base)
         if source.parameters is not None:
             nn.load_parameters(source.parameters)
         values = {k: backend.to_numpy(v.data) for k, v in params.items()}

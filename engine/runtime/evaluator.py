@@ -116,7 +116,7 @@ def load_job_parameters(job: Job, program: Program, checkpoint: str) -> dict[str
     if not (folder / PARAMETERS).is_file():
         raise JobError(f"{job.root}: no trained parameters yet (checkpoints/{checkpoint})")
     nn.clear_parameters()
-    params = program.create_parameters()
+    params = program.create_parameters(job.project_base())
     nn.load_parameters(folder / PARAMETERS)
     return params
 

@@ -87,7 +87,7 @@ def _program(
         raise JobError(f"{source}: the project has no executor; name a --network")
     program = compile_network(project, name)
     nn.clear_parameters()
-    parameters = program.create_parameters()
+    parameters = program.create_parameters(Path(source).resolve().parent)
     if params is not None:
         nn.load_parameters(params)
     return program, parameters

@@ -202,6 +202,14 @@ class Job:
             raise JobError(f"{self.config_file}: written by a newer NeuroCanvas")
         return config
 
+    def project_base(self) -> Path | None:
+        """The folder of the project the job was trained from (relative ``File`` paths)."""
+        try:
+            source = self.config().get("plan", {}).get("project_file")
+        except JobError:
+            return None
+        return Path(source).parent if source else None
+
     def load_project(self) -> Any:
         from engine.formats import load_project  # noqa: PLC0415
 

@@ -96,10 +96,11 @@ class ParameterDecl:
     file: str = ""
     layer: str = ""  # the layer that declared it, for messages
 
-    def initial_value(self) -> Any:
-        """The initial array: the ``File`` when given, else the named initializer."""
+    def initial_value(self, base: Path | None = None) -> Any:
+        """The initial array: the ``File`` when given (a relative path is relative to ``base``,
+        the project's folder, as NNC resolves it), else the named initializer."""
         if self.file:
-            return _load_parameter_file(self)
+            return _load_parameter_file(self, base)
         init = I.create_initializer(self.initializer, self.multiplier)
         return init(self.shape)
 
@@ -158,8 +159,10 @@ class Program:
 
     # -- parameters --------------------------------------------------------------------------
 
-    def create_parameters(self) -> dict[str, Variable]:
+    def create_parameters(self, base: Path | None = None) -> dict[str, Variable]:
         """Get or create every parameter in the current (root) parameter scope, in order.
+
+        ``base`` is the project's folder, against which relative ``File`` paths resolve.
 
         A parameter that exists already (created by another network, or loaded) is shared; a
         new one takes its declaration's initial value. LR multiplier 0 freezes it, as NNC.
@@ -173,7 +176,7 @@ class Program:
                 params[decl.name] = existing
                 continue
             params[decl.name] = nn.get_parameter_or_create(
-                decl.name, decl.shape, decl.initial_value(), need_grad=True,
+                decl.name, decl.shape, decl.initial_value(base), need_grad=True,
                 lr_mult=decl.lr_multiplier,
             )  # fmt: skip
         return params
@@ -362,11 +365,13 @@ def _gib(n: int) -> str:
     return f"{n / 2**30:.1f} GiB"
 
 
-def _load_parameter_file(decl: ParameterDecl) -> Any:
+def _load_parameter_file(decl: ParameterDecl, base: Path | None) -> Any:
     """A parameter's ``File``: a ``.npy`` or headerless ``.csv`` holding its initial value."""
     from engine.data.loaders import FileLoadError, load_file  # noqa: PLC0415
 
-    path = Path(decl.file)
+    path = Path(decl.file.replace("\\", "/"))
+    if not path.is_absolute() and base is not None:
+        path = base / path
     try:
         value = np.asarray(load_file(path), dtype=np.float32)
     except (FileLoadError, OSError, ValueError) as exc:

@@ -259,7 +259,8 @@ def build_session(project: Project, plan: RunPlan, *, prefetch: int = 2) -> Sess
         _check_variables(programs[item["network"]], datasets[item["dataset"]], item["dataset"])
     nn.clear_parameters()
     nn.seed(plan.seed)
-    params = {name: program.create_parameters() for name, program in programs.items()}
+    base = Path(plan.project_file).parent if plan.project_file else None
+    params = {name: program.create_parameters(base) for name, program in programs.items()}
     optimizers = [
         OptimizerRun(o["name"], o["network"], o["dataset"], programs[o["network"]],
                      params[o["network"]], _optimizer(o, programs[o["network"]],

@@ -241,3 +241,33 @@ def test_an_image_bomb_is_a_one_line_error_naming_row_and_column(tmp_path, capsy
     err = one_line_error(capsys, "dataset", "info", str(tmp_path / "d.csv"), "--check")
     assert f'd.csv", line {row + 2}, column 1 (x:image)' in err
     assert "image too large to decode" in err and "bomb.png" in err
+
+
+# -- defect 6: a relative W.File is relative to the project's folder ------------------------------
+
+
+def test_relative_parameter_file_resolves_against_the_project_folder(project, tmp_path):
+    """Run from another folder (as the app's child process is): the frozen W is the file's."""
+    weights = np.arange(32, dtype=np.float32).reshape(4, 8) / 32
+    (tmp_path / "init").mkdir()
+    np.save(tmp_path / "init" / "w.npy", weights)
+    anchor = r"^Property_1_Value=8\nNumProperty=2"
+    edit(
+        project,
+        anchor,
+        "Property_1_Value=8\nNumProperty=4\nProperty_2_Name=W.File\n"
+        "Property_2_Value=init/w.npy\nProperty_3_Name=W.LRateMultiplier\nProperty_3_Value=0",
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NEUROCANVAS_CACHE": str(tmp_path / "c")}
+    for argv in (["train", str(project), "-o", str(tmp_path / "job"), "--epochs", "1"],
+                 ["evaluate", str(tmp_path / "job")]):  # fmt: skip
+        done = subprocess.run([sys.executable, "-m", "engine.cli", *argv], env=env, cwd=elsewhere,
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    from engine.nn.parameter import load_arrays
+
+    arrays, meta = load_arrays(tmp_path / "job" / "checkpoints" / "last" / "parameters.npz")
+    keys = {entry["name"]: entry["key"] for entry in meta["parameters"]}  # type: ignore[index]
+    np.testing.assert_array_equal(arrays[keys["Affine/affine/W"]], weights)
