@@ -44,7 +44,7 @@ COLUMNS = ("Name", "Status", "Date", "Epoch", "Cost", "Training error", "Validat
 TRADEOFF_STATISTICS = ("CostMultiplyAdd", "CostParameter", "UniqueParameters", "FLOPs",
                        "CostAdd", "CostMultiply", "Output")  # fmt: skip
 STATUS_COLORS = {"running": "#1f77b4", "finished": "#2ca02c", "stopped": "#ff7f0e",
-                 "failed": "#d62728"}  # fmt: skip
+                 "interrupted": "#ff7f0e", "failed": "#d62728"}  # fmt: skip
 
 
 def _fmt(value: float | None) -> str:

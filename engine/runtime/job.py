@@ -30,6 +30,8 @@ import datetime as _dt
 import json
 import os
 import shutil
+import socket
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -38,6 +40,7 @@ from engine.core import atomic
 
 __all__ = [
     "Job",
+    "trainer_alive",
     "JobError",
     "atomic_write_text",
     "atomic_write_json",
@@ -90,7 +93,8 @@ def _claim(root: Path, numbered: bool) -> Path:
         except OSError as exc:
             raise JobError(f"{candidate}: cannot create the job folder ({exc.strerror})") from None
         if fd >= 0:
-            claimed = json.dumps({"status": "running", "epoch": 0, "pid": os.getpid()})
+            claimed = json.dumps({"status": "running", "epoch": 0, "pid": os.getpid(),
+                                  "host": socket.gethostname()})  # fmt: skip
             os.write(fd, (claimed + "\n").encode("utf-8"))
             os.close(fd)
             if {p.name for p in candidate.iterdir()} == {"status.json"}:
@@ -101,6 +105,24 @@ def _claim(root: Path, numbered: bool) -> Path:
             raise JobError(f"{candidate}: another run claimed this job folder first")
         candidate = root.with_name(f"{root.name}_{k}")
         k += 1
+
+
+def trainer_alive(status: Mapping[str, Any]) -> bool:
+    """Whether the process named in a status may still be running (unknown counts as alive:
+    another machine's process, or a system where a process cannot be probed)."""
+    pid = status.get("pid")
+    host = status.get("host")
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    if (host and host != socket.gethostname()) or sys.platform == "win32":
+        return True  # os.kill(pid, 0) would end the process on Windows
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # it exists, owned by someone else
+    return True
 
 
 class Job:
@@ -214,6 +236,42 @@ class Job:
         from engine.formats import load_project  # noqa: PLC0415
 
         return load_project(self.project_file)
+
+    def status(self) -> dict[str, Any]:
+        """``status.json`` as every reader should show it.
+
+        A job that says ``running`` while its trainer process is gone (kill -9, a crash, a
+        power cut) reads ``interrupted``; ``resumable`` tells whether a ``last`` checkpoint
+        exists to continue from (``neurocanvas train --resume``, the app's Resume).
+        """
+        try:
+            status = self.read_json(self.status_file)
+        except JobError:
+            status = {}
+        if status.get("status") == "running" and not trainer_alive(status):
+            status["status"] = "interrupted"
+            status["message"] = (f"the trainer (process {status.get('pid')}) ended without "
+                                 f"saving its state; the run can continue from its last "
+                                 f"checkpoint")  # fmt: skip
+        from engine.runtime.checkpoint import PARAMETERS, checkpoint_path  # noqa: PLC0415
+
+        last = checkpoint_path(self.checkpoint_dir("last"))
+        status["resumable"] = status.get("status") != "running" and (last / PARAMETERS).is_file()
+        return status
+
+    def remove_strays(self) -> list[Path]:
+        """Remove what an interrupted writer left: checkpoint build folders and temporary
+        files (``.<name>.<random>`` beside their target). Returns what was removed."""
+        folder = self.root / "checkpoints"
+        strays = [p for p in folder.glob(".*.*") if p.is_dir()] if folder.is_dir() else []
+        strays += [p for p in self.root.glob(".*.tmp") if p.is_file()]
+        strays += [p for p in folder.glob("*/.*.tmp") if p.is_file()] if folder.is_dir() else []
+        for path in strays:
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+        return strays
 
     # -- writing -----------------------------------------------------------------------------
     def write_config(self, config: Mapping[str, Any]) -> None:

@@ -86,6 +86,10 @@ def resume(
     """
     options = options or Options()
     job = Job.open(Path(job_dir))
+    if job.status().get("status") == "running":
+        raise JobError(f"{job.root}: the job is still running (process "
+                       f"{job.status().get('pid')}); stop it before resuming")  # fmt: skip
+    job.remove_strays()  # what a killed run was writing
     plan = RunPlan.from_json(job.config()["plan"])
     if not checkpoint_path(job.checkpoint_dir("last")).is_dir():
         raise JobError(f"{job.root}: no checkpoint to resume from (checkpoints/last is missing)")
