@@ -271,3 +271,18 @@ def test_relative_parameter_file_resolves_against_the_project_folder(project, tm
     arrays, meta = load_arrays(tmp_path / "job" / "checkpoints" / "last" / "parameters.npz")
     keys = {entry["name"]: entry["key"] for entry in meta["parameters"]}  # type: ignore[index]
     np.testing.assert_array_equal(arrays[keys["Affine/affine/W"]], weights)
+
+
+@pytest.mark.parametrize(("size", "shown"), [("100000,100000,100000", "1e+15"),
+                                              ("2147483647,2147483647", "4.61e+18")])  # fmt: skip
+def test_shapes_no_machine_can_hold_give_no_statistics(project, capsys, size, shown):
+    """Defect 4: statistics with 20 or 300 digits were printed as success."""
+    edit(project, r"^Property_1_Name=Size\nProperty_1_Value=4$",
+         f"Property_1_Name=Size\nProperty_1_Value={size}")  # fmt: skip
+    assert main(["cost", str(project)]) == 1
+    out, err = capsys.readouterr()
+    assert err.strip().splitlines()[0] == (
+        f'neurocanvas cost: network "Main", layer "Input": the output holds {shown} values per '
+        f"sample (shape {size}), more than any machine can hold"
+    )
+    assert all(len(word) < 16 for word in out.replace(",", "").split() if word.isdigit())
