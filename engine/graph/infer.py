@@ -65,11 +65,6 @@ class LayerResult:
         return self.stats[STATISTICS.index(name)] if self.stats else 0
 
 
-# 2^40 float32 values per sample are 4 TiB: a larger shape is a typo, and its statistics
-# (printed with 20 or 300 digits) would be no use.
-MAX_ELEMENTS = 2**40
-
-
 class NetworkInference:
     """Lazy, cached shapes and statistics of one network.
 
@@ -355,11 +350,8 @@ class NetworkInference:
     def _evaluate(self, type_: str, spec_type: str, name: str, ev: LayerEval) -> LayerResult:
         try:
             shape = ev.output_shape()
-            if shape and math.prod(shape) > MAX_ELEMENTS:
-                dims = ",".join(map(str, shape))
-                message = (f"the output holds {math.prod(shape):.3g} values per sample "
-                           f"(shape {dims}), more than any machine can hold")  # fmt: skip
-                return LayerResult(name, type_, None, None, message)
+            if resolve.oversized(shape):
+                return LayerResult(name, type_, None, None, resolve.oversized(shape))
             if spec_type == "Unit":
                 sub = self._subs[name]
                 stats = (math.prod(shape or (0,)), *sub.totals()[1:])

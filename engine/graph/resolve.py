@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -239,6 +240,20 @@ def expanded_sizes(project: Project) -> dict[str, int]:
                 sizes[net] = min(own[net] - len(calls[net]) + sum(
                     sizes.get(c, 1) for _, c in calls[net]), 10 * MAX_EXPANDED_LAYERS)  # fmt: skip
     return sizes
+
+
+# 2^40 float32 values per sample are 4 TiB: a larger shape is a typo, and its statistics
+# (printed with 20 or 300 digits) would be no use.
+MAX_ELEMENTS = 2**40
+
+
+def oversized(shape: Shape | None) -> str | None:
+    """Why a layer output of ``shape`` cannot exist, or None."""
+    if not shape or math.prod(shape) <= MAX_ELEMENTS:
+        return None
+    dims = ",".join(map(str, shape))
+    return (f"the output holds {math.prod(shape):.3g} values per sample (shape {dims}), more "
+            f"than any machine can hold")  # fmt: skip
 
 
 def expansion_problem(project: Project, network: str) -> str | None:
