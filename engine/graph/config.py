@@ -146,7 +146,7 @@ def _parse(spec: Key, text: str, section: str) -> Any:
         except ValueError:
             kind = "an integer" if spec.kind == "int" else "a finite number"
             raise SettingError(f"{where}: expected {kind}. Received: {spec.name}={text}") from None
-        _check_range(spec, value, where)
+        _check_range(spec, value, where, text)
         return value
     if spec.kind == "bool":
         if text.strip() not in _BOOL_TEXT:
@@ -158,19 +158,17 @@ def _parse(spec: Key, text: str, section: str) -> Any:
     return text
 
 
-def _check_range(spec: Key, value: float, where: str) -> None:
+def _check_range(spec: Key, value: float, where: str, text: str) -> None:
     low, high = spec.minimum, spec.maximum
     under = high is None or value < high or (value == high and not spec.below)
     if (low is None or value >= low) and under:
         return
-    if high is None:
-        expected = f"at least {_num(low)}"
-    elif low is None:
-        expected = f"at most {_num(high)}"
-    else:
-        upper = f"below {_num(high)}" if spec.below else f"at most {_num(high)}"
-        expected = f"from {_num(low)} to {upper}"
-    raise SettingError(f"{where}: expected {expected}. Received: {spec.name}={_num(value)}")
+    # the app's CONFIG form words it the same way
+    parts = [] if low is None else [f">= {_num(low)}"]
+    if high is not None:
+        parts.append(f"{'<' if spec.below else '<='} {_num(high)}")
+    expected = "a value " + " and ".join(parts)
+    raise SettingError(f"{where}: expected {expected}. Received: {spec.name}={text}")
 
 
 def _num(value: float | None) -> str:
