@@ -287,3 +287,18 @@ def test_shapes_no_machine_can_hold_give_no_statistics(project, capsys, size, sh
         f"sample (shape {size}), more than any machine can hold"
     )
     assert all(len(word) < 16 for word in out.replace(",", "").split() if word.isdigit())
+
+
+def test_a_bad_parameter_scope_on_a_unit_layer(tmp_path, capsys):
+    """Defect 4: ``ParameterScope=*Calc +*Input:**Nope`` on a Unit layer raised InferenceError
+    out of ``cost`` and ``train``."""
+    from engine.formats import load_project
+
+    path = fan_out_project(tmp_path, 2, 2)
+    project = load_project(path)
+    project.network("Main").set_property("ReLU", "ParameterScope", "*Calc +*Input:**Nope")
+    save_project(project, path)
+    assert main(["cost", str(path)]) == 0  # the statistics; the scope's parameters unnamed
+    capsys.readouterr()
+    err = one_line_error(capsys, "train", str(path), "-o", str(tmp_path / "job"))
+    assert 'layer "ReLU", property ParameterScope: unknown macro *Nope' in err
