@@ -146,31 +146,11 @@ def test_parameters_larger_than_the_memory_left_are_refused_before_allocating(
 # -- defect 2: units that fan out -----------------------------------------------------------------
 
 
-def fan_out_project(folder: Path, depth: int, calls: int) -> Path:
-    """Main calls unit U0; each Uk calls U(k+1) ``calls`` times; the last one holds an Affine.
-    Expanded, Main would hold about calls**depth layers (a few KB of file)."""
-    train_csv, valid_csv = kit.blobs(folder, rows=24)
-    main_net = kit.mlp_project(train_csv, valid_csv).networks[0]
-    layers = [kit.layer(x.name, "Unit", Network="U0") if x.name == "ReLU" else x
-              for x in main_net.layers]  # fmt: skip
-    networks = [kit.network("Main", layers, main_net.links)]
-    for k in range(depth):
-        names = ["Input", *(f"U{j}" for j in range(calls))]
-        units = [kit.layer(f"U{j}", "Unit", Network=f"U{k + 1}") for j in range(calls)]
-        networks.append(kit.network(f"U{k}", [kit.layer("Input", "Input", Size=(8,)), *units],
-                                    kit.chain(*names)))  # fmt: skip
-    last = [kit.layer("Input", "Input", Size=(8,)), kit.layer("Affine", "Affine", OutShape=8)]
-    networks.append(kit.network(f"U{depth}", last, kit.chain("Input", "Affine")))
-    path = folder / "fan.sdcproj"
-    save_project(kit.make_project(networks, train=train_csv, valid=valid_csv, batch=8), path)
-    return path
-
-
 @pytest.mark.parametrize(("depth", "calls"), [(20, 2), (30, 3), (40, 2)])
 @pytest.mark.parametrize("command", ["cost", "train"])
 def test_units_that_fan_out_are_refused_quickly_naming_the_chain(tmp_path, command, depth, calls):
     """Before: 20 x 2 took 5 s and 1.1 GB in cost and > 120 s in train; 40 deep MemoryError."""
-    path = fan_out_project(tmp_path, depth, calls)
+    path = kit.fan_out_project(tmp_path, depth, calls)
     assert path.stat().st_size < 40_000
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NEUROCANVAS_CACHE": str(tmp_path / "c")}
     done = subprocess.run([sys.executable, "-m", "engine.cli", command, str(path)], env=env,
@@ -190,7 +170,7 @@ def test_expanded_sizes_count_every_call(tmp_path):
     from engine.formats import load_project
     from engine.graph import resolve
 
-    project = load_project(fan_out_project(tmp_path, 3, 2))
+    project = load_project(kit.fan_out_project(tmp_path, 3, 2))
     # U3: Input, Affine = 2; Uk = Input + 2 x U(k+1); Main: 5 own layers + U0
     assert resolve.expanded_sizes(project) == {"U3": 2, "U2": 5, "U1": 11, "U0": 23, "Main": 28}
     assert resolve.expansion_problem(project, "Main") is None
@@ -294,7 +274,7 @@ def test_a_bad_parameter_scope_on_a_unit_layer(tmp_path, capsys):
     out of ``cost`` and ``train``."""
     from engine.formats import load_project
 
-    path = fan_out_project(tmp_path, 2, 2)
+    path = kit.fan_out_project(tmp_path, 2, 2)
     project = load_project(path)
     project.network("Main").set_property("ReLU", "ParameterScope", "*Calc +*Input:**Nope")
     save_project(project, path)
