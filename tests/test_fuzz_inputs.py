@@ -240,3 +240,43 @@ def test_mutated_iris_trains_or_fails_cleanly(
         path.write_text(project)
         argv = ("train", str(path), "-o", str(folder / "job"), "--epochs", "1", "--seed", "0")
         assert_clean(*run_cli(*argv), "train")
+
+
+@pytest.fixture(scope="module")
+def trained_iris(tmp_path_factory) -> Path:
+    """A finished job of NNC's iris sample on the real iris data (1 epoch)."""
+    folder = tmp_path_factory.mktemp("iris")
+    project = (SAMPLES / "classification/iris/iris.sdcproj").read_text(encoding="utf-8")
+    for part in ("training", "validation"):
+        csv = FUZZ / "iris" / f"iris_{part}.csv"
+        project = re.sub(rf"^URI=.*_{part}_delo\.csv$", f"URI={csv}", project, flags=re.M)
+    (folder / "iris.sdcproj").write_text(project)
+    code, lines = run_cli("train", str(folder / "iris.sdcproj"), "-o", str(folder / "job"),
+                          "--epochs", "1", "--seed", "0")  # fmt: skip
+    assert code == 0, lines
+    return folder / "job"
+
+
+JOB_FILES = ["config.json", "status.json", "network.ncproj", "checkpoints/last/state.json",
+             "checkpoints/best/state.json"]  # fmt: skip
+
+
+@settings(fuzz_settings, max_examples=20)
+@given(data=st.data(), name=st.sampled_from(JOB_FILES),
+       command=st.sampled_from(["evaluate", "resume", "export"]))  # fmt: skip
+def test_mutated_job_folders_evaluate_resume_and_export_cleanly(
+    small_machine, trained_iris: Path, data: st.DataObject, name: str, command: str
+) -> None:
+    import shutil
+
+    with tempfile.TemporaryDirectory() as tmp:
+        job = Path(tmp) / "job"
+        shutil.copytree(trained_iris, job)
+        target = job / name
+        target.write_text(data.draw(mutated_json(target.read_text(encoding="utf-8"))))
+        argv = {
+            "evaluate": ("evaluate", str(job)),
+            "resume": ("train", "--resume", str(job), "--epochs", "2"),
+            "export": ("export", "python", str(job), "-o", str(Path(tmp) / "x.py")),
+        }[command]
+        assert_clean(*run_cli(*argv), argv[0])

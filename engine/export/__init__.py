@@ -52,13 +52,13 @@ def open_source(path: str | Path, checkpoint: str = "best") -> Source:
                               if d.name == dataset), True)  # fmt: skip
             return Source(project, path.stem, runtime, None, normalize, path.resolve().parent)
         job = Job.open(path)
-        plan = job.config()["plan"]
+        plan = job.plan()
         executors = plan.get("executors") or []
         runtime = executors[0]["network"] if executors else None
         dataset = plan.get("datasets", {}).get(executors[0]["dataset"] if executors else "", {})
         return Source(job.load_project(), path.name, runtime, _trained(job, checkpoint),
                       bool(dataset.get("normalize", True)), job.project_base())  # fmt: skip
-    except (JobError, OSError, KeyError, ValueError) as exc:
+    except (JobError, OSError, KeyError, ValueError, TypeError, AttributeError) as exc:
         if isinstance(exc, ExportError):
             raise
         raise ExportError(f"{path}: {exc}") from None

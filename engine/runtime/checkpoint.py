@@ -117,7 +117,7 @@ def load_checkpoint(trainer: Trainer, folder: Path) -> TrainState:
         return TrainState.from_json(data["state"])
     except FileNotFoundError as exc:
         raise TrainingError(f"{folder}: incomplete checkpoint ({exc.filename} missing)") from None
-    except (ParameterFileError, ValueError, KeyError, TypeError) as exc:
+    except (ParameterFileError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise TrainingError(f"{folder}: cannot resume from this checkpoint ({exc})") from None
 
 

@@ -26,6 +26,7 @@ write, so a reader sees complete lines only (a partial last line means "not yet"
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as _dt
 import json
 import os
@@ -69,6 +70,40 @@ def atomic_write_json(path: Path, data: Any) -> None:
 def format_number(value: float | None) -> str:
     """A float as CSV/YAML text: Python's shortest repr; empty for None."""
     return "" if value is None else repr(float(value))
+
+
+_KINDS: dict[str, tuple[type, ...]] = {
+    "int": (int,), "float": (int, float), "str": (str,), "bool": (bool,), "dict": (dict,),
+    "list": (list,),
+}  # fmt: skip
+
+
+def _fits(value: Any, kind: str) -> bool:
+    if kind == "None":
+        return value is None
+    if isinstance(value, bool) and kind in ("int", "float"):
+        return False
+    if kind.startswith("dict[str,float]"):  # monitor values
+        return isinstance(value, dict) and all(_fits(v, "float") for v in value.values())
+    return isinstance(value, _KINDS.get(kind.split("[")[0], (object,)))
+
+
+def typed_fields(cls: type, data: Any, where: str) -> dict[str, Any]:
+    """The fields of dataclass ``cls`` from a JSON object written by this program, checked
+    against their annotations (``int``, ``float | None``, ``list[...]``...), so a damaged
+    job file is a :class:`JobError` naming the file and key, not a crash deep in a run."""
+    if not isinstance(data, dict):
+        raise JobError(f"{where}: damaged (expected a JSON object)")
+    out = {}
+    for f in dataclasses.fields(cls):
+        if f.name not in data:
+            continue
+        value, kinds = data[f.name], str(f.type).replace(" ", "").split("|")
+        fits = any(_fits(value, kind) for kind in kinds)
+        if not fits:
+            raise JobError(f"{where}: damaged ({f.name}: expected {f.type}. Received: {value!r})")
+        out[f.name] = value
+    return out
 
 
 def default_job_dir(project_file: Path) -> Path:
@@ -231,6 +266,13 @@ class Job:
         except JobError:
             return None
         return Path(source).parent if source else None
+
+    def plan(self) -> dict[str, Any]:
+        """The run plan of ``config.json`` (a JSON object; see ``RunPlan.from_json``)."""
+        plan = self.config().get("plan")
+        if not isinstance(plan, dict):
+            raise JobError(f"{self.config_file}: damaged (no plan object)")
+        return plan
 
     def load_project(self) -> Any:
         from engine.formats import load_project  # noqa: PLC0415

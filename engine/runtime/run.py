@@ -90,7 +90,7 @@ def resume(
         raise JobError(f"{job.root}: the job is still running (process "
                        f"{job.status().get('pid')}); stop it before resuming")  # fmt: skip
     job.remove_strays()  # what a killed run was writing
-    plan = RunPlan.from_json(job.config()["plan"])
+    plan = RunPlan.from_json(job.plan(), str(job.config_file))
     if not checkpoint_path(job.checkpoint_dir("last")).is_dir():
         raise JobError(f"{job.root}: no checkpoint to resume from (checkpoints/last is missing)")
     if epochs is not None:
@@ -99,7 +99,10 @@ def resume(
         plan.max_epoch = epochs
         job.write_config({"plan": plan.to_json()})
     plan.device = backend.device()
-    session = build_session(job.load_project(), plan, prefetch=options.prefetch)
+    try:
+        session = build_session(job.load_project(), plan, prefetch=options.prefetch)
+    except (KeyError, TypeError, AttributeError, IndexError) as exc:  # a plan edited by hand
+        raise JobError(f"{job.config_file}: damaged ({type(exc).__name__}: {exc})") from None
     try:
         return _run(job, session, job.checkpoint_dir("last"), options, resumed=True)
     finally:

@@ -68,9 +68,14 @@ class RunPlan:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> RunPlan:
-        names = {f for f in cls.__dataclass_fields__}
-        return cls(**{k: v for k, v in data.items() if k in names})
+    def from_json(cls, data: Mapping[str, Any], where: str = "config.json") -> RunPlan:
+        """The plan as :meth:`to_json` wrote it; a damaged one is a JobError naming the key."""
+        from engine.runtime.job import JobError, typed_fields  # noqa: PLC0415
+
+        try:
+            return cls(**typed_fields(cls, data, where))
+        except TypeError as exc:  # a missing field
+            raise JobError(f"{where}: damaged ({exc})") from None
 
 
 @dataclass
