@@ -19,7 +19,7 @@ import argparse
 import json
 import sys
 
-from engine.cli import UserError
+from engine.cli import UserError, one_line
 
 _EXTRAS = ("UniqueParameters", "FLOPs", "ParameterBytes")
 
@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         _print_text(networks, layers if args.layers else None)
     for message in errors:
-        print(f"neurocanvas cost: {message}", file=sys.stderr)
+        print(f"neurocanvas cost: {one_line(message)}", file=sys.stderr)
     return 1 if errors else 0
 
 
