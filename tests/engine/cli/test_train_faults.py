@@ -50,7 +50,9 @@ def test_kill_9_reads_interrupted_and_resumes_exactly(tmp_path):
     assert status["status"] == "interrupted" and status["resumable"] is True
     assert 6 <= logged < 40, logged  # killed in the middle
     state = json.loads((job.checkpoint_dir("last") / "state.json").read_text())["state"]
-    assert state["epoch"] >= logged  # written at each (short) epoch's end, before its log line
+    # Written at each epoch's end (before its log line) while a save costs little; a load spike
+    # on a busy machine may skip one. Before, nothing was written in the first 30 s.
+    assert state["epoch"] >= logged - 2, (state["epoch"], logged)
 
     from console_app.tabs.job_history import read_job
 
