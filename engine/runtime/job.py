@@ -9,7 +9,8 @@
                              iterations per epoch, datasets (CSV paths, rows), optimizers with
                              their iteration ranges and schedules, monitors, executors
       status.json            running | finished | stopped | failed, epoch, best epoch, message,
-                             the trainer's process id
+                             the trainer's process id and host (:meth:`Job.status` reads a
+                             "running" whose process is gone as "interrupted")
       events.jsonl           every event of the run, one JSON object per line (as --events)
       log.txt                NNC-style log lines ("epoch 3 of 10 cost=0.312 {...} time=...")
       learning_curve.csv     epoch,cost,train_error,valid_error (NNC's "Save CSV as" layout)
@@ -19,9 +20,11 @@
       output_result.csv      after evaluation: NNC's layout, plus confusion_matrix_<var>.csv,
       evaluation.json        and a summary of the metrics
 
-Files that another process reads (the app polls status, curve and checkpoints) are written to a
-temporary file and renamed. ``events.jsonl`` and ``log.txt`` are appended one whole line per
-write, so a reader sees complete lines only (a partial last line means "not yet").
+The folder is claimed atomically by creating its ``status.json`` exclusively (several runs
+started at once each get their own). Files that another process reads (the app polls status,
+curve and checkpoints) are written to a temporary file and renamed. ``events.jsonl`` and
+``log.txt`` are appended one whole line per write, so a reader sees complete lines only (a
+partial last line means "not yet").
 """
 
 from __future__ import annotations
