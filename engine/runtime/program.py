@@ -345,9 +345,13 @@ def _check_memory(program: Program, new: list[ParameterDecl]) -> None:
 
 def available_memory() -> int | None:
     """Bytes the arrays of the current device may still take (None when unknown)."""
-    if backend.device() == "gpu":
-        free, _total = backend.xp().cuda.runtime.memGetInfo()
-        return int(free)
+    if backend.device() == "gpu":  # free on the device plus what CuPy's pool holds for reuse
+        try:
+            cupy = backend.xp()
+            free, _total = cupy.cuda.runtime.memGetInfo()
+            return int(free) + int(cupy.get_default_memory_pool().free_bytes())
+        except Exception:  # noqa: BLE001 - no answer means no check, never a failed run
+            return None
     try:
         with open("/proc/meminfo", encoding="ascii") as handle:
             for line in handle:
