@@ -45,9 +45,14 @@ def default_mode(directory: bool = False) -> int:
 
 @contextlib.contextmanager
 def atomic_output(
-    path: str | os.PathLike[str], mode: str = "wb", **open_args: Any
+    path: str | os.PathLike[str], mode: str = "wb", durable: bool = True, **open_args: Any
 ) -> Iterator[IO[Any]]:
-    """A file object whose content replaces ``path`` atomically when the block ends normally."""
+    """A file object whose content replaces ``path`` atomically when the block ends normally.
+
+    ``durable`` also flushes the data to the disk before the rename (a power cut leaves the old
+    file or the new one); files rewritten every epoch (status, curve) skip that cost: for them a
+    crash of the process is what matters, and the rename alone covers it.
+    """
     target = Path(os.path.realpath(path))  # through symlinks: the link itself stays
     try:
         keep = stat.S_IMODE(target.stat().st_mode)
@@ -58,7 +63,8 @@ def atomic_output(
         with os.fdopen(fd, mode, **open_args) as handle:
             yield handle
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         os.chmod(tmp, keep)
         os.replace(tmp, target)
     except BaseException:
@@ -72,6 +78,8 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         handle.write(data)
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str, newline: str = "\n") -> None:
-    with atomic_output(path, "w", encoding="utf-8", newline=newline) as handle:
+def atomic_write_text(
+    path: str | os.PathLike[str], text: str, newline: str = "\n", durable: bool = True
+) -> None:
+    with atomic_output(path, "w", durable, encoding="utf-8", newline=newline) as handle:
         handle.write(text)
