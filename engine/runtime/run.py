@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,9 +87,12 @@ def resume(
     """
     options = options or Options()
     job = Job.open(Path(job_dir))
-    if job.status().get("status") == "running":
+    status = job.status()
+    if status.get("status") == "running":
         raise JobError(f"{job.root}: the job is still running (process "
-                       f"{job.status().get('pid')}); stop it before resuming")  # fmt: skip
+                       f"{status.get('pid')}); stop it before resuming")  # fmt: skip
+    if status.get("status") == "interrupted":
+        logging.getLogger("neurocanvas").info("%s: %s", job.root, status["message"])
     job.remove_strays()  # what a killed run was writing
     plan = RunPlan.from_json(job.plan(), str(job.config_file))
     if not checkpoint_path(job.checkpoint_dir("last")).is_dir():

@@ -62,7 +62,9 @@ def test_kill_9_reads_interrupted_and_resumes_exactly(tmp_path):
     (job.root / "checkpoints" / ".last.abc123").mkdir()
     (job.root / ".status.json.xyz.tmp").write_text("{")
     resumed = _train(tmp_path, "--resume", str(job.root))
-    assert resumed.wait(timeout=300) == 0, resumed.communicate()
+    _, err = resumed.communicate(timeout=300)
+    assert resumed.returncode == 0, err
+    assert "ended without saving its state; the run can continue" in err  # the CLI says so
     assert sorted(p.name for p in (job.root / "checkpoints").iterdir()) == ["best", "last"]
     assert not list(job.root.glob(".*.tmp"))
     assert job.status()["status"] == "finished"
