@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.formats import save_project
 from engine.graph import config as cfg
 from engine.graph.project import Layer, Link, Network, Project
 
@@ -99,3 +100,23 @@ def mlp_project(train: Path, valid: Path, **options: object) -> Project:
     ]
     links = chain(*(item.name for item in layers))
     return make_project([network("Main", layers, links)], train=train, valid=valid, **options)  # type: ignore[arg-type]
+
+
+def fan_out_project(folder: Path, depth: int, calls: int) -> Path:
+    """Main calls unit U0; each Uk calls U(k+1) ``calls`` times; the last one holds an Affine.
+    Expanded, Main would hold about calls**depth layers (a few KB of file)."""
+    train_csv, valid_csv = blobs(folder, rows=24)
+    main_net = mlp_project(train_csv, valid_csv).networks[0]
+    layers = [layer(x.name, "Unit", Network="U0") if x.name == "ReLU" else x
+              for x in main_net.layers]  # fmt: skip
+    networks = [network("Main", layers, main_net.links)]
+    for k in range(depth):
+        names = ["Input", *(f"U{j}" for j in range(calls))]
+        units = [layer(f"U{j}", "Unit", Network=f"U{k + 1}") for j in range(calls)]
+        networks.append(network(f"U{k}", [layer("Input", "Input", Size=(8,)), *units],
+                                    chain(*names)))  # fmt: skip
+    last = [layer("Input", "Input", Size=(8,)), layer("Affine", "Affine", OutShape=8)]
+    networks.append(network(f"U{depth}", last, chain("Input", "Affine")))
+    path = folder / "fan.sdcproj"
+    save_project(make_project(networks, train=train_csv, valid=valid_csv, batch=8), path)
+    return path

@@ -46,7 +46,7 @@ COLUMNS = ("Name", "Status", "Date", "Epoch", "Cost", "Training error", "Validat
 TRADEOFF_STATISTICS = ("CostMultiplyAdd", "CostParameter", "UniqueParameters", "FLOPs",
                        "CostAdd", "CostMultiply", "Output", "ParameterBytes")  # fmt: skip
 STATUS_COLORS = {"running": "#1f77b4", "finished": "#2ca02c", "stopped": "#ff7f0e",
-                 "failed": "#d62728"}  # fmt: skip
+                 "interrupted": "#ff7f0e", "failed": "#d62728"}  # fmt: skip
 
 
 def _fmt(value: float | None) -> str:

@@ -9,6 +9,7 @@ import argparse
 import importlib
 import importlib.util
 import logging
+import re
 import sys
 
 # Subcommand modules in the order ``--help`` lists them; a module that is not there yet is skipped.
@@ -20,6 +21,17 @@ SUBCOMMANDS = (
 
 class UserError(Exception):
     """Bad input from the user: printed as one line, exit status 2, no traceback."""
+
+
+def one_line(message: object, limit: int = 200) -> str:
+    """A message as one readable line: a value pasted into it from a hostile file (5000
+    digits, a 3000-character name) is cut to its start and length."""
+
+    def cut(match: re.Match[str]) -> str:
+        text = match.group(0)
+        return f"{text[:60]}...({len(text)} characters)"
+
+    return re.sub(rf"\S{{{limit},}}", cut, " ".join(str(message).split()))
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -58,7 +70,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args._run(args) or 0)
     except UserError as exc:
-        print(f"neurocanvas {args.command}: error: {exc}", file=sys.stderr)
+        print(f"neurocanvas {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"neurocanvas {args.command}: interrupted", file=sys.stderr)

@@ -26,7 +26,7 @@ import argparse
 import json
 import sys
 
-from engine.cli import UserError
+from engine.cli import UserError, one_line
 
 _EXTRAS = ("UniqueParameters", "FLOPs", "ParameterBytes")
 
@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
     for message in warnings:
         print(f"neurocanvas cost: warning: {message}", file=sys.stderr)
     for message in errors:
-        print(f"neurocanvas cost: {message}", file=sys.stderr)
+        print(f"neurocanvas cost: {one_line(message)}", file=sys.stderr)
     return 1 if errors else 0
 
 

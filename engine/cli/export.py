@@ -8,6 +8,7 @@ writes the runtime network as an ONNX model (needs the optional extra ``onnx``).
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from engine.cli import UserError
 
@@ -25,6 +26,8 @@ def add_parser(
     parser.add_argument("--target", choices=("neurocanvas", "nnabla"), default=None,
                         help="python: the library it imports (default neurocanvas)")  # fmt: skip
     parser.add_argument("--opset", type=int, default=None, help="ONNX opset (default 17)")
+    parser.add_argument("--force", "-f", action="store_true",
+                        help="overwrite FILE (and its _parameters.npz) if it exists")  # fmt: skip
     parser.add_argument("--checkpoint", choices=("best", "last"), default="best",
                         help="which trained parameters of a job")  # fmt: skip
     return parser
@@ -37,6 +40,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--opset applies to onnx only")
     if args.target is not None and args.format != "python":
         raise UserError("--target applies to python only")
+    _check_output(Path(args.output), args.format, args.force)
     try:
         source = open_source(args.source, args.checkpoint)
         if args.format == "python":
@@ -50,3 +54,15 @@ def run(args: argparse.Namespace) -> int:
     for path in written:
         print(f"wrote {path}")
     return 0
+
+
+def _check_output(out: Path, kind: str, force: bool) -> None:
+    """As ``convert``: a folder or a missing folder is an error, an existing file needs --force."""
+    if out.is_dir():
+        raise UserError(f"{out}: is a folder; -o names the file to write")
+    if not out.parent.is_dir():
+        raise UserError(f"{out}: the folder {out.parent} does not exist")
+    targets = [out] + ([out.with_name(out.stem + "_parameters.npz")] if kind == "python" else [])
+    existing = [str(p) for p in targets if p.exists()]
+    if existing and not force:
+        raise UserError(f"{' and '.join(existing)} exists; pass --force to overwrite")

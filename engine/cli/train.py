@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from engine.cli import UserError
+from engine.cli import UserError, one_line
 
 
 def add_parser(
@@ -83,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         _report(args, str(exc))
         raise UserError(str(exc)) from None
     except _RUN_ERRORS() as exc:  # already an "error" event of the run
-        print(f"neurocanvas train: error: {exc}", file=sys.stderr)
+        print(f"neurocanvas train: error: {one_line(exc)}", file=sys.stderr)
         return 1
     finally:
         _restore_signals()

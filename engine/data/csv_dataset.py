@@ -169,6 +169,24 @@ class Dataset:
         """The resolved file that variable ``name`` of row ``index`` names."""
         return Path(self._paths[name][index])
 
+    def check_class_labels(self, name: str, classes: int, user: str) -> None:
+        """Every value of number variable ``name`` must be a whole number below ``classes``
+        (negative ones are labels the losses ignore, as nnabla's). ``user`` names the layer."""
+        values = self._numbers.get(name)
+        if values is None or not values.size:
+            return  # file-backed labels are checked by the layer as their batch arrives
+        with np.errstate(invalid="ignore"):
+            bad = ~np.isfinite(values) | (values != np.floor(values)) | (values >= classes)
+        if not bad.any():
+            return
+        row, j = (int(i) for i in np.argwhere(bad)[0])
+        column = self.variable(name).columns[j]
+        cell = self._table.rows[row][column.index]
+        raise DatasetError(
+            f"{self._table.where(row, column)}: {user} reads a class index from 0 to "
+            f"{classes - 1} here. Received: {cell!r}"
+        )
+
     # -- loading ---------------------------------------------------------------------------
 
     def load_sample(self, index: int, names: Iterable[str] | None = None) -> dict[str, np.ndarray]:

@@ -137,7 +137,7 @@ def _convert(
         with Image.open(path) as opened:
             opened.seek(0)
             img = opened.convert(CHANNEL_MODES[channel])
-    except (UnidentifiedImageError, OSError, ValueError) as exc:
+    except (UnidentifiedImageError, Image.DecompressionBombError, OSError, ValueError) as exc:
         raise DatasetError(f'cannot read image "{path}": {exc}') from None
     img = sizer.fit(img, path)
     stem = "_".join(path.relative_to(class_dir).with_suffix("").parts)

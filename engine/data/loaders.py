@@ -84,6 +84,8 @@ def _load_image(path: Path) -> np.ndarray:
             arr = _image_array(img)
     except UnidentifiedImageError:
         raise FileLoadError(f"not a readable image: {path}") from None
+    except Image.DecompressionBombError as exc:  # a header claiming billions of pixels
+        raise FileLoadError(f"image too large to decode: {path} ({exc})") from None
     except (SyntaxError, ValueError) as exc:  # Pillow reports some corrupt files this way
         raise FileLoadError(f"corrupt image {path}: {exc}") from None
     if arr.ndim == 2:

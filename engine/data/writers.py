@@ -8,8 +8,6 @@ like NNC's sample datasets.
 from __future__ import annotations
 
 import csv
-import os
-import tempfile
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -17,6 +15,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from engine.core.atomic import atomic_output
 from engine.data.progress import Progress
 
 __all__ = ["save_image", "write_csv", "write_image_set"]
@@ -25,16 +24,10 @@ __all__ = ["save_image", "write_csv", "write_image_set"]
 def write_csv(path: Path, header: Sequence[str], rows: Iterable[Sequence[object]]) -> Path:
     """Write a dataset CSV atomically; numbers are written with ``str``."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-            writer = csv.writer(f, lineterminator="\n")
-            writer.writerow(header)
-            writer.writerows(rows)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_output(path, "w", encoding="utf-8", newline="") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
     return path
 
 

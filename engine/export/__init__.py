@@ -11,11 +11,11 @@ A SOURCE is a project file or a job folder (its ``network.ncproj`` and checkpoin
 
 from __future__ import annotations
 
-import os
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.core.atomic import atomic_output, atomic_write_bytes, atomic_write_text
 from engine.export.literals import ExportError
 
 __all__ = ["ExportError", "Source", "open_source", "export_python", "export_onnx"]
@@ -30,6 +30,7 @@ class Source:
     runtime: str | None  # the first executor's network
     parameters: Path | None  # the trained parameters (job folders only)
     normalize: bool  # Image Normalization of the runtime dataset (1/255 for 8-bit images)
+    base: Path | None = None  # the project's folder (relative parameter ``File`` paths)
 
 
 def open_source(path: str | Path, checkpoint: str = "best") -> Source:
@@ -49,15 +50,15 @@ def open_source(path: str | Path, checkpoint: str = "best") -> Source:
             dataset = project.executors[0].dataset if project.executors else None
             normalize = next((d.image_normalization for d in project.datasets
                               if d.name == dataset), True)  # fmt: skip
-            return Source(project, path.stem, runtime, None, normalize)
+            return Source(project, path.stem, runtime, None, normalize, path.resolve().parent)
         job = Job.open(path)
-        plan = job.config()["plan"]
+        plan = job.plan()
         executors = plan.get("executors") or []
         runtime = executors[0]["network"] if executors else None
         dataset = plan.get("datasets", {}).get(executors[0]["dataset"] if executors else "", {})
         return Source(job.load_project(), path.name, runtime, _trained(job, checkpoint),
-                      bool(dataset.get("normalize", True)))  # fmt: skip
-    except (JobError, OSError, KeyError, ValueError) as exc:
+                      bool(dataset.get("normalize", True)), job.project_base())  # fmt: skip
+    except (JobError, OSError, KeyError, ValueError, TypeError, AttributeError) as exc:
         if isinstance(exc, ExportError):
             raise
         raise ExportError(f"{path}: {exc}") from None
@@ -117,15 +118,12 @@ def export_onnx(source: Source, out: str | Path, opset: int | None = None) -> Pa
 
 
 def _atomic_write(path: Path, data: str | bytes) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     if isinstance(data, str):
-        tmp.write_text(data, encoding="utf-8", newline="\n")
+        atomic_write_text(path, data)
     else:
-        tmp.write_bytes(data)
-    os.replace(tmp, path)
+        atomic_write_bytes(path, data)
 
 
 def _atomic_copy(src: Path, dest: Path) -> None:
-    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
-    shutil.copyfile(src, tmp)
-    os.replace(tmp, dest)
+    with atomic_output(dest, "wb") as out, open(src, "rb") as source:
+        shutil.copyfileobj(source, out)

@@ -432,7 +432,7 @@ def onnx_bytes(source: Any, opset: int = DEFAULT_OPSET) -> bytes:
     # A private registry (the caller's stays untouched), on the CPU: the values only go into
     # the file, and the GUI process, which exports, must never open a CUDA context.
     with nn.parameter_scope("", {}), backend.using("cpu"):
-        params = program.create_parameters()
+        params = program.create_parameters(source.base)
         if source.parameters is not None:
             nn.load_parameters(source.parameters)
         values = {k: backend.to_numpy(v.data) for k, v in params.items()}

@@ -30,12 +30,12 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Sequence
 from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any, cast
 
+from engine.core.atomic import atomic_write_bytes
 from engine.formats import ProjectFileError
 from engine.graph import config as cfg
 from engine.graph.project import Layer, Link, ModelError, Network, Project, RawSection, SdcprojHints
@@ -124,24 +124,11 @@ def _pretty(value: Any, indent: str, key: str | None = None) -> str:
 
 
 def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to a temporary file beside ``path``, then rename it over ``path``."""
-    target = Path(path)
+    """Write ``data`` atomically (:mod:`engine.core.atomic`: mode and symlinks kept)."""
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        atomic_write_bytes(path, data)
     except OSError as exc:
         raise ProjectFileError(path, f"cannot write: {exc.strerror or exc}") from None
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, target)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise ProjectFileError(path, f"cannot write: {exc.strerror or exc}") from None
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def write_native(project: Project, path: str | os.PathLike[str]) -> None:

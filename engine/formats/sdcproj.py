@@ -395,7 +395,9 @@ def dumps_sdcproj(project: Project) -> str:
         lines.append(f"[{name}]")
         for key, value in values:
             line = f"{key}={value}"
-            if "\n" in line or "\r" in line or "=" in key or not key or key[0] in ";[":
+            # NUL: the reader refuses files holding it (a binary file), so never write one
+            bad = "\n" in line or "\r" in line or "\x00" in line
+            if bad or "=" in key or not key or key[0] in ";[":
                 raise ProjectFileError(
                     None, f"cannot write key {key!r} = {value!r}: not one INI line", section=name
                 )

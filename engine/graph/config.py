@@ -26,11 +26,17 @@ Classes and their ``.sdcproj`` sections (typed views in parentheses):
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Self, TypeVar
 
 _T = TypeVar("_T")
+
+
+# NNC's editor writes a value it never set as ``undefined`` (Sony's senet-154 sample has
+# ``RangeUnit=undefined``); it reads as the key's default.
+UNDEFINED = "undefined"
 
 
 class SettingError(ValueError):
@@ -39,12 +45,16 @@ class SettingError(ValueError):
 
 @dataclass(frozen=True)
 class Key:
-    """One known key: its kind (int, float, bool, str), default when missing, and allowed values."""
+    """One known key: its kind (int, float, bool, str), default when missing, allowed values
+    and, for numbers, the inclusive range NNC's editor accepts."""
 
     name: str
     kind: str = "str"
     default: str = ""
     choices: tuple[str, ...] = ()
+    minimum: float | None = None
+    maximum: float | None = None
+    below: bool = False  # the maximum itself is excluded
 
 
 @dataclass(frozen=True)
@@ -78,7 +88,7 @@ class Section:
         if spec is None:
             raise KeyError(f"[{self.SECTION}] has no known key {name!r}")
         text = self.values.get(name)
-        if text is None:
+        if text is None or text == UNDEFINED:
             text = spec.default
         return _parse(spec, text, self.SECTION)
 
@@ -100,7 +110,7 @@ class Section:
         """Human-readable problems with known keys (bad numbers, unknown choices)."""
         found = []
         for spec in self.KEYS:
-            if spec.name in self.values:
+            if self.values.get(spec.name, UNDEFINED) != UNDEFINED:
                 try:
                     _parse(spec, self.values[spec.name], self.SECTION)
                 except SettingError as exc:
@@ -108,25 +118,61 @@ class Section:
         return found
 
 
+# Numbers as NNC's editor writes them: no ``1_000``, no hex, no thousands of digits (Python's
+# int() and float() accept the first and choke on the last); booleans are 1/0 or True/False.
+_INT_TEXT = re.compile(r"[+-]?\d{1,18}")
+_FLOAT_TEXT = re.compile(r"[+-]?(\d{1,400}\.?\d{0,400}|\.\d{1,400})([eE][+-]?\d{1,4})?")
+_BOOL_TEXT = {"1": True, "True": True, "true": True, "0": False, "False": False, "false": False}
+
+
+def parse_number(text: str, kind: str) -> int | float:
+    """``text`` as an int or a finite float, strictly; raises ValueError otherwise."""
+    text = text.strip()
+    if kind == "int":
+        if not _INT_TEXT.fullmatch(text):
+            raise ValueError(text)
+        return int(text)
+    value = float(text) if _FLOAT_TEXT.fullmatch(text) else math.nan
+    if not math.isfinite(value):
+        raise ValueError(text)
+    return value
+
+
 def _parse(spec: Key, text: str, section: str) -> Any:
     where = f"[{section}] {spec.name}"
-    try:
-        if spec.kind == "int":
-            return int(text)
-        if spec.kind == "float":
-            value = float(text)
-            if math.isnan(value):
-                raise ValueError(text)
-            return value
-        if spec.kind == "bool":
-            return text.strip() not in ("0", "", "False", "false")
-    except ValueError:
-        kind = "an integer" if spec.kind == "int" else "a number"
-        raise SettingError(f"{where}: expected {kind}. Received: {spec.name}={text}") from None
+    if spec.kind in ("int", "float"):
+        try:
+            value = parse_number(text, spec.kind)
+        except ValueError:
+            kind = "an integer" if spec.kind == "int" else "a finite number"
+            raise SettingError(f"{where}: expected {kind}. Received: {spec.name}={text}") from None
+        _check_range(spec, value, where, text)
+        return value
+    if spec.kind == "bool":
+        if text.strip() not in _BOOL_TEXT:
+            raise SettingError(f"{where}: expected 1 or 0. Received: {spec.name}={text}")
+        return _BOOL_TEXT[text.strip()]
     if spec.choices and text not in spec.choices:
         allowed = ", ".join(spec.choices)
         raise SettingError(f"{where}: expected one of {allowed}. Received: {spec.name}={text}")
     return text
+
+
+def _check_range(spec: Key, value: float, where: str, text: str) -> None:
+    low, high = spec.minimum, spec.maximum
+    under = high is None or value < high or (value == high and not spec.below)
+    if (low is None or value >= low) and under:
+        return
+    # the app's CONFIG form words it the same way
+    parts = [] if low is None else [f">= {_num(low)}"]
+    if high is not None:
+        parts.append(f"{'<' if spec.below else '<='} {_num(high)}")
+    expected = "a value " + " and ".join(parts)
+    raise SettingError(f"{where}: expected {expected}. Received: {spec.name}={text}")
+
+
+def _num(value: float | None) -> str:
+    return str(int(value)) if value is not None and float(value).is_integer() else str(value)
 
 
 class Engine(Section):
@@ -166,7 +212,7 @@ class Dataset(Section):
         Key("Shuffle", "bool", "1"),
         Key("EnableCache", "bool", "1"),
         Key("ImageNormalization", "bool", "1"),
-        Key("NumData", "int", "0"),
+        Key("NumData", "int", "0", minimum=0),
     )
     NEW = (
         ("Name", "Training"), ("URI", ""), ("Shuffle", "1"), ("EnableCache", "1"),
@@ -203,11 +249,11 @@ class GlobalConfig(Section):
 
     SECTION = "Config"
     KEYS = (
-        Key("MaxEpoch", "int", "100"),
+        Key("MaxEpoch", "int", "100", minimum=1),
         Key("SaveBest", "bool", "1"),
-        Key("BatchSize", "int", "64"),
+        Key("BatchSize", "int", "64", minimum=1),
         Key("TypeConfig", default="Float", choices=("Float", "Half")),
-        Key("MonitorInterval", "int", "10"),
+        Key("MonitorInterval", "int", "10", minimum=1),
         Key("AutoEvaluation", "bool", "0"),
     )
     NEW = (
@@ -306,6 +352,21 @@ SOLVER_REFERENCES: dict[str, str] = {
 }  # fmt: skip
 
 
+# The range of each solver parameter (display name): rates and epsilons are not negative,
+# moment decays lie in [0, 1) (Adam's step divides by 1 - Beta1^t and takes the root of
+# 1 - Beta2^t), the AdaBelief switches are 1 or 0.
+SOLVER_PARAMETER_KEYS: dict[str, Key] = {
+    key.name: key
+    for key in (
+        *(Key(n, "float", minimum=0) for n in ("Alpha", "LearningRate", "Epsilon", "FinalLR",
+                                              "Gamma", "Coefficient", "WeightDecay")),
+        *(Key(n, "float", minimum=0, maximum=1, below=True) for n in ("Beta1", "Beta2")),
+        *(Key(n, "float", minimum=0, maximum=1) for n in ("Decay", "Momentum")),
+        *(Key(n, "bool") for n in ("AMSGrad", "WDDecouple", "FixedDecay", "Rectify")),
+    )
+}  # fmt: skip
+
+
 def _solver_keys(params: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
     keys = [("SolverParameterNum", str(len(params)))]
     for j, (name, value) in enumerate(params):
@@ -322,20 +383,20 @@ class Optimizer(Section):
         Key("Optimizer_Name"),
         Key("Optimizer_NetworkName"),
         Key("Optimizer_DatasetName"),
-        Key("UpdateInterval", "int", "1"),
+        Key("UpdateInterval", "int", "1", minimum=1),
         Key("SolverName", default="Adam", choices=tuple(SOLVERS)),
-        Key("SolverParameterNum", "int", "0"),
-        Key("WeightDecay", "float", "0"),
+        Key("SolverParameterNum", "int", "0", minimum=0, maximum=16),
+        Key("WeightDecay", "float", "0", minimum=0),
         Key("LearningRateScheduler", default="Exponential",
             choices=("Exponential", "Cosine", "Polynomial", "Step")),
-        Key("LearningRateMultiplier", "float", "1"),
-        Key("LearningRateUpdateInterval", "int", "1"),
+        Key("LearningRateMultiplier", "float", "1", minimum=0),
+        Key("LearningRateUpdateInterval", "int", "1", minimum=1),
         # Missing means iterations (older files); new optimizers write 0 = epochs.
         Key("LearningRateUpdateIntervalUnit", "int", "1", ("0", "1")),
         Key("LearningRatePower", "float", "1"),
         Key("LearningRateSteps"),
         Key("LearningRateWarmupScheduler", default="None", choices=("None", "Linear")),
-        Key("LearningRateWarmupLength", "int", "0"),
+        Key("LearningRateWarmupLength", "int", "0", minimum=0),
         Key("LearningRateWarmupLengthUnit", "int", "0", ("0", "1")),
     )  # fmt: skip
     NEW = (
@@ -397,6 +458,24 @@ class Optimizer(Section):
             out.update(_solver_keys(params))
         return replace(self, values=out)
 
+    def problems(self) -> list[str]:
+        """The section's own keys, then every solver parameter against its range."""
+        found = super().problems()
+        if found:
+            return found
+        where = f"[{self.SECTION}] solver {self.solver}"
+        known = dict(SOLVERS.get(self.solver, ()))
+        for name, text in self.solver_parameters.items():
+            spec = SOLVER_PARAMETER_KEYS.get(name)
+            if name not in known or spec is None:
+                found.append(f"{where}: unknown parameter {name} (it has {', '.join(known)})")
+                continue
+            try:
+                _parse(spec, text, self.SECTION)
+            except SettingError as exc:
+                found.append(str(exc).replace(f"[{self.SECTION}]", where, 1))
+        return found
+
     @property
     def weight_decay(self) -> float:
         return self._typed("WeightDecay", float)
@@ -448,7 +527,7 @@ class Executor(Section):
         Key("Executor_Name"),
         Key("Executor_NetworkName"),
         Key("Executor_DatasetName"),
-        Key("NumEvaluations", "int", "1"),
+        Key("NumEvaluations", "int", "1", minimum=1),
         Key("RepeatEvaluationType", "int", "0"),
         Key("NeedBackPropagation", "bool", "0"),
     )

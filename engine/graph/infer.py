@@ -353,6 +353,8 @@ class NetworkInference:
     def _evaluate(self, type_: str, spec_type: str, name: str, ev: LayerEval) -> LayerResult:
         try:
             shape = ev.output_shape()
+            if resolve.oversized(shape):
+                return LayerResult(name, type_, None, None, resolve.oversized(shape))
             if spec_type == "Unit":
                 sub = self._subs[name]
                 stats = (math.prod(shape or (0,)), *sub.totals()[1:])
@@ -497,6 +499,10 @@ class NetworkInference:
         if target in self.stack:
             path = " -> ".join([*self.stack, target])
             raise InferenceError(f"unit recursion: {path}", "Network")
+        if len(self.stack) <= 1:  # the top network: its units are checked once, here
+            too_big = resolve.expansion_problem(self.project, target)
+            if too_big:  # expanding would take minutes and gigabytes
+                raise InferenceError(f'unit network "{target}": {too_big}', "Network")
         network = self.project.network(target)
         problems: list[resolve.ArgumentError] = []
         arguments = resolve.bind_arguments(ev, network, problems)

@@ -225,7 +225,10 @@ def _layer_parameters(inference: NetworkInference, name: str, type_: str) -> lis
         sub = inference.expansion(name)
         if sub is None:
             return []
-        scope = str(ev.value("ParameterScope"))
+        try:
+            scope = str(ev.value("ParameterScope"))
+        except RuleError:  # a bad scope (validation reports it): its parameters are not named
+            return []
         return [(f"{scope}/{key}" if scope else key, n) for key, n in parameter_table(sub).items()]
     structure = inference.structure_memo()
     if "repeat_blocks" not in structure:

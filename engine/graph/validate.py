@@ -28,7 +28,10 @@ from engine.layers import find_spec
 from engine.layers.evaluate import RuleError
 from engine.layers.spec import ConnectorKind, Inputs, LayerSpec, Outputs
 
-__all__ = ["Problem", "validate_project", "validate_network", "dataset_variables"]
+__all__ = [
+    "Problem", "validate_project", "validate_network", "dataset_variables", "settings_problems",
+    "run_problems",
+]  # fmt: skip
 
 # Types whose F function takes exactly two main inputs (the others of Multiple take any number).
 _TWO_INPUTS = {
@@ -70,8 +73,10 @@ def validate_project(
     problems: list[Problem] = []
     for cycle in resolve.unit_cycles(project):
         problems.append(Problem(f"unit recursion: {' -> '.join(cycle)}", cycle[0]))
+    problems += _expansion_problems(project, [n.name for n in project.networks])
     for network in project.networks:
         problems += validate_network(inference.network(network.name))
+    problems += settings_problems(project)
     problems += _config_problems(project)
     problems += _dataset_problems(project, variables)
     return problems
@@ -110,6 +115,43 @@ def validate_network(inference: NetworkInference) -> list[Problem]:
         message = pooling_message(runs, shown, inner)
         problems.append(Problem(message, net, unit, None if inner else "Padding", "warning"))
     return _unique(problems)
+
+
+def run_problems(project: Project, names: list[str]) -> list[Problem]:
+    """The errors (not warnings) of the drawn networks behind ``names`` (``MainValidation``
+    is ``Main``) and of every unit they call: what must be fixed before they can run."""
+    bases = list(dict.fromkeys(derive.network_for(project, n).base for n in names
+                               if _known(project, n)))  # fmt: skip
+    problems = _expansion_problems(project, bases)
+    if problems:  # expanding such units is what must not happen
+        return problems
+    todo = list(bases)
+    calls = resolve.unit_calls(project)
+    seen: list[str] = []
+    while todo:
+        name = todo.pop()
+        if name not in seen and project.has_network(name):
+            seen.append(name)
+            todo += [called for _, called in calls.get(name, [])]
+    inference = ProjectInference(project, follow=False)
+    try:
+        problems = [p for name in seen for p in validate_network(inference.network(name))]
+    finally:
+        inference.close()
+    return [p for p in problems if p.severity == "error"]
+
+
+def _expansion_problems(project: Project, names: list[str]) -> list[Problem]:
+    found = ((name, resolve.expansion_problem(project, name)) for name in names)
+    return [Problem(message, name) for name, message in found if message]
+
+
+def _known(project: Project, name: str) -> bool:
+    try:
+        derive.network_for(project, name)
+    except KeyError:
+        return False
+    return True
 
 
 def _unique(problems: list[Problem]) -> list[Problem]:
@@ -249,6 +291,20 @@ def _fmt(shape: object) -> str:
 
 
 # -- config and datasets -------------------------------------------------------------------------
+
+
+def settings_problems(project: Project) -> list[Problem]:
+    """Settings values NNC's editor would refuse (bad numbers, out of range, unknown choices),
+    each naming its section as in the ``.sdcproj``: ``[Optimizer_0] "Optimizer" Alpha: ...``."""
+    problems = []
+    for attr in cfg.SINGLETONS:
+        problems += [Problem(message) for message in getattr(project, attr).problems()]
+    for attr in cfg.COLLECTIONS:
+        for index, item in enumerate(getattr(project, attr)):
+            section = item.SECTION.replace("<i>", str(index))
+            label = f'[{section}] "{item.name}"'
+            problems += [Problem(m.replace(f"[{item.SECTION}]", label, 1)) for m in item.problems()]
+    return problems
 
 
 def _config_problems(project: Project) -> list[Problem]:

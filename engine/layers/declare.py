@@ -15,6 +15,7 @@ from engine.layers.property_types import (
     DATASET,
     FILE,
     FLOAT,
+    NONNEGATIVE_FLOAT,
     OPTION,
     PINT_ARRAY,
     PINT_ARRAYS,
@@ -152,7 +153,7 @@ def param_props(
         prop(f"{name}.File", FILE, optional=True),
         prop(f"{name}.Initializer", OPTION, initializer, options=options),
         prop(f"{name}.InitializerMultiplier", FLOAT, multiplier),
-        prop(f"{name}.LRateMultiplier", FLOAT, lr),
+        prop(f"{name}.LRateMultiplier", NONNEGATIVE_FLOAT, lr),
     )
 
 

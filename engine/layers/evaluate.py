@@ -432,4 +432,5 @@ def _with_prop(prop: str, raw: str, exc: Exception) -> str:
         return message
     if "Received:" in message:  # the rule already shows the values it was given
         return f"property {prop}: {message}"
-    return f"property {prop}: {message}. Received: {prop}={raw}"
+    shown = raw if len(raw) <= 60 else f"{raw[:40]}... ({len(raw)} characters)"
+    return f"property {prop}: {message}. Received: {prop}={shown}"

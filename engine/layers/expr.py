@@ -178,6 +178,8 @@ class _Parser:
     def _atom(self) -> Node:
         kind, text = self._take()
         if kind == "num":
+            if len(text) > 24:  # Python's int() refuses 4300+ digits; no size needs 25
+                raise ExpressionError(f"number too long ({len(text)} digits) in the expression")
             number = float(text)
             return Num(int(text) if text.isdigit() else number)
         if kind == "name":

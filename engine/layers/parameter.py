@@ -17,6 +17,7 @@ from engine.layers.declare import (
 from engine.layers.property_types import (
     FILE,
     FLOAT,
+    NONNEGATIVE_FLOAT,
     OPTION,
     PINT_ARRAY,
 )
@@ -57,7 +58,7 @@ SPECS = (
                 ),
             ),
             prop("InitializerMultiplier", FLOAT, "0.01"),
-            prop("LRateMultiplier", FLOAT, "1.0"),
+            prop("LRateMultiplier", NONNEGATIVE_FLOAT, "1.0"),
             output("*Size"),
         ),
         costs={
@@ -81,7 +82,7 @@ SPECS = (
             prop("File", FILE, optional=True),
             prop("Initializer", OPTION, "Normal", options=BIAS_INIT),
             prop("InitializerMultiplier", FLOAT, "1.0"),
-            prop("LRateMultiplier", FLOAT, "0.0"),
+            prop("LRateMultiplier", NONNEGATIVE_FLOAT, "0.0"),
             output("*Size"),
         ),
         costs={

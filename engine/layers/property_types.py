@@ -15,6 +15,7 @@ from dataclasses import dataclass
 __all__ = [
     "PropertyType",
     "PropertyValueError",
+    "MAX_INT",
     "Value",
     "TYPES",
     "PINT",
@@ -25,6 +26,7 @@ __all__ = [
     "INT_ARRAY",
     "PINT_ARRAYS",
     "FLOAT",
+    "NONNEGATIVE_FLOAT",
     "FLOAT_ARRAY",
     "FLOAT_ARRAYS",
     "BOOLEAN",
@@ -42,6 +44,23 @@ Value = int | float | bool | str | tuple
 
 _INT = re.compile(r"[+-]?\d+")
 _FLOAT = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?|[+-]?(inf|nan)", re.IGNORECASE)
+
+
+# The largest integer a property may be given: shapes, sizes and seeds are int32 in nnabla's
+# protobuf files, and a bigger size could never be allocated (nor its statistics be true).
+MAX_INT = 2**31 - 1
+# Computed integers (a size from an expression, a statistic) stay exact floats.
+MAX_COMPUTED_INT = 2**53
+
+
+def _literal(number: float, prop: str, what: str, raw: str) -> float:
+    if abs(number) > MAX_INT:
+        raise _fail(prop, f"{what} of at most {MAX_INT:,}", _shorten(raw))
+    return number
+
+
+def _shorten(raw: str) -> str:
+    return raw if len(raw) <= 40 else f"{raw[:20]}...({len(raw)} characters)"
 
 
 class PropertyValueError(ValueError):
@@ -126,12 +145,14 @@ class _Int(PropertyType):
 
     def parse(self, raw: str, prop: str = "value") -> Value:
         text = raw.strip()
+        if len(text) > 24:  # beyond any bound below, and Python's int() refuses 4300+ digits
+            raise _fail(prop, f"{self.what} of at most {MAX_INT:,}", _shorten(raw))
         if not _INT.fullmatch(text):
             # NNC's editor writes integers, but a value like ``2.0`` is accepted by its parser.
             if _FLOAT.fullmatch(text) and float(text).is_integer():
-                return self.coerce(float(text), prop)
+                return self.coerce(_literal(float(text), prop, self.what, raw), prop)
             raise _fail(prop, self.what, raw)
-        return self.coerce(int(text), prop)
+        return self.coerce(_literal(int(text), prop, self.what, raw), prop)
 
     def coerce(self, value: Value, prop: str = "value") -> Value:
         if isinstance(value, str):
@@ -141,6 +162,8 @@ class _Int(PropertyType):
         number = _to_int(value)
         if number is None or (self.minimum is not None and number < self.minimum):
             raise _fail(prop, self.what, value)
+        if abs(number) > MAX_COMPUTED_INT:
+            raise _fail(prop, f"{self.what} of at most {MAX_COMPUTED_INT:,}", value)
         return number
 
 
@@ -151,9 +174,11 @@ class _IntArray(PropertyType):
 
     def parse(self, raw: str, prop: str = "value") -> Value:
         parts = [p.strip() for p in raw.split(",")]
+        if any(len(p) > 24 for p in parts):
+            raise _fail(prop, f"{self.what} of at most {MAX_INT:,}", _shorten(raw))
         if not raw.strip() or not all(_INT.fullmatch(p) for p in parts):
             raise _fail(prop, f"a comma-separated list of {self.what}", raw)
-        return self.coerce(tuple(int(p) for p in parts), prop)
+        return self.coerce(tuple(_literal(int(p), prop, self.what, raw) for p in parts), prop)
 
     def coerce(self, value: Value, prop: str = "value") -> Value:
         if isinstance(value, str):
@@ -164,6 +189,8 @@ class _IntArray(PropertyType):
             n is None or (self.minimum is not None and n < self.minimum) for n in numbers
         ):
             raise _fail(prop, f"a comma-separated list of {self.what}", value)
+        if any(abs(n) > MAX_COMPUTED_INT for n in numbers):  # type: ignore[arg-type]
+            raise _fail(prop, f"{self.what} of at most {MAX_COMPUTED_INT:,}", value)
         return numbers
 
 
@@ -190,10 +217,18 @@ class _IntArrays(PropertyType):
 
 @dataclass(frozen=True)
 class _Float(PropertyType):
+    """A number; ``minimum`` also excludes NaN and infinity (a rate, a multiplier)."""
+
+    minimum: float | None = None
+    what: str = "a number"
+
     def parse(self, raw: str, prop: str = "value") -> Value:
         if not _FLOAT.fullmatch(raw.strip()):
-            raise _fail(prop, "a number", raw)
-        return float(raw)
+            raise _fail(prop, self.what, raw)
+        try:
+            return self.coerce(float(raw), prop)
+        except PropertyValueError:
+            raise _fail(prop, self.what, raw) from None
 
     def coerce(self, value: Value, prop: str = "value") -> Value:
         if isinstance(value, str):
@@ -201,8 +236,11 @@ class _Float(PropertyType):
         if isinstance(value, tuple) and len(value) == 1:
             value = value[0]
         if isinstance(value, bool) or not isinstance(value, int | float):
-            raise _fail(prop, "a number", value)
-        return float(value)
+            raise _fail(prop, self.what, value)
+        number = float(value)
+        if self.minimum is not None and not (math.isfinite(number) and number >= self.minimum):
+            raise _fail(prop, self.what, value)
+        return number
 
 
 @dataclass(frozen=True)
@@ -263,6 +301,8 @@ UINT_ARRAY = _IntArray("UIntArray", 0, "non-negative integers")
 INT_ARRAY = _IntArray("IntArray", None, "integers")
 PINT_ARRAYS = _IntArrays("PIntArrays")
 FLOAT = _Float("Float")
+# NNC's Float where only a finite value >= 0 makes sense (LRateMultiplier); not in TYPES.
+NONNEGATIVE_FLOAT = _Float("Float", 0.0, "a finite number >= 0")
 FLOAT_ARRAY = _FloatArray("FloatArray")
 FLOAT_ARRAYS = _FloatArrays("FloatArrays")
 BOOLEAN = _Boolean("Boolean")

@@ -20,7 +20,6 @@ import contextlib
 import json
 import math
 import os
-import tempfile
 import weakref
 import zipfile
 from collections.abc import Iterator
@@ -30,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from engine.core import backend
+from engine.core.atomic import atomic_output
 from engine.core.autograd import Variable
 
 __all__ = [
@@ -291,19 +291,8 @@ def save_arrays(path: str | os.PathLike, arrays: dict[str, Any], meta: dict[str,
         raise ValueError(f"{path}: the array name {_META_KEY!r} is reserved")
     text = json.dumps(meta, indent=1, sort_keys=False, allow_nan=False)
     payload[_META_KEY] = np.frombuffer(text.encode("utf-8"), dtype=np.uint8)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp",
-                               dir=directory)  # fmt: skip
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.savez(f, **payload)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    with atomic_output(path, "wb") as f:
+        np.savez(f, **payload)
 
 
 def load_arrays(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict[str, Any] | None]:

@@ -26,6 +26,7 @@ from typing import Any
 
 import engine.nn as nn
 from engine.core import backend
+from engine.core.atomic import default_mode
 from engine.nn.parameter import ParameterFileError, load_arrays, save_arrays
 from engine.runtime.job import atomic_write_json
 from engine.runtime.trainer import Trainer, TrainingError, TrainState
@@ -57,7 +58,9 @@ def _swap_in(build: Path, target: Path) -> None:
 
 def _build_dir(target: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    build = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    os.chmod(build, default_mode(directory=True))  # mkdtemp's 0700 would make the job private
+    return build
 
 
 def save_checkpoint(trainer: Trainer, folder: Path) -> None:
@@ -120,7 +123,7 @@ def load_checkpoint(trainer: Trainer, folder: Path) -> TrainState:
         return TrainState.from_json(data["state"])
     except FileNotFoundError as exc:
         raise TrainingError(f"{folder}: incomplete checkpoint ({exc.filename} missing)") from None
-    except (ParameterFileError, ValueError, KeyError, TypeError) as exc:
+    except (ParameterFileError, ValueError, KeyError, TypeError, AttributeError) as exc:
         raise TrainingError(f"{folder}: cannot resume from this checkpoint ({exc})") from None
 
 

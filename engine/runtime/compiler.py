@@ -84,6 +84,9 @@ def compile_network(project: Project, name: str, *, test_mode: bool | None = Non
             f'no network "{name}" (networks: {", ".join(project.network_names)}); '
             f"<Net>Validation and <Net>Runtime are derived from a network <Net>"
         ) from None
+    too_big = resolve.expansion_problem(project, derived.base)
+    if too_big:
+        raise CompileError(f'network "{name}": {too_big}')
     test = derived.test_mode if test_mode is None else test_mode
     compiler = _Compiler(project, name, test, derived.derived)
     inference = NetworkInference(derived.network, project)

@@ -64,7 +64,7 @@ def evaluate(
 ) -> EvaluationResult:
     """Evaluate a job; ``dataset`` is a dataset link name of the project or a CSV file."""
     job = Job.open(Path(job_dir))
-    plan = RunPlan.from_json(job.config()["plan"])
+    plan = RunPlan.from_json(job.plan(), str(job.config_file))
     if not plan.executors:
         raise JobError(f"{job.root}: the project has no executor (CONFIG tab) to evaluate with")
     if not 0 <= executor < len(plan.executors):
@@ -116,7 +116,7 @@ def load_job_parameters(job: Job, program: Program, checkpoint: str) -> dict[str
     if not (folder / PARAMETERS).is_file():
         raise JobError(f"{job.root}: no trained parameters yet (checkpoints/{checkpoint})")
     nn.clear_parameters()
-    params = program.create_parameters()
+    params = program.create_parameters(job.project_base())
     nn.load_parameters(folder / PARAMETERS)
     return params
 

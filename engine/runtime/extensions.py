@@ -13,6 +13,7 @@ import itertools
 import logging
 import math
 import os
+import socket
 import sys
 import threading
 import time
@@ -31,8 +32,8 @@ from engine.runtime.session import MonitorRun, Session
 from engine.runtime.trainer import EpochRecord, Trainer
 
 __all__ = [
-    "Monitors", "BestKeeper", "Checkpointer", "JobRecorder", "EventStream", "ProgressBar",
-    "StdinStop", "evaluate_monitor", "standard_extensions", "log_line",
+    "Monitors", "BestKeeper", "Checkpointer", "DivergenceWatch", "JobRecorder", "EventStream",
+    "ProgressBar", "StdinStop", "evaluate_monitor", "standard_extensions", "log_line",
 ]  # fmt: skip
 
 logger = logging.getLogger("neurocanvas")
@@ -99,13 +100,17 @@ class BestKeeper:
 
 
 class Checkpointer:
-    """The ``last`` checkpoint: after an epoch when ``interval`` seconds have passed since the
-    previous one, after the last epoch, and when the run stops."""
+    """The ``last`` checkpoint: after every epoch while a save costs at most ``overhead`` of
+    the training time since the previous one (so a run killed mid-way loses at most one short
+    epoch, as NNC's results_current), else every ``interval`` seconds; after the last epoch;
+    and when the run stops."""
 
-    def __init__(self, folder: Any, interval: float = 30.0) -> None:
+    def __init__(self, folder: Any, interval: float = 30.0, overhead: float = 0.25) -> None:
         self.folder = folder
         self.interval = interval
+        self.overhead = overhead
         self._saved_at = time.monotonic()
+        self._save_seconds = 0.0  # how long the previous save took
         self._saved_iteration = -1
 
     def on_start(self, trainer: Trainer) -> None:
@@ -114,7 +119,9 @@ class Checkpointer:
 
     def on_epoch(self, trainer: Trainer, record: EpochRecord) -> None:
         last = record.epoch >= trainer.session.plan.max_epoch
-        if last or time.monotonic() - self._saved_at >= self.interval:
+        since = time.monotonic() - self._saved_at
+        cheap = self._save_seconds <= self.overhead * since
+        if last or cheap or since >= self.interval:
             self.save(trainer)
 
     def on_end(self, trainer: Trainer, status: str) -> None:
@@ -123,11 +130,42 @@ class Checkpointer:
 
     def save(self, trainer: Trainer) -> None:
         trainer.flush()  # the saved cost includes every finished step
+        started = time.monotonic()
         save_checkpoint(trainer, self.folder)
         self._saved_at = time.monotonic()
+        self._save_seconds = self._saved_at - started
         self._saved_iteration = trainer.state.iteration
         trainer.emit("checkpoint", kind="last", epoch=trainer.state.epoch,
                      iteration=trainer.state.iteration, path=str(self.folder))  # fmt: skip
+
+
+class DivergenceWatch:
+    """A warning (once) when an epoch's cost ends far above the cost the run started from:
+    a learning rate that is too high often diverges to a flat, large cost without NaN."""
+
+    FACTOR = 10.0
+
+    def __init__(self) -> None:
+        self.start_cost: float | None = None
+        self.warned = False
+
+    def on_iteration(self, trainer: Trainer) -> None:
+        state = trainer.state
+        if self.start_cost is None and state.epoch == 0 and state.cost_count == 1:
+            self.start_cost = state.cost_sum  # the untrained network's first batch
+
+    def on_epoch(self, trainer: Trainer, record: EpochRecord) -> None:
+        start = self.start_cost
+        if self.warned or start is None or not math.isfinite(record.cost):
+            return
+        if record.cost > self.FACTOR * abs(start) and record.cost - start > 1.0:
+            self.warned = True
+            message = (
+                f"the cost diverges: epoch {record.epoch} ended at {record.cost:.6g}, the "
+                f"first iteration was at {start:.6g}; the learning rate may be too high"
+            )
+            logger.warning(message)
+            trainer.emit("warning", message=message)
 
 
 def log_line(trainer: Trainer, record: EpochRecord) -> str:
@@ -181,6 +219,7 @@ class JobRecorder:
             iteration=state.iteration, total_iterations=trainer.session.total_iterations,
             best_epoch=state.best_epoch, best_valid_error=state.best_error,
             elapsed=round(trainer.elapsed, 3), message=message, pid=os.getpid(),
+            host=socket.gethostname(),
         )  # fmt: skip
 
 
@@ -318,6 +357,7 @@ def standard_extensions(
         Monitors(),
         BestKeeper(job.checkpoint_dir("best")),
         Checkpointer(job.checkpoint_dir("last"), checkpoint_interval),
+        DivergenceWatch(),
         JobRecorder(job, echo),
         EventStream(**(start_fields or {})),
     ]

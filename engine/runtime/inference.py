@@ -75,7 +75,7 @@ def _program(
 ) -> tuple[Program, dict[str, Any]]:
     if source.is_dir():
         job = Job.open(source)
-        plan = RunPlan.from_json(job.config()["plan"])
+        plan = RunPlan.from_json(job.plan(), str(job.config_file))
         name = network or (plan.executors[0]["network"] if plan.executors else None)
         if name is None:
             raise JobError(f"{source}: the project has no executor; name a --network")
@@ -87,7 +87,7 @@ def _program(
         raise JobError(f"{source}: the project has no executor; name a --network")
     program = compile_network(project, name)
     nn.clear_parameters()
-    parameters = program.create_parameters()
+    parameters = program.create_parameters(Path(source).resolve().parent)
     if params is not None:
         nn.load_parameters(params)
     return program, parameters

@@ -9,7 +9,8 @@
                              iterations per epoch, datasets (CSV paths, rows), optimizers with
                              their iteration ranges and schedules, monitors, executors
       status.json            running | finished | stopped | failed, epoch, best epoch, message,
-                             the trainer's process id
+                             the trainer's process id and host (:meth:`Job.status` reads a
+                             "running" whose process is gone as "interrupted")
       events.jsonl           every event of the run, one JSON object per line (as --events)
       log.txt                NNC-style log lines ("epoch 3 of 10 cost=0.312 {...} time=...")
       learning_curve.csv     epoch,cost,train_error,valid_error (NNC's "Save CSV as" layout)
@@ -19,25 +20,31 @@
       output_result.csv      after evaluation: NNC's layout, plus confusion_matrix_<var>.csv,
       evaluation.json        and a summary of the metrics
 
-Files that another process reads (the app polls status, curve and checkpoints) are written to a
-temporary file and renamed. ``events.jsonl`` and ``log.txt`` are appended one whole line per
-write, so a reader sees complete lines only (a partial last line means "not yet").
+The folder is claimed atomically by creating its ``status.json`` exclusively (several runs
+started at once each get their own). Files that another process reads (the app polls status,
+curve and checkpoints) are written to a temporary file and renamed. ``events.jsonl`` and
+``log.txt`` are appended one whole line per write, so a reader sees complete lines only (a
+partial last line means "not yet").
 """
 
 from __future__ import annotations
 
-import contextlib
+import dataclasses
 import datetime as _dt
 import json
 import os
 import shutil
-import tempfile
+import socket
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from engine.core import atomic
+
 __all__ = [
     "Job",
+    "trainer_alive",
     "JobError",
     "atomic_write_text",
     "atomic_write_json",
@@ -54,17 +61,9 @@ class JobError(ValueError):
 
 
 def atomic_write_text(path: Path, text: str, newline: str = "\n") -> None:
-    """Write ``text`` to ``path`` through a temporary file and a rename."""
+    """Write ``text`` to ``path`` atomically (:mod:`engine.core.atomic`), creating its folder."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline=newline) as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    atomic.atomic_write_text(path, text, newline, durable=False)  # as before: no fsync per epoch
 
 
 def atomic_write_json(path: Path, data: Any) -> None:
@@ -76,15 +75,92 @@ def format_number(value: float | None) -> str:
     return "" if value is None else repr(float(value))
 
 
+_KINDS: dict[str, tuple[type, ...]] = {
+    "int": (int,), "float": (int, float), "str": (str,), "bool": (bool,), "dict": (dict,),
+    "list": (list,),
+}  # fmt: skip
+
+
+def _fits(value: Any, kind: str) -> bool:
+    if kind == "None":
+        return value is None
+    if isinstance(value, bool) and kind in ("int", "float"):
+        return False
+    if kind.startswith("dict[str,float]"):  # monitor values
+        return isinstance(value, dict) and all(_fits(v, "float") for v in value.values())
+    return isinstance(value, _KINDS.get(kind.split("[")[0], (object,)))
+
+
+def typed_fields(cls: type, data: Any, where: str) -> dict[str, Any]:
+    """The fields of dataclass ``cls`` from a JSON object written by this program, checked
+    against their annotations (``int``, ``float | None``, ``list[...]``...), so a damaged
+    job file is a :class:`JobError` naming the file and key, not a crash deep in a run."""
+    if not isinstance(data, dict):
+        raise JobError(f"{where}: damaged (expected a JSON object)")
+    out = {}
+    for f in dataclasses.fields(cls):
+        if f.name not in data:
+            continue
+        value, kinds = data[f.name], str(f.type).replace(" ", "").split("|")
+        fits = any(_fits(value, kind) for kind in kinds)
+        if not fits:
+            raise JobError(f"{where}: damaged ({f.name}: expected {f.type}. Received: {value!r})")
+        out[f.name] = value
+    return out
+
+
 def default_job_dir(project_file: Path) -> Path:
-    """NNC's place for jobs: ``<project>.files/<YYYYMMDD_HHMMSS>`` beside the project file."""
+    """NNC's place for jobs: ``<project>.files/<YYYYMMDD_HHMMSS>`` beside the project file.
+
+    The name is a proposal: :meth:`Job.create` with ``numbered=True`` claims it or the next
+    free ``_2``, ``_3``... atomically (two runs started in the same second never share one).
+    """
     stamp = _dt.datetime.now().strftime("%Y%m%d_%H%M%S")
-    base = project_file.with_name(project_file.stem + ".files") / stamp
-    candidate, k = base, 2
-    while candidate.exists():
-        candidate = base.with_name(f"{stamp}_{k}")
+    return project_file.with_name(project_file.stem + ".files") / stamp
+
+
+def _claim(root: Path, numbered: bool) -> Path:
+    """Create ``root`` (or, numbered, the first free ``root_k``) and claim it for this run."""
+    candidate, k = root, 2
+    while True:
+        try:
+            candidate.mkdir(parents=True, exist_ok=True)
+            fd = os.open(candidate / "status.json", os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+        except FileExistsError:
+            fd = -1  # a file in the way, or another run's claim
+        except OSError as exc:
+            raise JobError(f"{candidate}: cannot create the job folder ({exc.strerror})") from None
+        if fd >= 0:
+            claimed = json.dumps({"status": "running", "epoch": 0, "pid": os.getpid(),
+                                  "host": socket.gethostname()})  # fmt: skip
+            os.write(fd, (claimed + "\n").encode("utf-8"))
+            os.close(fd)
+            if {p.name for p in candidate.iterdir()} == {"status.json"}:
+                return candidate
+            (candidate / "status.json").unlink()  # a folder holding other things: not ours
+        if not numbered:
+            Job.check_new(candidate)
+            raise JobError(f"{candidate}: another run claimed this job folder first")
+        candidate = root.with_name(f"{root.name}_{k}")
         k += 1
-    return candidate
+
+
+def trainer_alive(status: Mapping[str, Any]) -> bool:
+    """Whether the process named in a status may still be running (unknown counts as alive:
+    another machine's process, or a system where a process cannot be probed)."""
+    pid = status.get("pid")
+    host = status.get("host")
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    if (host and host != socket.gethostname()) or sys.platform == "win32":
+        return True  # os.kill(pid, 0) would end the process on Windows
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # it exists, owned by someone else
+    return True
 
 
 class Job:
@@ -137,18 +213,23 @@ class Job:
             )
 
     @classmethod
-    def create(cls, root: Path, project: Any, source: Path | None) -> Job:
-        """A new job folder with the project snapshot (see :meth:`check_new`)."""
+    def create(
+        cls, root: Path, project: Any, source: Path | None, *, numbered: bool = False
+    ) -> Job:
+        """A new job folder, claimed atomically, with the project snapshot.
+
+        The folder is claimed by creating its ``status.json`` exclusively, so of several runs
+        started at once exactly one gets it. With ``numbered`` (the default folder) a folder
+        that is taken gives way to the next free ``<name>_2``, ``<name>_3``...; otherwise a
+        taken folder is a :class:`JobError` (see :meth:`check_new`).
+        """
         from engine.formats import save_project  # noqa: PLC0415
 
-        root = Path(root)
-        cls.check_new(root)
-        root.mkdir(parents=True, exist_ok=True)
-        job = cls(root)
+        job = cls(_claim(Path(root), numbered))
         save_project(project, job.project_file)
         if source is not None and source.is_file():
-            (root / "original").mkdir(exist_ok=True)
-            shutil.copyfile(source, root / "original" / source.name)
+            (job.root / "original").mkdir(exist_ok=True)
+            shutil.copyfile(source, job.root / "original" / source.name)
         return job
 
     @classmethod
@@ -181,10 +262,61 @@ class Job:
             raise JobError(f"{self.config_file}: written by a newer NeuroCanvas")
         return config
 
+    def project_base(self) -> Path | None:
+        """The folder of the project the job was trained from (relative ``File`` paths)."""
+        try:
+            source = self.config().get("plan", {}).get("project_file")
+        except JobError:
+            return None
+        return Path(source).parent if source else None
+
+    def plan(self) -> dict[str, Any]:
+        """The run plan of ``config.json`` (a JSON object; see ``RunPlan.from_json``)."""
+        plan = self.config().get("plan")
+        if not isinstance(plan, dict):
+            raise JobError(f"{self.config_file}: damaged (no plan object)")
+        return plan
+
     def load_project(self) -> Any:
         from engine.formats import load_project  # noqa: PLC0415
 
         return load_project(self.project_file)
+
+    def status(self) -> dict[str, Any]:
+        """``status.json`` as every reader should show it.
+
+        A job that says ``running`` while its trainer process is gone (kill -9, a crash, a
+        power cut) reads ``interrupted``; ``resumable`` tells whether a ``last`` checkpoint
+        exists to continue from (``neurocanvas train --resume``, the app's Resume).
+        """
+        try:
+            status = self.read_json(self.status_file)
+        except JobError:
+            status = {}
+        if status.get("status") == "running" and not trainer_alive(status):
+            status["status"] = "interrupted"
+            status["message"] = (f"the trainer (process {status.get('pid')}) ended without "
+                                 f"saving its state; the run can continue from its last "
+                                 f"checkpoint")  # fmt: skip
+        from engine.runtime.checkpoint import PARAMETERS, checkpoint_path  # noqa: PLC0415
+
+        last = checkpoint_path(self.checkpoint_dir("last"))
+        status["resumable"] = status.get("status") != "running" and (last / PARAMETERS).is_file()
+        return status
+
+    def remove_strays(self) -> list[Path]:
+        """Remove what an interrupted writer left: checkpoint build folders and temporary
+        files (``.<name>.<random>`` beside their target). Returns what was removed."""
+        folder = self.root / "checkpoints"
+        strays = [p for p in folder.glob(".*.*") if p.is_dir()] if folder.is_dir() else []
+        strays += [p for p in self.root.glob(".*.tmp") if p.is_file()]
+        strays += [p for p in folder.glob("*/.*.tmp") if p.is_file()] if folder.is_dir() else []
+        for path in strays:
+            if path.is_dir():
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                path.unlink(missing_ok=True)
+        return strays
 
     # -- writing -----------------------------------------------------------------------------
     def write_config(self, config: Mapping[str, Any]) -> None:

@@ -3,7 +3,7 @@
 Jobs live where ``neurocanvas train`` puts them by default, ``<project>.files/<date_time>/``
 beside the project file (NNC's place), so the history is remembered simply by the folders; an
 untitled project trains into the app's data folder. A job whose status.json says ``running``
-but whose trainer process is gone is shown as ``failed`` (the trainer was killed).
+but whose trainer process is gone is shown as ``interrupted`` (killed; Resume continues it).
 """
 
 from __future__ import annotations
@@ -11,15 +11,14 @@ from __future__ import annotations
 import csv
 import datetime as _dt
 import json
-import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.runtime.job import atomic_write_json
+from engine.runtime.job import Job, atomic_write_json
 
-STATUSES = ("running", "finished", "stopped", "failed")
+STATUSES = ("running", "finished", "stopped", "interrupted", "failed")
 LABEL_FILE = "label.json"  # the app's rename: a display name, the folder keeps its date
 
 
@@ -85,18 +84,6 @@ def read_curve(job: Path) -> list[tuple[int, float | None, float | None, float |
     return rows
 
 
-def _alive(pid: Any) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
-
-
 _STATS_CACHE: dict[tuple[str, float], dict[str, int]] = {}
 
 
@@ -132,10 +119,8 @@ def _compute_statistics(job: Path) -> dict[str, int]:
 
 
 def read_job(path: Path, with_statistics: bool = True) -> JobInfo:
-    status = _read_json(path / "status.json")
+    status = Job(path).status()  # a dead trainer's "running" reads "interrupted"
     state = str(status.get("status", "failed" if not (path / "events.jsonl").exists() else ""))
-    if state == "running" and not _alive(status.get("pid")):
-        state = "failed"
     if state not in STATUSES:
         state = "failed"
     label = _read_json(path / LABEL_FILE).get("name")

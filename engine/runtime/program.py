@@ -23,6 +23,7 @@ References (``Ref``) name where a step input comes from:
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,6 +51,10 @@ __all__ = [
 
 Ref = tuple[Any, ...]
 Shape = tuple[int, ...]
+
+
+# Layers whose second input is a class index along ``axis`` of the first (nnabla's label_index).
+_CLASS_INDEX_TARGETS = ("CategoricalCrossEntropy", "SoftmaxCrossEntropy", "TopNError")
 
 
 class ProgramError(ValueError):
@@ -96,10 +101,11 @@ class ParameterDecl:
     file: str = ""
     layer: str = ""  # the layer that declared it, for messages
 
-    def initial_value(self) -> Any:
-        """The initial array: the ``File`` when given, else the named initializer."""
+    def initial_value(self, base: Path | None = None) -> Any:
+        """The initial array: the ``File`` when given (a relative path is relative to ``base``,
+        the project's folder, as NNC resolves it), else the named initializer."""
         if self.file:
-            return _load_parameter_file(self)
+            return _load_parameter_file(self, base)
         init = I.create_initializer(self.initializer, self.multiplier)
         return init(self.shape)
 
@@ -159,12 +165,15 @@ class Program:
 
     # -- parameters --------------------------------------------------------------------------
 
-    def create_parameters(self) -> dict[str, Variable]:
+    def create_parameters(self, base: Path | None = None) -> dict[str, Variable]:
         """Get or create every parameter in the current (root) parameter scope, in order.
+
+        ``base`` is the project's folder, against which relative ``File`` paths resolve.
 
         A parameter that exists already (created by another network, or loaded) is shared; a
         new one takes its declaration's initial value. LR multiplier 0 freezes it, as NNC.
         """
+        _check_memory(self, [d for d in self.parameters if nn.get_parameter(d.name) is None])
         params = {}
         for decl in self.parameters:
             existing = nn.get_parameter(decl.name)
@@ -173,7 +182,7 @@ class Program:
                 params[decl.name] = existing
                 continue
             params[decl.name] = nn.get_parameter_or_create(
-                decl.name, decl.shape, decl.initial_value(), need_grad=True,
+                decl.name, decl.shape, decl.initial_value(base), need_grad=True,
                 lr_mult=decl.lr_multiplier,
             )  # fmt: skip
         return params
@@ -183,6 +192,30 @@ class Program:
         return {name: var for name, var in params.items() if var.need_grad}
 
     # -- running -----------------------------------------------------------------------------
+
+    def class_labels(self) -> dict[str, tuple[int, str]]:
+        """Dataset variables read as class indices: variable -> (number of classes, layer).
+
+        These are the labels of the layers whose target picks a class along ``axis``
+        (CategoricalCrossEntropy, SoftmaxCrossEntropy, TopNError), fed straight from the
+        dataset; the class count is the size of that axis of their input.
+        """
+        shapes = {step.name: step.shape for step in self.steps}
+        found: dict[str, tuple[int, str]] = {}
+        for step in self.steps:
+            if step.type not in _CLASS_INDEX_TARGETS or len(step.inputs) < 2:
+                continue
+            x, t = step.inputs[0], step.inputs[1]
+            shape = shapes.get(x[1]) if x[0] == "step" else (x[2] if x[0] == "feed" else None)
+            if t[0] != "feed" or not shape:
+                continue
+            full = (1, *shape)  # with the batch axis, as the step's axis counts it
+            axis = step.kwargs.get("axis")
+            classes = full[-1] if axis is None else full[int(axis)]  # type: ignore[call-overload]
+            previous = found.get(t[1])
+            if previous is None or classes < previous[0]:
+                found[t[1]] = (int(classes), step.name)
+        return found
 
     def variables(self) -> tuple[str, ...]:
         """Dataset variables this program reads."""
@@ -329,11 +362,53 @@ def _check_shape(decl: ParameterDecl, existing: Variable) -> None:
         )
 
 
-def _load_parameter_file(decl: ParameterDecl) -> Any:
+def _check_memory(program: Program, new: list[ParameterDecl]) -> None:
+    """Refuse parameters larger than the memory left, before allocating any of them."""
+    need = sum(4 * math.prod(d.shape) for d in new)  # float32
+    have = available_memory()
+    if have is None or need <= have:
+        return
+    big = max(new, key=lambda d: math.prod(d.shape))
+    raise ProgramError(
+        f'network "{program.network}": its parameters need {_gib(need)}, more than the '
+        f"{_gib(have)} of memory available; the largest is {big.name} of layer "
+        f'"{big.layer}", shape {_fmt(big.shape)}'
+    )
+
+
+def available_memory() -> int | None:
+    """Bytes the arrays of the current device may still take (None when unknown)."""
+    if backend.device() == "gpu":  # free on the device plus what CuPy's pool holds for reuse
+        try:
+            cupy = backend.xp()
+            free, _total = cupy.cuda.runtime.memGetInfo()
+            return int(free) + int(cupy.get_default_memory_pool().free_bytes())
+        except Exception:  # noqa: BLE001 - no answer means no check, never a failed run
+            return None
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _gib(n: int) -> str:
+    return f"{n / 2**30:.1f} GiB"
+
+
+def _load_parameter_file(decl: ParameterDecl, base: Path | None) -> Any:
     """A parameter's ``File``: a ``.npy`` or headerless ``.csv`` holding its initial value."""
     from engine.data.loaders import FileLoadError, load_file  # noqa: PLC0415
 
-    path = Path(decl.file)
+    path = Path(decl.file.replace("\\", "/"))
+    if not path.is_absolute() and base is not None:
+        path = base / path
     try:
         value = np.asarray(load_file(path), dtype=np.float32)
     except (FileLoadError, OSError, ValueError) as exc:

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -71,10 +72,11 @@ def train(
     plan.device = backend.device()
     plan.loss_scaling = loss_scaling
     root = Path(job_dir) if job_dir else default_job_dir(source)
-    Job.check_new(root)
+    if job_dir:
+        Job.check_new(root)  # before the (slow) session: a taken -o folder fails fast
     session = build_session(project, plan, prefetch=options.prefetch)
     try:
-        job = Job.create(root, project, source)
+        job = Job.create(root, project, source, numbered=not job_dir)
         job.write_config({"plan": plan.to_json()})
         return _run(job, session, None, options, resumed=False)
     finally:
@@ -90,7 +92,14 @@ def resume(
     """
     options = options or Options()
     job = Job.open(Path(job_dir))
-    plan = RunPlan.from_json(job.config()["plan"])
+    status = job.status()
+    if status.get("status") == "running":
+        raise JobError(f"{job.root}: the job is still running (process "
+                       f"{status.get('pid')}); stop it before resuming")  # fmt: skip
+    if status.get("status") == "interrupted":
+        logging.getLogger("neurocanvas").info("%s: %s", job.root, status["message"])
+    job.remove_strays()  # what a killed run was writing
+    plan = RunPlan.from_json(job.plan(), str(job.config_file))
     if not checkpoint_path(job.checkpoint_dir("last")).is_dir():
         raise JobError(f"{job.root}: no checkpoint to resume from (checkpoints/last is missing)")
     if epochs is not None:
@@ -99,7 +108,10 @@ def resume(
         plan.max_epoch = epochs
         job.write_config({"plan": plan.to_json()})
     plan.device = backend.device()
-    session = build_session(job.load_project(), plan, prefetch=options.prefetch)
+    try:
+        session = build_session(job.load_project(), plan, prefetch=options.prefetch)
+    except (KeyError, TypeError, AttributeError, IndexError) as exc:  # a plan edited by hand
+        raise JobError(f"{job.config_file}: damaged ({type(exc).__name__}: {exc})") from None
     try:
         return _run(job, session, job.checkpoint_dir("last"), options, resumed=True)
     finally:

@@ -21,6 +21,7 @@ from engine.core.autograd import Variable
 from engine.data import DataIterator, DatasetError
 from engine.data.csv_dataset import Dataset
 from engine.graph.project import Project
+from engine.graph.validate import run_problems, settings_problems
 from engine.nn import solvers as S
 from engine.nn.lr_scheduler import create_scheduler
 from engine.nn.optimizer import Optimizer
@@ -69,9 +70,14 @@ class RunPlan:
         return asdict(self)
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> RunPlan:
-        names = {f for f in cls.__dataclass_fields__}
-        return cls(**{k: v for k, v in data.items() if k in names})
+    def from_json(cls, data: Mapping[str, Any], where: str = "config.json") -> RunPlan:
+        """The plan as :meth:`to_json` wrote it; a damaged one is a JobError naming the key."""
+        from engine.runtime.job import JobError, typed_fields  # noqa: PLC0415
+
+        try:
+            return cls(**typed_fields(cls, data, where))
+        except TypeError as exc:  # a missing field
+            raise JobError(f"{where}: damaged ({exc})") from None
 
 
 @dataclass
@@ -135,6 +141,8 @@ def plan_run(
 ) -> RunPlan:
     """Resolve the project's CONFIG (datasets located, iterations per epoch counted)."""
     config = project.config
+    for problem in settings_problems(project):  # before any value is used
+        raise SetupError(str(problem))
     if not project.optimizers:
         raise SetupError("the project has no optimizer (CONFIG tab): nothing to train")
     batch = _positive(config.get("BatchSize"), "[Config] BatchSize")
@@ -258,7 +266,8 @@ def build_session(project: Project, plan: RunPlan, *, prefetch: int = 2) -> Sess
         _check_variables(programs[item["network"]], datasets[item["dataset"]], item["dataset"])
     nn.clear_parameters()
     nn.seed(plan.seed)
-    params = {name: program.create_parameters() for name, program in programs.items()}
+    base = Path(plan.project_file).parent if plan.project_file else None
+    params = {name: program.create_parameters(base) for name, program in programs.items()}
     optimizers = [
         OptimizerRun(o["name"], o["network"], o["dataset"], programs[o["network"]],
                      params[o["network"]], _optimizer(o, programs[o["network"]],
@@ -284,6 +293,9 @@ def build_session(project: Project, plan: RunPlan, *, prefetch: int = 2) -> Sess
 def _compile_all(project: Project, plan: RunPlan) -> dict[str, Program]:
     """Every network the plan names, optimizers' first (their parameters are created first)."""
     programs: dict[str, Program] = {}
+    names = [item["network"] for item in [*plan.optimizers, *plan.monitors, *plan.executors]]
+    for problem in run_problems(project, names):  # what the editor lists stops the run
+        raise SetupError(str(problem))
     for item in [*plan.optimizers, *plan.monitors, *plan.executors]:
         name = item["network"]
         if name not in programs:
@@ -322,6 +334,9 @@ def _check_variables(program: Program, dataset: Dataset, name: str) -> None:
                 f'network "{program.network}" expects variable "{variable}" of shape '
                 f'{_fmt(shape)}, dataset "{name}" gives {_fmt(have)}'
             )
+    for variable, (classes, layer) in program.class_labels().items():
+        dataset.check_class_labels(variable, classes, f'layer "{layer}" of network '
+                                   f'"{program.network}"')  # fmt: skip
 
 
 def _fmt(shape: tuple[int, ...]) -> str:

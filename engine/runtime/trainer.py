@@ -68,8 +68,18 @@ class TrainState:
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TrainState:
-        history = [EpochRecord(**r) for r in data.get("history", [])]
-        return cls(**{**data, "history": history})
+        """The state as :meth:`to_json` wrote it; raises ValueError (JobError) when damaged."""
+        from engine.runtime.job import typed_fields  # noqa: PLC0415
+
+        values = typed_fields(cls, data, "state.json state")
+        records = [
+            typed_fields(EpochRecord, r, "state.json history") for r in values.get("history", [])
+        ]
+        try:
+            history = [EpochRecord(**r) for r in records]
+        except TypeError as exc:
+            raise ValueError(f"state.json history: damaged ({exc})") from None
+        return cls(**{**values, "history": history})
 
 
 class Trainer:

@@ -47,7 +47,7 @@ def test_bad_values_name_section_and_key():
         "[Config] MaxEpoch: expected an integer. Received: MaxEpoch=ten",
         "[Config] TypeConfig: expected one of Float, Half. Received: TypeConfig=Double",
     ]
-    with pytest.raises(cfg.SettingError, match="WeightDecay: expected a number"):
+    with pytest.raises(cfg.SettingError, match="WeightDecay: expected a finite number"):
         _ = cfg.Optimizer({"WeightDecay": "nan"}).weight_decay
     with pytest.raises(KeyError, match="no known key 'Nope'"):
         config.get("Nope")

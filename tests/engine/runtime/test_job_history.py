@@ -27,8 +27,8 @@ def test_read_job_status_curve_and_label(tmp_path):
     assert H.list_jobs(tmp_path) == [job]
 
 
-def test_a_running_job_whose_trainer_is_gone_reads_failed(tmp_path):
+def test_a_running_job_whose_trainer_is_gone_reads_interrupted(tmp_path):
     job = _job(tmp_path, "a", {"status": "running", "pid": 2**22 + 12345})
-    assert H.read_job(job, with_statistics=False).status == "failed"
+    assert H.read_job(job, with_statistics=False).status == "interrupted"
     H.delete_job(job)
     assert not job.exists() and H.list_jobs(tmp_path) == []

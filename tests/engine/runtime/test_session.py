@@ -77,7 +77,7 @@ def test_plan_errors(kit, tmp_path):
         plan_run(project, base=tmp_path)
     project = kit.mlp_project(train_csv, valid_csv, batch=8)
     project.replace_section("config", project.config.with_value("BatchSize", "0"))
-    with pytest.raises(SetupError, match=r"\[Config\] BatchSize: expected a positive integer"):
+    with pytest.raises(SetupError, match=r"\[Config\] BatchSize: expected a value >= 1. Received"):
         plan_run(project, base=tmp_path)
     project = kit.mlp_project(train_csv, "", batch=8)
     from engine.data import DatasetError
