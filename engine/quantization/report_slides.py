@@ -137,8 +137,8 @@ def _sensitivity_slides(deck: Deck, sweep: Path, suffix: str) -> None:
     if mixed.get("layer_bits"):
         widths = ", ".join(f"{layer} {b}" for layer, b in mixed["layer_bits"].items())
         intro.append(
-            f"Mixed precision within {mixed['budget']:,} bytes: {widths} bits; "
-            f"{mixed['parameter_bytes']:,} parameter bytes, accuracy {mixed['accuracy']:.4f}."
+            f"Mixed precision for {mixed['budget']:,} bytes: {widths} bits "
+            f"({mixed['parameter_bytes']:,} bytes), accuracy {mixed['accuracy']:.4f}."
         )
     deck.table_slides(f"Quantization : Layer Sensitivity{suffix}", SENSITIVITY_HEADER, rows,
                       intro=intro)  # fmt: skip
