@@ -123,6 +123,8 @@ def _plot(sweep: Path, rows: list[dict[str, Any]]) -> bytes:
 
 
 def _sensitivity_slides(deck: Deck, sweep: Path, suffix: str) -> None:
+    """The ranking; with a mixed-precision suggestion, its width per layer as a last column
+    (a column, not a sentence: it stays legible for a network of many layers)."""
     path = sweep / "sensitivity.csv"
     with open(path, newline="", encoding="utf-8") as f:
         reader = csv.DictReader(f)
@@ -133,15 +135,17 @@ def _sensitivity_slides(deck: Deck, sweep: Path, suffix: str) -> None:
     bits = rows[0][2] if rows else "?"
     intro = [f"Each layer alone quantized at {bits} bits (PTQ), ranked by the accuracy lost "
              f"against the float network."]  # fmt: skip
+    header = list(SENSITIVITY_HEADER)
     mixed = _json(sweep / "mixed_precision.json")
     if mixed.get("layer_bits"):
-        widths = ", ".join(f"{layer} {b}" for layer, b in mixed["layer_bits"].items())
+        chosen = {str(k): str(v) for k, v in mixed["layer_bits"].items()}
+        header.append("Mixed bits")
+        rows = [[*row, chosen.get(row[1], "")] for row in rows]
         intro.append(
-            f"Mixed precision for {mixed['budget']:,} bytes: {widths} bits "
-            f"({mixed['parameter_bytes']:,} bytes), accuracy {mixed['accuracy']:.4f}."
+            f"Mixed precision for {mixed['budget']:,} bytes (Mixed bits): "
+            f"{mixed['parameter_bytes']:,} parameter bytes, accuracy {mixed['accuracy']:.4f}."
         )
-    deck.table_slides(f"Quantization : Layer Sensitivity{suffix}", SENSITIVITY_HEADER, rows,
-                      intro=intro)  # fmt: skip
+    deck.table_slides(f"Quantization : Layer Sensitivity{suffix}", header, rows, intro=intro)
 
 
 def _sensitivity_cells(path: Path, line: int, row: dict[str, str]) -> list[str]:

@@ -47,10 +47,12 @@ def _number(text: str) -> float:
 @pytest.fixture(scope="module")
 def swept(lenet_job, tmp_path_factory):
     """(job, sweep folder, deck): a copy of the job, swept at 8 and 2 bits (both, weights) with
-    the 2-bit layer sensitivity, in the default ``<job>_quantization`` folder, then reported."""
+    the 2-bit layer sensitivity and a 40,000-byte mixed-precision suggestion, in the default
+    ``<job>_quantization`` folder, then reported."""
     job = Path(shutil.copytree(lenet_job, tmp_path_factory.mktemp("swept") / "job"))
     result = cli("quantize", "sweep", str(job / "network.ncproj"), "--job", str(job),
-                 "--bits", "8,2", "--targets", "both,weights", "--sensitivity", "2")  # fmt: skip
+                 "--bits", "8,2", "--targets", "both,weights", "--sensitivity", "2",
+                 "--budget", "40000")  # fmt: skip
     assert result.returncode == 0, result.stderr
     result = cli("report", str(job))
     assert result.returncode == 0, result.stderr
@@ -97,12 +99,19 @@ def test_the_sensitivity_table_holds_sensitivity_csv(swept):
     expected = _csv(sweep / "sensitivity.csv")
     assert len(expected) >= 4  # LeNet's quantizable layers
     (table,) = _tables(prs, SENSITIVITY)
-    assert table[0] == ["Rank", "Layer", "Bits", "Accuracy", "Accuracy lost"]
+    assert table[0] == ["Rank", "Layer", "Bits", "Accuracy", "Accuracy lost", "Mixed bits"]
     assert [r[1] for r in table[1:]] == [row["layer"] for row in expected]
     for cells, row in zip(table[1:], expected, strict=True):
         assert cells[0] == row["rank"] and cells[2] == "2"
         assert _number(cells[3]) == pytest.approx(float(row["accuracy"]), abs=5e-5)
         assert _number(cells[4]) == pytest.approx(float(row["loss"]), abs=5e-5)
+    mixed = json.loads((sweep / "mixed_precision.json").read_text())
+    assert mixed["parameter_bytes"] <= 40_000
+    assert {r[1]: r[5] for r in table[1:] if r[5]} == {
+        layer: str(bits) for layer, bits in mixed["layer_bits"].items()}  # fmt: skip
+    assert texts(slide(prs, SENSITIVITY))[1] == (
+        f"Mixed precision for 40,000 bytes (Mixed bits): {mixed['parameter_bytes']:,} parameter "
+        f"bytes, accuracy {mixed['accuracy']:.4f}.")  # fmt: skip
 
 
 def _long_sweep(job: Path, folder: Path, count: int) -> list[list[str]]:
