@@ -14,9 +14,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from engine.quantization.scheme import QuantizationError
 from engine.runtime.job import atomic_write_text
 
-__all__ = ["COLUMNS", "read_results", "write_results", "write_plot", "pareto"]
+__all__ = ["COLUMNS", "read_results", "write_results", "write_plot", "plot_png", "pareto"]
 
 COLUMNS = ("quantizer", "target", "bits", "mode", "accuracy", "error", "parameter_bytes",
            "cost_multiply_add", "job")  # fmt: skip
@@ -32,14 +33,25 @@ def read_results(path: Path) -> list[dict[str, Any]]:
         reader = csv.DictReader(f)
         missing = [c for c in COLUMNS if c not in (reader.fieldnames or [])]
         if missing:
-            from engine.quantization.scheme import QuantizationError  # noqa: PLC0415
-
             raise QuantizationError(
                 f"{path}: not the results.csv of a sweep (no column {missing[0]}); choose "
                 f"another -o folder"
             )
-        rows = list(reader)
-    return [{k: _TYPES.get(k, str)(row[k]) for k in COLUMNS} for row in rows]
+        return [_typed(path, reader.line_num, row) for row in reader]
+
+
+def _typed(path: Path, line: int, row: dict[str, str]) -> dict[str, Any]:
+    """One row with its numbers converted; a bad cell is named by file, line and column."""
+    typed = {}
+    for column in COLUMNS:
+        text = row[column]
+        try:
+            typed[column] = _TYPES.get(column, str)(text)
+        except (TypeError, ValueError):
+            raise QuantizationError(
+                f"{path}, line {line}, column {column}: expected a number. Received: {text!r}"
+            ) from None
+    return typed
 
 
 def write_results(path: Path, rows: Sequence[dict[str, Any]]) -> None:
@@ -61,11 +73,19 @@ def pareto(points: Sequence[tuple[float, float]]) -> list[bool]:
 
 
 def write_plot(path: Path, rows: Sequence[dict[str, Any]]) -> None:
-    """Accuracy against bits and against parameter bytes (Pareto front marked)."""
+    """``sweep.png``: :func:`plot_png`, written atomically."""
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_bytes(plot_png(rows))
+    tmp.replace(path)
+
+
+def plot_png(rows: Sequence[dict[str, Any]]) -> bytes:
+    """Accuracy against bits and against parameter bytes (Pareto front marked), as PNG."""
     import matplotlib  # noqa: PLC0415
 
     matplotlib.use("Agg")
     from matplotlib.figure import Figure  # noqa: PLC0415
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: PLC0415
 
     figure = Figure(figsize=(10, 4), dpi=100)
     by_bits, by_bytes = figure.subplots(1, 2)
@@ -92,10 +112,19 @@ def write_plot(path: Path, rows: Sequence[dict[str, Any]]) -> None:
                   label="Pareto front")  # fmt: skip
     by_bytes.set(xscale="log", xlabel="parameter bytes", ylabel="accuracy (%)",
                  title="Accuracy against model size")  # fmt: skip
+    # 1-2-5 ticks written 20k, 50k: the default labels every minor tick as 3x10^4 (overlaps)
+    by_bytes.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
+    by_bytes.xaxis.set_major_formatter(FuncFormatter(_short_number))
+    by_bytes.xaxis.set_minor_formatter(NullFormatter())
     by_bytes.legend(fontsize=8)
     figure.tight_layout()
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png")
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(buffer.getvalue())
-    tmp.replace(path)
+    return buffer.getvalue()
+
+
+def _short_number(value: float, _position: object = None) -> str:
+    for scale, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if value >= scale:
+            return f"{value / scale:g}{unit}"
+    return f"{value:g}"

@@ -5,7 +5,10 @@ from __future__ import annotations
 import csv
 
 import pytest
+from pptx import Presentation
+from pptx_kit import titles
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QMessageBox
 
 pytestmark = pytest.mark.gui
 LEFT = Qt.MouseButton.LeftButton
@@ -49,6 +52,32 @@ def test_a_sweep_fills_the_table_and_plot_and_its_points_join_the_history(qtbot,
     sweep = dialog.out_dir.name
     assert {f"{sweep}/float", f"{sweep}/fixed-point_both_8bit_ptq",
             f"{sweep}/fixed-point_both_2bit_ptq"} <= set(names)  # fmt: skip
+
+
+def test_after_a_sweep_the_jobs_report_ends_with_the_quantization_slides(qtbot, training_tab):
+    dialog = _finished_job(qtbot, training_tab)
+    _set(qtbot, dialog.bits, "8")
+    with qtbot.waitSignal(dialog.runner.ended, timeout=120000) as blocker:
+        qtbot.mouseClick(dialog.run_button, LEFT)
+    assert blocker.args[0] == "finished", blocker.args[1]
+    job, rows = dialog.job, _results(dialog)
+    dialog.close()
+    tab = training_tab  # the float job, not one of the sweep's points, is selected and reported
+    rect = tab.table.visualRect(tab.table.model().index([j.path for j in tab.jobs].index(job), 0))
+    qtbot.mouseClick(tab.table.viewport(), LEFT, pos=rect.center())
+    with qtbot.waitSignal(tab.reports.finished, timeout=120000) as blocker:
+        qtbot.mouseClick(tab.report_button, LEFT)
+    assert blocker.args == [str(job / "report.pptx")]
+    prs = Presentation(blocker.args[0])
+    assert titles(prs)[-3:] == ["Quantization : Results",
+                                "Quantization : Accuracy against Bits and Model Size",
+                                "References"]  # fmt: skip
+    results = next(s for s in prs.slides if s.shapes.title.text == "Quantization : Results")
+    table = next(shape for shape in results.shapes if shape.has_table).table
+    assert [[row.cells[2].text, row.cells[3].text] for row in list(table.rows)[1:]] == [
+        [row["bits"], row["mode"]] for row in rows]  # fmt: skip
+    box = tab.reports.question
+    qtbot.mouseClick(box.button(QMessageBox.StandardButton.Close), LEFT)
 
 
 @pytest.mark.slow
