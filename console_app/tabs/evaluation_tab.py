@@ -140,6 +140,12 @@ class EvaluationTab(QWidget):
         self.job_combo.blockSignals(False)
         self._job_changed()
 
+    def select_job(self, job: Path) -> bool:
+        index = self.job_combo.findData(str(job))
+        if index >= 0:
+            self.job_combo.setCurrentIndex(index)
+        return index >= 0
+
     def current_job(self) -> Path | None:
         data = self.job_combo.currentData()
         return Path(data) if data else None

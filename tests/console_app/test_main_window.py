@@ -112,7 +112,8 @@ def test_autosave_is_offered_after_a_crash(make_window, settings, lenet_copy):
     net = window.document.project.network("Main")
     window.document.push(C.SetProperty(net, "Affine", "OutShape", "99"))
     assert window.autosave()
-    assert window.autosaver.project_file.is_file()
+    autosaved = window.autosaver.written
+    assert autosaved.is_file()
     edited = window.document.project
     # The process dies here: no close, no discard. The next start offers the work back.
     later = make_window()
@@ -123,7 +124,7 @@ def test_autosave_is_offered_after_a_crash(make_window, settings, lenet_copy):
     assert later.document.project == edited
     assert later.document.path == lenet_copy and later.isWindowModified()
     assert later.save()
-    assert not later.autosaver.project_file.exists()
+    assert not autosaved.exists()
     assert not later.offer_recovery()
 
 
@@ -132,10 +133,34 @@ def test_declining_recovery_discards_it(make_window, lenet_copy):
     net = window.document.project.network("Main")
     window.document.push(C.SetProperty(net, "Affine", "OutShape", "99"))
     window.autosave()
+    autosaved = window.autosaver.written
     later = make_window()
     later.ask_recover = lambda original: False
     assert not later.offer_recovery()
-    assert not later.autosaver.project_file.exists()
+    assert not autosaved.exists()
+
+
+def test_recovery_is_offered_for_the_file_opened_never_in_its_place(make_window, lenet_copy):
+    """Defect 3: an autosave of LeNet pending, `neurocanvas other.sdcproj` must open other."""
+    other = lenet_copy.with_name("Other.sdcproj")
+    other.write_bytes(lenet_copy.read_bytes())
+    window = make_window(lenet_copy)
+    net = window.document.project.network("Main")
+    window.document.push(C.SetProperty(net, "Affine", "OutShape", "99"))
+    assert window.autosave()  # then the session dies
+    later = make_window(other)
+    offered = []
+    later.ask_recover = lambda original: offered.append(original) or True
+    assert not later.offer_recovery()
+    assert offered == [] and later.document.path == other.absolute()
+    later.document.push(C.SetProperty(later.document.project.network("Main"), "Affine",
+                                      "OutShape", "7"))  # fmt: skip
+    assert later.autosave()  # the edits to Other do not overwrite LeNet's autosave
+    later.ask_save_changes = lambda: "save"
+    assert later.open_path(lenet_copy)  # now LeNet is opened: its work is offered
+    assert offered == [str(lenet_copy)]
+    assert later.document.path == lenet_copy and later.isWindowModified()
+    assert later.document.project.network("Main").layer("Affine").properties["OutShape"] == "99"
 
 
 def test_unit_networks_open_from_their_unit_layer(make_window):

@@ -1,18 +1,28 @@
-"""TRAINING tab: Run trains in a child process; Stop, Resume, a crashing trainer, history."""
+"""TRAINING tab: Run trains in a child process; Stop, Resume, a crashing trainer, history.
+
+Every run starts with a click on the Run button, as a user starts it (the button was once
+wired to ``run(epochs=False)`` and never trained while the tests called ``run()``).
+"""
 
 from __future__ import annotations
 
 import json
 import sys
 
+from gui_driver import answer_next_dialog, click
+
 from console_app.tabs import job_history as H
 from engine.graph import commands as C
 
 
-def _run(qtbot, tab, **kw):
-    with qtbot.waitSignal(tab.run_ended, timeout=15000) as blocker:
-        job = tab.run(**kw)
-    return job, blocker.args[0]
+def _run(qtbot, tab):
+    tab.show()
+    before = {j.path for j in tab.jobs}
+    with qtbot.waitSignal(tab.run_ended, timeout=30000) as blocker:
+        click(qtbot, tab.run_button)
+    new = [j.path for j in tab.jobs if j.path not in before]
+    assert len(new) == 1, tab.log.toPlainText()[-2000:]
+    return new[0], blocker.args[0]
 
 
 def test_run_trains_and_fills_the_curve_and_history(qtbot, training_tab):
@@ -46,18 +56,19 @@ def test_config_edits_reach_the_jobs_resolved_config(qtbot, training_tab, iris_d
 def test_stop_then_resume(qtbot, training_tab, iris_document):
     project = iris_document.project
     iris_document.push(C.SetSectionValue(project, "config", "MaxEpoch", "400"))
-    with qtbot.waitSignal(training_tab.run_ended, timeout=15000) as blocker:
-        job = training_tab.run()
-        qtbot.waitUntil(lambda: len(training_tab.live_curve) >= 2, timeout=10000)
-        assert training_tab.stop()
+    training_tab.show()
+    with qtbot.waitSignal(training_tab.run_ended, timeout=30000) as blocker:
+        click(qtbot, training_tab.run_button)
+        qtbot.waitUntil(lambda: len(training_tab.live_curve) >= 2, timeout=20000)
+        click(qtbot, training_tab.stop_button)
     assert blocker.args == ["stopped"]
+    job = training_tab.current_job
     stopped_at = len(training_tab.live_curve)
     assert stopped_at < 400
     assert H.read_job(job).status == "stopped"
     training_tab.select_jobs([job])
-    assert training_tab.resume_button.isEnabled()
     with qtbot.waitSignal(training_tab.run_ended, timeout=15000) as blocker:
-        assert training_tab.resume(epochs=stopped_at + 2)
+        assert training_tab.resume(epochs=stopped_at + 2)  # Resume's button: the journeys
     assert blocker.args == ["finished"], training_tab.last_message
     epochs = [r[0] for r in training_tab.live_curve]
     assert epochs == list(range(1, stopped_at + 3))
@@ -77,11 +88,13 @@ def test_a_crashing_trainer_marks_the_job_failed_and_shows_its_log(qtbot, traini
 
 def test_a_killed_trainer_marks_the_job_failed(qtbot, training_tab, iris_document):
     iris_document.push(C.SetSectionValue(iris_document.project, "config", "MaxEpoch", "400"))
-    with qtbot.waitSignal(training_tab.run_ended, timeout=15000) as blocker:
-        job = training_tab.run()
-        qtbot.waitUntil(lambda: len(training_tab.live_curve) >= 1, timeout=10000)
+    training_tab.show()
+    with qtbot.waitSignal(training_tab.run_ended, timeout=30000) as blocker:
+        click(qtbot, training_tab.run_button)
+        qtbot.waitUntil(lambda: len(training_tab.live_curve) >= 1, timeout=20000)
         training_tab.runner.kill()
     assert blocker.args == ["failed"]
+    job = training_tab.current_job
     info = H.read_job(job)
     assert info.status == "failed" and info.message
     assert [j.status for j in training_tab.jobs] == ["failed"]
@@ -94,13 +107,18 @@ def test_history_rename_delete_overlay_and_pareto(qtbot, training_tab):
     training_tab.select_jobs([first, second])
     assert training_tab.curve.lines_drawn == 6  # 3 series x 2 jobs
     training_tab.select_jobs([first])
-    assert training_tab.rename_selected("baseline")
+    asked = answer_next_dialog(qtbot, "OK", text="baseline")
+    click(qtbot, training_tab.rename_button)
+    assert asked.done
     assert training_tab.jobs[0].name == "baseline"
     training_tab.select_jobs([second])
-    training_tab.ask_confirm = lambda text: False
-    assert not training_tab.delete_selected() and second.exists()
-    training_tab.ask_confirm = lambda text: True
-    assert training_tab.delete_selected() and not second.exists()
+    asked = answer_next_dialog(qtbot, "Cancel")
+    click(qtbot, training_tab.delete_button)
+    assert asked.done and second.name in asked.message and second.exists()
+    assert asked.buttons[:2] == ["Move to Trash", "Delete Permanently"]
+    asked = answer_next_dialog(qtbot, "Delete Permanently")
+    click(qtbot, training_tab.delete_button)
+    assert asked.done and not second.exists()
     assert [j.name for j in training_tab.jobs] == ["baseline"]
     assert training_tab.tradeoff.optimal == ["baseline"]
 
