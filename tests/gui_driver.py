@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 POLL_MS = 20
+SETTLE_MS = 300
 
 
 @dataclass
@@ -42,6 +43,7 @@ def answer_next_dialog(qtbot, button: str, text: str | None = None, tries: int =
     ``button`` (its label, e.g. "Yes", "Delete Permanently", "Save"). Returns a record the test
     checks (``done``, ``message``)."""
     answer = DialogAnswer(button, text)
+    settled: list[bool] = []
 
     def act(left: int = tries) -> None:
         dialog = QApplication.activeModalWidget()
@@ -49,10 +51,17 @@ def answer_next_dialog(qtbot, button: str, text: str | None = None, tries: int =
             if left > 0:
                 QTimer.singleShot(POLL_MS, lambda: act(left - 1))
             return
+        if not settled:  # a file dialog fills itself in first
+            settled.append(True)
+            QTimer.singleShot(SETTLE_MS, lambda: act(left))
+            return
         answer.title = dialog.windowTitle()
         answer.message = getattr(dialog, "text", lambda: "")()
         if text is not None:
             edit = _text_field(dialog)
+            # A file dialog's name completion pops up a list that would take the keys and the
+            # click (offscreen, nothing closes it): type without it.
+            edit.setCompleter(None)
             edit.selectAll()
             qtbot.keyClicks(edit, text)
         buttons = [b for b in dialog.findChildren(QAbstractButton) if b.isVisible()]
