@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from PySide6.QtCore import QPoint, Qt, QTimer
-from PySide6.QtGui import QContextMenuEvent
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QTimer
+from PySide6.QtGui import QContextMenuEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import (
     QAbstractButton,
     QApplication,
@@ -96,6 +96,17 @@ def right_click(qtbot, widget: QWidget, pos: QPoint) -> None:
     qtbot.mouseClick(widget, Qt.MouseButton.RightButton, pos=pos)
     event = QContextMenuEvent(QContextMenuEvent.Reason.Mouse, pos, widget.mapToGlobal(pos))
     QApplication.sendEvent(widget, event)
+
+
+def drop(widget: QWidget, pos: QPoint, data: QMimeData) -> None:
+    """A drag carrying ``data`` arrives over ``widget`` at ``pos`` and is dropped there, as the
+    window system delivers it: enter, move, drop."""
+    copy, left = Qt.DropAction.CopyAction, Qt.MouseButton.LeftButton
+    none = Qt.KeyboardModifier.NoModifier
+    for event in (QDragEnterEvent(pos, copy, data, left, none),
+                  QDragMoveEvent(pos, copy, data, left, none),
+                  QDropEvent(QPointF(pos), copy, data, left, none)):  # fmt: skip
+        QApplication.sendEvent(widget, event)
 
 
 def menu_action(menu: QMenu, text: str):

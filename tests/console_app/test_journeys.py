@@ -15,9 +15,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from gui_driver import answer_next_dialog, choose, click, right_click
+from gui_driver import answer_next_dialog, choose, click, drop, right_click
 from PySide6.QtCore import QPoint, QPointF, Qt
-from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QLineEdit
 
 pytestmark = pytest.mark.gui
@@ -96,13 +95,8 @@ def drop_from_palette(qtbot, window, type_: str, viewport_pos: QPoint) -> None:
     tree = palette.tree
     rect = tree.visualItemRect(palette.items[type_])
     qtbot.mouseClick(tree.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    data = tree.mimeData(tree.selectedItems())
     viewport = window.edit_tab.current_view().viewport()
-    copy, left, none = Qt.DropAction.CopyAction, Qt.MouseButton.LeftButton, Qt.KeyboardModifier(0)
-    for event in (QDragEnterEvent(viewport_pos, copy, data, left, none),
-                  QDragMoveEvent(viewport_pos, copy, data, left, none),
-                  QDropEvent(QPointF(viewport_pos), copy, data, left, none)):  # fmt: skip
-        QApplication.sendEvent(viewport, event)
+    drop(viewport, viewport_pos, tree.mimeData(tree.selectedItems()))
     qtbot.wait(50)
 
 
@@ -142,13 +136,14 @@ def test_a_edit_drop_link_property_undo_redo_save_reopen(qtbot, app_window, quie
     view, scene = window.edit_tab.current_view(), window.edit_tab.current_scene()
     affine = scene.layer_items["Affine"]
     where = view.mapFromScene(affine.mapToScene(QPointF(260, 0)))
+    source = view.mapFromScene(affine.pin_pos("out"))  # where the user sees Affine's output
     drop_from_palette(qtbot, window, "Tanh", where)
     network = window.document.project.network("Main")
     assert "Tanh" in network.layer_names
-    # The user sees the pins now and drags between them: the view must not move meanwhile.
-    source = view.mapFromScene(affine.pin_pos("out"))
     dest = view.mapFromScene(scene.layer_items["Tanh"].pin_pos("in", 0))
+    window.show_message("the status bar appears")  # as after any save or refused gesture
     qtbot.wait(100)
+    # The user drags between the pins as drawn: the view must not have moved meanwhile.
     drag(qtbot, view.viewport(), source, dest)
     assert ("Affine", "Tanh", 0) in [(k.source, k.destination, k.dest_pin) for k in network.links]
     assert scene.layer_items["Tanh"].stat_text == "32"
