@@ -38,10 +38,10 @@ def _label(button: QAbstractButton) -> str:
     return button.text().replace("&", "")
 
 
-def answer_next_dialog(qtbot, button: str, text: str | None = None, tries: int = 500):
-    """Answer the next modal dialog: type ``text`` (when given) into its line edit, then click
-    ``button`` (its label, e.g. "Yes", "Delete Permanently", "Save"). Returns a record the test
-    checks (``done``, ``message``)."""
+def answer_next_dialog(qtbot, button: str, text: str | None = None, before=None, tries=500):
+    """Answer the next modal dialog: type ``text`` (when given) into its line edit, run
+    ``before(dialog)`` (more gestures, checks), then click ``button`` (its label, e.g. "Yes",
+    "Delete Permanently", "Save"). Returns a record the test checks (``done``, ``message``)."""
     answer = DialogAnswer(button, text)
     settled: list[bool] = []
 
@@ -64,6 +64,8 @@ def answer_next_dialog(qtbot, button: str, text: str | None = None, tries: int =
             edit.setCompleter(None)
             edit.selectAll()
             qtbot.keyClicks(edit, text)
+        if before is not None:
+            before(dialog)
         buttons = [b for b in dialog.findChildren(QAbstractButton) if b.isVisible()]
         answer.buttons = [_label(b) for b in buttons]
         chosen = next((b for b in buttons if _label(b) == button), None)

@@ -16,8 +16,10 @@ from pathlib import Path
 
 import pytest
 from gui_driver import answer_next_dialog, choose, click, drop, right_click
-from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtCore import QPoint, QPointF, QRectF, Qt
 from PySide6.QtWidgets import QApplication, QLineEdit
+
+from console_app.editor import geometry as g
 
 pytestmark = pytest.mark.gui
 
@@ -285,16 +287,39 @@ def test_e_create_unit_from_a_selection_and_open_it(qtbot, app_window, quiet):
     qtbot.mouseClick(viewport, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier,
                      pos=box_point(view, scene.layer_items["ReLU"]))  # fmt: skip
     assert scene.selected_layers() == ["Affine", "ReLU"]
-    asked = answer_next_dialog(qtbot, "OK")
+    cut = []
+
+    def tick_out_shape(dialog) -> None:
+        """Every line shows whole; tick Affine.OutShape with a click and the space bar."""
+        listing = dialog.arguments
+        width = listing.viewport().width()
+        for i in range(listing.count()):
+            item = listing.item(i)
+            if listing.fontMetrics().horizontalAdvance(item.text()) + 30 > width:
+                cut.append(item.text())
+            if item.text().startswith("Affine.OutShape "):
+                rect = listing.visualItemRect(item)
+                qtbot.mouseClick(listing.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+                qtbot.keyClick(listing, Qt.Key.Key_Space)
+
+    asked = answer_next_dialog(qtbot, "OK", before=tick_out_shape)
     view.setFocus()
     keys(qtbot, window, "Ctrl+Shift+U")
-    assert asked.done
+    assert asked.done and cut == []
     project = window.document.project
     assert project.network_names == ("Main", "Unit")
-    assert project.network("Unit").layer_names[1:] == ("Affine", "ReLU")
+    unit = project.network("Unit")
+    assert unit.layer_names[1:] == ("Affine", "ReLU", "OutShape")
+    assert unit.layer("Affine").properties["OutShape"] == "*OutShape"
     unit_item = scene.layer_items["Unit"]
     assert unit_item.stat_text == "32"
     qtbot.mouseDClick(viewport, Qt.MouseButton.LeftButton, pos=box_point(view, unit_item))
-    assert window.edit_tab.current_scene().network.name == "Unit"
-    assert set(window.edit_tab.current_scene().layer_items) >= {"Affine", "ReLU"}
+    unit_scene = window.edit_tab.current_scene()
+    assert unit_scene.network.name == "Unit"
+    assert set(unit_scene.layer_items) >= {"Affine", "ReLU", "OutShape"}
+    # The Argument box does not cover the shape written beside any box.
+    argument = unit_scene.layer_items["OutShape"].sceneBoundingRect()
+    for name, item in unit_scene.layer_items.items():
+        label = item.mapRectToScene(QRectF(g.STAT_X, 0, g.STAT_BAR_W + 60, g.BOX_H))
+        assert name == "OutShape" or not label.intersects(argument), name
     quiet()
