@@ -189,6 +189,8 @@ class JobRunner(QObject):
     def _failure_text(self, code: int, exit_status: QProcess.ExitStatus) -> str:
         crashed = exit_status == QProcess.ExitStatus.CrashExit
         head = "the trainer was killed or crashed" if crashed else f"exit status {code}"
+        if not self._error and self._log_tail:  # the first line says why (history, status)
+            head += ": " + self._log_tail[-1].strip()
         return (self._error or head) + ("\n" + self.log_tail() if self.log_tail() else "")
 
     def _end(self, status: str, message: str) -> None:

@@ -7,12 +7,19 @@ wired to ``run(epochs=False)`` and never trained while the tests called ``run()`
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
+from pathlib import Path
 
 from gui_driver import answer_next_dialog, click
+from PySide6.QtCore import Qt
 
 from console_app.tabs import job_history as H
 from engine.graph import commands as C
+from engine.runtime.job import atomic_write_json
+
+ROOT = Path(__file__).resolve().parents[3]
+IRIS = ROOT / "projects" / "iris.ncproj"
 
 
 def _run(qtbot, tab):
@@ -143,3 +150,71 @@ def test_a_cpu_fallback_logged_by_the_trainer_is_shown(qtbot, training_tab):
     assert status == "failed"
     assert training_tab.warnings == ["GPU not usable, falling back to CPU: no driver"]
     assert "falling back to CPU" in training_tab.log.toPlainText()
+
+
+def _stopped_job(root, name="20260101_000000"):
+    job = root / name
+    (job / "checkpoints" / "last").mkdir(parents=True)
+    (job / "network.ncproj").write_text((IRIS).read_text(encoding="utf-8"), encoding="utf-8")
+    status = {"status": "stopped", "epoch": 2, "max_epoch": 9}
+    (job / "status.json").write_text(json.dumps(status), encoding="utf-8")
+    return job
+
+
+def test_a_resume_that_fails_at_start_leaves_the_stopped_job_as_it_was(qtbot, training_tab):
+    """Defect 2: a start-up error rewrote the intact stopped job's status to failed."""
+    job = _stopped_job(training_tab.jobs_root())
+    training_tab.refresh_jobs()
+    training_tab.show()
+    training_tab.runner.program = [sys.executable, "-c", "import sys; sys.exit(2)", "--"]
+    rect = training_tab.table.visualItemRect(training_tab.table.item(0, 0))
+    qtbot.mouseClick(training_tab.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    with qtbot.waitSignal(training_tab.run_ended, timeout=15000) as ended:
+        click(qtbot, training_tab.resume_button)
+    assert ended.args == ["failed"]
+    assert json.loads((job / "status.json").read_text(encoding="utf-8"))["status"] == "stopped"
+    assert [j.status for j in training_tab.jobs] == ["stopped"]
+
+
+def test_the_trainer_gets_absolute_paths(qtbot, training_tab, tmp_path, monkeypatch):
+    """Defect 2: a project opened by a relative path handed relative paths to the child."""
+    monkeypatch.chdir(tmp_path)
+    job = _stopped_job(training_tab.jobs_root())
+    seen = tmp_path / "argv.json"
+    record = f"import json, sys; json.dump(sys.argv[1:], open({str(seen)!r}, 'w')); sys.exit(1)"
+    training_tab.runner.program = [sys.executable, "-c", record]
+    with qtbot.waitSignal(training_tab.run_ended, timeout=15000):
+        training_tab.runner.resume(job.relative_to(tmp_path))
+    args = json.loads(seen.read_text(encoding="utf-8"))
+    assert args[:2] == ["train", "--resume"] and Path(args[2]).is_absolute()
+    assert Path(args[2]) == job
+
+
+def test_jobs_made_outside_the_app_appear_without_a_restart(qtbot, training_tab):
+    """Defect 6: the history watches the jobs folder."""
+    training_tab.show()
+    assert training_tab.jobs == []
+    root = training_tab.jobs_root()
+    done = subprocess.run(
+        [sys.executable, "-m", "engine.cli", "train", str(training_tab.document.path),
+         "-o", str(root / "from_cli"), "--epochs", "1"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    qtbot.waitUntil(lambda: [j.path.name for j in training_tab.jobs] == ["from_cli"], timeout=5000)
+    assert training_tab.table.item(0, 1).text() == "finished"
+    atomic_write_json(root / "from_cli" / "status.json", {"status": "stopped"})  # as trainers do
+    qtbot.waitUntil(lambda: training_tab.table.item(0, 1).text() == "stopped", timeout=5000)
+
+
+def test_a_run_that_fails_at_start_shows_in_the_history_with_its_error(qtbot, training_tab):
+    """Defect 6: a Run that failed at start left no trace."""
+    training_tab.runner.program = [sys.executable, "-c",
+                                   "import sys; print('no such thing', file=sys.stderr); "
+                                   "sys.exit(2)", "--"]  # fmt: skip
+    job, status = _run(qtbot, training_tab)
+    assert status == "failed"
+    (info,) = training_tab.jobs
+    assert info.status == "failed" and "no such thing" in info.message
+    assert training_tab.table.item(0, 1).toolTip() == info.message
+    assert (job / "network.ncproj").is_file()  # what was to be trained, kept with the error
