@@ -6,6 +6,7 @@ import logging
 
 import pytest
 from nnc_samples import SAMPLES_DIR
+from PySide6.QtCore import Qt
 
 from console_app.document import default_project_path
 from console_app.main_window import TABS, MainWindow
@@ -219,3 +220,18 @@ def test_every_nnc_sample_opens_without_errors_in_the_log(make_window, caplog):
         if r.levelno >= logging.WARNING and "propagateSizeHints" not in r.getMessage()
     ]
     assert bad == []
+
+
+def test_ctrl_y_redoes_as_on_windows(lenet_window, qtbot):
+    """Defect 7: only Ctrl+Shift+Z redid."""
+    window = lenet_window
+    window.show()
+    qtbot.waitExposed(window)
+    net = window.document.project.network("Main")
+    window.document.push(C.SetProperty(net, "Affine", "OutShape", "99"))
+    view = window.edit_tab.current_view()
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert net.layer("Affine").properties["OutShape"] != "99"
+    qtbot.keyClick(view, Qt.Key.Key_Y, Qt.KeyboardModifier.ControlModifier)
+    assert net.layer("Affine").properties["OutShape"] == "99"
