@@ -60,6 +60,7 @@ def app_window(make_window, relative_project, qtbot):
     window.show()
     qtbot.waitExposed(window)
     window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)  # shortcuts reach the active window only
     yield window
     window.project_tabs.training.runner.kill()
     window.project_tabs.evaluation.runner.kill()

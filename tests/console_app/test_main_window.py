@@ -227,10 +227,14 @@ def test_ctrl_y_redoes_as_on_windows(lenet_window, qtbot):
     window = lenet_window
     window.show()
     qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)  # shortcuts reach the active window only
     net = window.document.project.network("Main")
     window.document.push(C.SetProperty(net, "Affine", "OutShape", "99"))
     view = window.edit_tab.current_view()
-    view.setFocus()
+    qtbot.mouseClick(
+        view.viewport(), Qt.MouseButton.LeftButton, pos=view.viewport().rect().topLeft()
+    )
     qtbot.keyClick(view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert net.layer("Affine").properties["OutShape"] != "99"
     qtbot.keyClick(view, Qt.Key.Key_Y, Qt.KeyboardModifier.ControlModifier)
