@@ -91,6 +91,19 @@ class NetworkView(QGraphicsView):
             event.accept()
             return
         super().mouseMoveEvent(event)
+        self._select_enclosed()
+
+    def _select_enclosed(self) -> None:
+        """As NNC, the rubber band takes the layers it encloses, not those it touches.
+
+        (Qt's ContainsItemShape tests the bounding rect, which holds the statistic drawn
+        beside the box, so it selected nothing.)"""
+        band = self.rubberBandRect()
+        if band.isNull():
+            return
+        area = self.mapToScene(band).boundingRect()
+        for item in self.network_scene.layer_items.values():
+            item.setSelected(area.contains(item.mapToScene(item.shape()).boundingRect()))
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         if event.button() == Qt.MouseButton.MiddleButton and self._pan_from is not None:

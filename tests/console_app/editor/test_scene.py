@@ -265,3 +265,19 @@ def test_selected_link_is_deleted_and_view_zooms(lenet_window):
     assert view.zoom() == pytest.approx(zoom / 1.2)
     window.actions_by_name["snap"].trigger()
     assert not scene.snap_to_grid
+
+
+def test_the_rubber_band_selects_what_it_encloses(lenet_window, qtbot):
+    """Defect 9: layers the band merely touched were selected."""
+    window = lenet_window
+    window.show()
+    qtbot.waitExposed(window)
+    view, scene = window.edit_tab.current_view(), window.edit_tab.current_scene()
+    first, second = scene.layer_items["Input"], scene.layer_items["Convolution"]
+    corner = first.mapToScene(QPointF(-8, -10))
+    half = second.mapToScene(QPointF(g.BOX_W + 8, g.BOX_H / 2))  # over half of the second
+    QTest.mousePress(view.viewport(), Qt.MouseButton.LeftButton, pos=view.mapFromScene(corner))
+    QTest.mouseMove(view.viewport(), view.mapFromScene((corner + half) / 2))
+    QTest.mouseMove(view.viewport(), view.mapFromScene(half))
+    QTest.mouseRelease(view.viewport(), Qt.MouseButton.LeftButton, pos=view.mapFromScene(half))
+    assert scene.selected_layers() == ["Input"]
