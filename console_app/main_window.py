@@ -48,6 +48,9 @@ FILE_FILTER = ";;".join((
 AUTOSAVE_MS = 30_000
 NETWORK_ACTIONS = ("add", "rename", "duplicate", "delete")
 EXPORTS = ("Python code...", "ONNX...", "NNP...")  # NNP: disabled until it exists
+EDIT_ONLY = ("cut", "copy", "paste", "delete", "select_all", "arrange", "create_unit",
+             "add_network", "rename_network", "duplicate_network", "delete_network",
+             "zoom_in", "zoom_out", "zoom_fit", "snap")  # fmt: skip
 
 _log = logging.getLogger(__name__)
 
@@ -72,6 +75,7 @@ class MainWindow(QMainWindow):
         self.network_menu_shown: QMenu | None = None
         self._build_actions()
         self._build_menus()
+        self.tabs.currentChanged.connect(self._tab_shown)
         self._unsubscribe = self.document.subscribe(self._document_changed)
         self.autosave_timer = QTimer(self)
         self.autosave_timer.setInterval(AUTOSAVE_MS)
@@ -195,6 +199,12 @@ class MainWindow(QMainWindow):
         self.actions_by_name["redo"].setText(f"&Redo {stack.redo_text()}".rstrip())
         if not doc.modified and self.autosaver.wrote:  # undone back to the saved state
             self.autosaver.discard()
+
+    def _tab_shown(self, index: int) -> None:
+        """The canvas tools act on EDIT only: elsewhere they are disabled (Delete, Ctrl+A...
+        belong to the tab's own widgets there)."""
+        for key in EDIT_ONLY:
+            self.actions_by_name[key].setEnabled(index == 0)
 
     def show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)

@@ -7,6 +7,7 @@ import logging
 import pytest
 from nnc_samples import SAMPLES_DIR
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QToolBar
 
 from console_app.document import default_project_path
 from console_app.main_window import TABS, MainWindow
@@ -239,3 +240,17 @@ def test_ctrl_y_redoes_as_on_windows(lenet_window, qtbot):
     assert net.layer("Affine").properties["OutShape"] != "99"
     qtbot.keyClick(view, Qt.Key.Key_Y, Qt.KeyboardModifier.ControlModifier)
     assert net.layer("Affine").properties["OutShape"] == "99"
+
+
+def test_edit_tools_are_disabled_on_the_other_tabs(lenet_window, qtbot):
+    window = lenet_window
+    window.show()
+    bar = window.tabs.tabBar()
+    toolbar = window.findChild(QToolBar, "main_toolbar")
+    zoom = toolbar.widgetForAction(window.actions_by_name["zoom_in"])
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(3).center())
+    assert window.tabs.currentIndex() == 3
+    assert not zoom.isEnabled() and not window.actions_by_name["create_unit"].isEnabled()
+    assert window.actions_by_name["undo"].isEnabled() == window.document.stack.can_undo()
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(0).center())
+    assert zoom.isEnabled() and window.actions_by_name["arrange"].isEnabled()
