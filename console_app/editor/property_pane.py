@@ -232,6 +232,7 @@ class PropertyPane(QWidget):
         label.setObjectName(f"computed_{key}")
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         label.setStyleSheet("color: #555;")
+        label.setWordWrap(True)  # a problem message is long: wrap it, never widen the pane
         self.computed[key] = label
         self._add(QLabel(f"<span style='color:#777'>{key}</span>"), label)
 
@@ -292,6 +293,7 @@ class PropertyPane(QWidget):
             if key == "Output":  # the shape (the Output statistic is its element count)
                 text = _show(result.shape) if result and result.shape else ""
                 label.setText(text or (result.error or "") if result else "")
+                label.setToolTip(label.text())
             elif key in STATISTICS:
                 label.setText(f"{result.stat(key):,}" if result and result.stats else "")
             else:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtWidgets import QComboBox, QLineEdit
+from PySide6.QtWidgets import QComboBox, QFormLayout, QLineEdit, QScrollArea
 
 pytestmark = pytest.mark.gui
 
@@ -116,3 +116,21 @@ def test_unknown_type_and_empty_selection(make_window, tmp_path):
     assert window.document.project.network("Main").layer("Odd").properties["K"] == "2"
     scene.clearSelection()
     assert pane.layer_name is None and pane.rows == {}
+
+
+def test_a_problem_message_wraps_inside_the_pane(lenet_window, pane_on, qtbot):
+    """Defect 5: with a problem on the layer, fields ran past the pane's right edge."""
+    window = lenet_window
+    window.show()
+    qtbot.waitExposed(window)
+    pane = pane_on("Convolution")
+    assert pane.set_text("KernelShape", "*NoSuchMacroWithAQuiteLongNameThatMakesTheMessageLong")
+    pane = pane_on("ReLU")  # downstream: its Output is the problem message
+    qtbot.wait(50)
+    assert "NoSuchMacro" in pane.computed["Output"].text()
+    viewport = pane.findChild(QScrollArea).viewport()
+    for row in range(pane.form.rowCount()):
+        item = pane.form.itemAt(row, QFormLayout.ItemRole.FieldRole)
+        if item is not None and item.widget() is not None:
+            right = item.widget().mapTo(viewport, item.widget().rect().topRight()).x()
+            assert right <= viewport.width(), item.widget().objectName()
