@@ -281,3 +281,12 @@ def test_the_rubber_band_selects_what_it_encloses(lenet_window, qtbot):
     QTest.mouseMove(view.viewport(), view.mapFromScene(half))
     QTest.mouseRelease(view.viewport(), Qt.MouseButton.LeftButton, pos=view.mapFromScene(half))
     assert scene.selected_layers() == ["Input"]
+
+
+def test_convolution_boxes_show_out_maps_and_kernel_shape(lenet_window):
+    scene = lenet_window.edit_tab.current_scene()
+    net = lenet_window.document.project.network("Main")
+    conv = net.layer("Convolution").properties
+    subtitle = scene.layer_items["Convolution"].subtitle
+    assert f": {conv['OutMaps']}" in subtitle and f": {conv['KernelShape']}" in subtitle
+    assert subtitle.index(conv["OutMaps"]) < subtitle.index(conv["KernelShape"])  # NNC's order
