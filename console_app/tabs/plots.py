@@ -10,6 +10,15 @@ from matplotlib.ticker import MaxNLocator
 from console_app.tabs.job_history import JobInfo, pareto_front
 
 SERIES = (("cost", 1, "-"), ("training error", 2, "--"), ("validation error", 3, ":"))
+CURVE_HINT = "No curve yet: click Run to train, or select jobs in the history"
+TRADEOFF_HINT = "Jobs with a validation error appear here"
+
+
+def _hint(ax, text: str) -> str:  # noqa: ANN001 - a matplotlib Axes
+    """An empty plot keeps its axes and says what will appear (returns the text shown)."""
+    ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", wrap=True,
+            color="#777", fontsize="small")  # fmt: skip
+    return text
 
 
 class LearningCurvePlot(FigureCanvasQTAgg):
@@ -21,7 +30,9 @@ class LearningCurvePlot(FigureCanvasQTAgg):
         self.axes = self.figure.add_subplot(1, 1, 1)
         self.log_scale = False
         self.lines_drawn = 0
+        self.hint = ""
         self._curves: list[tuple[str, list]] = []
+        self.redraw()
 
     def set_curves(self, curves: list[tuple[str, list]]) -> None:
         """``curves``: (label, rows of (epoch, cost, train_error, valid_error))."""
@@ -50,6 +61,8 @@ class LearningCurvePlot(FigureCanvasQTAgg):
                 self.lines_drawn += 1
         ax.set_xlabel("epoch")
         ax.set_ylabel("cost / error")
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))  # epochs are whole
+        self.hint = "" if self.lines_drawn else _hint(ax, CURVE_HINT)
         if self.log_scale and self.lines_drawn:
             ax.set_yscale("log")
         ax.grid(True, alpha=0.3)
@@ -66,6 +79,8 @@ class TradeoffPlot(FigureCanvasQTAgg):
         super().__init__(self.figure)
         self.axes = self.figure.add_subplot(1, 1, 1)
         self.optimal: list[str] = []
+        self.hint = ""
+        self.set_jobs([], "CostMultiplyAdd")
 
     def set_jobs(self, jobs: list[JobInfo], statistic: str) -> None:
         ax = self.axes
@@ -90,5 +105,6 @@ class TradeoffPlot(FigureCanvasQTAgg):
         ax.ticklabel_format(axis="x", style="sci", scilimits=(-3, 4))
         ax.set_xlabel(statistic)
         ax.set_ylabel("best validation error")
+        self.hint = "" if points else _hint(ax, TRADEOFF_HINT)
         ax.grid(True, alpha=0.3)
         self.draw_idle()

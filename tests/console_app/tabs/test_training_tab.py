@@ -38,6 +38,7 @@ def test_run_trains_and_fills_the_curve_and_history(qtbot, training_tab):
     assert [r[0] for r in training_tab.live_curve] == [1, 2, 3]
     assert all(r[1] is not None and r[3] is not None for r in training_tab.live_curve)
     assert training_tab.curve.lines_drawn == 3
+    assert training_tab.curve.hint == "" and training_tab.curve.axes.texts == []
     training_tab.log_scale.setChecked(True)
     assert training_tab.curve.axes.get_yscale() == "log"
     assert training_tab.progress.value() == training_tab.progress.maximum() == 36  # 3 x 12
@@ -218,3 +219,9 @@ def test_a_run_that_fails_at_start_shows_in_the_history_with_its_error(qtbot, tr
     assert info.status == "failed" and "no such thing" in info.message
     assert training_tab.table.item(0, 1).toolTip() == info.message
     assert (job / "network.ncproj").is_file()  # what was to be trained, kept with the error
+
+
+def test_empty_plots_have_axes_and_a_hint(training_tab):
+    for plot in (training_tab.curve, training_tab.tradeoff):
+        assert plot.hint and plot.axes.get_xlabel() and plot.axes.get_ylabel()
+        assert [t.get_text() for t in plot.axes.texts] == [plot.hint]
