@@ -38,7 +38,7 @@ def test_run_trains_and_fills_the_curve_and_history(qtbot, training_tab):
     assert [r[0] for r in training_tab.live_curve] == [1, 2, 3]
     assert all(r[1] is not None and r[3] is not None for r in training_tab.live_curve)
     assert training_tab.curve.lines_drawn == 3
-    assert training_tab.curve.hint == "" and training_tab.curve.axes.texts == []
+    assert training_tab.curve.hint == "" and len(training_tab.curve.axes.texts) == 0
     training_tab.log_scale.setChecked(True)
     assert training_tab.curve.axes.get_yscale() == "log"
     assert training_tab.progress.value() == training_tab.progress.maximum() == 36  # 3 x 12
