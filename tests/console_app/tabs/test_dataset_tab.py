@@ -186,8 +186,8 @@ def test_set_main_dataset(dataset_tab, iris_document):
     assert iris_document.project.dataset_index.main_index == 0
 
 
-def test_a_builtin_dataset_is_generated_and_previewed_with_a_button(qtbot, iris_document,
-                                                                    tmp_path, monkeypatch):  # fmt: skip
+def test_builtin_dataset_generated_and_previewed_by_a_button(qtbot, iris_document, tmp_path,
+                                                             monkeypatch):  # fmt: skip
     from gui_driver import click
 
     from console_app.tabs.dataset_tab import DatasetTab
