@@ -290,3 +290,21 @@ def test_convolution_boxes_show_out_maps_and_kernel_shape(lenet_window):
     subtitle = scene.layer_items["Convolution"].subtitle
     assert f": {conv['OutMaps']}" in subtitle and f": {conv['KernelShape']}" in subtitle
     assert subtitle.index(conv["OutMaps"]) < subtitle.index(conv["KernelShape"])  # NNC's order
+
+
+def test_problem_messages_are_shown_whole(lenet_window, qtbot):
+    window = lenet_window
+    window.show()
+    qtbot.waitExposed(window)
+    scene, problems = window.edit_tab.current_scene(), window.edit_tab.problems
+    scene.select_layers(["ReLU"])
+    window.delete()
+    window.edit_tab.refresh()
+    item = problems.item(0)
+    text = item.text()
+    assert item.toolTip() == text and "not connected" in text
+    rect = problems.visualItemRect(item)
+    line = problems.fontMetrics().height()
+    needed = problems.fontMetrics().horizontalAdvance(text)
+    assert needed <= rect.width() or rect.height() >= 2 * line  # fits, or wraps onto more lines
+    assert rect.right() <= problems.viewport().width()
