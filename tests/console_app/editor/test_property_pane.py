@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLineEdit, QScrollArea
 
 pytestmark = pytest.mark.gui
@@ -134,3 +135,34 @@ def test_a_problem_message_wraps_inside_the_pane(lenet_window, pane_on, qtbot):
         if item is not None and item.widget() is not None:
             right = item.widget().mapTo(viewport, item.widget().rect().topRight()).x()
             assert right <= viewport.width(), item.widget().objectName()
+
+
+def test_several_layers_of_one_type_are_edited_together(lenet_window, qtbot):
+    window = lenet_window
+    window.show()
+    qtbot.waitExposed(window)
+    view, scene = window.edit_tab.current_view(), window.edit_tab.current_scene()
+    net = window.document.project.network("Main")
+
+    def box(name):
+        return view.mapFromScene(scene.layer_items[name].mapToScene(QPointF(150, 15)))
+
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=box("Convolution"))
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton,
+                     Qt.KeyboardModifier.ControlModifier, pos=box("Convolution_2"))  # fmt: skip
+    pane = window.edit_tab.property_pane
+    assert pane.selected() == ["Convolution", "Convolution_2"]
+    assert "2 layers" in pane.title.text() and not pane.name_edit.isEnabled()
+    kernel = pane.rows["KernelShape"].widget
+    assert kernel.text() == "" and kernel.placeholderText() == "(several values)"  # 7,7 / 3,3
+    assert pane.rows["BorderMode"].widget.currentText() == "valid"  # shared: shown
+    steps = len(window.document.stack)
+    qtbot.mouseClick(kernel, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(kernel, "5,5")
+    assert [net.layer(n).properties["KernelShape"] for n in pane.selected()] == ["5,5", "5,5"]
+    assert len(window.document.stack) == steps + 1  # the typing is one undo step
+    window.undo()
+    assert [net.layer(n).properties["KernelShape"] for n in pane.selected()] == ["7,7", "3,3"]
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton,
+                     Qt.KeyboardModifier.ControlModifier, pos=box("ReLU"))  # fmt: skip
+    assert "3 layers of 2 types" in pane.title.text() and pane.rows == {}
