@@ -276,6 +276,18 @@ def test_d_job_menu_exports_python_that_predicts_as_the_job(qtbot, app_window, q
     predicted = [float(v) for v in values.split()]
     expected = [float(first[k]) for k in first if k.startswith("y'__")]
     assert name.startswith("y'") and predicted == pytest.approx(expected, abs=1e-5)
+
+    import numpy as np  # noqa: PLC0415
+    import onnxruntime  # noqa: PLC0415 - the test extra installs it
+
+    right_click(qtbot, training.table.viewport(), rect.center())
+    model = tmp_path / "exported" / "iris_model.onnx"
+    asked = answer_next_dialog(qtbot, "Save", text=str(model))
+    choose(training.job_menu_shown, "Export ONNX...")
+    assert asked.done and model.is_file()
+    session = onnxruntime.InferenceSession(str(model))
+    feed = {session.get_inputs()[0].name: np.array([[float(v) for v in x]], dtype=np.float32)}
+    assert session.run(None, feed)[0][0].tolist() == pytest.approx(expected, abs=1e-5)
     quiet()
 
 
