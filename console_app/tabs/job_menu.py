@@ -96,6 +96,11 @@ def _rename(tab: Any, jobs: list[Path]) -> None:
     tab.rename_selected()
 
 
+def move_to_trash(path: Path) -> bool:
+    """The desktop's trash (Qt follows the freedesktop.org, Windows and macOS conventions)."""
+    return QFile.moveToTrash(str(path))
+
+
 def delete_jobs(tab: Any, jobs: list[Path]) -> bool:
     """Ask (trash, delete for good or cancel), then do exactly that; refuses while running."""
     if not jobs or tab.runner.is_running():
@@ -105,7 +110,7 @@ def delete_jobs(tab: Any, jobs: list[Path]) -> bool:
         return False
     for job in jobs:
         if answer == "trash":
-            if not QFile.moveToTrash(str(job)):
+            if not move_to_trash(job):
                 tab.show_error(f"{job}: cannot move it to the trash; nothing was deleted")
                 break
         else:

@@ -414,8 +414,12 @@ class TrainingTab(QWidget):
         return path or None
 
     def show_error(self, message: str) -> None:
+        """Tell the user without blocking (a window-modal box; tests read ``last_error``)."""
         self.append_log(f"ERROR: {message}")
-        QMessageBox.warning(self, "NeuroCanvas", message)
+        self.last_error = message
+        box = QMessageBox(QMessageBox.Icon.Warning, "NeuroCanvas", message, parent=self)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
 
     def delete_selected(self) -> bool:
         return job_menu.delete_jobs(self, self.selected_jobs())

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -96,12 +97,20 @@ def test_open_rename_and_delete_with_trash_or_for_good(qtbot, training_tab, two_
     choose(_menu_on(qtbot, training_tab, 1), "Delete...")
     assert asked.done and two_jobs[1].is_dir() and len(training_tab.jobs) == 2
 
-    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))  # the trash of this test
+    # The desktop's trash stands in for a folder here (Qt's own would be the user's, and it
+    # caches its location per process); a trash that refuses deletes nothing.
+    trash = tmp_path / "trash"
+    monkeypatch.setattr(job_menu, "move_to_trash", lambda path: False)
+    asked = answer_next_dialog(qtbot, "Move to Trash")
+    choose(_menu_on(qtbot, training_tab, 1), "Delete...")
+    assert asked.done and two_jobs[1].is_dir() and "nothing was deleted" in training_tab.last_error
+    monkeypatch.setattr(job_menu, "move_to_trash",
+                        lambda path: bool(shutil.move(path, trash / path.name)))  # fmt: skip
+    trash.mkdir()
     asked = answer_next_dialog(qtbot, "Move to Trash")
     choose(_menu_on(qtbot, training_tab, 1), "Delete...")
     assert asked.done and not two_jobs[1].exists()
-    trashed = tmp_path / "data" / "Trash" / "files" / two_jobs[1].name
-    assert (trashed / "learning_curve.csv").is_file()  # recoverable
+    assert (trash / two_jobs[1].name / "learning_curve.csv").is_file()  # recoverable
     assert [j.name for j in training_tab.jobs] == ["baseline"]
 
     asked = answer_next_dialog(qtbot, "Delete Permanently")
