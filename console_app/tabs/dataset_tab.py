@@ -116,9 +116,10 @@ class DatasetTab(QWidget):
         form.addRow("Name", self.name)
         form.addRow("URI", self.uri)
         sources = QHBoxLayout()
-        for w in (self.browse, self.folders, self.builtin, self.generate):
+        for w in (self.browse, self.folders, self.builtin):
             sources.addWidget(w)
         form.addRow("", sources)
+        form.addRow("", self.generate)  # a row of its own: the tab stays narrow
         for key, label in OPTIONS:
             box = QCheckBox(label)
             box.toggled.connect(lambda on, k=key: self.set_value(k, "1" if on else "0"))
