@@ -41,7 +41,8 @@ class Document:
 
     def __init__(self, project: Project | None = None, path: str | os.PathLike[str] | None = None):
         self.project = project if project is not None else Project.new()
-        self.path: Path | None = Path(path) if path is not None else None
+        # Absolute: child processes (trainer, evaluator) run in another working directory.
+        self.path: Path | None = Path(path).absolute() if path is not None else None
         # Inference subscribes first, so it has dropped stale results before any view reads.
         self.inference = ProjectInference(self.project)
         self.stack = UndoStack()
@@ -95,7 +96,7 @@ class Document:
         if target is None:
             raise ValueError("the project has no file yet: choose where to save it")
         save_project(self.project, target)
-        self.path = target
+        self.path = Path(target).absolute()
         self.recovered = False
         self.stack.set_clean()
 

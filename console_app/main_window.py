@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from console_app import export_actions
-from console_app.autosave import Autosaver
+from console_app.autosave import Autosaver, Recovery
 from console_app.document import Document, default_project_path, sample_projects
 from console_app.editor import clipboard, networks, quantize_dialog
 from console_app.editor.arrange import arrange_positions
@@ -49,6 +49,9 @@ FILE_FILTER = ";;".join((
 AUTOSAVE_MS = 30_000
 NETWORK_ACTIONS = ("add", "rename", "duplicate", "delete")
 EXPORTS = ("Python code...", "ONNX...", "NNP...", "PowerPoint report...")  # NNP: not yet
+EDIT_ONLY = ("cut", "copy", "paste", "delete", "select_all", "arrange", "create_unit",
+             "add_network", "rename_network", "duplicate_network", "delete_network",
+             "zoom_in", "zoom_out", "zoom_fit", "snap")  # fmt: skip
 
 _log = logging.getLogger(__name__)
 
@@ -61,6 +64,7 @@ class MainWindow(QMainWindow):
         backend.set_device("cpu")
         self.settings = settings if settings is not None else AppSettings()
         self.autosaver = Autosaver(self.settings.autosave_dir())
+        self.opened_by_name = bool(project)  # recovery then offers only that file's work
         self.document = self._initial_document(project)
         self.tabs = QTabWidget()
         self.edit_tab = EditTab(self.document)
@@ -75,6 +79,7 @@ class MainWindow(QMainWindow):
         self.network_menu_shown: QMenu | None = None
         self._build_actions()
         self._build_menus()
+        self.tabs.currentChanged.connect(self._tab_shown)
         self._unsubscribe = self.document.subscribe(self._document_changed)
         self.autosave_timer = QTimer(self)
         self.autosave_timer.setInterval(AUTOSAVE_MS)
@@ -92,7 +97,7 @@ class MainWindow(QMainWindow):
             try:
                 document = Document.open(path)
                 if project:
-                    self.settings.add_recent(path)
+                    self.settings.add_recent(document.path)
                 return document
             except ProjectFileError as exc:
                 _log.warning("%s", exc)
@@ -136,6 +141,10 @@ class MainWindow(QMainWindow):
             "zoom_fit": a("Zoom to &Fit", self.zoom_fit, "Ctrl+0"),
             "snap": a("&Snap to Grid", self._toggle_snap),
         }
+        redo = QKeySequence.keyBindings(K.Redo)  # Ctrl+Shift+Z here; Windows users expect Ctrl+Y
+        if QKeySequence("Ctrl+Y") not in redo:
+            redo.append(QKeySequence("Ctrl+Y"))
+        self.actions_by_name["redo"].setShortcuts(redo)
         self.actions_by_name["snap"].setCheckable(True)
         self.actions_by_name["snap"].setChecked(True)
         for action in self.actions_by_name.values():
@@ -195,6 +204,12 @@ class MainWindow(QMainWindow):
         self.actions_by_name["redo"].setText(f"&Redo {stack.redo_text()}".rstrip())
         if not doc.modified and self.autosaver.wrote:  # undone back to the saved state
             self.autosaver.discard()
+
+    def _tab_shown(self, index: int) -> None:
+        """The canvas tools act on EDIT only: elsewhere they are disabled (Delete, Ctrl+A...
+        belong to the tab's own widgets there)."""
+        for key in EDIT_ONLY:
+            self.actions_by_name[key].setEnabled(index == 0)
 
     def show_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)
@@ -297,8 +312,9 @@ class MainWindow(QMainWindow):
             self.report_error(str(exc))
             return False
         self.set_document(document)
-        self.settings.add_recent(path)
-        self.show_message(f"Opened {path}")
+        self.settings.add_recent(document.path)
+        self.show_message(f"Opened {document.path}")
+        self._offer(self.autosaver.pending_for(document.path))
         return True
 
     def save(self) -> bool:
@@ -330,18 +346,28 @@ class MainWindow(QMainWindow):
             return False
 
     def offer_recovery(self) -> bool:
-        """At start-up: offer the work an earlier session left in the autosave."""
-        pending = self.autosaver.pending()
-        if pending is None:
+        """At start-up: offer the work an earlier session left on the file being opened.
+
+        Without a file named on the command line the newest autosave is offered (the user
+        asked for nothing in particular); with one, only that file's: the work on other files
+        waits until they are opened, never replacing the file asked for.
+        """
+        recovery = self.autosaver.pending_for(self.document.path)
+        if recovery is None and not self.opened_by_name:
+            recovery = next(iter(self.autosaver.pending()), None)
+        return self._offer(recovery)
+
+    def _offer(self, recovery: Recovery | None) -> bool:
+        if recovery is None:
             return False
-        if not self.ask_recover(pending.original):
-            self.autosaver.discard()
+        if not self.ask_recover(recovery.original):
+            self.autosaver.drop(recovery)
             return False
         try:
-            document = self.autosaver.recover(pending)
+            document = self.autosaver.recover(recovery)
         except ProjectFileError as exc:
             self.report_error(f"the autosaved work cannot be read: {exc}")
-            self.autosaver.discard()
+            self.autosaver.drop(recovery)
             return False
         self.set_document(document)
         self.show_message("Recovered the autosaved work; save it to keep it")

@@ -2,11 +2,12 @@
 
     python tools/render_tabs.py [PROJECT] [--epochs 8] [-o docs]
 
-Copies PROJECT (default ``projects/lenet_digits.ncproj``) to a temporary folder, trains it
-twice from the TRAINING tab (Max Epoch ``--epochs``; the second run with Batch Size 32, both
-with seed 0), overlays their curves, evaluates the first on its validation set and writes
-``training.png``, ``evaluation.png`` (output result with thumbnails) and
-``evaluation_matrix.png`` (confusion matrix). Settings go to a temporary folder.
+Copies PROJECT (default ``projects/lenet_digits.ncproj``) to a temporary folder, opens it in
+the app and trains it twice with clicks on TRAINING's Run button, as a user does (Max Epoch
+``--epochs``; the second run with Batch Size 32). ``training.png`` is taken during the second
+run, live; then the first job is evaluated with a click on EVALUATION's Evaluate button and
+``evaluation.png`` (output result with thumbnails) and ``evaluation_matrix.png`` (confusion
+matrix) are written. Settings go to a temporary folder.
 """
 
 from __future__ import annotations
@@ -43,7 +44,8 @@ def _grab(app, window, path: Path) -> None:  # noqa: ANN001
 
 def render(project: Path, out: Path, epochs: int, size=(1500, 950)) -> None:  # noqa: ANN001
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import QSettings
+    from PySide6.QtCore import QSettings, Qt
+    from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
     sys.path.insert(0, str(ROOT))
@@ -66,16 +68,18 @@ def render(project: Path, out: Path, epochs: int, size=(1500, 950)) -> None:  # 
         for batch in (None, "32"):
             if batch:
                 tabs.config.set_value("BatchSize", batch)
-            jobs.append(tabs.training.run(seed=0))
+            QTest.mouseClick(tabs.training.run_button, Qt.MouseButton.LeftButton)
+            jobs.append(tabs.training.current_job)
+            if batch:  # the live run: curve, progress and timing as they come in
+                while len(tabs.training.live_curve) < max(2, epochs // 2):
+                    QTest.qWait(20)
+                _grab(app, window, out / "training.png")
             status = _wait(app, tabs.training.run_ended)
             if status != ["finished"]:
                 raise SystemExit(f"training {status}: {tabs.training.last_message}")
-        tabs.training.select_jobs(jobs)
-        _grab(app, window, out / "training.png")
         window.tabs.setCurrentWidget(tabs.evaluation)
-        tabs.evaluation.set_jobs(jobs)
         tabs.evaluation.job_combo.setCurrentIndex(tabs.evaluation.job_combo.findText(jobs[0].name))
-        tabs.evaluation.evaluate(jobs[0])
+        QTest.mouseClick(tabs.evaluation.evaluate_button, Qt.MouseButton.LeftButton)
         if _wait(app, tabs.evaluation.evaluated) != ["finished"]:
             raise SystemExit(f"evaluation failed: {tabs.evaluation.last_message}")
         _grab(app, window, out / "evaluation.png")

@@ -187,7 +187,8 @@ def _add_arguments(
     """Argument layers (right of the moved layers) and the ``*Arg`` references to them."""
     if not choices:
         return []
-    right = max(layer.position[0] + layer.size[0] for layer in unit.layers) + 48
+    # One box width clear of the widest box: the shape drawn beside a box is not covered.
+    right = max(layer.position[0] + layer.size[0] for layer in unit.layers) + 240
     bound = []
     for i, choice in enumerate(choices):
         inner = unit.layer(choice.layer)

@@ -61,6 +61,9 @@ class CreateUnitDialog(QDialog):
         layout.addWidget(self.arguments, 1)
         layout.addWidget(self.error)
         layout.addWidget(buttons)
+        # Wide enough for every "Layer.Property (value)" line: the default size cut them.
+        self.arguments.setMinimumWidth(min(900, self.arguments.sizeHintForColumn(0) + 48))
+        self.resize(max(420, self.sizeHint().width()), max(360, self.sizeHint().height()))
 
     def check(self, label: str) -> None:
         """Tick the argument whose label starts with ``label`` (``Convolution.OutMaps``)."""

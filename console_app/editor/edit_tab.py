@@ -281,6 +281,9 @@ class EditTab(QWidget):
                 names[0],
             ):
                 self.property_pane.show_layer(scene.network, names[0])  # type: ignore[union-attr]
+        elif len(names) > 1:
+            if self.property_pane.selected() != names:
+                self.property_pane.show_layers(scene.network, names)  # type: ignore[union-attr]
         elif self.property_pane.layer_name is not None:
             self.property_pane.show_layer(None, None)
 

@@ -17,6 +17,10 @@ class ProblemsList(QListWidget):
     def __init__(self) -> None:
         super().__init__()
         self.problems: list[Problem] = []
+        # Whole messages: long ones wrap to the list's width (the tooltip holds them too).
+        self.setWordWrap(True)
+        self.setResizeMode(QListWidget.ResizeMode.Adjust)
+        self.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.itemActivated.connect(self._activated)
         self.itemClicked.connect(self._activated)
 

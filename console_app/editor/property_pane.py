@@ -60,6 +60,7 @@ class PropertyPane(QWidget):
         self.rows: dict[str, _Row] = {}
         self.computed: dict[str, QLabel] = {}
         self.name_edit: QLineEdit | None = None
+        self.others: list[str] = []  # more selected layers of the same type, edited together
         self.title = QLabel("No layer selected")
         self.title.setWordWrap(True)
         self.error = QLabel("")
@@ -86,8 +87,24 @@ class PropertyPane(QWidget):
 
     # -- what is shown ---------------------------------------------------------------------
     def show_layer(self, network: Network | None, name: str | None) -> None:
-        self.network, self.layer_name = network, name
+        self.network, self.layer_name, self.others = network, name, []
         self._rebuild()
+
+    def show_layers(self, network: Network, names: list[str]) -> None:
+        """Several layers: those of one type are edited together (a field whose values differ
+        shows empty until typed into); layers of different types share no editor."""
+        types = {network.layer(n).type for n in names}
+        if len(names) < 2 or len(types) > 1:
+            self.show_layer(network if len(names) == 1 else None, names[0] if names else None)
+            if len(names) > 1:
+                self.title.setText(f"{len(names)} layers of {len(types)} types selected: "
+                                   "select layers of one type to edit them together")  # fmt: skip
+            return
+        self.network, self.layer_name, self.others = network, names[0], list(names[1:])
+        self._rebuild()
+
+    def selected(self) -> list[str]:
+        return [self.layer_name, *self.others] if self.layer_name is not None else []
 
     def _on_event(self, event) -> None:  # noqa: ANN001
         if self.network is None or self.layer_name is None:
@@ -100,6 +117,8 @@ class PropertyPane(QWidget):
             self.layer_name = event.new
         elif event.kind == "layer_removed" and event.layer.name == self.layer_name:
             self.show_layer(None, None)
+        elif event.kind in ("layer_renamed", "layer_removed") and self.others:
+            self.show_layer(self.network, self.layer_name)  # edit the first one alone
 
     def _clear(self) -> None:
         self.form_host.setMinimumHeight(0)
@@ -118,8 +137,12 @@ class PropertyPane(QWidget):
         layer = self.network.layer(self.layer_name)
         spec = find_spec(layer.type)
         category = spec.category if spec else "unknown type"
-        self.title.setText(f"<b>{layer.type}</b> ({category})")
+        self.title.setText(
+            f"<b>{layer.type}</b> ({category})"
+            + (f": {len(self.selected())} layers, edits apply to all" if self.others else "")
+        )
         self.name_edit = QLineEdit(layer.name)
+        self.name_edit.setEnabled(not self.others)
         self.name_edit.setObjectName("prop_Name")
         self.name_edit.editingFinished.connect(self._rename)
         self._add(QLabel("Name"), self.name_edit)
@@ -228,10 +251,13 @@ class PropertyPane(QWidget):
             self._edited(host.objectName()[5:], path)
 
     def _add_computed(self, key: str) -> None:
+        if self.others:  # a value of one layer would read as the selection's
+            return
         label = QLabel("")
         label.setObjectName(f"computed_{key}")
         label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         label.setStyleSheet("color: #555;")
+        label.setWordWrap(True)  # a problem message is long: wrap it, never widen the pane
         self.computed[key] = label
         self._add(QLabel(f"<span style='color:#777'>{key}</span>"), label)
 
@@ -242,9 +268,9 @@ class PropertyPane(QWidget):
         self.form.addRow(label, field)
 
     # -- reading the model -----------------------------------------------------------------
-    def raw_value(self, key: str) -> str:
+    def raw_value(self, key: str, name: str | None = None) -> str:
         assert self.network is not None and self.layer_name is not None
-        layer = self.network.layer(self.layer_name)
+        layer = self.network.layer(name or self.layer_name)
         return layer.properties.get(key, self.rows[key].default)
 
     def text_of(self, key: str) -> str:
@@ -279,8 +305,13 @@ class PropertyPane(QWidget):
         if self.name_edit is not None and not self.name_edit.hasFocus():
             self.name_edit.setText(self.layer_name)
         for key in self.rows:
-            if self.text_of(key) != self.raw_value(key):
-                self._set_text(key, self.raw_value(key))
+            values = {self.raw_value(key, name) for name in self.selected()}
+            shown = self.raw_value(key) if len(values) == 1 else ""
+            line = getattr(self.rows[key].widget, "line", self.rows[key].widget)
+            if isinstance(line, QLineEdit):
+                line.setPlaceholderText("" if len(values) == 1 else "(several values)")
+            if self.text_of(key) != shown:
+                self._set_text(key, shown)
                 self._mark(key, None)
         self._sync_computed()
 
@@ -292,6 +323,7 @@ class PropertyPane(QWidget):
             if key == "Output":  # the shape (the Output statistic is its element count)
                 text = _show(result.shape) if result and result.shape else ""
                 label.setText(text or (result.error or "") if result else "")
+                label.setToolTip(label.text())
             elif key in STATISTICS:
                 label.setText(f"{result.stat(key):,}" if result and result.stats else "")
             else:
@@ -353,7 +385,10 @@ class PropertyPane(QWidget):
             return False
         value = None if self.rows[key].argument and text == "" else text
         try:
-            self.document.push(C.SetProperty(self.network, self.layer_name, key, value))
+            if not self.others:
+                self.document.push(C.SetProperty(self.network, self.layer_name, key, value))
+            else:
+                self.document.push(C.SetPropertyOfLayers(self.network, self.selected(), key, value))
         except ModelError as exc:
             self._mark(key, str(exc))
             return False

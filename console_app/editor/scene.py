@@ -9,7 +9,7 @@ which the edit tab calls once per user action.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QPointF, QRectF, Qt, Signal
+from PySide6.QtCore import QLineF, QPointF, QRectF, Qt, Signal
 from PySide6.QtWidgets import QGraphicsScene, QGraphicsSceneMouseEvent
 
 from console_app.document import Document
@@ -25,6 +25,9 @@ _EVENTS = (
     "layer_added", "layer_removed", "layer_renamed", "property_changed", "layer_moved",
     "link_added", "link_removed",
 )  # fmt: skip
+
+
+PIN_HIT_PX = 10.0
 
 
 def format_count(value: int) -> str:
@@ -250,18 +253,43 @@ class NetworkScene(QGraphicsScene):
                 self.layer_items[name].setSelected(True)
 
     # -- gestures --------------------------------------------------------------------------
-    def _pin_under(self, pos: QPointF) -> tuple[LayerItem, str, int] | None:
-        area = QRectF(pos.x() - 8, pos.y() - 8, 16, 16)
+    def _pin_under(self, pos: QPointF, radius: float = 8.0) -> tuple[LayerItem, str, int] | None:
+        """The nearest pin within ``radius`` (adjacent boxes' pins are only 10 px apart)."""
+        area = QRectF(pos.x() - radius, pos.y() - radius, 2 * radius, 2 * radius)
+        best, best_d = None, radius * radius
         for item in self.items(area):
             if isinstance(item, LayerItem):
-                pin = item.pin_at(pos)
+                pin = item.pin_at(pos, radius)
                 if pin is not None:
-                    return item, pin.kind, pin.index
+                    d = QLineF(pos, item.mapToScene(pin.pos)).length() ** 2
+                    if d <= best_d:
+                        best, best_d = (item, pin.kind, pin.index), d
+        return best
+
+    @staticmethod
+    def _hit_radius(event: QGraphicsSceneMouseEvent) -> float:
+        """A pin takes the pointer within PIN_HIT_PX screen pixels (more scene px zoomed out)."""
+        view = event.widget().parentWidget() if event.widget() is not None else None
+        zoom = view.transform().m11() if hasattr(view, "transform") else 1.0
+        return max(8.0, PIN_HIT_PX / max(zoom, 1e-6))
+
+    def _link_end(self, pos: QPointF, radius: float, start_kind: str):  # noqa: ANN205
+        """The pin a link dragged from a ``start_kind`` pin ends on: the nearest pin, else the
+        main pin of the box under the pointer (dropping a link on a layer links it)."""
+        found = self._pin_under(pos, radius)
+        if found is not None:
+            return found
+        for item in self.items(pos):
+            if isinstance(item, LayerItem):
+                kind = "in" if start_kind == "out" else "out"
+                if any(p.kind == kind and p.index == 0 for p in item.pins):
+                    return item, kind, 0
+                return None
         return None
 
     def mousePressEvent(self, event: QGraphicsSceneMouseEvent) -> None:
         if event.button() == Qt.MouseButton.LeftButton:
-            found = self._pin_under(event.scenePos())
+            found = self._pin_under(event.scenePos(), self._hit_radius(event))
             if found is not None:
                 item, kind, index = found
                 self._draft_from = found
@@ -286,7 +314,8 @@ class NetworkScene(QGraphicsScene):
             self.removeItem(self._draft)
             self._draft = None
             start, self._draft_from = self._draft_from, None
-            end = self._pin_under(event.scenePos())
+            end = (self._link_end(event.scenePos(), self._hit_radius(event), start[1])
+                   if start is not None else None)  # fmt: skip
             if start is not None and end is not None:
                 self._link_between(start, end)
             event.accept()

@@ -11,6 +11,7 @@ from console_app.editor.scene import NetworkScene
 LAYER_MIME = "application/x-neurocanvas-layer-type"
 ZOOM_STEP = 1.2
 MIN_ZOOM, MAX_ZOOM = 0.05, 4.0
+MARGIN = 1500.0  # px of canvas beyond the layers: room to drop and scroll
 
 
 class NetworkView(QGraphicsView):
@@ -22,6 +23,20 @@ class NetworkView(QGraphicsView):
         self.setViewportUpdateMode(QGraphicsView.ViewportUpdateMode.BoundingRectViewportUpdate)
         self.setAcceptDrops(True)
         self._pan_from: QPointF | None = None
+        # The canvas never moves under the pointer: a scene rect that only grows (with a wide
+        # margin) and a resize that keeps the top-left. With Qt's default (the items' bounds,
+        # centred) a drop or the status bar appearing shifted every pin by tens of pixels.
+        self.setResizeAnchor(QGraphicsView.ViewportAnchor.NoAnchor)
+        self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+        self._canvas = QRectF()
+        self._grow_canvas()
+        scene.changed.connect(lambda _regions: self._grow_canvas())
+
+    def _grow_canvas(self) -> None:
+        wanted = self.scene().itemsBoundingRect().adjusted(-MARGIN, -MARGIN, MARGIN, MARGIN)
+        if self._canvas.isEmpty() or not self._canvas.contains(wanted):
+            self._canvas = wanted if self._canvas.isEmpty() else self._canvas.united(wanted)
+            self.setSceneRect(self._canvas)
 
     @property
     def network_scene(self) -> NetworkScene:
@@ -76,6 +91,19 @@ class NetworkView(QGraphicsView):
             event.accept()
             return
         super().mouseMoveEvent(event)
+        self._select_enclosed()
+
+    def _select_enclosed(self) -> None:
+        """As NNC, the rubber band takes the layers it encloses, not those it touches.
+
+        (Qt's ContainsItemShape tests the bounding rect, which holds the statistic drawn
+        beside the box, so it selected nothing.)"""
+        band = self.rubberBandRect()
+        if band.isNull():
+            return
+        area = self.mapToScene(band).boundingRect()
+        for item in self.network_scene.layer_items.values():
+            item.setSelected(area.contains(item.mapToScene(item.shape()).boundingRect()))
 
     def mouseReleaseEvent(self, event: QMouseEvent) -> None:
         if event.button() == Qt.MouseButton.MiddleButton and self._pan_from is not None:

@@ -25,6 +25,7 @@ class ProjectTabs(QObject):
         from console_app.tabs.training_tab import TrainingTab  # noqa: PLC0415
 
         document = window.document
+        self.window = window
         jobs_fallback = Path(window.settings.autosave_dir()).parent / "jobs"
         self.dataset = DatasetTab(document)
         self.config = ConfigTab(document)
@@ -32,6 +33,7 @@ class ProjectTabs(QObject):
         self.evaluation = EvaluationTab()
         self.training.jobs_changed.connect(self.evaluation.set_jobs)
         self.training.open_network.connect(lambda path: window.open_path(path))
+        self.training.evaluate_requested.connect(self._evaluate_job)
         self.training.refresh_jobs()
         self.widgets = {"DATASET": self.dataset, "CONFIG": self.config,
                         "TRAINING": self.training, "EVALUATION": self.evaluation}  # fmt: skip
@@ -52,6 +54,12 @@ class ProjectTabs(QObject):
             if runner.process is not None and not runner.process.waitForFinished(STOP_WAIT_MS):
                 runner.kill()
         return super().eventFilter(watched, event)
+
+    def _evaluate_job(self, job: Path) -> None:
+        """The job menu's Evaluate: show EVALUATION on that job and start it."""
+        self.evaluation.select_job(job)
+        self.window.tabs.setCurrentWidget(self.evaluation)
+        self.evaluation.evaluate(job)
 
     def set_document(self, document: Any) -> None:
         self.dataset.set_document(document)

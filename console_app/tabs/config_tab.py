@@ -71,6 +71,16 @@ MINIMA = {"MaxEpoch": 1, "BatchSize": 1, "MonitorInterval": 1, "UpdateInterval":
           "LearningRateUpdateInterval": 1, "NumEvaluations": 1, "WeightDecay": 0,
           "LearningRateWarmupLength": 0, "RangeFrom": -1, "RangeTo": -1}  # fmt: skip
 COLLECTIONS = ("optimizers", "monitors", "executors")
+# The schedulers each learning-rate field applies to (engine.nn.lr_scheduler.scheduler_from):
+# a field another scheduler ignores is disabled, as NNC greys it out.
+SCHEDULER_FIELDS = {
+    "LearningRateMultiplier": ("Exponential", "Step"),
+    "LearningRateUpdateInterval": ("Exponential",),
+    "LearningRateUpdateIntervalUnit": ("Exponential", "Step"),
+    "LearningRatePower": ("Polynomial",),
+    "LearningRateSteps": ("Step",),
+}
+WARMUP_FIELDS = ("LearningRateWarmupLength", "LearningRateWarmupLengthUnit")
 
 
 def check_value(section: cfg.Section, key: str, text: str) -> str | None:
@@ -203,11 +213,25 @@ class ConfigTab(QWidget):
             self.description.setMaximumHeight(120)
             self.description.textChanged.connect(self._description_changed)
             form.addRow("Description", self.description)
+        self._disable_unused(section)
         old = self.form_host.takeWidget()
         if old is not None:  # later: the old form may be the sender of the running signal
             old.hide()
             old.deleteLater()
         self.form_host.setWidget(form_widget)
+
+    def _disable_unused(self, section: cfg.Section) -> None:
+        if not isinstance(section, cfg.Optimizer):
+            return
+        scheduler = str(section.raw("LearningRateScheduler") or "Exponential").strip()
+        for key, users in SCHEDULER_FIELDS.items():
+            used = scheduler.lower() in (u.lower() for u in users)
+            self.editors[key].setEnabled(used)
+            self.editors[key].setToolTip("" if used else f"not used by the {scheduler} scheduler")
+        warmup = str(section.raw("LearningRateWarmupScheduler") or "None").strip().lower()
+        for key in WARMUP_FIELDS:
+            if key in self.editors:
+                self.editors[key].setEnabled(warmup not in ("", "none"))
 
     def _editor(self, section: cfg.Section, key: str, kind: str) -> QWidget:
         raw = section.raw(key)
@@ -288,6 +312,7 @@ class ConfigTab(QWidget):
             return self.refuse(str(exc))
         finally:
             self._own_edit = False
+        self._disable_unused(self.project.section(self.where))
         return True
 
     def set_solver(self, solver: str) -> bool:

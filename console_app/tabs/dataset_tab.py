@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSize
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
+    QApplication,
     QCheckBox,
     QComboBox,
     QDialog,
@@ -107,6 +108,9 @@ class DatasetTab(QWidget):
         for name in builtin_data.names():
             self.builtin.addItem(name, name)
         self.builtin.activated.connect(lambda _i: self.use_builtin(self.builtin.currentData()))
+        self.generate = QPushButton("Generate now")
+        self.generate.setToolTip("Generate (or download) the built-in dataset and preview it")
+        self.generate.clicked.connect(lambda: self.generate_now())
         self.options: dict[str, QCheckBox] = {}
         form = QFormLayout()
         form.addRow("Name", self.name)
@@ -115,6 +119,7 @@ class DatasetTab(QWidget):
         for w in (self.browse, self.folders, self.builtin):
             sources.addWidget(w)
         form.addRow("", sources)
+        form.addRow("", self.generate)  # a row of its own: the tab stays narrow
         for key, label in OPTIONS:
             box = QCheckBox(label)
             box.toggled.connect(lambda on, k=key: self.set_value(k, "1" if on else "0"))
@@ -194,9 +199,12 @@ class DatasetTab(QWidget):
         self.preview.setModel(None)
         self.dataset_info = None
         path = available_csv(d.uri, self.base()) if d else None
+        builtin = d is not None and d.uri.strip().startswith(BUILTIN_SCHEME)
+        self.generate.setEnabled(builtin and path is None)
         if d is None or path is None:
-            self.info.setText("No CSV on disk yet (a built-in dataset is generated on the "
-                              "first run)" if d and d.uri else "No dataset linked")  # fmt: skip
+            self.info.setText("No CSV on disk yet: Generate now, or the first run generates it"
+                              if builtin else "No dataset linked" if not (d and d.uri)
+                              else "No CSV on disk at this URI")  # fmt: skip
             return
         try:
             with open_dataset(path, normalize=d.image_normalization, cache=False) as data:
@@ -247,6 +255,22 @@ class DatasetTab(QWidget):
         if not path or self.current() is None:
             return False
         self.set_uri(str(Path(path).resolve()))
+        return True
+
+    def generate_now(self) -> bool:
+        """Make the built-in dataset of the current link now, then show it."""
+        d = self.current()
+        if d is None:
+            return False
+        QApplication.setOverrideCursor(Qt.CursorShape.WaitCursor)
+        try:
+            resolve_uri(d.uri, self.base(), dataset=d.name)
+        except (DatasetError, OSError) as exc:
+            self.info.setText(f"Cannot generate the dataset: {exc}")
+            return False
+        finally:
+            QApplication.restoreOverrideCursor()
+        self._show_contents(d)
         return True
 
     def use_builtin(self, name: str) -> bool:

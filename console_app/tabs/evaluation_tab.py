@@ -137,6 +137,9 @@ class EvaluationTab(QWidget):
     def set_jobs(self, jobs: list[Path]) -> None:
         """The project's job folders (newest shown first); keeps the chosen one when it stays."""
         current = self.current_job()
+        listed = [Path(self.job_combo.itemData(i)) for i in range(self.job_combo.count())]
+        if listed == list(reversed(jobs)) and self.dataset_combo.count():
+            return  # the history refreshed (a status changed): nothing to re-read here
         self.job_combo.blockSignals(True)
         self.job_combo.clear()
         for job in reversed(jobs):
@@ -145,6 +148,12 @@ class EvaluationTab(QWidget):
             self.job_combo.setCurrentIndex(self.job_combo.findData(str(current)))
         self.job_combo.blockSignals(False)
         self._job_changed()
+
+    def select_job(self, job: Path) -> bool:
+        index = self.job_combo.findData(str(job))
+        if index >= 0:
+            self.job_combo.setCurrentIndex(index)
+        return index >= 0
 
     def current_job(self) -> Path | None:
         data = self.job_combo.currentData()

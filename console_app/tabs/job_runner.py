@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import shutil
 import sys
 from collections import deque
 from pathlib import Path
@@ -60,6 +61,8 @@ class JobRunner(QObject):
         self._log_tail: deque[str] = deque(maxlen=LOG_TAIL)
         self._done: dict[str, Any] | None = None
         self._error = ""
+        self.started = False  # the trainer said "start": a failure now is the job's, not start-up's
+        self.project: Path | None = None  # the project of a new run (not of a resume)
 
     # -- starting ----------------------------------------------------------------------------
     def is_running(self) -> bool:
@@ -67,20 +70,23 @@ class JobRunner(QObject):
 
     def train(self, project: Path, job_dir: Path, device: str = "auto",
               epochs: int | None = None, seed: int | None = None) -> None:  # fmt: skip
+        project, job_dir = Path(project).absolute(), Path(job_dir).absolute()
         args = ["train", str(project), "-o", str(job_dir), "--events", *_device(device)]
         if epochs is not None:
             args += ["--epochs", str(epochs)]
         if seed is not None:
             args += ["--seed", str(seed)]
-        self._start("train", job_dir, args)
+        self._start("train", job_dir, args, project if not job_dir.exists() else None)
 
     def resume(self, job_dir: Path, device: str = "auto", epochs: int | None = None) -> None:
+        job_dir = Path(job_dir).absolute()  # the child's working directory is not ours
         args = ["train", "--resume", str(job_dir), "--events", *_device(device)]
         if epochs is not None:
             args += ["--epochs", str(epochs)]
         self._start("train", job_dir, args)
 
     def evaluate(self, job_dir: Path, dataset: str | None, checkpoint: str) -> None:
+        job_dir = Path(job_dir).absolute()
         args = ["evaluate", str(job_dir), "--checkpoint", checkpoint, "--json"]
         if dataset:
             args += ["--dataset", dataset]
@@ -90,11 +96,15 @@ class JobRunner(QObject):
         """Another ``neurocanvas`` command that prints events and a ``done`` (quantize sweep)."""
         self._start(kind, folder, args)
 
-    def _start(self, kind: str, job_dir: Path, args: list[str]) -> None:
+    def _start(
+        self, kind: str, job_dir: Path, args: list[str], new_from: Path | None = None
+    ) -> None:
+        """``new_from``: the project of a new run (its job folder does not exist yet)."""
         if self.is_running():
             raise RuntimeError("a job is already running")
         self.kind, self.job_dir = kind, Path(job_dir)
         self._out_buffer, self._done, self._error = b"", None, ""
+        self.started, self.project = False, new_from
         self._log_tail.clear()
         process = QProcess(self)
         process.setWorkingDirectory(str(Path(__file__).resolve().parents[2]))
@@ -135,7 +145,9 @@ class JobRunner(QObject):
             record = None
         if not isinstance(record, dict):  # evaluate's summary; the tab reads evaluation.json
             return
-        if record.get("event") == "done":
+        if record.get("event") == "start":
+            self.started = True
+        elif record.get("event") == "done":
             self._done = record
         elif record.get("event") == "error":
             self._error = str(record.get("message", ""))
@@ -181,16 +193,38 @@ class JobRunner(QObject):
     def _failure_text(self, code: int, exit_status: QProcess.ExitStatus) -> str:
         crashed = exit_status == QProcess.ExitStatus.CrashExit
         head = "the trainer was killed or crashed" if crashed else f"exit status {code}"
+        if not self._error and self._log_tail:  # the first line says why (history, status)
+            head += ": " + self._log_tail[-1].strip()
         return (self._error or head) + ("\n" + self.log_tail() if self.log_tail() else "")
 
     def _end(self, status: str, message: str) -> None:
         if status == "failed" and self.kind == "train" and self.job_dir is not None:
-            mark_failed(self.job_dir, message)
+            if self.started:
+                mark_failed(self.job_dir, message)
+            elif (
+                self.project is not None
+            ):  # a new run failed at start: leave a trace in the history
+                record_start_failure(self.job_dir, self.project, message)
+            # a resume that failed at start leaves the stopped job as it was
         self.ended.emit(status, message)
 
 
+def record_start_failure(job_dir: Path, project: Path | None, message: str) -> None:
+    """A new run that never started: its folder holds the project and the error, so the
+    history shows it (the trainer may already have written both)."""
+    job_dir = Path(job_dir)
+    job_dir.mkdir(parents=True, exist_ok=True)
+    target = job_dir / "network.ncproj"
+    if project is not None and project.is_file() and not target.exists():
+        shutil.copyfile(project, target)
+    mark_failed(job_dir, message)
+
+
 def mark_failed(job_dir: Path, message: str) -> None:
-    """A trainer that died without saying so leaves ``running`` in status.json: fix that."""
+    """A trainer that died without saying so leaves ``running`` in status.json: fix that.
+
+    Only called once the trainer has started this job (a start-up error is not the job's).
+    """
     status_file = Path(job_dir) / "status.json"
     status: dict[str, Any] = {}
     try:

@@ -11,6 +11,16 @@ from matplotlib.figure import Figure
 from engine.report.curves import draw_learning_curves, draw_tradeoff
 from engine.runtime.job_history import JobInfo
 
+CURVE_HINT = "No curve yet: click Run to train, or select jobs in the history"
+TRADEOFF_HINT = "Jobs with a validation error appear here"
+
+
+def _hint(ax, text: str) -> str:  # noqa: ANN001 - a matplotlib Axes
+    """An empty plot keeps its axes and says what will appear (returns the text shown)."""
+    ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", wrap=True,
+            color="#777", fontsize="small")  # fmt: skip
+    return text
+
 
 class LearningCurvePlot(FigureCanvasQTAgg):
     """Cost, training and validation error against epochs, for one or several jobs."""
@@ -21,7 +31,9 @@ class LearningCurvePlot(FigureCanvasQTAgg):
         self.axes = self.figure.add_subplot(1, 1, 1)
         self.log_scale = False
         self.lines_drawn = 0
+        self.hint = ""
         self._curves: list[tuple[str, list]] = []
+        self.redraw()
 
     def set_curves(self, curves: list[tuple[str, list]]) -> None:
         """``curves``: (label, rows of (epoch, cost, train_error, valid_error))."""
@@ -34,6 +46,7 @@ class LearningCurvePlot(FigureCanvasQTAgg):
 
     def redraw(self) -> None:
         self.lines_drawn = draw_learning_curves(self.axes, self._curves, self.log_scale)
+        self.hint = "" if self.lines_drawn else _hint(self.axes, CURVE_HINT)
         self.draw_idle()
 
 
@@ -45,7 +58,12 @@ class TradeoffPlot(FigureCanvasQTAgg):
         super().__init__(self.figure)
         self.axes = self.figure.add_subplot(1, 1, 1)
         self.optimal: list[str] = []
+        self.hint = ""
+        self.set_jobs([], "CostMultiplyAdd")
 
     def set_jobs(self, jobs: list[JobInfo], statistic: str) -> None:
         self.optimal = draw_tradeoff(self.axes, jobs, statistic)
+        shown = any(j.best_valid_error is not None and j.statistics.get(statistic) is not None
+                    for j in jobs)  # fmt: skip
+        self.hint = "" if shown else _hint(self.axes, TRADEOFF_HINT)
         self.draw_idle()

@@ -13,14 +13,16 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
+    QFileDialog,
     QHBoxLayout,
     QLabel,
+    QMenu,
     QMessageBox,
     QPlainTextEdit,
     QProgressBar,
@@ -34,7 +36,9 @@ from PySide6.QtWidgets import (
 
 from console_app.document import Document
 from console_app.report_action import ReportController
+from console_app.tabs import job_menu
 from console_app.tabs.job_runner import JobRunner
+from console_app.tabs.job_watch import JobsWatcher
 from console_app.tabs.plots import LearningCurvePlot, TradeoffPlot
 from console_app.tabs.quantization_experiment import open_experiment
 from console_app.tabs.snapshot import write_snapshot
@@ -62,6 +66,7 @@ class TrainingTab(QWidget):
     run_ended = Signal(str)  # finished, stopped or failed
     jobs_changed = Signal(list)  # list[Path], oldest first
     open_network = Signal(Path)  # a job's network.ncproj, for EDIT
+    evaluate_requested = Signal(Path)  # the job menu's Evaluate, for EVALUATION
 
     def __init__(self, document: Document, jobs_fallback: Path) -> None:
         super().__init__()
@@ -80,6 +85,8 @@ class TrainingTab(QWidget):
         self._started = 0.0
         self._first_iteration = 0
         self._shown_root: Path | None = None
+        self.watcher = JobsWatcher(self)
+        self.watcher.changed.connect(self.refresh_jobs)
         self._build()
         self.refresh_jobs()
 
@@ -100,9 +107,9 @@ class TrainingTab(QWidget):
         self.warning_label = QLabel("")
         self.warning_label.setStyleSheet("color: #b36b00; font-weight: bold")
         self.warning_label.setWordWrap(True)
-        # clicked(bool) would pass its "checked" flag as the first argument (epochs, job).
+        # clicked(bool) must not reach a slot's first parameter (run(epochs=False) never trained)
         self.run_button.clicked.connect(lambda: self.run())
-        self.stop_button.clicked.connect(self.stop)
+        self.stop_button.clicked.connect(lambda: self.stop())
         self.resume_button.clicked.connect(lambda: self.resume())
         top = QHBoxLayout()
         for w in (self.run_button, self.stop_button, self.resume_button, QLabel("Device:"),
@@ -136,6 +143,9 @@ class TrainingTab(QWidget):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.table.itemSelectionChanged.connect(self._selection_changed)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._show_job_menu)
+        self.job_menu_shown: QMenu | None = None
         buttons = QHBoxLayout()
         self.rename_button = QPushButton("Rename...")
         self.delete_button = QPushButton("Delete...")
@@ -148,7 +158,7 @@ class TrainingTab(QWidget):
         self.report_button.clicked.connect(self.report_selected)
         self.rename_button.clicked.connect(lambda: self.rename_selected())
         self.delete_button.clicked.connect(lambda: self.delete_selected())
-        self.open_button.clicked.connect(self.open_selected)
+        self.open_button.clicked.connect(lambda: self.open_selected())
         self.quantize_button = QPushButton("Quantization experiment...")
         self.quantize_button.clicked.connect(lambda: open_experiment(self))
         for b in (self.rename_button, self.delete_button, self.open_button, self.report_button,
@@ -323,6 +333,7 @@ class TrainingTab(QWidget):
         self._shown_root = self.jobs_root()
         selected = {p.name for p in self.selected_jobs()}
         self.jobs = [H.read_job(p) for p in H.list_jobs(self.jobs_root())]
+        self.watcher.watch(self.jobs_root(), [j.path for j in self.jobs])
         self.table.blockSignals(True)
         self.table.setRowCount(len(self.jobs))
         for row, job in enumerate(self.jobs):
@@ -407,17 +418,37 @@ class TrainingTab(QWidget):
         self.refresh_jobs()
         return True
 
+    def ask_delete(self, names: list[str]) -> str:
+        return job_menu.ask_delete(self, names)
+
+    def ask_save_path(self, caption: str, start: str, file_filter: str) -> str | None:
+        path, _ = QFileDialog.getSaveFileName(self, caption, start, file_filter)
+        return path or None
+
+    def show_error(self, message: str) -> None:
+        """Tell the user without blocking (a window-modal box; tests read ``last_error``)."""
+        self.append_log(f"ERROR: {message}")
+        self.last_error = message
+        box = QMessageBox(QMessageBox.Icon.Warning, "NeuroCanvas", message, parent=self)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+
     def delete_selected(self) -> bool:
-        jobs = self.selected_jobs()
-        if not jobs or self.runner.is_running():
-            return False
-        names = ", ".join(p.name for p in jobs)
-        if not self.ask_confirm(f"Delete the job folder(s) {names} and everything in them?"):
-            return False
-        for job in jobs:
-            H.delete_job(job)
-        self.refresh_jobs()
-        return True
+        return job_menu.delete_jobs(self, self.selected_jobs())
+
+    def _show_job_menu(self, pos: QPoint) -> None:
+        """Right-click on a job: NNC's results menu for the selection (the clicked row)."""
+        row = self.table.rowAt(pos.y())
+        if row >= 0 and row not in {i.row() for i in self.table.selectedItems()}:
+            self.table.selectRow(row)
+        self.job_menu_shown = job_menu.build_menu(self, self.selected_jobs())
+        self.job_menu_shown.popup(self.table.viewport().mapToGlobal(pos))
+
+    def compare(self, jobs: list[Path]) -> None:
+        self.select_jobs(jobs)  # overlays their curves
+        chosen = [j for j in self.jobs if j.path in jobs]
+        self.comparison = job_menu.comparison_dialog(self, chosen)
+        self.comparison.show()
 
     def report_selected(self) -> bool:
         """The selected job's report; several selected: one deck comparing them."""

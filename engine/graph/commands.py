@@ -125,6 +125,35 @@ class SetProperty(Command):
         self.value = newer.value
 
 
+class SetPropertyOfLayers(Command):
+    """One property of several layers set to one value (the property pane's multi-selection);
+    typing merges into one undo step as for one layer."""
+
+    def __init__(self, network: Network, layers: list[str], key: str, value: str | None) -> None:
+        self.network, self.key = network, key
+        self.parts = [SetProperty(network, name, key, value) for name in layers]
+        self.text = f"Set {key} of {len(layers)} layers"
+
+    def is_noop(self) -> bool:
+        return all(part.is_noop() for part in self.parts)
+
+    def do(self) -> None:
+        for part in self.parts:
+            part.do()
+
+    def undo(self) -> None:
+        for part in reversed(self.parts):
+            part.undo()
+
+    def merge_key(self) -> Any:
+        return ("properties", id(self.network), tuple(p.layer for p in self.parts), self.key)
+
+    def merge(self, newer: Command) -> None:
+        assert isinstance(newer, SetPropertyOfLayers)
+        for part, new in zip(self.parts, newer.parts, strict=True):
+            part.merge(new)
+
+
 class MoveLayers(Command):
     """Move layers to new file coordinates; one drag of a selection is one command."""
 

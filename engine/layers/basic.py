@@ -70,7 +70,7 @@ SPECS = (
         "N-D convolution (usually 2-D) with padding, stride, dilation and groups.",
         (
             INPUT,
-            prop("OutMaps", PINT, "16", search=True, short="Maps", arg="outmaps"),
+            prop("OutMaps", PINT, "16", canvas=True, search=True, short="Maps", arg="outmaps"),
             prop("KernelShape", PINT_ARRAY, "3,3", canvas=True, search=True, arg="kernel"),
             prop("BorderMode", OPTION, "same", options=("valid", "full", "same")),
             prop("Padding", UINT_ARRAY, "*ConvolutionPaddingSize", arg="convolution_param.pad"),
@@ -162,7 +162,7 @@ SPECS = (
         "Transposed convolution.",
         (
             INPUT,
-            prop("OutMaps", PINT, "16", search=True, short="Maps", arg="outmaps -f"),
+            prop("OutMaps", PINT, "16", canvas=True, search=True, short="Maps", arg="outmaps -f"),
             prop("KernelShape", PINT_ARRAY, "5,5", canvas=True, search=True, arg="kernel -f"),
             prop("Padding", UINT_ARRAY, "0,0", arg="deconvolution_param.pad"),
             prop("Strides", PINT_ARRAY, "1,1", arg="deconvolution_param.stride"),
@@ -240,7 +240,7 @@ SPECS = (
         ),
         (
             INPUT,
-            prop("OutMaps", PINT, "16", search=True, short="Maps", arg="outmaps"),
+            prop("OutMaps", PINT, "16", canvas=True, search=True, short="Maps", arg="outmaps"),
             prop("KernelShape", PINT_ARRAY, "3,3", canvas=True, search=True, arg="kernel"),
             prop("BorderMode", OPTION, "same", options=("valid", "full", "same")),
             prop(

@@ -86,7 +86,7 @@ def _binary_convolution(type_: str, description: str, function: str, fn_scope: s
         description,
         (
             INPUT,
-            prop("OutMaps", PINT, "16", search=True, short="Maps", arg="outmaps"),
+            prop("OutMaps", PINT, "16", canvas=True, search=True, short="Maps", arg="outmaps"),
             prop("KernelShape", PINT_ARRAY, "5,5", canvas=True, search=True, arg="kernel"),
             prop("WithBias", BOOLEAN, "True"),
             prop("BorderMode", OPTION, "valid", options=("valid", "full", "same")),

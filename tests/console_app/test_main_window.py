@@ -6,6 +6,8 @@ import logging
 
 import pytest
 from nnc_samples import SAMPLES_DIR
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QToolBar
 
 from console_app.document import default_project_path
 from console_app.main_window import TABS, MainWindow
@@ -113,7 +115,8 @@ def test_autosave_is_offered_after_a_crash(make_window, settings, lenet_copy):
     net = window.document.project.network("Main")
     window.document.push(C.SetProperty(net, "Affine", "OutShape", "99"))
     assert window.autosave()
-    assert window.autosaver.project_file.is_file()
+    autosaved = window.autosaver.written
+    assert autosaved.is_file()
     edited = window.document.project
     # The process dies here: no close, no discard. The next start offers the work back.
     later = make_window()
@@ -124,7 +127,7 @@ def test_autosave_is_offered_after_a_crash(make_window, settings, lenet_copy):
     assert later.document.project == edited
     assert later.document.path == lenet_copy and later.isWindowModified()
     assert later.save()
-    assert not later.autosaver.project_file.exists()
+    assert not autosaved.exists()
     assert not later.offer_recovery()
 
 
@@ -133,10 +136,34 @@ def test_declining_recovery_discards_it(make_window, lenet_copy):
     net = window.document.project.network("Main")
     window.document.push(C.SetProperty(net, "Affine", "OutShape", "99"))
     window.autosave()
+    autosaved = window.autosaver.written
     later = make_window()
     later.ask_recover = lambda original: False
     assert not later.offer_recovery()
-    assert not later.autosaver.project_file.exists()
+    assert not autosaved.exists()
+
+
+def test_recovery_is_offered_for_the_file_opened_never_in_its_place(make_window, lenet_copy):
+    """Defect 3: an autosave of LeNet pending, `neurocanvas other.sdcproj` must open other."""
+    other = lenet_copy.with_name("Other.sdcproj")
+    other.write_bytes(lenet_copy.read_bytes())
+    window = make_window(lenet_copy)
+    net = window.document.project.network("Main")
+    window.document.push(C.SetProperty(net, "Affine", "OutShape", "99"))
+    assert window.autosave()  # then the session dies
+    later = make_window(other)
+    offered = []
+    later.ask_recover = lambda original: offered.append(original) or True
+    assert not later.offer_recovery()
+    assert offered == [] and later.document.path == other.absolute()
+    later.document.push(C.SetProperty(later.document.project.network("Main"), "Affine",
+                                      "OutShape", "7"))  # fmt: skip
+    assert later.autosave()  # the edits to Other do not overwrite LeNet's autosave
+    later.ask_save_changes = lambda: "save"
+    assert later.open_path(lenet_copy)  # now LeNet is opened: its work is offered
+    assert offered == [str(lenet_copy)]
+    assert later.document.path == lenet_copy and later.isWindowModified()
+    assert later.document.project.network("Main").layer("Affine").properties["OutShape"] == "99"
 
 
 def test_unit_networks_open_from_their_unit_layer(make_window):
@@ -195,3 +222,36 @@ def test_every_nnc_sample_opens_without_errors_in_the_log(make_window, caplog):
         if r.levelno >= logging.WARNING and "propagateSizeHints" not in r.getMessage()
     ]
     assert bad == []
+
+
+def test_ctrl_y_redoes_as_on_windows(lenet_window, qtbot):
+    """Defect 7: only Ctrl+Shift+Z redid."""
+    window = lenet_window
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)  # shortcuts reach the active window only
+    net = window.document.project.network("Main")
+    window.document.push(C.SetProperty(net, "Affine", "OutShape", "99"))
+    view = window.edit_tab.current_view()
+    qtbot.mouseClick(
+        view.viewport(), Qt.MouseButton.LeftButton, pos=view.viewport().rect().topLeft()
+    )
+    qtbot.keyClick(view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert net.layer("Affine").properties["OutShape"] != "99"
+    qtbot.keyClick(view, Qt.Key.Key_Y, Qt.KeyboardModifier.ControlModifier)
+    assert net.layer("Affine").properties["OutShape"] == "99"
+
+
+def test_edit_tools_are_disabled_on_the_other_tabs(lenet_window, qtbot):
+    window = lenet_window
+    window.show()
+    bar = window.tabs.tabBar()
+    toolbar = window.findChild(QToolBar, "main_toolbar")
+    zoom = toolbar.widgetForAction(window.actions_by_name["zoom_in"])
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(3).center())
+    assert window.tabs.currentIndex() == 3
+    assert not zoom.isEnabled() and not window.actions_by_name["create_unit"].isEnabled()
+    assert window.actions_by_name["undo"].isEnabled() == window.document.stack.can_undo()
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(0).center())
+    assert zoom.isEnabled() and window.actions_by_name["arrange"].isEnabled()

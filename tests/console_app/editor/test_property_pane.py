@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtWidgets import QComboBox, QLineEdit
+from PySide6.QtCore import QPointF, Qt
+from PySide6.QtWidgets import QComboBox, QFormLayout, QLineEdit, QScrollArea
 
 pytestmark = pytest.mark.gui
 
@@ -116,3 +117,52 @@ def test_unknown_type_and_empty_selection(make_window, tmp_path):
     assert window.document.project.network("Main").layer("Odd").properties["K"] == "2"
     scene.clearSelection()
     assert pane.layer_name is None and pane.rows == {}
+
+
+def test_a_problem_message_wraps_inside_the_pane(lenet_window, pane_on, qtbot):
+    """Defect 5: with a problem on the layer, fields ran past the pane's right edge."""
+    window = lenet_window
+    window.show()
+    qtbot.waitExposed(window)
+    pane = pane_on("Convolution")
+    assert pane.set_text("KernelShape", "*NoSuchMacroWithAQuiteLongNameThatMakesTheMessageLong")
+    pane = pane_on("ReLU")  # downstream: its Output is the problem message
+    qtbot.wait(50)
+    assert "NoSuchMacro" in pane.computed["Output"].text()
+    viewport = pane.findChild(QScrollArea).viewport()
+    for row in range(pane.form.rowCount()):
+        item = pane.form.itemAt(row, QFormLayout.ItemRole.FieldRole)
+        if item is not None and item.widget() is not None:
+            right = item.widget().mapTo(viewport, item.widget().rect().topRight()).x()
+            assert right <= viewport.width(), item.widget().objectName()
+
+
+def test_several_layers_of_one_type_are_edited_together(lenet_window, qtbot):
+    window = lenet_window
+    window.show()
+    qtbot.waitExposed(window)
+    view, scene = window.edit_tab.current_view(), window.edit_tab.current_scene()
+    net = window.document.project.network("Main")
+
+    def box(name):
+        return view.mapFromScene(scene.layer_items[name].mapToScene(QPointF(150, 15)))
+
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=box("Convolution"))
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton,
+                     Qt.KeyboardModifier.ControlModifier, pos=box("Convolution_2"))  # fmt: skip
+    pane = window.edit_tab.property_pane
+    assert pane.selected() == ["Convolution", "Convolution_2"]
+    assert "2 layers" in pane.title.text() and not pane.name_edit.isEnabled()
+    kernel = pane.rows["KernelShape"].widget
+    assert kernel.text() == "" and kernel.placeholderText() == "(several values)"  # 7,7 / 3,3
+    assert pane.rows["BorderMode"].widget.currentText() == "valid"  # shared: shown
+    steps = len(window.document.stack)
+    qtbot.mouseClick(kernel, Qt.MouseButton.LeftButton)
+    qtbot.keyClicks(kernel, "5,5")
+    assert [net.layer(n).properties["KernelShape"] for n in pane.selected()] == ["5,5", "5,5"]
+    assert len(window.document.stack) == steps + 1  # the typing is one undo step
+    window.undo()
+    assert [net.layer(n).properties["KernelShape"] for n in pane.selected()] == ["7,7", "3,3"]
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton,
+                     Qt.KeyboardModifier.ControlModifier, pos=box("ReLU"))  # fmt: skip
+    assert "3 layers of 2 types" in pane.title.text() and pane.rows == {}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from gui_driver import drop
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtGui import QDropEvent
 from PySide6.QtTest import QTest
@@ -73,6 +74,34 @@ def test_dragging_between_pins_links_and_updates_shapes(make_window, qtbot):
     window.undo()
     assert network.links == () and scene.link_items == {}
     assert scene.layer_items["Affine"].stat_text == "?"
+
+
+def test_the_canvas_stays_put_and_links_forgive_near_misses(lenet_window, qtbot):
+    """Defect 4: a drop or the status bar appearing scrolled the view by tens of pixels."""
+    window = lenet_window
+    window.show()
+    qtbot.waitExposed(window)
+    view, scene = window.edit_tab.current_view(), window.edit_tab.current_scene()
+    network = window.document.project.network("Main")
+    pin = scene.layer_items["Input"].pin_pos("out")
+    seen = view.mapFromScene(pin)
+    target = view.mapFromScene(scene.layer_items["Input"].mapToScene(QPointF(300, 0)))
+    data = window.edit_tab.palette.tree.mimeData([window.edit_tab.palette.items["Tanh"]])
+    before = set(network.layer_names)
+    drop(view.viewport(), target, data)
+    (added,) = set(network.layer_names) - before
+    window.show_message("shown")
+    qtbot.wait(50)
+    assert view.mapFromScene(pin) == seen
+    # Zoomed out to half, a press 9 screen px beside the pin still takes it, and a link
+    # released on a box (not on its pin) goes into its main input.
+    view.zoom_by(0.5 / view.zoom())
+    start = view.mapFromScene(pin) + QPoint(9, 0)
+    end = view.mapFromScene(scene.layer_items[added].mapToScene(QPointF(120, 15)))
+    QTest.mousePress(view.viewport(), Qt.MouseButton.LeftButton, pos=start)
+    QTest.mouseMove(view.viewport(), end)
+    QTest.mouseRelease(view.viewport(), Qt.MouseButton.LeftButton, pos=end)
+    assert ("Input", added, 0) in [(k.source, k.destination, k.dest_pin) for k in network.links]
 
 
 def test_link_into_a_side_connector_and_replacing_a_single_input(make_window):
@@ -236,3 +265,46 @@ def test_selected_link_is_deleted_and_view_zooms(lenet_window):
     assert view.zoom() == pytest.approx(zoom / 1.2)
     window.actions_by_name["snap"].trigger()
     assert not scene.snap_to_grid
+
+
+def test_the_rubber_band_selects_what_it_encloses(lenet_window, qtbot):
+    """Defect 9: layers the band merely touched were selected."""
+    window = lenet_window
+    window.show()
+    qtbot.waitExposed(window)
+    view, scene = window.edit_tab.current_view(), window.edit_tab.current_scene()
+    first, second = scene.layer_items["Input"], scene.layer_items["Convolution"]
+    corner = first.mapToScene(QPointF(-8, -10))
+    half = second.mapToScene(QPointF(g.BOX_W + 8, g.BOX_H / 2))  # over half of the second
+    QTest.mousePress(view.viewport(), Qt.MouseButton.LeftButton, pos=view.mapFromScene(corner))
+    QTest.mouseMove(view.viewport(), view.mapFromScene((corner + half) / 2))
+    QTest.mouseMove(view.viewport(), view.mapFromScene(half))
+    QTest.mouseRelease(view.viewport(), Qt.MouseButton.LeftButton, pos=view.mapFromScene(half))
+    assert scene.selected_layers() == ["Input"]
+
+
+def test_convolution_boxes_show_out_maps_and_kernel_shape(lenet_window):
+    scene = lenet_window.edit_tab.current_scene()
+    net = lenet_window.document.project.network("Main")
+    conv = net.layer("Convolution").properties
+    subtitle = scene.layer_items["Convolution"].subtitle
+    assert f": {conv['OutMaps']}" in subtitle and f": {conv['KernelShape']}" in subtitle
+    assert subtitle.index(conv["OutMaps"]) < subtitle.index(conv["KernelShape"])  # NNC's order
+
+
+def test_problem_messages_are_shown_whole(lenet_window, qtbot):
+    window = lenet_window
+    window.show()
+    qtbot.waitExposed(window)
+    scene, problems = window.edit_tab.current_scene(), window.edit_tab.problems
+    scene.select_layers(["ReLU"])
+    window.delete()
+    window.edit_tab.refresh()
+    item = problems.item(0)
+    text = item.text()
+    assert item.toolTip() == text and "not connected" in text
+    rect = problems.visualItemRect(item)
+    line = problems.fontMetrics().height()
+    needed = problems.fontMetrics().horizontalAdvance(text)
+    assert needed <= rect.width() or rect.height() >= 2 * line  # fits, or wraps onto more lines
+    assert rect.right() <= problems.viewport().width()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from PySide6.QtCore import Qt
 
 from engine.graph import config as cfg
 
@@ -97,3 +98,25 @@ def test_config_edits_reach_the_trained_job(qtbot, config_tab, training_tab):
     assert (plan["max_epoch"], plan["batch_size"], plan["iter_per_epoch"]) == (2, 40, 3)
     assert plan["optimizers"][0]["solver"] == "Sgd"
     assert plan["optimizers"][0]["solver_parameters"] == {"LearningRate": "0.01"}
+
+
+def test_learning_rate_fields_the_scheduler_ignores_are_disabled(qtbot, config_tab):
+    config_tab.show()
+    row = config_tab.sections.visualItemRect(config_tab.sections.item(1))  # the optimizer
+    qtbot.mouseClick(config_tab.sections.viewport(), Qt.MouseButton.LeftButton, pos=row.center())
+    editors = config_tab.editors
+    assert editors["LearningRateScheduler"].currentText() == "Exponential"
+    assert not editors["LearningRatePower"].isEnabled()
+    assert not editors["LearningRateSteps"].isEnabled()
+    assert editors["LearningRateMultiplier"].isEnabled()
+    combo = editors["LearningRateScheduler"]
+    qtbot.mouseClick(combo, Qt.MouseButton.LeftButton)  # focus; then the keys pick "Step"
+    combo.hidePopup()
+    for _ in range(combo.count()):
+        if combo.currentText() == "Step":
+            break
+        qtbot.keyClick(combo, Qt.Key.Key_Down)
+    assert config_tab.project.optimizers[0].raw("LearningRateScheduler") == "Step"
+    assert config_tab.editors["LearningRateSteps"].isEnabled()
+    assert not config_tab.editors["LearningRatePower"].isEnabled()
+    assert not config_tab.editors["LearningRateUpdateInterval"].isEnabled()

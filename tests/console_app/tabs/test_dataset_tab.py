@@ -184,3 +184,21 @@ def test_set_main_dataset(dataset_tab, iris_document):
     assert dataset_tab.list.item(1).text().startswith("Validation (main)")
     iris_document.stack.undo()
     assert iris_document.project.dataset_index.main_index == 0
+
+
+def test_builtin_dataset_generated_and_previewed_by_a_button(qtbot, iris_document, tmp_path,
+                                                             monkeypatch):  # fmt: skip
+    from gui_driver import click
+
+    from console_app.tabs.dataset_tab import DatasetTab
+
+    monkeypatch.setenv("NEUROCANVAS_CACHE", str(tmp_path / "cache"))  # nothing generated yet
+    dataset_tab = DatasetTab(iris_document)
+    qtbot.addWidget(dataset_tab)
+    dataset_tab.show()
+    assert dataset_tab.dataset_info is None and "Generate now" in dataset_tab.info.text()
+    click(qtbot, dataset_tab.generate)
+    assert dataset_tab.dataset_info["rows"] == 120
+    assert dataset_tab.preview.model().rowCount() == 120
+    assert not dataset_tab.generate.isEnabled()  # on disk now
+    assert list((tmp_path / "cache").rglob("*.csv"))

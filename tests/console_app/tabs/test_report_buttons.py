@@ -99,3 +99,20 @@ def test_several_selected_jobs_give_one_comparison_deck(qtbot, training_tab, tra
     table = next(s for s in prs.slides[1].shapes if s.has_table).table
     assert [r.cells[0].text for r in list(table.rows)[1:]] == [trained.name, second.name]
     _close_question(qtbot, tab.reports)
+
+
+def test_the_job_menu_writes_the_report(qtbot, training_tab, trained):
+    """Right click on the job, Report...: the deck is written in the job folder."""
+    from gui_driver import choose, right_click
+
+    tab = training_tab
+    tab.show()
+    row = [j.path for j in tab.jobs].index(trained)
+    right_click(
+        qtbot, tab.table.viewport(), tab.table.visualRect(tab.table.model().index(row, 0)).center()
+    )
+    with qtbot.waitSignal(tab.reports.finished, timeout=120000) as blocker:
+        choose(tab.job_menu_shown, "Report...")
+    assert blocker.args == [str(trained / "report.pptx")]
+    assert "Experimental Result : Learning Curve" in titles(Presentation(blocker.args[0]))
+    _close_question(qtbot, tab.reports)

@@ -1,18 +1,35 @@
-"""TRAINING tab: Run trains in a child process; Stop, Resume, a crashing trainer, history."""
+"""TRAINING tab: Run trains in a child process; Stop, Resume, a crashing trainer, history.
+
+Every run starts with a click on the Run button, as a user starts it (the button was once
+wired to ``run(epochs=False)`` and never trained while the tests called ``run()``).
+"""
 
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
+from pathlib import Path
+
+from gui_driver import answer_next_dialog, click
+from PySide6.QtCore import Qt
 
 from engine.graph import commands as C
 from engine.runtime import job_history as H
+from engine.runtime.job import atomic_write_json
+
+ROOT = Path(__file__).resolve().parents[3]
+IRIS = ROOT / "projects" / "iris.ncproj"
 
 
-def _run(qtbot, tab, **kw):
-    with qtbot.waitSignal(tab.run_ended, timeout=15000) as blocker:
-        job = tab.run(**kw)
-    return job, blocker.args[0]
+def _run(qtbot, tab):
+    tab.show()
+    before = {j.path for j in tab.jobs}
+    with qtbot.waitSignal(tab.run_ended, timeout=30000) as blocker:
+        click(qtbot, tab.run_button)
+    new = [j.path for j in tab.jobs if j.path not in before]
+    assert len(new) == 1, tab.log.toPlainText()[-2000:]
+    return new[0], blocker.args[0]
 
 
 def test_run_trains_and_fills_the_curve_and_history(qtbot, training_tab):
@@ -21,6 +38,7 @@ def test_run_trains_and_fills_the_curve_and_history(qtbot, training_tab):
     assert [r[0] for r in training_tab.live_curve] == [1, 2, 3]
     assert all(r[1] is not None and r[3] is not None for r in training_tab.live_curve)
     assert training_tab.curve.lines_drawn == 3
+    assert training_tab.curve.hint == "" and len(training_tab.curve.axes.texts) == 0
     training_tab.log_scale.setChecked(True)
     assert training_tab.curve.axes.get_yscale() == "log"
     assert training_tab.progress.value() == training_tab.progress.maximum() == 36  # 3 x 12
@@ -46,18 +64,19 @@ def test_config_edits_reach_the_jobs_resolved_config(qtbot, training_tab, iris_d
 def test_stop_then_resume(qtbot, training_tab, iris_document):
     project = iris_document.project
     iris_document.push(C.SetSectionValue(project, "config", "MaxEpoch", "400"))
-    with qtbot.waitSignal(training_tab.run_ended, timeout=15000) as blocker:
-        job = training_tab.run()
-        qtbot.waitUntil(lambda: len(training_tab.live_curve) >= 2, timeout=10000)
-        assert training_tab.stop()
+    training_tab.show()
+    with qtbot.waitSignal(training_tab.run_ended, timeout=30000) as blocker:
+        click(qtbot, training_tab.run_button)
+        qtbot.waitUntil(lambda: len(training_tab.live_curve) >= 2, timeout=20000)
+        click(qtbot, training_tab.stop_button)
     assert blocker.args == ["stopped"]
+    job = training_tab.current_job
     stopped_at = len(training_tab.live_curve)
     assert stopped_at < 400
     assert H.read_job(job).status == "stopped"
     training_tab.select_jobs([job])
-    assert training_tab.resume_button.isEnabled()
     with qtbot.waitSignal(training_tab.run_ended, timeout=15000) as blocker:
-        assert training_tab.resume(epochs=stopped_at + 2)
+        assert training_tab.resume(epochs=stopped_at + 2)  # Resume's button: the journeys
     assert blocker.args == ["finished"], training_tab.last_message
     epochs = [r[0] for r in training_tab.live_curve]
     assert epochs == list(range(1, stopped_at + 3))
@@ -77,11 +96,13 @@ def test_a_crashing_trainer_marks_the_job_failed_and_shows_its_log(qtbot, traini
 
 def test_a_killed_trainer_marks_the_job_failed(qtbot, training_tab, iris_document):
     iris_document.push(C.SetSectionValue(iris_document.project, "config", "MaxEpoch", "400"))
-    with qtbot.waitSignal(training_tab.run_ended, timeout=15000) as blocker:
-        job = training_tab.run()
-        qtbot.waitUntil(lambda: len(training_tab.live_curve) >= 1, timeout=10000)
+    training_tab.show()
+    with qtbot.waitSignal(training_tab.run_ended, timeout=30000) as blocker:
+        click(qtbot, training_tab.run_button)
+        qtbot.waitUntil(lambda: len(training_tab.live_curve) >= 1, timeout=20000)
         training_tab.runner.kill()
     assert blocker.args == ["failed"]
+    job = training_tab.current_job
     info = H.read_job(job)
     assert info.status == "failed" and info.message
     assert [j.status for j in training_tab.jobs] == ["failed"]
@@ -94,13 +115,18 @@ def test_history_rename_delete_overlay_and_pareto(qtbot, training_tab):
     training_tab.select_jobs([first, second])
     assert training_tab.curve.lines_drawn == 6  # 3 series x 2 jobs
     training_tab.select_jobs([first])
-    assert training_tab.rename_selected("baseline")
+    asked = answer_next_dialog(qtbot, "OK", text="baseline")
+    click(qtbot, training_tab.rename_button)
+    assert asked.done
     assert training_tab.jobs[0].name == "baseline"
     training_tab.select_jobs([second])
-    training_tab.ask_confirm = lambda text: False
-    assert not training_tab.delete_selected() and second.exists()
-    training_tab.ask_confirm = lambda text: True
-    assert training_tab.delete_selected() and not second.exists()
+    asked = answer_next_dialog(qtbot, "Cancel")
+    click(qtbot, training_tab.delete_button)
+    assert asked.done and second.name in asked.message and second.exists()
+    assert asked.buttons[:2] == ["Move to Trash", "Delete Permanently"]
+    asked = answer_next_dialog(qtbot, "Delete Permanently")
+    click(qtbot, training_tab.delete_button)
+    assert asked.done and not second.exists()
     assert [j.name for j in training_tab.jobs] == ["baseline"]
     assert training_tab.tradeoff.optimal == ["baseline"]
 
@@ -153,3 +179,77 @@ def test_run_trains_a_recurrent_project(qtbot, tmp_path, monkeypatch):
     finally:
         tab.runner.kill()
         document.close()
+
+
+def _stopped_job(root, name="20260101_000000"):
+    job = root / name
+    (job / "checkpoints" / "last").mkdir(parents=True)
+    (job / "network.ncproj").write_text((IRIS).read_text(encoding="utf-8"), encoding="utf-8")
+    status = {"status": "stopped", "epoch": 2, "max_epoch": 9}
+    (job / "status.json").write_text(json.dumps(status), encoding="utf-8")
+    return job
+
+
+def test_a_resume_that_fails_at_start_leaves_the_stopped_job_as_it_was(qtbot, training_tab):
+    """Defect 2: a start-up error rewrote the intact stopped job's status to failed."""
+    job = _stopped_job(training_tab.jobs_root())
+    training_tab.refresh_jobs()
+    training_tab.show()
+    training_tab.runner.program = [sys.executable, "-c", "import sys; sys.exit(2)", "--"]
+    rect = training_tab.table.visualItemRect(training_tab.table.item(0, 0))
+    qtbot.mouseClick(training_tab.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    with qtbot.waitSignal(training_tab.run_ended, timeout=15000) as ended:
+        click(qtbot, training_tab.resume_button)
+    assert ended.args == ["failed"]
+    assert json.loads((job / "status.json").read_text(encoding="utf-8"))["status"] == "stopped"
+    assert [j.status for j in training_tab.jobs] == ["stopped"]
+
+
+def test_the_trainer_gets_absolute_paths(qtbot, training_tab, tmp_path, monkeypatch):
+    """Defect 2: a project opened by a relative path handed relative paths to the child."""
+    monkeypatch.chdir(tmp_path)
+    job = _stopped_job(training_tab.jobs_root())
+    seen = tmp_path / "argv.json"
+    record = f"import json, sys; json.dump(sys.argv[1:], open({str(seen)!r}, 'w')); sys.exit(1)"
+    training_tab.runner.program = [sys.executable, "-c", record]
+    with qtbot.waitSignal(training_tab.run_ended, timeout=15000):
+        training_tab.runner.resume(job.relative_to(tmp_path))
+    args = json.loads(seen.read_text(encoding="utf-8"))
+    assert args[:2] == ["train", "--resume"] and Path(args[2]).is_absolute()
+    assert Path(args[2]) == job
+
+
+def test_jobs_made_outside_the_app_appear_without_a_restart(qtbot, training_tab):
+    """Defect 6: the history watches the jobs folder."""
+    training_tab.show()
+    assert training_tab.jobs == []
+    root = training_tab.jobs_root()
+    done = subprocess.run(
+        [sys.executable, "-m", "engine.cli", "train", str(training_tab.document.path),
+         "-o", str(root / "from_cli"), "--epochs", "1"],
+        capture_output=True, text=True, cwd=ROOT, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    qtbot.waitUntil(lambda: [j.path.name for j in training_tab.jobs] == ["from_cli"], timeout=5000)
+    assert training_tab.table.item(0, 1).text() == "finished"
+    atomic_write_json(root / "from_cli" / "status.json", {"status": "stopped"})  # as trainers do
+    qtbot.waitUntil(lambda: training_tab.table.item(0, 1).text() == "stopped", timeout=5000)
+
+
+def test_a_run_that_fails_at_start_shows_in_the_history_with_its_error(qtbot, training_tab):
+    """Defect 6: a Run that failed at start left no trace."""
+    training_tab.runner.program = [sys.executable, "-c",
+                                   "import sys; print('no such thing', file=sys.stderr); "
+                                   "sys.exit(2)", "--"]  # fmt: skip
+    job, status = _run(qtbot, training_tab)
+    assert status == "failed"
+    (info,) = training_tab.jobs
+    assert info.status == "failed" and "no such thing" in info.message
+    assert training_tab.table.item(0, 1).toolTip() == info.message
+    assert (job / "network.ncproj").is_file()  # what was to be trained, kept with the error
+
+
+def test_empty_plots_have_axes_and_a_hint(training_tab):
+    for plot in (training_tab.curve, training_tab.tradeoff):
+        assert plot.hint and plot.axes.get_xlabel() and plot.axes.get_ylabel()
+        assert [t.get_text() for t in plot.axes.texts] == [plot.hint]

@@ -1,0 +1,205 @@
+"""The job history's context menu, as NNC's results list has: evaluate, export, open, rename,
+delete, compare.
+
+The menu is built from :data:`ENTRIES`; a feature adds its own line with :func:`add_entry`
+(e.g. ``add_entry("Report...", make_report, one_job, after="Evaluate")``). An entry's ``run``
+gets the TRAINING tab and the selected job folders; ``enabled`` says whether it applies to them.
+Dialogs go through the tab (``ask_save_path``, ``ask_delete``) so they stay in one place.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QFile, QUrl
+from PySide6.QtGui import QDesktopServices
+from PySide6.QtWidgets import (
+    QDialog,
+    QMenu,
+    QMessageBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from console_app.tabs import job_history as H
+from engine.export import ExportError, export_onnx, export_python, open_source
+
+
+def one_job(jobs: list[Path]) -> bool:
+    return len(jobs) == 1
+
+
+def trained_job(jobs: list[Path]) -> bool:
+    """One job with trained parameters (a checkpoint) to export or evaluate."""
+    return one_job(jobs) and any((jobs[0] / "checkpoints" / k).is_dir() for k in ("best", "last"))
+
+
+def several_jobs(jobs: list[Path]) -> bool:
+    return len(jobs) >= 2
+
+
+def some_jobs(jobs: list[Path]) -> bool:
+    return bool(jobs)
+
+
+@dataclass(frozen=True)
+class Entry:
+    text: str
+    run: Callable[[Any, list[Path]], object]  # (TrainingTab, selected job folders)
+    enabled: Callable[[list[Path]], bool] = one_job
+
+
+def _evaluate(tab: Any, jobs: list[Path]) -> None:
+    tab.evaluate_requested.emit(jobs[0])
+
+
+def _export(kind: str, target: str = "neurocanvas") -> Callable[[Any, list[Path]], Path | None]:
+    suffix, file_filter = {"python": (".py", "Python (*.py)"), "onnx": (".onnx", "ONNX (*.onnx)")}[
+        kind
+    ]
+
+    def run(tab: Any, jobs: list[Path]) -> Path | None:
+        job = jobs[0]
+        start = job.parent / f"{job.name}{suffix}"
+        path = tab.ask_save_path(f"Export the trained model ({kind})", str(start), file_filter)
+        if not path:
+            return None
+        try:
+            source = open_source(job)
+            if kind == "python":
+                export_python(source, path, target=target)
+            else:
+                export_onnx(source, path)
+        except (ExportError, OSError) as exc:
+            tab.show_error(f"Export {job.name}: {exc}")
+            return None
+        except ImportError as exc:
+            tab.show_error(f"Export {job.name}: {exc}; pip install 'neurocanvas[onnx]'")
+            return None
+        tab.append_log(f"Exported {job.name} to {path}")
+        return Path(path)
+
+    return run
+
+
+def _open_folder(tab: Any, jobs: list[Path]) -> None:
+    if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(jobs[0]))):
+        tab.show_error(f"cannot open {jobs[0]}: no file manager answered")
+
+
+def _rename(tab: Any, jobs: list[Path]) -> None:
+    tab.rename_selected()
+
+
+def move_to_trash(path: Path) -> bool:
+    """The desktop's trash (Qt follows the freedesktop.org, Windows and macOS conventions)."""
+    return QFile.moveToTrash(str(path))
+
+
+def delete_jobs(tab: Any, jobs: list[Path]) -> bool:
+    """Ask (trash, delete for good or cancel), then do exactly that; refuses while running."""
+    if not jobs or tab.runner.is_running():
+        return False
+    answer = tab.ask_delete([p.name for p in jobs])
+    if answer == "cancel":
+        return False
+    for job in jobs:
+        if answer == "trash":
+            if not move_to_trash(job):
+                tab.show_error(f"{job}: cannot move it to the trash; nothing was deleted")
+                break
+        else:
+            H.delete_job(job)
+    tab.refresh_jobs()
+    return True
+
+
+def _compare(tab: Any, jobs: list[Path]) -> None:
+    tab.compare(jobs)
+
+
+ENTRIES: list[Entry] = [
+    Entry("Evaluate", _evaluate, trained_job),
+    Entry(
+        "Report...",
+        lambda tab, jobs: tab.reports.start(jobs[0] if len(jobs) == 1 else jobs),
+        some_jobs,
+    ),  # fmt: skip
+    Entry("Export Python code...", _export("python"), trained_job),
+    Entry("Export Python code for nnabla...", _export("python", "nnabla"), trained_job),
+    Entry("Export ONNX...", _export("onnx"), trained_job),
+    Entry("Open job folder", _open_folder, one_job),
+    Entry("Rename...", _rename, one_job),
+    Entry("Delete...", lambda tab, jobs: delete_jobs(tab, jobs), some_jobs),
+    Entry("Compare selected jobs", _compare, several_jobs),
+]
+
+
+def add_entry(
+    text: str,
+    run: Callable[[Any, list[Path]], object],
+    enabled: Callable[[list[Path]], bool] = one_job,
+    after: str | None = None,
+) -> None:
+    """Add a line to every job menu built from now on (after ``after``, else at the end)."""
+    index = next((i + 1 for i, e in enumerate(ENTRIES) if e.text == after), len(ENTRIES))
+    ENTRIES.insert(index, Entry(text, run, enabled))
+
+
+def build_menu(tab: Any, jobs: list[Path], parent: QWidget | None = None) -> QMenu:
+    """The menu for ``jobs`` (the selection); entries that do not apply are disabled."""
+    menu = QMenu(parent or tab)
+    running = tab.runner.is_running()
+    for entry in ENTRIES:
+        action = menu.addAction(entry.text)
+        action.setEnabled(entry.enabled(jobs) and not (running and entry.text == "Delete..."))
+        action.triggered.connect(lambda _c=False, e=entry: e.run(tab, list(jobs)))
+    return menu
+
+
+def ask_delete(parent: QWidget, names: list[str]) -> str:
+    """``"trash"``, ``"delete"`` or ``"cancel"``: never deletes without the user's choice."""
+    box = QMessageBox(QMessageBox.Icon.Question, "Delete jobs",
+                      f"Delete the job folder(s) {', '.join(names)} and everything in them?",
+                      parent=parent)  # fmt: skip
+    trash = box.addButton("Move to Trash", QMessageBox.ButtonRole.AcceptRole)
+    delete = box.addButton("Delete Permanently", QMessageBox.ButtonRole.DestructiveRole)
+    box.addButton(QMessageBox.StandardButton.Cancel)
+    box.setDefaultButton(trash)
+    box.exec()
+    clicked = box.clickedButton()
+    return "trash" if clicked is trash else "delete" if clicked is delete else "cancel"
+
+
+COMPARED = ("Status", "Epoch", "Best epoch", "Best validation error", "Training error", "Cost",
+            "CostParameter", "CostMultiplyAdd")  # fmt: skip
+
+
+def comparison_dialog(parent: QWidget, jobs: list[H.JobInfo]) -> QDialog:
+    """The selected jobs side by side (one column each), as NNC compares results."""
+    table = QTableWidget(len(COMPARED), len(jobs))
+    table.setHorizontalHeaderLabels([j.name for j in jobs])
+    table.setVerticalHeaderLabels(list(COMPARED))
+    for col, job in enumerate(jobs):
+        values = (job.status, f"{job.epoch}/{job.max_epoch}", str(job.best_epoch),
+                  _fmt(job.best_valid_error), _fmt(job.last(2)), _fmt(job.last(1)),
+                  str(job.statistics.get("CostParameter", "")),
+                  str(job.statistics.get("CostMultiplyAdd", "")))  # fmt: skip
+        for row, text in enumerate(values):
+            table.setItem(row, col, QTableWidgetItem(text))
+    table.resizeColumnsToContents()
+    dialog = QDialog(parent)
+    dialog.setWindowTitle("Compare jobs")
+    QVBoxLayout(dialog).addWidget(table)
+    dialog.table = table  # type: ignore[attr-defined]
+    dialog.resize(min(1000, 220 + 140 * len(jobs)), 320)
+    return dialog
+
+
+def _fmt(value: float | None) -> str:
+    return "" if value is None else f"{value:.6g}"

@@ -1,0 +1,127 @@
+"""Drive the app as a user does: clicks, keys, context menus and answers to modal dialogs.
+
+Modal dialogs (message boxes, file dialogs, input dialogs) run their own event loop, so the
+answer is scheduled before the click that opens one: :func:`answer_next_dialog` waits for the
+dialog, types into its text field and clicks the named button, as a user would.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QTimer
+from PySide6.QtGui import QContextMenuEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent
+from PySide6.QtWidgets import (
+    QAbstractButton,
+    QApplication,
+    QFileDialog,
+    QLineEdit,
+    QMenu,
+    QWidget,
+)
+
+POLL_MS = 20
+SETTLE_MS = 300
+
+
+@dataclass
+class DialogAnswer:
+    button: str
+    text: str | None
+    title: str = ""
+    message: str = ""
+    buttons: list[str] = field(default_factory=list)
+    done: bool = False
+
+
+def _label(button: QAbstractButton) -> str:
+    return button.text().replace("&", "")
+
+
+def answer_next_dialog(qtbot, button: str, text: str | None = None, before=None, tries=500):
+    """Answer the next modal dialog: type ``text`` (when given) into its line edit, run
+    ``before(dialog)`` (more gestures, checks), then click ``button`` (its label, e.g. "Yes",
+    "Delete Permanently", "Save"). Returns a record the test checks (``done``, ``message``)."""
+    answer = DialogAnswer(button, text)
+    settled: list[bool] = []
+
+    def act(left: int = tries) -> None:
+        dialog = QApplication.activeModalWidget()
+        if dialog is None:
+            if left > 0:
+                QTimer.singleShot(POLL_MS, lambda: act(left - 1))
+            return
+        if not settled:  # a file dialog fills itself in first
+            settled.append(True)
+            QTimer.singleShot(SETTLE_MS, lambda: act(left))
+            return
+        answer.title = dialog.windowTitle()
+        answer.message = getattr(dialog, "text", lambda: "")()
+        if text is not None:
+            edit = _text_field(dialog)
+            # A file dialog's name completion pops up a list that would take the keys and the
+            # click (offscreen, nothing closes it): type without it.
+            edit.setCompleter(None)
+            edit.selectAll()
+            qtbot.keyClicks(edit, text)
+        if before is not None:
+            before(dialog)
+        buttons = [b for b in dialog.findChildren(QAbstractButton) if b.isVisible()]
+        answer.buttons = [_label(b) for b in buttons]
+        chosen = next((b for b in buttons if _label(b) == button), None)
+        if chosen is None:
+            dialog.close()  # not the dialog expected: end it, the test sees done is False
+            return
+        answer.done = True
+        qtbot.mouseClick(chosen, Qt.MouseButton.LeftButton)
+
+    QTimer.singleShot(0, act)
+    return answer
+
+
+def _text_field(dialog: QWidget) -> QLineEdit:
+    if isinstance(dialog, QFileDialog):
+        return dialog.findChild(QLineEdit, "fileNameEdit")
+    return dialog.findChild(QLineEdit)
+
+
+def click(qtbot, widget: QWidget) -> None:
+    """A left click on an enabled, visible widget (a disabled one fails the test)."""
+    assert widget.isVisible(), f"{widget.objectName() or widget} is not visible"
+    assert widget.isEnabled(), f"{getattr(widget, 'text', lambda: widget)()} is disabled"
+    qtbot.mouseClick(widget, Qt.MouseButton.LeftButton)
+
+
+def right_click(qtbot, widget: QWidget, pos: QPoint) -> None:
+    """Press the right button at ``pos`` (selects under the pointer), then the context menu
+    event the window system sends with it."""
+    qtbot.mouseClick(widget, Qt.MouseButton.RightButton, pos=pos)
+    event = QContextMenuEvent(QContextMenuEvent.Reason.Mouse, pos, widget.mapToGlobal(pos))
+    QApplication.sendEvent(widget, event)
+
+
+def drop(widget: QWidget, pos: QPoint, data: QMimeData) -> None:
+    """A drag carrying ``data`` arrives over ``widget`` at ``pos`` and is dropped there, as the
+    window system delivers it: enter, move, drop."""
+    copy, left = Qt.DropAction.CopyAction, Qt.MouseButton.LeftButton
+    none = Qt.KeyboardModifier.NoModifier
+    for event in (QDragEnterEvent(pos, copy, data, left, none),
+                  QDragMoveEvent(pos, copy, data, left, none),
+                  QDropEvent(QPointF(pos), copy, data, left, none)):  # fmt: skip
+        QApplication.sendEvent(widget, event)
+
+
+def menu_action(menu: QMenu, text: str):
+    """The action labelled ``text`` in a shown menu, asserted enabled."""
+    actions = {a.text().replace("&", ""): a for a in menu.actions()}
+    assert text in actions, f"{text!r} not in {list(actions)}"
+    assert actions[text].isEnabled(), f"{text!r} is disabled"
+    return actions[text]
+
+
+def choose(menu: QMenu, text: str) -> None:
+    """Pick an entry of a shown menu as a user does: the action is triggered, the menu closes."""
+    action = menu_action(menu, text)
+    menu.setActiveAction(action)
+    action.trigger()
+    menu.close()
