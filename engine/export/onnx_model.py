@@ -306,6 +306,16 @@ def _sum_pooling(g: _Graph, step: Step, ins: list[str]) -> str:
     return g.node("Mul", [mean, scale], step.name)
 
 
+def _scalar_op(op: str, value: Callable[[float], float] = float) -> Callable[..., str]:
+    """``x <op> val`` with the step's ``val`` as a constant (MulScalar, AddScalar, ...)."""
+
+    def convert(g: _Graph, step: Step, ins: list[str]) -> str:
+        const = g.const("val", np.float32(value(float(step.kwargs.get("val", 1.0)))))
+        return g.node(op, [ins[0], const], step.name)
+
+    return convert
+
+
 def _r_sub_scalar(g: _Graph, step: Step, ins: list[str]) -> str:
     value = g.const("val", np.float32(step.kwargs.get("val", 1.0)))
     return g.node("Sub", [value, ins[0]], step.name)
@@ -346,6 +356,17 @@ CONVERTERS: dict[str, Callable[[_Graph, Step, list[str]], str]] = {
     "Unpooling": _unpooling,
     "SumPooling": _sum_pooling,
     "RSubScalar": _r_sub_scalar,
+    "MulScalar": _scalar_op("Mul"),
+    "AddScalar": _scalar_op("Add"),
+    "PowScalar": _scalar_op("Pow"),
+    "Div2": lambda g, s, i: g.node("Div", i[:2], s.name),
+    "Exp": _unary("Exp"),
+    "Abs": _unary("Abs"),
+    "Log": _unary("Log"),
+    "SoftPlus": _unary("Softplus"),
+    "ReLU6": lambda g, s, i: g.node(
+        "Clip", [i[0], g.const("zero", np.float32(0)), g.const("six", np.float32(6))], s.name
+    ),
 }
 
 
