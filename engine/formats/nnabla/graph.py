@@ -144,7 +144,7 @@ def build_network(graph: ModelGraph, where: str) -> tuple[Network, dict[str, np.
     Raises:
         ImportError_: functions without a layer (all listed), before anything is built.
     """
-    missing = sorted({f"{f.type} (node {f.name})" for f in graph.functions if spec_for(f.type)
+    missing = sorted({f'{f.type} (node "{f.name}")' for f in graph.functions if spec_for(f.type)
                       is None})  # fmt: skip
     if missing:
         raise ImportError_(f"{where}: no NNC layer for {', '.join(missing)}")

@@ -137,6 +137,9 @@ def _graph(net: Any, params: dict[str, np.ndarray], data_names: dict[str, str],
                 raise ImportError_(f'{where}: network "{net.name}", function "{fn.name}": '
                                    f'variable "{var}" is not declared')  # fmt: skip
             if v.type == "Parameter":
+                if not params:  # a network definition alone: shapes only, values initialized
+                    used_params[var] = np.zeros(tuple(v.shape.dim), np.float32)
+                    continue
                 if var not in params:
                     raise ImportError_(f'{where}: parameter "{var}" (network "{net.name}") has '
                                        f"no values in the file")  # fmt: skip
