@@ -99,8 +99,9 @@ class _Network:
         fn.input.extend(inputs)
         fn.output.append(self.variable(step.name, (-1, *step.shape)))
         kwargs = dict(step.kwargs)
-        for key in step.batch_kwargs:
-            kwargs[key] = (self.msg.batch_size, *kwargs[key])
+        for key in step.batch_kwargs:  # nnabla's reshape infers a -1: any batch size runs
+            batch = -1 if type_ == "Reshape" else self.msg.batch_size
+            kwargs[key] = (batch, *kwargs[key])
         if field is not None:
             _fill(getattr(fn, field), kwargs, where)
         elif any(v is not None for v in kwargs.values()):
