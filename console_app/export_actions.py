@@ -1,8 +1,8 @@
-"""File > Export: Python code and ONNX of the project being edited (engine.export).
+"""File > Export: Python code, ONNX and NNP of the project being edited (engine.export).
 
 The exports use the project as it is in the editor (unsaved edits included) with freshly
 initialized parameters; a trained model is exported from its job folder with
-``neurocanvas export``. NNP stays disabled until it exists.
+``neurocanvas export`` (each job folder also holds NNC's ``results.nnp``).
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from typing import Any
 
 from PySide6.QtWidgets import QFileDialog, QMenu
 
-from engine.export import ExportError, Source, export_onnx, export_python
+from engine.export import ExportError, Source, export_nnp, export_onnx, export_python
 
-__all__ = ["add_to_menu", "export_python_code", "export_onnx_model"]
+__all__ = ["add_to_menu", "export_python_code", "export_onnx_model", "export_nnp_model"]
 
 
 def add_to_menu(window: Any, menu: QMenu, texts: Sequence[str]) -> None:
@@ -23,6 +23,7 @@ def add_to_menu(window: Any, menu: QMenu, texts: Sequence[str]) -> None:
     handlers: dict[str, Callable[[Any], Any]] = {
         "Python code...": export_python_code,
         "ONNX...": export_onnx_model,
+        "NNP...": export_nnp_model,
     }
     for text in texts:
         action = menu.addAction(text)
@@ -75,6 +76,20 @@ def export_onnx_model(window: Any, path: str | Path | None = None) -> Path | Non
         window.report_error(
             f"Export ONNX: {exc}; install the extra: pip install 'neurocanvas[onnx]'"
         )
+        return None
+    window.show_message(f"Exported {target}")
+    return target
+
+
+def export_nnp_model(window: Any, path: str | Path | None = None) -> Path | None:
+    """Write the project as nnabla's ``.nnp`` to ``path`` (asked when None)."""
+    target = Path(path) if path else _ask(window, "Export NNP", ".nnp", "NNP (*.nnp)")
+    if target is None:
+        return None
+    try:
+        export_nnp(_source(window), target)
+    except (ExportError, OSError, ValueError) as exc:
+        window.report_error(f"Export NNP: {exc}")
         return None
     window.show_message(f"Exported {target}")
     return target
