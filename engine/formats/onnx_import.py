@@ -181,8 +181,21 @@ def _pool(ctx: _Ctx, node: Any) -> None:
     strides = list(a.get("strides", [1] * len(kernel)))
     if a.get("ceil_mode", 0) or any(d != 1 for d in a.get("dilations", [])):
         raise ctx.fail(node, "ceil_mode/dilations have no NNC equivalent")
-    pad = _pads(ctx, node, a, kernel, strides, [1] * len(kernel))
-    common = {"kernel": kernel, "stride": strides, "ignore_border": True, "pad": pad,
+    n = len(kernel)
+    pads = list(a.get("pads", [0] * (2 * n)))
+    ignore_border = True
+    if node.op_type == "MaxPool" and pads[:n] != pads[n:] and a.get("auto_pad") is None:
+        # Extra right padding that only completes the last window: NNC's IgnoreBorder=False
+        # (our exporter writes IgnoreBorder=False pooling this way).
+        from engine.core.ops.pooling import pooled_sizes  # noqa: PLC0415
+
+        size, out = ctx.shapes[node.input[0]][2:], ctx.shapes[node.output[0]][2:]
+        if tuple(out) != tuple(pooled_sizes(size, kernel, strides, pads[:n], False)):
+            raise ctx.fail(node, f"asymmetric pads {pads} have no NNC equivalent")
+        pad, ignore_border = pads[:n], False
+    else:
+        pad = _pads(ctx, node, a, kernel, strides, [1] * n)
+    common = {"kernel": kernel, "stride": strides, "ignore_border": ignore_border, "pad": pad,
               "channel_last": False}  # fmt: skip
     if node.op_type == "MaxPool":
         ctx.emit(node, "MaxPooling", node.input[:1], **common)
@@ -293,6 +306,32 @@ def _transpose(ctx: _Ctx, node: Any) -> None:
     ctx.emit(node, "Transpose", node.input[:1], axes=perm)
 
 
+def _slice(ctx: _Ctx, node: Any) -> None:
+    """Constant starts/ends/axes/steps as NNC's Slice over every axis but the batch."""
+    a = _attrs(node)
+    shape = ctx.shapes[node.input[0]]
+    if len(node.input) > 1:  # opset 10+: inputs
+        starts, ends = (_const(ctx, node, k, w).tolist() for k, w in ((1, "starts"), (2, "ends")))
+        axes = _const(ctx, node, 3, "axes").tolist() if len(node.input) > 3 and node.input[3] \
+            else list(range(len(starts)))  # fmt: skip
+        steps = _const(ctx, node, 4, "steps").tolist() if len(node.input) > 4 and node.input[4] \
+            else [1] * len(starts)  # fmt: skip
+    else:
+        starts, ends = list(a["starts"]), list(a["ends"])
+        axes = list(a.get("axes", range(len(starts))))
+        steps = [1] * len(starts)
+    start, stop, step = [0] * len(shape), list(shape), [1] * len(shape)
+    for axis, b, e, st in zip(axes, starts, ends, steps, strict=True):
+        axis = axis + len(shape) if axis < 0 else axis
+        if axis == 0 or st < 1:
+            raise ctx.fail(node, "slicing the batch axis or backwards has no NNC equivalent")
+        dim = shape[axis]
+        start[axis] = min(max(b + dim if b < 0 else b, 0), dim)
+        stop[axis] = min(max(e + dim if e < 0 else e, 0), dim)
+        step[axis] = st
+    ctx.emit(node, "Slice", node.input[:1], start=start[1:], stop=stop[1:], step=step[1:])
+
+
 def _dropout(ctx: _Ctx, node: Any) -> None:
     ratio = _attrs(node).get("ratio", 0.5)
     if len(node.input) > 1 and node.input[1] in ctx.consts:
@@ -312,7 +351,8 @@ ONNX_OPERATORS: dict[str, Callable[[_Ctx, Any], None]] = {
     "GlobalAveragePool": _simple("GlobalAveragePooling"), "BatchNormalization": _batch_norm,
     "Concat": _concat, "Reshape": _reshape_like, "Flatten": _reshape_like,
     "Squeeze": _reshape_like, "Unsqueeze": _reshape_like, "Transpose": _transpose,
-    "Dropout": _dropout, "Resize": _resize, "Upsample": _resize, "ReduceMean": _reduce_mean,
+    "Dropout": _dropout, "Slice": _slice, "Resize": _resize, "Upsample": _resize,
+    "ReduceMean": _reduce_mean,
 }  # fmt: skip
 
 

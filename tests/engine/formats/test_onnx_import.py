@@ -145,3 +145,28 @@ def test_cli_writes_a_project_that_forward_runs_with_the_parameters(tmp_path, ca
     expected = ort.InferenceSession(str(path)).run(None, {"x": x[None]})[0][0]
     np.testing.assert_allclose(got, expected, atol=1e-5)
     assert main(["import", str(path), "-o", str(out)]) == 2  # never overwritten silently
+
+
+def test_slice_and_ceil_like_pooling_match_onnxruntime(tmp_path):
+    """Slice with negative/large constants and steps; MaxPool whose right pad completes the
+    last window (how IgnoreBorder=False pooling is written)."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    consts = {"starts": [1, -5], "ends": [7, 1000], "axes": [2, 3], "steps": [1, 2]}
+    nodes = [
+        helper.make_node("Slice", ["x", *consts], ["s"], name="crop"),
+        helper.make_node("MaxPool", ["s"], ["y"], kernel_shape=[2, 2], strides=[2, 2],
+                         pads=[0, 0, 0, 1], name="pool"),
+    ]  # fmt: skip
+    inits = [numpy_helper.from_array(np.array(v, np.int64), k) for k, v in consts.items()]
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 2, 8, 9])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", 2, 3, 2])], inits,
+    )  # fmt: skip
+    path = tmp_path / "slice.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    x = np.random.default_rng(0).normal(size=(2, 2, 8, 9)).astype(np.float32)
+    expected = ort.InferenceSession(str(path)).run(None, {"x": x})[0]
+    np.testing.assert_allclose(_imported_outputs(path, x), expected, atol=1e-6)
+    types = [layer.type for layer in read_model(path).project.network("Main").layers]
+    assert types == ["Input", "Slice", "MaxPooling"]
