@@ -55,6 +55,7 @@ class ModelGraph:
     parameters: dict[str, np.ndarray]
     outputs: list[str]
     data_names: dict[str, str] = field(default_factory=dict)  # variable -> dataset variable
+    generators: dict[str, tuple[str, float]] = field(default_factory=dict)  # var -> kind, mult
 
 
 def snake(name: str) -> str:
@@ -155,6 +156,9 @@ def build_network(graph: ModelGraph, where: str) -> tuple[Network, dict[str, np.
             layer = net.new_layer("Input", name=_clean(graph.data_names.get(var, var)))
             props = {**layer.properties, "Size": _text(list(graph.inputs[var])),
                      "Dataset": graph.data_names.get(var, var)}  # fmt: skip
+            if var in graph.generators:
+                kind, multiplier = graph.generators[var]
+                props.update(Generator=kind, GeneratorMultiplier=_text(multiplier))
             net.add_layer(Layer(layer.name, "Input", props))
             producer[var] = layer.name
     params: dict[str, np.ndarray] = {}
@@ -203,8 +207,13 @@ def _add_layer(
         elif k - 1 < len(side):
             pin = spec.pin_of(side[k - 1].name)
             if var not in producer or net.layer(producer[var]).type == "Input":
-                dataset = graph.data_names.get(var, var)
-                _set(net, name, f"{side[k - 1].name}.Dataset", dataset)
+                conn = side[k - 1].name
+                if var in graph.generators:
+                    kind, multiplier = graph.generators[var]
+                    _set(net, name, f"{conn}.Generator", kind)
+                    _set(net, name, f"{conn}.GeneratorMultiplier", _text(multiplier))
+                else:
+                    _set(net, name, f"{conn}.Dataset", graph.data_names.get(var, var))
                 continue
         else:
             raise ImportError_(f'node "{fn.name}" ({fn.type}): {len(data)} inputs, the layer '

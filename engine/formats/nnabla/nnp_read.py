@@ -176,13 +176,16 @@ def read_nnp(path: str | Path) -> Any:
         params = _parameters_of(proto)
     if not proto.network:
         raise ImportError_(f"{path}: no network in the file")
-    data_names = {}
+    data_names, generators = {}, {}
     for item in [*proto.optimizer, *proto.monitor, *proto.executor]:
         for dv in item.data_variable:
             data_names[dv.variable_name] = dv.data_name or dv.variable_name
+        for gv in item.generator_variable:
+            generators[gv.variable_name] = (gv.type or "Normal", float(gv.multiplier))
     networks, values = [], {}
     for net in proto.network:
         graph = _graph(net, params, data_names, str(path))
+        graph.generators = {k: v for k, v in generators.items() if k in graph.inputs}
         network, renamed = build_network(graph, f'{path}: network "{net.name}"')
         networks.append(network)
         values.update(renamed)

@@ -44,18 +44,31 @@ def nnabla_type(step_type: str) -> tuple[str, str | None]:
     return step_type, None
 
 
-def _fill(message: Any, kwargs: Mapping[str, Any], where: str) -> None:
+def python_names(step_type: str) -> dict[str, str]:
+    """F keyword -> nnabla field where the catalogue says they differ (``-pyargname=axis``)."""
+    spec = find_spec(step_type)
+    names = {}
+    for prop in spec.properties if spec is not None else ():
+        arg = prop.argument
+        for flag in arg.flags if arg is not None else ():
+            if flag.startswith("-pyargname="):
+                names[flag.removeprefix("-pyargname=")] = arg.name.split(".", 1)[-1]
+    return names
+
+
+def _fill(message: Any, kwargs: Mapping[str, Any], where: str, renames: Any = None) -> None:
     fields = message.DESCRIPTOR.fields_by_name
     for key, value in kwargs.items():
         if value is None:
             continue
+        key = (renames or {}).get(key, key)
         field = fields.get(key)
         if field is None:
             raise ExportError(f'{where}: nnabla has no argument "{key}"')
         if field.message_type is not None:  # Shape
             getattr(message, key).dim.extend(int(v) for v in value)
         elif field.is_repeated:
-            getattr(message, key).extend(value)
+            getattr(message, key).extend(value if isinstance(value, tuple | list) else [value])
         elif isinstance(value, tuple | list):
             raise ExportError(f'{where}: argument "{key}" takes one value. Received: {value}')
         else:
@@ -88,8 +101,12 @@ class _Network:
             return self.variable(str(ref[1]), (-1, *ref[2]))
         if kind == "param":
             return self.variable(ref[1], _param_shape(step, k, self.values[ref[1]]), "Parameter")
-        raise ExportError(f'network "{self.program.network}", layer "{step.name}": a generated '
-                          f"input has no nnabla equivalent here")  # fmt: skip
+        if kind == "gen":  # a generator_variable of the optimizer/monitor/executor
+            return self.variable(
+                generator_name(ref[1]), (-1, *self.program.generators[ref[1]].shape)
+            )
+        raise ExportError(f'network "{self.program.network}", layer "{step.name}": input '
+                          f"{ref!r} has no nnabla equivalent")  # fmt: skip
 
     def function(self, step: Any) -> None:
         where = f'network "{self.program.network}", layer "{step.name}" ({step.type})'
@@ -103,9 +120,14 @@ class _Network:
             batch = -1 if type_ == "Reshape" else self.msg.batch_size
             kwargs[key] = (batch, *kwargs[key])
         if field is not None:
-            _fill(getattr(fn, field), kwargs, where)
+            _fill(getattr(fn, field), kwargs, where, python_names(step.type))
         elif any(v is not None for v in kwargs.values()):
             raise ExportError(f"{where}: nnabla has no {type_} taking {', '.join(kwargs)}")
+
+
+def generator_name(index: int) -> str:
+    """The variable of generated input ``index`` (Normal, Uniform, Constant, Range noise)."""
+    return f"Generator_{index}"
 
 
 def _param_shape(step: Any, k: int, value: np.ndarray) -> tuple[int, ...]:
@@ -117,12 +139,14 @@ def _param_shape(step: Any, k: int, value: np.ndarray) -> tuple[int, ...]:
 
 
 def unsupported(program: Program) -> list[str]:
-    """Steps nntxt cannot express here (unrolled recurrent loops, generated constants)."""
-    bad = [f'layer "{s.name}" ({s.type})' for s in program.steps
-           if s.item is not None or s.type in ("RecurrentOutput", "Delay")]  # fmt: skip
-    if program.generators:
-        bad.append("generator inputs")
-    return bad
+    """Steps nntxt cannot express here: unrolled recurrent loops, NNC's graph constructs
+    (WorkingMemory, Delay) that no nnabla function computes."""
+
+    def runs_in_nnabla(step: Any) -> bool:
+        spec = find_spec(step.type)
+        return step.item is None and spec is not None and spec.function is not None
+
+    return [f'layer "{s.name}" ({s.type})' for s in program.steps if not runs_in_nnabla(s)]
 
 
 def nnp_message(
@@ -190,6 +214,9 @@ def _stored_shape(programs: Mapping[str, Program], name: str, value: np.ndarray)
 def _data_variables(msg: Any, program: Program) -> None:
     for var in program.feeds:
         msg.data_variable.add(variable_name=var, data_name=var)
+    for index, gen in enumerate(program.generators):
+        msg.generator_variable.add(variable_name=generator_name(index), type=gen.kind,
+                                   multiplier=gen.multiplier)  # fmt: skip
 
 
 def _optimizer(msg: Any, opt: Any, program: Program, values: Mapping[str, np.ndarray]) -> None:
