@@ -281,20 +281,6 @@ def _reduce_mean(ctx: _Ctx, node: Any) -> None:
     ctx.emit(node, "Mean", node.input[:1], axes=axes, keep_dims=bool(a.get("keepdims", 1)))
 
 
-def _simple(type_: str, **fixed: Any) -> Callable[[_Ctx, Any], None]:
-    def convert(ctx: _Ctx, node: Any) -> None:
-        ctx.emit(node, type_, node.input[:1], **fixed)
-
-    return convert
-
-
-def _with_alpha(type_: str, default: float) -> Callable[[_Ctx, Any], None]:
-    def convert(ctx: _Ctx, node: Any) -> None:
-        ctx.emit(node, type_, node.input[:1], alpha=float(_attrs(node).get("alpha", default)))
-
-    return convert
-
-
 def _concat(ctx: _Ctx, node: Any) -> None:
     ctx.emit(node, "Concatenate", list(node.input), axis=_axis(ctx, node, _attrs(node)["axis"]))
 
@@ -339,16 +325,38 @@ def _dropout(ctx: _Ctx, node: Any) -> None:
     ctx.emit(node, "Dropout", node.input[:1], p=float(ratio), seed=-1)
 
 
-ONNX_OPERATORS: dict[str, Callable[[_Ctx, Any], None]] = {
+def _declared(layer_type: str, op: str) -> Callable[[_Ctx, Any], None]:
+    """The layer whose catalogue entry names ONNX operator ``op``: the node's attributes (with
+    ONNX's defaults) become the nnabla arguments of the same name."""
+
+    def convert(ctx: _Ctx, node: Any) -> None:
+        from onnx import defs, helper  # noqa: PLC0415
+
+        schema = defs.get_schema(op, _opset(ctx))
+        given = _attrs(node)
+        args = {}
+        for name, attr in schema.attributes.items():
+            if name in given:
+                args[name] = given[name]
+            elif attr.default_value.type:
+                args[name] = helper.get_attribute_value(attr.default_value)
+        ctx.emit(node, layer_type, list(node.input), **args)
+
+    return convert
+
+
+def _catalogue() -> dict[str, Callable[[_Ctx, Any], None]]:
+    from engine.layers import all_specs  # noqa: PLC0415
+
+    return {spec.onnx: _declared(spec.type, spec.onnx) for spec in all_specs() if spec.onnx}
+
+
+# Operators the catalogue maps one to one (``LayerSpec.onnx``), then those needing a rule here.
+ONNX_OPERATORS: dict[str, Callable[[_Ctx, Any], None]] = _catalogue() | {
     "Conv": _conv, "ConvTranspose": _conv, "Gemm": _gemm, "MatMul": _matmul,
     "Add": _arith, "Sub": _arith, "Mul": _arith, "Div": _arith, "Pow": _arith,
-    "Relu": _simple("ReLU", inplace=False), "Sigmoid": _simple("Sigmoid"),
-    "Tanh": _simple("Tanh"), "Elu": _with_alpha("ELU", 1.0),
-    "LeakyRelu": _with_alpha("LeakyReLU", 0.01), "Softplus": _simple("SoftPlus"),
-    "Exp": _simple("Exp"), "Abs": _simple("Abs"), "Log": _simple("Log"),
-    "Identity": _simple("Identity"), "Clip": _clip, "Softmax": _softmax,
-    "MaxPool": _pool, "AveragePool": _pool,
-    "GlobalAveragePool": _simple("GlobalAveragePooling"), "BatchNormalization": _batch_norm,
+    "Clip": _clip, "Softmax": _softmax, "MaxPool": _pool, "AveragePool": _pool,
+    "BatchNormalization": _batch_norm,
     "Concat": _concat, "Reshape": _reshape_like, "Flatten": _reshape_like,
     "Squeeze": _reshape_like, "Unsqueeze": _reshape_like, "Transpose": _transpose,
     "Dropout": _dropout, "Slice": _slice, "Resize": _resize, "Upsample": _resize,

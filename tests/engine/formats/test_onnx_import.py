@@ -170,3 +170,35 @@ def test_slice_and_ceil_like_pooling_match_onnxruntime(tmp_path):
     np.testing.assert_allclose(_imported_outputs(path, x), expected, atol=1e-6)
     types = [layer.type for layer in read_model(path).project.network("Main").layers]
     assert types == ["Input", "Slice", "MaxPooling"]
+
+
+DECLARED = [spec for spec in __import__("engine.layers", fromlist=["all_specs"]).all_specs()
+            if spec.onnx]  # fmt: skip
+
+
+@pytest.mark.parametrize("spec", DECLARED, ids=lambda s: s.type)
+def test_a_layer_declared_with_an_onnx_operator_imports_and_exports(spec, tmp_path):
+    """One declaration, both directions: the operator imports as the layer, which exports back
+    to the same operator, and the engine matches onnxruntime."""
+    from onnx import TensorProto, helper
+
+    two = spec.inputs.value == "Multiple" or any(c.kind.value == "Data" for c in spec.connectors)
+    names = ["a", "b"] if two else ["a"]
+    graph = helper.make_graph(
+        [helper.make_node(spec.onnx, names, ["y"], name="op")], "g",
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, ["N", 3, 4, 4]) for n in names],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )  # fmt: skip
+    path = tmp_path / "op.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    rng = np.random.default_rng(0)
+    feeds = {n: rng.uniform(0.5, 2.0, (2, 3, 4, 4)).astype(np.float32) for n in names}
+    imported = read_model(path)
+    layers = {layer.name: layer.type for layer in imported.project.network("Main").layers}
+    assert layers["op"] == spec.type
+    got = outputs(imported.project, "Main", imported.parameters, feeds)[0]
+    expected = ort.InferenceSession(str(path)).run(None, feeds)[0]
+    np.testing.assert_allclose(got.reshape(expected.shape), expected, atol=1e-5, rtol=1e-5)
+    params = save(imported.parameters, tmp_path / "p.npz")
+    back = export_onnx(Source(imported.project, "op", "Main", params, False), tmp_path / "b.onnx")
+    assert spec.onnx in [node.op_type for node in onnx.load(str(back)).graph.node]
