@@ -61,3 +61,29 @@ def test_results_nnp_holds_the_best_parameters(job):
     for name, value in best.items():
         np.testing.assert_array_equal(imported.parameters[name], value)
     assert imported.project.network_names == ("Main", "MainValidation", "MainRuntime")
+
+
+def test_results_nnp_imports_and_fine_tunes_from_its_parameters(job, tmp_path, capsys):
+    """The NNC journey: train, take results.nnp, import it, continue training from it."""
+    source = tmp_path / "p.ncproj"
+    trained = tmp_path / "trained"
+    assert main(["train", str(source), "-o", str(trained), "--epochs", "40", "--seed", "2"]) == 0
+    project = tmp_path / "imported.ncproj"
+    assert main(["import", str(trained / "results.nnp"), "-o", str(project)]) == 0
+    params = tmp_path / "imported_parameters.npz"
+    tuned, fresh = tmp_path / "tuned", tmp_path / "fresh"
+    assert main(["train", str(project), "-o", str(tuned), "--epochs", "1", "--seed", "1",
+                 "--params", str(params)]) == 0  # fmt: skip
+    assert main(["train", str(project), "-o", str(fresh), "--epochs", "1", "--seed", "1"]) == 0
+
+    def costs(root):
+        with open(root / "learning_curve.csv", newline="") as f:
+            return [float(row["cost"]) for row in csv.DictReader(f)]
+
+    # The first fine-tuning epoch continues where the trained job ended, far below a fresh start.
+    assert costs(tuned)[0] < 0.8 * costs(fresh)[0]
+    assert costs(tuned)[0] < costs(trained)[-1] * 1.02 < costs(trained)[0]
+    capsys.readouterr()
+    assert main(["train", str(project), "-o", str(tmp_path / "x"), "--params",
+                 str(tmp_path / "missing.npz")]) == 2  # fmt: skip
+    assert "--params:" in capsys.readouterr().err and not (tmp_path / "x").exists()
