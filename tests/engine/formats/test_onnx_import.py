@@ -29,7 +29,7 @@ def _imported_outputs(path, x: np.ndarray) -> np.ndarray:
     return outputs(project, project.executors[0].network, imported.parameters, {name: x})[0]
 
 
-@pytest.mark.parametrize("opset", [9, 13, 17])
+@pytest.mark.parametrize("opset", [9, 13, 17, onnx.defs.onnx_opset_version()])
 @pytest.mark.parametrize("build", ["mlp", "resnet_block", "mobilenet_block"])
 def test_independent_models_match_onnxruntime(build, opset, tmp_path):
     if opset < 11 and build == "mobilenet_block":
