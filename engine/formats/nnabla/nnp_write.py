@@ -257,5 +257,6 @@ def nnp_bytes(proto: Any) -> bytes:
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("nnp_version.txt", NNP_VERSION + "\n")
         archive.writestr("network.nntxt", text_format.MessageToString(network))
-        archive.writestr("parameter.protobuf", params.SerializeToString())
+        # float noise hardly compresses: stored, it writes several times faster
+        archive.writestr("parameter.protobuf", params.SerializeToString(), zipfile.ZIP_STORED)
     return buffer.getvalue()
