@@ -230,13 +230,24 @@ def _set(net: Network, layer: str, key: str, value: str) -> None:
 
 
 def _layout(net: Network) -> None:
-    """Top to bottom by depth (networkx topological generations), side by side within one."""
+    """Top to bottom by depth (networkx topological generations), side by side within one.
+
+    A link that skips rows (a residual connection) would run behind the layers between its
+    ends; those layers move one column right so the skip line stays visible.
+    """
     import networkx as nx  # noqa: PLC0415
 
     g = nx.DiGraph()
     g.add_nodes_from(net.layer_names)
     g.add_edges_from((link.source, link.destination) for link in net.links)
+    row, col = {}, {}
     for depth, names in enumerate(nx.topological_generations(g)):
-        ordered = sorted(names, key=net.index_of)
-        for k, name in enumerate(ordered):
-            net.move_layer(name, (float(k * 280), float(depth * 72)))
+        for k, name in enumerate(sorted(names, key=net.index_of)):
+            row[name], col[name] = depth, k
+    for u, v in g.edges:
+        if row[v] - row[u] > 1 and col[u] == col[v]:
+            for name in row:
+                if row[u] < row[name] < row[v] and col[name] == col[u]:
+                    col[name] += 1
+    for name in net.layer_names:
+        net.move_layer(name, (float(col[name] * 280), float(row[name] * 72)))

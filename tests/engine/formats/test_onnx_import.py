@@ -59,6 +59,9 @@ def test_layers_are_laid_out_top_to_bottom_with_the_catalogue_properties(tmp_pat
     for link in net.links:
         assert y[link.source] < y[link.destination], link
     assert y["skip"] > y["bn2"] > y["r1"]
+    x = {layer.name: layer.position[0] for layer in net.layers}
+    # the residual branch moves aside so the skip link does not run behind it
+    assert x["skip"] == x["stem_relu"] != x["c1"] == x["bn2"]
 
 
 @pytest.mark.parametrize("path", [p for p in PROJECTS if p.stem not in RECURRENT],
