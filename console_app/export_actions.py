@@ -1,11 +1,11 @@
-"""File > Export: Python code (for NeuroCanvas or for nnabla) and ONNX of the project being
-edited (engine.export), and the PowerPoint report of a job (engine.report, through
+"""File > Export: Python code (for NeuroCanvas or for nnabla), ONNX and NNP of the project
+being edited (engine.export), and the PowerPoint report of a job (engine.report, through
 :mod:`console_app.report_action`).
 
 The exports use the project as it is in the editor (unsaved edits included) with freshly
 initialized parameters; a trained model is exported from its job folder with
-``neurocanvas export``. The report is of the job selected in TRAINING, else the newest one.
-NNP stays disabled until it exists.
+``neurocanvas export`` (each job folder also holds NNC's ``results.nnp``). The report is of the
+job selected in TRAINING, else the newest one.
 """
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ from typing import Any
 
 from PySide6.QtWidgets import QFileDialog, QMenu
 
-from engine.export import ExportError, Source, export_onnx, export_python
+from engine.export import ExportError, Source, export_nnp, export_onnx, export_python
 
-__all__ = ["add_to_menu", "export_python_code", "export_onnx_model", "export_report",
-           "PYTHON_TARGETS"]  # fmt: skip
+__all__ = ["add_to_menu", "export_python_code", "export_onnx_model", "export_nnp_model",
+           "export_report", "PYTHON_TARGETS"]  # fmt: skip
 
 # "Python code..." opens a submenu: the library the exported code imports (engine.export).
 PYTHON_TARGETS = (("for NeuroCanvas (engine.nn)...", "neurocanvas"), ("for nnabla...", "nnabla"))
@@ -30,6 +30,7 @@ def add_to_menu(window: Any, menu: QMenu, texts: Sequence[str]) -> None:
     handlers: dict[str, Callable[[Any], Any]] = {
         "ONNX...": export_onnx_model,
         "PowerPoint report...": export_report,
+        "NNP...": export_nnp_model,
     }
     for text in texts:
         if text == "Python code...":
@@ -119,3 +120,17 @@ def export_report(window: Any, path: str | Path | None = None) -> bool:
     if reports is None:
         reports = window.reports = ReportController(window)
     return reports.start(job, Path(path))
+
+
+def export_nnp_model(window: Any, path: str | Path | None = None) -> Path | None:
+    """Write the project as nnabla's ``.nnp`` to ``path`` (asked when None)."""
+    target = Path(path) if path else _ask(window, "Export NNP", ".nnp", "NNP (*.nnp)")
+    if target is None:
+        return None
+    try:
+        export_nnp(_source(window), target)
+    except (ExportError, OSError, ValueError) as exc:
+        window.report_error(f"Export NNP: {exc}")
+        return None
+    window.show_message(f"Exported {target}")
+    return target

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QTabWidget,
 )
 
-from console_app import export_actions
+from console_app import export_actions, import_actions
 from console_app.autosave import Autosaver, Recovery
 from console_app.document import Document, default_project_path, sample_projects
 from console_app.editor import clipboard, networks, quantize_dialog
@@ -48,7 +48,7 @@ FILE_FILTER = ";;".join((
 ))  # fmt: skip
 AUTOSAVE_MS = 30_000
 NETWORK_ACTIONS = ("add", "rename", "duplicate", "delete")
-EXPORTS = ("Python code...", "ONNX...", "NNP...", "PowerPoint report...")  # NNP: not yet
+EXPORTS = ("Python code...", "ONNX...", "NNP...", "PowerPoint report...")
 EDIT_ONLY = ("cut", "copy", "paste", "delete", "select_all", "arrange", "create_unit",
              "add_network", "rename_network", "duplicate_network", "delete_network",
              "zoom_in", "zoom_out", "zoom_fit", "snap")  # fmt: skip
@@ -166,6 +166,9 @@ class MainWindow(QMainWindow):
         file_menu.addActions([acts["save"], acts["save_as"]])
         self.export_menu = file_menu.addMenu("&Export")
         export_actions.add_to_menu(self, self.export_menu, EXPORTS)
+        self.import_action = import_actions.add_to_menu(
+            self, file_menu, self.export_menu.menuAction()
+        )
         file_menu.addSeparator()
         file_menu.addAction(acts["quit"])
         edit_menu = bar.addMenu("&Edit")

@@ -14,8 +14,8 @@ import sys
 
 # Subcommand modules in the order ``--help`` lists them; a module that is not there yet is skipped.
 SUBCOMMANDS = (
-    "train", "evaluate", "forward", "cost", "convert", "export", "report", "quantize", "dataset",
-    "doctor",
+    "train", "evaluate", "forward", "cost", "convert", "export", "import", "report", "quantize",
+    "dataset", "doctor",
 )  # fmt: skip
 
 

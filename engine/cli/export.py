@@ -1,8 +1,10 @@
-"""``neurocanvas export {python,onnx} SOURCE -o FILE``: a project or a trained job as code.
+"""``neurocanvas export {python,onnx,nnp} SOURCE -o FILE``: a project or a trained job as code.
 
 ``python`` writes every network as a function on ``engine.nn`` (``--target nnabla``: on
 nnabla itself; from a job folder also the trained parameters and a short ``main``); ``onnx``
-writes the runtime network as an ONNX model (needs the optional extra ``onnx``).
+writes the runtime network as an ONNX model (needs the optional extra ``onnx``); ``nnp`` writes
+nnabla's model file (networks, settings and parameters), which nnabla, NNC and nnabla's
+converters read.
 """
 
 from __future__ import annotations
@@ -17,10 +19,10 @@ def add_parser(
     sub: argparse._SubParsersAction[argparse.ArgumentParser],
 ) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = sub.add_parser(
-        "export", help="export a project or job as Python code or ONNX",
+        "export", help="export a project or job as Python code, ONNX or NNP",
         description="Export a project file or a trained job folder.",
     )  # fmt: skip
-    parser.add_argument("format", choices=("python", "onnx"))
+    parser.add_argument("format", choices=("python", "onnx", "nnp"))
     parser.add_argument("source", metavar="SOURCE", help="project file or job folder")
     parser.add_argument("-o", "--output", required=True, metavar="FILE")
     parser.add_argument("--target", choices=("neurocanvas", "nnabla"), default=None,
@@ -34,7 +36,13 @@ def add_parser(
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.export import ExportError, export_onnx, export_python, open_source  # noqa: PLC0415
+    from engine.export import (  # noqa: PLC0415
+        ExportError,
+        export_nnp,
+        export_onnx,
+        export_python,
+        open_source,
+    )
 
     if args.opset is not None and args.format != "onnx":
         raise UserError("--opset applies to onnx only")
@@ -45,6 +53,8 @@ def run(args: argparse.Namespace) -> int:
         source = open_source(args.source, args.checkpoint)
         if args.format == "python":
             written = export_python(source, args.output, args.target or "neurocanvas")
+        elif args.format == "nnp":
+            written = [export_nnp(source, args.output)]
         else:
             written = [export_onnx(source, args.output, args.opset)]
     except ExportError as exc:

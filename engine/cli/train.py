@@ -53,6 +53,9 @@ def add_parser(
     parser.add_argument("--loss-scaling", choices=("dynamic", "none"), default="dynamic",
                         help="precision Half: nnabla's dynamic loss scaling (default) or none, "
                         "as NNC's trainer")  # fmt: skip
+    parser.add_argument("--params", metavar="FILE.npz",
+                        help="start from these parameters (fine-tune an imported model, "
+                        "neurocanvas import writes <stem>_parameters.npz)")  # fmt: skip
     return parser
 
 
@@ -70,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         events=sys.stdout if args.events else None,
         progress=not args.events and sys.stderr.isatty(),
         stdin_stop=args.events or not sys.stdin.isatty(),
-        on_trainer=_install_signals,
+        on_trainer=_starter(args.params),
     )  # fmt: skip
     try:
         if args.resume:
@@ -94,6 +97,19 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _starter(params: str | None) -> Any:
+    """Before the first iteration: signal handlers, and the ``--params`` values (in place)."""
+
+    def start(trainer: Any) -> None:
+        _install_signals(trainer)
+        if params is not None:
+            import engine.nn as nn  # noqa: PLC0415
+
+            nn.load_parameters(params)
+
+    return start
+
+
 def _check_arguments(args: argparse.Namespace) -> None:
     if args.resume and args.project:
         raise UserError("give either PROJECT or --resume JOB_DIR, not both")
@@ -106,17 +122,27 @@ def _check_arguments(args: argparse.Namespace) -> None:
         raise UserError(f"--epochs: expected a positive integer. Received: {args.epochs}")
     if args.project and not Path(args.project).is_file():
         raise UserError(f"{args.project}: no such project file")
+    if args.params is not None:
+        from engine.nn.parameter import ParameterFileError, load_arrays  # noqa: PLC0415
+
+        if args.resume:
+            raise UserError("--params starts a new job; --resume continues from its checkpoint")
+        try:
+            load_arrays(args.params)  # readable before a job folder is created
+        except (OSError, ParameterFileError) as exc:
+            raise UserError(f"--params: {exc}") from None
 
 
 def _USER_ERRORS() -> tuple[type[BaseException], ...]:
     """Bad input: the project, its settings, its datasets, the job folder."""
     from engine.data import DatasetError  # noqa: PLC0415
     from engine.formats import ProjectFileError  # noqa: PLC0415
+    from engine.nn.parameter import ParameterFileError  # noqa: PLC0415
     from engine.runtime.job import JobError  # noqa: PLC0415
     from engine.runtime.program import ProgramError  # noqa: PLC0415
     from engine.runtime.session import SetupError  # noqa: PLC0415
 
-    return (ProjectFileError, SetupError, DatasetError, JobError, ProgramError)
+    return (ProjectFileError, SetupError, DatasetError, JobError, ProgramError, ParameterFileError)
 
 
 def _RUN_ERRORS() -> tuple[type[BaseException], ...]:

@@ -5,6 +5,7 @@
   ``engine.nn``, nnabla's ``.h5`` for ``--target nnabla``) and appends a short ``main`` (load
   the parameters, read image/CSV/npy files as the dataset does, run the runtime network).
 * :func:`export_onnx` writes the runtime network as an ONNX model (``engine.export.onnx_model``).
+* :func:`export_nnp` writes nnabla's ``.nnp`` (``engine.formats.nnabla``).
 
 A SOURCE is a project file or a job folder (its ``network.ncproj`` and checkpoints).
 """
@@ -18,7 +19,7 @@ from pathlib import Path
 from engine.core.atomic import atomic_output, atomic_write_bytes, atomic_write_text
 from engine.export.literals import ExportError
 
-__all__ = ["ExportError", "Source", "open_source", "export_python", "export_onnx"]
+__all__ = ["ExportError", "Source", "open_source", "export_python", "export_onnx", "export_nnp"]
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,22 @@ def export_onnx(source: Source, out: str | Path, opset: int | None = None) -> Pa
     if source.runtime is None:
         raise ExportError(f"{source.title}: the project has no executor (runtime network)")
     data = onnx_bytes(source, opset or DEFAULT_OPSET)
+    out = Path(out)
+    _atomic_write(out, data)
+    return out
+
+
+def export_nnp(source: Source, out: str | Path) -> Path:
+    """Write the project's networks, settings and (trained) parameters as nnabla's ``.nnp``."""
+    from engine.formats.nnabla import project_nnp  # noqa: PLC0415
+    from engine.runtime.program import ProgramError  # noqa: PLC0415
+
+    try:
+        data = project_nnp(source.project, source.parameters)
+    except ProgramError as exc:
+        raise ExportError(f"{source.title}: {exc}") from None
+    except ExportError as exc:
+        raise ExportError(f"{source.title}: {exc}") from None
     out = Path(out)
     _atomic_write(out, data)
     return out

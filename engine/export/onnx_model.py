@@ -225,10 +225,6 @@ def _reshape(g: _Graph, step: Step, ins: list[str]) -> str:
     return _reshape_to(g, ins[0], tuple(step.kwargs["shape"]), step.name)
 
 
-def _global_average(g: _Graph, step: Step, ins: list[str]) -> str:
-    return g.node("GlobalAveragePool", ins[:1], step.name)
-
-
 def _threshold(g: _Graph, step: Step, ins: list[str], low: float) -> str:
     """1 where x > 0, else ``low`` (the engine's BinaryTanh/BinarySigmoid: 0 maps to low)."""
     positive = g.node("Greater", [ins[0], g.const("zero", np.zeros((), np.float32))], step.name)
@@ -309,12 +305,44 @@ def _sum_pooling(g: _Graph, step: Step, ins: list[str]) -> str:
     return g.node("Mul", [mean, scale], step.name)
 
 
+def _scalar_op(op: str, value: Callable[[float], float] = float) -> Callable[..., str]:
+    """``x <op> val`` with the step's ``val`` as a constant (MulScalar, AddScalar, ...)."""
+
+    def convert(g: _Graph, step: Step, ins: list[str]) -> str:
+        const = g.const("val", np.float32(value(float(step.kwargs.get("val", 1.0)))))
+        return g.node(op, [ins[0], const], step.name)
+
+    return convert
+
+
 def _r_sub_scalar(g: _Graph, step: Step, ins: list[str]) -> str:
     value = g.const("val", np.float32(step.kwargs.get("val", 1.0)))
     return g.node("Sub", [value, ins[0]], step.name)
 
 
-CONVERTERS: dict[str, Callable[[_Graph, Step, list[str]], str]] = {
+def _declared(op: str) -> Callable[[_Graph, Step, list[str]], str]:
+    """A layer whose catalogue entry names its ONNX operator (``onnx="Relu"``): the data inputs
+    and the step's arguments that are attributes of that operator."""
+
+    def convert(g: _Graph, step: Step, ins: list[str]) -> str:
+        from onnx import defs  # noqa: PLC0415
+
+        names = defs.get_schema(op).attributes
+        attrs = {k: float(v) if isinstance(v, float | int) and not isinstance(v, bool) else v
+                 for k, v in step.kwargs.items() if k in names}  # fmt: skip
+        return g.node(op, ins, step.name, **attrs)
+
+    return convert
+
+
+def _catalogue() -> dict[str, Callable[[_Graph, Step, list[str]], str]]:
+    from engine.layers import all_specs  # noqa: PLC0415
+
+    return {spec.type: _declared(spec.onnx) for spec in all_specs() if spec.onnx}
+
+
+# Layers the catalogue maps one to one (``LayerSpec.onnx``), then those needing a rule here.
+CONVERTERS: dict[str, Callable[[_Graph, Step, list[str]], str]] = _catalogue() | {
     "Convolution": _convolution,
     "BinaryConnectConvolution": _convolution,
     "DepthwiseConvolution": _depthwise,
@@ -322,23 +350,11 @@ CONVERTERS: dict[str, Callable[[_Graph, Step, list[str]], str]] = {
     "BinaryConnectAffine": _affine,
     "MaxPooling": _pooling("MaxPool"),
     "AveragePooling": _pooling("AveragePool"),
-    "GlobalAveragePooling": _global_average,
     "BatchNormalization": _batch_norm,
-    "ReLU": _unary("Relu"),
-    "Sigmoid": _unary("Sigmoid"),
-    "Tanh": _unary("Tanh"),
-    "ELU": lambda g, s, i: g.node("Elu", i[:1], s.name, alpha=float(s.kwargs.get("alpha", 1.0))),
-    "LeakyReLU": lambda g, s, i: g.node(
-        "LeakyRelu", i[:1], s.name, alpha=float(s.kwargs.get("alpha", 0.1))
-    ),
     "Softmax": _softmax,
-    "Add2": lambda g, s, i: g.node("Add", i[:2], s.name),
-    "Mul2": lambda g, s, i: g.node("Mul", i[:2], s.name),
-    "Sub2": lambda g, s, i: g.node("Sub", i[:2], s.name),
     "Concatenate": _concatenate,
     "Reshape": _reshape,
     "Dropout": _unary("Identity"),  # test mode: Dropout passes its input
-    "Identity": _unary("Identity"),
     "BinaryTanh": lambda g, s, i: _threshold(g, s, i, -1.0),
     "BinarySigmoid": lambda g, s, i: _threshold(g, s, i, 0.0),
     "RecurrentInput": _time_step,  # recurrent loops arrive unrolled: one node per time step
@@ -349,6 +365,12 @@ CONVERTERS: dict[str, Callable[[_Graph, Step, list[str]], str]] = {
     "Unpooling": _unpooling,
     "SumPooling": _sum_pooling,
     "RSubScalar": _r_sub_scalar,
+    "MulScalar": _scalar_op("Mul"),
+    "AddScalar": _scalar_op("Add"),
+    "PowScalar": _scalar_op("Pow"),
+    "ReLU6": lambda g, s, i: g.node(
+        "Clip", [i[0], g.const("zero", np.float32(0)), g.const("six", np.float32(6))], s.name
+    ),
 }
 
 

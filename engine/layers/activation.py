@@ -43,6 +43,7 @@ SPECS = (
             "CostExp": "*Calc +*Input",
         },
         function="tanh",
+        onnx="Tanh",
         color=0xD77B6A,
     ),
     layer(
@@ -89,6 +90,7 @@ SPECS = (
             "CostExp": "*Calc +*Input",
         },
         function="sigmoid",
+        onnx="Sigmoid",
         color=0xD77B6A,
     ),
     layer(
@@ -135,6 +137,7 @@ SPECS = (
             "CostIf": "*Calc +*Input",
         },
         function="abs",
+        onnx="Abs",
         color=0xD77B6A,
     ),
     layer(
@@ -150,6 +153,7 @@ SPECS = (
             "CostIf": "*Calc +*Input",
         },
         function="relu",
+        onnx="Relu",
         export_name="relu",
         color=0xD77B6A,
         reference=(
@@ -194,6 +198,7 @@ SPECS = (
             "CostMultiply": "*Calc +*Input",
         },
         function="leaky_relu",
+        onnx="LeakyRelu",
         export_name="leaky_relu",
         color=0xD77B6A,
         reference=(
@@ -261,6 +266,7 @@ SPECS = (
             "CostExp": "*Calc +*Input",
         },
         function="elu",
+        onnx="Elu",
         export_name="elu",
         color=0xD77B6A,
         reference=(
@@ -345,6 +351,7 @@ SPECS = (
             "CostExp": "*Calc +*Input:*2",
         },
         function="softplus",
+        onnx="Softplus",
         export_name="softplus",
         color=0xD77B6A,
     ),

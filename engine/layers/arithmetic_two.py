@@ -36,6 +36,7 @@ SPECS = (
             "CostAdd": "*Calc +*Output",
         },
         function="add2",
+        onnx="Add",
         inputs=Inputs.MULTIPLE,
         color=0x848484,
     ),
@@ -53,6 +54,7 @@ SPECS = (
             "CostAdd": "*Calc +*Output",
         },
         function="sub2",
+        onnx="Sub",
         color=0x848484,
     ),
     layer(
@@ -67,6 +69,7 @@ SPECS = (
             "CostMultiply": "*Calc +*Output",
         },
         function="mul2",
+        onnx="Mul",
         inputs=Inputs.MULTIPLE,
         color=0x848484,
     ),
@@ -84,6 +87,7 @@ SPECS = (
             "CostDivision": "*Calc +*Output",
         },
         function="div2",
+        onnx="Div",
         color=0x848484,
     ),
     layer(
@@ -101,6 +105,7 @@ SPECS = (
             "CostExp": "*Calc +*Output:+*Output",
         },
         function="pow2",
+        onnx="Pow",
         color=0x848484,
     ),
     layer(

@@ -156,6 +156,7 @@ SPECS = (
             "CostExp": "*Calc +*Input",
         },
         function="log",
+        onnx="Log",
     ),
     layer(
         "Exp",
@@ -169,6 +170,7 @@ SPECS = (
             "CostExp": "*Calc +*Input",
         },
         function="exp",
+        onnx="Exp",
     ),
     layer(
         "Sign",

@@ -410,6 +410,7 @@ SPECS = (
             output(),
         ),
         function="identity",
+        onnx="Identity",
     ),
     layer(
         "Comment",

@@ -93,6 +93,7 @@ SPECS = (
             "CostMultiply": "*Calc +*Output",
         },
         function="global_average_pooling",
+        onnx="GlobalAveragePool",
         color=0xA58E7F,
     ),
     layer(

@@ -214,6 +214,9 @@ class LayerSpec:
     support: Support = Support.KERNEL
     fn_scope: str | None = None  # ``[Global] ParameterScope``: ``conv`` in ``Conv1/conv/W``
     export_name: str | None = None  # ``[Global] FunctionName`` as written (Python export hint)
+    # The ONNX operator that computes the layer one to one; its attributes are the nnabla
+    # arguments of the same name (``alpha``). ONNX export and import both read it.
+    onnx: str | None = None
     color: int | None = None
     component: Component | None = None
     hidden: bool = False  # ``Hidden=True``: not offered in the palette

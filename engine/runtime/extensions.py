@@ -28,6 +28,7 @@ from engine.core import backend
 from engine.data.iterator import batches_once
 from engine.runtime.checkpoint import save_best, save_checkpoint
 from engine.runtime.job import Job
+from engine.runtime.results import ResultFiles
 from engine.runtime.session import MonitorRun, Session
 from engine.runtime.trainer import EpochRecord, Trainer
 
@@ -359,6 +360,7 @@ def standard_extensions(
         Checkpointer(job.checkpoint_dir("last"), checkpoint_interval),
         DivergenceWatch(),
         JobRecorder(job, echo),
+        ResultFiles(job),  # result.ini and results.nnp at the end, as NNC's job folders
         EventStream(**(start_fields or {})),
     ]
     if bar is not None:

@@ -45,7 +45,7 @@ def test_menus_hold_the_editor_actions_and_export_waits(make_window):
                  "Create Unit"):  # fmt: skip
         assert name in texts
     enabled = {a.text(): a.isEnabled() for a in window.export_menu.actions()}
-    assert enabled == {"Python code...": True, "ONNX...": True, "NNP...": False,
+    assert enabled == {"Python code...": True, "ONNX...": True, "NNP...": True,
                        "PowerPoint report...": True}  # fmt: skip
 
 

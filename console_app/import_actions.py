@@ -1,0 +1,60 @@
+"""File > Import...: an ONNX, NNP or nntxt model (or an NNC project) opened for editing.
+
+A model is converted by ``engine.formats.model_import`` (as ``neurocanvas import`` does), saved
+where the user says (the project and ``<stem>_parameters.npz`` beside it) and opened; an
+``.sdcproj``/``.ncproj`` simply opens. Errors are reported in one line; nothing is written then.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QFileDialog, QMenu
+
+from engine.formats.model_import import ImportError_, read_model, write_imported
+
+__all__ = ["IMPORT_FILTER", "add_to_menu", "import_file"]
+
+IMPORT_FILTER = ";;".join((
+    "Models and projects (*.onnx *.nnp *.nntxt *.sdcproj *.ncproj)", "ONNX (*.onnx)",
+    "NNP (*.nnp)", "nntxt (*.nntxt)", "NNC project (*.sdcproj)", "All files (*)",
+))  # fmt: skip
+
+
+def add_to_menu(window: Any, menu: QMenu, before: QAction) -> QAction:
+    """``Import...`` in ``menu`` before ``before``, wired to :func:`import_file`."""
+    action = QAction("&Import...", window)
+    action.setStatusTip("Import an ONNX, NNP or nntxt model, or open an NNC project")
+    action.triggered.connect(lambda _checked=False: import_file(window))
+    menu.insertAction(before, action)
+    return action
+
+
+def import_file(window: Any) -> Path | None:
+    """Ask for a model, convert it, ask where to save the project, open it."""
+    if not window.maybe_save():
+        return None
+    source, _ = QFileDialog.getOpenFileName(window, "Import", "", IMPORT_FILTER)
+    if not source:
+        return None
+    path = Path(source)
+    if path.suffix.lower() in (".sdcproj", ".ncproj", ".ini"):
+        return path if window.open_path(path, ask=False) else None
+    try:
+        imported = read_model(path)
+    except ImportError_ as exc:
+        window.report_error(f"Import: {exc}")
+        return None
+    start = str(path.with_suffix(".ncproj"))
+    target, _ = QFileDialog.getSaveFileName(window, "Save the imported project", start,
+                                            "NeuroCanvas project (*.ncproj)")  # fmt: skip
+    if not target:
+        return None
+    try:
+        write_imported(imported, target)
+    except OSError as exc:
+        window.report_error(f"Import: {target}: {exc.strerror or exc}")
+        return None
+    return Path(target) if window.open_path(target, ask=False) else None

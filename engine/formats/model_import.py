@@ -1,0 +1,139 @@
+"""``neurocanvas import MODEL -o PROJECT``: ONNX, NNP and nntxt models as editable projects.
+
+Every reader yields :class:`~engine.formats.nnabla.graph.ModelGraph` networks; the layer
+catalogue turns them into layers (:func:`~engine.formats.nnabla.graph.build_network`). The
+parameters are checked against the shapes the compiled network declares (a mismatch names the
+parameter) and saved beside the project as ``<stem>_parameters.npz``, the file
+``neurocanvas forward PROJECT --params`` and training's ``--params`` read. Nothing is written
+until the whole model has been converted and checked.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.formats.nnabla.graph import ImportError_, ModelGraph, build_network
+from engine.graph import config as cfg
+from engine.graph.project import Project
+
+__all__ = ["ImportError_", "Imported", "import_model", "read_model", "write_imported",
+           "parameters_path", "MODEL_SUFFIXES"]  # fmt: skip
+
+MODEL_SUFFIXES = (".onnx", ".nnp", ".nntxt", ".prototxt")
+
+
+@dataclass
+class Imported:
+    """A converted model: the project and its parameters (NNC names)."""
+
+    project: Project
+    parameters: dict[str, np.ndarray]
+
+
+def parameters_path(project_file: str | Path) -> Path:
+    """Where the parameters of an imported project live: ``<stem>_parameters.npz`` beside it."""
+    path = Path(project_file)
+    return path.with_name(path.stem + "_parameters.npz")
+
+
+def read_model(path: str | Path) -> Imported:
+    """Convert the model at ``path`` (by extension, else by content) into a project.
+
+    Raises:
+        ImportError_: the message names the file and the node, layer or parameter.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ImportError_(f"{path}: no such file")
+    kind = _kind(path)
+    if kind == "onnx":
+        from engine.formats.onnx_import import read_onnx  # noqa: PLC0415
+
+        return _single(read_onnx(path), str(path))
+    from engine.formats.nnabla.nnp_read import read_nnp  # noqa: PLC0415
+
+    return read_nnp(path)
+
+
+def _kind(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix in (".nnp", ".nntxt", ".prototxt"):
+        return "nnabla"
+    if suffix == ".onnx":
+        return "onnx"
+    head = path.read_bytes()[:4]
+    return "nnabla" if head.startswith(b"PK") or head[:1].isalpha() else "onnx"
+
+
+def _single(graph: ModelGraph, where: str) -> Imported:
+    """One network ``Main`` with NNC's default settings; the executor runs ``Main`` itself.
+
+    An ONNX model has no loss, so the derived ``MainRuntime`` would have no output; its terminal
+    layers are the outputs of ``Main`` (training needs a loss layer added by the user).
+    """
+    graph.name = "Main"
+    network, params = build_network(graph, where)
+    settings = cfg.default_settings()
+    settings["executors"] = [cfg.Executor.new(Executor_NetworkName="Main")]
+    project = Project([network], **settings)
+    return finish(project, params, where)
+
+
+def finish(project: Project, params: dict[str, np.ndarray], where: str) -> Imported:
+    """Compile every network, reshape each parameter to its declared shape (or fail naming it)."""
+    from engine.runtime.compiler import compile_network  # noqa: PLC0415
+    from engine.runtime.program import ProgramError  # noqa: PLC0415
+
+    shaped: dict[str, np.ndarray] = {}
+    names = [*project.network_names] + [e.network for e in project.executors]
+    for name in dict.fromkeys(names):
+        try:
+            program = compile_network(project, name)
+        except (ProgramError, ValueError) as exc:
+            raise ImportError_(f"{where}: the imported network does not compile: {exc}") from None
+        for decl in program.parameters:
+            if decl.name not in params or decl.name in shaped:
+                continue
+            value = np.asarray(params[decl.name], dtype=np.float32)
+            if value.size != math.prod(decl.shape):
+                raise ImportError_(
+                    f'{where}: parameter "{decl.name}" has shape {tuple(value.shape)}, layer '
+                    f'"{decl.layer}" needs {tuple(decl.shape)}'
+                )
+            shaped[decl.name] = value.reshape(decl.shape)
+    for name, value in params.items():
+        shaped.setdefault(name, np.asarray(value, dtype=np.float32))
+    return Imported(project, shaped)
+
+
+def write_imported(imported: Imported, out: str | Path) -> list[Path]:
+    """Save the project (format by extension) and its parameters; returns the files written."""
+    import engine.nn as nn  # noqa: PLC0415
+    from engine.core.autograd import Variable  # noqa: PLC0415
+    from engine.formats import save_project  # noqa: PLC0415
+
+    out = Path(out)
+    params = parameters_path(out)
+    variables = {k: Variable(np.ascontiguousarray(v)) for k, v in imported.parameters.items()}
+    nn.save_parameters(params, variables)
+    save_project(imported.project, out)
+    return [out, params]
+
+
+def import_model(path: str | Path, out: str | Path) -> list[Path]:
+    """Read ``path`` and write ``out`` (+ parameters); nothing is written on error."""
+    return write_imported(read_model(path), out)
+
+
+def load_imported_parameters(values: dict[str, Any]) -> None:
+    """Put ``values`` into the current parameter scope (tests and the CLI's checks)."""
+    import engine.nn as nn  # noqa: PLC0415
+    from engine.core.autograd import Variable  # noqa: PLC0415
+
+    for name, value in values.items():
+        nn.set_parameter(name, Variable(np.asarray(value, dtype=np.float32), need_grad=True))

@@ -1,0 +1,266 @@
+"""Read nnabla's ``.nnp`` (ZIP) and ``.nntxt`` (protobuf text) as a NeuroCanvas project.
+
+Every network of the file becomes a network of the project (units stay expanded, as nnabla has
+them); datasets, optimizers (solver and its settings), monitors, executors and the training
+settings become the project's CONFIG; the parameters come from ``parameter.protobuf``,
+``parameter.h5`` (needs h5py) or the nntxt's own ``parameter`` entries.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.formats.nnabla.graph import Function, ImportError_, ModelGraph, build_network
+from engine.formats.nnabla.schema import message_class
+from engine.graph import config as cfg
+from engine.graph.project import Project
+
+__all__ = ["read_nnp", "parse_nntxt"]
+
+
+def parse_nntxt(text: str, where: str) -> Any:
+    """The ``NNablaProtoBuf`` of a protobuf text; errors name the line and column."""
+    from google.protobuf import text_format  # noqa: PLC0415
+
+    proto = message_class()()
+    try:
+        text_format.Parse(text, proto)
+    except text_format.ParseError as exc:
+        raise ImportError_(f"{where}: line {exc.GetLine()}, column {exc.GetColumn()}: "
+                           f"{str(exc).split(' : ', 1)[-1]}") from None  # fmt: skip
+    return proto
+
+
+def _read_archive(path: Path) -> tuple[Any, dict[str, np.ndarray]]:
+    try:
+        archive = zipfile.ZipFile(path)
+        names = archive.namelist()
+        texts = [n for n in names if n.endswith((".nntxt", ".prototxt"))]
+        if not texts:
+            raise ImportError_(f"{path}: no network definition (.nntxt) in the archive")
+        proto = parse_nntxt(archive.read(texts[0]).decode("utf-8"), f"{path}:{texts[0]}")
+        params = _parameters_of(proto)
+        for name in names:
+            if name.endswith(".protobuf"):
+                params.update(_protobuf_parameters(archive.read(name), f"{path}:{name}"))
+            elif name.endswith(".h5") and not name.endswith("optimizer.h5"):
+                params.update(_h5_parameters(archive.read(name), f"{path}:{name}"))
+        return proto, params
+    except zipfile.BadZipFile as exc:
+        raise ImportError_(f"{path}: not an NNP archive (a ZIP file): {exc}") from None
+    except (zipfile.LargeZipFile, EOFError, OSError) as exc:
+        raise ImportError_(f"{path}: damaged archive: {exc}") from None
+    except UnicodeDecodeError:
+        raise ImportError_(f"{path}: the network definition is not UTF-8 text") from None
+
+
+def _parameters_of(proto: Any) -> dict[str, np.ndarray]:
+    params = {}
+    for p in proto.parameter:
+        shape = tuple(p.shape.dim)
+        data = np.asarray(p.data, dtype=np.float32)
+        if data.size != int(np.prod(shape)):
+            raise ImportError_(f'parameter "{p.variable_name}": {data.size} values for shape '
+                               f"{shape}")  # fmt: skip
+        params[p.variable_name] = data.reshape(shape)
+    return params
+
+
+def _protobuf_parameters(data: bytes, where: str) -> dict[str, np.ndarray]:
+    from google.protobuf.message import DecodeError  # noqa: PLC0415
+
+    proto = message_class()()
+    try:
+        proto.ParseFromString(data)
+    except DecodeError as exc:
+        raise ImportError_(f"{where}: truncated or damaged parameter file ({exc})") from None
+    try:
+        return _parameters_of(proto)
+    except ImportError_ as exc:
+        raise ImportError_(f"{where}: {exc}") from None
+
+
+def _h5_parameters(data: bytes, where: str) -> dict[str, np.ndarray]:
+    try:
+        import h5py  # noqa: PLC0415
+    except ImportError:
+        raise ImportError_(
+            f"{where}: reading .h5 parameters needs h5py (pip install h5py)"
+        ) from None
+    params: list[tuple[int, str, np.ndarray]] = []
+    with h5py.File(io.BytesIO(data), "r") as f:
+
+        def visit(name: str, obj: Any) -> None:
+            if isinstance(obj, h5py.Dataset):
+                index = int(obj.attrs.get("index", len(params)))
+                params.append((index, name, np.asarray(obj[()], dtype=np.float32)))
+
+        f.visititems(visit)
+    return {name: value for _, name, value in sorted(params, key=lambda t: t[0])}
+
+
+def _args(fn: Any) -> dict[str, Any]:
+    field = fn.WhichOneof("parameter")
+    if field is None:
+        return {}
+    message = getattr(fn, field)
+    args: dict[str, Any] = {}
+    for desc, value in message.ListFields():
+        if desc.message_type is not None and desc.message_type.name == "Shape":
+            args[desc.name] = list(value.dim)
+        elif desc.is_repeated:
+            args[desc.name] = list(value)
+        else:
+            args[desc.name] = value
+    for desc in message.DESCRIPTOR.fields:  # proto3 leaves defaults (0, False) unwritten
+        if desc.name not in args and desc.message_type is None and not desc.is_repeated:
+            args[desc.name] = getattr(message, desc.name)
+    # float fields are float32: 0.7 reads back as 0.699999988; keep the short decimal
+    return {k: float(str(np.float32(v))) if isinstance(v, float) else v for k, v in args.items()}
+
+
+def _graph(net: Any, params: dict[str, np.ndarray], data_names: dict[str, str],
+           where: str) -> ModelGraph:  # fmt: skip
+    kinds = {v.name: v for v in net.variable}
+    produced = {o for f in net.function for o in f.output}
+    used_params = {}
+    inputs = {}
+    for fn in net.function:
+        for var in fn.input:
+            v = kinds.get(var)
+            if v is None:
+                raise ImportError_(f'{where}: network "{net.name}", function "{fn.name}": '
+                                   f'variable "{var}" is not declared')  # fmt: skip
+            if v.type == "Parameter":
+                if not params:  # a network definition alone: shapes only, values initialized
+                    used_params[var] = np.zeros(tuple(v.shape.dim), np.float32)
+                    continue
+                if var not in params:
+                    raise ImportError_(f'{where}: parameter "{var}" (network "{net.name}") has '
+                                       f"no values in the file")  # fmt: skip
+                want = tuple(v.shape.dim)
+                if want and int(np.prod(want)) != params[var].size:
+                    raise ImportError_(
+                        f'{where}: parameter "{var}" has shape '
+                        f"{params[var].shape}, the network declares {want}"
+                    )
+                used_params[var] = params[var]
+            elif var not in produced:
+                inputs[var] = tuple(v.shape.dim)[1:]
+    functions = [Function(f.name, f.type, list(f.input), list(f.output), _args(f))
+                 for f in net.function]  # fmt: skip
+    outputs = [o for f in net.function for o in f.output
+               if not any(o in g.input for g in net.function)]  # fmt: skip
+    return ModelGraph(net.name, inputs, functions, used_params, outputs, data_names)
+
+
+def read_nnp(path: str | Path) -> Any:
+    """The project of an ``.nnp`` or ``.nntxt`` file (see the module docstring)."""
+    from engine.formats.model_import import Imported, finish  # noqa: PLC0415
+
+    path = Path(path)
+    data = path.read_bytes()
+    if data[:2] == b"PK" or path.suffix.lower() == ".nnp":
+        proto, params = _read_archive(path)
+    else:
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ImportError_(f"{path}: not an nntxt file (not UTF-8 text)") from None
+        proto = parse_nntxt(text, str(path))
+        params = _parameters_of(proto)
+    if not proto.network:
+        raise ImportError_(f"{path}: no network in the file")
+    data_names, generators = {}, {}
+    for item in [*proto.optimizer, *proto.monitor, *proto.executor]:
+        for dv in item.data_variable:
+            data_names[dv.variable_name] = dv.data_name or dv.variable_name
+        for gv in item.generator_variable:
+            generators[gv.variable_name] = (gv.type or "Normal", float(gv.multiplier))
+    networks, values = [], {}
+    for net in proto.network:
+        graph = _graph(net, params, data_names, str(path))
+        graph.generators = {k: v for k, v in generators.items() if k in graph.inputs}
+        network, renamed = build_network(graph, f'{path}: network "{net.name}"')
+        networks.append(network)
+        values.update(renamed)
+    if not params:
+        values = {}
+    project = Project(networks, **_settings(proto))
+    imported: Imported = finish(project, values, str(path))
+    return imported
+
+
+def _settings(proto: Any) -> dict[str, Any]:
+    """CONFIG from the file's training config, datasets, optimizers, monitors, executors."""
+    settings = cfg.default_settings()
+    batch = proto.network[0].batch_size or 64
+    tc = proto.training_config
+    settings["config"] = cfg.GlobalConfig.new(
+        MaxEpoch=str(tc.max_epoch or 100), BatchSize=str(batch),
+        SaveBest="1" if tc.save_best or not tc.max_epoch else "0",
+        MonitorInterval=str(tc.monitor_interval or 10),
+    )  # fmt: skip
+    if proto.dataset:
+        settings["datasets"] = [
+            cfg.Dataset.new(Name=d.name, URI=d.uri, Shuffle="1" if d.shuffle else "0",
+                            ImageNormalization="0" if d.no_image_normalization else "1")
+            for d in proto.dataset
+        ]  # fmt: skip
+    if proto.optimizer:
+        settings["optimizers"] = [_optimizer(o) for o in proto.optimizer]
+    if proto.monitor:
+        settings["monitors"] = [
+            cfg.Monitor.new(Monitor_Name=m.name, Monitor_NetworkName=m.network_name,
+                            Monitor_DatasetName=(list(m.dataset_name) or [""])[0])
+            for m in proto.monitor
+        ]  # fmt: skip
+    if proto.executor:
+        settings["executors"] = [
+            cfg.Executor.new(Executor_Name=e.name, Executor_NetworkName=e.network_name,
+                             NumEvaluations=str(e.num_evaluations or 1),
+                             RepeatEvaluationType="0" if e.repeat_evaluation_type != "last"
+                             else "1", NeedBackPropagation="1" if e.need_back_propagation
+                             else "0")
+            for e in proto.executor
+        ]  # fmt: skip
+    return settings
+
+
+def _number(value: Any) -> str:
+    """A solver setting as NNC writes it: float32 values printed short (0.001, not 0.0010000...)."""
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(np.float32(value)) if isinstance(value, float) else str(value)
+
+
+def _optimizer(o: Any) -> cfg.Optimizer:
+    from engine.formats.nnabla.nnp_write import SOLVER_FIELDS  # noqa: PLC0415
+
+    solver = o.solver.type or "Adam"
+    keys: dict[str, str] = {
+        "Optimizer_Name": o.name, "Optimizer_NetworkName": o.network_name,
+        "Optimizer_DatasetName": (list(o.dataset_name) or [""])[0],
+        "UpdateInterval": str(o.update_interval or 1), "SolverName": solver,
+        "WeightDecay": repr(float(o.solver.weight_decay)),
+    }  # fmt: skip
+    defaults = cfg.SOLVERS.get(solver)
+    if defaults is None:
+        return cfg.Optimizer.new(**keys)
+    field = f"{solver.lower()}_param"
+    has = field in o.solver.DESCRIPTOR.fields_by_name and o.solver.HasField(field)
+    param = getattr(o.solver, field) if has else None
+    keys["SolverParameterNum"] = str(len(defaults))
+    for j, (name, default) in enumerate(defaults):
+        arg = SOLVER_FIELDS.get(name, name.lower())
+        value = default
+        if param is not None and arg in param.DESCRIPTOR.fields_by_name:
+            value = _number(getattr(param, arg))
+        keys[f"SolverParameterName_{j}"] = name
+        keys[f"SolverParameter_{j}"] = value
+    return cfg.Optimizer.new(**keys)

@@ -1,0 +1,106 @@
+"""NNC's result files in a job folder: ``result.ini`` and ``results.nnp`` (nnc-formats.md §3.3).
+
+:class:`ResultFiles` writes both when a run ends (finished or stopped), so tools that read NNC
+job folders read ours: ``result.ini`` holds the best epoch and validation error, the last
+errors, the epoch counts and the executor network's eight statistics; ``results.nnp`` is the
+model with the best parameters (the last ones when no epoch was monitored). A network nnabla's
+format cannot express (unrolled recurrent loops) gets no ``results.nnp``; the log says why.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from engine.runtime.job import Job, atomic_write_text
+
+__all__ = ["ResultFiles", "result_ini", "RESULT_INI", "RESULTS_NNP"]
+
+RESULT_INI = "result.ini"
+RESULTS_NNP = "results.nnp"
+logger = logging.getLogger(__name__)
+
+
+def _f32(value: float | None) -> str:
+    """NNC writes errors float32-rounded and printed in full (0.4 -> 0.4000000059604645)."""
+    return "" if value is None else repr(float(np.float32(value)))
+
+
+def _statistics(project: Any) -> dict[str, int]:
+    """The eight totals of the executor network (a derived Runtime counts as its base)."""
+    from engine.graph.derive import counted_as  # noqa: PLC0415
+    from engine.graph.infer import ProjectInference  # noqa: PLC0415
+    from engine.graph.statistics import network_statistics  # noqa: PLC0415
+
+    names = [e.network for e in project.executors] or list(project.network_names)[:1]
+    totals: dict[str, int] = {}
+    inference = ProjectInference(project, follow=False)
+    for name in dict.fromkeys(names):
+        base = counted_as(project, name) or name
+        if base not in project.network_names:
+            continue
+        for key, value in network_statistics(inference.network(base)).totals.items():
+            totals[key] = totals.get(key, 0) + int(value)
+    return totals
+
+
+def result_ini(project: Any, history: list[Any], max_epoch: int) -> str:
+    """The text of ``result.ini`` (the utility's key order, CRLF as NNC for Windows writes)."""
+    stats = _statistics(project)
+    last = history[-1] if history else None
+    monitored = [r for r in history if "valid_error" in r.monitors]
+    best = min(monitored, key=lambda r: r.monitors["valid_error"]) if monitored else None
+    train = next((r.monitors["train_error"] for r in reversed(history)
+                  if "train_error" in r.monitors), None)  # fmt: skip
+    valid = monitored[-1].monitors["valid_error"] if monitored else None
+    lines = [
+        "[result]",
+        f"cost_multiply_add={stats.get('CostMultiplyAdd', 0)}",
+        f"training={_f32(train)}",
+        f"validation={_f32(valid)}",
+        f"epoch={last.epoch if last else 0}",
+        f"max_epoch={max_epoch}",
+        f"best_epoch={best.epoch if best else ''}",
+        f"best_validation={_f32(best.monitors['valid_error']) if best else ''}",
+        "[statistics]",
+        *(f"{key}={value}" for key, value in stats.items()),
+    ]
+    return "\r\n".join(lines) + "\r\n"
+
+
+class ResultFiles:
+    """A trainer extension: ``result.ini`` and ``results.nnp`` at the end of a run."""
+
+    def __init__(self, job: Job) -> None:
+        self.job = job
+
+    def on_end(self, trainer: Any, status: str) -> None:
+        session = trainer.session
+        history = trainer.state.history
+        atomic_write_text(self.job.root / RESULT_INI,
+                          result_ini(session.project, history, session.plan.max_epoch),
+                          newline="")  # fmt: skip
+        self.write_nnp(session)
+
+    def write_nnp(self, session: Any) -> Path | None:
+        from engine.export.literals import ExportError  # noqa: PLC0415
+        from engine.formats.nnabla import project_nnp  # noqa: PLC0415
+        from engine.runtime.checkpoint import PARAMETERS, checkpoint_path  # noqa: PLC0415
+        from engine.runtime.program import ProgramError  # noqa: PLC0415
+
+        best = checkpoint_path(self.job.checkpoint_dir("best")) / PARAMETERS
+        if not best.is_file():
+            best = checkpoint_path(self.job.checkpoint_dir("last")) / PARAMETERS
+        try:
+            data = project_nnp(session.project, best if best.is_file() else None)
+        except (ExportError, ProgramError, ValueError) as exc:
+            logger.warning("no %s: %s", RESULTS_NNP, exc)
+            return None
+        path = self.job.root / RESULTS_NNP
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_bytes(data)
+        tmp.replace(path)
+        return path

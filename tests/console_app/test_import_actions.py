@@ -1,0 +1,64 @@
+"""File > Import... and File > Export > NNP..., driven through the menu actions.
+
+The file dialogs are the only thing replaced (they would block); the actions are triggered as
+a click on the menu item does.
+"""
+
+from __future__ import annotations
+
+import zipfile
+
+import onnx_builders
+import pytest
+from PySide6.QtWidgets import QFileDialog
+
+from console_app.import_actions import IMPORT_FILTER
+from engine.formats.model_import import parameters_path
+
+onnx = pytest.importorskip("onnx", reason="onnx not installed")
+
+
+def _action(menu, text):
+    return next(a for a in menu.actions() if a.text().replace("&", "") == text)
+
+
+def _file_menu(window):
+    return next(a.menu() for a in window.menuBar().actions() if a.text() == "&File")
+
+
+def test_import_an_onnx_model_from_the_file_menu(make_window, tmp_path, monkeypatch):
+    model = tmp_path / "resnet.onnx"
+    onnx.save(onnx_builders.resnet_block(), model)
+    target = tmp_path / "resnet.ncproj"
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(model), ""))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    window = make_window()
+    action = _action(_file_menu(window), "Import...")
+    for suffix in ("*.onnx", "*.nnp", "*.nntxt", "*.sdcproj"):
+        assert suffix in IMPORT_FILTER
+    action.trigger()
+    assert window.document.path == target
+    assert target.is_file() and parameters_path(target).is_file()
+    names = [layer.name for layer in window.document.project.network("Main").layers]
+    assert names[0] == "x" and "skip" in names and "bn1" in names
+
+
+def test_a_bad_model_is_reported_and_nothing_is_written(make_window, tmp_path, monkeypatch):
+    model = tmp_path / "bad.nnp"
+    model.write_bytes(b"PK\x03\x04 not really a zip")
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(model), ""))
+    window = make_window()
+    before = window.document.path
+    _action(_file_menu(window), "Import...").trigger()
+    assert window.last_error.startswith("Import: ") and "not an NNP archive" in window.last_error
+    assert window.document.path == before
+    assert sorted(p.name for p in tmp_path.iterdir() if p.suffix == ".ncproj") == []
+
+
+def test_export_nnp_from_the_menu(make_window, tmp_path, monkeypatch):
+    out = tmp_path / "lenet.nnp"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
+    window = make_window(str(onnx_builders.ROOT / "projects" / "lenet_digits.ncproj"))
+    _action(window.export_menu, "NNP...").trigger()
+    assert zipfile.ZipFile(out).namelist() == ["nnp_version.txt", "network.nntxt",
+                                               "parameter.protobuf"]  # fmt: skip

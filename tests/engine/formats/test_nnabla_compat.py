@@ -1,0 +1,119 @@
+"""The exported ``.nnp`` in the real nnabla: ``NnpLoader`` runs it and gives our outputs.
+
+Optional: nnabla 1.39 publishes wheels for Python 3.10 only, so the test runs nnabla in the
+interpreter named by ``NNABLA_PYTHON`` (``.ci/run`` sets one up where it can) and is skipped,
+saying so, when that variable is unset.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import textwrap
+
+import numpy as np
+import pytest
+from model_kit import PROJECTS, RECURRENT, outputs, randomized, sample_inputs, save
+from nnc_samples import LENET
+
+from engine.export import Source, export_nnp
+from engine.formats import load_project
+from engine.runtime.compiler import compile_network
+
+NNABLA = os.environ.get("NNABLA_PYTHON")
+pytestmark = pytest.mark.skipif(
+    not NNABLA, reason="NNABLA_PYTHON is unset (a Python 3.10 with nnabla 1.39 installed)"
+)
+
+RUNNER = textwrap.dedent("""
+    import json, sys
+    import numpy as np
+    from nnabla.utils.nnp_graph import NnpLoader
+    for case in json.load(open(sys.argv[1])):
+        x = np.load(case["x"])
+        net = NnpLoader(case["nnp"]).get_network(case["network"], batch_size=x.shape[0])
+        var = net.inputs[case["input"]]
+        var.d = x.reshape(var.shape)
+        out = net.outputs[case["output"]]
+        out.forward(clear_buffer=True)
+        np.save(case["y"], out.d)
+""")
+
+
+def test_nnabla_runs_our_nnp_files_like_the_engine(tmp_path):
+    cases, expected = [], {}
+    for path in [p for p in PROJECTS if p.stem not in RECURRENT] + [LENET]:
+        project = load_project(path)
+        network = project.executors[0].network
+        program = compile_network(project, network)
+        values = randomized(program)
+        source = Source(project, path.stem, network, save(values, tmp_path / "p.npz"), True)
+        nnp = export_nnp(source, tmp_path / f"{path.stem}.nnp")
+        x = sample_inputs(program)
+        (name, ref), = program.outputs  # fmt: skip
+        np.save(tmp_path / f"{path.stem}.x.npy", x[next(iter(x))])
+        expected[path.stem] = outputs(project, network, values, x)[0]
+        cases.append({"nnp": str(nnp), "network": network, "input": next(iter(x)),
+                      "output": str(ref[1]), "x": str(tmp_path / f"{path.stem}.x.npy"),
+                      "y": str(tmp_path / f"{path.stem}.y.npy")})  # fmt: skip
+    (tmp_path / "cases.json").write_text(json.dumps(cases))
+    (tmp_path / "run.py").write_text(RUNNER)
+    done = subprocess.run([NNABLA, str(tmp_path / "run.py"), str(tmp_path / "cases.json")],
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    for stem, value in expected.items():
+        got = np.load(tmp_path / f"{stem}.y.npy")
+        np.testing.assert_allclose(got.reshape(value.shape), value, atol=1e-4, rtol=1e-4,
+                                   err_msg=stem)  # fmt: skip
+
+
+WRITER = textwrap.dedent("""
+    import sys
+    import numpy as np
+    import nnabla as nn
+    import nnabla.functions as F
+    import nnabla.parametric_functions as PF
+    from nnabla.utils.save import save
+
+    rng = np.random.default_rng(0)
+    x = nn.Variable((2, 3, 12, 12))
+    with nn.parameter_scope("conv1"):
+        h = PF.convolution(x, 4, (3, 3), pad=(1, 1))
+    h = PF.batch_normalization(h, batch_stat=False, name="bn1")
+    h = F.max_pooling(F.relu(h), (2, 2))
+    with nn.parameter_scope("dw"):
+        h = PF.depthwise_convolution(h, (3, 3), pad=(1, 1))
+    h = F.leaky_relu(h, 0.2)
+    with nn.parameter_scope("fc"):
+        y = F.softmax(PF.affine(h, 5))
+    for name, p in nn.get_parameters(grad_only=False).items():
+        var = name.endswith("var")
+        p.d = rng.uniform(0.5, 2, p.shape) if var else rng.normal(0, 0.5, p.shape)
+    x.d = rng.normal(size=x.shape)
+    y.forward()
+    np.save(sys.argv[2], x.d)
+    np.save(sys.argv[3], y.d)
+    save(sys.argv[1], {"networks": [{"name": "net", "batch_size": 2, "outputs": {"y": y},
+                                     "names": {"x": x}}],
+                       "executors": [{"name": "runtime", "network": "net", "data": ["x"],
+                                      "output": ["y"]}]})
+""")
+
+
+def test_an_nnp_written_by_nnabla_imports_and_matches_nnabla(tmp_path):
+    """The other direction: nnabla's own writer (PF convolution, batch normalization,
+    depthwise convolution, affine) -> our import -> the engine gives nnabla's outputs."""
+    (tmp_path / "write.py").write_text(WRITER)
+    nnp, x, y = (tmp_path / n for n in ("model.nnp", "x.npy", "y.npy"))
+    done = subprocess.run([NNABLA, str(tmp_path / "write.py"), str(nnp), str(x), str(y)],
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    from engine.formats.model_import import read_model
+
+    imported = read_model(nnp)
+    layers = [layer.type for layer in imported.project.network("net").layers]
+    assert layers == ["Input", "Convolution", "BatchNormalization", "ReLU", "MaxPooling",
+                      "DepthwiseConvolution", "LeakyReLU", "Affine", "Softmax"]  # fmt: skip
+    got = outputs(imported.project, "net", imported.parameters, {"x": np.load(x)})[0]
+    np.testing.assert_allclose(got, np.load(y), atol=1e-4, rtol=1e-4)

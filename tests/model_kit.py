@@ -1,0 +1,52 @@
+"""Run a project's executor network on given inputs with given parameters (import tests)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+import engine.nn as nn
+from engine.core.autograd import Variable
+from engine.runtime.compiler import compile_network
+
+ROOT = Path(__file__).resolve().parents[1]
+PROJECTS = sorted((ROOT / "projects").glob("*.ncproj"))
+RECURRENT = {"elman_4or9", "elman_bit_majority", "gru_4or9", "lstm_4or9", "lstm_layer_digits"}
+
+
+def randomized(program, seed: int = 0) -> dict[str, np.ndarray]:
+    """Initial parameters with random normalization statistics (so they are really used)."""
+    rng = np.random.default_rng(seed)
+    with nn.parameter_scope("", {}):
+        nn.seed(seed)
+        values = {k: np.array(v.data) for k, v in program.create_parameters().items()}
+    for name, value in values.items():
+        if name.endswith(("/mean", "/beta", "/gamma")):
+            value[...] = rng.normal(0, 0.3, value.shape)
+        elif name.endswith("/var"):
+            value[...] = rng.uniform(0.5, 1.5, value.shape)
+    return values
+
+
+def outputs(project, network: str, values: dict, inputs: dict) -> list[np.ndarray]:
+    """The program's outputs, in order, under a private parameter scope and a fixed seed."""
+    program = compile_network(project, network)
+    with nn.parameter_scope("", {}):
+        for name, value in values.items():
+            nn.set_parameter(name, Variable(np.asarray(value, np.float32), need_grad=True))
+        params = program.create_parameters()
+        nn.seed(0)  # Dropout in a drawn runtime network draws the same masks on both sides
+        with nn.no_grad():
+            acts = program.forward(inputs, params)
+        return [np.array(program.output(acts, name).data) for name, _ in program.outputs]
+
+
+def sample_inputs(program, seed: int = 1, batch: int = 3) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return {v: rng.random((batch, *s)).astype(np.float32) for v, s in program.feeds.items()}
+
+
+def save(values: dict, path: Path) -> Path:
+    nn.save_parameters(path, {k: Variable(np.asarray(v)) for k, v in values.items()})
+    return path
