@@ -20,6 +20,7 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -27,6 +28,9 @@ import engine.nn as nn
 import engine.nn.functions as F
 import engine.nn.parametric as PF
 import engine.nn.solvers as S
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _cnn_nets  # noqa: E402 - beside this file
 
 BATCH = 64
 
@@ -130,21 +134,41 @@ def time_steps(step, steps: int) -> float:
     return statistics.median(times) * 1e3
 
 
-def run(name, build, torch_build, in_shape, steps, rounds) -> dict:
-    rng = np.random.default_rng(0)
-    x_np = rng.standard_normal((BATCH, *in_shape)).astype(np.float32)
-    t_np = rng.integers(0, 10, (BATCH, 1))
-    nn.seed(0)
-    ours, params = ours_step_fn(build, x_np, t_np)
-    theirs = None
+def _torch():
     try:
         import torch  # noqa: PLC0415 - optional reference
     except ImportError:
-        torch = None
-    if torch is not None:
-        module = torch_build(torch)
-        copy_weights_to_torch(torch, params, module)
-        theirs = torch_step_fn(torch, module, x_np, t_np)
+        return None
+    return torch
+
+
+def make_mlp_like(build, torch_build, torch, x_np, t_np):
+    """``(ours, theirs)`` step functions of a network given as an ``nn`` builder and a torch
+    ``Sequential`` with the same layers (weights copied from ours)."""
+    nn.seed(0)
+    ours, params = ours_step_fn(build, x_np, t_np)
+    if torch is None:
+        return ours, None
+    module = torch_build(torch)
+    copy_weights_to_torch(torch, params, module)
+    return ours, torch_step_fn(torch, module, x_np, t_np)
+
+
+def make_steps(name: str, torch):
+    """The two step functions of the network called ``name`` on its benchmark batch."""
+    in_shape, batch, *spec = NETWORKS[name]
+    rng = np.random.default_rng(0)
+    x_np = rng.standard_normal((batch, *in_shape)).astype(np.float32)
+    t_np = rng.integers(0, 10, (batch, 1))
+    if len(spec) == 2:
+        return make_mlp_like(*spec, torch, x_np, t_np)
+    nn.seed(0)
+    return _cnn_nets.ours_and_torch(spec[0], torch, x_np, t_np, ours_step_fn, torch_step_fn)
+
+
+def run(name, steps, rounds) -> dict:
+    ours, theirs = make_steps(name, _torch())
+    if theirs is not None:
         # Same weights, same batch: the losses of the first steps must agree, which checks the
         # forward pass and (from the second step on) the gradients and the Adam update.
         for _ in range(3):
@@ -156,13 +180,14 @@ def run(name, build, torch_build, in_shape, steps, rounds) -> dict:
         if theirs is not None:
             best_theirs.append(time_steps(theirs, steps))
     result = {"name": name, "ours_ms": statistics.median(best_ours)}
-    line = f"{name:<24} NeuroCanvas {result['ours_ms']:7.2f} ms"
+    line = f"{name:<28} NeuroCanvas {result['ours_ms']:7.2f} ms"
     if theirs is not None:
         # The machine's speed drifts between rounds (a shared host): the ratio of each round's
         # pair, measured back to back, is steadier than the ratio of two separate minima.
         ratios = sorted(o / t for o, t in zip(best_ours, best_theirs, strict=True))
         result["torch_ms"] = statistics.median(best_theirs)
         result["ratio"] = statistics.median(ratios)
+        result["ratios"] = ratios
         line += (
             f"   PyTorch {result['torch_ms']:7.2f} ms   ratio {result['ratio']:.2f}x"
             f" (rounds {ratios[0]:.2f}-{ratios[-1]:.2f})"
@@ -171,35 +196,30 @@ def run(name, build, torch_build, in_shape, steps, rounds) -> dict:
     return result
 
 
+# name: (input shape, batch, ours builder + torch Sequential | a network of _cnn_nets)
 NETWORKS = {
-    "LeNet (batch 64)": (lenet, torch_lenet),
-    "MLP 784-1000-1000-10": (mlp, torch_mlp),
+    "LeNet (batch 64)": ((1, 28, 28), BATCH, lenet, torch_lenet),
+    "MLP 784-1000-1000-10": ((1, 28, 28), BATCH, mlp, torch_mlp),
+    "ResNet-style (batch 32)": ((3, 32, 32), 32, _cnn_nets.resnet),
+    "MobileNet-style (batch 32)": ((3, 32, 32), 32, _cnn_nets.mobilenet),
 }
 
 
 def _alone(framework: str, name: str, steps: int) -> float:
     """One framework's median step time in this process (used by ``--separate``)."""
-    rng = np.random.default_rng(0)
-    x_np = rng.standard_normal((BATCH, 1, 28, 28)).astype(np.float32)
-    t_np = rng.integers(0, 10, (BATCH, 1))
-    build, torch_build = NETWORKS[name]
-    if framework == "ours":
-        step, _ = ours_step_fn(build, x_np, t_np)
-    else:
-        import torch  # noqa: PLC0415
-
-        step = torch_step_fn(torch, torch_build(torch), x_np, t_np)
-    return time_steps(step, steps)
+    ours, theirs = make_steps(name, _torch() if framework == "torch" else None)
+    return time_steps(ours if framework == "ours" else theirs, steps)
 
 
-def run_separate(name: str, steps: int, rounds: int) -> dict:
+def run_separate(name: str, steps: int, rounds: int, threads: int | None) -> dict:
     """Each framework in its own process, alternately: no thread pool of one spins on the cores
     while the other computes (both keep two threads busy for a while after their last call)."""
     times: dict[str, list[float]] = {"ours": [], "torch": []}
     for _ in range(rounds):
         for framework in times:
             out = subprocess.run(
-                [sys.executable, __file__, "--alone", framework, name, "--steps", str(steps)],
+                [sys.executable, __file__, "--alone", framework, name, "--steps", str(steps)]
+                + (["--threads", str(threads)] if threads else []),
                 capture_output=True, text=True, check=True,
             )  # fmt: skip
             times[framework].append(float(out.stdout.split()[-1]))
@@ -210,10 +230,25 @@ def run_separate(name: str, steps: int, rounds: int) -> dict:
         "torch_ms": statistics.median(times["torch"]),
         "ratio": statistics.median(ratios),
     }
-    print(f"{name:<24} NeuroCanvas {result['ours_ms']:7.2f} ms   PyTorch {result['torch_ms']:7.2f}"
+    print(f"{name:<28} NeuroCanvas {result['ours_ms']:7.2f} ms   PyTorch {result['torch_ms']:7.2f}"
           f" ms   ratio {result['ratio']:.2f}x (rounds {ratios[0]:.2f}-{ratios[-1]:.2f}),"
           " separate processes", flush=True)  # fmt: skip
     return result
+
+
+def _limit_threads(n: int) -> None:
+    """Both frameworks on ``n`` threads: NumPy's BLAS via threadpoolctl, PyTorch's intra-op
+    pool. On a loaded host a two-thread GEMM often waits for a descheduled partner thread (up
+    to 10x slower than one thread), so one thread each compares the kernels, not the scheduler."""
+    from threadpoolctl import threadpool_limits  # noqa: PLC0415
+
+    _state["limits"] = threadpool_limits(n)
+    torch = _torch()
+    if torch is not None:
+        torch.set_num_threads(n)
+
+
+_state: dict = {}
 
 
 def main(argv=None) -> list[dict]:
@@ -225,17 +260,23 @@ def main(argv=None) -> list[dict]:
     parser.add_argument(
         "--alone", nargs=2, metavar=("FRAMEWORK", "NETWORK"), help=argparse.SUPPRESS
     )
+    parser.add_argument(
+        "--only", nargs="+", metavar="WORD", help="only the networks whose names hold a WORD"
+    )
+    parser.add_argument(
+        "--threads", type=int, help="BLAS/OpenMP threads of both frameworks (default: theirs)"
+    )
     args = parser.parse_args(argv)
+    names = [n for n in NETWORKS if not args.only or any(w in n for w in args.only)]
     nn.set_device("cpu")
+    if args.threads:
+        _limit_threads(args.threads)
     if args.alone:
         print(f"{_alone(args.alone[0], args.alone[1], args.steps):.4f}")
         return []
     if args.separate:
-        return [run_separate(name, args.steps, args.rounds) for name in NETWORKS]
-    return [
-        run(name, build, torch_build, (1, 28, 28), args.steps, args.rounds)
-        for name, (build, torch_build) in NETWORKS.items()
-    ]
+        return [run_separate(name, args.steps, args.rounds, args.threads) for name in names]
+    return [run(name, args.steps, args.rounds) for name in names]
 
 
 if __name__ == "__main__":
