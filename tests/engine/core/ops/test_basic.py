@@ -216,6 +216,36 @@ def test_depthwise_convolution_is_grouped_convolution():
     )
 
 
+@pytest.mark.parametrize(
+    "n, kw",
+    [
+        (2, {"pad": (1, 0), "stride": (2, 1), "dilation": (1, 2)}),
+        (9, {"pad": (1, 1), "stride": (2, 2)}),  # n >= 8: batch-innermost columns
+        (3, {"pad": (0, 2), "dilation": (2, 1)}),
+    ],
+    ids=["stride-pad-dilation", "batch-last", "dilation"],
+)
+def test_depthwise_multiplier_1_input_gradient_fast_path(n, kw):
+    """One output map per group: the input gradient is a broadcast product, not C tiny GEMMs."""
+    x, w, b = randn(n, 3, 5, 4), randn(3, 3, 2), randn(3)
+
+    def ref(x, w, b):
+        return ref_conv(x, w.reshape(3, 1, 3, 2), b, group=3, **kw)
+
+    check_function(F.depthwise_convolution, [x, w, b], kwargs=kw, reference=ref)
+
+
+def test_grouped_channel_last_convolution_with_one_map_per_group():
+    x, w = randn(2, 5, 4, 4), randn(4, 2, 3, 1)  # channel_last: x (N, H, W, C), w (O, *k, C/g)
+    kw = {"pad": (1, 1), "stride": (2, 1), "group": 4}
+
+    def ref(x, w):
+        y = ref_conv(np.moveaxis(x, -1, 1), np.moveaxis(w, -1, 1), **kw)
+        return np.moveaxis(y, 1, -1)
+
+    check_function(F.convolution, [x, w], kwargs={"channel_last": True, **kw}, reference=ref)
+
+
 # ----------------------------------------------------------------------------- deconvolution
 @pytest.mark.parametrize(
     "xs, ws, kw",

@@ -48,6 +48,33 @@ def test_batch_normalization_training_gradient_includes_batch_statistics(shape, 
     )
 
 
+@pytest.mark.parametrize("axes", [(1,), (3,), (1, 2)], ids=["channels", "channel-last", "two"])
+def test_batch_normalization_same_result_in_every_memory_layout(axes):
+    """Statistics are computed on a (kept, reduced) matrix that is a free view for a
+    convolution's channels-major output and a copy otherwise: both give the same numbers."""
+    x = RNG.standard_normal((9, 4, 3, 5)) * 3 + 2
+    pshape = _keep_shape(x.shape, axes)
+    beta, gamma = RNG.standard_normal(pshape), RNG.uniform(0.5, 1.5, pshape)
+    gy = RNG.standard_normal(x.shape)
+    layouts = {
+        "contiguous": x.copy(),
+        "channels-major": np.moveaxis(np.ascontiguousarray(np.moveaxis(x, 0, -1)), -1, 0),
+        "reversed": np.asfortranarray(x),
+    }
+    results = {}
+    for name, data in layouts.items():
+        assert np.array_equal(data, x)
+        xv, bv, gv = Variable(data), Variable(beta), Variable(gamma)
+        y = N.batch_normalization(xv, bv, gv, None, None, axes=list(axes))
+        y.backward(gy)
+        results[name] = (y.d, xv.g, bv.g, gv.g)
+    expected = _normalize(x, axes, 1e-5)[0] * gamma + beta
+    np.testing.assert_allclose(results["contiguous"][0], expected, rtol=1e-10, atol=1e-10)
+    for name in ("channels-major", "reversed"):
+        for got, want in zip(results[name], results["contiguous"], strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+
+
 def test_batch_normalization_output_stat_gradients_flow_through_mean_and_variance():
     x, beta, gamma, mean, var = _bn_case((3, 5, 3), (1,))
 
