@@ -117,8 +117,11 @@ def test_convolution_hand_computed_values():
         ((2, 3, 7), (2, 3, 3), {"pad": (1,), "stride": (2,), "dilation": (2,)}),
         ((1, 2, 4, 5, 3), (3, 2, 2, 3, 2), {"pad": (1, 0, 1), "stride": (1, 2, 1)}),
         ((1, 6, 5, 4), (3, 2, 3, 1), {"group": 3, "stride": (2, 3)}),
+        ((9, 3, 4, 5), (4, 3, 1, 1), {}),  # pointwise: col2im is a reshape (batch-last)
+        ((2, 4, 4, 5), (6, 2, 1, 1), {"group": 2}),
+        ((9, 3, 5, 5), (4, 3, 1, 1), {"stride": (2, 2)}),  # projection shortcut
     ],
-    ids=["2d-asymmetric", "groups", "1d", "3d", "groups-stride"],
+    ids=["2d-asymmetric", "groups", "1d", "3d", "groups-stride", "1x1", "1x1-groups", "1x1-s2"],
 )
 def test_convolution_against_loop_reference(xs, ws, kw):
     x, w, b = randn(*xs), randn(*ws), randn(ws[0])
@@ -256,8 +259,9 @@ def test_grouped_channel_last_convolution_with_one_map_per_group():
         ((2, 2, 4), (2, 3, 3), {"stride": (3,), "dilation": (2,), "output_padding": (1,)}),
         ((1, 2, 2, 3, 2), (2, 2, 2, 2, 3), {"stride": (2, 1, 2), "pad": (0, 1, 1)}),
         ((2, 2, 3), (2, 2, 2), {"dilation": (3,), "output_padding": (2,)}),
+        ((9, 3, 3, 4), (3, 2, 1, 1), {}),  # pointwise: col2im is a reshape
     ],
-    ids=["2d", "output-padding", "groups", "1d", "3d", "output-padding-below-dilation"],
+    ids=["2d", "output-padding", "groups", "1d", "3d", "output-padding-below-dilation", "1x1"],
 )
 def test_deconvolution_against_loop_reference(xs, ws, kw):
     x, w = randn(*xs), randn(*ws)
