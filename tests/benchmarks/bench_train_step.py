@@ -1,14 +1,19 @@
-"""Benchmark: one training step (forward, backward, Adam update) at batch 64 on the CPU.
+"""Benchmark: one training step (forward, backward, Adam update) on the CPU against PyTorch.
 
 Networks: NNC's LeNet sample (image_recognition/MNIST/LeNet.sdcproj: conv 16@7x7, max-pool 2,
 tanh, conv 30@3x3, max-pool 2, tanh, affine 150, tanh, affine 10, softmax cross-entropy) and a
-784-1000-1000-10 MLP (ReLU). Each is timed in NeuroCanvas and, when PyTorch is installed, in
-PyTorch in the same process with the same initial weights; the ratio ours / PyTorch is printed.
+784-1000-1000-10 MLP (ReLU), batch 64; the ResNet- and MobileNet-style networks of issue 14
+(``_cnn_nets.py``), batch 32 of 3x32x32. Each is timed in NeuroCanvas and, when PyTorch is
+installed, in PyTorch in the same process with the same initial weights; the losses of the first
+steps must agree; the ratio ours / PyTorch is printed.
 
-    python tests/benchmarks/bench_train_step.py [--steps 30] [--rounds 7] [--separate]
+    python tests/benchmarks/bench_train_step.py [--steps 30] [--rounds 7] [--only WORD...]
+        [--threads N] [--separate | --memory]
 
 ``--separate`` times each framework in its own process instead (alternating), which removes the
-interference of one framework's idle-spinning threads with the other's.
+interference of one framework's idle-spinning threads with the other's. ``--threads 1`` runs
+both frameworks on one thread (see :func:`_limit_threads`). ``--memory`` reports the peak RSS
+of a few steps of each framework alone in a fresh process.
 
 Timings are reported, never asserted (tests never assert wall-clock times).
 """
@@ -211,6 +216,44 @@ def _alone(framework: str, name: str, steps: int) -> float:
     return time_steps(ours if framework == "ours" else theirs, steps)
 
 
+def _rss_mib() -> tuple[float, float]:
+    """(current, peak) resident memory of this process in MiB (Linux)."""
+    import resource  # noqa: PLC0415 - POSIX only
+
+    with open("/proc/self/statm") as f:
+        current = int(f.read().split()[1]) * resource.getpagesize() / 2**20
+    return current, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _alone_memory(framework: str, name: str, steps: int) -> str:
+    """``peak-MiB growth-MiB``: this process's peak RSS after ``steps`` steps, and its growth
+    over the RSS once the libraries were imported (parameters, batch, activations, gradients,
+    optimizer state and allocator caches: what the training itself costs)."""
+    torch = _torch() if framework == "torch" else None
+    before, _ = _rss_mib()
+    ours, theirs = make_steps(name, torch)
+    step = ours if framework == "ours" else theirs
+    for _ in range(steps):
+        step()
+    _, peak = _rss_mib()
+    return f"{peak:.1f} {peak - before:.1f}"
+
+
+def run_memory(name: str) -> dict:
+    """Peak RSS of a few training steps, each framework alone in a fresh process."""
+    out = {}
+    for framework in ("ours", "torch"):
+        proc = subprocess.run(
+            [sys.executable, __file__, "--alone", framework, name, "--steps", "3", "--memory"],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        out[framework] = [float(v) for v in proc.stdout.split()[-2:]]
+    print(f"{name:<28} peak RSS NeuroCanvas {out['ours'][0]:6.0f} MiB (+{out['ours'][1]:.0f} for "
+          f"training)   PyTorch {out['torch'][0]:6.0f} MiB (+{out['torch'][1]:.0f} for training)",
+          flush=True)  # fmt: skip
+    return {"name": name, "ours_mib": out["ours"], "torch_mib": out["torch"]}
+
+
 def run_separate(name: str, steps: int, rounds: int, threads: int | None) -> dict:
     """Each framework in its own process, alternately: no thread pool of one spins on the cores
     while the other computes (both keep two threads busy for a while after their last call)."""
@@ -266,14 +309,22 @@ def main(argv=None) -> list[dict]:
     parser.add_argument(
         "--threads", type=int, help="BLAS/OpenMP threads of both frameworks (default: theirs)"
     )
+    parser.add_argument(
+        "--memory", action="store_true", help="peak RSS of each framework in its own process"
+    )
     args = parser.parse_args(argv)
     names = [n for n in NETWORKS if not args.only or any(w in n for w in args.only)]
     nn.set_device("cpu")
     if args.threads:
         _limit_threads(args.threads)
+    if args.alone and args.memory:
+        print(_alone_memory(args.alone[0], args.alone[1], args.steps))
+        return []
     if args.alone:
         print(f"{_alone(args.alone[0], args.alone[1], args.steps):.4f}")
         return []
+    if args.memory:
+        return [run_memory(name) for name in names]
     if args.separate:
         return [run_separate(name, args.steps, args.rounds, args.threads) for name in names]
     return [run(name, args.steps, args.rounds) for name in names]
