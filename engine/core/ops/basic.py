@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from engine.core.autograd import Function, Variable
 from engine.core.backend import get_array_module, matmul, scatter_add
+from engine.core.ops import _depthwise
 from engine.core.ops._im2col import (
     as_int_tuple,
     channel_matrix,
+    channels_major_contiguous,
     col2im,
     conv_out_size,
     deconv_out_size,
     from_channels_major,
     im2col,
+    pad_axes,
     prefer_batch_last,
     prod,
 )
@@ -253,7 +256,13 @@ class Convolution(Function):
         self.wmat = w4.reshape(maps, ck) if g == 1 else w4.reshape(g, maps // g, ck // g)
         self.slices = _batch_slices(n, ck * prod(out) * x4.dtype.itemsize)
         self.colmat = None
-        if len(self.slices) == 1:
+        self.direct = _depthwise.applies(x4, maps, g, geo.nk, bl)
+        if self.direct:  # one map per group: a direct kernel, no columns
+            xc = channels_major_contiguous(x4, True)
+            self.xpad = pad_axes(xc, (1, 2), geo.pad, geo.pad) if any(geo.pad) else xc
+            self.wk = w4.reshape((maps,) + geo.kernel)
+            y = _depthwise.forward(self.xpad, self.wk, geo.stride, geo.dilation, out)
+        elif len(self.slices) == 1:
             colmat = self._columns(x4)
             y = matmul(self.wmat, colmat).reshape(maps, -1)
             if self.needs_input_grad[1] and colmat.nbytes <= SAVE_COLUMNS_BYTES:
@@ -283,6 +292,8 @@ class Convolution(Function):
         xp = get_array_module(gy)
         geo, need, bl = self.geo, self.needs_input_grad, self.bl
         g4 = geo.from_user(gy)
+        if self.direct:
+            return self._direct_backward(g4)
         n, c = self.x4.shape[:2]
         groups = geo.group
         gx = gw = gb = None
@@ -315,6 +326,28 @@ class Convolution(Function):
         if self.b_shape is None:
             return gx, gw
         return gx, gw, (None if gb is None else gb.reshape(self.b_shape))
+
+    def _direct_backward(self, g4):
+        """Gradients through the direct depthwise kernel (see :mod:`._depthwise`)."""
+        geo, need = self.geo, self.needs_input_grad
+        gyc = channels_major_contiguous(g4, True)
+        gxp, gw = _depthwise.backward(
+            self.xpad, self.wk, gyc, geo.stride, geo.dilation, need[0], need[1]
+        )
+        gx = gb = None
+        if gxp is not None:
+            window = tuple(slice(p, p + s) for p, s in zip(geo.pad, self.x4.shape[2:], strict=True))
+            gx = geo.to_user(from_channels_major(gxp[(slice(None),) + window], True))
+        if gw is not None:
+            gw = gw.reshape(geo.w.shape)
+            if geo.channel_last and self.multiplier is None:
+                gw = get_array_module(gw).moveaxis(gw, 1, -1)
+            gw = gw.reshape(self.w_shape)
+        if self.b_shape is None:
+            return gx, gw
+        if need[2]:
+            gb = gyc.sum(axis=(1, 2, 3)).reshape(self.b_shape)
+        return gx, gw, gb
 
 
 class Deconvolution(Function):

@@ -499,3 +499,53 @@ def test_convolution_steps_reuse_memory_instead_of_page_faulting():
     for _ in range(5):
         step()
     assert (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 5 < 100
+
+
+# ------------------------------------------------------------ direct depthwise kernel (numba)
+@pytest.mark.parametrize(
+    "n, xs, kw",
+    [
+        (9, (3, 6, 5), {"pad": (1, 0), "stride": (2, 1), "dilation": (1, 2)}),
+        (3, (4, 5, 5), {"pad": (2, 1), "dilation": (2, 1)}),  # stride 1: batch-last at n = 3
+        (16, (2, 7, 4), {"pad": (1, 1), "stride": (3, 2)}),
+    ],
+    ids=["stride-pad-dilation", "small-batch", "stride-3"],
+)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_direct_depthwise_kernel_matches_generic_path(monkeypatch, n, xs, kw, dtype):
+    pytest.importorskip("numba", reason="the direct depthwise kernel needs numba")
+    from engine.core.ops import _depthwise
+
+    c = xs[0]
+    x, w, b = randn(n, *xs).astype(dtype), randn(c, 3, 2).astype(dtype), randn(c).astype(dtype)
+    calls = []
+    direct_forward = _depthwise.forward
+    monkeypatch.setattr(_depthwise, "forward", lambda *a: calls.append(1) or direct_forward(*a))
+    results = []
+    for enabled in (True, False):
+        monkeypatch.setattr(_depthwise, "ENABLED", enabled)
+        xv, wv, bv = Variable(x), Variable(w), Variable(b)
+        y = F.depthwise_convolution(xv, wv, bv, **kw)
+        y.backward(np.cos(np.arange(y.size)).reshape(y.shape).astype(dtype))
+        results.append((y.d, xv.g, wv.g, bv.g))
+    assert calls == [1]  # the first pass took the direct kernel, the second the generic path
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    for got, want in zip(*results, strict=True):
+        assert got.dtype == want.dtype == dtype
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+def test_direct_kernel_serves_channel_last_grouped_convolution_too(monkeypatch):
+    pytest.importorskip("numba", reason="the direct depthwise kernel needs numba")
+    from engine.core.ops import _depthwise
+
+    x, w = randn(8, 5, 4, 3), randn(3, 3, 3, 1)  # (N, H, W, C), w (O, *k, C/g) with g = C = O
+    results = []
+    for enabled in (True, False):
+        monkeypatch.setattr(_depthwise, "ENABLED", enabled)
+        xv, wv = Variable(x), Variable(w)
+        y = F.convolution(xv, wv, pad=(1, 1), group=3, channel_last=True)
+        y.backward(np.sin(np.arange(y.size)).reshape(y.shape))
+        results.append((y.d, xv.g, wv.g))
+    for got, want in zip(*results, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
