@@ -20,20 +20,18 @@ from typing import Any
 
 import numpy as np
 
+from engine.core.ops import _jit
+
 _kernels: dict[str, Any] = {}
 
 
 def _compile() -> dict[str, Any] | None:
-    """The compiled kernels, or None when numba is missing (compiled once, cached on disk)."""
+    """The compiled kernels, or None without numba (compiled once, cached on disk)."""
+    numba = _jit.numba()
+    if numba is None:
+        return None
     if "forward" in _kernels:
         return _kernels
-    if _kernels.get("missing"):
-        return None
-    try:
-        import numba  # noqa: PLC0415 - optional, and slow to import: only when first needed
-    except ImportError:
-        _kernels["missing"] = True
-        return None
 
     @numba.njit(cache=True, nogil=True)
     def forward(xp, w, sh, sw, dh, dw, y):  # pragma: no cover - compiled
@@ -85,14 +83,10 @@ def _compile() -> dict[str, Any] | None:
     return _kernels
 
 
-ENABLED = True  # tests switch the fast path off to compare with the generic one
-
-
 def applies(x4: Any, maps: int, group: int, nk: int, batch_last: bool) -> bool:
     """Whether the direct kernel serves this convolution (and numba is there)."""
     return (
-        ENABLED
-        and type(x4) is np.ndarray
+        type(x4) is np.ndarray
         and x4.dtype in (np.float32, np.float64)
         and nk == 2
         and batch_last

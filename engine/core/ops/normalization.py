@@ -26,6 +26,7 @@ from typing import Any
 
 from engine.core.autograd import Function, Variable, as_variable
 from engine.core.backend import get_array_module, matmul
+from engine.core.ops import _batchnorm_cpu
 from engine.core.ops.arithmetic import add2, mul2
 
 __all__ = [
@@ -111,6 +112,14 @@ class BatchNormalization(Function):
         x2 = self._rows(x)
         k = x2.shape[0]
         self.n = x2.shape[1]
+        self.fast = _batchnorm_cpu.applies(x2, self.batch_stat, self.output_stat)
+        self.gamma = None if gamma is None else gamma.reshape(k, 1)
+        if self.fast:  # compiled loops, same numbers (see _batchnorm_cpu)
+            y, m, v, self.inv_std, self.stats = _batchnorm_cpu.forward(x2, gamma, beta, self.eps)
+            self.x2 = x2
+            if rmean is not None:
+                self._update_running(rmean, rvar, m, v)
+            return self._unrows(y)
         if self.batch_stat:
             m = x2.mean(axis=1, keepdims=True)
             self.c = c = x2 - m  # kept (not x-hat): both gradients are row scalars times c
@@ -122,7 +131,6 @@ class BatchNormalization(Function):
             v = rvar.reshape(k, 1).astype(x.dtype, copy=False)
             self.c = c = x2 - m
         self.inv_std = 1 / xp.sqrt(v + x.dtype.type(self.eps))
-        self.gamma = None if gamma is None else gamma.reshape(k, 1)
         scale = self.inv_std if gamma is None else self.inv_std * self.gamma
         y = c * scale
         if beta is not None:
@@ -150,7 +158,11 @@ class BatchNormalization(Function):
         xp = get_array_module(gy)
         need = self.needs_input_grad
         has_beta, has_gamma, has_stats = self.has
-        g2, c, inv_std = self._rows(gy), self.c, self.inv_std
+        g2, inv_std = self._rows(gy), self.inv_std
+        if self.fast:
+            gx, s1, s2 = _batchnorm_cpu.backward(self.x2, g2, self.stats, self.gamma, need[0])
+            return self._grads(None if gx is None else self._unrows(gx), s1, s2)
+        c = self.c
         scale = inv_std if self.gamma is None else inv_std * self.gamma
         # Row sums of gy and gy * c are the beta and gamma gradients and all gx needs besides.
         s1 = g2.sum(axis=1, keepdims=True) if (need[0] and self.batch_stat) or has_beta else None
@@ -168,12 +180,18 @@ class BatchNormalization(Function):
             gx = self._unrows(gx)
         elif need[0]:
             gx = self._unrows(g2 * scale)
+        return self._grads(gx, s1, s2)
+
+    def _grads(self, gx, s1, s2) -> tuple:
+        """The gradient tuple from gx and the row sums of gy and gy * (x - mean)."""
+        need = self.needs_input_grad
+        has_beta, has_gamma, has_stats = self.has
         grads = [gx]
         if has_beta:
             grads.append(s1.reshape(self.shapes[0]) if need[1] else None)
         if has_gamma:
             i = 1 + has_beta
-            grads.append((s2 * inv_std).reshape(self.shapes[1]) if need[i] else None)
+            grads.append((s2 * self.inv_std).reshape(self.shapes[1]) if need[i] else None)
         if has_stats:  # running statistics get no gradient (nnabla)
             grads += [None, None]
         return tuple(grads)

@@ -514,7 +514,7 @@ def test_convolution_steps_reuse_memory_instead_of_page_faulting():
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_direct_depthwise_kernel_matches_generic_path(monkeypatch, n, xs, kw, dtype):
     pytest.importorskip("numba", reason="the direct depthwise kernel needs numba")
-    from engine.core.ops import _depthwise
+    from engine.core.ops import _depthwise, _jit
 
     c = xs[0]
     x, w, b = randn(n, *xs).astype(dtype), randn(c, 3, 2).astype(dtype), randn(c).astype(dtype)
@@ -523,7 +523,7 @@ def test_direct_depthwise_kernel_matches_generic_path(monkeypatch, n, xs, kw, dt
     monkeypatch.setattr(_depthwise, "forward", lambda *a: calls.append(1) or direct_forward(*a))
     results = []
     for enabled in (True, False):
-        monkeypatch.setattr(_depthwise, "ENABLED", enabled)
+        monkeypatch.setattr(_jit, "ENABLED", enabled)
         xv, wv, bv = Variable(x), Variable(w), Variable(b)
         y = F.depthwise_convolution(xv, wv, bv, **kw)
         y.backward(np.cos(np.arange(y.size)).reshape(y.shape).astype(dtype))
@@ -537,12 +537,12 @@ def test_direct_depthwise_kernel_matches_generic_path(monkeypatch, n, xs, kw, dt
 
 def test_direct_kernel_serves_channel_last_grouped_convolution_too(monkeypatch):
     pytest.importorskip("numba", reason="the direct depthwise kernel needs numba")
-    from engine.core.ops import _depthwise
+    from engine.core.ops import _jit
 
     x, w = randn(8, 5, 4, 3), randn(3, 3, 3, 1)  # (N, H, W, C), w (O, *k, C/g) with g = C = O
     results = []
     for enabled in (True, False):
-        monkeypatch.setattr(_depthwise, "ENABLED", enabled)
+        monkeypatch.setattr(_jit, "ENABLED", enabled)
         xv, wv = Variable(x), Variable(w)
         y = F.convolution(xv, wv, pad=(1, 1), group=3, channel_last=True)
         y.backward(np.sin(np.arange(y.size)).reshape(y.shape))
