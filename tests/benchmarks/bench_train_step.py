@@ -1,14 +1,19 @@
-"""Benchmark: one training step (forward, backward, Adam update) at batch 64 on the CPU.
+"""Benchmark: one training step (forward, backward, Adam update) on the CPU against PyTorch.
 
 Networks: NNC's LeNet sample (image_recognition/MNIST/LeNet.sdcproj: conv 16@7x7, max-pool 2,
 tanh, conv 30@3x3, max-pool 2, tanh, affine 150, tanh, affine 10, softmax cross-entropy) and a
-784-1000-1000-10 MLP (ReLU). Each is timed in NeuroCanvas and, when PyTorch is installed, in
-PyTorch in the same process with the same initial weights; the ratio ours / PyTorch is printed.
+784-1000-1000-10 MLP (ReLU), batch 64; the ResNet- and MobileNet-style networks of issue 14
+(``_cnn_nets.py``), batch 32 of 3x32x32. Each is timed in NeuroCanvas and, when PyTorch is
+installed, in PyTorch in the same process with the same initial weights; the losses of the first
+steps must agree; the ratio ours / PyTorch is printed.
 
-    python tests/benchmarks/bench_train_step.py [--steps 30] [--rounds 7] [--separate]
+    python tests/benchmarks/bench_train_step.py [--steps 30] [--rounds 7] [--only WORD...]
+        [--threads N] [--separate | --memory]
 
 ``--separate`` times each framework in its own process instead (alternating), which removes the
-interference of one framework's idle-spinning threads with the other's.
+interference of one framework's idle-spinning threads with the other's. ``--threads 1`` runs
+both frameworks on one thread (see :func:`_limit_threads`). ``--memory`` reports the peak RSS
+of a few steps of each framework alone in a fresh process.
 
 Timings are reported, never asserted (tests never assert wall-clock times).
 """
@@ -20,6 +25,7 @@ import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -27,6 +33,9 @@ import engine.nn as nn
 import engine.nn.functions as F
 import engine.nn.parametric as PF
 import engine.nn.solvers as S
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import _cnn_nets  # noqa: E402 - beside this file
 
 BATCH = 64
 
@@ -130,21 +139,41 @@ def time_steps(step, steps: int) -> float:
     return statistics.median(times) * 1e3
 
 
-def run(name, build, torch_build, in_shape, steps, rounds) -> dict:
-    rng = np.random.default_rng(0)
-    x_np = rng.standard_normal((BATCH, *in_shape)).astype(np.float32)
-    t_np = rng.integers(0, 10, (BATCH, 1))
-    nn.seed(0)
-    ours, params = ours_step_fn(build, x_np, t_np)
-    theirs = None
+def _torch():
     try:
         import torch  # noqa: PLC0415 - optional reference
     except ImportError:
-        torch = None
-    if torch is not None:
-        module = torch_build(torch)
-        copy_weights_to_torch(torch, params, module)
-        theirs = torch_step_fn(torch, module, x_np, t_np)
+        return None
+    return torch
+
+
+def make_mlp_like(build, torch_build, torch, x_np, t_np):
+    """``(ours, theirs)`` step functions of a network given as an ``nn`` builder and a torch
+    ``Sequential`` with the same layers (weights copied from ours)."""
+    nn.seed(0)
+    ours, params = ours_step_fn(build, x_np, t_np)
+    if torch is None:
+        return ours, None
+    module = torch_build(torch)
+    copy_weights_to_torch(torch, params, module)
+    return ours, torch_step_fn(torch, module, x_np, t_np)
+
+
+def make_steps(name: str, torch):
+    """The two step functions of the network called ``name`` on its benchmark batch."""
+    in_shape, batch, *spec = NETWORKS[name]
+    rng = np.random.default_rng(0)
+    x_np = rng.standard_normal((batch, *in_shape)).astype(np.float32)
+    t_np = rng.integers(0, 10, (batch, 1))
+    if len(spec) == 2:
+        return make_mlp_like(*spec, torch, x_np, t_np)
+    nn.seed(0)
+    return _cnn_nets.ours_and_torch(spec[0], torch, x_np, t_np, ours_step_fn, torch_step_fn)
+
+
+def run(name, steps, rounds) -> dict:
+    ours, theirs = make_steps(name, _torch())
+    if theirs is not None:
         # Same weights, same batch: the losses of the first steps must agree, which checks the
         # forward pass and (from the second step on) the gradients and the Adam update.
         for _ in range(3):
@@ -156,13 +185,14 @@ def run(name, build, torch_build, in_shape, steps, rounds) -> dict:
         if theirs is not None:
             best_theirs.append(time_steps(theirs, steps))
     result = {"name": name, "ours_ms": statistics.median(best_ours)}
-    line = f"{name:<24} NeuroCanvas {result['ours_ms']:7.2f} ms"
+    line = f"{name:<28} NeuroCanvas {result['ours_ms']:7.2f} ms"
     if theirs is not None:
         # The machine's speed drifts between rounds (a shared host): the ratio of each round's
         # pair, measured back to back, is steadier than the ratio of two separate minima.
         ratios = sorted(o / t for o, t in zip(best_ours, best_theirs, strict=True))
         result["torch_ms"] = statistics.median(best_theirs)
         result["ratio"] = statistics.median(ratios)
+        result["ratios"] = ratios
         line += (
             f"   PyTorch {result['torch_ms']:7.2f} ms   ratio {result['ratio']:.2f}x"
             f" (rounds {ratios[0]:.2f}-{ratios[-1]:.2f})"
@@ -171,35 +201,68 @@ def run(name, build, torch_build, in_shape, steps, rounds) -> dict:
     return result
 
 
+# name: (input shape, batch, ours builder + torch Sequential | a network of _cnn_nets)
 NETWORKS = {
-    "LeNet (batch 64)": (lenet, torch_lenet),
-    "MLP 784-1000-1000-10": (mlp, torch_mlp),
+    "LeNet (batch 64)": ((1, 28, 28), BATCH, lenet, torch_lenet),
+    "MLP 784-1000-1000-10": ((1, 28, 28), BATCH, mlp, torch_mlp),
+    "ResNet-style (batch 32)": ((3, 32, 32), 32, _cnn_nets.resnet),
+    "MobileNet-style (batch 32)": ((3, 32, 32), 32, _cnn_nets.mobilenet),
 }
 
 
 def _alone(framework: str, name: str, steps: int) -> float:
     """One framework's median step time in this process (used by ``--separate``)."""
-    rng = np.random.default_rng(0)
-    x_np = rng.standard_normal((BATCH, 1, 28, 28)).astype(np.float32)
-    t_np = rng.integers(0, 10, (BATCH, 1))
-    build, torch_build = NETWORKS[name]
-    if framework == "ours":
-        step, _ = ours_step_fn(build, x_np, t_np)
-    else:
-        import torch  # noqa: PLC0415
-
-        step = torch_step_fn(torch, torch_build(torch), x_np, t_np)
-    return time_steps(step, steps)
+    ours, theirs = make_steps(name, _torch() if framework == "torch" else None)
+    return time_steps(ours if framework == "ours" else theirs, steps)
 
 
-def run_separate(name: str, steps: int, rounds: int) -> dict:
+def _rss_mib() -> tuple[float, float]:
+    """(current, peak) resident memory of this process in MiB (Linux)."""
+    import resource  # noqa: PLC0415 - POSIX only
+
+    with open("/proc/self/statm") as f:
+        current = int(f.read().split()[1]) * resource.getpagesize() / 2**20
+    return current, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _alone_memory(framework: str, name: str, steps: int) -> str:
+    """``peak-MiB growth-MiB``: this process's peak RSS after ``steps`` steps, and its growth
+    over the RSS once the libraries were imported (parameters, batch, activations, gradients,
+    optimizer state and allocator caches: what the training itself costs)."""
+    torch = _torch() if framework == "torch" else None
+    before, _ = _rss_mib()
+    ours, theirs = make_steps(name, torch)
+    step = ours if framework == "ours" else theirs
+    for _ in range(steps):
+        step()
+    _, peak = _rss_mib()
+    return f"{peak:.1f} {peak - before:.1f}"
+
+
+def run_memory(name: str) -> dict:
+    """Peak RSS of a few training steps, each framework alone in a fresh process."""
+    out = {}
+    for framework in ("ours", "torch"):
+        proc = subprocess.run(
+            [sys.executable, __file__, "--alone", framework, name, "--steps", "3", "--memory"],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        out[framework] = [float(v) for v in proc.stdout.split()[-2:]]
+    print(f"{name:<28} peak RSS NeuroCanvas {out['ours'][0]:6.0f} MiB (+{out['ours'][1]:.0f} for "
+          f"training)   PyTorch {out['torch'][0]:6.0f} MiB (+{out['torch'][1]:.0f} for training)",
+          flush=True)  # fmt: skip
+    return {"name": name, "ours_mib": out["ours"], "torch_mib": out["torch"]}
+
+
+def run_separate(name: str, steps: int, rounds: int, threads: int | None) -> dict:
     """Each framework in its own process, alternately: no thread pool of one spins on the cores
     while the other computes (both keep two threads busy for a while after their last call)."""
     times: dict[str, list[float]] = {"ours": [], "torch": []}
     for _ in range(rounds):
         for framework in times:
             out = subprocess.run(
-                [sys.executable, __file__, "--alone", framework, name, "--steps", str(steps)],
+                [sys.executable, __file__, "--alone", framework, name, "--steps", str(steps)]
+                + (["--threads", str(threads)] if threads else []),
                 capture_output=True, text=True, check=True,
             )  # fmt: skip
             times[framework].append(float(out.stdout.split()[-1]))
@@ -210,10 +273,25 @@ def run_separate(name: str, steps: int, rounds: int) -> dict:
         "torch_ms": statistics.median(times["torch"]),
         "ratio": statistics.median(ratios),
     }
-    print(f"{name:<24} NeuroCanvas {result['ours_ms']:7.2f} ms   PyTorch {result['torch_ms']:7.2f}"
+    print(f"{name:<28} NeuroCanvas {result['ours_ms']:7.2f} ms   PyTorch {result['torch_ms']:7.2f}"
           f" ms   ratio {result['ratio']:.2f}x (rounds {ratios[0]:.2f}-{ratios[-1]:.2f}),"
           " separate processes", flush=True)  # fmt: skip
     return result
+
+
+def _limit_threads(n: int) -> None:
+    """Both frameworks on ``n`` threads: NumPy's BLAS via threadpoolctl, PyTorch's intra-op
+    pool. On a loaded host a two-thread GEMM often waits for a descheduled partner thread (up
+    to 10x slower than one thread), so one thread each compares the kernels, not the scheduler."""
+    from threadpoolctl import threadpool_limits  # noqa: PLC0415
+
+    _state["limits"] = threadpool_limits(n)
+    torch = _torch()
+    if torch is not None:
+        torch.set_num_threads(n)
+
+
+_state: dict = {}
 
 
 def main(argv=None) -> list[dict]:
@@ -225,17 +303,31 @@ def main(argv=None) -> list[dict]:
     parser.add_argument(
         "--alone", nargs=2, metavar=("FRAMEWORK", "NETWORK"), help=argparse.SUPPRESS
     )
+    parser.add_argument(
+        "--only", nargs="+", metavar="WORD", help="only the networks whose names hold a WORD"
+    )
+    parser.add_argument(
+        "--threads", type=int, help="BLAS/OpenMP threads of both frameworks (default: theirs)"
+    )
+    parser.add_argument(
+        "--memory", action="store_true", help="peak RSS of each framework in its own process"
+    )
     args = parser.parse_args(argv)
+    names = [n for n in NETWORKS if not args.only or any(w in n for w in args.only)]
     nn.set_device("cpu")
+    if args.threads:
+        _limit_threads(args.threads)
+    if args.alone and args.memory:
+        print(_alone_memory(args.alone[0], args.alone[1], args.steps))
+        return []
     if args.alone:
         print(f"{_alone(args.alone[0], args.alone[1], args.steps):.4f}")
         return []
+    if args.memory:
+        return [run_memory(name) for name in names]
     if args.separate:
-        return [run_separate(name, args.steps, args.rounds) for name in NETWORKS]
-    return [
-        run(name, build, torch_build, (1, 28, 28), args.steps, args.rounds)
-        for name, (build, torch_build) in NETWORKS.items()
-    ]
+        return [run_separate(name, args.steps, args.rounds, args.threads) for name in names]
+    return [run(name, args.steps, args.rounds) for name in names]
 
 
 if __name__ == "__main__":

@@ -176,6 +176,10 @@ def col2im(
     n, c = x_shape[:2]
     spatial = tuple(x_shape[2:])
     nk = len(kernel)
+    if all(k == 1 for k in kernel) and all(s == 1 for s in stride) and not any(pad):
+        # A pointwise (1x1) convolution: the columns are the image already, nothing to sum.
+        lead = (c,) + (spatial + (n,) if batch_last else (n,) + spatial)
+        return from_channels_major(col.reshape(lead), batch_last)
     padded = tuple(s + 2 * p for s, p in zip(spatial, pad, strict=True))
     if batch_last:
         out = col.shape[1 + nk : 1 + 2 * nk]

@@ -10,14 +10,17 @@ from __future__ import annotations
 
 from engine.core.autograd import Function, Variable
 from engine.core.backend import get_array_module, matmul, scatter_add
+from engine.core.ops import _depthwise
 from engine.core.ops._im2col import (
     as_int_tuple,
     channel_matrix,
+    channels_major_contiguous,
     col2im,
     conv_out_size,
     deconv_out_size,
     from_channels_major,
     im2col,
+    pad_axes,
     prefer_batch_last,
     prod,
 )
@@ -97,6 +100,15 @@ def _matmul_bt(a, b):
     if a.shape[-2] < b.shape[-2]:
         return matmul(b, a.swapaxes(-1, -2)).swapaxes(-1, -2)
     return matmul(a, b.swapaxes(-1, -2))
+
+
+def _matmul_k(a, b):
+    """``a @ b``; with a contraction of length 1 (the depthwise input gradient,
+    (C, k, 1) @ (C, 1, P)) that is an outer product, which NumPy runs as C tiny GEMMs about 10x
+    slower than the broadcast product it is."""
+    if a.shape[-1] == 1:
+        return a * b
+    return matmul(a, b)
 
 
 class _ConvGeometry:
@@ -244,7 +256,13 @@ class Convolution(Function):
         self.wmat = w4.reshape(maps, ck) if g == 1 else w4.reshape(g, maps // g, ck // g)
         self.slices = _batch_slices(n, ck * prod(out) * x4.dtype.itemsize)
         self.colmat = None
-        if len(self.slices) == 1:
+        self.direct = _depthwise.applies(x4, maps, g, geo.nk, bl)
+        if self.direct:  # one map per group: a direct kernel, no columns
+            xc = channels_major_contiguous(x4, True)
+            self.xpad = pad_axes(xc, (1, 2), geo.pad, geo.pad) if any(geo.pad) else xc
+            self.wk = w4.reshape((maps,) + geo.kernel)
+            y = _depthwise.forward(self.xpad, self.wk, geo.stride, geo.dilation, out)
+        elif len(self.slices) == 1:
             colmat = self._columns(x4)
             y = matmul(self.wmat, colmat).reshape(maps, -1)
             if self.needs_input_grad[1] and colmat.nbytes <= SAVE_COLUMNS_BYTES:
@@ -274,6 +292,8 @@ class Convolution(Function):
         xp = get_array_module(gy)
         geo, need, bl = self.geo, self.needs_input_grad, self.bl
         g4 = geo.from_user(gy)
+        if self.direct:
+            return self._direct_backward(g4)
         n, c = self.x4.shape[:2]
         groups = geo.group
         gx = gw = gb = None
@@ -289,7 +309,7 @@ class Convolution(Function):
                 gw = part if gw is None else gw + part
             if need[0]:
                 nc = sl.stop - sl.start
-                gcol = matmul(self.wmat.swapaxes(-1, -2), g2g).reshape(
+                gcol = _matmul_k(self.wmat.swapaxes(-1, -2), g2g).reshape(
                     (c,) + geo.kernel + (self.out + (nc,) if bl else (nc,) + self.out)
                 )
                 x_shape = (nc,) + self.x4.shape[1:]
@@ -306,6 +326,28 @@ class Convolution(Function):
         if self.b_shape is None:
             return gx, gw
         return gx, gw, (None if gb is None else gb.reshape(self.b_shape))
+
+    def _direct_backward(self, g4):
+        """Gradients through the direct depthwise kernel (see :mod:`._depthwise`)."""
+        geo, need = self.geo, self.needs_input_grad
+        gyc = channels_major_contiguous(g4, True)
+        gxp, gw = _depthwise.backward(
+            self.xpad, self.wk, gyc, geo.stride, geo.dilation, need[0], need[1]
+        )
+        gx = gb = None
+        if gxp is not None:
+            window = tuple(slice(p, p + s) for p, s in zip(geo.pad, self.x4.shape[2:], strict=True))
+            gx = geo.to_user(from_channels_major(gxp[(slice(None),) + window], True))
+        if gw is not None:
+            gw = gw.reshape(geo.w.shape)
+            if geo.channel_last and self.multiplier is None:
+                gw = get_array_module(gw).moveaxis(gw, 1, -1)
+            gw = gw.reshape(self.w_shape)
+        if self.b_shape is None:
+            return gx, gw
+        if need[2]:
+            gb = gyc.sum(axis=(1, 2, 3)).reshape(self.b_shape)
+        return gx, gw, gb
 
 
 class Deconvolution(Function):

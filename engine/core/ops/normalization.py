@@ -25,7 +25,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.core.autograd import Function, Variable, as_variable
-from engine.core.backend import get_array_module
+from engine.core.backend import get_array_module, matmul
+from engine.core.ops import _batchnorm_cpu
 from engine.core.ops.arithmetic import add2, mul2
 
 __all__ = [
@@ -98,30 +99,54 @@ class BatchNormalization(Function):
         xp = get_array_module(x)
         beta, gamma, rmean, rvar = self._unpack(rest)
         keep = _axes(self.raw_axes, x.ndim, self.fname, "axes")
-        self.red = red = tuple(i for i in range(x.ndim) if i not in keep)
+        red = tuple(i for i in range(x.ndim) if i not in keep)
         pshape = tuple(d if i in keep else 1 for i, d in enumerate(x.shape))
         for name, p in (("beta", beta), ("gamma", gamma), ("mean", rmean), ("variance", rvar)):
             _check_param(p, pshape, self.fname, name, x.shape)
         self.shapes = (None if beta is None else beta.shape, None if gamma is None else gamma.shape)
+        # Work on a (kept, reduced) matrix: the reduced axes in x's memory order, so that for a
+        # convolution's channels-major output the matrix is a free view and every pass below runs
+        # over contiguous rows with one scalar per row.
+        self.perm = keep + tuple(sorted(red, key=lambda i: -abs(x.strides[i])))
+        self.x_shape, self.n_keep = x.shape, len(keep)
+        x2 = self._rows(x)
+        k = x2.shape[0]
+        self.n = x2.shape[1]
+        self.fast = _batchnorm_cpu.applies(x2, self.batch_stat, self.output_stat)
+        self.gamma = None if gamma is None else gamma.reshape(k, 1)
+        if self.fast:  # compiled loops, same numbers (see _batchnorm_cpu)
+            y, m, v, self.inv_std, self.stats = _batchnorm_cpu.forward(x2, gamma, beta, self.eps)
+            self.x2 = x2
+            if rmean is not None:
+                self._update_running(rmean, rvar, m, v)
+            return self._unrows(y)
         if self.batch_stat:
-            self.n = math.prod(x.shape[i] for i in red)
-            m = x.mean(axis=red, keepdims=True)
-            c = x - m
-            v = (c * c).mean(axis=red, keepdims=True)
+            m = x2.mean(axis=1, keepdims=True)
+            self.c = c = x2 - m  # kept (not x-hat): both gradients are row scalars times c
+            v = _rowdot(c, c) / x.dtype.type(max(self.n, 1))
             if rmean is not None:
                 self._update_running(rmean, rvar, m, v)
         else:
-            m = rmean.reshape(pshape).astype(x.dtype, copy=False)
-            v = rvar.reshape(pshape).astype(x.dtype, copy=False)
-            c = x - m
+            m = rmean.reshape(k, 1).astype(x.dtype, copy=False)
+            v = rvar.reshape(k, 1).astype(x.dtype, copy=False)
+            self.c = c = x2 - m
         self.inv_std = 1 / xp.sqrt(v + x.dtype.type(self.eps))
-        self.xhat = y = c * self.inv_std
-        self.gamma = None if gamma is None else gamma.reshape(pshape)
-        if gamma is not None:
-            y = y * self.gamma
+        scale = self.inv_std if gamma is None else self.inv_std * self.gamma
+        y = c * scale
         if beta is not None:
-            y = y + beta.reshape(pshape)
-        return (y, m, v) if self.output_stat else y
+            y += beta.reshape(k, 1)
+        y = self._unrows(y)
+        return (y, m.reshape(pshape), v.reshape(pshape)) if self.output_stat else y
+
+    def _rows(self, a):
+        """``a`` as the (kept, reduced) matrix (a view when its layout allows)."""
+        t = a.transpose(self.perm)
+        return t.reshape(math.prod(t.shape[: self.n_keep]), -1)
+
+    def _unrows(self, a2):
+        """The inverse of :meth:`_rows`: an ``x``-shaped view of a (kept, reduced) matrix."""
+        t = a2.reshape(tuple(self.x_shape[i] for i in self.perm))
+        return t.transpose(sorted(range(len(self.perm)), key=self.perm.__getitem__))
 
     def _update_running(self, rmean, rvar, m, v) -> None:
         d = self.decay_rate
@@ -130,32 +155,51 @@ class BatchNormalization(Function):
         rvar[...] = d * rvar + (1 - d) * unbias * v.reshape(rvar.shape)
 
     def backward(self, gy, *gstats):
+        xp = get_array_module(gy)
         need = self.needs_input_grad
         has_beta, has_gamma, has_stats = self.has
-        red = self.red
+        g2, inv_std = self._rows(gy), self.inv_std
+        if self.fast:
+            gx, s1, s2 = _batchnorm_cpu.backward(self.x2, g2, self.stats, self.gamma, need[0])
+            return self._grads(None if gx is None else self._unrows(gx), s1, s2)
+        c = self.c
+        scale = inv_std if self.gamma is None else inv_std * self.gamma
+        # Row sums of gy and gy * c are the beta and gamma gradients and all gx needs besides.
+        s1 = g2.sum(axis=1, keepdims=True) if (need[0] and self.batch_stat) or has_beta else None
+        s2 = _rowdot(g2, c) if (need[0] and self.batch_stat) or has_gamma else None
         gx = None
-        if need[0]:
-            gxhat = gy if self.gamma is None else gy * self.gamma
-            if self.batch_stat:
-                mean_g = gxhat.mean(axis=red, keepdims=True)
-                mean_gx = (gxhat * self.xhat).mean(axis=red, keepdims=True)
-                gx = self.inv_std * (gxhat - mean_g - self.xhat * mean_gx)
-                if self.output_stat:  # the batch mean and variance are outputs too
-                    gm, gv = gstats
-                    centered = self.xhat / self.inv_std
-                    gx = gx + gm / self.n + gv * centered * gy.dtype.type(2 / self.n)
-            else:
-                gx = gxhat * self.inv_std
+        if need[0] and self.batch_stat:
+            n = gy.dtype.type(self.n)
+            # gx = scale * (gy - mean(gy) - x_hat * mean(gy * x_hat)), x_hat = c * inv_std
+            t = c * (inv_std * inv_std * s2 / n)
+            t += s1 / n
+            gx = xp.multiply(xp.subtract(g2, t, out=t), scale, out=t)
+            if self.output_stat:  # the batch mean and variance are outputs too
+                gm, gv = (g.reshape(-1, 1) for g in gstats)
+                gx += (gm + c * (2 * gv)) / n
+            gx = self._unrows(gx)
+        elif need[0]:
+            gx = self._unrows(g2 * scale)
+        return self._grads(gx, s1, s2)
+
+    def _grads(self, gx, s1, s2) -> tuple:
+        """The gradient tuple from gx and the row sums of gy and gy * (x - mean)."""
+        need = self.needs_input_grad
+        has_beta, has_gamma, has_stats = self.has
         grads = [gx]
         if has_beta:
-            grads.append(gy.sum(axis=red).reshape(self.shapes[0]) if need[1] else None)
+            grads.append(s1.reshape(self.shapes[0]) if need[1] else None)
         if has_gamma:
             i = 1 + has_beta
-            g = (gy * self.xhat).sum(axis=red).reshape(self.shapes[1]) if need[i] else None
-            grads.append(g)
+            grads.append((s2 * self.inv_std).reshape(self.shapes[1]) if need[i] else None)
         if has_stats:  # running statistics get no gradient (nnabla)
             grads += [None, None]
         return tuple(grads)
+
+
+def _rowdot(a, b):
+    """Row-wise dot products of two (K, M) matrices as (K, 1), fused (no a * b temporary)."""
+    return matmul(a[:, None, :], b[:, :, None]).reshape(-1, 1)
 
 
 class FusedBatchNormalization(BatchNormalization):

@@ -117,8 +117,11 @@ def test_convolution_hand_computed_values():
         ((2, 3, 7), (2, 3, 3), {"pad": (1,), "stride": (2,), "dilation": (2,)}),
         ((1, 2, 4, 5, 3), (3, 2, 2, 3, 2), {"pad": (1, 0, 1), "stride": (1, 2, 1)}),
         ((1, 6, 5, 4), (3, 2, 3, 1), {"group": 3, "stride": (2, 3)}),
+        ((9, 3, 4, 5), (4, 3, 1, 1), {}),  # pointwise: col2im is a reshape (batch-last)
+        ((2, 4, 4, 5), (6, 2, 1, 1), {"group": 2}),
+        ((9, 3, 5, 5), (4, 3, 1, 1), {"stride": (2, 2)}),  # projection shortcut
     ],
-    ids=["2d-asymmetric", "groups", "1d", "3d", "groups-stride"],
+    ids=["2d-asymmetric", "groups", "1d", "3d", "groups-stride", "1x1", "1x1-groups", "1x1-s2"],
 )
 def test_convolution_against_loop_reference(xs, ws, kw):
     x, w, b = randn(*xs), randn(*ws), randn(ws[0])
@@ -216,6 +219,36 @@ def test_depthwise_convolution_is_grouped_convolution():
     )
 
 
+@pytest.mark.parametrize(
+    "n, kw",
+    [
+        (2, {"pad": (1, 0), "stride": (2, 1), "dilation": (1, 2)}),
+        (9, {"pad": (1, 1), "stride": (2, 2)}),  # n >= 8: batch-innermost columns
+        (3, {"pad": (0, 2), "dilation": (2, 1)}),
+    ],
+    ids=["stride-pad-dilation", "batch-last", "dilation"],
+)
+def test_depthwise_multiplier_1_input_gradient_fast_path(n, kw):
+    """One output map per group: the input gradient is a broadcast product, not C tiny GEMMs."""
+    x, w, b = randn(n, 3, 5, 4), randn(3, 3, 2), randn(3)
+
+    def ref(x, w, b):
+        return ref_conv(x, w.reshape(3, 1, 3, 2), b, group=3, **kw)
+
+    check_function(F.depthwise_convolution, [x, w, b], kwargs=kw, reference=ref)
+
+
+def test_grouped_channel_last_convolution_with_one_map_per_group():
+    x, w = randn(2, 5, 4, 4), randn(4, 2, 3, 1)  # channel_last: x (N, H, W, C), w (O, *k, C/g)
+    kw = {"pad": (1, 1), "stride": (2, 1), "group": 4}
+
+    def ref(x, w):
+        y = ref_conv(np.moveaxis(x, -1, 1), np.moveaxis(w, -1, 1), **kw)
+        return np.moveaxis(y, 1, -1)
+
+    check_function(F.convolution, [x, w], kwargs={"channel_last": True, **kw}, reference=ref)
+
+
 # ----------------------------------------------------------------------------- deconvolution
 @pytest.mark.parametrize(
     "xs, ws, kw",
@@ -226,8 +259,9 @@ def test_depthwise_convolution_is_grouped_convolution():
         ((2, 2, 4), (2, 3, 3), {"stride": (3,), "dilation": (2,), "output_padding": (1,)}),
         ((1, 2, 2, 3, 2), (2, 2, 2, 2, 3), {"stride": (2, 1, 2), "pad": (0, 1, 1)}),
         ((2, 2, 3), (2, 2, 2), {"dilation": (3,), "output_padding": (2,)}),
+        ((9, 3, 3, 4), (3, 2, 1, 1), {}),  # pointwise: col2im is a reshape
     ],
-    ids=["2d", "output-padding", "groups", "1d", "3d", "output-padding-below-dilation"],
+    ids=["2d", "output-padding", "groups", "1d", "3d", "output-padding-below-dilation", "1x1"],
 )
 def test_deconvolution_against_loop_reference(xs, ws, kw):
     x, w = randn(*xs), randn(*ws)
@@ -465,3 +499,53 @@ def test_convolution_steps_reuse_memory_instead_of_page_faulting():
     for _ in range(5):
         step()
     assert (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before) / 5 < 100
+
+
+# ------------------------------------------------------------ direct depthwise kernel (numba)
+@pytest.mark.parametrize(
+    "n, xs, kw",
+    [
+        (9, (3, 6, 5), {"pad": (1, 0), "stride": (2, 1), "dilation": (1, 2)}),
+        (3, (4, 5, 5), {"pad": (2, 1), "dilation": (2, 1)}),  # stride 1: batch-last at n = 3
+        (16, (2, 7, 4), {"pad": (1, 1), "stride": (3, 2)}),
+    ],
+    ids=["stride-pad-dilation", "small-batch", "stride-3"],
+)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_direct_depthwise_kernel_matches_generic_path(monkeypatch, n, xs, kw, dtype):
+    pytest.importorskip("numba", reason="the direct depthwise kernel needs numba")
+    from engine.core.ops import _depthwise, _jit
+
+    c = xs[0]
+    x, w, b = randn(n, *xs).astype(dtype), randn(c, 3, 2).astype(dtype), randn(c).astype(dtype)
+    calls = []
+    direct_forward = _depthwise.forward
+    monkeypatch.setattr(_depthwise, "forward", lambda *a: calls.append(1) or direct_forward(*a))
+    results = []
+    for enabled in (True, False):
+        monkeypatch.setattr(_jit, "ENABLED", enabled)
+        xv, wv, bv = Variable(x), Variable(w), Variable(b)
+        y = F.depthwise_convolution(xv, wv, bv, **kw)
+        y.backward(np.cos(np.arange(y.size)).reshape(y.shape).astype(dtype))
+        results.append((y.d, xv.g, wv.g, bv.g))
+    assert calls == [1]  # the first pass took the direct kernel, the second the generic path
+    tol = 1e-5 if dtype == np.float32 else 1e-12
+    for got, want in zip(*results, strict=True):
+        assert got.dtype == want.dtype == dtype
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+
+
+def test_direct_kernel_serves_channel_last_grouped_convolution_too(monkeypatch):
+    pytest.importorskip("numba", reason="the direct depthwise kernel needs numba")
+    from engine.core.ops import _jit
+
+    x, w = randn(8, 5, 4, 3), randn(3, 3, 3, 1)  # (N, H, W, C), w (O, *k, C/g) with g = C = O
+    results = []
+    for enabled in (True, False):
+        monkeypatch.setattr(_jit, "ENABLED", enabled)
+        xv, wv = Variable(x), Variable(w)
+        y = F.convolution(xv, wv, pad=(1, 1), group=3, channel_last=True)
+        y.backward(np.sin(np.arange(y.size)).reshape(y.shape))
+        results.append((y.d, xv.g, wv.g))
+    for got, want in zip(*results, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

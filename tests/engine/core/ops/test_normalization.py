@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from engine.core.autograd import Variable
+from engine.core.ops import _jit
 from engine.core.ops import normalization as N
 from engine.testing import check_function
 
@@ -46,6 +47,58 @@ def test_batch_normalization_training_gradient_includes_batch_statistics(shape, 
         reference=ref,
         need_grad=[True, True, True, False, False],
     )
+
+
+@pytest.mark.parametrize("compiled", [True, False], ids=["numba", "xp"])
+@pytest.mark.parametrize("axes", [(1,), (3,), (1, 2)], ids=["channels", "channel-last", "two"])
+def test_batch_normalization_same_result_in_every_memory_layout(monkeypatch, axes, compiled):
+    """Statistics are computed on a (kept, reduced) matrix that is a free view for a
+    convolution's channels-major output and a copy otherwise: both give the same numbers, with the
+    compiled CPU loops (numba) and with the xp kernel."""
+    if compiled:
+        pytest.importorskip("numba", reason="the compiled batch normalization needs numba")
+    monkeypatch.setattr(_jit, "ENABLED", compiled)
+    x = RNG.standard_normal((9, 4, 3, 5)) * 3 + 2
+    pshape = _keep_shape(x.shape, axes)
+    beta, gamma = RNG.standard_normal(pshape), RNG.uniform(0.5, 1.5, pshape)
+    gy = RNG.standard_normal(x.shape)
+    layouts = {
+        "contiguous": x.copy(),
+        "channels-major": np.moveaxis(np.ascontiguousarray(np.moveaxis(x, 0, -1)), -1, 0),
+        "reversed": np.asfortranarray(x),
+    }
+    results = {}
+    for name, data in layouts.items():
+        assert np.array_equal(data, x)
+        xv, bv, gv = Variable(data), Variable(beta), Variable(gamma)
+        y = N.batch_normalization(xv, bv, gv, None, None, axes=list(axes))
+        y.backward(gy)
+        results[name] = (y.d, xv.g, bv.g, gv.g)
+    expected = _normalize(x, axes, 1e-5)[0] * gamma + beta
+    np.testing.assert_allclose(results["contiguous"][0], expected, rtol=1e-10, atol=1e-10)
+    for name in ("channels-major", "reversed"):
+        for got, want in zip(results[name], results["contiguous"], strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_compiled_batch_normalization_matches_xp_kernel(monkeypatch, dtype):
+    pytest.importorskip("numba", reason="the compiled batch normalization needs numba")
+    x = (RNG.standard_normal((16, 5, 4, 3)) * 4 + 30).astype(dtype)  # a large mean
+    beta, gamma = RNG.standard_normal((1, 5, 1, 1)), RNG.uniform(0.5, 1.5, (1, 5, 1, 1))
+    gy = RNG.standard_normal(x.shape).astype(dtype)
+    results = []
+    for compiled in (True, False):
+        monkeypatch.setattr(_jit, "ENABLED", compiled)
+        mean, var = np.zeros((1, 5, 1, 1), dtype), np.zeros((1, 5, 1, 1), dtype)
+        xv, bv, gv = Variable(x), Variable(beta.astype(dtype)), Variable(gamma.astype(dtype))
+        y = N.batch_normalization(xv, bv, gv, mean, var)
+        y.backward(gy)
+        results.append((y.d, xv.g, bv.g, gv.g, mean, var))
+    tol = 2e-4 if dtype == np.float32 else 1e-10
+    for got, want in zip(*results, strict=True):
+        assert got.dtype == want.dtype == dtype
+        np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
 
 
 def test_batch_normalization_output_stat_gradients_flow_through_mean_and_variance():

@@ -1,0 +1,113 @@
+"""Batch normalization's training-mode passes as compiled CPU loops (numba), an optional fast path
+beside the ``xp`` kernel of :class:`engine.core.ops.normalization.BatchNormalization`.
+
+Both work on the (kept, reduced) matrix: one row per channel. NumPy needs five passes over the
+activation forward and about eight backward (each operation reads and writes whole arrays);
+here the forward reads each row twice (mean, then the centred variance: the stable two-pass
+algorithm, summed in float64) and writes it once, and the backward reads twice and writes once.
+Only NumPy float32/float64 in training mode without ``output_stat``; the rest takes the ``xp``
+kernel, which stays the reference (tests compare the two).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from engine.core.ops import _jit
+
+_kernels: dict[str, Any] = {}
+
+
+def _compile() -> dict[str, Any] | None:
+    numba = _jit.numba()
+    if numba is None:
+        return None
+    if "forward" in _kernels:
+        return _kernels
+
+    @numba.njit(cache=True, nogil=True)
+    def forward(x, gamma, beta, eps, y, mean, inv_std, var):  # pragma: no cover - compiled
+        k_n, m_n = x.shape
+        for k in range(k_n):
+            row = x[k]
+            s = 0.0
+            for j in range(m_n):
+                s += row[j]
+            m = s / m_n
+            s = 0.0
+            for j in range(m_n):
+                d = row[j] - m
+                s += d * d
+            v = s / m_n
+            inv = 1.0 / np.sqrt(v + eps)
+            a, b = inv * gamma[k], beta[k]
+            out = y[k]
+            for j in range(m_n):
+                out[j] = (row[j] - m) * a + b
+            mean[k], var[k], inv_std[k] = m, v, inv
+
+    @numba.njit(cache=True, nogil=True)
+    def backward(x, g, mean, inv_std, gamma, gx, s1s, s2s, want_gx):  # pragma: no cover
+        k_n, m_n = x.shape
+        for k in range(k_n):
+            row, grow, m = x[k], g[k], mean[k]
+            s1 = 0.0
+            s2 = 0.0
+            for j in range(m_n):
+                s1 += grow[j]
+                s2 += grow[j] * (row[j] - m)
+            s1s[k], s2s[k] = s1, s2
+            if want_gx:
+                inv = inv_std[k]
+                a = inv * gamma[k]
+                b = a * inv * inv * s2 / m_n
+                d = a * s1 / m_n
+                out = gx[k]
+                for j in range(m_n):
+                    out[j] = a * grow[j] - b * (row[j] - m) - d
+
+    _kernels.update(forward=forward, backward=backward)
+    return _kernels
+
+
+def applies(x2: Any, batch_stat: bool, output_stat: bool) -> bool:
+    return (
+        batch_stat
+        and not output_stat
+        and type(x2) is np.ndarray
+        and x2.dtype in (np.float32, np.float64)
+        and x2.shape[1] > 0
+        and _compile() is not None
+    )
+
+
+def _per_row(p: Any, k: int, fill: float, dtype: Any) -> Any:
+    return np.full(k, fill, dtype) if p is None else np.ascontiguousarray(p.reshape(k), dtype)
+
+
+def forward(x2: Any, gamma: Any, beta: Any, eps: float):
+    """``(y2, mean, var, inv_std, stats)`` of a (K, M) matrix; statistics as (K, 1) arrays of
+    x's dtype, and ``stats`` the float64 mean and 1/std rows the backward reuses."""
+    x2 = np.ascontiguousarray(x2)
+    k, dtype = x2.shape[0], x2.dtype
+    y = np.empty_like(x2)
+    stats = np.empty((3, k), dtype=np.float64)
+    g, b = _per_row(gamma, k, 1.0, dtype), _per_row(beta, k, 0.0, dtype)
+    _compile()["forward"](x2, g, b, eps, y, stats[0], stats[1], stats[2])
+    mean, inv_std, var = (s.astype(dtype).reshape(k, 1) for s in stats)
+    return y, mean, var, inv_std, stats[:2]
+
+
+def backward(x2: Any, g2: Any, stats: Any, gamma: Any, want_gx: bool):
+    """``(gx2 or None, sum(g), sum(g * (x - mean)))`` per row, the sums as (K, 1);
+    ``stats`` from :func:`forward`."""
+    x2, g2 = np.ascontiguousarray(x2), np.ascontiguousarray(g2, dtype=x2.dtype)
+    k, dtype = x2.shape[0], x2.dtype
+    gx = np.empty_like(x2) if want_gx else np.empty((k, 1), dtype)
+    sums = np.empty((2, k), dtype=np.float64)
+    g = _per_row(gamma, k, 1.0, dtype)
+    _compile()["backward"](x2, g2, stats[0], stats[1], g, gx, sums[0], sums[1], want_gx)
+    s1, s2 = (s.astype(dtype).reshape(k, 1) for s in sums)
+    return (gx if want_gx else None), s1, s2

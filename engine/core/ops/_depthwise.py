@@ -1,0 +1,113 @@
+"""A direct CPU kernel for 2-D depthwise convolution (one input and one output map per group), an
+optional fast path beside the generic im2col + batched GEMM of :mod:`engine.core.ops.basic`.
+
+Why: with one channel per group, im2col writes ``prod(kernel)`` copies of the activation, the GEMM
+is C tiny products and the input gradient goes through a ``prod(kernel)``-times larger column
+buffer and col2im; NumPy cannot fuse those passes. The loops below (compiled by numba) read the
+padded input once per kernel offset from cache and write the output, the input gradient and the
+weight gradient directly, on the batch-innermost channels-major layout the convolutions hand
+around (see :mod:`engine.core.ops._im2col`), so the innermost loop runs over contiguous samples.
+
+It serves NumPy float32/float64 arrays with that layout when numba is installed; everything else
+(CuPy, float16, 1-D/3-D, small strided batches, multipliers > 1) takes the generic path, which stays
+the reference: tests compare the two on odd shapes. Single-threaded on purpose, so it never competes
+with BLAS's threads for the cores.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from engine.core.ops import _jit
+
+_kernels: dict[str, Any] = {}
+
+
+def _compile() -> dict[str, Any] | None:
+    """The compiled kernels, or None without numba (compiled once, cached on disk)."""
+    numba = _jit.numba()
+    if numba is None:
+        return None
+    if "forward" in _kernels:
+        return _kernels
+
+    @numba.njit(cache=True, nogil=True)
+    def forward(xp, w, sh, sw, dh, dw, y):  # pragma: no cover - compiled
+        c_n, ho, wo, n_n = y.shape
+        kh, kw = w.shape[1], w.shape[2]
+        for c in range(c_n):
+            for i in range(ho):
+                for j in range(wo):
+                    acc = y[c, i, j]
+                    acc[:] = 0
+                    for a in range(kh):
+                        for b in range(kw):
+                            wv = w[c, a, b]
+                            row = xp[c, i * sh + a * dh, j * sw + b * dw]
+                            for n in range(n_n):
+                                acc[n] += wv * row[n]
+
+    @numba.njit(cache=True, nogil=True)
+    def backward(xp, w, gy, sh, sw, dh, dw, gxp, gw, want_gx, want_gw):  # pragma: no cover
+        c_n, ho, wo, n_n = gy.shape
+        kh, kw = w.shape[1], w.shape[2]
+        # Weight-gradient partial sums per sample lane (vectorizable), summed up in float64.
+        lanes = np.zeros((kh, kw, n_n), dtype=gy.dtype)
+        for c in range(c_n):
+            lanes[:] = 0
+            for i in range(ho):
+                for j in range(wo):
+                    g = gy[c, i, j]
+                    for a in range(kh):
+                        for b in range(kw):
+                            r, q = i * sh + a * dh, j * sw + b * dw
+                            if want_gw:
+                                row, lane = xp[c, r, q], lanes[a, b]
+                                for n in range(n_n):
+                                    lane[n] += g[n] * row[n]
+                            if want_gx:
+                                wv, grow = w[c, a, b], gxp[c, r, q]
+                                for n in range(n_n):
+                                    grow[n] += wv * g[n]
+            if want_gw:
+                for a in range(kh):
+                    for b in range(kw):
+                        s = 0.0
+                        for n in range(n_n):
+                            s += lanes[a, b, n]
+                        gw[c, a, b] = s
+
+    _kernels.update(forward=forward, backward=backward)
+    return _kernels
+
+
+def applies(x4: Any, maps: int, group: int, nk: int, batch_last: bool) -> bool:
+    """Whether the direct kernel serves this convolution (and numba is there)."""
+    return (
+        type(x4) is np.ndarray
+        and x4.dtype in (np.float32, np.float64)
+        and nk == 2
+        and batch_last
+        and group == x4.shape[1] == maps
+        and _compile() is not None
+    )
+
+
+def forward(xpad: Any, w: Any, stride, dilation, out) -> Any:
+    """``xpad`` (C, Hp, Wp, N) contiguous, ``w`` (C, kh, kw) -> y (C, Ho, Wo, N)."""
+    y = np.empty((xpad.shape[0], *out, xpad.shape[-1]), dtype=xpad.dtype)
+    w = np.ascontiguousarray(w, dtype=xpad.dtype)
+    _compile()["forward"](xpad, w, *stride, *dilation, y)
+    return y
+
+
+def backward(xpad: Any, w: Any, gy: Any, stride, dilation, want_gx: bool, want_gw: bool):
+    """Gradients of :func:`forward`: (gxpad (C, Hp, Wp, N) or None, gw (C, kh, kw) or None)."""
+    w = np.ascontiguousarray(w, dtype=xpad.dtype)
+    gy = np.ascontiguousarray(gy, dtype=xpad.dtype)
+    gxp = np.zeros(xpad.shape if want_gx else (1, 1, 1, 1), dtype=xpad.dtype)
+    gw = np.zeros(w.shape if want_gw else (1, 1, 1), dtype=np.float64)
+    _compile()["backward"](xpad, w, gy, *stride, *dilation, gxp, gw, want_gx, want_gw)
+    return (gxp if want_gx else None), (gw.astype(xpad.dtype) if want_gw else None)
