@@ -5,6 +5,7 @@
     neurocanvas train PROJECT [-o JOB_DIR] [--epochs N] [--device cpu|gpu|auto] [--events]
                               [--seed N] [--loss-scaling dynamic|none]
     neurocanvas train --resume JOB_DIR [--epochs N] [--events]
+    mpirun -n K neurocanvas train PROJECT --distributed [--lr-scaling linear|none] [--lr-warmup E]
 
 PROJECT is a ``.ncproj`` or an NNC ``.sdcproj`` (any extension, by content). The job folder
 (default ``<project>.files/<YYYYMMDD_HHMMSS>``) is described in the README ("Job folder").
@@ -53,6 +54,21 @@ def add_parser(
     parser.add_argument("--loss-scaling", choices=("dynamic", "none"), default="dynamic",
                         help="precision Half: nnabla's dynamic loss scaling (default) or none, "
                         "as NNC's trainer")  # fmt: skip
+    parser.add_argument(
+        "--distributed",
+        action="store_true",
+        help="one process of a data-parallel run started by mpirun -n K: "
+        "BatchSize per process, gradients averaged (also with --resume)",
+    )
+    parser.add_argument(
+        "--lr-scaling",
+        choices=("linear", "none"),
+        default="none",
+        help="--distributed: multiply the learning rate by K (linear) or keep it (none, default)",
+    )
+    parser.add_argument("--lr-warmup", type=int, default=0, metavar="EPOCHS",
+                        help="--distributed --lr-scaling linear: reach the scaled rate "
+                        "linearly over EPOCHS epochs (default 0)")  # fmt: skip
     return parser
 
 
@@ -72,6 +88,13 @@ def run(args: argparse.Namespace) -> int:
         stdin_stop=args.events or not sys.stdin.isatty(),
         on_trainer=_install_signals,
     )  # fmt: skip
+    if args.distributed:
+        from engine.cli import train_distributed  # noqa: PLC0415
+
+        try:
+            return train_distributed.run(args, options, _USER_ERRORS(), _report)
+        finally:
+            _restore_signals()
     try:
         if args.resume:
             result = runner.resume(args.resume, epochs=args.epochs, options=options)
@@ -104,6 +127,10 @@ def _check_arguments(args: argparse.Namespace) -> None:
                         "drop -o/--seed")  # fmt: skip
     if args.epochs is not None and args.epochs < 1:
         raise UserError(f"--epochs: expected a positive integer. Received: {args.epochs}")
+    if not args.distributed and (args.lr_scaling != "none" or args.lr_warmup):
+        raise UserError("--lr-scaling and --lr-warmup apply to --distributed runs only")
+    if args.lr_warmup < 0:
+        raise UserError(f"--lr-warmup: expected 0 or more epochs. Received: {args.lr_warmup}")
     if args.project and not Path(args.project).is_file():
         raise UserError(f"{args.project}: no such project file")
 
