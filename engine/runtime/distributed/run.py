@@ -167,10 +167,11 @@ def _check_same_inputs(w: World, plan: RunPlan, files: list[Path]) -> None:
     hashes = w.allgather(mine)
     odd = [r for r, h in enumerate(hashes) if h != hashes[0]]
     if odd:
+        who = f"process {odd[0]} sees" if len(odd) == 1 else f"processes {odd} see"
+        names = ", ".join(str(f) for f in [*files, *csvs])
         raise DistributedError(
-            f"processes {', '.join(map(str, odd))} see a different project or dataset than "
-            f"process 0 ({', '.join(str(f) for f in [*files, *csvs])}); give every host the "
-            "same files"
+            f"{who} a different project or dataset than process 0 ({names}); give every host "
+            "the same files"
         )
 
 

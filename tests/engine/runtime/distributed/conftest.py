@@ -19,25 +19,47 @@ def _mpirun() -> str | None:
     return str(beside) if beside.exists() else shutil.which("mpirun")
 
 
+class MpiRun:
+    """``mpirun(k, *train_args)`` -> CompletedProcess of ``mpirun -n k neurocanvas train ...``;
+    ``.popen(k, *args)`` for a live run; ``.apps([...], [...])`` one rank per argument list."""
+
+    def __init__(self, exe: str) -> None:
+        self.exe = exe
+        self.env = {**os.environ, "PYTHONPATH": str(ROOT), "NEUROCANVAS_DEVICE": "cpu",
+                    # Open MPI refuses root unless told (CI runs as root); BLAS threads would
+                    # fight over the cores the ranks share.
+                    "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
+                    "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}  # fmt: skip
+
+    def command(self, k: int, *args: str) -> list[str]:
+        return ["-n", str(k), sys.executable, "-m", "engine.cli", "train", *args]
+
+    def __call__(self, k: int, *args: str, timeout: float = 240):
+        return self._run([self.exe, "--oversubscribe", *self.command(k, *args)], timeout)
+
+    def apps(self, *ranks: list[str], timeout: float = 240):
+        command = [self.exe, "--oversubscribe"]
+        for k, args in enumerate(ranks):
+            command += ([":"] if k else []) + self.command(1, *args)
+        return self._run(command, timeout)
+
+    def popen(self, k: int, *args: str) -> subprocess.Popen:
+        return subprocess.Popen([self.exe, "--oversubscribe", *self.command(k, *args)],
+                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=self.env,
+                                cwd=ROOT)  # fmt: skip
+
+    def _run(self, command: list[str], timeout: float):
+        return subprocess.run(command, capture_output=True, text=True, env=self.env,
+                              timeout=timeout, cwd=ROOT, stdin=subprocess.DEVNULL)  # fmt: skip
+
+
 @pytest.fixture
 def mpirun():
-    """``mpirun(k, *train_args, stdin=None)`` -> CompletedProcess of ``neurocanvas train``."""
     exe = _mpirun()
     if importlib.util.find_spec("mpi4py") is None or exe is None:
         pytest.skip('MPI not installed (pip install -e ".[mpi]" gives mpi4py and mpirun)')
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "NEUROCANVAS_DEVICE": "cpu",
-           # Open MPI refuses root unless told (CI runs as root); OMP threads would fight
-           # over the cores the ranks share.
-           "OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1",
-           "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}  # fmt: skip
-
-    def run(k: int, *args: str, stdin: str | None = None, timeout: float = 240):
-        command = [exe, "--oversubscribe", "-n", str(k), sys.executable, "-m", "engine.cli",
-                   "train", *args]  # fmt: skip
-        return subprocess.run(command, input=stdin, capture_output=True, text=True, env=env,
-                              timeout=timeout, cwd=ROOT)  # fmt: skip
-
-    return run
+    return MpiRun(exe)
 
 
 @pytest.fixture
