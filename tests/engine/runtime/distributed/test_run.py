@@ -92,3 +92,24 @@ def test_resume_on_another_number_of_processes(kit, tmp_path, mpirun, train_cli)
     assert status["status"] == "finished" and status["iteration"] == 3 * (
         96 // 8
     )  # epochs 1-2 at 6, epoch 3 at 12
+
+
+def test_linear_lr_scaling_is_one_process_with_the_global_batch_and_k_times_the_rate(
+    kit, tmp_path, mpirun, train_cli
+):
+    """SGD: K=2, batch 8, --lr-scaling linear = one process, batch 16, learning rate x 2."""
+    slow = _project(kit, tmp_path, 8, solver="Momentum",
+                    solver_parameters={"LearningRate": "0.05", "Momentum": "0.9"})  # fmt: skip
+    fast = _project(kit, tmp_path, 16, name="fast.ncproj", solver="Momentum",
+                    solver_parameters={"LearningRate": "0.1", "Momentum": "0.9"})  # fmt: skip
+    two = mpirun(2, str(slow), "--distributed", "--lr-scaling", "linear", "--seed", "2", "-o",
+                 str(tmp_path / "k2"))  # fmt: skip
+    assert two.returncode == 0, two.stderr
+    assert train_cli(str(fast), "--seed", "2", "-o", str(tmp_path / "k1")).returncode == 0
+    mine, reference = _parameters(tmp_path / "k2"), _parameters(tmp_path / "k1")
+    for key in reference:
+        np.testing.assert_allclose(mine[key], reference[key], rtol=1e-5, atol=1e-6, err_msg=key)
+    kept = mpirun(2, str(slow), "--distributed", "--seed", "2", "-o", str(tmp_path / "none"))
+    assert kept.returncode == 0, kept.stderr
+    other = _parameters(tmp_path / "none")
+    assert max(np.abs(other[k] - reference[k]).max() for k in reference) > 1e-2
