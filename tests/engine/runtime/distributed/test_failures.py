@@ -99,3 +99,28 @@ def test_lr_scaling_needs_distributed(kit, tmp_path, capsys):
     assert capsys.readouterr().err.strip() == (
         "neurocanvas train: error: --lr-scaling and --lr-warmup apply to --distributed runs only"
     )
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in log")
+def test_nan_during_training_fails_the_job_once_and_ends_every_rank(kit, tmp_path, mpirun):
+    train_csv, valid_csv = kit.blobs(tmp_path, rows=24)
+    layers = [
+        kit.layer("Input", "Input", Size=(4,), Dataset="x"),
+        kit.layer(
+            "Affine", "Affine", OutShape=1, W__Initializer="Constant", W__InitializerMultiplier=-1
+        ),  # fmt: skip
+        kit.layer("Log", "Log"),  # log of a negative number: NaN on every rank
+        kit.layer("SquaredError", "SquaredError", T__Dataset="y"),
+    ]
+    project = kit.make_project([kit.network("Main", layers, kit.chain(*[x.name for x in layers]))],
+                               train=train_csv, valid=valid_csv, batch=4)  # fmt: skip
+    save_project(project, tmp_path / "nan.ncproj")
+    result = mpirun(2, str(tmp_path / "nan.ncproj"), "--distributed", "-o", str(tmp_path / "job"))
+    assert result.returncode != 0
+    message = (
+        'NaN or infinity at epoch 1, iteration 1 (global iteration 1): optimizer "Optimizer", '
+        'network "Main": layer "Log" (Log) produced NaN or infinity'
+    )
+    assert _errors(result.stderr) == [f"neurocanvas train: error: {message}"]
+    status = json.loads((tmp_path / "job" / "status.json").read_text())
+    assert status["status"] == "failed" and status["message"] == message
