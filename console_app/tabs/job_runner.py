@@ -20,8 +20,10 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QProcess, Signal
+from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, Signal
 
+from engine.runtime.distributed.collectives import DistributedError
+from engine.runtime.distributed.launch import mpirun_command
 from engine.runtime.job import atomic_write_json
 
 LOG_TAIL = 200  # lines of stderr kept for the failure message
@@ -66,19 +68,22 @@ class JobRunner(QObject):
         return self.process is not None and self.process.state() != QProcess.ProcessState.NotRunning
 
     def train(self, project: Path, job_dir: Path, device: str = "auto",
-              epochs: int | None = None, seed: int | None = None) -> None:  # fmt: skip
+              epochs: int | None = None, seed: int | None = None,
+              processes: int = 1) -> None:  # fmt: skip
+        """``processes`` > 1: that many data-parallel trainers started through mpirun."""
         args = ["train", str(project), "-o", str(job_dir), "--events", *_device(device)]
         if epochs is not None:
             args += ["--epochs", str(epochs)]
         if seed is not None:
             args += ["--seed", str(seed)]
-        self._start("train", job_dir, args)
+        self._start("train", job_dir, args, processes)
 
-    def resume(self, job_dir: Path, device: str = "auto", epochs: int | None = None) -> None:
+    def resume(self, job_dir: Path, device: str = "auto", epochs: int | None = None,
+               processes: int = 1) -> None:  # fmt: skip
         args = ["train", "--resume", str(job_dir), "--events", *_device(device)]
         if epochs is not None:
             args += ["--epochs", str(epochs)]
-        self._start("train", job_dir, args)
+        self._start("train", job_dir, args, processes)
 
     def evaluate(self, job_dir: Path, dataset: str | None, checkpoint: str) -> None:
         args = ["evaluate", str(job_dir), "--checkpoint", checkpoint, "--json"]
@@ -86,20 +91,31 @@ class JobRunner(QObject):
             args += ["--dataset", dataset]
         self._start("evaluate", job_dir, args)
 
-    def _start(self, kind: str, job_dir: Path, args: list[str]) -> None:
+    def _start(self, kind: str, job_dir: Path, args: list[str], processes: int = 1) -> None:
         if self.is_running():
             raise RuntimeError("a job is already running")
         self.kind, self.job_dir = kind, Path(job_dir)
         self._out_buffer, self._done, self._error = b"", None, ""
         self._log_tail.clear()
+        command, env = [*self.program, *args], {}
+        if processes > 1:
+            try:
+                command, env = mpirun_command(processes, command)
+            except DistributedError as exc:
+                self._end("failed", str(exc))
+                return
         process = QProcess(self)
         process.setWorkingDirectory(str(Path(__file__).resolve().parents[2]))
         process.readyReadStandardOutput.connect(self._read_stdout)
         process.readyReadStandardError.connect(self._read_stderr)
         process.finished.connect(self._finished)
         process.errorOccurred.connect(self._error_occurred)
+        if env:
+            environment = QProcessEnvironment.systemEnvironment()
+            for key, value in env.items():
+                environment.insert(key, value)
+            process.setProcessEnvironment(environment)
         self.process = process
-        command = [*self.program, *args]
         self.log.emit("$ " + shlex.join(command))
         process.start(command[0], command[1:])
 

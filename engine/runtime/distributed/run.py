@@ -60,8 +60,7 @@ def train(
 
     def setup() -> tuple[Any, RunPlan, Session]:
         project = load_project(source)
-        plan = plan_run(project, base=source.parent.resolve(), seed=seed, max_epoch=epochs,
-                        progress=options.progress and w.is_root)  # fmt: skip
+        plan = plan_run(project, base=source.parent.resolve(), seed=seed, max_epoch=epochs)
         plan.project_file, plan.device = str(source.resolve()), backend.device()
         plan.loss_scaling, plan.lr_scaling, plan.lr_warmup = loss_scaling, lr_scaling, lr_warmup
         shard_plan(project, plan, w.size)
@@ -69,6 +68,12 @@ def train(
             Job.check_new(root)
         return project, plan, _build(project, plan, w, options)
 
+    def prepare() -> None:  # built-in datasets are generated once, by rank 0, not K times at once
+        if w.is_root:
+            plan_run(load_project(source), base=source.parent.resolve(), seed=seed,
+                     max_epoch=epochs, progress=options.progress)  # fmt: skip
+
+    agree(w, prepare)
     project, plan, session = agree(w, setup)
     try:
         _check_same_inputs(w, plan, [source])
