@@ -138,6 +138,8 @@ def agree(w: World, step: Callable[[], T]) -> T:
         result, error = step(), None
     except (DistributedError, SetupError, JobError, TrainingError, ValueError, OSError) as exc:
         result, error = None, str(exc)
+    except Exception as exc:  # a rank leaving alone would leave the others waiting forever
+        result, error = None, f"{type(exc).__name__}: {exc}"
     errors = w.allgather(error)
     for rank, message in enumerate(errors):
         if message:

@@ -52,8 +52,9 @@ class ShardIterator(DataIterator):
         self._order = ShardOrder(dataset.size, batch, shuffle, seed, w.rank, w.size)
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
-        saved = state.get("batch_size") if isinstance(state, dict) else None
-        if state.get("format") == STATE_FORMAT and isinstance(saved, int) and saved > 0:
+        ours = isinstance(state, dict) and state.get("format") == STATE_FORMAT
+        saved = state.get("batch_size") if ours else None
+        if isinstance(saved, int) and saved > 0:
             position = int(state.get("batches", 0)) * saved
             state = {**state, "batch_size": self.batch_size,
                      "batches": position // self.batch_size}  # fmt: skip
@@ -100,7 +101,10 @@ class ShardedMonitors:
         if not trainer.is_monitored(record.epoch):
             return
         for monitor in trainer.session.monitors:
-            if not monitor.program.losses:
+            if not monitor.program.losses:  # as evaluate_monitor: 0 and a warning
+                record.monitors[monitor.name] = 0.0
+                trainer.emit("warning", message=f'monitor "{monitor.name}": network '
+                             f'"{monitor.network}" has no loss layer')  # fmt: skip
                 continue
             value = evaluate_monitor_shard(trainer.session, monitor, self.world)
             if not np.isfinite(value):
