@@ -84,6 +84,11 @@ def test_resume_on_another_number_of_processes(kit, tmp_path, mpirun, train_cli)
                       str(tmp_path / "c"))  # fmt: skip
     assert straight.returncode == 0, straight.stderr
     np.testing.assert_allclose(_curve(tmp_path / "a"), _curve(tmp_path / "c"), rtol=1e-6)
+    plain = train_cli("--resume", str(tmp_path / "b"), "--epochs", "3")
+    assert plain.returncode == 2 and plain.stderr.strip().endswith(
+        "a job of 2 processes; resume it with --distributed (under mpirun -n K with any K, or "
+        "alone for one process)"
+    )
     single = train_cli("--resume", str(tmp_path / "b"), "--distributed", "--epochs", "3")
     assert single.returncode == 0, single.stderr
     curve = _curve(tmp_path / "b")
