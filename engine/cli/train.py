@@ -76,7 +76,12 @@ def run(args: argparse.Namespace) -> int:
     from engine.core import backend  # noqa: PLC0415
     from engine.runtime import run as runner  # noqa: PLC0415
 
-    _check_arguments(args)
+    try:
+        _check_arguments(args)
+    except UserError:
+        if args.distributed and _launcher_rank() > 0:
+            return 2  # every rank finds the mistake; rank 0 alone says it
+        raise
     try:
         backend.set_device(args.device)
     except backend.DeviceError as exc:
@@ -129,10 +134,25 @@ def _check_arguments(args: argparse.Namespace) -> None:
         raise UserError(f"--epochs: expected a positive integer. Received: {args.epochs}")
     if not args.distributed and (args.lr_scaling != "none" or args.lr_warmup):
         raise UserError("--lr-scaling and --lr-warmup apply to --distributed runs only")
+    if args.resume and (args.lr_scaling != "none" or args.lr_warmup):
+        raise UserError("--resume keeps the job's learning-rate scaling; drop --lr-scaling and "
+                        "--lr-warmup")  # fmt: skip
+    if args.lr_warmup and args.lr_scaling != "linear":
+        raise UserError("--lr-warmup ramps up the scaled learning rate: add --lr-scaling linear")
     if args.lr_warmup < 0:
         raise UserError(f"--lr-warmup: expected 0 or more epochs. Received: {args.lr_warmup}")
     if args.project and not Path(args.project).is_file():
         raise UserError(f"{args.project}: no such project file")
+
+
+def _launcher_rank() -> int:
+    """This process's rank as mpirun tells it (before MPI starts): Open MPI, MPICH, PMIx."""
+    import os  # noqa: PLC0415
+
+    for name in ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"):
+        if os.environ.get(name, "").isdigit():
+            return int(os.environ[name])
+    return 0
 
 
 def _USER_ERRORS() -> tuple[type[BaseException], ...]:

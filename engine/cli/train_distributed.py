@@ -16,6 +16,7 @@ from typing import Any
 from engine.cli import UserError
 
 ABORT_GRACE_S = 3.0  # a failing non-root rank lets rank 0 report a shared failure first
+REPORT_S = 1.0
 
 
 def run(args: argparse.Namespace, options: Any, user_errors: tuple[type[BaseException], ...],
@@ -58,12 +59,22 @@ def run(args: argparse.Namespace, options: Any, user_errors: tuple[type[BaseExce
 
 
 def _fail(w: Any, exc: BaseException) -> None:
-    """Report a training failure once, then end every rank (none may hang in a collective)."""
+    """Report a training failure once, then end every rank (none may hang in a collective).
+
+    A NaN found on the CPU is seen by every rank at the same iteration (the loss is averaged
+    before it is checked), so they all leave together; anything else may have hit one rank only
+    and aborts the MPI job.
+    """
+    from engine.core import backend  # noqa: PLC0415
+    from engine.runtime.trainer import NonFiniteError  # noqa: PLC0415
+
+    shared = isinstance(exc, NonFiniteError) and backend.device() == "cpu"
     if w.is_root:
         print(f"neurocanvas train: error: {exc}", file=sys.stderr)
-    else:
+    elif not shared:
         time.sleep(ABORT_GRACE_S)
         print(f"neurocanvas train: process {w.rank}: error: {exc}", file=sys.stderr)
     sys.stderr.flush()
-    if w.size > 1:
+    if w.size > 1 and not shared:
+        time.sleep(REPORT_S)  # mpirun forwards the line before the abort tears the job down
         w.abort(1)

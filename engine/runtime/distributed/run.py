@@ -96,14 +96,13 @@ def resume(
             raise JobError(
                 f"{job.root}: no checkpoint to resume from (checkpoints/last is missing)"
             )
-        if epochs is not None:
-            if epochs < 1:
-                raise JobError(f"--epochs: expected a positive integer. Received: {epochs}")
-            plan.max_epoch = epochs
+        if epochs is not None and epochs < 1:
+            raise JobError(f"--epochs: expected a positive integer. Received: {epochs}")
         saved = RunPlan.from_json(plan.to_json())
         project = job.load_project()
         plan.device = backend.device()
-        shard_plan(project, plan, w.size)
+        shard_plan(project, plan, w.size)  # the schedule keeps the original Max Epoch
+        plan.max_epoch = epochs if epochs is not None else plan.max_epoch
         return job, plan, _build(project, plan, w, options), saved
 
     job, plan, session, saved = agree(w, setup)

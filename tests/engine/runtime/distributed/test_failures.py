@@ -124,3 +124,12 @@ def test_nan_during_training_fails_the_job_once_and_ends_every_rank(kit, tmp_pat
     assert _errors(result.stderr) == [f"neurocanvas train: error: {message}"]
     status = json.loads((tmp_path / "job" / "status.json").read_text())
     assert status["status"] == "failed" and status["message"] == message
+
+
+def test_a_wrong_option_is_reported_by_rank_0_only(kit, tmp_path, mpirun):
+    result = mpirun(2, str(_project(kit, tmp_path)), "--distributed", "--lr-warmup", "2")
+    assert result.returncode != 0
+    assert _errors(result.stderr) == [
+        "neurocanvas train: error: --lr-warmup ramps up the scaled learning rate: add "
+        "--lr-scaling linear"
+    ]
