@@ -6,7 +6,7 @@ import pytest
 from hypothesis import settings
 
 # Property tests draw the same examples on every run (CI reproduces what passed here): a random
-# seed once found a generated graph that made inference grow to 12 GB (left for issue 13's follow-up).
+# seed once found a generated graph that made inference grow to 12 GB (left for a follow-up).
 settings.register_profile("repeatable", derandomize=True)
 settings.load_profile("repeatable")
 

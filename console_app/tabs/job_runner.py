@@ -21,8 +21,10 @@ from collections import deque
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QObject, QProcess, Signal
+from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, Signal
 
+from engine.runtime.distributed.collectives import DistributedError
+from engine.runtime.distributed.launch import mpirun_command
 from engine.runtime.job import atomic_write_json
 
 LOG_TAIL = 200  # lines of stderr kept for the failure message
@@ -69,21 +71,24 @@ class JobRunner(QObject):
         return self.process is not None and self.process.state() != QProcess.ProcessState.NotRunning
 
     def train(self, project: Path, job_dir: Path, device: str = "auto",
-              epochs: int | None = None, seed: int | None = None) -> None:  # fmt: skip
+              epochs: int | None = None, seed: int | None = None,
+              processes: int = 1) -> None:  # fmt: skip
+        """``processes`` > 1: that many data-parallel trainers started through mpirun."""
         project, job_dir = Path(project).absolute(), Path(job_dir).absolute()
         args = ["train", str(project), "-o", str(job_dir), "--events", *_device(device)]
         if epochs is not None:
             args += ["--epochs", str(epochs)]
         if seed is not None:
             args += ["--seed", str(seed)]
-        self._start("train", job_dir, args, project if not job_dir.exists() else None)
+        self._start("train", job_dir, args, project if not job_dir.exists() else None, processes)
 
-    def resume(self, job_dir: Path, device: str = "auto", epochs: int | None = None) -> None:
+    def resume(self, job_dir: Path, device: str = "auto", epochs: int | None = None,
+               processes: int = 1) -> None:  # fmt: skip
         job_dir = Path(job_dir).absolute()  # the child's working directory is not ours
         args = ["train", "--resume", str(job_dir), "--events", *_device(device)]
         if epochs is not None:
             args += ["--epochs", str(epochs)]
-        self._start("train", job_dir, args)
+        self._start("train", job_dir, args, processes=processes)
 
     def evaluate(self, job_dir: Path, dataset: str | None, checkpoint: str) -> None:
         job_dir = Path(job_dir).absolute()
@@ -97,8 +102,9 @@ class JobRunner(QObject):
         self._start(kind, folder, args)
 
     def _start(
-        self, kind: str, job_dir: Path, args: list[str], new_from: Path | None = None
-    ) -> None:
+        self, kind: str, job_dir: Path, args: list[str], new_from: Path | None = None,
+        processes: int = 1,
+    ) -> None:  # fmt: skip
         """``new_from``: the project of a new run (its job folder does not exist yet)."""
         if self.is_running():
             raise RuntimeError("a job is already running")
@@ -106,14 +112,25 @@ class JobRunner(QObject):
         self._out_buffer, self._done, self._error = b"", None, ""
         self.started, self.project = False, new_from
         self._log_tail.clear()
+        command, env = [*self.program, *args], {}
+        if processes > 1:
+            try:
+                command, env = mpirun_command(processes, command)
+            except DistributedError as exc:
+                self._end("failed", str(exc))
+                return
         process = QProcess(self)
         process.setWorkingDirectory(str(Path(__file__).resolve().parents[2]))
         process.readyReadStandardOutput.connect(self._read_stdout)
         process.readyReadStandardError.connect(self._read_stderr)
         process.finished.connect(self._finished)
         process.errorOccurred.connect(self._error_occurred)
+        if env:
+            environment = QProcessEnvironment.systemEnvironment()
+            for key, value in env.items():
+                environment.insert(key, value)
+            process.setProcessEnvironment(environment)
         self.process = process
-        command = [*self.program, *args]
         self.log.emit("$ " + shlex.join(command))
         process.start(command[0], command[1:])
 

@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
+    QSpinBox,
     QSplitter,
     QTableWidget,
     QTableWidgetItem,
@@ -101,6 +102,12 @@ class TrainingTab(QWidget):
         self.device = QComboBox()
         self.device.addItems(["auto", "cpu", "gpu"])
         self.device.setToolTip("Array backend of the trainer (auto: GPU when CuPy finds one)")
+        self.processes = QSpinBox()
+        self.processes.setRange(1, 256)
+        self.processes.setToolTip(
+            "Data-parallel trainers started through mpirun (one per GPU on a GPU machine); "
+            "Batch Size is per process, so the global batch is Processes x Batch Size"
+        )
         self.progress = QProgressBar()
         self.position = QLabel("No run")
         self.timing = QLabel("")
@@ -113,7 +120,8 @@ class TrainingTab(QWidget):
         self.resume_button.clicked.connect(lambda: self.resume())
         top = QHBoxLayout()
         for w in (self.run_button, self.stop_button, self.resume_button, QLabel("Device:"),
-                  self.device, self.progress, self.position, self.timing):  # fmt: skip
+                  self.device, QLabel("Processes:"), self.processes, self.progress,
+                  self.position, self.timing):  # fmt: skip
             top.addWidget(w)
 
         self.curve = LearningCurvePlot()
@@ -225,7 +233,8 @@ class TrainingTab(QWidget):
             return None
         job = self.new_job_dir()
         self._begin(job, [])
-        self.runner.train(snapshot, job, self.device.currentText(), epochs, seed)
+        self.runner.train(snapshot, job, self.device.currentText(), epochs, seed,
+                          self.processes.value())  # fmt: skip
         return job
 
     def resume(self, job: Path | None = None, epochs: int | None = None) -> bool:
@@ -236,7 +245,7 @@ class TrainingTab(QWidget):
             self.append_log(f"{job.name}: no checkpoint to resume from")
             return False
         self._begin(job, H.read_curve(job))
-        self.runner.resume(job, self.device.currentText(), epochs)
+        self.runner.resume(job, self.device.currentText(), epochs, self.processes.value())
         return True
 
     def stop(self) -> bool:
@@ -271,9 +280,13 @@ class TrainingTab(QWidget):
             self.progress.setMaximum(max(1, int(record.get("max_epoch", 1)) *
                                          max(1, int(record.get("iter_per_epoch", 1)))))  # fmt: skip
             device = record.get("device", "")
-            self.append_log(f"Training on {device}, {record.get('max_epoch')} epochs of "
+            k = int(record.get("processes", 1) or 1)
+            on = f"{device} x {k} processes" if k > 1 else device
+            per = " per process" if k > 1 else ""
+            self.append_log(f"Training on {on}, {record.get('max_epoch')} epochs of "
                             f"{record.get('iter_per_epoch')} iterations, batch size "
-                            f"{record.get('batch_size')}, seed {record.get('seed')}")  # fmt: skip
+                            f"{record.get('batch_size')}{per}, seed "
+                            f"{record.get('seed')}")  # fmt: skip
             if self.device.currentText() == "gpu" and "gpu" not in str(device).lower():
                 self._warn(f"asked for the GPU, training on {device}")
         elif kind == "iteration":

@@ -5,6 +5,7 @@
     neurocanvas train PROJECT [-o JOB_DIR] [--epochs N] [--device cpu|gpu|auto] [--events]
                               [--seed N] [--loss-scaling dynamic|none]
     neurocanvas train --resume JOB_DIR [--epochs N] [--events]
+    mpirun -n K neurocanvas train PROJECT --distributed [--lr-scaling linear|none] [--lr-warmup E]
 
 PROJECT is a ``.ncproj`` or an NNC ``.sdcproj`` (any extension, by content). The job folder
 (default ``<project>.files/<YYYYMMDD_HHMMSS>``) is described in the README ("Job folder").
@@ -56,6 +57,21 @@ def add_parser(
     parser.add_argument("--params", metavar="FILE.npz",
                         help="start from these parameters (fine-tune an imported model, "
                         "neurocanvas import writes <stem>_parameters.npz)")  # fmt: skip
+    parser.add_argument(
+        "--distributed",
+        action="store_true",
+        help="one process of a data-parallel run started by mpirun -n K: "
+        "BatchSize per process, gradients averaged (also with --resume)",
+    )
+    parser.add_argument(
+        "--lr-scaling",
+        choices=("linear", "none"),
+        default="none",
+        help="--distributed: multiply the learning rate by K (linear) or keep it (none, default)",
+    )
+    parser.add_argument("--lr-warmup", type=int, default=0, metavar="EPOCHS",
+                        help="--distributed --lr-scaling linear: reach the scaled rate "
+                        "linearly over EPOCHS epochs (default 0)")  # fmt: skip
     return parser
 
 
@@ -63,7 +79,12 @@ def run(args: argparse.Namespace) -> int:
     from engine.core import backend  # noqa: PLC0415
     from engine.runtime import run as runner  # noqa: PLC0415
 
-    _check_arguments(args)
+    try:
+        _check_arguments(args)
+    except UserError:
+        if args.distributed and _launcher_rank() > 0:
+            return 2  # every rank finds the mistake; rank 0 alone says it
+        raise
     try:
         backend.set_device(args.device)
     except backend.DeviceError as exc:
@@ -75,6 +96,13 @@ def run(args: argparse.Namespace) -> int:
         stdin_stop=args.events or not sys.stdin.isatty(),
         on_trainer=_starter(args.params),
     )  # fmt: skip
+    if args.distributed:
+        from engine.cli import train_distributed  # noqa: PLC0415
+
+        try:
+            return train_distributed.run(args, options, _USER_ERRORS(), _report)
+        finally:
+            _restore_signals()
     try:
         if args.resume:
             result = runner.resume(args.resume, epochs=args.epochs, options=options)
@@ -120,6 +148,15 @@ def _check_arguments(args: argparse.Namespace) -> None:
                         "drop -o/--seed")  # fmt: skip
     if args.epochs is not None and args.epochs < 1:
         raise UserError(f"--epochs: expected a positive integer. Received: {args.epochs}")
+    if not args.distributed and (args.lr_scaling != "none" or args.lr_warmup):
+        raise UserError("--lr-scaling and --lr-warmup apply to --distributed runs only")
+    if args.resume and (args.lr_scaling != "none" or args.lr_warmup):
+        raise UserError("--resume keeps the job's learning-rate scaling; drop --lr-scaling and "
+                        "--lr-warmup")  # fmt: skip
+    if args.lr_warmup and args.lr_scaling != "linear":
+        raise UserError("--lr-warmup ramps up the scaled learning rate: add --lr-scaling linear")
+    if args.lr_warmup < 0:
+        raise UserError(f"--lr-warmup: expected 0 or more epochs. Received: {args.lr_warmup}")
     if args.project and not Path(args.project).is_file():
         raise UserError(f"{args.project}: no such project file")
     if args.params is not None:
@@ -131,6 +168,16 @@ def _check_arguments(args: argparse.Namespace) -> None:
             load_arrays(args.params)  # readable before a job folder is created
         except (OSError, ParameterFileError) as exc:
             raise UserError(f"--params: {exc}") from None
+
+
+def _launcher_rank() -> int:
+    """This process's rank as mpirun tells it (before MPI starts): Open MPI, MPICH, PMIx."""
+    import os  # noqa: PLC0415
+
+    for name in ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"):
+        if os.environ.get(name, "").isdigit():
+            return int(os.environ[name])
+    return 0
 
 
 def _USER_ERRORS() -> tuple[type[BaseException], ...]:

@@ -39,6 +39,10 @@ class Optimizer:
         start_iter, end_iter: the effective range in iterations, 1-based, 0 = unbounded.
         loss_scaler: dynamic loss scaling (``engine.runtime.precision.DynamicLossScaler``, for
             precision Half); None seeds the loss gradient with 1.
+
+    ``reduce_grads`` (None, or a callable taking the solver) runs when an update is due, right
+    after back-propagation: data-parallel training averages the gradients of every process
+    there (:mod:`engine.runtime.distributed`), so the rest of the update sees the global ones.
     """
 
     def __init__(
@@ -63,6 +67,7 @@ class Optimizer:
         self.start_iter = max(0, int(start_iter))
         self.end_iter = max(0, int(end_iter))
         self.loss_scaler = loss_scaler
+        self.reduce_grads: Callable[[Solver], None] | None = None
 
     def is_active(self, i: int) -> bool:
         """Whether the optimizer runs at 0-based iteration ``i`` (its effective range)."""
@@ -91,6 +96,8 @@ class Optimizer:
             backward(list(losses), seeds, clear_buffer=True)
         if i % k != k - 1:
             return False
+        if self.reduce_grads is not None:
+            self.reduce_grads(self.solver)
         if scaler is not None:
             if not scaler.after_backward(self.solver.check_inf_or_nan_grad()):
                 return False  # overflow: skipped (and counted); the scale went down

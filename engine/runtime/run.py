@@ -102,6 +102,11 @@ def resume(
     plan = RunPlan.from_json(job.plan(), str(job.config_file))
     if not checkpoint_path(job.checkpoint_dir("last")).is_dir():
         raise JobError(f"{job.root}: no checkpoint to resume from (checkpoints/last is missing)")
+    if plan.processes > 1:  # its batches and iterations are those of K processes
+        raise JobError(
+            f"{job.root}: a job of {plan.processes} processes; resume it with "
+            "--distributed (under mpirun -n K with any K, or alone for one process)"
+        )
     if epochs is not None:
         if epochs < 1:
             raise JobError(f"--epochs: expected a positive integer. Received: {epochs}")

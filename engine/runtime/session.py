@@ -65,6 +65,10 @@ class RunPlan:
     project_file: str = ""
     device: str = "cpu"
     loss_scaling: str = "dynamic"  # precision Half: "dynamic" (nnabla's rule) or "none" (NNC)
+    # Data-parallel runs (engine.runtime.distributed): batch_size is per process.
+    processes: int = 1
+    lr_scaling: str = "none"  # "linear": learning rate x processes
+    lr_warmup: int = 0  # epochs over which the linear scaling ramps up
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
