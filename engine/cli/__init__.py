@@ -14,7 +14,7 @@ import sys
 # Subcommand modules in the order ``--help`` lists them; a module that is not there yet is skipped.
 SUBCOMMANDS = (
     "train", "evaluate", "forward", "cost", "convert", "export", "report", "quantize", "dataset",
-    "doctor",
+    "search", "doctor",
 )  # fmt: skip
 
 

@@ -1,0 +1,201 @@
+"""One search worker: ask the study for an attempt, build a sound candidate, train it, tell.
+
+Any number of workers (threads of nothing: separate processes, on one machine or several) may
+run the same study; Optuna's storage numbers the attempts, so no two workers train the same one.
+Attempt 0 is the seed network: the ``--from-job`` job's result, or the project trained as is.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import socket
+import threading
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import optuna
+from optuna.trial import TrialState
+
+from engine.formats import native
+from engine.graph.project import Project
+from engine.runtime.job_history import read_job
+from engine.search import model
+from engine.search.candidate import Candidate, CandidateError, describe, propose
+from engine.search.study import HEARTBEAT_S, Settings, attempts, done, front
+
+__all__ = ["Worker", "seed_attempt"]
+
+Emit = Callable[..., Any]
+
+
+def _no_events(event: str, **fields: Any) -> None:
+    return None
+
+
+def seed_attempt(study: optuna.Study, settings: Settings, base: Project) -> None:
+    """Record a ``--from-job`` job as attempt 0 (once per study) without training it again."""
+    if settings.base_job is None or any(t.user_attrs.get("seed") for t in attempts(study)):
+        return
+    info = read_job(Path(settings.base_job), with_statistics=False)
+    error = info.best_valid_error
+    if info.status != "finished" or error is None:
+        from engine.search.study import SearchError  # noqa: PLC0415
+
+        raise SearchError(f"{settings.base_job}: --from-job needs a finished job with a "
+                          f"validation error (status {info.status})")  # fmt: skip
+    found = describe(base, problems_ok=True)
+    trial = optuna.trial.create_trial(
+        values=_values(settings, error, found.cost),
+        user_attrs=_attrs(found, settings.base_job, parent=None, seed=True),
+    )
+    study.add_trial(trial)
+
+
+def _values(settings: Settings, error: float, cost: float) -> list[float]:
+    return [error, cost] if settings.objective == "error+cost" else [error]
+
+
+def _attrs(found: Candidate, job: str, parent: int | None, seed: bool = False) -> dict[str, Any]:
+    return {
+        "project": native.dumps_native(found.project),
+        "mutation": str(found.mutation) if found.mutation else "seed network",
+        "parent": parent,
+        "job": job,
+        "host": socket.gethostname(),
+        "pid": os.getpid(),
+        "cost": found.cost,
+        "features": found.features,
+        "seed": seed,
+    }
+
+
+class Worker:
+    """Runs attempts until the study has ``attempts`` of them, time is up, or stop() is called."""
+
+    def __init__(self, study: optuna.Study, emit: Emit | None = None, deadline: float = 0.0):
+        self.study = study
+        self.settings = Settings.from_attrs(study.user_attrs)
+        self.emit = emit or _no_events
+        self.deadline = deadline or time.time() + self.settings.hours * 3600
+        self.stop_event = threading.Event()
+        self._trainer: Any = None
+        self.trained = 0
+
+    def stop(self) -> None:
+        """End cleanly: the attempt in training stops and is recorded as failed ("stopped")."""
+        self.stop_event.set()
+        if self._trainer is not None:
+            self._trainer.request_stop()
+
+    def run(self) -> int:
+        """Attempts until done; returns how many this worker trained."""
+        while not self.stop_event.is_set() and time.time() < self.deadline:
+            with warnings.catch_warnings():  # "experimental" since Optuna 2.9; we rely on it
+                warnings.simplefilter("ignore")
+                optuna.storages.fail_stale_trials(self.study)
+                trial = self.study.ask()  # warns that heartbeats are meant for optimize()
+            if not self._within_limit(trial.number):
+                self.study.tell(trial, state=TrialState.PRUNED)
+                break
+            self._attempt(trial)
+        return self.trained
+
+    def _within_limit(self, number: int) -> bool:
+        before = [t for t in attempts(self.study) if t.number <= number]
+        return len(before) <= self.settings.attempts
+
+    def _attempt(self, trial: optuna.Trial) -> None:
+        settings = self.settings
+        rng = random.Random(f"{self.study.study_name}/{trial.number}")
+        base = _load(settings.project)
+        try:
+            found, parent = self._candidate(trial.number, base, rng)
+        except CandidateError as exc:
+            trial.set_user_attr("reason", str(exc))
+            self.study.tell(trial, state=TrialState.FAIL)
+            self.emit("attempt_failed", number=trial.number, message=str(exc))
+            return
+        job = Path(settings.jobs_root) / f"{self.study.study_name}_{trial.number:04d}"
+        for key, value in _attrs(found, str(job.resolve()), parent).items():
+            trial.set_user_attr(key, value)
+        self.emit("attempt_start", number=trial.number, job=str(job), parent=parent,
+                  mutation=trial.user_attrs["mutation"], cost_multiply_add=found.cost)  # fmt: skip
+        status, error, message = self._train(trial, found, job, rng.randrange(2**31))
+        if status == "finished" and error is not None:
+            values = _values(settings, error, found.cost)
+            self.study.tell(trial, values)
+            self.trained += 1
+        else:
+            trial.set_user_attr("reason", message or status)
+            self.study.tell(trial, state=TrialState.FAIL)
+        self.emit("attempt_end", number=trial.number, status=status, valid_error=error,
+                  cost_multiply_add=found.cost, message=message)  # fmt: skip
+
+    def _candidate(self, number: int, base: Project, rng: random.Random) -> tuple[Candidate, Any]:
+        """Attempt 0 is the project itself; later ones mutate a parent from the Pareto front."""
+        if number == attempts(self.study)[0].number:
+            return describe(base), None
+        parents = front(self.study, self.settings) or done(self.study)
+        pool = [(t.number, native.parse_native(t.user_attrs["project"])) for t in parents]
+        if not pool:
+            pool = [(None, base)]
+        if self.settings.method == "gp":
+            return model.choose(done(self.study), self.settings, pool, rng)
+        parent_number, parent = rng.choice(pool)
+        return propose(parent, rng, self.settings.cost_range), parent_number
+
+    def _train(self, trial: optuna.Trial, found: Candidate, job: Path,
+               seed: int) -> tuple[str, float | None, str]:  # fmt: skip
+        from engine.runtime import run as runner  # noqa: PLC0415
+        from engine.runtime.trainer import TrainingError  # noqa: PLC0415
+
+        beat = threading.Event()
+        storage = self.study._storage  # the heartbeat is per trial id, Optuna's own mechanism
+        trial_id = trial._trial_id
+
+        def heartbeat() -> None:
+            while not beat.wait(HEARTBEAT_S):
+                storage.record_heartbeat(trial_id)
+
+        storage.record_heartbeat(trial_id)
+        thread = threading.Thread(target=heartbeat, daemon=True)
+        thread.start()
+        options = runner.Options(on_trainer=self._set_trainer)
+        try:
+            result = runner.train(self.settings.project, job_dir=job, epochs=self.settings.epochs,
+                                  seed=seed, options=options, project=found.project)  # fmt: skip
+            return result.status, read_job(job, False).best_valid_error, ""
+        except (TrainingError, ValueError, ArithmeticError) as exc:
+            return "failed", None, str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        finally:
+            beat.set()
+            self._trainer = None
+
+    def _set_trainer(self, trainer: Any) -> None:
+        self._trainer = trainer
+        if self.stop_event.is_set():
+            trainer.request_stop()
+
+
+def _load(path: str) -> Project:
+    from engine.formats import load_project  # noqa: PLC0415
+
+    return load_project(path)
+
+
+def summary(trial: optuna.trial.FrozenTrial) -> dict[str, Any]:
+    """One attempt as plain data (for events and the results table)."""
+    return {
+        "number": trial.number,
+        "state": trial.state.name.lower(),
+        "valid_error": trial.values[0] if trial.values else None,
+        "cost_multiply_add": trial.user_attrs.get("cost"),
+        "mutation": trial.user_attrs.get("mutation", ""),
+        "parent": trial.user_attrs.get("parent"),
+        "job": trial.user_attrs.get("job", ""),
+        "reason": trial.user_attrs.get("reason", ""),
+    }
