@@ -213,7 +213,7 @@ def branch(project: Project, network: Network, rng: random.Random) -> Mutation |
                                      position=(x + 264, y)))  # fmt: skip
     network.connect(Link(source.source, twin.name, 0, source.source_pin))
     (add,) = edit.insert_after(network, layer.name, [network.new_layer("Add2")])
-    network.connect(Link(twin.name, add, 1))
+    network.connect(Link(twin.name, add))  # Add2 takes both inputs on pin 0
     return Mutation("Branch", network.name, layer.name, f"added {twin.name} beside it, summed")
 
 

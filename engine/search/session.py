@@ -116,7 +116,8 @@ def run_search(
         on_worker(worker)
     if emit:
         emit("search_start", storage=url, study=request.study, attempts=settings.attempts,
-             done=len(attempts(study)), method=settings.method, objective=settings.objective)  # fmt: skip
+             done=len(attempts(study)), method=settings.method,
+             objective=settings.objective)  # fmt: skip
     helpers = [_spawn(url, request.study, deadline, settings, k) for k in range(1, parallel)]
     try:
         worker.run()

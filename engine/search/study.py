@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import time
 import warnings
 from dataclasses import dataclass
 from pathlib import Path
@@ -88,15 +89,24 @@ def _storage(url: str) -> optuna.storages.RDBStorage:
     kwargs: dict[str, Any] = {}
     if url.startswith("sqlite"):
         kwargs["connect_args"] = {"timeout": 60}  # several workers write one file
-    try:
-        with warnings.catch_warnings():  # heartbeats are "experimental" since Optuna 2.9
-            warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
-            return optuna.storages.RDBStorage(
-                url, engine_kwargs=kwargs, heartbeat_interval=HEARTBEAT_S, grace_period=GRACE_S
-            )
-    except Exception as exc:  # noqa: BLE001 - SQLAlchemy/driver errors of every kind
-        detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise SearchError(f"storage {url}: cannot open ({detail})") from None
+    for attempt in range(5):
+        try:
+            with warnings.catch_warnings():  # heartbeats are "experimental" since Optuna 2.9
+                warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+                return optuna.storages.RDBStorage(
+                    url, engine_kwargs=kwargs, heartbeat_interval=HEARTBEAT_S,
+                    grace_period=GRACE_S,
+                )  # fmt: skip
+        except Exception as exc:  # noqa: BLE001 - SQLAlchemy/driver errors of every kind
+            # Two workers starting together on a new database race to create its tables.
+            racing = ("already exists", "UNIQUE constraint", "database is locked")
+            if any(r in str(exc) for r in racing) and attempt < 4:
+                time.sleep(0.5 + attempt)
+                continue
+            text = str(exc).strip()
+            detail = text.splitlines()[0] if text else type(exc).__name__
+            raise SearchError(f"storage {url}: cannot open ({detail})") from None
+    raise AssertionError("unreachable")
 
 
 def open_study(url: str, name: str, settings: Settings | None = None) -> optuna.Study:

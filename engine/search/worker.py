@@ -97,7 +97,10 @@ class Worker:
             with warnings.catch_warnings():  # "experimental" since Optuna 2.9; we rely on it
                 warnings.simplefilter("ignore")
                 optuna.storages.fail_stale_trials(self.study)
+                fail_dead_local(self.study)
                 trial = self.study.ask()  # warns that heartbeats are meant for optimize()
+            trial.set_user_attr("host", socket.gethostname())
+            trial.set_user_attr("pid", os.getpid())
             if not self._within_limit(trial.number):
                 self.study.tell(trial, state=TrialState.PRUNED)
                 break
@@ -179,6 +182,30 @@ class Worker:
         self._trainer = trainer
         if self.stop_event.is_set():
             trainer.request_stop()
+
+
+def fail_dead_local(study: optuna.Study) -> list[int]:
+    """Mark failed the running attempts of workers on this machine whose process is gone (at
+    once; the heartbeat catches workers on other machines after its grace period)."""
+    failed = []
+    for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+        attrs = trial.user_attrs
+        if attrs.get("host") == socket.gethostname() and not _alive(attrs.get("pid")):
+            study.tell(trial.number, state=TrialState.FAIL)
+            failed.append(trial.number)
+    return failed
+
+
+def _alive(pid: Any) -> bool:
+    if not isinstance(pid, int) or pid <= 0:
+        return True  # unknown: leave it to the heartbeat
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def _load(path: str) -> Project:
