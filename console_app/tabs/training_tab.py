@@ -36,6 +36,7 @@ from console_app.document import Document
 from console_app.report_action import ReportController
 from console_app.tabs.job_runner import JobRunner
 from console_app.tabs.plots import LearningCurvePlot, TradeoffPlot
+from console_app.tabs.search_control import SearchControl
 from console_app.tabs.snapshot import write_snapshot
 from engine.formats import ProjectFileError
 from engine.runtime import job_history as H
@@ -80,6 +81,7 @@ class TrainingTab(QWidget):
         self._first_iteration = 0
         self._shown_root: Path | None = None
         self._build()
+        self.search = SearchControl(self)
         self.refresh_jobs()
 
     # -- layout ----------------------------------------------------------------------------
@@ -200,9 +202,12 @@ class TrainingTab(QWidget):
         return candidate
 
     def run(self, epochs: int | None = None, seed: int | None = None) -> Path | None:
-        """Train the document as it is now; returns the new job folder."""
+        """Train the document as it is now; returns the new job folder (structure search
+        enabled in CONFIG: starts the search and returns the jobs folder)."""
         if self.runner.is_running():
             return None
+        if self.search.enabled():
+            return self.search.start(epochs)
         root = self.jobs_root()
         try:
             snapshot = write_snapshot(self.document.project, self.document.path, root)

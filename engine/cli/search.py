@@ -5,21 +5,23 @@
     neurocanvas search PROJECT [--from-job JOB] [--method random|gp] [--objective error|error+cost]
                        [--attempts N] [--hours H] [--parallel K] [--epochs N]
                        [--validation-range MIN MAX] [--cost-range MIN MAX]
-                       [--storage URL] [--study NAME] [--events]
+                       [--storage URL] [--study NAME] [--jobs-dir DIR] [--events]
     neurocanvas search worker --storage URL --study NAME [--events]
 
-Settings not given come from the project's CONFIG > Global Structure Search. The study is kept in
-``<project>.files/structure_search.db`` (SQLite) unless ``--storage`` names another database
-(``postgresql://...``): workers on other machines join it with ``search worker``. Running the
-same command again resumes the search. Each attempt is a job folder ``<study>_<NNNN>`` beside the
-project's other jobs; the table of attempts with the Pareto-optimal ones marked is printed at the
-end and written to ``<project>.files/<study>_results.csv``. A line ``stop`` on stdin, Ctrl-C or
-SIGTERM ends the search cleanly (the attempt in training is recorded as failed, "stopped").
+Settings not given come from the project's CONFIG > Global Structure Search. The study is kept
+in ``<jobs dir>/structure_search.db`` (SQLite; the jobs dir defaults to ``<project>.files``)
+unless ``--storage`` names another database (``postgresql://...``): workers on other machines
+join it with ``search worker``. Running the same command again resumes the search. Each attempt
+is a job folder ``<study>_<NNNN>`` beside the project's other jobs; the table of attempts with
+the Pareto-optimal ones marked is printed at the end and written to
+``<jobs dir>/<study>_results.csv``. A line ``stop`` on stdin, Ctrl-C or SIGTERM ends the search
+cleanly (the attempt in training is recorded as failed, "stopped").
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import signal
 import sys
 import threading
@@ -50,20 +52,28 @@ def add_parser(
     p.add_argument("--storage", metavar="URL", help="study database (default: SQLite in "
                    "<project>.files)")  # fmt: skip
     p.add_argument("--study", default="search", metavar="NAME", help="study name")
+    p.add_argument("--jobs-dir", metavar="DIR", help="folder of the attempts' job folders "
+                   "(default: <project>.files)")  # fmt: skip
+    p.add_argument("--device", choices=("cpu", "gpu", "auto"), default=None,
+                   help="array backend (default: NEUROCANVAS_DEVICE or auto)")  # fmt: skip
     p.add_argument("--deadline", type=float, help=argparse.SUPPRESS)  # set for helper workers
     p.add_argument("--events", action="store_true", help="one JSON event per line on stdout")
     return p
 
 
 def run(args: argparse.Namespace) -> int:
+    from engine.core import backend  # noqa: PLC0415
     from engine.search.study import SearchError  # noqa: PLC0415
 
     emit = _emitter(args)
     try:
+        if args.device:
+            backend.set_device(args.device)
+            os.environ["NEUROCANVAS_DEVICE"] = args.device  # for the helper workers too
         if args.project == "worker":
             return _worker(args, emit)
         return _search(args, emit)
-    except SearchError as exc:
+    except (SearchError, backend.DeviceError) as exc:
         if args.events:
             emit("error", message=str(exc))
         raise UserError(str(exc)) from None
@@ -81,11 +91,19 @@ def _search(args: argparse.Namespace, emit: Any) -> int:
         attempts=args.attempts, hours=args.hours, parallel=args.parallel, epochs=args.epochs,
         validation_range=tuple(args.validation_range) if args.validation_range else None,
         cost_range=tuple(args.cost_range) if args.cost_range else None,
-        storage=args.storage, study=args.study,
+        storage=args.storage, study=args.study, jobs_dir=args.jobs_dir,
     )  # fmt: skip
-    result = run_search(request, emit, on_worker=lambda w: _install_stop(args, w))
+    workers: list[Any] = []
+
+    def started(worker: Any) -> None:
+        workers.append(worker)
+        _install_stop(args, worker)
+
+    result = run_search(request, emit, on_worker=started)
     pareto = [row["number"] for row in result.rows if row["pareto"]]
+    status = "stopped" if workers and workers[0].stop_event.is_set() else "finished"
     emit("search_end", attempts=len(result.rows), pareto=pareto, table=str(result.table))
+    emit("done", status=status)  # the app's job runner ends a run on "done"
     if not args.events:
         _print_table(result.rows)
         print(f"{len(result.rows)} attempts, Pareto-optimal: {pareto}; table {result.table}",

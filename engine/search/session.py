@@ -51,6 +51,7 @@ class SearchRequest:
     cost_range: tuple[float, float] | None = None
     storage: str | None = None  # default: SQLite in <project>.files
     study: str = "search"
+    jobs_dir: str | None = None  # default: <project>.files, NNC's place for jobs
 
 
 @dataclass
@@ -67,7 +68,8 @@ def settings_from_project(project: Project, request: SearchRequest) -> tuple[Set
     source = Path(request.project).resolve()
     settings = Settings(
         project=str(source),
-        jobs_root=str(source.with_name(source.stem + ".files")),
+        jobs_root=str(Path(request.jobs_dir).resolve() if request.jobs_dir
+                      else source.with_name(source.stem + ".files")),
         method=request.method or ("random" if ss.method == "Random" else "gp"),
         objective=request.objective or ("error" if ss.objective == "Error" else "error+cost"),
         attempts=request.attempts if request.attempts is not None else ss.get("AttemptTimes"),
@@ -107,7 +109,7 @@ def run_search(
     settings, parallel = settings_from_project(project, request)
     settings.check()
     check_project(project, settings)
-    url = request.storage or default_storage(Path(request.project))
+    url = request.storage or default_storage(Path(settings.jobs_root))
     study = open_study(url, request.study, settings)
     seed_attempt(study, settings, project)
     deadline = time.time() + settings.hours * 3600

@@ -78,9 +78,9 @@ class Settings:
         return cls(**raw)
 
 
-def default_storage(project_file: Path) -> str:
-    """SQLite in the project's ``.files`` folder, beside its jobs."""
-    folder = project_file.resolve().with_name(project_file.stem + ".files")
+def default_storage(jobs_root: Path) -> str:
+    """SQLite in the jobs folder (NNC's ``<project>.files``), beside the attempts."""
+    folder = jobs_root.resolve()
     folder.mkdir(parents=True, exist_ok=True)
     return f"sqlite:///{folder / 'structure_search.db'}"
 
