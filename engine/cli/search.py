@@ -3,7 +3,7 @@
 ::
 
     neurocanvas search PROJECT [--from-job JOB] [--method random|gp] [--objective error|error+cost]
-                       [--attempts N] [--hours H] [--parallel K] [--epochs N]
+                       [--attempts N] [--hours H] [--parallel K] [--epochs N] [--seed N]
                        [--validation-range MIN MAX] [--cost-range MIN MAX]
                        [--storage URL] [--study NAME] [--jobs-dir DIR] [--events]
     neurocanvas search worker --storage URL --study NAME [--events]
@@ -46,6 +46,8 @@ def add_parser(
     p.add_argument("--hours", type=float, metavar="H", help="time limit (AttemptHours)")
     p.add_argument("--parallel", type=int, metavar="K", help="workers at once (NumParallel)")
     p.add_argument("--epochs", type=int, metavar="N", help="override Max Epoch of each attempt")
+    p.add_argument("--seed", type=int, metavar="N", help="the same training seed for every "
+                   "attempt (default: one per attempt, drawn from the study)")  # fmt: skip
     p.add_argument("--validation-range", type=float, nargs=2, metavar=("MIN", "MAX"))
     p.add_argument("--cost-range", type=float, nargs=2, metavar=("MIN", "MAX"),
                    help="CostMultiplyAdd range (-1: open)")  # fmt: skip
@@ -91,7 +93,7 @@ def _search(args: argparse.Namespace, emit: Any) -> int:
         attempts=args.attempts, hours=args.hours, parallel=args.parallel, epochs=args.epochs,
         validation_range=tuple(args.validation_range) if args.validation_range else None,
         cost_range=tuple(args.cost_range) if args.cost_range else None,
-        storage=args.storage, study=args.study, jobs_dir=args.jobs_dir,
+        storage=args.storage, study=args.study, jobs_dir=args.jobs_dir, seed=args.seed,
     )  # fmt: skip
     workers: list[Any] = []
 
@@ -106,8 +108,9 @@ def _search(args: argparse.Namespace, emit: Any) -> int:
     emit("done", status=status)  # the app's job runner ends a run on "done"
     if not args.events:
         _print_table(result.rows)
-        print(f"{len(result.rows)} attempts, Pareto-optimal: {pareto}; table {result.table}",
-              file=sys.stderr)  # fmt: skip
+        plot = f", plot {result.plot}" if result.plot else ""
+        print(f"{len(result.rows)} attempts, Pareto-optimal: {pareto}; table {result.table}"
+              f"{plot}", file=sys.stderr)  # fmt: skip
     return 0
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import random
+import warnings
 from typing import Any
 
 import numpy as np
@@ -61,6 +62,7 @@ def expected_improvement(
 ) -> np.ndarray:
     """EI of each candidate's validation error (see the module docstring for the reference)."""
     from scipy.stats import norm  # noqa: PLC0415 - scikit-learn brings SciPy
+    from sklearn.exceptions import ConvergenceWarning  # noqa: PLC0415
     from sklearn.gaussian_process import GaussianProcessRegressor  # noqa: PLC0415
     from sklearn.gaussian_process.kernels import Matern, WhiteKernel  # noqa: PLC0415
 
@@ -70,7 +72,9 @@ def expected_improvement(
     y = np.array([t.values[0] for t in finished])
     gp = GaussianProcessRegressor(Matern(nu=2.5) + WhiteKernel(1e-3), normalize_y=True,
                                   n_restarts_optimizer=2, random_state=0)  # fmt: skip
-    gp.fit(x, y)
+    with warnings.catch_warnings():  # few, often equal, observations: bounds are hit, that's ok
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        gp.fit(x, y)
     mean, std = gp.predict(_matrix([c.features for c in candidates], keys), return_std=True)
     costs = [float(t.user_attrs.get("cost", 0.0)) for t in finished]
     scores = []

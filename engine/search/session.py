@@ -14,25 +14,21 @@ from where it stopped.
 
 from __future__ import annotations
 
-import csv
-import io
 import random
 import subprocess
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import optuna
-
 from engine.formats import ProjectFileError, load_project
 from engine.graph.project import Project
-from engine.runtime.job import atomic_write_text
 from engine.search.candidate import CandidateError, describe, propose
 from engine.search.mutations import NothingToSearch
-from engine.search.study import SearchError, Settings, attempts, default_storage, front, open_study
-from engine.search.worker import Emit, Worker, seed_attempt, summary
+from engine.search.results import SearchResult, results
+from engine.search.study import SearchError, Settings, attempts, default_storage, open_study
+from engine.search.worker import Emit, Worker, seed_attempt
 
 __all__ = ["SearchRequest", "SearchResult", "run_search", "settings_from_project", "results"]
 
@@ -51,15 +47,8 @@ class SearchRequest:
     cost_range: tuple[float, float] | None = None
     storage: str | None = None  # default: SQLite in <project>.files
     study: str = "search"
+    seed: int | None = None
     jobs_dir: str | None = None  # default: <project>.files, NNC's place for jobs
-
-
-@dataclass
-class SearchResult:
-    storage: str
-    study: str
-    rows: list[dict[str, Any]] = field(default_factory=list)
-    table: Path | None = None
 
 
 def settings_from_project(project: Project, request: SearchRequest) -> tuple[Settings, int]:
@@ -80,6 +69,7 @@ def settings_from_project(project: Project, request: SearchRequest) -> tuple[Set
         cost_range=request.cost_range
         or (ss.get("CostMultiplyAdd_Min"), ss.get("CostMultiplyAdd_Max")),
         base_job=str(Path(request.from_job).resolve()) if request.from_job else None,
+        seed=request.seed,
     )  # fmt: skip
     parallel = request.parallel if request.parallel is not None else ss.get("NumParallel")
     if parallel < 1:
@@ -111,7 +101,7 @@ def run_search(
     check_project(project, settings)
     url = request.storage or default_storage(Path(settings.jobs_root))
     study = open_study(url, request.study, settings)
-    seed_attempt(study, settings, project)
+    seed_attempt(study, settings)
     deadline = time.time() + settings.hours * 3600
     worker = Worker(study, emit, deadline)
     if on_worker is not None:
@@ -138,19 +128,3 @@ def _spawn(url: str, study: str, deadline: float, settings: Settings, k: int) ->
                "--study", study, "--deadline", repr(deadline)]  # fmt: skip
     with open(log, "ab") as out:
         return subprocess.Popen(command, stdout=out, stderr=out, stdin=subprocess.DEVNULL)
-
-
-def results(study: optuna.Study, url: str) -> SearchResult:
-    """Every attempt with its Pareto mark; also written as ``<study>_results.csv``."""
-    settings = Settings.from_attrs(study.user_attrs)
-    optimal = {t.number for t in front(study, settings)}
-    rows = [{**summary(t), "pareto": t.number in optimal} for t in attempts(study)]
-    table = Path(settings.jobs_root) / f"{study.study_name}_results.csv"
-    text = io.StringIO()
-    columns = ["number", "state", "valid_error", "cost_multiply_add", "pareto", "parent",
-               "mutation", "job", "reason"]  # fmt: skip
-    writer = csv.DictWriter(text, columns, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    atomic_write_text(table, text.getvalue())
-    return SearchResult(url, study.study_name, rows, table)

@@ -50,6 +50,7 @@ class Settings:
     validation_range: tuple[float, float] = (-1, -1)
     cost_range: tuple[float, float] = (-1, -1)
     base_job: str | None = None  # --from-job: the trained seed network, attempt 0
+    seed: int | None = None  # one training seed for every attempt (None: one per attempt)
 
     def check(self) -> None:
         if self.method not in ("random", "gp"):

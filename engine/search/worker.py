@@ -22,10 +22,11 @@ from optuna.trial import TrialState
 
 from engine.formats import native
 from engine.graph.project import Project
+from engine.runtime.job import Job, JobError
 from engine.runtime.job_history import read_job
 from engine.search import model
 from engine.search.candidate import Candidate, CandidateError, describe, propose
-from engine.search.study import HEARTBEAT_S, Settings, attempts, done, front
+from engine.search.study import HEARTBEAT_S, SearchError, Settings, attempts, done, front
 
 __all__ = ["Worker", "seed_attempt"]
 
@@ -36,18 +37,20 @@ def _no_events(event: str, **fields: Any) -> None:
     return None
 
 
-def seed_attempt(study: optuna.Study, settings: Settings, base: Project) -> None:
-    """Record a ``--from-job`` job as attempt 0 (once per study) without training it again."""
+def seed_attempt(study: optuna.Study, settings: Settings) -> None:
+    """Record a ``--from-job`` job as attempt 0 (once per study) without training it again: its
+    network (the job's snapshot) is the seed the mutations start from."""
     if settings.base_job is None or any(t.user_attrs.get("seed") for t in attempts(study)):
         return
     info = read_job(Path(settings.base_job), with_statistics=False)
     error = info.best_valid_error
     if info.status != "finished" or error is None:
-        from engine.search.study import SearchError  # noqa: PLC0415
-
         raise SearchError(f"{settings.base_job}: --from-job needs a finished job with a "
                           f"validation error (status {info.status})")  # fmt: skip
-    found = describe(base, problems_ok=True)
+    try:
+        found = describe(Job.open(Path(settings.base_job)).load_project(), problems_ok=True)
+    except (JobError, ValueError) as exc:  # ValueError: ProjectFileError, CandidateError
+        raise SearchError(f"--from-job {settings.base_job}: {exc}") from None
     trial = optuna.trial.create_trial(
         values=_values(settings, error, found.cost),
         user_attrs=_attrs(found, settings.base_job, parent=None, seed=True),
@@ -127,7 +130,8 @@ class Worker:
             trial.set_user_attr(key, value)
         self.emit("attempt_start", number=trial.number, job=str(job), parent=parent,
                   mutation=trial.user_attrs["mutation"], cost_multiply_add=found.cost)  # fmt: skip
-        status, error, message = self._train(trial, found, job, rng.randrange(2**31))
+        seed = settings.seed if settings.seed is not None else rng.randrange(2**31)
+        status, error, message = self._train(trial, found, job, seed)
         if status == "finished" and error is not None:
             values = _values(settings, error, found.cost)
             self.study.tell(trial, values)
@@ -212,17 +216,3 @@ def _load(path: str) -> Project:
     from engine.formats import load_project  # noqa: PLC0415
 
     return load_project(path)
-
-
-def summary(trial: optuna.trial.FrozenTrial) -> dict[str, Any]:
-    """One attempt as plain data (for events and the results table)."""
-    return {
-        "number": trial.number,
-        "state": trial.state.name.lower(),
-        "valid_error": trial.values[0] if trial.values else None,
-        "cost_multiply_add": trial.user_attrs.get("cost"),
-        "mutation": trial.user_attrs.get("mutation", ""),
-        "parent": trial.user_attrs.get("parent"),
-        "job": trial.user_attrs.get("job", ""),
-        "reason": trial.user_attrs.get("reason", ""),
-    }
