@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -64,18 +64,29 @@ def results(study: optuna.Study, url: str) -> SearchResult:
 
 
 def _plot(rows: list[dict[str, Any]], path: Path) -> Path | None:
-    """The trade-off graph (Agg, no Qt) of the finished attempts found on this machine."""
+    """The trade-off graph (Agg, no Qt) of the finished attempts found on this machine, each
+    labelled with its attempt number; CostMultiplyAdd on a log scale (attempts differ by
+    factors)."""
     from matplotlib.figure import Figure  # noqa: PLC0415 - only when a search ends
+    from matplotlib.ticker import NullFormatter  # noqa: PLC0415
 
     from engine.report.curves import draw_tradeoff  # noqa: PLC0415
     from engine.runtime.job_history import read_job  # noqa: PLC0415
 
-    jobs = [read_job(Path(r["job"])) for r in rows
+    jobs = [replace(read_job(Path(r["job"])), name=str(r["number"])) for r in rows
             if r["state"] == "complete" and Path(r["job"], "network.ncproj").is_file()]  # fmt: skip
     if not jobs:
         return None
     figure = Figure(figsize=(6, 4))
-    draw_tradeoff(figure.add_subplot(1, 1, 1), jobs, "CostMultiplyAdd")
+    axes = figure.add_subplot(1, 1, 1)
+    draw_tradeoff(axes, jobs, "CostMultiplyAdd")
+    axes.set_xscale("log")
+    low, high = axes.get_xlim()
+    ticks = [m * 10.0**e for e in range(13) for m in (1, 2, 5) if low <= m * 10.0**e <= high]
+    axes.set_xticks(ticks, [f"{t:,.0f}" for t in ticks], fontsize="small")
+    axes.xaxis.set_minor_formatter(NullFormatter())
+    axes.set_title("attempts: validation error vs CostMultiplyAdd (Pareto front in red)",
+                   fontsize="small")  # fmt: skip
     figure.tight_layout()
     figure.savefig(path, dpi=110)
     return path
