@@ -107,8 +107,21 @@ class Worker:
             if not self._within_limit(trial.number):
                 self.study.tell(trial, state=TrialState.PRUNED)
                 break
-            self._attempt(trial)
+            try:
+                self._attempt(trial)
+            except Exception as exc:  # noqa: BLE001 - a crashed attempt must not end the search
+                message = f"{type(exc).__name__}: {exc}".splitlines()[0]
+                self._fail(trial, message)
+                self.emit("attempt_end", number=trial.number, status="failed",
+                          valid_error=None, cost_multiply_add=None, message=message)  # fmt: skip
         return self.trained
+
+    def _fail(self, trial: optuna.Trial, reason: str) -> None:
+        """Record the attempt as failed unless it was already told."""
+        running = self.study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))
+        if any(t.number == trial.number for t in running):
+            trial.set_user_attr("reason", reason)
+            self.study.tell(trial, state=TrialState.FAIL)
 
     def _within_limit(self, number: int) -> bool:
         before = [t for t in attempts(self.study) if t.number <= number]
@@ -176,7 +189,7 @@ class Worker:
             result = runner.train(self.settings.project, job_dir=job, epochs=self.settings.epochs,
                                   seed=seed, options=options, project=found.project)  # fmt: skip
             return result.status, read_job(job, False).best_valid_error, ""
-        except (TrainingError, ValueError, ArithmeticError) as exc:
+        except (TrainingError, ValueError, ArithmeticError, RuntimeError, MemoryError) as exc:
             return "failed", None, str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         finally:
             beat.set()
