@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from console_app.tabs.snapshot import write_snapshot
 from engine.formats import ProjectFileError
+from engine.runtime.job_history import read_curve
 
 if TYPE_CHECKING:
     from console_app.tabs.training_tab import TrainingTab
@@ -47,6 +48,7 @@ class SearchControl:
         self.study = ""
         self.done = 0
         self.total = 0
+        self.jobs: dict[Any, Path] = {}  # attempt number -> job folder
         tab.runner.event.connect(self._on_event)
 
     def enabled(self) -> bool:
@@ -63,7 +65,7 @@ class SearchControl:
             return None
         self.study = "search_" + _dt.datetime.now().strftime("%Y%m%d_%H%M%S")
         self.done, self.total = 0, tab.document.project.structure_search.get("AttemptTimes")
-        tab._begin(root, [])
+        tab._begin(root / self.study, [])  # the status line names the study
         tab.position.setText(f"structure search {self.study}: starting...")
         args = ["--study", self.study]
         if epochs is not None:
@@ -86,6 +88,7 @@ class SearchControl:
             tab.position.setText(f"attempt {record.get('number')} of {self.total}: "
                                  f"{record.get('mutation')}")  # fmt: skip
             tab.append_log(f"Attempt {record.get('number')}: {record.get('mutation')}")
+            self.jobs[record.get("number")] = Path(str(record.get("job")))
         elif kind in ("attempt_end", "attempt_failed"):
             self.done += 1
             tab.progress.setValue(min(self.done, tab.progress.maximum()))
@@ -94,6 +97,9 @@ class SearchControl:
                 "message") or record.get("status", "failed")  # fmt: skip
             tab.append_log(f"Attempt {record.get('number')}: {shown}")
             tab.refresh_jobs()  # the new job folder joins the history and trade-off graph
+            job = self.jobs.get(record.get("number"))
+            if job is not None:  # the attempt's learning curve, once it is written
+                tab.curve.set_curves([(job.name, read_curve(job))])
         elif kind == "search_end":
             tab.append_log(f"Structure search ended: {record.get('attempts')} attempts, "
                            f"Pareto-optimal {record.get('pareto')}; table "

@@ -57,6 +57,8 @@ def test_run_with_structure_search_enabled_trains_the_attempts(qtbot, tabs, iris
     attempts = [j for j in training.jobs if j.path.name.startswith(training.search.study)]
     assert len(attempts) == 4 and all(j.status == "finished" for j in attempts)
     assert training.progress.value() == 4
+    assert training.curve.lines_drawn == 3  # the last attempt's curve (cost, two errors)
+    assert training.position.text() == f"{training.search.study}: finished"
     table = training.jobs_root() / f"{training.search.study}_results.csv"
     rows = list(csv.DictReader(table.open()))
     assert [r["state"] for r in rows] == ["complete"] * 4
