@@ -153,12 +153,14 @@ def _emitter(args: argparse.Namespace) -> Any:
 
 
 def _print_table(rows: list[dict[str, Any]]) -> None:
-    print(f"{'#':>4} {'state':9} {'valid_error':>11} {'MultiplyAdd':>12} pareto  mutation")
+    print(f"{'#':>4} {'state':9} {'valid_error':>11} {'MultiplyAdd':>12} pareto "
+          f"{'accuracy':>8}  mutation")  # fmt: skip
     for r in rows:
         err = "" if r["valid_error"] is None else f"{r['valid_error']:.4f}"
         cost = "" if r["cost_multiply_add"] is None else f"{r['cost_multiply_add']:,.0f}"
+        acc = "" if r["accuracy"] is None else f"{100 * r['accuracy']:.1f} %"
         mark = "*" if r["pareto"] else ""
-        print(f"{r['number']:>4} {r['state']:9} {err:>11} {cost:>12} {mark:^6}  "
+        print(f"{r['number']:>4} {r['state']:9} {err:>11} {cost:>12} {mark:^6} {acc:>8}  "
               f"{r['mutation'] or r['reason']}")  # fmt: skip
 
 

@@ -1,8 +1,9 @@
 """The outcome of a search: every attempt with its Pareto mark, as a CSV table and a plot.
 
-``<study>_results.csv`` (number, state, valid_error, cost_multiply_add, pareto, parent,
-mutation, job, reason) and ``<study>_tradeoff.png`` (the TRAINING tab's trade-off graph of the
-attempts whose job folders are on this machine) go to the jobs folder.
+``<study>_results.csv`` (number, state, valid_error, cost_multiply_add, pareto, accuracy (the
+attempt's evaluation, classification only), parent, mutation, job, reason) and
+``<study>_tradeoff.png`` (the TRAINING tab's trade-off graph of the attempts whose job folders
+are on this machine) go to the jobs folder.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ from engine.search.study import Settings, attempts, front
 
 __all__ = ["SearchResult", "results", "summary", "COLUMNS"]
 
-COLUMNS = ("number", "state", "valid_error", "cost_multiply_add", "pareto", "parent",
-           "mutation", "job", "reason")  # fmt: skip
+COLUMNS = ("number", "state", "valid_error", "cost_multiply_add", "pareto", "accuracy",
+           "parent", "mutation", "job", "reason")  # fmt: skip
 
 
 @dataclass
@@ -40,6 +41,7 @@ def summary(trial: optuna.trial.FrozenTrial) -> dict[str, Any]:
         "state": trial.state.name.lower(),
         "valid_error": trial.values[0] if trial.values else None,
         "cost_multiply_add": trial.user_attrs.get("cost"),
+        "accuracy": trial.user_attrs.get("accuracy"),
         "mutation": trial.user_attrs.get("mutation", ""),
         "parent": trial.user_attrs.get("parent"),
         "job": trial.user_attrs.get("job", ""),

@@ -188,6 +188,8 @@ class Worker:
         try:
             result = runner.train(self.settings.project, job_dir=job, epochs=self.settings.epochs,
                                   seed=seed, options=options, project=found.project)  # fmt: skip
+            if result.status == "finished":
+                _evaluate(trial, job)
             return result.status, read_job(job, False).best_valid_error, ""
         except (TrainingError, ValueError, ArithmeticError, RuntimeError, MemoryError) as exc:
             return "failed", None, str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -199,6 +201,23 @@ class Worker:
         self._trainer = trainer
         if self.stop_event.is_set():
             trainer.request_stop()
+
+
+def _evaluate(trial: optuna.Trial, job: Path) -> None:
+    """NNC's Evaluate on the attempt (best parameters, the executor's dataset): output_result.csv
+    and evaluation.json in its job folder; the accuracy joins the results table. A failure here
+    is noted on the attempt, which still counts (it trained)."""
+    from engine.runtime.evaluator import evaluate  # noqa: PLC0415
+
+    try:
+        summary = evaluate(job).summary
+    except Exception as exc:  # noqa: BLE001 - evaluation is an extra; the attempt trained
+        trial.set_user_attr("evaluation", f"{type(exc).__name__}: {exc}".splitlines()[0])
+        return
+    classes = summary.get("classification") or {}
+    accuracies = [v["accuracy"] for v in classes.values() if "accuracy" in v]
+    if accuracies:
+        trial.set_user_attr("accuracy", accuracies[0])
 
 
 def fail_dead_local(study: optuna.Study) -> list[int]:

@@ -45,6 +45,10 @@ def test_from_job_with_the_gp_method_and_events(iris_file):
     assert len(curve) == 4  # the seed job was not trained again
     assert [r["state"] for r in rows] == ["complete"] * 6
     assert all(r["parent"] for r in rows[1:])  # every later attempt mutates an earlier one
+    for row in rows[1:]:  # each attempt is evaluated as NNC's Evaluate does
+        summary = json.loads((Path(row["job"]) / "evaluation.json").read_text())
+        assert float(row["accuracy"]) == summary["classification"]["y'"]["accuracy"]
+        assert (Path(row["job"]) / "output_result.csv").is_file()
     starts = [e for e in events if e["event"] == "attempt_start"]
     assert all(e["mutation"] and e["parent"] is not None for e in starts)
     pareto = [int(r["number"]) for r in rows if r["pareto"] == "True"]
