@@ -7,6 +7,7 @@ Attempt 0 is the seed network: the ``--from-job`` job's result, or the project t
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import socket
@@ -51,10 +52,11 @@ def seed_attempt(study: optuna.Study, settings: Settings) -> None:
         found = describe(Job.open(Path(settings.base_job)).load_project(), problems_ok=True)
     except (JobError, ValueError) as exc:  # ValueError: ProjectFileError, CandidateError
         raise SearchError(f"--from-job {settings.base_job}: {exc}") from None
-    trial = optuna.trial.create_trial(
-        values=_values(settings, error, found.cost),
-        user_attrs=_attrs(found, settings.base_job, parent=None, seed=True),
-    )
+    attrs = _attrs(found, settings.base_job, parent=None, seed=True)
+    accuracy = _accuracy(Path(settings.base_job) / "evaluation.json")
+    if accuracy is not None:  # the job was evaluated already (it is not evaluated again here)
+        attrs["accuracy"] = accuracy
+    trial = optuna.trial.create_trial(values=_values(settings, error, found.cost), user_attrs=attrs)
     study.add_trial(trial)
 
 
@@ -214,10 +216,23 @@ def _evaluate(trial: optuna.Trial, job: Path) -> None:
     except Exception as exc:  # noqa: BLE001 - evaluation is an extra; the attempt trained
         trial.set_user_attr("evaluation", f"{type(exc).__name__}: {exc}".splitlines()[0])
         return
-    classes = summary.get("classification") or {}
-    accuracies = [v["accuracy"] for v in classes.values() if "accuracy" in v]
-    if accuracies:
-        trial.set_user_attr("accuracy", accuracies[0])
+    accuracy = _accuracy(summary)
+    if accuracy is not None:
+        trial.set_user_attr("accuracy", accuracy)
+
+
+def _accuracy(summary: dict[str, Any] | Path) -> float | None:
+    """The first classification output's accuracy of an evaluation summary (or its file)."""
+    if isinstance(summary, Path):
+        try:
+            summary = json.loads(summary.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+    classes = summary.get("classification") if isinstance(summary, dict) else None
+    for value in (classes or {}).values():
+        if isinstance(value, dict) and isinstance(value.get("accuracy"), float):
+            return float(value["accuracy"])
+    return None
 
 
 def fail_dead_local(study: optuna.Study) -> list[int]:

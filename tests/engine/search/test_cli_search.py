@@ -31,6 +31,7 @@ def test_from_job_with_the_gp_method_and_events(iris_file):
     base = iris_file.parent / "base"
     done = _cli("train", iris_file, "-o", base, "--epochs", 3, "--seed", 0)
     assert done.returncode == 0, done.stderr
+    assert _cli("evaluate", base).returncode == 0  # its accuracy is read, not computed again
     run = _cli("search", iris_file, "--from-job", base, "--method", "gp", "--attempts", 6,
                "--epochs", 3, "--events")  # fmt: skip
     assert run.returncode == 0, run.stderr
@@ -43,6 +44,8 @@ def test_from_job_with_the_gp_method_and_events(iris_file):
     assert rows[0]["mutation"] == "seed network" and Path(rows[0]["job"]) == base.resolve()
     curve = (base / "learning_curve.csv").read_text().splitlines()
     assert len(curve) == 4  # the seed job was not trained again
+    base_summary = json.loads((base / "evaluation.json").read_text())
+    assert float(rows[0]["accuracy"]) == base_summary["classification"]["y'"]["accuracy"]
     assert [r["state"] for r in rows] == ["complete"] * 6
     assert all(r["parent"] for r in rows[1:])  # every later attempt mutates an earlier one
     for row in rows[1:]:  # each attempt is evaluated as NNC's Evaluate does
