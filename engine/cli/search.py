@@ -6,12 +6,14 @@
                        [--attempts N] [--hours H] [--parallel K] [--epochs N] [--seed N]
                        [--validation-range MIN MAX] [--cost-range MIN MAX]
                        [--storage URL] [--study NAME] [--jobs-dir DIR] [--events]
-    neurocanvas search worker --storage URL --study NAME [--events]
+    neurocanvas search worker --storage URL --study NAME [--project FILE] [--jobs-dir DIR]
+                              [--events]
 
 Settings not given come from the project's CONFIG > Global Structure Search. The study is kept
 in ``<jobs dir>/structure_search.db`` (SQLite; the jobs dir defaults to ``<project>.files``)
 unless ``--storage`` names another database (``postgresql://...``): workers on other machines
-join it with ``search worker``. Running the same command again resumes the search. Each attempt
+join it with ``search worker`` (with ``--project``/``--jobs-dir`` where that machine keeps the
+project and its jobs elsewhere). Running the same command again resumes the search. Each attempt
 is a job folder ``<study>_<NNNN>`` beside the project's other jobs; the table of attempts with
 the Pareto-optimal ones marked is printed at the end and written to
 ``<jobs dir>/<study>_results.csv``. A line ``stop`` on stdin, Ctrl-C or SIGTERM ends the search
@@ -25,6 +27,7 @@ import os
 import signal
 import sys
 import threading
+from pathlib import Path
 from typing import Any
 
 from engine.cli import UserError
@@ -58,6 +61,8 @@ def add_parser(
                    "(default: <project>.files)")  # fmt: skip
     p.add_argument("--device", choices=("cpu", "gpu", "auto"), default=None,
                    help="array backend (default: NEUROCANVAS_DEVICE or auto)")  # fmt: skip
+    p.add_argument("--project", dest="project_file", metavar="FILE", help="search worker: this "
+                   "machine's copy of the project (datasets are read from its folder)")  # fmt: skip
     p.add_argument("--deadline", type=float, help=argparse.SUPPRESS)  # set for helper workers
     p.add_argument("--events", action="store_true", help="one JSON event per line on stdout")
     return p
@@ -121,7 +126,10 @@ def _worker(args: argparse.Namespace, emit: Any) -> int:
     if not args.storage:
         raise UserError("search worker: give --storage URL (and --study NAME) of the study")
     study = open_study(args.storage, args.study)
-    worker = Worker(study, emit, args.deadline or 0.0)
+    project = None if args.project_file is None else Path(args.project_file)
+    if project is not None and not project.is_file():
+        raise UserError(f"--project {project}: no such project file")
+    worker = Worker(study, emit, args.deadline or 0.0, project=project, jobs_root=args.jobs_dir)
     _install_stop(args, worker)
     trained = worker.run()
     print(f"worker trained {trained} attempts of study {args.study!r}", file=sys.stderr)

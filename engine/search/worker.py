@@ -81,9 +81,14 @@ def _attrs(found: Candidate, job: str, parent: int | None, seed: bool = False) -
 class Worker:
     """Runs attempts until the study has ``attempts`` of them, time is up, or stop() is called."""
 
-    def __init__(self, study: optuna.Study, emit: Emit | None = None, deadline: float = 0.0):
+    def __init__(self, study: optuna.Study, emit: Emit | None = None, deadline: float = 0.0,
+                 **local: Any) -> None:  # fmt: skip
+        """``local``: this machine's ``project`` file and ``jobs_root`` where they differ."""
         self.study = study
         self.settings = Settings.from_attrs(study.user_attrs)
+        for key, value in local.items():
+            if value is not None:
+                setattr(self.settings, key, str(Path(value).resolve()))
         self.emit = emit or _no_events
         self.deadline = deadline or time.time() + self.settings.hours * 3600
         self.stop_event = threading.Event()
@@ -99,8 +104,10 @@ class Worker:
     def run(self) -> int:
         """Attempts until done; returns how many this worker trained."""
         while not self.stop_event.is_set() and time.time() < self.deadline:
-            with warnings.catch_warnings():  # "experimental" since Optuna 2.9; we rely on it
-                warnings.simplefilter("ignore")
+            with warnings.catch_warnings():  # heartbeats: "experimental" since Optuna 2.9, and
+                # "meant for optimize()": ask-and-tell records them itself (see _train)
+                warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+                warnings.filterwarnings("ignore", "Heartbeat of storage", UserWarning)
                 optuna.storages.fail_stale_trials(self.study)
                 fail_dead_local(self.study)
                 trial = self.study.ask()  # warns that heartbeats are meant for optimize()
@@ -132,9 +139,8 @@ class Worker:
     def _attempt(self, trial: optuna.Trial) -> None:
         settings = self.settings
         rng = random.Random(f"{self.study.study_name}/{trial.number}")
-        base = _load(settings.project)
         try:
-            found, parent = self._candidate(trial.number, base, rng)
+            found, parent = self._candidate(trial.number, rng)
         except CandidateError as exc:
             trial.set_user_attr("reason", str(exc))
             self.study.tell(trial, state=TrialState.FAIL)
@@ -157,14 +163,14 @@ class Worker:
         self.emit("attempt_end", number=trial.number, status=status, valid_error=error,
                   cost_multiply_add=found.cost, message=message)  # fmt: skip
 
-    def _candidate(self, number: int, base: Project, rng: random.Random) -> tuple[Candidate, Any]:
+    def _candidate(self, number: int, rng: random.Random) -> tuple[Candidate, Any]:
         """Attempt 0 is the project itself; later ones mutate a parent from the Pareto front."""
         if number == attempts(self.study)[0].number:
-            return describe(base), None
+            return describe(_load(self.settings.project)), None
         parents = front(self.study, self.settings) or done(self.study)
         pool = [(t.number, native.parse_native(t.user_attrs["project"])) for t in parents]
-        if not pool:
-            pool = [(None, base)]
+        if not pool:  # nothing finished yet (other workers still train): the project itself
+            pool = [(None, _load(self.settings.project))]
         if self.settings.method == "gp":
             return model.choose(done(self.study), self.settings, pool, rng)
         parent_number, parent = rng.choice(pool)

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import optuna
@@ -71,3 +72,39 @@ def test_parallel_two_runs_a_worker_process_beside_the_search(iris_file):
     assert "attempts, Pareto-optimal" in run.stderr
     log = (iris_file.parent / "iris.files" / "search_worker_1.log").read_text()
     assert "worker trained" in log
+
+
+@pytest.mark.slow
+def test_a_worker_with_its_own_project_copy_and_jobs_folder_joins(iris_file, tmp_path):
+    """What a second machine does: its own copy of the project, its own jobs folder."""
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    elsewhere = tmp_path / "machine_b"
+    elsewhere.mkdir()
+    copy = elsewhere / "iris.ncproj"
+    copy.write_bytes(iris_file.read_bytes())
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    search = subprocess.Popen(
+        [sys.executable, "-m", "engine.cli", "search", str(iris_file), "--storage", url,
+         "--attempts", "6", "--epochs", "60"], env=env, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.time() + 120
+    while time.time() < deadline:  # until the study exists
+        try:
+            optuna.load_study(study_name="search", storage=url)
+            break
+        except Exception:  # noqa: BLE001 - no study (KeyError) or no database yet
+            time.sleep(0.5)
+    joined = _cli("search", "worker", "--storage", url, "--study", "search", "--project", copy,
+                  "--jobs-dir", elsewhere / "jobs")  # fmt: skip
+    assert joined.returncode == 0, joined.stderr
+    _, err = search.communicate(timeout=600)
+    assert search.returncode == 0, err
+    trials = optuna.load_study(study_name="search", storage=url).get_trials()
+    attempts = [t for t in trials if t.state.name != "PRUNED"]
+    assert [t.state.name for t in attempts] == ["COMPLETE"] * 6
+    theirs = [t for t in attempts if Path(t.user_attrs["job"]).parent == elsewhere / "jobs"]
+    ours = [t for t in attempts if Path(t.user_attrs["job"]).parent == iris_file.parent /
+            "iris.files"]  # fmt: skip
+    assert theirs and ours and len(theirs) + len(ours) == 6
+    for t in theirs:
+        assert (Path(t.user_attrs["job"]) / "learning_curve.csv").is_file()
