@@ -5,7 +5,8 @@ log-scaled. A Gaussian process (scikit-learn's, Matern kernel plus noise) fitted
 attempts predicts each candidate's validation error; CostMultiplyAdd needs no model, it is known
 exactly. A candidate's expected improvement is measured against the best error among attempts
 that cost no more than it does, so for the two-objective search it rewards moving the Pareto
-front anywhere along it; for the error objective the reference is the best error overall.
+front anywhere along it (below the cheapest attempt, against a reference error); for the error
+objective the reference is the best error overall.
 Optuna's own samplers propose parameter values from declared distributions; here the choices
 are networks, so the study keeps the bookkeeping and this module scores candidates.
 """
@@ -77,11 +78,15 @@ def expected_improvement(
         gp.fit(x, y)
     mean, std = gp.predict(_matrix([c.features for c in candidates], keys), return_std=True)
     costs = [float(t.user_attrs.get("cost", 0.0)) for t in finished]
+    # Below the cheapest attempt the front has no point yet: improvement is measured against a
+    # reference error, as hypervolume methods do (the worst error seen plus 10 % of the spread),
+    # so a cheaper network must still be expected to learn something to be chosen.
+    reference = float(y.max() + 0.1 * (y.max() - y.min()))
     scores = []
     for cand, mu, sigma in zip(candidates, mean, std, strict=True):
         if settings.objective == "error+cost":
             cheaper = [e for e, c in zip(y, costs, strict=True) if c <= cand.cost]
-            best = min(cheaper) if cheaper else math.inf
+            best = min(cheaper) if cheaper else reference
         else:
             best = float(y.min())
         scores.append(_ei(best, float(mu), max(float(sigma), 1e-9), norm))
@@ -89,7 +94,5 @@ def expected_improvement(
 
 
 def _ei(best: float, mu: float, sigma: float, norm: Any) -> float:
-    if math.isinf(best):  # nothing as cheap yet: a new point of the front for sure
-        return math.inf
     z = (best - mu) / sigma
     return (best - mu) * norm.cdf(z) + sigma * norm.pdf(z)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import optuna
 import pytest
 
@@ -76,9 +77,13 @@ def test_the_gp_prefers_what_the_observations_say_is_better(objective):
     assert scores[1] > scores[0]
 
 
-def test_a_candidate_cheaper_than_every_attempt_extends_the_front():
-    finished = [_trial(0.5, 1000.0, k) for k in (0, 1, 2)]
+def test_cheaper_than_every_attempt_counts_only_if_expected_to_learn():
+    # Error falls with the number of ReLUs; all attempts cost 1000.
+    finished = [_trial(1.0 - 0.1 * k, 1000.0, k) for k in (0, 1, 2, 3, 4)]
     settings = Settings("p", "j", objective="error+cost")
-    scores = expected_improvement(finished, [_candidate(10.0, 1), _candidate(1000.0, 1)],
-                                  settings)  # fmt: skip
-    assert scores[0] == float("inf") and scores[1] < float("inf")
+    good_cheap, bad_cheap = _candidate(10.0, 4), _candidate(10.0, 0)
+    same_cost = _candidate(1000.0, 4)  # like the best attempt: nothing to gain
+    scores = expected_improvement(finished, [good_cheap, bad_cheap, same_cost], settings)
+    assert np.isfinite(scores).all()  # measured against a reference error, never infinite
+    # A cheap network expected to learn as well as the best extends the front most.
+    assert scores[0] > scores[1] and scores[0] > scores[2]
