@@ -81,6 +81,7 @@ def run(args: argparse.Namespace) -> int:
             return _worker(args, emit)
         return _search(args, emit)
     except (SearchError, backend.DeviceError) as exc:
+        getattr(emit, "close", lambda: None)()  # the progress bar ends before the message
         if args.events:
             emit("error", message=str(exc))
         raise UserError(str(exc)) from None
@@ -148,7 +149,8 @@ def _emitter(args: argparse.Namespace) -> Any:
 
         if event == "search_start":
             bar["bar"] = tqdm(total=fields["attempts"], initial=min(fields["done"],
-                              fields["attempts"]), desc="attempts", unit="net")  # fmt: skip
+                              fields["attempts"]), desc="attempts", unit="net",
+                              disable=not sys.stderr.isatty())  # fmt: skip
         elif event in ("attempt_end", "attempt_failed") and "bar" in bar:
             bar["bar"].update(1)
             error = fields.get("valid_error")
@@ -157,6 +159,7 @@ def _emitter(args: argparse.Namespace) -> Any:
         elif event == "search_end" and "bar" in bar:
             bar.pop("bar").close()
 
+    progress.close = lambda: bar.pop("bar").close() if "bar" in bar else None  # type: ignore[attr-defined]
     return progress
 
 

@@ -93,6 +93,7 @@ class Worker:
         self.deadline = deadline or time.time() + self.settings.hours * 3600
         self.stop_event = threading.Event()
         self._trainer: Any = None
+        self.fatal = ""  # a setup error (datasets, settings): the search cannot go on
         self.trained = 0
 
     def stop(self) -> None:
@@ -118,6 +119,10 @@ class Worker:
                 break
             try:
                 self._attempt(trial)
+                if self.fatal:
+                    raise SearchError(f"attempt {trial.number}: {self.fatal}")
+            except SearchError:
+                raise
             except Exception as exc:  # noqa: BLE001 - a crashed attempt must not end the search
                 message = f"{type(exc).__name__}: {exc}".splitlines()[0]
                 self._fail(trial, message)
@@ -199,6 +204,9 @@ class Worker:
             if result.status == "finished":
                 _evaluate(trial, job)
             return result.status, read_job(job, False).best_valid_error, ""
+        except _setup_errors() as exc:  # the datasets or settings: every attempt would fail
+            self.fatal = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+            return "failed", None, self.fatal
         except (TrainingError, ValueError, ArithmeticError, RuntimeError, MemoryError) as exc:
             return "failed", None, str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         finally:
@@ -209,6 +217,15 @@ class Worker:
         self._trainer = trainer
         if self.stop_event.is_set():
             trainer.request_stop()
+
+
+def _setup_errors() -> tuple[type[BaseException], ...]:
+    """Errors of the project's datasets or files, never of the candidate network (SetupError is
+    left out: a candidate that does not compile raises it)."""
+    from engine.data import DatasetError  # noqa: PLC0415
+    from engine.formats import ProjectFileError  # noqa: PLC0415
+
+    return (DatasetError, ProjectFileError, JobError)
 
 
 def _evaluate(trial: optuna.Trial, job: Path) -> None:

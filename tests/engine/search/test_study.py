@@ -112,3 +112,16 @@ def test_unreachable_storage_and_empty_ranges_are_one_line_errors(iris_file, tmp
     code, _, err = _run("search", iris_file, "--cost-range", "1", "2")  # iris costs ~224
     assert code == 2 and "outside the range" in err, err
     assert not list((iris_file.parent / "iris.files").glob("search_0*"))
+
+
+def test_datasets_that_cannot_be_read_end_the_search_at_once(iris_file):
+    project = load_project(iris_file)
+    for i, dataset in enumerate(project.datasets):
+        project.replace_section(("datasets", i), dataset.with_value("URI", "builtin:nosuch/x"))
+    save_project(project, iris_file)
+    code, _, err = _run("search", iris_file, "--attempts", 5, "--epochs", 1)
+    assert code == 2, err
+    line = err.strip().splitlines()[-1]
+    assert line.startswith("neurocanvas search: error: attempt 0: ") and "nosuch" in line, err
+    jobs = list((iris_file.parent / "iris.files").glob("search_0*"))
+    assert len(jobs) <= 1  # the seed attempt, not five that all fail the same way
