@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.document import Document
+from console_app.tabs import search_control
 from engine.graph import commands as C
 from engine.graph import config as cfg
 from engine.graph.project import ModelError, Where
@@ -66,10 +67,12 @@ FIELDS: dict[type[cfg.Section], tuple[tuple[str, str, str], ...]] = {
         ("RepeatEvaluationType", "Repeat Evaluation Type", "repeat"),
         ("NeedBackPropagation", "Need Back Propagation", "bool"),
     ),
+    cfg.StructureSearch: search_control.FIELDS,
 }  # fmt: skip
 MINIMA = {"MaxEpoch": 1, "BatchSize": 1, "MonitorInterval": 1, "UpdateInterval": 1,
           "LearningRateUpdateInterval": 1, "NumEvaluations": 1, "WeightDecay": 0,
-          "LearningRateWarmupLength": 0, "RangeFrom": -1, "RangeTo": -1}  # fmt: skip
+          "LearningRateWarmupLength": 0, "RangeFrom": -1, "RangeTo": -1,
+          **search_control.MINIMA}  # fmt: skip
 COLLECTIONS = ("optimizers", "monitors", "executors")
 # The schedulers each learning-rate field applies to (engine.nn.lr_scheduler.scheduler_from):
 # a field another scheduler ignores is disabled, as NNC greys it out.
@@ -81,6 +84,7 @@ SCHEDULER_FIELDS = {
     "LearningRateSteps": ("Step",),
 }
 WARMUP_FIELDS = ("LearningRateWarmupLength", "LearningRateWarmupLengthUnit")
+SINGLETON_TITLES = {"config": "Global Config", "structure_search": "Structure Search"}
 
 
 def check_value(section: cfg.Section, key: str, text: str) -> str | None:
@@ -163,7 +167,7 @@ class ConfigTab(QWidget):
 
     # -- the list of sections --------------------------------------------------------------
     def _entries(self) -> list[Where]:
-        entries: list[Where] = ["config"]
+        entries: list[Where] = ["config", "structure_search"]
         for collection in COLLECTIONS:
             entries += [(collection, i) for i in range(len(getattr(self.project, collection)))]
         return entries
@@ -176,7 +180,7 @@ class ConfigTab(QWidget):
         self.sections.clear()
         for where in entries:
             if isinstance(where, str):
-                self.sections.addItem("Global Config")
+                self.sections.addItem(SINGLETON_TITLES[where])
             else:
                 self.sections.addItem(_item_title(where[0], self.project.section(where)))
         self.sections.setCurrentRow(entries.index(self.where))
@@ -274,6 +278,8 @@ class ConfigTab(QWidget):
             return [(n, n) for n in names]
         if kind == "dataset":
             return [(d.name, d.name) for d in self.project.datasets]
+        if key in search_control.CHOICES:
+            return list(search_control.CHOICES[key])
         spec = section.key(key)
         return [(c, c) for c in (spec.choices if spec else ())]
 

@@ -90,6 +90,11 @@ class JobRunner(QObject):
             args += ["--epochs", str(epochs)]
         self._start("train", job_dir, args, processes=processes)
 
+    def search(self, project: Path, jobs_root: Path, args: list[str], device: str = "auto") -> None:
+        """``neurocanvas search PROJECT --jobs-dir JOBS_ROOT --events ARGS`` (structure search)."""
+        command = ["search", str(project), "--jobs-dir", str(jobs_root), "--events", *args]
+        self._start("search", jobs_root, command + _device(device))
+
     def evaluate(self, job_dir: Path, dataset: str | None, checkpoint: str) -> None:
         job_dir = Path(job_dir).absolute()
         args = ["evaluate", str(job_dir), "--checkpoint", checkpoint, "--json"]

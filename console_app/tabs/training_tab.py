@@ -42,6 +42,7 @@ from console_app.tabs.job_runner import JobRunner
 from console_app.tabs.job_watch import JobsWatcher
 from console_app.tabs.plots import LearningCurvePlot, TradeoffPlot
 from console_app.tabs.quantization_experiment import open_experiment
+from console_app.tabs.search_control import SearchControl
 from console_app.tabs.snapshot import write_snapshot
 from engine.formats import ProjectFileError
 from engine.runtime import job_history as H
@@ -89,6 +90,7 @@ class TrainingTab(QWidget):
         self.watcher = JobsWatcher(self)
         self.watcher.changed.connect(self.refresh_jobs)
         self._build()
+        self.search = SearchControl(self)
         self.refresh_jobs()
 
     # -- layout ----------------------------------------------------------------------------
@@ -222,9 +224,12 @@ class TrainingTab(QWidget):
         return candidate
 
     def run(self, epochs: int | None = None, seed: int | None = None) -> Path | None:
-        """Train the document as it is now; returns the new job folder."""
+        """Train the document as it is now; returns the new job folder (structure search
+        enabled in CONFIG: starts the search and returns the jobs folder)."""
         if self.runner.is_running():
             return None
+        if self.search.enabled():
+            return self.search.start(epochs)
         root = self.jobs_root()
         try:
             snapshot = write_snapshot(self.document.project, self.document.path, root)

@@ -15,7 +15,7 @@ import sys
 # Subcommand modules in the order ``--help`` lists them; a module that is not there yet is skipped.
 SUBCOMMANDS = (
     "train", "evaluate", "forward", "cost", "convert", "export", "import", "report", "quantize",
-    "dataset", "doctor",
+    "dataset", "search", "doctor",
 )  # fmt: skip
 
 

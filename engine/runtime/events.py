@@ -14,6 +14,17 @@ One JSON object per line, always with ``"event"`` and ``"time"`` (seconds since 
                 ``best_epoch``, ``best_valid_error``, ``elapsed``
 ``error``       ``message`` (one line, names the place); the process exits non-zero
 
+``neurocanvas search --events`` adds (and ends with ``done``, ``status`` only):
+
+``search_start``    ``storage``, ``study``, ``attempts`` (the limit), ``done`` (attempts so
+                    far: a resumed study), ``method``, ``objective``
+``attempt_start``   ``number``, ``job``, ``parent`` (attempt number or null), ``mutation``,
+                    ``cost_multiply_add``
+``attempt_end``     ``number``, ``status`` (finished, stopped, failed), ``valid_error``,
+                    ``cost_multiply_add``, ``message``
+``attempt_failed``  ``number``, ``message``: no sound candidate was found, nothing trained
+``search_end``      ``attempts``, ``pareto`` (attempt numbers), ``table`` (the results CSV)
+
 Logs go to stderr; stdout carries nothing but events when ``--events`` is given.
 """
 
@@ -30,7 +41,20 @@ from engine.runtime.job import Job
 
 __all__ = ["EventSink", "EVENTS"]
 
-EVENTS = ("start", "iteration", "epoch", "checkpoint", "warning", "done", "error")
+EVENTS = (
+    "start",
+    "iteration",
+    "epoch",
+    "checkpoint",
+    "warning",
+    "done",
+    "error",
+    "search_start",
+    "attempt_start",
+    "attempt_end",
+    "attempt_failed",
+    "search_end",
+)
 
 
 def _clean(value: Any) -> Any:

@@ -58,14 +58,18 @@ def train(
     seed: int | None = None,
     options: Options | None = None,
     loss_scaling: str = "dynamic",
+    project: Any = None,
 ) -> TrainResult:
     """Train ``project_file`` (any project format) into a new job folder.
 
     ``loss_scaling`` (precision Half only): ``dynamic`` (nnabla's rule) or ``none`` (NNC).
+    ``project``: train this in-memory project instead (structure search's candidates); relative
+    dataset paths are still read from ``project_file``'s folder.
     """
     options = options or Options()
     source = Path(project_file)
-    project = load_project(source)
+    given = project is not None
+    project = project if given else load_project(source)
     plan = plan_run(project, base=source.parent.resolve(), seed=seed, max_epoch=epochs,
                     progress=options.progress)  # fmt: skip
     plan.project_file = str(source.resolve())
@@ -76,7 +80,7 @@ def train(
         Job.check_new(root)  # before the (slow) session: a taken -o folder fails fast
     session = build_session(project, plan, prefetch=options.prefetch)
     try:
-        job = Job.create(root, project, source, numbered=not job_dir)
+        job = Job.create(root, project, None if given else source, numbered=not job_dir)
         job.write_config({"plan": plan.to_json()})
         return _run(job, session, None, options, resumed=False)
     finally:

@@ -102,7 +102,8 @@ def test_config_edits_reach_the_trained_job(qtbot, config_tab, training_tab):
 
 def test_learning_rate_fields_the_scheduler_ignores_are_disabled(qtbot, config_tab):
     config_tab.show()
-    row = config_tab.sections.visualItemRect(config_tab.sections.item(1))  # the optimizer
+    optimizer = config_tab._entries().index(("optimizers", 0))
+    row = config_tab.sections.visualItemRect(config_tab.sections.item(optimizer))
     qtbot.mouseClick(config_tab.sections.viewport(), Qt.MouseButton.LeftButton, pos=row.center())
     editors = config_tab.editors
     assert editors["LearningRateScheduler"].currentText() == "Exponential"

@@ -1,0 +1,149 @@
+"""The shared study: Optuna's bookkeeping of a structure search in an SQL database.
+
+One Optuna trial is one attempt. Its user attributes hold the candidate project (native JSON,
+so a worker on another machine can mutate it without the job folder), the mutation, the parent,
+the job folder and host, CostMultiplyAdd and the network features. Values are the best
+validation error, and CostMultiplyAdd for the two-objective search. The search's settings are
+the study's user attributes, so ``neurocanvas search worker`` needs only the storage URL and
+the study name. Workers write a heartbeat while they train; a worker that died (killed, machine
+lost) is noticed by :func:`optuna.storages.fail_stale_trials` and its attempt marked failed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import time
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import optuna
+
+from engine.runtime.job_history import pareto_front
+from engine.search.candidate import in_range
+
+__all__ = ["SearchError", "Settings", "open_study", "default_storage", "attempts", "front"]
+
+HEARTBEAT_S = 10  # seconds between heartbeats of a training worker
+GRACE_S = 60  # a running attempt without heartbeat for this long is marked failed
+
+optuna.logging.set_verbosity(logging.WARNING)
+
+
+class SearchError(ValueError):
+    """Bad search input (storage, ranges, project): one line, before any training."""
+
+
+@dataclass
+class Settings:
+    """What every worker of one study does (kept in the study's user attributes)."""
+
+    project: str  # the project file (resolved); relative dataset paths are read from its folder
+    jobs_root: str  # where attempts' job folders go (NNC's <project>.files)
+    method: str = "random"  # random | gp
+    objective: str = "error+cost"  # error | error+cost
+    attempts: int = 100
+    hours: float = 2.0
+    epochs: int | None = None  # override Max Epoch for every attempt
+    validation_range: tuple[float, float] = (-1, -1)
+    cost_range: tuple[float, float] = (-1, -1)
+    base_job: str | None = None  # --from-job: the trained seed network, attempt 0
+    seed: int | None = None  # one training seed for every attempt (None: one per attempt)
+
+    def check(self) -> None:
+        if self.method not in ("random", "gp"):
+            raise SearchError(f"--method: expected random or gp. Received: {self.method}")
+        if self.objective not in ("error", "error+cost"):
+            raise SearchError(f"--objective: expected error or error+cost. Received: "
+                              f"{self.objective}")  # fmt: skip
+        if self.attempts < 1:
+            raise SearchError(f"--attempts: expected a positive integer. Received: "
+                              f"{self.attempts}")  # fmt: skip
+        if self.hours <= 0:
+            raise SearchError(f"--hours: expected a positive number. Received: {self.hours}")
+        for name, (low, high) in (("Validation", self.validation_range),
+                                  ("CostMultiplyAdd", self.cost_range)):  # fmt: skip
+            if low >= 0 and high >= 0 and low > high:
+                raise SearchError(f"{name} range {low:g}..{high:g} excludes everything (min > max)")
+
+    def to_attrs(self) -> dict[str, Any]:
+        return {"settings": dataclasses.asdict(self)}
+
+    @classmethod
+    def from_attrs(cls, attrs: dict[str, Any]) -> Settings:
+        raw = dict(attrs["settings"])
+        for key in ("validation_range", "cost_range"):
+            raw[key] = tuple(raw[key])
+        return cls(**raw)
+
+
+def default_storage(jobs_root: Path) -> str:
+    """SQLite in the jobs folder (NNC's ``<project>.files``), beside the attempts."""
+    folder = jobs_root.resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'structure_search.db'}"
+
+
+def _storage(url: str) -> optuna.storages.RDBStorage:
+    kwargs: dict[str, Any] = {}
+    if url.startswith("sqlite"):
+        kwargs["connect_args"] = {"timeout": 60}  # several workers write one file
+    for attempt in range(5):
+        try:
+            with warnings.catch_warnings():  # heartbeats are "experimental" since Optuna 2.9
+                warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+                return optuna.storages.RDBStorage(
+                    url, engine_kwargs=kwargs, heartbeat_interval=HEARTBEAT_S,
+                    grace_period=GRACE_S,
+                )  # fmt: skip
+        except Exception as exc:  # noqa: BLE001 - SQLAlchemy/driver errors of every kind
+            # Two workers starting together on a new database race to create its tables.
+            racing = ("already exists", "UNIQUE constraint", "database is locked")
+            if any(r in str(exc) for r in racing) and attempt < 4:
+                time.sleep(0.5 + attempt)
+                continue
+            text = str(exc).strip()
+            detail = text.splitlines()[0] if text else type(exc).__name__
+            raise SearchError(f"storage {url}: cannot open ({detail})") from None
+    raise AssertionError("unreachable")
+
+
+def open_study(url: str, name: str, settings: Settings | None = None) -> optuna.Study:
+    """Create the study with ``settings`` or (settings None) join an existing one."""
+    storage = _storage(url)
+    if settings is None:
+        try:
+            return optuna.load_study(study_name=name, storage=storage)
+        except KeyError:
+            raise SearchError(f"storage {url}: no study named {name!r}") from None
+    directions = ["minimize"] * (2 if settings.objective == "error+cost" else 1)
+    study = optuna.create_study(storage=storage, study_name=name, directions=directions,
+                                load_if_exists=True)  # fmt: skip
+    if "settings" in study.user_attrs:
+        old = Settings.from_attrs(study.user_attrs)
+        if old.objective != settings.objective:
+            raise SearchError(f"study {name!r} optimises {old.objective}; use another --study "
+                              f"for {settings.objective}")  # fmt: skip
+    for key, value in settings.to_attrs().items():
+        study.set_user_attr(key, value)
+    return study
+
+
+def attempts(study: optuna.Study) -> list[optuna.trial.FrozenTrial]:
+    """The attempts: every trial except those refused for being over the attempt limit."""
+    return [t for t in study.get_trials(deepcopy=False)
+            if t.state != optuna.trial.TrialState.PRUNED]  # fmt: skip
+
+
+def done(study: optuna.Study) -> list[optuna.trial.FrozenTrial]:
+    return [t for t in attempts(study) if t.state == optuna.trial.TrialState.COMPLETE]
+
+
+def front(study: optuna.Study, settings: Settings) -> list[optuna.trial.FrozenTrial]:
+    """Pareto-optimal finished attempts by NNC's rule (error vs CostMultiplyAdd), among those
+    whose error is in the Validation range."""
+    trials = [t for t in done(study) if in_range(t.values[0], settings.validation_range)]
+    points = [(float(t.user_attrs.get("cost", 0.0)), float(t.values[0])) for t in trials]
+    return [t for t, ok in zip(trials, pareto_front(points), strict=True) if ok]

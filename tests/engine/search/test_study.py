@@ -1,0 +1,127 @@
+"""The shared study: separate worker processes, a killed worker, resume; bad input."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import optuna
+import pytest
+
+from engine.formats import load_project, save_project
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _neurocanvas(*args, **kwargs):
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.Popen([sys.executable, "-m", "engine.cli", *map(str, args)], env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            **kwargs)  # fmt: skip
+
+
+def _trials(url, name="search"):
+    return optuna.load_study(study_name=name, storage=url).get_trials()
+
+
+@pytest.mark.slow
+def test_two_worker_processes_share_one_sqlite_study_without_duplicates(iris_file):
+    url = f"sqlite:///{iris_file.parent / 'study.db'}"
+    args = ("search", iris_file, "--storage", url, "--attempts", 8, "--epochs", 30)
+    first = _neurocanvas(*args)
+    second = _neurocanvas(*args)
+    for proc in (first, second):
+        _, err = proc.communicate(timeout=600)
+        assert proc.returncode == 0, err
+    trials = _trials(url)
+    attempts = [t for t in trials if t.state != optuna.trial.TrialState.PRUNED]
+    assert [t.number for t in attempts] == list(range(8))
+    assert all(t.state == optuna.trial.TrialState.COMPLETE for t in attempts)
+    jobs = [t.user_attrs["job"] for t in attempts]
+    assert len(set(jobs)) == 8  # every attempt its own job folder, trained once
+    for job in jobs:
+        curve = (Path(job) / "learning_curve.csv").read_text().splitlines()
+        assert len(curve) == 31  # header + 30 epochs: one training per folder
+    assert {t.user_attrs["pid"] for t in attempts} == {first.pid, second.pid}
+    assert sum(t.user_attrs["mutation"] == "seed network" for t in attempts) == 1
+
+
+@pytest.mark.slow
+def test_a_killed_workers_attempt_is_failed_and_resume_continues_the_count(iris_file):
+    url = f"sqlite:///{iris_file.parent / 'study.db'}"
+    worker = _neurocanvas("search", iris_file, "--storage", url, "--attempts", 4,
+                          "--epochs", 100000)  # fmt: skip
+    deadline = time.time() + 120
+    while time.time() < deadline:  # until the first attempt trains
+        time.sleep(0.5)
+        if (iris_file.parent / "study.db").exists():
+            try:
+                running = [t for t in _trials(url) if t.state.name == "RUNNING"
+                           and "job" in t.user_attrs]  # fmt: skip
+            except KeyError:  # the study is not created yet
+                continue
+            if running and Path(running[0].user_attrs["job"], "status.json").exists():
+                break
+    else:
+        pytest.fail("the first attempt never started")
+    worker.send_signal(signal.SIGKILL)
+    worker.communicate()
+    killed = running[0].number
+    resumed = _neurocanvas("search", iris_file, "--storage", url, "--attempts", 4,
+                           "--epochs", 2)  # fmt: skip
+    _, err = resumed.communicate(timeout=600)
+    assert resumed.returncode == 0, err
+    trials = _trials(url)
+    assert trials[killed].state == optuna.trial.TrialState.FAIL
+    attempts = [t for t in trials if t.state != optuna.trial.TrialState.PRUNED]
+    assert [t.number for t in attempts] == [0, 1, 2, 3]  # the killed one counts
+    assert [t.state.name for t in attempts[1:]] == ["COMPLETE"] * 3
+    table = (iris_file.parent / "iris.files" / "search_results.csv").read_text().splitlines()
+    assert table[0].startswith("number,state,valid_error,cost_multiply_add,pareto")
+    assert table[1].startswith("0,fail,")
+
+
+def _run(*args):
+    proc = _neurocanvas(*args)
+    out, err = proc.communicate(timeout=300)
+    return proc.returncode, out, err
+
+
+def test_nothing_searchable_is_one_line_before_training(iris_file):
+    project = load_project(iris_file)
+    network = project.network(project.optimizers[0].network)
+    network.add_layer(network.new_layer("StructureSearch"))
+    network.set_property("StructureSearch", "Search", "False")
+    save_project(project, iris_file)
+    code, _, err = _run("search", iris_file, "--attempts", 2)
+    assert code == 2
+    assert err.strip().count("\n") == 0 and "Search=False" in err, err
+    assert not list((iris_file.parent / "iris.files").glob("search_0*"))
+
+
+def test_unreachable_storage_and_empty_ranges_are_one_line_errors(iris_file, tmp_path):
+    code, _, err = _run("search", iris_file, "--storage", "sqlite:////no/such/dir/s.db")
+    assert code == 2 and "storage sqlite:////no/such/dir/s.db: cannot open" in err, err
+    assert err.strip().count("\n") == 0
+    code, _, err = _run("search", iris_file, "--cost-range", "500", "100")
+    assert code == 2 and "CostMultiplyAdd range 500..100 excludes everything" in err, err
+    code, _, err = _run("search", iris_file, "--cost-range", "1", "2")  # iris costs ~224
+    assert code == 2 and "outside the range" in err, err
+    assert not list((iris_file.parent / "iris.files").glob("search_0*"))
+
+
+def test_datasets_that_cannot_be_read_end_the_search_at_once(iris_file):
+    project = load_project(iris_file)
+    for i, dataset in enumerate(project.datasets):
+        project.replace_section(("datasets", i), dataset.with_value("URI", "builtin:nosuch/x"))
+    save_project(project, iris_file)
+    code, _, err = _run("search", iris_file, "--attempts", 5, "--epochs", 1)
+    assert code == 2, err
+    line = err.strip().splitlines()[-1]
+    assert line.startswith("neurocanvas search: error: attempt 0: ") and "nosuch" in line, err
+    jobs = list((iris_file.parent / "iris.files").glob("search_0*"))
+    assert len(jobs) <= 1  # the seed attempt, not five that all fail the same way
