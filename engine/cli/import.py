@@ -2,8 +2,10 @@
 
 Writes the project (``.ncproj``, or ``.sdcproj`` by extension) and its parameters beside it as
 ``<stem>_parameters.npz`` (``neurocanvas forward PROJECT --params`` and
-``neurocanvas train PROJECT --params`` read them). Nothing is written when the model cannot be
-converted: the one-line error names the node or parameter.
+``neurocanvas train PROJECT --params`` read them) and, for a model with parameters (.nnp,
+.onnx), a finished job folder ``<stem>.files/<date_time>/`` that ``neurocanvas evaluate`` runs.
+Nothing is written when the model cannot be converted: the one-line error names the node or
+parameter.
 """
 
 from __future__ import annotations

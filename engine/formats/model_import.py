@@ -22,7 +22,7 @@ from engine.graph import config as cfg
 from engine.graph.project import Project
 
 __all__ = ["ImportError_", "Imported", "import_model", "read_model", "write_imported",
-           "parameters_path", "MODEL_SUFFIXES"]  # fmt: skip
+           "write_job", "parameters_path", "MODEL_SUFFIXES"]  # fmt: skip
 
 MODEL_SUFFIXES = (".onnx", ".nnp", ".nntxt", ".prototxt")
 
@@ -118,6 +118,7 @@ def write_imported(imported: Imported, out: str | Path) -> list[Path]:
     from engine.formats import save_project  # noqa: PLC0415
 
     out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)  # -o new/folder/p.ncproj, as train's -o
     params = parameters_path(out)
     variables = {k: Variable(np.ascontiguousarray(v)) for k, v in imported.parameters.items()}
     nn.save_parameters(params, variables)
@@ -125,9 +126,66 @@ def write_imported(imported: Imported, out: str | Path) -> list[Path]:
     return [out, params]
 
 
+def write_job(imported: Imported, out: str | Path, model: str | Path) -> Path:
+    """A finished job folder for the imported model beside the project (NNC's place,
+    ``<stem>.files/<date_time>``), so ``neurocanvas evaluate JOB`` runs it at once.
+
+    The parameters are its ``best`` checkpoint (``evaluate``, ``forward`` and ``export`` read
+    them; ``train PROJECT --params JOB/checkpoints/best/parameters.npz`` fine-tunes from them).
+    There is no ``last`` checkpoint: nothing was trained, so there is nothing to resume.
+    """
+    import engine.nn as nn  # noqa: PLC0415
+    from engine.core.autograd import Variable  # noqa: PLC0415
+    from engine.runtime import checkpoint as ckpt  # noqa: PLC0415
+    from engine.runtime.job import Job, atomic_write_json, default_job_dir  # noqa: PLC0415
+
+    out = Path(out).resolve()
+    project = imported.project
+    job = Job.create(default_job_dir(out), project, None, numbered=True)
+    job.write_config({"imported_from": str(Path(model).resolve()), "plan": _plan(project, out)})
+    best = job.checkpoint_dir("best")
+    best.mkdir(parents=True)
+    variables = {k: Variable(np.ascontiguousarray(v)) for k, v in imported.parameters.items()}
+    nn.save_parameters(best / ckpt.PARAMETERS, variables)
+    atomic_write_json(best / "state.json", {"format": ckpt.FORMAT, "version": ckpt.VERSION,
+                                            "epoch": 0, "valid_error": None})  # fmt: skip
+    job.write_status(status="finished", epoch=0, max_epoch=0, iteration=0, total_iterations=0,
+                     best_epoch=0, best_valid_error=None, elapsed=0.0,
+                     message=f"imported from {Path(model).name}")  # fmt: skip
+    return job.root
+
+
+def _plan(project: Project, out: Path) -> dict[str, Any]:
+    """The run plan of an imported model: its CONFIG as written, datasets found when
+    evaluated (relative to the project), no iteration run."""
+    from engine.runtime.session import RunPlan  # noqa: PLC0415
+
+    config = project.config
+    datasets = {d.name: {"uri": d.uri, "csv": None, "shuffle": d.shuffle,
+                         "normalize": d.image_normalization, "cache": d.enable_cache}
+                for d in project.datasets}  # fmt: skip
+    executors = [{"name": e.name, "network": e.network, "dataset": e.dataset,
+                  "num_evaluations": e.num_evaluations,
+                  "repeat_evaluation_type": e.repeat_evaluation_type,
+                  "need_back_propagation": e.need_back_propagation}
+                 for e in project.executors]  # fmt: skip
+    plan = RunPlan(
+        seed=0, max_epoch=0, batch_size=max(1, int(config.batch_size)), iter_per_epoch=0,
+        monitor_interval=config.monitor_interval, save_best=config.save_best,
+        precision=config.precision, datasets=datasets, optimizers=[], monitors=[],
+        executors=executors, project_file=str(out),
+    )  # fmt: skip
+    return plan.to_json()
+
+
 def import_model(path: str | Path, out: str | Path) -> list[Path]:
-    """Read ``path`` and write ``out`` (+ parameters); nothing is written on error."""
-    return write_imported(read_model(path), out)
+    """Read ``path`` and write ``out`` (+ parameters) and, for a model that carries
+    parameters (.nnp, .onnx), a job folder beside it; nothing is written on error."""
+    imported = read_model(path)
+    written = write_imported(imported, out)
+    if imported.parameters:
+        written.append(write_job(imported, out, path))
+    return written
 
 
 def load_imported_parameters(values: dict[str, Any]) -> None:

@@ -191,9 +191,30 @@ def read_nnp(path: str | Path) -> Any:
         values.update(renamed)
     if not params:
         values = {}
-    project = Project(networks, **_settings(proto))
+    project = Project(_without_derived(networks), **_settings(proto))
     imported: Imported = finish(project, values, str(path))
     return imported
+
+
+def _without_derived(networks: list[Any]) -> list[Any]:
+    """Drops ``<Net>Validation`` and ``<Net>Runtime`` when they hold what NeuroCanvas derives
+    from ``<Net>`` (NNC's export writes all three): the derived runtime names its outputs
+    after the labels (``y'``), so evaluation pairs them with ``y`` for its metrics."""
+    from engine.layers import find_spec  # noqa: PLC0415
+
+    def kinds(network: Any, losses: bool) -> list[str]:
+        return sorted(layer.type for layer in network.layers if layer.type != "Input" and
+                      (losses or not getattr(find_spec(layer.type), "is_loss", False)))  # fmt: skip
+
+    by_name = {n.name: n for n in networks}
+    derived = set()
+    for net in networks:
+        for suffix, losses in (("Validation", True), ("Runtime", False)):
+            base = by_name.get(net.name.removesuffix(suffix))
+            if net.name.endswith(suffix) and base is not None and base is not net:
+                if kinds(net, True) == kinds(base, losses):
+                    derived.add(net.name)
+    return [n for n in networks if n.name not in derived]
 
 
 def _settings(proto: Any) -> dict[str, Any]:

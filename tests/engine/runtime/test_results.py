@@ -13,6 +13,7 @@ from engine.cli import main
 from engine.formats import save_project
 from engine.formats.model_import import read_model
 from engine.nn.parameter import load_arrays
+from engine.runtime.compiler import compile_network
 
 
 @pytest.fixture
@@ -60,7 +61,9 @@ def test_results_nnp_holds_the_best_parameters(job):
     assert imported.parameters.keys() == best.keys()
     for name, value in best.items():
         np.testing.assert_array_equal(imported.parameters[name], value)
-    assert imported.project.network_names == ("Main", "MainValidation", "MainRuntime")
+    # The file's MainValidation and MainRuntime are what NeuroCanvas derives from Main.
+    assert imported.project.network_names == ("Main",)
+    assert [name for name, _ in compile_network(imported.project, "MainRuntime").outputs] == ["y'"]
 
 
 def test_results_nnp_imports_and_fine_tunes_from_its_parameters(job, tmp_path, capsys):
