@@ -22,7 +22,7 @@ from engine.graph import config as cfg
 from engine.graph.project import Project
 
 __all__ = ["ImportError_", "Imported", "import_model", "read_model", "write_imported",
-           "write_job", "parameters_path", "MODEL_SUFFIXES"]  # fmt: skip
+           "write_job", "save_imported", "parameters_path", "MODEL_SUFFIXES"]  # fmt: skip
 
 MODEL_SUFFIXES = (".onnx", ".nnp", ".nntxt", ".prototxt")
 
@@ -178,14 +178,18 @@ def _plan(project: Project, out: Path) -> dict[str, Any]:
     return plan.to_json()
 
 
-def import_model(path: str | Path, out: str | Path) -> list[Path]:
-    """Read ``path`` and write ``out`` (+ parameters) and, for a model that carries
-    parameters (.nnp, .onnx), a job folder beside it; nothing is written on error."""
-    imported = read_model(path)
+def save_imported(imported: Imported, out: str | Path, model: str | Path) -> list[Path]:
+    """The project, its parameters and, for a model that carries parameters (.nnp, .onnx),
+    a job folder beside it (the CLI and File > Import... both save this way)."""
     written = write_imported(imported, out)
     if imported.parameters:
-        written.append(write_job(imported, out, path))
+        written.append(write_job(imported, out, model))
     return written
+
+
+def import_model(path: str | Path, out: str | Path) -> list[Path]:
+    """Read ``path`` and :func:`save_imported` it to ``out``; nothing is written on error."""
+    return save_imported(read_model(path), out, path)
 
 
 def load_imported_parameters(values: dict[str, Any]) -> None:

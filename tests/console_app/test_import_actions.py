@@ -6,6 +6,7 @@ a click on the menu item does.
 
 from __future__ import annotations
 
+import json
 import zipfile
 
 import onnx_builders
@@ -39,6 +40,9 @@ def test_import_an_onnx_model_from_the_file_menu(make_window, tmp_path, monkeypa
     action.trigger()
     assert window.document.path == target
     assert target.is_file() and parameters_path(target).is_file()
+    jobs = list((tmp_path / "resnet.files").iterdir())  # evaluate runs it (as the CLI's)
+    assert len(jobs) == 1 and (jobs[0] / "checkpoints" / "best" / "parameters.npz").is_file()
+    assert json.loads((jobs[0] / "status.json").read_text())["status"] == "finished"
     names = [layer.name for layer in window.document.project.network("Main").layers]
     assert names[0] == "x" and "skip" in names and "bn1" in names
 
@@ -62,3 +66,38 @@ def test_export_nnp_from_the_menu(make_window, tmp_path, monkeypatch):
     _action(window.export_menu, "NNP...").trigger()
     assert zipfile.ZipFile(out).namelist() == ["nnp_version.txt", "network.nntxt",
                                                "parameter.protobuf"]  # fmt: skip
+
+
+def test_an_imported_nnp_evaluates_by_clicks_like_its_job(make_window, tmp_path, monkeypatch,
+                                                          qtbot):  # fmt: skip
+    """Train iris, import its results.nnp from the menu, click Evaluate on the imported job."""
+    from PySide6.QtCore import Qt  # noqa: PLC0415
+
+    from engine.cli import main  # noqa: PLC0415
+
+    data = json.loads((onnx_builders.ROOT / "projects" / "iris.ncproj").read_text())
+    data["settings"]["config"]["MaxEpoch"] = "2"
+    (tmp_path / "iris.ncproj").write_text(json.dumps(data))
+    job = tmp_path / "job"
+    assert main(["train", str(tmp_path / "iris.ncproj"), "-o", str(job), "--seed", "0"]) == 0
+    assert main(["evaluate", str(job)]) == 0
+    target = tmp_path / "imported" / "iris.ncproj"
+    monkeypatch.setattr(QFileDialog, "getOpenFileName",
+                        lambda *a, **k: (str(job / "results.nnp"), ""))  # fmt: skip
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    window = make_window()
+    window.show()
+    qtbot.waitExposed(window)
+    _action(_file_menu(window), "Import...").trigger()
+    assert window.document.path == target
+    evaluation = window.project_tabs.evaluation
+    imported_job = evaluation.current_job()
+    assert imported_job is not None and imported_job.parent == tmp_path / "imported/iris.files"
+    with qtbot.waitSignal(evaluation.evaluated, timeout=60000) as done:
+        qtbot.mouseClick(evaluation.evaluate_button, Qt.MouseButton.LeftButton)
+    assert done.args == ["finished"], evaluation.last_message
+    assert evaluation.output_view.model().rowCount() == 30  # iris validation rows
+    got = json.loads((imported_job / "evaluation.json").read_text())["classification"]
+    want = json.loads((job / "evaluation.json").read_text())["classification"]
+    assert got == want and "y'" in got
+    evaluation.runner.kill()
