@@ -55,6 +55,9 @@ def import_file(window: Any) -> Path | None:
         return None
     try:
         save_imported(imported, target, path)
+    except ImportError_ as exc:
+        window.report_error(f"Import: {exc}")
+        return None
     except OSError as exc:
         window.report_error(f"Import: {target}: {exc.strerror or exc}")
         return None

@@ -11,6 +11,7 @@ until the whole model has been converted and checked.
 from __future__ import annotations
 
 import math
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,8 @@ from engine.graph import config as cfg
 from engine.graph.project import Project
 
 __all__ = ["ImportError_", "Imported", "import_model", "read_model", "write_imported",
-           "write_job", "save_imported", "parameters_path", "MODEL_SUFFIXES"]  # fmt: skip
+           "claim_job", "write_job", "save_imported", "parameters_path",
+           "MODEL_SUFFIXES"]  # fmt: skip
 
 MODEL_SUFFIXES = (".onnx", ".nnp", ".nntxt", ".prototxt")
 
@@ -126,9 +128,21 @@ def write_imported(imported: Imported, out: str | Path) -> list[Path]:
     return [out, params]
 
 
-def write_job(imported: Imported, out: str | Path, model: str | Path) -> Path:
-    """A finished job folder for the imported model beside the project (NNC's place,
-    ``<stem>.files/<date_time>``), so ``neurocanvas evaluate JOB`` runs it at once.
+def claim_job(imported: Imported, out: str | Path) -> Any:
+    """Claim a new job folder beside the project, NNC's place ``<stem>.files/<date_time>``
+    (before anything else is written: a place that cannot hold it fails the import)."""
+    from engine.runtime.job import Job, JobError, default_job_dir  # noqa: PLC0415
+
+    try:
+        return Job.create(default_job_dir(Path(out).resolve()), imported.project, None,
+                          numbered=True)  # fmt: skip
+    except JobError as exc:
+        raise ImportError_(str(exc)) from None
+
+
+def write_job(job: Any, imported: Imported, out: str | Path, model: str | Path) -> Path:
+    """Make ``job`` a finished job of the imported model, so ``neurocanvas evaluate JOB`` runs
+    it at once.
 
     The parameters are its ``best`` checkpoint (``evaluate``, ``forward`` and ``export`` read
     them; ``train PROJECT --params JOB/checkpoints/best/parameters.npz`` fine-tunes from them).
@@ -137,12 +151,11 @@ def write_job(imported: Imported, out: str | Path, model: str | Path) -> Path:
     import engine.nn as nn  # noqa: PLC0415
     from engine.core.autograd import Variable  # noqa: PLC0415
     from engine.runtime import checkpoint as ckpt  # noqa: PLC0415
-    from engine.runtime.job import Job, atomic_write_json, default_job_dir  # noqa: PLC0415
+    from engine.runtime.job import atomic_write_json  # noqa: PLC0415
 
     out = Path(out).resolve()
-    project = imported.project
-    job = Job.create(default_job_dir(out), project, None, numbered=True)
-    job.write_config({"imported_from": str(Path(model).resolve()), "plan": _plan(project, out)})
+    plan = _plan(imported.project, out)
+    job.write_config({"imported_from": str(Path(model).resolve()), "plan": plan})
     best = job.checkpoint_dir("best")
     best.mkdir(parents=True)
     variables = {k: Variable(np.ascontiguousarray(v)) for k, v in imported.parameters.items()}
@@ -152,7 +165,7 @@ def write_job(imported: Imported, out: str | Path, model: str | Path) -> Path:
     job.write_status(status="finished", epoch=0, max_epoch=0, iteration=0, total_iterations=0,
                      best_epoch=0, best_valid_error=None, elapsed=0.0,
                      message=f"imported from {Path(model).name}")  # fmt: skip
-    return job.root
+    return Path(job.root)
 
 
 def _plan(project: Project, out: Path) -> dict[str, Any]:
@@ -181,9 +194,15 @@ def _plan(project: Project, out: Path) -> dict[str, Any]:
 def save_imported(imported: Imported, out: str | Path, model: str | Path) -> list[Path]:
     """The project, its parameters and, for a model that carries parameters (.nnp, .onnx),
     a job folder beside it (the CLI and File > Import... both save this way)."""
-    written = write_imported(imported, out)
-    if imported.parameters:
-        written.append(write_job(imported, out, model))
+    job = claim_job(imported, out) if imported.parameters else None
+    try:
+        written = write_imported(imported, out)
+        if job is not None:
+            written.append(write_job(job, imported, out, model))
+    except BaseException:
+        if job is not None:  # the folder this call claimed a moment ago, not a user's job
+            shutil.rmtree(job.root, ignore_errors=True)
+        raise
     return written
 
 

@@ -110,3 +110,14 @@ def test_onnx_import_job_evaluates_like_the_trained_job(trained, tmp_path, capsy
     want = _predictions(job / "output_result.csv", first)
     assert got.shape == (24, 3)
     np.testing.assert_allclose(got, want, atol=1e-6)
+
+
+def test_a_job_place_that_cannot_hold_the_job_fails_before_writing(trained, tmp_path, capsys):
+    job, _ = trained
+    (tmp_path / "model.files").write_text("a file where the jobs folder goes")
+    out = tmp_path / "model.ncproj"
+    capsys.readouterr()
+    assert main(["import", str(job / "results.nnp"), "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "model.files" in err[0] and "cannot create the job folder" in err[0]
+    assert not out.exists() and not (tmp_path / "model_parameters.npz").exists()
