@@ -314,3 +314,17 @@ def test_cost_fails_on_a_property_train_refuses(project, tmp_path, capsys, prop,
     assert reason in lines[0] and f"Received: {prop}={value}" in lines[0]
     err = one_line_error(capsys, "train", str(project), "-o", str(tmp_path / "job"))
     assert reason in err  # the same reason stops the training
+
+
+@pytest.mark.parametrize("extra", [[], ["--layers", "--json"]])
+def test_a_reader_that_closes_stdout_early_gets_no_traceback(project, tmp_path, extra):
+    """Issue 13: ``neurocanvas cost X | head -1`` printed a BrokenPipeError traceback. The
+    reader here closes the pipe before anything is written: the command stops quietly with
+    the status a shell shows for a command ended by SIGPIPE."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NEUROCANVAS_CACHE": str(tmp_path / "c")}
+    command = [sys.executable, "-m", "engine.cli", "cost", str(project), *extra]
+    child = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child.stdout.close()  # type: ignore[union-attr]
+    _, err = child.communicate(timeout=60)
+    assert err.decode() == ""
+    assert child.returncode == 141
