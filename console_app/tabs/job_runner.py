@@ -25,7 +25,7 @@ from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, Signal
 
 from engine.runtime.distributed.collectives import DistributedError
 from engine.runtime.distributed.launch import mpirun_command
-from engine.runtime.job import atomic_write_json
+from engine.runtime.job import atomic_write_json, claim_job_dir
 
 LOG_TAIL = 200  # lines of stderr kept for the failure message
 
@@ -76,11 +76,13 @@ class JobRunner(QObject):
         """``processes`` > 1: that many data-parallel trainers started through mpirun."""
         project, job_dir = Path(project).absolute(), Path(job_dir).absolute()
         args = ["train", str(project), "-o", str(job_dir), "--events", *_device(device)]
+        if processes == 1:  # a command-line run may take the folder first: the next free one
+            args.append("--numbered")  # the start event names the folder the trainer took
         if epochs is not None:
             args += ["--epochs", str(epochs)]
         if seed is not None:
             args += ["--seed", str(seed)]
-        self._start("train", job_dir, args, project if not job_dir.exists() else None, processes)
+        self._start("train", job_dir, args, project, processes)
 
     def resume(self, job_dir: Path, device: str = "auto", epochs: int | None = None,
                processes: int = 1) -> None:  # fmt: skip
@@ -169,6 +171,8 @@ class JobRunner(QObject):
             return
         if record.get("event") == "start":
             self.started = True
+            if self.kind == "train" and record.get("job"):
+                self.job_dir = Path(str(record["job"]))  # --numbered: maybe not the proposal
         elif record.get("event") == "done":
             self._done = record
         elif record.get("event") == "error":
@@ -235,11 +239,26 @@ def record_start_failure(job_dir: Path, project: Path | None, message: str) -> N
     """A new run that never started: its folder holds the project and the error, so the
     history shows it (the trainer may already have written both)."""
     job_dir = Path(job_dir)
+    if _taken(job_dir):  # another run's folder (it claimed the name first): never touch it
+        job_dir = claim_job_dir(job_dir, numbered=True)
     job_dir.mkdir(parents=True, exist_ok=True)
     target = job_dir / "network.ncproj"
     if project is not None and project.is_file() and not target.exists():
         shutil.copyfile(project, target)
     mark_failed(job_dir, message)
+
+
+def _taken(job_dir: Path) -> bool:
+    """Something in the way, or a folder holding more than the trainer's own start failure."""
+    if not job_dir.is_dir():
+        return job_dir.exists()
+    if not any(job_dir.iterdir()):
+        return False
+    try:
+        status = json.loads((job_dir / "status.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return True
+    return not (isinstance(status, dict) and status.get("status") == "failed")
 
 
 def mark_failed(job_dir: Path, message: str) -> None:

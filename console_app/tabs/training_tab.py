@@ -282,6 +282,8 @@ class TrainingTab(QWidget):
     def _on_event(self, record: dict) -> None:
         kind = record.get("event")
         if kind == "start":
+            if record.get("job"):  # the folder the trainer took (maybe the next free one)
+                self.current_job = Path(str(record["job"]))
             self.progress.setMaximum(max(1, int(record.get("max_epoch", 1)) *
                                          max(1, int(record.get("iter_per_epoch", 1)))))  # fmt: skip
             device = record.get("device", "")

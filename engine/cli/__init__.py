@@ -9,6 +9,7 @@ import argparse
 import importlib
 import importlib.util
 import logging
+import os
 import re
 import sys
 
@@ -68,13 +69,26 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(args._run(args) or 0)
+        code = int(args._run(args) or 0)
+        sys.stdout.flush()  # a reader that went away (``| head -1``) shows here, not at exit
+        return code
+    except BrokenPipeError:
+        return _stdout_closed()
     except UserError as exc:
         print(f"neurocanvas {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"neurocanvas {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _stdout_closed() -> int:
+    """The reader of stdout closed it: stop quietly, as a command killed by SIGPIPE does.
+    Whatever is still buffered goes to /dev/null so that the exit flush does not complain."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return 141  # 128 + SIGPIPE (13), what a shell shows for such a command; no SIGPIPE on Windows
 
 
 if __name__ == "__main__":

@@ -15,9 +15,10 @@ instead. ``--layers`` adds one row per layer; ``--json`` prints::
 (``times``: how often the layer counts in the totals, the iterations of the repeat blocks and
 time steps of the recurrent loops around it; ``layers`` only with ``--layers``; ``errors``
 lists layers that failed). Exit status 1 when a layer's shape or statistics cannot be computed
-(the other values are still printed). A pooling layer whose shape NNC's editor shows
-differently from the one that runs is named on stderr (``warning:``, both shapes); the
-statistics are NNC's.
+or the network has an error ``train`` refuses (a bad property value, ...), one line each on
+stderr naming network, layer and property (the other values are still printed). A pooling
+layer whose shape NNC's editor shows differently from the one that runs is named on stderr
+(``warning:``, both shapes; exit status 0); the statistics are NNC's.
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
     from engine.graph.infer import ProjectInference
     from engine.graph.loops import multipliers
     from engine.graph.statistics import network_statistics, pooling_disagreements, pooling_message
+    from engine.graph.validate import run_problems
 
     try:
         project = load_project(args.project)
@@ -98,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
             layer, _, inner = path.partition("/")
             message = pooling_message(runs, shown, inner)
             warnings.append(f'network "{name}", layer "{layer}": {message}')
+    errors += _run_errors(project, names, errors, run_problems)
     report["networks"] = networks
     report["exact"] = exact
     if args.layers:
@@ -113,6 +116,24 @@ def run(args: argparse.Namespace) -> int:
     for message in errors:
         print(f"neurocanvas cost: {one_line(message)}", file=sys.stderr)
     return 1 if errors else 0
+
+
+def _run_errors(project, names: list[str], reported: list[str], run_problems) -> list[str]:
+    """The errors ``train`` refuses (a bad property value, ...) that the statistics did not
+    already name: statistics of a network that cannot run are not a success."""
+    from engine.graph.derive import counted_as
+
+    def place(problem) -> str:
+        where = [f'network "{problem.network}"'] if problem.network is not None else []
+        where += [f'layer "{problem.layer}"'] if problem.layer is not None else []
+        return ", ".join(where)
+
+    bases = {counted_as(project, name) or name: name for name in names}
+    # the statistics name a derived network (MainValidation) as asked; the problems its base
+    shown = [error.replace(f'network "{name}"', f'network "{base}"', 1)
+             for base, name in bases.items() for error in reported]  # fmt: skip
+    return [str(p) for p in run_problems(project, list(bases))
+            if not any(e.startswith(place(p)) for e in shown)]  # fmt: skip
 
 
 def _print_text(networks: dict[str, dict[str, int]], exact: dict | None, layers: dict | None):

@@ -42,6 +42,9 @@ def add_parser(
         metavar="JOB_DIR",
         help="job folder to create (default: <project>.files/<date_time>)",
     )
+    parser.add_argument("--numbered", action="store_true",
+                        help="with -o: a JOB_DIR that is taken gives way to the next free "
+                        "JOB_DIR_2, JOB_DIR_3... (the start event names the folder)")  # fmt: skip
     parser.add_argument("--epochs", type=int, metavar="N", help="override Max Epoch")
     parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default=None,
                         help="array backend (default: NEUROCANVAS_DEVICE or auto)")  # fmt: skip
@@ -108,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
             result = runner.resume(args.resume, epochs=args.epochs, options=options)
         else:
             result = runner.train(args.project, job_dir=args.output, epochs=args.epochs,
-                                  seed=args.seed, options=options,
+                                  seed=args.seed, options=options, numbered=args.numbered,
                                   loss_scaling=args.loss_scaling)  # fmt: skip
     except _USER_ERRORS() as exc:
         _report(args, str(exc))
@@ -146,6 +149,8 @@ def _check_arguments(args: argparse.Namespace) -> None:
     if args.resume and (args.output or args.seed is not None):
         raise UserError("--resume continues the job in its own folder with its own seed; "
                         "drop -o/--seed")  # fmt: skip
+    if args.numbered and (args.resume or args.distributed):
+        raise UserError("--numbered applies to a new run of one process")
     if args.epochs is not None and args.epochs < 1:
         raise UserError(f"--epochs: expected a positive integer. Received: {args.epochs}")
     if not args.distributed and (args.lr_scaling != "none" or args.lr_warmup):

@@ -49,6 +49,7 @@ __all__ = [
     "atomic_write_text",
     "atomic_write_json",
     "default_job_dir",
+    "claim_job_dir",
     "format_number",
 ]
 
@@ -119,7 +120,7 @@ def default_job_dir(project_file: Path) -> Path:
     return project_file.with_name(project_file.stem + ".files") / stamp
 
 
-def _claim(root: Path, numbered: bool) -> Path:
+def claim_job_dir(root: Path, numbered: bool) -> Path:
     """Create ``root`` (or, numbered, the first free ``root_k``) and claim it for this run."""
     candidate, k = root, 2
     while True:
@@ -225,7 +226,7 @@ class Job:
         """
         from engine.formats import save_project  # noqa: PLC0415
 
-        job = cls(_claim(Path(root), numbered))
+        job = cls(claim_job_dir(Path(root), numbered))
         save_project(project, job.project_file)
         if source is not None and source.is_file():
             (job.root / "original").mkdir(exist_ok=True)

@@ -59,8 +59,13 @@ def train(
     options: Options | None = None,
     loss_scaling: str = "dynamic",
     project: Any = None,
+    numbered: bool = False,
 ) -> TrainResult:
     """Train ``project_file`` (any project format) into a new job folder.
+
+    ``numbered``: ``job_dir`` is a proposal, as the default folder is: if another run took it,
+    the next free ``<job_dir>_2``, ``_3``... (the app names its folder and must not fail on a
+    command-line run started in the same second).
 
     ``loss_scaling`` (precision Half only): ``dynamic`` (nnabla's rule) or ``none`` (NNC).
     ``project``: train this in-memory project instead (structure search's candidates); relative
@@ -76,11 +81,12 @@ def train(
     plan.device = backend.device()
     plan.loss_scaling = loss_scaling
     root = Path(job_dir) if job_dir else default_job_dir(source)
-    if job_dir:
+    numbered = numbered or not job_dir
+    if not numbered:
         Job.check_new(root)  # before the (slow) session: a taken -o folder fails fast
     session = build_session(project, plan, prefetch=options.prefetch)
     try:
-        job = Job.create(root, project, None if given else source, numbered=not job_dir)
+        job = Job.create(root, project, None if given else source, numbered=numbered)
         job.write_config({"plan": plan.to_json()})
         return _run(job, session, None, options, resumed=False)
     finally:

@@ -253,3 +253,29 @@ def test_empty_plots_have_axes_and_a_hint(training_tab):
     for plot in (training_tab.curve, training_tab.tradeoff):
         assert plot.hint and plot.axes.get_xlabel() and plot.axes.get_ylabel()
         assert [t.get_text() for t in plot.axes.texts] == [plot.hint]
+
+
+def test_a_folder_taken_by_a_command_line_run_gives_way_to_the_next(qtbot, training_tab):
+    """Issue 13: the app names its job folder; a CLI run that claimed the same name in the
+    same second made the app's run fail (and its failure record overwrote that run's status).
+    The name the app picks is forced to the taken folder here, as in that race."""
+    taken = _stopped_job(training_tab.jobs_root(), "20260101_000000")
+    training_tab.refresh_jobs()
+    training_tab.new_job_dir = lambda: taken
+    job, status = _run(qtbot, training_tab)
+    assert status == "finished", training_tab.last_message
+    assert job == taken.with_name("20260101_000000_2") == training_tab.current_job
+    assert json.loads((job / "status.json").read_text())["status"] == "finished"
+    assert json.loads((taken / "status.json").read_text())["status"] == "stopped"
+    assert not (taken / "events.jsonl").exists()
+
+
+def test_a_start_failure_never_writes_into_another_runs_folder(qtbot, training_tab):
+    taken = _stopped_job(training_tab.jobs_root(), "20260101_000000")
+    training_tab.refresh_jobs()
+    training_tab.new_job_dir = lambda: taken
+    training_tab.runner.program = [sys.executable, "-c", "import sys; sys.exit(2)", "--"]
+    job, status = _run(qtbot, training_tab)
+    assert status == "failed" and job == taken.with_name("20260101_000000_2")
+    assert json.loads((job / "status.json").read_text())["status"] == "failed"
+    assert json.loads((taken / "status.json").read_text())["status"] == "stopped"

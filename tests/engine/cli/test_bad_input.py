@@ -278,7 +278,53 @@ def test_a_bad_parameter_scope_on_a_unit_layer(tmp_path, capsys):
     project = load_project(path)
     project.network("Main").set_property("ReLU", "ParameterScope", "*Calc +*Input:**Nope")
     save_project(project, path)
-    assert main(["cost", str(path)]) == 0  # the statistics; the scope's parameters unnamed
-    capsys.readouterr()
+    assert main(["cost", str(path)]) == 1  # the statistics, and the error train refuses
+    err = capsys.readouterr().err.strip()
+    assert err == (
+        'neurocanvas cost: network "Main", layer "ReLU", property ParameterScope: unknown macro '
+        "*Nope. Received: ParameterScope=*Calc +*Input:**Nope"
+    )
     err = one_line_error(capsys, "train", str(path), "-o", str(tmp_path / "job"))
     assert 'layer "ReLU", property ParameterScope: unknown macro *Nope' in err
+
+
+@pytest.mark.parametrize(
+    ("prop", "value", "reason"),
+    [
+        ("W.LRateMultiplier", "-7", "expected a finite number >= 0"),
+        ("W.Initializer", "Bogus", "expected one of Normal, "),
+        ("WithBias", "maybe", "property WithBias: expected True or False"),
+    ],
+)
+def test_cost_fails_on_a_property_train_refuses(project, tmp_path, capsys, prop, value, reason):
+    """Issue 13: ``cost`` printed the statistics and exited 0 on a property that ``train``
+    refuses; now each such error is one line naming network, layer and property."""
+    from engine.formats import load_project
+
+    broken = load_project(project)
+    broken.network("Main").set_property("Affine", prop, value)
+    save_project(broken, project)
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NEUROCANVAS_CACHE": str(tmp_path / "c")}
+    done = subprocess.run([sys.executable, "-m", "engine.cli", "cost", str(project)], env=env,
+                          capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert done.returncode == 1 and 'Network "Main"' in done.stdout
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert lines[0].startswith('neurocanvas cost: network "Main", layer "Affine"')
+    assert reason in lines[0] and f"Received: {prop}={value}" in lines[0]
+    err = one_line_error(capsys, "train", str(project), "-o", str(tmp_path / "job"))
+    assert reason in err  # the same reason stops the training
+
+
+@pytest.mark.parametrize("extra", [[], ["--layers", "--json"]])
+def test_a_reader_that_closes_stdout_early_gets_no_traceback(project, tmp_path, extra):
+    """Issue 13: ``neurocanvas cost X | head -1`` printed a BrokenPipeError traceback. The
+    reader here closes the pipe before anything is written: the command stops quietly with
+    the status a shell shows for a command ended by SIGPIPE."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NEUROCANVAS_CACHE": str(tmp_path / "c")}
+    command = [sys.executable, "-m", "engine.cli", "cost", str(project), *extra]
+    child = subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    child.stdout.close()  # type: ignore[union-attr]
+    _, err = child.communicate(timeout=60)
+    assert err.decode() == ""
+    assert child.returncode == 141

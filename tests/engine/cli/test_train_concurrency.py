@@ -80,3 +80,20 @@ def test_job_files_are_readable_like_any_file_the_user_makes(tmp_path):
              for p in (tmp_path / "job").rglob("*")}  # fmt: skip
     assert modes and all(m == (0o755 if (tmp_path / p).is_dir() else 0o644)
                          for p, m in modes.items()), modes  # fmt: skip
+
+
+def test_numbered_output_gives_way_to_a_run_that_took_the_folder(tmp_path):
+    """Issue 13: the app names its folder with -o; a command-line run that took that name
+    first must not make the app's run fail (``--numbered``: the next free ``_2``)."""
+    project = _project(tmp_path)
+    first = _start(project, "-o", str(tmp_path / "job"), seed=0)
+    assert first.wait(timeout=300) == 0, first.stderr.read()  # type: ignore[union-attr]
+    second = _start(project, "-o", str(tmp_path / "job"), "--numbered", "--events", seed=1)
+    out, err = second.communicate(timeout=300)
+    assert second.returncode == 0, err
+    start = next(json.loads(line) for line in out.splitlines() if '"start"' in line)
+    assert start["event"] == "start" and start["job"] == str(tmp_path / "job_2")
+    for folder, seed in ((tmp_path / "job", 0), (tmp_path / "job_2", 1)):
+        assert json.loads((folder / "config.json").read_text())["plan"]["seed"] == seed
+        events = (folder / "events.jsonl").read_text().splitlines()
+        assert [json.loads(e)["event"] for e in events].count("start") == 1
