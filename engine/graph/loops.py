@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterable, Mapping
 
 from engine.graph.network import Network
-from engine.graph.resolve import matching_start
+from engine.graph.resolve import adjacency, matching_start, reach
 from engine.layers.evaluate import RuleError
 
 __all__ = ["LOOPS", "loop_blocks", "multipliers"]
@@ -23,18 +23,14 @@ LOOPS = {"RepeatEnd": "RepeatStart", "RecurrentOutput": "RecurrentInput"}  # end
 
 def loop_blocks(network: Network) -> dict[str, tuple[str, ...]]:
     """layer -> the opening layers (RepeatStart, RecurrentInput) of the loops that count it."""
-    down: dict[str, list[str]] = {}
-    up: dict[str, list[str]] = {}
-    for link in network.links:
-        down.setdefault(link.source, []).append(link.destination)
-        up.setdefault(link.destination, []).append(link.source)
+    down, up = adjacency(network)
     blocks: dict[str, list[str]] = {}
     for layer in network.layers:
         start_type = LOOPS.get(layer.type)
         start = start_type and matching_start(network, layer.name, start_type, layer.type)
         if not start:
             continue
-        for name in (_reach(start, down) & _reach(layer.name, up)) - {layer.name}:
+        for name in (reach(start, down) & reach(layer.name, up)) - {layer.name}:
             blocks.setdefault(name, []).append(start)
     return {name: tuple(starts) for name, starts in blocks.items()}
 
@@ -65,14 +61,3 @@ def _factor(inference, start: str) -> int:  # noqa: ANN001
     except (RuleError, IndexError, TypeError):
         return 1  # the start's own error is reported on it
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
-
-
-def _reach(start: str, edges: Mapping[str, Iterable[str]]) -> set[str]:
-    seen = {start}
-    stack = [start]
-    while stack:
-        for nxt in edges.get(stack.pop(), ()):
-            if nxt not in seen:
-                seen.add(nxt)
-                stack.append(nxt)
-    return seen

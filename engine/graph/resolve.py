@@ -315,13 +315,19 @@ def _main_sources(network: Network) -> dict[str, list[str]]:
     return sources
 
 
-def repeat_blocks(network: Network) -> dict[str, tuple[str, ...]]:
-    """layer -> the RepeatStart layers whose block contains it (outermost first)."""
+def adjacency(network: Network) -> tuple[dict[str, list[str]], dict[str, list[str]]]:
+    """(layer -> the layers it feeds, layer -> the layers feeding it), over every link."""
     down: dict[str, list[str]] = {}
     up: dict[str, list[str]] = {}
     for link in network.links:
         down.setdefault(link.source, []).append(link.destination)
         up.setdefault(link.destination, []).append(link.source)
+    return down, up
+
+
+def repeat_blocks(network: Network) -> dict[str, tuple[str, ...]]:
+    """layer -> the RepeatStart layers whose block contains it (outermost first)."""
+    down, up = adjacency(network)
     blocks: dict[str, list[str]] = {}
     for layer in network.layers:
         if layer.type != "RepeatEnd":
@@ -329,7 +335,7 @@ def repeat_blocks(network: Network) -> dict[str, tuple[str, ...]]:
         start = matching_start(network, layer.name, "RepeatStart", "RepeatEnd")
         if start is None:
             continue
-        inside = (_reach(start, down) & _reach(layer.name, up)) - {start, layer.name}
+        inside = (reach(start, down) & reach(layer.name, up)) - {start, layer.name}
         for name in inside:
             blocks.setdefault(name, []).append(start)
     # Outer blocks contain more layers: sort each layer's blocks by block size, largest first.
@@ -337,7 +343,8 @@ def repeat_blocks(network: Network) -> dict[str, tuple[str, ...]]:
     return {name: tuple(sorted(v, key=lambda s: -size[s])) for name, v in blocks.items()}
 
 
-def _reach(start: str, edges: Mapping[str, Iterable[str]]) -> set[str]:
+def reach(start: str, edges: Mapping[str, Iterable[str]]) -> set[str]:
+    """``start`` and every layer reachable from it along ``edges``."""
     seen = {start}
     stack = [start]
     while stack:
