@@ -75,9 +75,10 @@ class JobRunner(QObject):
               processes: int = 1) -> None:  # fmt: skip
         """``processes`` > 1: that many data-parallel trainers started through mpirun."""
         project, job_dir = Path(project).absolute(), Path(job_dir).absolute()
-        args = ["train", str(project), "-o", str(job_dir), "--events", *_device(device)]
-        if processes == 1:  # a command-line run may take the folder first: the next free one
-            args.append("--numbered")  # the start event names the folder the trainer took
+        # --numbered: a command-line run may take the folder first; then the next free one
+        # (the start event names the folder the trainer took)
+        args = ["train", str(project), "-o", str(job_dir), "--numbered", "--events"]
+        args += _device(device)
         if epochs is not None:
             args += ["--epochs", str(epochs)]
         if seed is not None:

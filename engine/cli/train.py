@@ -149,8 +149,8 @@ def _check_arguments(args: argparse.Namespace) -> None:
     if args.resume and (args.output or args.seed is not None):
         raise UserError("--resume continues the job in its own folder with its own seed; "
                         "drop -o/--seed")  # fmt: skip
-    if args.numbered and (args.resume or args.distributed):
-        raise UserError("--numbered applies to a new run of one process")
+    if args.numbered and args.resume:
+        raise UserError("--numbered applies to a new run; --resume continues its own folder")
     if args.epochs is not None and args.epochs < 1:
         raise UserError(f"--epochs: expected a positive integer. Received: {args.epochs}")
     if not args.distributed and (args.lr_scaling != "none" or args.lr_warmup):

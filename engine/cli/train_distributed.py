@@ -40,7 +40,7 @@ def run(args: argparse.Namespace, options: Any, user_errors: tuple[type[BaseExce
             result = distributed.train(
                 args.project, w, job_dir=args.output, epochs=args.epochs, seed=args.seed,
                 options=options, loss_scaling=args.loss_scaling, lr_scaling=args.lr_scaling,
-                lr_warmup=args.lr_warmup,
+                lr_warmup=args.lr_warmup, numbered=args.numbered,
             )  # fmt: skip
     except (distributed.DistributedError, *user_errors) as exc:  # every rank raises it
         if not w.is_root:

@@ -51,12 +51,18 @@ def train(
     loss_scaling: str = "dynamic",
     lr_scaling: str = "none",
     lr_warmup: int = 0,
+    numbered: bool = False,
 ) -> TrainResult:
-    """Train on every rank; the job folder (rank 0's) is in the result of every rank."""
+    """Train on every rank; the job folder (rank 0's) is in the result of every rank.
+
+    ``numbered``, as in :func:`engine.runtime.run.train` (and always without ``job_dir``): the
+    folder is a proposal; rank 0 claims it or the next free ``_2``, ``_3``... and tells the others.
+    """
     options = options or Options()
     seed = w.bcast(seed if seed is not None else random.SystemRandom().randrange(2**31))
     source = Path(project_file)
     root = Path(w.bcast(str(job_dir or default_job_dir(source)) if w.is_root else None))
+    numbered = numbered or not job_dir
 
     def setup() -> tuple[Any, RunPlan, Session]:
         project = load_project(source)
@@ -64,8 +70,8 @@ def train(
         plan.project_file, plan.device = str(source.resolve()), backend.device()
         plan.loss_scaling, plan.lr_scaling, plan.lr_warmup = loss_scaling, lr_scaling, lr_warmup
         shard_plan(project, plan, w.size)
-        if w.is_root:
-            Job.check_new(root)
+        if w.is_root and not numbered:
+            Job.check_new(root)  # before the (slow) session: a taken -o folder fails fast
         return project, plan, _build(project, plan, w, options)
 
     def prepare() -> None:  # built-in datasets are generated once, by rank 0, not K times at once
@@ -77,8 +83,8 @@ def train(
     project, plan, session = agree(w, setup)
     try:
         _check_same_inputs(w, plan, [source])
-        agree(w, lambda: _create_job(w, root, project, source, plan))
-        return _run(w, Job(root), session, options)
+        created = agree(w, lambda: _create_job(w, root, project, source, plan, numbered))
+        return _run(w, Job(Path(w.bcast(str(created) if w.is_root else None))), session, options)
     finally:
         session.close()
 
@@ -181,9 +187,15 @@ def _check_same_inputs(w: World, plan: RunPlan, files: list[Path]) -> None:
         )
 
 
-def _create_job(w: World, root: Path, project: Any, source: Path, plan: RunPlan) -> None:
-    if w.is_root:
-        Job.create(root, project, source).write_config({"plan": plan.to_json()})
+def _create_job(
+    w: World, root: Path, project: Any, source: Path, plan: RunPlan, numbered: bool
+) -> Path | None:
+    """Rank 0 claims the folder (maybe a numbered one) and returns where it is."""
+    if not w.is_root:
+        return None
+    job = Job.create(root, project, source, numbered=numbered)
+    job.write_config({"plan": plan.to_json()})
+    return job.root
 
 
 def _run(

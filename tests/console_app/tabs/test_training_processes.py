@@ -28,10 +28,18 @@ def test_two_processes_train_one_job(qtbot, training_tab, monkeypatch):
     if importlib.util.find_spec("mpi4py") is None or launch.find_mpirun() is None:
         pytest.skip('MPI not installed (pip install -e ".[mpi]" gives mpi4py and mpirun)')
     monkeypatch.setenv("OMP_NUM_THREADS", "1")  # two ranks share the cores
+    # Issue 13: a command-line run took the name the app picks (forced here, as in that race):
+    # the data-parallel run gives way to the next free folder instead of failing.
+    taken = training_tab.jobs_root() / "20260101_000000"
+    taken.mkdir(parents=True)
+    (taken / "status.json").write_text('{"status": "running"}', encoding="utf-8")
+    training_tab.new_job_dir = lambda: taken
     _set_processes(qtbot, training_tab, 2)
     status = _click_run(qtbot, training_tab, timeout=120000)
     assert status == "finished", training_tab.last_message
     job = training_tab.current_job
+    assert job == taken.with_name("20260101_000000_2")
+    assert json.loads((taken / "status.json").read_text()) == {"status": "running"}
     assert json.loads((job / "config.json").read_text())["plan"]["processes"] == 2
     starts = [json.loads(line) for line in (job / "events.jsonl").read_text().splitlines()]
     starts = [e for e in starts if e["event"] == "start"]

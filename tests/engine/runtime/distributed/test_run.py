@@ -118,3 +118,21 @@ def test_linear_lr_scaling_is_one_process_with_the_global_batch_and_k_times_the_
     assert kept.returncode == 0, kept.stderr
     other = _parameters(tmp_path / "none")
     assert max(np.abs(other[k] - reference[k]).max() for k in reference) > 1e-2
+
+
+def test_numbered_gives_way_to_a_run_that_took_the_folder(kit, tmp_path, mpirun, train_cli):
+    """Issue 13: the app's data-parallel Run names its folder with ``-o ... --numbered``; a
+    command-line run that took the name first moves it to ``_2`` (every rank writes there)."""
+    project = str(_project(kit, tmp_path, 8))
+    first = train_cli(project, "--seed", "1", "-o", str(tmp_path / "job"))
+    assert first.returncode == 0, first.stderr
+    two = mpirun(2, project, "--distributed", "--seed", "5", "-o", str(tmp_path / "job"),
+                 "--numbered", "--events")  # fmt: skip
+    assert two.returncode == 0, two.stderr
+    start = next(json.loads(line) for line in two.stdout.splitlines() if '"start"' in line)
+    assert start["job"] == str(tmp_path / "job_2") and start["processes"] == 2
+    for folder, seed in ((tmp_path / "job", 1), (tmp_path / "job_2", 5)):
+        assert json.loads((folder / "config.json").read_text())["plan"]["seed"] == seed
+        assert [e["event"] for e in _events(folder)].count("start") == 1
+    assert json.loads((tmp_path / "job_2" / "status.json").read_text())["status"] == "finished"
+    assert len(_curve(tmp_path / "job_2")) == 3  # every epoch went to the numbered folder
