@@ -286,15 +286,18 @@ def expansion_problem(project: Project, network: str) -> str | None:
 def matching_start(network: Network, end: str, start_type: str, end_type: str) -> str | None:
     """The RepeatStart (RecurrentInput) that a RepeatEnd (RecurrentOutput) closes.
 
-    Walks the main inputs upstream; nested blocks of the same kind are skipped.
+    Walks the main inputs upstream; nested blocks of the same kind are skipped. Nesting is
+    never deeper than the number of closing layers, which bounds the walk on a cyclic graph
+    (a cycle through a closing layer would otherwise deepen forever).
     """
     sources = _main_sources(network)
     types = {layer.name: layer.type for layer in network.layers}
+    deepest = sum(t == end_type for t in types.values())
     queue: deque[tuple[str, int]] = deque((s, 0) for s in sources.get(end, ()))
     seen: set[tuple[str, int]] = set()
     while queue:
         name, depth = queue.popleft()
-        if (name, depth) in seen:
+        if (name, depth) in seen or depth > deepest:
             continue
         seen.add((name, depth))
         if types.get(name) == end_type:

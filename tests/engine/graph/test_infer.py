@@ -2,6 +2,10 @@
 
 import glob
 import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
 
 import pytest
 from nnc_samples import SAMPLES_DIR
@@ -10,6 +14,8 @@ from engine.formats import load_project
 from engine.graph.infer import NetworkInference, ProjectInference
 from engine.graph.project import Layer, Link, Network, Project
 from engine.graph.resolve import SharedLayers
+
+ROOT = str(Path(__file__).resolve().parents[3])
 
 SAMPLES = str(SAMPLES_DIR)
 
@@ -308,6 +314,31 @@ def test_random_graphs_never_crash(net):
     assert all(v >= 0 for v in stats.totals.values())
     for problem in validate_network(inference):
         assert str(problem).startswith('network "N"')
+
+
+def test_a_cycle_through_a_repeat_end_is_bounded():
+    """A randomly seeded run of the test above found this: a RepeatEnd on a cycle made the
+    search for its RepeatStart deepen forever (inference grew to 12 GB). Run in a child capped
+    at 1 GB, so the old behaviour fails this test instead of the machine."""
+    code = textwrap.dedent("""
+        import resource
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+        from engine.graph.infer import NetworkInference
+        from engine.graph.project import Layer, Link, Network, Project
+        from engine.graph.statistics import network_statistics
+        from engine.graph.validate import validate_network
+        net = Network("N", [Layer("x", "Input", {"Size": "1,4"}), Layer("e", "RepeatEnd", {}),
+                            Layer("r", "ReLU", {})])
+        for a, b in (("x", "e"), ("e", "r"), ("r", "e")):
+            net.connect(Link(a, b, 0))
+        inference = NetworkInference(net, Project([net]))
+        network_statistics(inference)
+        print(sorted(str(p) for p in validate_network(inference))[:1])
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": ROOT})  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.startswith("['network \"N\"")
 
 
 # -- incremental edits give what a fresh inference gives ---------------------------------------
