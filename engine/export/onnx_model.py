@@ -39,6 +39,7 @@ class _Graph:
         self.opset = opset
         self.nodes: list[Any] = []
         self.inits: dict[str, Any] = {}
+        self.transformed: dict[str, list[tuple[np.ndarray, str]]] = {}
         self.names: dict[str, str] = {}  # step name -> tensor name
         self.shapes: dict[Ref, tuple[int, ...]] = {
             ("feed", v, tuple(s)): tuple(s) for v, s in program.feeds.items()
@@ -91,7 +92,15 @@ class _Graph:
             if name not in self.inits:
                 self.inits[name] = numpy_helper.from_array(np.ascontiguousarray(value), name)
             return name
-        return self.const(name, transform(value).astype(np.float32))
+        # One initializer per distinct transformed value: the time steps of an unrolled loop
+        # share their weights in the file as they do in the network.
+        array = transform(value).astype(np.float32)
+        for done, tensor in self.transformed.get(name, ()):
+            if done.shape == array.shape and np.array_equal(done, array):
+                return tensor
+        tensor = self.const(name, array)
+        self.transformed.setdefault(name, []).append((array, tensor))
+        return tensor
 
     def ref(self, ref: Ref) -> str:
         if ref[0] == "step":

@@ -26,6 +26,7 @@ from engine.layers.declare import (
     prop,
 )
 from engine.layers.onnx_rules import others as onnx
+from engine.layers.onnx_rules import recurrent as onnx_recurrent
 from engine.layers.property_types import (
     BOOLEAN,
     FLOAT,
@@ -218,6 +219,7 @@ SPECS = (
         ),
         function="stack",
         inputs=Inputs.MULTIPLE,
+        onnx=OnnxRule("Concat", onnx_recurrent.write_stack, reads=()),  # Concatenate's reads it
     ),
     layer(
         "MatrixDiag",

@@ -32,11 +32,36 @@ def write_reshape(g: Any, step: Any, ins: list[str]) -> str:
 
 
 def read_reshape(ctx: Any, node: Any) -> None:
-    """Reshape, Flatten, Squeeze, Unsqueeze: the inferred output shape, batch axis kept."""
+    """Reshape, Flatten, Squeeze, Unsqueeze: the inferred output shape, batch axis kept. A
+    Flatten that only feeds Gemm/MatMul is left out: Affine flattens its input itself."""
     out = ctx.shapes[node.output[0]]
     if not out or out[0] != 1:
         raise ctx.fail(node, "reshaping the batch axis has no NNC equivalent")
+    readers = ctx.consumers(node.output[0])
+    if node.op_type == "Flatten" and len(out) == 2 and readers and all(
+        r.op_type in ("Gemm", "MatMul") and r.input[0] == node.output[0] for r in readers
+    ):  # fmt: skip
+        ctx.alias[node.output[0]] = ctx.var(node.input[0])
+        return
+    if _into_affine(ctx, node, out[1:]):
+        return
     ctx.emit(node, "Reshape", node.input[:1], shape=[-1, *out[1:]])
+
+
+def _into_affine(ctx: Any, node: Any, shape: tuple[int, ...]) -> bool:
+    """A Reshape that is the only reader of an Affine's output becomes the Affine's OutShape
+    (its weight and bias reshaped), as the exporter writes a multi-axis OutShape."""
+    fn = ctx.producer(node.input[0])
+    if fn is None or fn.type != "Affine" or ctx.uses(node.input[0]) != 1 or not shape:
+        return False
+    weight = ctx.params[fn.inputs[1]]
+    if weight.ndim != 2 or weight.shape[1] != int(np.prod(shape)):
+        return False
+    ctx.params[fn.inputs[1]] = weight.reshape(weight.shape[0], *shape)
+    if len(fn.inputs) > 2:
+        ctx.params[fn.inputs[2]] = ctx.params[fn.inputs[2]].reshape(shape)
+    ctx.alias[node.output[0]] = fn.outputs[0]
+    return True
 
 
 def write_concatenate(g: Any, step: Any, ins: list[str]) -> str:
@@ -45,9 +70,33 @@ def write_concatenate(g: Any, step: Any, ins: list[str]) -> str:
 
 
 def read_concat(ctx: Any, node: Any) -> None:
+    """Concat as Concatenate; a Concat of inputs that each got the concatenation axis from an
+    Unsqueeze (read by nothing else) as Stack of the Unsqueeze inputs."""
     axis = int(ctx.attrs(node)["axis"])
-    rank = len(ctx.shapes[node.input[0]])
-    ctx.emit(node, "Concatenate", list(node.input), axis=axis + rank if axis < 0 else axis)
+    rank = len(ctx.shapes[node.output[0]])
+    axis = axis + rank if axis < 0 else axis
+    parts = [_unsqueezed(ctx, name, axis) for name in node.input]
+    if all(part is not None for part in parts):
+        for name in node.input:
+            ctx.functions.remove(ctx.producer(name))
+        ctx.emit(node, "Stack", parts, axis=axis)
+        return
+    ctx.emit(node, "Concatenate", list(node.input), axis=axis)
+
+
+def _unsqueezed(ctx: Any, var: str, axis: int) -> str | None:
+    """The input of the Unsqueeze that wrote ``var`` adding only ``axis``, else None."""
+    src = ctx.node_of(var)
+    if src is None or src.op_type != "Unsqueeze" or ctx.uses(var) != 1:
+        return None
+    axes = ctx.attrs(src).get("axes")
+    if axes is None and len(src.input) > 1 and src.input[1] in ctx.consts:
+        axes = ctx.consts[src.input[1]].reshape(-1).tolist()
+    rank = len(ctx.shapes[var])
+    fn = ctx.producer(var)
+    if axes is None or [a + rank if a < 0 else a for a in axes] != [axis] or fn is None:
+        return None
+    return str(src.input[0]) if fn.type == "Reshape" else None
 
 
 def write_slice(g: Any, step: Any, ins: list[str]) -> str:

@@ -32,7 +32,7 @@ onnx = pytest.importorskip("onnx", reason="onnx not installed")
 
 RULED = [spec for spec in all_specs() if spec.onnx]
 RECURRENT = {"RecurrentInput", "RecurrentOutput", "Delay"}
-TWO_INPUTS = {"Add2", "Sub2", "Mul2", "Div2", "Pow2", "Concatenate"}
+TWO_INPUTS = {"Add2", "Sub2", "Mul2", "Div2", "Pow2", "Concatenate", "Stack"}
 POSITIVE = {"Log", "Pow2", "PowScalar", "Div2", "RDivScalar"}  # inputs where the layer is real
 # Properties that make the layer do something on a (3, 4, 4) input (defaults where absent).
 PROPERTIES: dict[str, dict[str, object]] = {
@@ -62,6 +62,7 @@ PROPERTIES: dict[str, dict[str, object]] = {
     "BatchNormalization": {"BatchStat": False},
     "Dropout": {"P": 0.3, "SkipAtTest": False},  # kept in the runtime network, so exported
     "Concatenate": {"Axis": 1},
+    "Stack": {"Axis": 2},
     "Reshape": {"OutShape": (6, 8)},
     "Flip": {"Axes": (0, 2)},
     "Transpose": {"Axes": (2, 0, 1)},
