@@ -11,14 +11,16 @@ without an NNC equivalent is listed in one error before anything is built.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from engine.formats.nnabla.graph import Function, ImportError_, ModelGraph
+from engine.graph.network import Network
 
-__all__ = ["read_onnx", "ONNX_OPERATORS"]
+__all__ = ["read_onnx", "share_parameters", "OnnxGraph", "ONNX_OPERATORS"]
 
 
 class _Ctx:
@@ -33,6 +35,7 @@ class _Ctx:
         self.functions: list[Function] = []
         self.params: dict[str, np.ndarray] = {}
         self.alias: dict[str, str] = {}
+        self.sources: dict[str, str] = {}  # parameter -> the initializer it is
         self.opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")),
                           13)  # fmt: skip
         self._readers: dict[str, list[Any]] = {}
@@ -56,9 +59,11 @@ class _Ctx:
             raise self.fail(node, f"{what} must be a constant")
         return self.consts[node.input[k]]
 
-    def param(self, node: Any, value: np.ndarray, hint: str) -> str:
+    def param(self, node: Any, value: np.ndarray, hint: str, source: str | None = None) -> str:
         name = f"{node.name or node.output[0]}/{hint}"
-        self.params[name] = np.ascontiguousarray(value, dtype=np.float32)
+        self.params[name] = np.array(value, dtype=np.float32)  # a copy: one object per param
+        if source is not None:
+            self.sources[name] = source
         return name
 
     def emit(self, node: Any, type_: str, inputs: list[str], output: str | None = None,
@@ -85,6 +90,33 @@ class _Ctx:
     def fail(self, node: Any, message: str) -> ImportError_:
         return ImportError_(f'{self.where}: node "{node.name or node.output[0]}" '
                             f"({node.op_type}): {message}")  # fmt: skip
+
+
+@dataclass
+class OnnxGraph(ModelGraph):
+    """A model graph that knows which ONNX initializer each parameter is."""
+
+    sources: dict[str, str] = field(default_factory=dict)
+
+
+def share_parameters(graph: OnnxGraph, net: Network, params: dict[str, np.ndarray]) -> None:
+    """Layers of one type whose parameters are the same initializers (the time steps of an
+    unrolled loop) share them: the later ones take the first one's ParameterScope, as a drawn
+    NNC network shares parameters, and their copies are dropped from ``params``."""
+    source = {id(value): graph.sources.get(name) for name, value in graph.parameters.items()}
+    first: dict[tuple[Any, ...], str] = {}
+    for layer in net.layers:
+        own = sorted((k, source.get(id(v))) for k, v in params.items()
+                     if k.startswith(layer.name + "/"))  # fmt: skip
+        if not own or any(s is None for _, s in own) or "ParameterScope" not in layer.properties:
+            continue
+        key = (layer.type, tuple((k.rsplit("/", 1)[1], s) for k, s in own))
+        if key not in first:
+            first[key] = layer.name
+            continue
+        net.set_property(layer.name, "ParameterScope", first[key])
+        for k, _ in own:
+            del params[k]
 
 
 def _readers() -> dict[str, Callable[[_Ctx, Any], None]]:
@@ -133,8 +165,9 @@ def read_onnx(path: str | Path) -> ModelGraph:
     outputs = [ctx.var(o.name) for o in graph.output]
     shapes = {k: v[1:] for k, v in inputs.items()}
     generators = _constant_inputs(ctx, shapes)
-    return ModelGraph(graph.name or "Main", shapes, ctx.functions, ctx.params, outputs,
-                      data_names=_names(generators), generators=generators)  # fmt: skip
+    return OnnxGraph(graph.name or "Main", shapes, ctx.functions, ctx.params, outputs,
+                     data_names=_names(generators), generators=generators,
+                     sources=ctx.sources)  # fmt: skip
 
 
 def _constant_inputs(ctx: _Ctx, shapes: dict[str, tuple[int, ...]]) -> dict[str, Any]:

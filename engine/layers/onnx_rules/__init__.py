@@ -15,11 +15,14 @@ tensor filled with ``value``, the batch taken from a network input).
 
 What ``ctx`` (the model being read) offers: ``ctx.attrs(node)``, ``ctx.const(node, k, what)``
 (input ``k`` as a constant, or a clear error), ``ctx.consts`` and ``ctx.shapes`` (ONNX names;
-shapes with the batch axis fixed to 1), ``ctx.opset``, ``ctx.param(node, value, hint)`` (a new
-parameter), ``ctx.emit(node, type, inputs, **args)`` (a function writing the node's output;
-``output=``/``suffix=`` for a function in the middle of a pair), ``ctx.producer(var)`` (the
-function that wrote ``var``), ``ctx.uses(var)`` (how many nodes read it), ``ctx.alias`` (an
-output that is another variable) and ``ctx.fail(node, message)`` (the error to raise).
+shapes with the batch axis fixed to 1), ``ctx.opset``, ``ctx.param(node, value, hint,
+source=None)`` (a new parameter; ``source`` names the initializer it is, so the layers that
+read one initializer share one parameter), ``ctx.params``, ``ctx.emit(node, type, inputs,
+**args)`` (a function writing the node's output; ``output=``/``suffix=`` for the first of a
+pair), ``ctx.producer(var)`` (the function that wrote ``var``), ``ctx.node_of(var)`` and
+``ctx.consumers(var)`` (ONNX nodes), ``ctx.uses(var)`` (how many nodes read it),
+``ctx.alias`` (an output that is another variable) and ``ctx.fail(node, message)`` (the
+error to raise).
 """
 
 from __future__ import annotations

@@ -60,7 +60,8 @@ def _fold_bias(ctx: Any, node: Any, x: str, value: np.ndarray) -> bool:
     out = ctx.shapes[x][1]
     if value.size != out or ctx.uses(x) != 1:
         return False
-    fn.inputs.append(ctx.param(node, value.reshape(out), "b"))
+    bias = node.input[1] if node.input[0] == x else node.input[0]
+    fn.inputs.append(ctx.param(node, value.reshape(out), "b", source=bias))
     ctx.alias[node.output[0]] = fn.outputs[0]
     return True
 

@@ -137,9 +137,10 @@ def read_conv(ctx: Any, node: Any) -> None:
     strides = list(a.get("strides", [1] * len(kernel)))
     dil = list(a.get("dilations", [1] * len(kernel)))
     pad = pads(ctx, node, a, kernel, strides, dil)
-    inputs = [node.input[0], ctx.param(node, w, "W")]
+    inputs = [node.input[0], ctx.param(node, w, "W", source=node.input[1])]
     if len(node.input) > 2 and node.input[2]:
-        inputs.append(ctx.param(node, ctx.const(node, 2, "the bias"), "b"))
+        bias = ctx.const(node, 2, "the bias")
+        inputs.append(ctx.param(node, bias, "b", source=node.input[2]))
     group = int(a.get("group", 1))
     channels = ctx.shapes[node.input[0]][1]
     common = {"pad": pad, "stride": strides, "dilation": dil, "base_axis": 1}
@@ -150,7 +151,8 @@ def read_conv(ctx: Any, node: Any) -> None:
         ctx.emit(node, "Deconvolution", inputs, group=group, channel_last=False,
                  output_padding=extra, **common)  # fmt: skip
     elif group > 1 and group == channels and w.shape[1] == 1:
-        inputs[1] = ctx.param(node, w.reshape(w.shape[0], *kernel), "W")
+        weight = w.reshape(w.shape[0], *kernel)
+        inputs[1] = ctx.param(node, weight, "W", source=node.input[1] + "#depthwise")
         ctx.emit(node, "DepthwiseConvolution", inputs, multiplier=w.shape[0] // channels, **common)
     else:
         ctx.emit(node, "Convolution", inputs, group=group, channel_last=False, **common)
@@ -175,7 +177,8 @@ def read_matmul(ctx: Any, node: Any) -> None:
     w = ctx.const(node, 1, "the second input (weights)")
     if w.ndim != 2 or len(ctx.shapes[node.input[0]]) != 2:
         raise ctx.fail(node, "only (batch, K) x constant (K, N) has an NNC equivalent (Affine)")
-    ctx.emit(node, "Affine", [node.input[0], ctx.param(node, w, "W")], base_axis=1)
+    weight = ctx.param(node, w, "W", source=node.input[1])
+    ctx.emit(node, "Affine", [node.input[0], weight], base_axis=1)
 
 
 def read_affine(ctx: Any, node: Any) -> None:

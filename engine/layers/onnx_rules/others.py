@@ -60,6 +60,9 @@ def _into_affine(ctx: Any, node: Any, shape: tuple[int, ...]) -> bool:
     ctx.params[fn.inputs[1]] = weight.reshape(weight.shape[0], *shape)
     if len(fn.inputs) > 2:
         ctx.params[fn.inputs[2]] = ctx.params[fn.inputs[2]].reshape(shape)
+    for name in fn.inputs[1:]:  # the same initializer reshaped otherwise is another value
+        if name in ctx.sources:
+            ctx.sources[name] += f"#{shape}"
     ctx.alias[node.output[0]] = fn.outputs[0]
     return True
 
