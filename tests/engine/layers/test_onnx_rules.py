@@ -102,8 +102,10 @@ def _case(spec):
     return _tiny_project(spec)
 
 
+# The oldest opset we write, the default, ReduceMean's axes as an input (18), the newest.
+@pytest.mark.parametrize("opset", [13, 17, 18, onnx.defs.onnx_opset_version()])
 @pytest.mark.parametrize("spec", RULED, ids=lambda s: s.type)
-def test_every_layer_with_an_onnx_rule_round_trips(spec, tmp_path):
+def test_every_layer_with_an_onnx_rule_round_trips(spec, opset, tmp_path):
     project = _case(spec)
     network = project.executors[0].network
     program = compile_network(project, network)
@@ -114,7 +116,7 @@ def test_every_layer_with_an_onnx_rule_round_trips(spec, tmp_path):
     feeds = {v: rng.uniform(low, 2.0, (3, *s)).astype(np.float32) for v, s in program.feeds.items()}
     expected = _inference(spec, project, network, values, feeds)
     model = export_onnx(Source(project, "m", network, save(values, tmp_path / "p.npz"), False),
-                        tmp_path / "m.onnx")  # fmt: skip
+                        tmp_path / "m.onnx", opset)  # fmt: skip
     ops = [node.op_type for node in onnx.load(str(model)).graph.node]
     assert spec.onnx.op in ops
     runtime = ort.InferenceSession(str(model)).run(None, feeds)
@@ -129,7 +131,7 @@ def test_every_layer_with_an_onnx_rule_round_trips(spec, tmp_path):
         # (a loop comes back unrolled: its time steps as Slice + Reshape)
         assert spec.type in types
     again = export_onnx(Source(imported.project, "m", main, save(imported.parameters,
-                        tmp_path / "q.npz"), False), tmp_path / "again.onnx")  # fmt: skip
+                        tmp_path / "q.npz"), False), tmp_path / "again.onnx", opset)  # fmt: skip
     for a, b in zip(ort.InferenceSession(str(again)).run(None, feeds), runtime, strict=True):
         np.testing.assert_allclose(a, b.reshape(a.shape), atol=1e-4, rtol=1e-4)
 
