@@ -214,3 +214,57 @@ def test_a_layer_declared_with_an_onnx_operator_imports_and_exports(spec, tmp_pa
     params = save(imported.parameters, tmp_path / "p.npz")
     back = export_onnx(Source(imported.project, "op", "Main", params, False), tmp_path / "b.onnx")
     assert spec.onnx.op in [node.op_type for node in onnx.load(str(back)).graph.node]
+
+
+def _gather_model(index, axis: int, data_index: bool = False):
+    """x (N, 4, 3) -> Gather(index over axis) -> Tanh; the index an initializer or an input."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4, 3])]
+    inits = []
+    if data_index:
+        inputs.append(helper.make_tensor_value_info("i", TensorProto.INT64, ["N"]))
+    else:
+        inits.append(numpy_helper.from_array(np.array(index, np.int64), "i"))
+    nodes = [helper.make_node("Gather", ["x", "i"], ["g"], axis=axis, name="pick"),
+             helper.make_node("Tanh", ["g"], ["y"], name="act")]  # fmt: skip
+    graph = helper.make_graph(nodes, "g", inputs, [helper.make_tensor_value_info("y", 1, None)],
+                              inits)  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+@pytest.mark.parametrize(("index", "axis"), [(2, 1), (-1, 2), ([1], 1), (0, -1)])
+def test_gather_of_one_constant_index_matches_onnxruntime(index, axis, tmp_path):
+    """A scalar index removes the axis (Slice + Reshape), a one-element list keeps it."""
+    path = tmp_path / "gather.onnx"
+    onnx.save(_gather_model(index, axis), path)
+    x = np.random.default_rng(0).normal(size=(2, 4, 3)).astype(np.float32)
+    expected = ort.InferenceSession(str(path)).run(None, {"x": x})[0]
+    got = _imported_outputs(path, x)
+    assert got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, atol=1e-6)
+    types = [layer.type for layer in read_model(path).project.network("Main").layers]
+    assert types == ["Input", "Slice", "Tanh"] if isinstance(index, list) else \
+        ["Input", "Slice", "Reshape", "Tanh"]  # fmt: skip
+
+
+def test_a_computed_index_or_constant_data_is_one_clear_error(tmp_path, capsys):
+    path = tmp_path / "dynamic.onnx"
+    onnx.save(_gather_model(0, 1, data_index=True), path)
+    out = tmp_path / "p.ncproj"
+    assert main(["import", str(path), "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith('node "pick" (Gather): the index must be a constant') and "\n" not in err
+    from onnx import TensorProto, helper, numpy_helper
+
+    table = numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(1, 6), "table")
+    graph = helper.make_graph(
+        [helper.make_node("Concat", ["x", "table"], ["y"], axis=1, name="join")], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [table],
+    )  # fmt: skip
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    assert main(["import", str(path), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert 'node "join": the constant "table" is used as data' in err
+    assert not out.exists() and not parameters_path(out).exists()
