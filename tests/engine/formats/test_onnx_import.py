@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import onnx_builders
 import pytest
-from model_kit import PROJECTS, RECURRENT, outputs, randomized, sample_inputs, save
+from model_kit import PROJECTS, RECURRENT, ROOT, outputs, randomized, sample_inputs, save
 
 from engine.cli import main
 from engine.export import Source, export_onnx
@@ -64,7 +64,13 @@ def test_layers_are_laid_out_top_to_bottom_with_the_catalogue_properties(tmp_pat
     assert x["skip"] == x["stem_relu"] != x["c1"] == x["bn2"]
 
 
-@pytest.mark.parametrize("path", PROJECTS, ids=lambda p: p.stem)
+# NNC's seven recurrent tutorials (Elman, bidirectional, attention, GRU, LSTM, stacked GRU, an
+# LSTM auto-encoder)
+NNC_RECURRENT = sorted((ROOT / "tests" / "fixtures" / "nnc-samples" / "tutorial"
+                        / "recurrent_neural_networks").glob("*.sdcproj"))  # fmt: skip
+
+
+@pytest.mark.parametrize("path", PROJECTS + NNC_RECURRENT, ids=lambda p: p.stem)
 def test_project_onnx_import_round_trip(path, tmp_path):
     """Every sample: recurrent ones are exported unrolled (a Gather per time step) and come
     back as the unrolled network (Slice + Reshape per step, the initial state a constant)."""
@@ -83,7 +89,7 @@ def test_project_onnx_import_round_trip(path, tmp_path):
     for a, b, c in zip(got, expected, runtime, strict=True):
         np.testing.assert_allclose(a, b, atol=1e-4, rtol=1e-4)
         np.testing.assert_allclose(a, c.reshape(a.shape), atol=1e-4, rtol=1e-4)
-    if path.stem in RECURRENT:
+    if path.stem in RECURRENT or path in NNC_RECURRENT:
         ops = {node.op_type for node in onnx.load(str(model)).graph.node}
         assert {"Gather", "ConstantOfShape"} <= ops  # the unrolled form, read back
         inputs = [x for x in imported.project.network("Main").layers if x.type == "Input"]
