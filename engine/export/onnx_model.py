@@ -40,6 +40,7 @@ class _Graph:
         self.nodes: list[Any] = []
         self.inits: dict[str, Any] = {}
         self.transformed: dict[str, list[tuple[np.ndarray, str]]] = {}
+        self.constants: dict[int, str] = {}  # generator index -> its ConstantOfShape
         self.names: dict[str, str] = {}  # step name -> tensor name
         self.shapes: dict[Ref, tuple[int, ...]] = {
             ("feed", v, tuple(s)): tuple(s) for v, s in program.feeds.items()
@@ -63,6 +64,17 @@ class _Graph:
         name = self.fresh(hint)  # 0-d stays 0-d (a Gather index that removes its axis)
         self.inits[name] = numpy_helper.from_array(np.asarray(value, order="C"), name)
         return name
+
+    def generated(self, ref: Ref) -> str:
+        """A Constant generator input: ``(batch, *shape)`` filled with its multiplier, once."""
+        if ref not in self.shapes:
+            decl = self.program.generators[ref[1]]
+            if decl.kind != "Constant":  # unsupported_steps lists it before anything is built
+                raise ExportError(f"a {decl.kind} generator input has no ONNX operator")
+            self.shapes[ref] = tuple(decl.shape)
+            self.constants[ref[1]] = self.batch_constant(f"generator{ref[1]}", decl.shape,
+                                                         float(decl.multiplier))  # fmt: skip
+        return self.constants[ref[1]]
 
     def ints(self, hint: str, values: Any) -> str:
         return self.const(hint, np.array(list(values), dtype=np.int64))
@@ -109,15 +121,8 @@ class _Graph:
             return str(ref[1])
         if ref[0] == "param":
             return self.param(ref[1])
-        if ref[0] == "gen" and ref not in self.shapes:
-            decl = self.program.generators[ref[1]]
-            if decl.kind != "Constant":
-                raise ExportError(f"a {decl.kind} generator input has no ONNX operator")
-            self.shapes[ref] = tuple(decl.shape)
-            self.names[str(ref)] = self.batch_constant(f"generator{ref[1]}", decl.shape,
-                                                       float(decl.multiplier))  # fmt: skip
         if ref[0] == "gen":
-            return self.names[str(ref)]
+            return self.generated(ref)
         raise ExportError(f"cannot export input {ref!r}")
 
 

@@ -35,7 +35,8 @@ def read_reshape(ctx: Any, node: Any) -> None:
     """Reshape, Flatten, Squeeze, Unsqueeze: the inferred output shape, batch axis kept. A
     Flatten that only feeds Gemm/MatMul is left out: Affine flattens its input itself."""
     out = ctx.shapes[node.output[0]]
-    if not out or out[0] != 1:
+    flatten_axis = ctx.attrs(node).get("axis", 1) if node.op_type == "Flatten" else 1
+    if not out or out[0] != 1 or flatten_axis in (0, -len(ctx.shapes[node.input[0]])):
         raise ctx.fail(node, "reshaping the batch axis has no NNC equivalent")
     readers = ctx.consumers(node.output[0])
     if node.op_type == "Flatten" and len(out) == 2 and readers and all(

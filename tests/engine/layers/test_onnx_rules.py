@@ -17,7 +17,7 @@ import pytest
 import runtime_kit as kit
 from model_kit import ROOT, outputs, randomized, save
 
-from engine.export import Source, export_onnx
+from engine.export import ExportError, Source, export_onnx
 from engine.formats import load_project
 from engine.formats.model_import import read_model
 from engine.graph.project import Link
@@ -186,3 +186,26 @@ def test_an_operator_read_by_two_entries_fails_at_import():
     with pytest.raises(ValueError, match="ONNX operator Add is read by both Add2 and AddScalar"):
         _check_onnx_readers([a, clash])
     _check_onnx_readers([a, b])  # AddScalar is read back through Add2's rule: no clash
+
+
+def test_a_constant_generator_input_exports_and_a_random_one_is_refused(tmp_path):
+    """Input(Generator=Constant) is ConstantOfShape with the batch of the first network input;
+    Normal has no ONNX operator and is listed with the other refusals before anything is
+    written."""
+    layers = [kit.layer("x", "Input", Size=(3,), Dataset="x"),
+              kit.layer("c", "Input", Size=(3,), Dataset="c", Generator="Constant",
+                        GeneratorMultiplier=2.5),
+              kit.layer("Add2", "Add2"), kit.layer("Tanh", "Tanh"),
+              kit.layer("Loss", "SquaredError", T__Dataset="y")]  # fmt: skip
+    links = [Link("x", "Add2"), Link("c", "Add2"), *kit.chain("Add2", "Tanh", "Loss")]
+    project = kit.make_project([kit.network("Main", layers, links)])
+    model = export_onnx(Source(project, "m", "MainRuntime", None, False), tmp_path / "c.onnx")
+    x = np.random.default_rng(0).normal(size=(4, 3)).astype(np.float32)
+    np.testing.assert_allclose(ort.InferenceSession(str(model)).run(None, {"x": x})[0],
+                               np.tanh(x + 2.5), atol=1e-6)  # fmt: skip
+    main = project.network("Main")
+    main.set_property("c", "Generator", "Normal")
+    with pytest.raises(ExportError) as info:
+        export_onnx(Source(project, "m", "MainRuntime", None, False), tmp_path / "n.onnx")
+    assert "Normal generator inputs" in str(info.value)
+    assert not (tmp_path / "n.onnx").exists()
