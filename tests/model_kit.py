@@ -29,9 +29,11 @@ def randomized(program, seed: int = 0) -> dict[str, np.ndarray]:
     return values
 
 
-def outputs(project, network: str, values: dict, inputs: dict) -> list[np.ndarray]:
-    """The program's outputs, in order, under a private parameter scope and a fixed seed."""
-    program = compile_network(project, network)
+def outputs(project, network: str, values: dict, inputs: dict, test_mode: bool | None = None
+            ) -> list[np.ndarray]:  # fmt: skip
+    """The program's outputs, in order, under a private parameter scope and a fixed seed
+    (``test_mode``: as :func:`compile_network`)."""
+    program = compile_network(project, network, test_mode=test_mode)
     with nn.parameter_scope("", {}):
         for name, value in values.items():
             nn.set_parameter(name, Variable(np.asarray(value, np.float32), need_grad=True))

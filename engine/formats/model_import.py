@@ -80,6 +80,10 @@ def _single(graph: ModelGraph, where: str) -> Imported:
     """
     graph.name = "Main"
     network, params = build_network(graph, where)
+    from engine.formats.onnx_import import OnnxGraph, share_parameters  # noqa: PLC0415
+
+    if isinstance(graph, OnnxGraph):
+        share_parameters(graph, network, params)
     settings = cfg.default_settings()
     settings["executors"] = [cfg.Executor.new(Executor_NetworkName="Main")]
     project = Project([network], **settings)

@@ -12,12 +12,15 @@ from engine.layers.declare import (
     BIAS_INIT,
     INPUT,
     PARAMETER_SCOPE,
+    OnnxRule,
     layer,
     output,
     param,
     param_props,
     prop,
 )
+from engine.layers.onnx_rules import arithmetic as onnx
+from engine.layers.onnx_rules import others as onnx_others
 from engine.layers.property_types import (
     BOOLEAN,
     BOOLEAN_OR_MACRO,
@@ -249,6 +252,7 @@ SPECS = (
         function="relu6",
         export_name="relu6",
         color=0xD77B6A,
+        onnx=OnnxRule("Clip", onnx.write_relu6, onnx.read_clip),
     ),
     layer(
         "ELU",
@@ -445,6 +449,7 @@ SPECS = (
         },
         function="softmax",
         color=0xD77B6A,
+        onnx=OnnxRule("Softmax", onnx_others.write_softmax, onnx_others.read_softmax),
     ),
     layer(
         "LogSoftmax",

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from engine.layers.declare import (
     INPUT_IO,
+    OnnxRule,
     layer,
     output,
     prop,
 )
+from engine.layers.onnx_rules import arithmetic as onnx
 from engine.layers.property_types import (
     FLOAT,
 )
@@ -34,6 +36,7 @@ SPECS = (
         },
         function="add_scalar",
         color=0x848484,
+        onnx=OnnxRule("Add", onnx.write_scalar("Add"), reads=()),
     ),
     layer(
         "MulScalar",
@@ -49,6 +52,7 @@ SPECS = (
         },
         function="mul_scalar",
         color=0x848484,
+        onnx=OnnxRule("Mul", onnx.write_scalar("Mul"), reads=()),
     ),
     layer(
         "RSubScalar",
@@ -64,6 +68,7 @@ SPECS = (
         },
         function="r_sub_scalar",
         color=0x848484,
+        onnx=OnnxRule("Sub", onnx.write_reverse_scalar("Sub"), reads=()),
     ),
     layer(
         "RDivScalar",
@@ -79,6 +84,7 @@ SPECS = (
         },
         function="r_div_scalar",
         color=0x848484,
+        onnx=OnnxRule("Div", onnx.write_reverse_scalar("Div"), reads=()),
     ),
     layer(
         "PowScalar",
@@ -95,6 +101,7 @@ SPECS = (
         },
         function="pow_scalar",
         color=0x848484,
+        onnx=OnnxRule("Pow", onnx.write_scalar("Pow"), reads=()),
     ),
     layer(
         "RPowScalar",

@@ -10,12 +10,14 @@ from engine.layers.declare import (
     INPUT,
     INPUTS,
     Inputs,
+    OnnxRule,
     data,
     data_props,
     layer,
     output,
     prop,
 )
+from engine.layers.onnx_rules import arithmetic as onnx
 from engine.layers.property_types import (
     BOOLEAN_OR_MACRO,
 )
@@ -36,7 +38,7 @@ SPECS = (
             "CostAdd": "*Calc +*Output",
         },
         function="add2",
-        onnx="Add",
+        onnx=OnnxRule("Add", read=onnx.read_arithmetic),
         inputs=Inputs.MULTIPLE,
         color=0x848484,
     ),
@@ -54,7 +56,7 @@ SPECS = (
             "CostAdd": "*Calc +*Output",
         },
         function="sub2",
-        onnx="Sub",
+        onnx=OnnxRule("Sub", read=onnx.read_arithmetic),
         color=0x848484,
     ),
     layer(
@@ -69,7 +71,7 @@ SPECS = (
             "CostMultiply": "*Calc +*Output",
         },
         function="mul2",
-        onnx="Mul",
+        onnx=OnnxRule("Mul", read=onnx.read_arithmetic),
         inputs=Inputs.MULTIPLE,
         color=0x848484,
     ),
@@ -87,7 +89,7 @@ SPECS = (
             "CostDivision": "*Calc +*Output",
         },
         function="div2",
-        onnx="Div",
+        onnx=OnnxRule("Div", read=onnx.read_arithmetic),
         color=0x848484,
     ),
     layer(
@@ -105,7 +107,7 @@ SPECS = (
             "CostExp": "*Calc +*Output:+*Output",
         },
         function="pow2",
-        onnx="Pow",
+        onnx=OnnxRule("Pow", read=onnx.read_arithmetic),
         color=0x848484,
     ),
     layer(

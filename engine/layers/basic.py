@@ -14,6 +14,7 @@ from engine.layers.declare import (
     CONV_INIT_NO_CL,
     INPUT,
     PARAMETER_SCOPE,
+    OnnxRule,
     data,
     data_props,
     layer,
@@ -22,6 +23,7 @@ from engine.layers.declare import (
     param_props,
     prop,
 )
+from engine.layers.onnx_rules import basic as onnx
 from engine.layers.property_types import (
     BOOLEAN,
     OPTION,
@@ -63,6 +65,7 @@ SPECS = (
         function="affine",
         fn_scope="affine",
         color=0x6AA1BD,
+        onnx=OnnxRule("MatMul", onnx.write_affine, onnx.read_affine, reads=("Gemm", "MatMul")),
     ),
     layer(
         "Convolution",
@@ -103,6 +106,7 @@ SPECS = (
             "et al., Multi-Scale Context Aggregation by Dilated Convolutions. "
             "https://arxiv.org/abs/1511.07122"
         ),
+        onnx=OnnxRule("Conv", onnx.write_convolution, onnx.read_conv),
     ),
     layer(
         "DepthwiseConvolution",
@@ -155,6 +159,7 @@ SPECS = (
             'F. Chollet: Chollet, Francois. "Xception: Deep Learning with Depthwise Separable '
             "Convolutions. https://arxiv.org/abs/1610.02357"
         ),
+        onnx=OnnxRule("Conv", onnx.write_depthwise, reads=()),
     ),
     layer(
         "Deconvolution",
@@ -188,6 +193,7 @@ SPECS = (
         function="deconvolution",
         fn_scope="deconv",
         color=0x6AA1BD,
+        onnx=OnnxRule("ConvTranspose", onnx.write_deconvolution, onnx.read_conv),
     ),
     layer(
         "DepthwiseDeconvolution",

@@ -28,6 +28,7 @@ from engine.layers.spec import (
     ConnectorKind,
     Inputs,
     LayerSpec,
+    OnnxRule,
     Outputs,
     PropertySpec,
     SideConnector,
@@ -54,6 +55,7 @@ __all__ = [
     "CONV_INIT_NO_CL",
     "GENERATORS",
     "Component",
+    "OnnxRule",
     "Inputs",
     "Outputs",
     "Support",
@@ -182,9 +184,12 @@ def layer(
     *,
     costs: Mapping[str, str] | None = None,
     connectors: tuple[SideConnector, ...] = (),
+    onnx: OnnxRule | str | None = None,
     **fields: object,
 ) -> LayerSpec:
-    """A :class:`LayerSpec`; ``costs`` maps a statistic to its rule as NNC writes it."""
+    """A :class:`LayerSpec`; ``costs`` maps a statistic to its rule as NNC writes it, ``onnx``
+    is an :class:`OnnxRule` or the name of the operator that computes the layer one to one
+    (its attributes are the nnabla arguments of the same name, ``alpha``)."""
     return LayerSpec(
         type=type_,
         category=category,
@@ -192,5 +197,6 @@ def layer(
         properties=properties,
         connectors=connectors,
         costs=tuple((costs or {}).items()),
+        onnx=OnnxRule(onnx) if isinstance(onnx, str) else onnx,
         **fields,  # type: ignore[arg-type]
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from engine.layers.declare import (
     INPUT,
+    OnnxRule,
     Support,
     data,
     data_props,
@@ -15,6 +16,7 @@ from engine.layers.declare import (
     output,
     prop,
 )
+from engine.layers.onnx_rules import recurrent as onnx
 from engine.layers.property_types import (
     PINT,
     PINT_ARRAY,
@@ -72,6 +74,7 @@ SPECS = (
         ),
         support=Support.GRAPH,
         color=0xA18FB2,
+        onnx=OnnxRule("Gather", onnx.write_time_step, onnx.read_gather),
     ),
     layer(
         "RecurrentOutput",
@@ -86,6 +89,7 @@ SPECS = (
         ),
         support=Support.GRAPH,
         color=0xA18FB2,
+        onnx=OnnxRule("Concat", onnx.write_stack, reads=()),
     ),
     layer(
         "Delay",
@@ -105,5 +109,6 @@ SPECS = (
         support=Support.GRAPH,
         color=0xA18FB2,
         is_param=False,
+        onnx=OnnxRule("ConstantOfShape", onnx.write_initial, reads=()),
     ),
 )

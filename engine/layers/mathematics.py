@@ -10,11 +10,13 @@ from __future__ import annotations
 from engine.layers.declare import (
     INPUT,
     INPUT_IO,
+    OnnxRule,
     data,
     layer,
     output,
     prop,
 )
+from engine.layers.onnx_rules import pooling as onnx
 from engine.layers.property_types import (
     BOOLEAN,
     FLOAT,
@@ -92,6 +94,7 @@ SPECS = (
             "CostAdd": "*Calc +*Input",
         },
         function="mean",
+        onnx=OnnxRule("ReduceMean", onnx.write_mean, onnx.read_reduce_mean),
     ),
     layer(
         "Prod",

@@ -13,12 +13,14 @@ from engine.layers.declare import (
     INPUT,
     INPUT_IO,
     PARAMETER_SCOPE,
+    OnnxRule,
     layer,
     output,
     param,
     param_props,
     prop,
 )
+from engine.layers.onnx_rules import others as onnx
 from engine.layers.property_types import (
     BOOLEAN_OR_MACRO,
     FLOAT,
@@ -75,6 +77,7 @@ SPECS = (
             "Ioffe and Szegedy, Batch Normalization: Accelerating Deep Network Training by "
             "Reducing Internal Covariate Shift. https://arxiv.org/abs/1502.03167"
         ),
+        onnx=OnnxRule("BatchNormalization", onnx.write_batch_norm, onnx.read_batch_norm),
     ),
     layer(
         "FusedBatchNormalization",

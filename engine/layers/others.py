@@ -16,6 +16,7 @@ from engine.layers.declare import (
     SKIP_AT_TEST,
     Component,
     Inputs,
+    OnnxRule,
     Outputs,
     Support,
     data,
@@ -24,6 +25,8 @@ from engine.layers.declare import (
     output,
     prop,
 )
+from engine.layers.onnx_rules import others as onnx
+from engine.layers.onnx_rules import recurrent as onnx_recurrent
 from engine.layers.property_types import (
     BOOLEAN,
     FLOAT,
@@ -59,6 +62,7 @@ SPECS = (
             "CostMultiply": "*Calc +*Input",
         },
         function="dropout",
+        onnx=OnnxRule("Dropout", onnx.write_dropout, onnx.read_dropout),
     ),
     layer(
         "Concatenate",
@@ -71,6 +75,7 @@ SPECS = (
         ),
         function="concatenate",
         inputs=Inputs.MULTIPLE,
+        onnx=OnnxRule("Concat", onnx.write_concatenate, onnx.read_concat),
     ),
     layer(
         "Reshape",
@@ -82,6 +87,12 @@ SPECS = (
             output("*ReshapeOutputSize"),
         ),
         function="reshape",
+        onnx=OnnxRule(
+            "Reshape",
+            onnx.write_reshape,
+            onnx.read_reshape,
+            reads=("Reshape", "Flatten", "Squeeze", "Unsqueeze"),
+        ),
     ),
     layer(
         "Broadcast",
@@ -150,6 +161,7 @@ SPECS = (
             output(),
         ),
         function="flip",
+        onnx=OnnxRule("Slice", onnx.write_flip, reads=()),
     ),
     layer(
         "Shift",
@@ -180,6 +192,7 @@ SPECS = (
             output("*TransposeOutputSize"),
         ),
         function="transpose",
+        onnx=OnnxRule("Transpose", onnx.write_transpose, onnx.read_transpose),
     ),
     layer(
         "Slice",
@@ -193,6 +206,7 @@ SPECS = (
             output("*SliceOutputSize"),
         ),
         function="slice",
+        onnx=OnnxRule("Slice", onnx.write_slice, onnx.read_slice),
     ),
     layer(
         "Stack",
@@ -205,6 +219,7 @@ SPECS = (
         ),
         function="stack",
         inputs=Inputs.MULTIPLE,
+        onnx=OnnxRule("Concat", onnx_recurrent.write_stack, reads=()),  # Concatenate's reads it
     ),
     layer(
         "MatrixDiag",

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from engine.layers.declare import (
     INPUT,
+    OnnxRule,
     layer,
     output,
     prop,
 )
+from engine.layers.onnx_rules import pooling as onnx
 from engine.layers.property_types import (
     BOOLEAN,
     PINT_ARRAY,
@@ -47,6 +49,7 @@ SPECS = (
         },
         function="max_pooling",
         color=0xA58E7F,
+        onnx=OnnxRule("MaxPool", onnx.write_pooling("MaxPool"), onnx.read_pool),
     ),
     layer(
         "AveragePooling",
@@ -79,6 +82,7 @@ SPECS = (
         },
         function="average_pooling",
         color=0xA58E7F,
+        onnx=OnnxRule("AveragePool", onnx.write_pooling("AveragePool"), onnx.read_pool),
     ),
     layer(
         "GlobalAveragePooling",
@@ -121,6 +125,7 @@ SPECS = (
         },
         function="sum_pooling",
         color=0xA58E7F,
+        onnx=OnnxRule("AveragePool", onnx.write_sum_pooling, reads=()),
     ),
     layer(
         "Unpooling",
@@ -144,5 +149,8 @@ SPECS = (
         ),
         function="unpooling",
         color=0xA58E7F,
+        onnx=OnnxRule(
+            "Resize", onnx.write_unpooling, onnx.read_resize, reads=("Resize", "Upsample")
+        ),
     ),
 )

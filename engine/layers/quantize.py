@@ -16,12 +16,15 @@ from engine.layers.declare import (
     INPUT,
     INPUT_IO,
     PARAMETER_SCOPE,
+    OnnxRule,
     layer,
     output,
     param,
     param_props,
     prop,
 )
+from engine.layers.onnx_rules import arithmetic as onnx_arithmetic
+from engine.layers.onnx_rules import basic as onnx
 from engine.layers.property_types import (
     BOOLEAN,
     FLOAT,
@@ -44,7 +47,14 @@ XNOR_NET_PAPER = (
 )
 
 
-def _binary_affine(type_: str, description: str, function: str, fn_scope: str, paper: str):
+def _binary_affine(
+    type_: str,
+    description: str,
+    function: str,
+    fn_scope: str,
+    paper: str,
+    onnx_rule: OnnxRule | None = None,
+):
     """BinaryConnectAffine and BinaryWeightAffine: Sony's two files differ only in their names."""
     return layer(
         type_,
@@ -74,10 +84,18 @@ def _binary_affine(type_: str, description: str, function: str, fn_scope: str, p
         fn_scope=fn_scope,
         color=0x6AA1BD,
         reference=paper,
+        onnx=onnx_rule,
     )
 
 
-def _binary_convolution(type_: str, description: str, function: str, fn_scope: str, paper: str):
+def _binary_convolution(
+    type_: str,
+    description: str,
+    function: str,
+    fn_scope: str,
+    paper: str,
+    onnx_rule: OnnxRule | None = None,
+):
     """BinaryConnectConvolution and BinaryWeightConvolution: the same declaration by name."""
     arg = f"{function}_param"
     return layer(
@@ -114,6 +132,7 @@ def _binary_convolution(type_: str, description: str, function: str, fn_scope: s
         fn_scope=fn_scope,
         color=0x6AA1BD,
         reference=paper,
+        onnx=onnx_rule,
     )
 
 
@@ -201,6 +220,7 @@ SPECS = (
         "binary_connect_affine",
         "bicon_affine",
         BINARY_CONNECT_PAPER,
+        OnnxRule("MatMul", onnx.write_affine, reads=()),  # binarized weights
     ),
     _binary_convolution(
         "BinaryConnectConvolution",
@@ -208,6 +228,7 @@ SPECS = (
         "binary_connect_convolution",
         "bicon_conv",
         BINARY_CONNECT_PAPER,
+        OnnxRule("Conv", onnx.write_convolution, reads=()),
     ),
     _binary_affine(
         "BinaryWeightAffine",
@@ -238,6 +259,12 @@ SPECS = (
         },
         function="binary_tanh",
         color=0xD77B6A,
+        onnx=OnnxRule(
+            "Where",
+            onnx_arithmetic.write_threshold(-1.0),
+            onnx_arithmetic.read_threshold,
+            reads=("Where", "Greater"),
+        ),
     ),
     layer(
         "BinarySigmoid",
@@ -254,5 +281,6 @@ SPECS = (
         },
         function="binary_sigmoid",
         color=0xD77B6A,
+        onnx=OnnxRule("Where", onnx_arithmetic.write_threshold(0.0), reads=()),
     ),
 )

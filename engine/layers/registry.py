@@ -8,6 +8,7 @@ not in the palette (ClipByNorm, ClipByValue, Flatten) come last in ``others`` wi
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from types import MappingProxyType
 
 from engine.layers import (
@@ -66,7 +67,18 @@ def _build() -> dict[str, LayerSpec]:
                 spec = replace(spec, palette_order=order)
                 order += 1
             table[spec.type] = spec
+    _check_onnx_readers(table.values())
     return table
+
+
+def _check_onnx_readers(specs: Iterable[LayerSpec]) -> None:
+    """Each ONNX operator is read back by one entry (``OnnxRule.reads``), else import fails."""
+    owner: dict[str, str] = {}
+    for spec in specs:
+        for op in spec.onnx.operators_read if spec.onnx else ():
+            if op in owner:
+                raise ValueError(f"ONNX operator {op} is read by both {owner[op]} and {spec.type}")
+            owner[op] = spec.type
 
 
 _SPECS = MappingProxyType(_build())

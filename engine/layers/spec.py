@@ -10,6 +10,7 @@ Shape and cost rules are the raw NNC strings (``*ConvolutionOutputSize``, ``*Cal
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -30,6 +31,7 @@ __all__ = [
     "LayerSpec",
     "UnsupportedLayerError",
     "LEGACY_OPTIONS",
+    "OnnxRule",
 ]
 
 # The eight statistics in NNC's order (nnc-layers.md §1.6).
@@ -198,6 +200,29 @@ class ParameterSpec:
 
 
 @dataclass(frozen=True)
+class OnnxRule:
+    """How a layer is written as ONNX and read back: the exporter and the importer read only this.
+
+    ``op`` is the operator the layer is written as. ``write(graph, step, inputs)`` returns the
+    output tensor after adding the nodes (None: ``op`` one to one, with the step's arguments
+    that are attributes of ``op``). ``read(ctx, node)`` turns a node of one of the operators
+    ``reads`` into layers (None: the one-to-one reading of ``op``). ``reads`` defaults to
+    ``(op,)``; it is empty for a layer that another entry's rule reads back (AddScalar comes
+    back through Add2's ``Add``), and each operator is read by one entry only. The ``graph``
+    and ``ctx`` interfaces are described in :mod:`engine.layers.onnx_rules`.
+    """
+
+    op: str
+    write: Callable[..., str] | None = None
+    read: Callable[..., None] | None = None
+    reads: tuple[str, ...] | None = None
+
+    @property
+    def operators_read(self) -> tuple[str, ...]:
+        return (self.op,) if self.reads is None else self.reads
+
+
+@dataclass(frozen=True)
 class LayerSpec:
     """Everything NeuroCanvas knows about one NNC layer type."""
 
@@ -214,9 +239,8 @@ class LayerSpec:
     support: Support = Support.KERNEL
     fn_scope: str | None = None  # ``[Global] ParameterScope``: ``conv`` in ``Conv1/conv/W``
     export_name: str | None = None  # ``[Global] FunctionName`` as written (Python export hint)
-    # The ONNX operator that computes the layer one to one; its attributes are the nnabla
-    # arguments of the same name (``alpha``). ONNX export and import both read it.
-    onnx: str | None = None
+    # How the layer is written as ONNX and read back (export and import both read it).
+    onnx: OnnxRule | None = None
     color: int | None = None
     component: Component | None = None
     hidden: bool = False  # ``Hidden=True``: not offered in the palette

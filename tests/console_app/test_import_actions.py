@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import zipfile
 
+import numpy as np
 import onnx_builders
 import pytest
 from PySide6.QtWidgets import QFileDialog
@@ -101,3 +102,31 @@ def test_an_imported_nnp_evaluates_by_clicks_like_its_job(make_window, tmp_path,
     want = json.loads((job / "evaluation.json").read_text())["classification"]
     assert got == want and "y'" in got
     evaluation.runner.kill()
+
+
+def test_an_unrolled_recurrent_onnx_imports_from_the_menu_and_exports_back(
+    make_window, tmp_path, monkeypatch
+):
+    """Our ONNX of a recurrent sample (a Gather per time step) opens in the editor as the
+    unrolled network and File > Export > ONNX... writes it again."""
+    from engine.export import Source, export_onnx  # noqa: PLC0415
+    from engine.formats import load_project  # noqa: PLC0415
+
+    ort = pytest.importorskip("onnxruntime", reason="onnxruntime not installed")
+    project = load_project(onnx_builders.ROOT / "projects" / "elman_bit_majority.ncproj")
+    model = export_onnx(Source(project, "elman", "MainRuntime", None, False),
+                        tmp_path / "elman.onnx")  # fmt: skip
+    target, back = tmp_path / "elman.ncproj", tmp_path / "back.onnx"
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(model), ""))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    window = make_window()
+    _action(_file_menu(window), "Import...").trigger()
+    assert window.document.path == target
+    layers = window.document.project.network("Main").layers
+    types = [layer.type for layer in layers]
+    assert types.count("Slice") == 16 and types.count("Affine") == 16 and "Stack" in types
+    assert any(x.properties.get("Generator") == "Constant" for x in layers if x.type == "Input")
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(back), ""))
+    _action(window.export_menu, "ONNX...").trigger()
+    x = np.random.default_rng(0).random((2, 15, 1), dtype=np.float32)
+    assert ort.InferenceSession(str(back)).run(None, {"x": x})[0].shape == (2, 1)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import onnx_builders
 import pytest
-from model_kit import PROJECTS, RECURRENT, outputs, randomized, sample_inputs, save
+from model_kit import PROJECTS, RECURRENT, ROOT, outputs, randomized, sample_inputs, save
 
 from engine.cli import main
 from engine.export import Source, export_onnx
@@ -64,9 +64,16 @@ def test_layers_are_laid_out_top_to_bottom_with_the_catalogue_properties(tmp_pat
     assert x["skip"] == x["stem_relu"] != x["c1"] == x["bn2"]
 
 
-@pytest.mark.parametrize("path", [p for p in PROJECTS if p.stem not in RECURRENT],
-                         ids=lambda p: p.stem)  # fmt: skip
+# NNC's seven recurrent tutorials (Elman, bidirectional, attention, GRU, LSTM, stacked GRU, an
+# LSTM auto-encoder)
+NNC_RECURRENT = sorted((ROOT / "tests" / "fixtures" / "nnc-samples" / "tutorial"
+                        / "recurrent_neural_networks").glob("*.sdcproj"))  # fmt: skip
+
+
+@pytest.mark.parametrize("path", PROJECTS + NNC_RECURRENT, ids=lambda p: p.stem)
 def test_project_onnx_import_round_trip(path, tmp_path):
+    """Every sample: recurrent ones are exported unrolled (a Gather per time step) and come
+    back as the unrolled network (Slice + Reshape per step, the initial state a constant)."""
     project = load_project(path)
     network = project.executors[0].network
     program = compile_network(project, network)
@@ -82,6 +89,14 @@ def test_project_onnx_import_round_trip(path, tmp_path):
     for a, b, c in zip(got, expected, runtime, strict=True):
         np.testing.assert_allclose(a, b, atol=1e-4, rtol=1e-4)
         np.testing.assert_allclose(a, c.reshape(a.shape), atol=1e-4, rtol=1e-4)
+    if path.stem in RECURRENT or path in NNC_RECURRENT:
+        ops = {node.op_type for node in onnx.load(str(model)).graph.node}
+        assert {"Gather", "ConstantOfShape"} <= ops  # the unrolled form, read back
+        inputs = [x for x in imported.project.network("Main").layers if x.type == "Input"]
+        assert any(x.properties["Generator"] == "Constant" for x in inputs)
+        # the time steps share their weights again (ParameterScope), as in the original
+        assert sorted(v.size for v in imported.parameters.values()) == sorted(
+            v.size for v in values.values())  # fmt: skip
 
 
 def _unsupported_model():
@@ -176,7 +191,7 @@ def test_slice_and_ceil_like_pooling_match_onnxruntime(tmp_path):
 
 
 DECLARED = [spec for spec in __import__("engine.layers", fromlist=["all_specs"]).all_specs()
-            if spec.onnx]  # fmt: skip
+            if spec.onnx and spec.onnx.write is None]  # one operator, one to one  # fmt: skip
 
 
 @pytest.mark.parametrize("spec", DECLARED, ids=lambda s: s.type)
@@ -188,7 +203,7 @@ def test_a_layer_declared_with_an_onnx_operator_imports_and_exports(spec, tmp_pa
     two = spec.inputs.value == "Multiple" or any(c.kind.value == "Data" for c in spec.connectors)
     names = ["a", "b"] if two else ["a"]
     graph = helper.make_graph(
-        [helper.make_node(spec.onnx, names, ["y"], name="op")], "g",
+        [helper.make_node(spec.onnx.op, names, ["y"], name="op")], "g",
         [helper.make_tensor_value_info(n, TensorProto.FLOAT, ["N", 3, 4, 4]) for n in names],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
     )  # fmt: skip
@@ -204,4 +219,58 @@ def test_a_layer_declared_with_an_onnx_operator_imports_and_exports(spec, tmp_pa
     np.testing.assert_allclose(got.reshape(expected.shape), expected, atol=1e-5, rtol=1e-5)
     params = save(imported.parameters, tmp_path / "p.npz")
     back = export_onnx(Source(imported.project, "op", "Main", params, False), tmp_path / "b.onnx")
-    assert spec.onnx in [node.op_type for node in onnx.load(str(back)).graph.node]
+    assert spec.onnx.op in [node.op_type for node in onnx.load(str(back)).graph.node]
+
+
+def _gather_model(index, axis: int, data_index: bool = False):
+    """x (N, 4, 3) -> Gather(index over axis) -> Tanh; the index an initializer or an input."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 4, 3])]
+    inits = []
+    if data_index:
+        inputs.append(helper.make_tensor_value_info("i", TensorProto.INT64, ["N"]))
+    else:
+        inits.append(numpy_helper.from_array(np.array(index, np.int64), "i"))
+    nodes = [helper.make_node("Gather", ["x", "i"], ["g"], axis=axis, name="pick"),
+             helper.make_node("Tanh", ["g"], ["y"], name="act")]  # fmt: skip
+    graph = helper.make_graph(nodes, "g", inputs, [helper.make_tensor_value_info("y", 1, None)],
+                              inits)  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+
+
+@pytest.mark.parametrize(("index", "axis"), [(2, 1), (-1, 2), ([1], 1), (0, -1)])
+def test_gather_of_one_constant_index_matches_onnxruntime(index, axis, tmp_path):
+    """A scalar index removes the axis (Slice + Reshape), a one-element list keeps it."""
+    path = tmp_path / "gather.onnx"
+    onnx.save(_gather_model(index, axis), path)
+    x = np.random.default_rng(0).normal(size=(2, 4, 3)).astype(np.float32)
+    expected = ort.InferenceSession(str(path)).run(None, {"x": x})[0]
+    got = _imported_outputs(path, x)
+    assert got.shape == expected.shape
+    np.testing.assert_allclose(got, expected, atol=1e-6)
+    types = [layer.type for layer in read_model(path).project.network("Main").layers]
+    assert types == ["Input", "Slice", "Tanh"] if isinstance(index, list) else \
+        ["Input", "Slice", "Reshape", "Tanh"]  # fmt: skip
+
+
+def test_a_computed_index_or_constant_data_is_one_clear_error(tmp_path, capsys):
+    path = tmp_path / "dynamic.onnx"
+    onnx.save(_gather_model(0, 1, data_index=True), path)
+    out = tmp_path / "p.ncproj"
+    assert main(["import", str(path), "-o", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith('node "pick" (Gather): the index must be a constant') and "\n" not in err
+    from onnx import TensorProto, helper, numpy_helper
+
+    table = numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(1, 6), "table")
+    graph = helper.make_graph(
+        [helper.make_node("Concat", ["x", "table"], ["y"], axis=1, name="join")], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 2])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], [table],
+    )  # fmt: skip
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), path)
+    assert main(["import", str(path), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert 'node "join": the constant "table" is used as data' in err
+    assert not out.exists() and not parameters_path(out).exists()

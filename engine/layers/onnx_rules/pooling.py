@@ -1,0 +1,145 @@
+"""ONNX rules of the Pooling layers and of Mean (see the package docstring).
+
+Pooling sizes follow the engine's rule (``pooled_sizes``, floor division): IgnoreBorder=False
+is written as the right padding that completes the last window, since ONNX's ceil_mode differs
+between runtimes on that window, and read back the same way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from engine.layers.onnx_rules.basic import pads
+
+__all__ = ["write_pooling", "write_sum_pooling", "write_unpooling", "write_mean", "read_pool",
+           "read_resize", "read_reduce_mean"]  # fmt: skip
+
+
+def _error(message: str) -> Exception:
+    from engine.export.literals import ExportError  # noqa: PLC0415
+
+    return ExportError(message)
+
+
+def write_pooling(op: str) -> Callable[[Any, Any, list[str]], str]:
+    """MaxPooling (MaxPool), AveragePooling (AveragePool)."""
+
+    def write(g: Any, step: Any, ins: list[str]) -> str:
+        kw = step.kwargs
+        if kw.get("channel_last"):
+            raise _error(f'layer "{step.name}": channel-last pooling is not exportable')
+        kernel = tuple(kw["kernel"])
+        n = len(kernel)
+        stride = tuple(kw.get("stride") or kernel)
+        pad = tuple(kw.get("pad") or (0,) * n)
+        ignore_border = kw.get("ignore_border", True)
+        size = g.in_shape(step)[-n:]
+        # Right padding that gives exactly the engine's size with floor division.
+        ends = [(out - 1) * s + k - i - p for out, k, s, p, i in
+                zip(step.shape[-n:], kernel, stride, pad, size, strict=True)]  # fmt: skip
+        if min(ends) < 0 and not ignore_border:
+            raise _error(f'layer "{step.name}": this pooling geometry is not exportable')
+        ends = [p if ignore_border else max(e, 0) for e, p in zip(ends, pad, strict=True)]
+        attrs: dict[str, Any] = {"kernel_shape": list(kernel), "strides": list(stride),
+                                 "pads": [*pad, *ends]}  # fmt: skip
+        if op == "AveragePool":
+            # nnabla divides by the window's cells inside [-pad, in + pad): ONNX counts them with
+            # count_include_pad when the right padding is the pad, the input cells without it.
+            padded = bool(kw.get("including_pad", True)) and any(pad)
+            if padded and ends != list(pad):
+                raise _error(f'layer "{step.name}": IgnoreBorder=False average pooling '
+                             f"with IncludingPad and Padding is not exportable")  # fmt: skip
+            attrs["count_include_pad"] = int(padded)
+        return str(g.node(op, ins[:1], step.name, **attrs))
+
+    return write
+
+
+def write_sum_pooling(g: Any, step: Any, ins: list[str]) -> str:
+    """SumPooling: AveragePool times the window's size (unpadded only)."""
+    kw = step.kwargs
+    if not kw.get("ignore_border", True) or any(kw.get("pad") or ()):
+        raise _error(f'layer "{step.name}": only unpadded SumPooling is exportable')
+    mean = write_pooling("AveragePool")(g, step, ins)
+    return str(g.node("Mul", [mean, g.const("count", np.float32(np.prod(kw["kernel"])))],
+                      step.name))  # fmt: skip
+
+
+def write_unpooling(g: Any, step: Any, ins: list[str]) -> str:
+    """Unpooling repeats each value ``kernel`` times per axis: nearest-neighbour Resize."""
+    kernel = list(step.kwargs["kernel"])
+    rank = len(g.in_shape(step)) + 1
+    scales = g.const("scales", np.array([1.0] * (rank - len(kernel)) + kernel, np.float32))
+    return str(g.node("Resize", [ins[0], "", scales], step.name, mode="nearest",
+                      coordinate_transformation_mode="asymmetric",
+                      nearest_mode="floor"))  # fmt: skip
+
+
+def write_mean(g: Any, step: Any, ins: list[str]) -> str:
+    """Mean: ReduceMean over the same axes (input from opset 18, attribute before)."""
+    rank = len(g.in_shape(step)) + 1
+    axes = step.kwargs.get("axis")
+    axes = list(range(rank)) if axes is None else [axes] if isinstance(axes, int) else list(axes)
+    keep = int(bool(step.kwargs.get("keepdims", False)))
+    if g.opset >= 18:
+        return str(g.node("ReduceMean", [ins[0], g.ints("axes", axes)], step.name, keepdims=keep))
+    return str(g.node("ReduceMean", ins[:1], step.name, axes=axes, keepdims=keep))
+
+
+def read_pool(ctx: Any, node: Any) -> None:
+    """MaxPool as MaxPooling, AveragePool as AveragePooling."""
+    a = ctx.attrs(node)
+    kernel = list(a["kernel_shape"])
+    strides = list(a.get("strides", [1] * len(kernel)))
+    if a.get("ceil_mode", 0) or any(d != 1 for d in a.get("dilations", [])):
+        raise ctx.fail(node, "ceil_mode/dilations have no NNC equivalent")
+    n = len(kernel)
+    given = list(a.get("pads", [0] * (2 * n)))
+    ignore_border = True
+    if given[:n] != given[n:] and a.get("auto_pad") is None:
+        # Extra right padding that only completes the last window: IgnoreBorder=False.
+        from engine.core.ops.pooling import pooled_sizes  # noqa: PLC0415
+
+        size, out = ctx.shapes[node.input[0]][2:], ctx.shapes[node.output[0]][2:]
+        if tuple(out) != tuple(pooled_sizes(size, kernel, strides, given[:n], False)):
+            raise ctx.fail(node, f"asymmetric pads {given} have no NNC equivalent")
+        pad, ignore_border = given[:n], False
+    else:
+        pad = pads(ctx, node, a, kernel, strides, [1] * n)
+    common = {"kernel": kernel, "stride": strides, "ignore_border": ignore_border, "pad": pad,
+              "channel_last": False}  # fmt: skip
+    if node.op_type == "MaxPool":
+        ctx.emit(node, "MaxPooling", node.input[:1], **common)
+    else:
+        include = bool(a.get("count_include_pad", 0))
+        ctx.emit(node, "AveragePooling", node.input[:1], including_pad=include, **common)
+
+
+def read_resize(ctx: Any, node: Any) -> None:
+    """Resize/Upsample by integer factors, nearest, as Unpooling."""
+    a = ctx.attrs(node)
+    mode = a.get("mode", b"nearest")
+    mode = mode.decode() if isinstance(mode, bytes) else mode
+    src, out = ctx.shapes[node.input[0]], ctx.shapes[node.output[0]]
+    factors = [o // s for o, s in zip(out[2:], src[2:], strict=True)]
+    if mode != "nearest" or out[:2] != src[:2] or any(
+        f * s != o for f, s, o in zip(factors, src[2:], out[2:], strict=True)
+    ):  # fmt: skip
+        raise ctx.fail(node, "only nearest resizing by integer factors has an NNC layer")
+    ctx.emit(node, "Unpooling", node.input[:1], kernel=factors)
+
+
+def read_reduce_mean(ctx: Any, node: Any) -> None:
+    """ReduceMean (not over the batch) as Mean."""
+    a = ctx.attrs(node)
+    axes = a.get("axes")
+    if axes is None and len(node.input) > 1 and node.input[1]:
+        axes = ctx.const(node, 1, "axes").tolist()
+    rank = len(ctx.shapes[node.input[0]])
+    axes = sorted(x + rank if x < 0 else x for x in (axes or range(1, rank)))
+    if 0 in axes:
+        raise ctx.fail(node, "a mean over the batch axis has no NNC equivalent")
+    ctx.emit(node, "Mean", node.input[:1], axes=axes, keep_dims=bool(a.get("keepdims", 1)))
