@@ -22,6 +22,7 @@ from engine.export.literals import ExportError
 from engine.formats.nnabla.schema import message_class
 from engine.graph.project import Project
 from engine.layers import find_spec
+from engine.runtime.folded import LOOP_TYPES
 from engine.runtime.program import Program, Ref
 
 __all__ = ["nnp_bytes", "nnp_message", "nnabla_type", "NNP_VERSION", "SOLVER_FIELDS"]
@@ -80,16 +81,19 @@ def _fill(message: Any, kwargs: Mapping[str, Any], where: str, renames: Any = No
 class _Network:
     """Variables and functions of one program, written into a ``Network`` message."""
 
-    def __init__(self, msg: Any, program: Program, values: Mapping[str, np.ndarray]) -> None:
+    def __init__(self, msg: Any, program: Program) -> None:
         self.msg = msg
         self.program = program
-        self.values = values
+        self.shapes = {d.name: d.shape for d in program.parameters}
         self.names: set[str] = set()
+        self.loops: dict[str, int] = {}  # repeat_info: loop id -> times
 
-    def variable(self, name: str, shape: tuple[int, ...], kind: str = "Buffer") -> str:
+    def variable(self, name: str, shape: tuple[int, ...], kind: str = "Buffer",
+                 repeat_ids: tuple[str, ...] = ()) -> str:  # fmt: skip
         if name not in self.names:
             self.names.add(name)
             var = self.msg.variable.add(name=name, type=kind)
+            var.repeat_id.extend(repeat_ids)
             var.shape.dim.extend(shape)
         return name
 
@@ -99,8 +103,10 @@ class _Network:
             return str(ref[1])
         if kind == "feed":
             return self.variable(str(ref[1]), (-1, *ref[2]))
-        if kind == "param":
-            return self.variable(ref[1], _param_shape(step, k, self.values[ref[1]]), "Parameter")
+        if kind == "param":  # one per iteration of the repeat blocks whose {id} it names
+            ids = tuple(r for r in step.repeat_ids if "{" + r + "}" in ref[1])
+            value = np.zeros(self.shapes[ref[1]], np.float32)
+            return self.variable(ref[1], _param_shape(step, k, value), "Parameter", ids)
         if kind == "gen":  # a generator_variable of the optimizer/monitor/executor
             return self.variable(
                 generator_name(ref[1]), (-1, *self.program.generators[ref[1]].shape)
@@ -113,8 +119,15 @@ class _Network:
         type_, field = nnabla_type(step.type)
         inputs = [self.ref(r, step, k) for k, r in enumerate(step.inputs) if r[0] != "none"]
         fn = self.msg.function.add(name=step.name, type=type_)
+        fn.repeat_id.extend(step.repeat_ids)
         fn.input.extend(inputs)
-        fn.output.append(self.variable(step.name, (-1, *step.shape)))
+        fn.output.append(self.variable(step.name, (-1, *step.shape), "Buffer", step.repeat_ids))
+        if step.type in LOOP_TYPES:  # repeat_param / recurrent_param, beside the oneof
+            _fill(getattr(fn, LOOP_TYPES[step.type]), step.kwargs, where)
+            times = step.kwargs.get("times", step.kwargs.get("length"))
+            if times is not None:
+                self.loops.setdefault(step.kwargs["repeat_id"], int(times))
+            return
         kwargs = dict(step.kwargs)
         for key in step.batch_kwargs:  # nnabla's reshape infers a -1: any batch size runs
             batch = -1 if type_ == "Reshape" else self.msg.batch_size
@@ -139,11 +152,13 @@ def _param_shape(step: Any, k: int, value: np.ndarray) -> tuple[int, ...]:
 
 
 def unsupported(program: Program) -> list[str]:
-    """Steps nntxt cannot express here: unrolled recurrent loops, NNC's graph constructs
-    (WorkingMemory, Delay) that no nnabla function computes."""
+    """Steps nntxt cannot express here: unrolled recurrent loops (write the folded program),
+    NNC's graph constructs that no nnabla function computes."""
 
     def runs_in_nnabla(step: Any) -> bool:
         spec = find_spec(step.type)
+        if step.type in LOOP_TYPES:
+            return True
         return step.item is None and spec is not None and spec.function is not None
 
     return [f'layer "{s.name}" ({s.type})' for s in program.steps if not runs_in_nnabla(s)]
@@ -151,8 +166,13 @@ def unsupported(program: Program) -> list[str]:
 
 def nnp_message(
     project: Project, programs: Mapping[str, Program], values: Mapping[str, np.ndarray],
+    unrolled: Mapping[str, Program] | None = None,
 ) -> Any:  # fmt: skip
-    """The ``NNablaProtoBuf``: networks, datasets, optimizers, monitors, executors."""
+    """The ``NNablaProtoBuf``: networks, datasets, optimizers, monitors, executors.
+
+    ``programs`` are folded (loops as nnabla's repeat form); ``unrolled`` are the programs that
+    run, whose parameter names (``Conv[0]/conv/W``) the stored values have.
+    """
     proto = message_class()()
     proto.version = NNP_VERSION
     ctx = proto.global_config.default_context
@@ -164,9 +184,11 @@ def nnp_message(
     proto.training_config.monitor_interval = int(conf.get("MonitorInterval"))
     for name, program in programs.items():
         msg = proto.network.add(name=name, batch_size=conf.batch_size)
-        net = _Network(msg, program, values)
+        net = _Network(msg, program)
         for step in program.steps:
             net.function(step)
+        for loop_id, times in net.loops.items():
+            msg.repeat_info.add(id=loop_id, times=times)
     for d in project.datasets:
         proto.dataset.add(
             name=d.name,
@@ -197,7 +219,7 @@ def nnp_message(
             msg.parameter_variable.add(variable_name=decl.name)
     for name, value in values.items():
         param = proto.parameter.add(variable_name=name, need_grad=True)
-        param.shape.dim.extend(_stored_shape(programs, name, value))
+        param.shape.dim.extend(_stored_shape(unrolled or programs, name, value))
         param.data.extend(np.asarray(value, np.float32).reshape(-1).tolist())
     return proto
 

@@ -14,11 +14,12 @@ import textwrap
 
 import numpy as np
 import pytest
-from model_kit import PROJECTS, RECURRENT, outputs, randomized, sample_inputs, save
-from nnc_samples import LENET
+from model_kit import PROJECTS, outputs, randomized, sample_inputs, save
+from nnc_samples import LENET, RECURRENT_SAMPLES
 
 from engine.export import Source, export_nnp
 from engine.formats import load_project
+from engine.formats.nnabla.nnp_write import generator_name
 from engine.runtime.compiler import compile_network
 
 NNABLA = os.environ.get("NNABLA_PYTHON")
@@ -31,19 +32,24 @@ RUNNER = textwrap.dedent("""
     import numpy as np
     from nnabla.utils.nnp_graph import NnpLoader
     for case in json.load(open(sys.argv[1])):
-        x = np.load(case["x"])
-        net = NnpLoader(case["nnp"]).get_network(case["network"], batch_size=x.shape[0])
-        var = net.inputs[case["input"]]
-        var.d = x.reshape(var.shape)
-        out = net.outputs[case["output"]]
-        out.forward(clear_buffer=True)
-        np.save(case["y"], out.d)
+        x = {name: np.load(path) for name, path in case["x"].items()}
+        batch = next(iter(x.values())).shape[0]
+        net = NnpLoader(case["nnp"]).get_network(case["network"], batch_size=batch)
+        for name, value in x.items():
+            net.inputs[name].d = value.reshape(net.inputs[name].shape)
+        for name, value in case["constants"].items():  # Constant generators (Delay Initial)
+            net.inputs[name].d = value
+        for k, name in enumerate(case["outputs"]):
+            net.outputs[name].forward(clear_buffer=True)
+            np.save(f"{case['y']}.{k}.npy", net.outputs[name].d)
 """)
 
 
 def test_nnabla_runs_our_nnp_files_like_the_engine(tmp_path):
+    """Every sample project, LeNet and NNC's loop samples (recurrent loops, Delay, LSTM, repeat
+    blocks, written folded as NNC does and expanded by nnabla when it loads them)."""
     cases, expected = [], {}
-    for path in [p for p in PROJECTS if p.stem not in RECURRENT] + [LENET]:
+    for path in [*PROJECTS, LENET, *RECURRENT_SAMPLES]:
         project = load_project(path)
         network = project.executors[0].network
         program = compile_network(project, network)
@@ -51,21 +57,26 @@ def test_nnabla_runs_our_nnp_files_like_the_engine(tmp_path):
         source = Source(project, path.stem, network, save(values, tmp_path / "p.npz"), True)
         nnp = export_nnp(source, tmp_path / f"{path.stem}.nnp")
         x = sample_inputs(program)
-        (name, ref), = program.outputs  # fmt: skip
-        np.save(tmp_path / f"{path.stem}.x.npy", x[next(iter(x))])
-        expected[path.stem] = outputs(project, network, values, x)[0]
-        cases.append({"nnp": str(nnp), "network": network, "input": next(iter(x)),
-                      "output": str(ref[1]), "x": str(tmp_path / f"{path.stem}.x.npy"),
-                      "y": str(tmp_path / f"{path.stem}.y.npy")})  # fmt: skip
+        folded = compile_network(project, network, folded=True)
+        constants = {generator_name(i): g.multiplier for i, g in enumerate(folded.generators)
+                     if g.kind == "Constant"}  # fmt: skip
+        for name, value in x.items():
+            np.save(tmp_path / f"{path.stem}.{name}.npy", value)
+        expected[path.stem] = outputs(project, network, values, x)
+        cases.append({"nnp": str(nnp), "network": network, "constants": constants,
+                      "x": {n: str(tmp_path / f"{path.stem}.{n}.npy") for n in x},
+                      "outputs": [str(ref[1]) for _, ref in program.outputs],
+                      "y": str(tmp_path / f"{path.stem}.y")})  # fmt: skip
     (tmp_path / "cases.json").write_text(json.dumps(cases))
     (tmp_path / "run.py").write_text(RUNNER)
     done = subprocess.run([NNABLA, str(tmp_path / "run.py"), str(tmp_path / "cases.json")],
                           capture_output=True, text=True, timeout=600)  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
-    for stem, value in expected.items():
-        got = np.load(tmp_path / f"{stem}.y.npy")
-        np.testing.assert_allclose(got.reshape(value.shape), value, atol=1e-4, rtol=1e-4,
-                                   err_msg=stem)  # fmt: skip
+    for stem, values in expected.items():
+        for k, value in enumerate(values):
+            got = np.load(tmp_path / f"{stem}.y.{k}.npy")
+            np.testing.assert_allclose(got.reshape(value.shape), value, atol=1e-4, rtol=1e-4,
+                                       err_msg=f"{stem} output {k}")  # fmt: skip
 
 
 WRITER = textwrap.dedent("""

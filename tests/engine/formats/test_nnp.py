@@ -11,11 +11,11 @@ import zipfile
 
 import numpy as np
 import pytest
-from model_kit import PROJECTS, RECURRENT, outputs, randomized, sample_inputs, save
-from nnc_samples import LENET
+from model_kit import PROJECTS, outputs, randomized, sample_inputs, save
+from nnc_samples import LENET, RECURRENT_SAMPLES, SAMPLES_DIR
 
 from engine.cli import main
-from engine.export import ExportError, Source, export_nnp
+from engine.export import Source, export_nnp
 from engine.formats import load_project
 from engine.formats.model_import import ImportError_, parameters_path, read_model
 from engine.graph import derive
@@ -35,7 +35,7 @@ def _has_units(project) -> bool:
 
 
 VAE = LENET.parents[2] / "image_generation" / "mnist_vae.sdcproj"  # Normal generator input
-ROUND_TRIP = [p for p in PROJECTS if p.stem not in RECURRENT] + [LENET, VAE]
+ROUND_TRIP = [*PROJECTS, LENET, VAE, *RECURRENT_SAMPLES]
 
 
 @pytest.mark.parametrize("path", ROUND_TRIP, ids=lambda p: p.stem)
@@ -117,12 +117,62 @@ def test_nntxt_import_reads_the_network_definition_alone(tmp_path):
     assert _stats(imported, ["Main"]) == _stats(project, ["Main"])
 
 
-def test_recurrent_networks_are_refused_naming_the_layers(tmp_path):
-    path = next(p for p in PROJECTS if p.stem == "elman_4or9")
-    project = load_project(path)
-    with pytest.raises(ExportError, match=r'layer "RecurrentInput\[t=0\]" \(RecurrentInput\)'):
-        export_nnp(Source(project, "elman", "MainRuntime", None, True), tmp_path / "e.nnp")
-    assert not (tmp_path / "e.nnp").exists()
+def _network_text(nnp) -> tuple[object, dict[str, np.ndarray]]:
+    """The nntxt and the stored parameters, read with protobuf's own parsers."""
+    from google.protobuf import text_format
+
+    from engine.formats.nnabla.schema import message_class
+
+    with zipfile.ZipFile(nnp) as archive:
+        proto = text_format.Parse(archive.read("network.nntxt").decode(), message_class()())
+        params = message_class()()
+        params.ParseFromString(archive.read("parameter.protobuf"))
+    return proto, {p.variable_name: np.array(p.data) for p in params.parameter}
+
+
+def test_recurrent_loops_are_written_folded_as_nnc_writes_them(tmp_path):
+    """elman_4or9: one RecurrentInput ... RecurrentOutput loop over 28 rows with a Delay."""
+    project = load_project(next(p for p in PROJECTS if p.stem == "elman_4or9"))
+    nnp = export_nnp(Source(project, "elman", "MainRuntime", None, True), tmp_path / "e.nnp")
+    proto, _ = _network_text(nnp)
+    net = next(n for n in proto.network if n.name == "MainRuntime")
+    assert [(r.id, r.times) for r in net.repeat_info] == [("RecurrentInput", 28)]
+    functions = {f.name: f for f in net.function}
+    assert len(net.function) == len(functions) == 9  # not 28 copies of the loop body
+    split, delay = functions["RecurrentInput"], functions["Delay"]
+    assert (split.recurrent_param.repeat_id, split.recurrent_param.axis) == ("RecurrentInput", 2)
+    assert list(split.repeat_id) == list(delay.repeat_id) == ["RecurrentInput"]
+    assert list(delay.input) == ["Tanh", "Generator_0"]  # previous step, initial value
+    stack = functions["RecurrentOutput"]
+    assert (list(stack.repeat_id), stack.recurrent_param.length) == ([], 28)
+    shared = next(v for v in net.variable if v.name == "Affine_2/affine/W")
+    assert list(shared.repeat_id) == []  # one weight for every time step
+    generator = proto.executor[0].generator_variable[0]
+    assert (generator.variable_name, generator.type, generator.multiplier) == (
+        "Generator_0", "Constant", 0.0)  # fmt: skip
+
+
+RESIDUAL = SAMPLES_DIR / "tutorial" / "basics" / "12_residual_learning.sdcproj"
+
+
+def test_repeat_blocks_keep_their_id_in_parameter_names(tmp_path):
+    project = load_project(RESIDUAL)
+    values = randomized(compile_network(project, "MainRuntime"))
+    nnp = export_nnp(Source(project, "res", "MainRuntime", save(values, tmp_path / "p.npz"),
+                            True), tmp_path / "r.nnp")  # fmt: skip
+    proto, stored = _network_text(nnp)
+    net = next(n for n in proto.network if n.name == "MainRuntime")
+    assert {(r.id, r.times) for r in net.repeat_info} == {("RepeatStart", 2),
+                                                          ("RepeatStart_2", 2)}  # fmt: skip
+    starts = [f for f in net.function if f.type == "RepeatStart"]
+    assert len(starts) == 2 and all(len(f.input) == 2 for f in starts)
+    weight = next(v for v in net.variable if v.name == "Convolution_5{RepeatStart}/conv/W")
+    assert list(weight.repeat_id) == ["RepeatStart"]
+    # stored expanded, one value per iteration, as nnabla names them when it expands the loop
+    for i in range(2):
+        name = f"Convolution_5[{i}]/conv/W"
+        np.testing.assert_array_equal(stored[name], values[name].reshape(-1))
+    assert not any("{" in name for name in stored)
 
 
 def _lenet_nnp(tmp_path) -> bytes:
