@@ -15,7 +15,7 @@ import textwrap
 import numpy as np
 import pytest
 from model_kit import PROJECTS, outputs, randomized, sample_inputs, save
-from nnc_samples import LENET, RECURRENT_SAMPLES
+from nnc_samples import LENET, LOOP_SAMPLES
 
 from engine.export import Source, export_nnp
 from engine.formats import load_project
@@ -49,7 +49,7 @@ def test_nnabla_runs_our_nnp_files_like_the_engine(tmp_path):
     """Every sample project, LeNet and NNC's loop samples (recurrent loops, Delay, LSTM, repeat
     blocks, written folded as NNC does and expanded by nnabla when it loads them)."""
     cases, expected = [], {}
-    for path in [*PROJECTS, LENET, *RECURRENT_SAMPLES]:
+    for path in [*PROJECTS, LENET, *LOOP_SAMPLES]:
         project = load_project(path)
         network = project.executors[0].network
         program = compile_network(project, network)

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import io
 import zipfile
+from collections import Counter
 
 import numpy as np
 import pytest
 from model_kit import PROJECTS, outputs, randomized, sample_inputs, save
-from nnc_samples import LENET, RECURRENT_SAMPLES, SAMPLES_DIR
+from nnc_samples import LENET, LOOP_SAMPLES, SAMPLES_DIR
 
 from engine.cli import main
 from engine.export import Source, export_nnp
@@ -34,8 +35,14 @@ def _has_units(project) -> bool:
     return any(layer.type == "Unit" for net in project.networks for layer in net.layers)
 
 
+def _loop_layers(project, names) -> Counter:
+    kinds = {"RepeatStart", "RepeatEnd", "RecurrentInput", "RecurrentOutput", "Delay", "LSTM"}
+    return Counter(layer.type for n in names for layer in project.network(n).layers
+                   if layer.type in kinds)  # fmt: skip
+
+
 VAE = LENET.parents[2] / "image_generation" / "mnist_vae.sdcproj"  # Normal generator input
-ROUND_TRIP = [*PROJECTS, LENET, VAE, *RECURRENT_SAMPLES]
+ROUND_TRIP = [*PROJECTS, LENET, VAE, *LOOP_SAMPLES]
 
 
 @pytest.mark.parametrize("path", ROUND_TRIP, ids=lambda p: p.stem)
@@ -61,6 +68,8 @@ def test_project_nnp_import_round_trip(path, tmp_path):
         for stats in (*before.values(), *after.values()):
             stats.pop("Output")
     assert after == before
+    # loops come back as loop layers (not one copy per time step or iteration)
+    assert _loop_layers(imported.project, drawn) == _loop_layers(project, drawn)
     config = imported.project.config
     assert (config.max_epoch, config.batch_size) == (project.config.max_epoch,
                                                      project.config.batch_size)  # fmt: skip
@@ -225,3 +234,35 @@ def test_cli_export_nnp_from_a_project(tmp_path, capsys):
     assert main(["export", "nnp", str(PROJECTS[0].parent / "iris.ncproj"), "-o", str(out)]) == 0
     assert f"wrote {out}" in capsys.readouterr().out
     assert zipfile.is_zipfile(out)
+
+
+def _elman_nnp(tmp_path) -> bytes:
+    project = load_project(next(p for p in PROJECTS if p.stem == "elman_4or9"))
+    return export_nnp(Source(project, "e", "MainRuntime", None, True), tmp_path / "e.nnp")
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d.replace(b'  repeat_id: "RecurrentInput"\n    input: "Concatenate"',
+                             b'  repeat_id: "Elsewhere"\n    input: "Concatenate"'),
+         'network "Main", function "Affine_2": repeat_id "Elsewhere" is not in the network\'s '
+         "repeat_info"),
+        (lambda d: d.replace(b"    times: 28\n", b""),
+         'network "Main": repeat_info "RecurrentInput" has no times (a positive count)'),
+        (lambda d: d.replace(b'recurrent_param {\n      repeat_id: "RecurrentInput"',
+                             b'recurrent_param {\n      repeat_id: "Loop9"', 1),
+         'function "RecurrentInput": repeat_id "Loop9" is not in the network\'s repeat_info'),
+    ],
+    ids=["unknown-repeat-id", "times-missing", "unknown-recurrent-param-id"],
+)  # fmt: skip
+def test_bad_loops_give_one_line_and_write_nothing(change, message, tmp_path, capsys):
+    nnp = _elman_nnp(tmp_path)
+    bad = tmp_path / "bad.nnp"
+    bad.write_bytes(_rewrite(nnp, "network.nntxt", change))
+    assert bad.read_bytes() != nnp.read_bytes()
+    out = tmp_path / "out.ncproj"
+    assert main(["import", str(bad), "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and message in err, err
+    assert not out.exists() and not parameters_path(out).exists()
