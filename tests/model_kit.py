@@ -50,3 +50,25 @@ def sample_inputs(program, seed: int = 1, batch: int = 3) -> dict[str, np.ndarra
 def save(values: dict, path: Path) -> Path:
     nn.save_parameters(path, {k: Variable(np.asarray(v)) for k, v in values.items()})
     return path
+
+
+def working_memory_project(path: Path):
+    """iris with NNC's two WorkingMemory forms: ``mem`` read without input (added to the
+    input, so its value matters) and ``hidden`` storing the hidden layer and passing it on."""
+    from engine.formats import load_project
+    from engine.graph.network import Link
+
+    project = load_project(path)
+    net = project.network("Main")
+    size = net.layer("Affine").properties["OutShape"]
+    for name, layer_type, props in (("mem", "WorkingMemory", {"Size": "4"}), ("Add2", "Add2", {}),
+                                    ("hidden", "WorkingMemory", {"Size": size})):  # fmt: skip
+        layer = net.new_layer(layer_type, name=name)
+        net.add_layer(layer.__class__(name, layer_type, {**layer.properties, **props}))
+    for link in [k for k in net.links if (k.source, k.destination) in
+                 {("Input", "Affine"), ("ReLU", "Affine_2")}]:  # fmt: skip
+        net.disconnect(link)
+    for source, destination in (("Input", "Add2"), ("mem", "Add2"), ("Add2", "Affine"),
+                                ("ReLU", "hidden"), ("hidden", "Affine_2")):  # fmt: skip
+        net.connect(Link(source, destination))
+    return project

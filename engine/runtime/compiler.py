@@ -366,6 +366,7 @@ class _Compiler:
             multiplier=float(ev.value("InitializerMultiplier")),  # type: ignore[arg-type]
             lr_multiplier=float(ev.value("LRateMultiplier") if lr_default else 0.0),  # type: ignore[arg-type]
             file=str(ev.value("File") or ""), layer=scope.name(layer.name),
+            buffer=layer.type == "WorkingMemory",
         ))  # fmt: skip
         return name
 

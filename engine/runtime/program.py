@@ -103,6 +103,7 @@ class ParameterDecl:
     lr_multiplier: float
     file: str = ""
     layer: str = ""  # the layer that declared it, for messages
+    buffer: bool = False  # a WorkingMemory: nntxt writes it as a Buffer variable, not trained
 
     def initial_value(self, base: Path | None = None) -> Any:
         """The initial array: the ``File`` when given (a relative path is relative to ``base``,

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from engine.graph.network import Layer, Link, Network
-from engine.layers import all_specs
+from engine.layers import all_specs, find_spec
 from engine.layers.spec import ConnectorKind, Inputs, LayerSpec
 from engine.runtime.folded import LOOP_TYPES
 
@@ -62,6 +62,8 @@ class ModelGraph:
         default_factory=dict
     )
     shapes: dict[str, Shape] = field(default_factory=dict)  # variable -> shape without batch
+    # WorkingMemory: variable -> (the layer's properties, its stored value or None)
+    buffers: dict[str, tuple[dict[str, str], np.ndarray | None]] = field(default_factory=dict)
 
 
 def snake(name: str) -> str:
@@ -169,16 +171,41 @@ def build_network(graph: ModelGraph, where: str) -> tuple[Network, dict[str, np.
             producer[var] = layer.name
     params: dict[str, np.ndarray] = {}
     loops = _Loops()
+    produced = {o for f in graph.functions for o in f.outputs}
+    for var in graph.buffers:  # a WorkingMemory read without input: the stored buffer
+        if var not in produced and any(var in f.inputs for f in graph.functions):
+            producer[var] = _working_memory(net, graph, var, params)
     for fn in graph.functions:
         spec = spec_for(fn.type)
+        if fn.type == "Identity" and fn.outputs[0] in graph.buffers:  # one that stores
+            spec = find_spec("WorkingMemory")
         assert spec is not None
         layer = _add_layer(net, graph, loops.plain(fn), spec, producer, params)
+        if spec.type == "WorkingMemory":
+            _working_memory(net, graph, fn.outputs[0], params, layer)
         loops.added(net, graph, fn, layer)
         for out in fn.outputs:
             producer[out] = layer
     loops.finish(net, graph, producer, params)
     _layout(net)
     return net, params
+
+
+def _working_memory(net: Network, graph: ModelGraph, var: str, params: dict[str, np.ndarray],
+                    layer: str | None = None) -> str:  # fmt: skip
+    """The WorkingMemory layer of buffer ``var`` (named after it: networks share buffers by
+    layer name), made here or completed when ``layer`` stores into it."""
+    props, value = graph.buffers[var]
+    if layer is None:
+        layer = net.unique_name(_clean(var))
+        net.add_layer(Layer(layer, "WorkingMemory", {**net.new_layer("WorkingMemory").properties,
+                                                     **props}))  # fmt: skip
+    else:
+        for key, text in props.items():
+            _set(net, layer, key, text)
+    if value is not None:
+        params[layer] = value
+    return layer
 
 
 class _Loops:

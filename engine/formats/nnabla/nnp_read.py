@@ -172,11 +172,38 @@ def _parameter(v: Any, params: dict[str, np.ndarray], loops: dict[str, int], net
     return found
 
 
+def _buffers(proto: Any, net: Any, params: dict[str, np.ndarray],
+             where: str) -> dict[str, tuple[dict[str, str], np.ndarray | None]]:  # fmt: skip
+    """WorkingMemory layers: Buffer variables that optimizers or executors list as
+    parameters (NNC writes them so: nnc-formats.md §4.3), with their properties and value."""
+    listed = {
+        pv.variable_name
+        for item in [*proto.optimizer, *proto.executor]
+        for pv in item.parameter_variable
+    }  # shared by name: a monitor's network too
+    found = {}
+    for v in net.variable:
+        if v.type != "Buffer" or v.name not in listed:
+            continue
+        shape = [d for k, d in enumerate(v.shape.dim) if k or d > 0]  # no batch axis
+        props = {"Size": ",".join(map(str, shape))}  # NNC lists it with multiplier 0: no news
+        if v.HasField("initializer"):
+            props.update(Initializer=v.initializer.type or "Normal",
+                         InitializerMultiplier=repr(float(v.initializer.multiplier)))  # fmt: skip
+        value = params.get(v.name)
+        if value is not None and value.size != int(np.prod(shape)):
+            raise ImportError_(f'{where}: WorkingMemory "{v.name}" (network "{net.name}") has '
+                               f"{value.size} values for shape {tuple(shape)}")  # fmt: skip
+        found[v.name] = (props, None if value is None else value.reshape(shape))
+    return found
+
+
 def _graph(net: Any, params: dict[str, np.ndarray], data_names: dict[str, str],
-           where: str) -> ModelGraph:  # fmt: skip
+           where: str, buffers: Any = None) -> ModelGraph:  # fmt: skip
     kinds = {v.name: v for v in net.variable}
     produced = {o for f in net.function for o in f.output}
     loops = _repeats(net, where)
+    buffers = buffers or {}
     used_params, repeated = {}, {}
     inputs = {}
     for fn in net.function:
@@ -191,7 +218,7 @@ def _graph(net: Any, params: dict[str, np.ndarray], data_names: dict[str, str],
                 if values[0][0]:
                     ids = [r for r in v.repeat_id if "{" + r + "}" in v.name]
                     repeated[var] = (ids, values)
-            elif var not in produced:
+            elif var not in produced and var not in buffers:
                 inputs[var] = tuple(v.shape.dim)[1:]
     functions = [Function(f.name, f.type, list(f.input), list(f.output), _args(f))
                  for f in net.function]  # fmt: skip
@@ -199,7 +226,7 @@ def _graph(net: Any, params: dict[str, np.ndarray], data_names: dict[str, str],
                if not any(o in g.input for g in net.function)]  # fmt: skip
     shapes = {v.name: tuple(v.shape.dim)[1:] for v in net.variable if v.type != "Parameter"}
     graph = ModelGraph(net.name, inputs, functions, used_params, outputs, data_names,
-                       repeated=repeated, shapes=shapes)  # fmt: skip
+                       repeated=repeated, shapes=shapes, buffers=buffers)  # fmt: skip
     return fold_lstm(graph)
 
 
@@ -228,7 +255,8 @@ def read_nnp(path: str | Path) -> Any:
             generators[gv.variable_name] = (gv.type or "Normal", float(gv.multiplier))
     networks, values = [], {}
     for net in proto.network:
-        graph = _graph(net, params, data_names, str(path))
+        graph = _graph(net, params, data_names, str(path),
+                       _buffers(proto, net, params, str(path)))  # fmt: skip
         graph.generators = {k: v for k, v in generators.items() if k in graph.inputs}
         network, renamed = build_network(graph, f'{path}: network "{net.name}"')
         networks.append(network)

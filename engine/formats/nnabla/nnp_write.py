@@ -84,7 +84,7 @@ class _Network:
     def __init__(self, msg: Any, program: Program) -> None:
         self.msg = msg
         self.program = program
-        self.shapes = {d.name: d.shape for d in program.parameters}
+        self.decls = {d.name: d for d in program.parameters}
         self.names: set[str] = set()
         self.loops: dict[str, int] = {}  # repeat_info: loop id -> times
 
@@ -103,9 +103,17 @@ class _Network:
             return str(ref[1])
         if kind == "feed":
             return self.variable(str(ref[1]), (-1, *ref[2]))
-        if kind == "param":  # one per iteration of the repeat blocks whose {id} it names
+        decl = self.decls.get(ref[1]) if kind == "param" else None
+        if decl is not None and decl.buffer:  # WorkingMemory read: NNC's Buffer variable,
+            if ref[1] not in self.names:  # one per sample as nnabla's VATNoise needs it
+                self.variable(ref[1], (-1, *decl.shape))
+                var = self.msg.variable[-1]
+                var.initializer.type = decl.initializer
+                var.initializer.multiplier = decl.multiplier
+            return ref[1]
+        if decl is not None:  # one per iteration of the repeat blocks whose {id} it names
             ids = tuple(r for r in step.repeat_ids if "{" + r + "}" in ref[1])
-            value = np.zeros(self.shapes[ref[1]], np.float32)
+            value = np.zeros(decl.shape, np.float32)
             return self.variable(ref[1], _param_shape(step, k, value), "Parameter", ids)
         if kind == "gen":  # a generator_variable of the optimizer/monitor/executor
             return self.variable(
@@ -116,7 +124,10 @@ class _Network:
 
     def function(self, step: Any) -> None:
         where = f'network "{self.program.network}", layer "{step.name}" ({step.type})'
-        type_, field = nnabla_type(step.type)
+        # WorkingMemory with an input: an Identity whose output is the buffer (nnc-layers.md)
+        type_, field = (
+            ("Identity", None) if step.type == "WorkingMemory" else nnabla_type(step.type)
+        )
         inputs = [self.ref(r, step, k) for k, r in enumerate(step.inputs) if r[0] != "none"]
         fn = self.msg.function.add(name=step.name, type=type_)
         fn.repeat_id.extend(step.repeat_ids)
@@ -157,7 +168,7 @@ def unsupported(program: Program) -> list[str]:
 
     def runs_in_nnabla(step: Any) -> bool:
         spec = find_spec(step.type)
-        if step.type in LOOP_TYPES:
+        if step.type in (*LOOP_TYPES, "WorkingMemory"):
             return True
         return step.item is None and spec is not None and spec.function is not None
 

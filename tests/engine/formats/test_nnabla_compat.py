@@ -14,7 +14,14 @@ import textwrap
 
 import numpy as np
 import pytest
-from model_kit import PROJECTS, outputs, randomized, sample_inputs, save
+from model_kit import (
+    PROJECTS,
+    outputs,
+    randomized,
+    sample_inputs,
+    save,
+    working_memory_project,
+)
 from nnc_samples import LENET, LOOP_SAMPLES
 
 from engine.export import Source, export_nnp
@@ -37,7 +44,7 @@ RUNNER = textwrap.dedent("""
         net = NnpLoader(case["nnp"]).get_network(case["network"], batch_size=batch)
         for name, value in x.items():
             net.inputs[name].d = value.reshape(net.inputs[name].shape)
-        for name, value in case["constants"].items():  # Constant generators (Delay Initial)
+        for name, value in case["constants"].items():  # Constant generators, buffers
             net.inputs[name].d = value
         for k, name in enumerate(case["outputs"]):
             net.outputs[name].forward(clear_buffer=True)
@@ -77,6 +84,34 @@ def test_nnabla_runs_our_nnp_files_like_the_engine(tmp_path):
             got = np.load(tmp_path / f"{stem}.y.{k}.npy")
             np.testing.assert_allclose(got.reshape(value.shape), value, atol=1e-4, rtol=1e-4,
                                        err_msg=f"{stem} output {k}")  # fmt: skip
+
+
+def test_nnabla_runs_working_memory_like_the_engine(tmp_path):
+    """A WorkingMemory read without input is a Buffer input in nnabla (NNC's runtime fills it
+    from the initializer; here from our value), one that stores is an Identity."""
+    project = working_memory_project(PROJECTS[0].parent / "iris.ncproj")
+    program = compile_network(project, "MainRuntime")
+    values = randomized(program)
+    values["mem"][...] = np.random.default_rng(3).normal(size=values["mem"].shape)
+    nnp = export_nnp(Source(project, "wm", "MainRuntime", save(values, tmp_path / "p.npz"),
+                            True), tmp_path / "wm.nnp")  # fmt: skip
+    x = sample_inputs(program, batch=1)  # the engine's buffer has no batch axis (yet)
+    np.save(tmp_path / "x.npy", x["x"])
+    case = {
+        "nnp": str(nnp),
+        "network": "MainRuntime",
+        "x": {"x": str(tmp_path / "x.npy")},
+        "constants": {"mem": values["mem"].tolist()},
+        "outputs": [str(ref[1]) for _, ref in program.outputs],
+        "y": str(tmp_path / "y"),
+    }
+    (tmp_path / "cases.json").write_text(json.dumps([case]))
+    (tmp_path / "run.py").write_text(RUNNER)
+    done = subprocess.run([NNABLA, str(tmp_path / "run.py"), str(tmp_path / "cases.json")],
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    expected = outputs(project, "MainRuntime", values, x)[0]
+    np.testing.assert_allclose(np.load(tmp_path / "y.0.npy"), expected, atol=1e-4, rtol=1e-4)
 
 
 WRITER = textwrap.dedent("""

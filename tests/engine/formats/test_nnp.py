@@ -12,7 +12,14 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from model_kit import PROJECTS, outputs, randomized, sample_inputs, save
+from model_kit import (
+    PROJECTS,
+    outputs,
+    randomized,
+    sample_inputs,
+    save,
+    working_memory_project,
+)
 from nnc_samples import LENET, LOOP_SAMPLES, SAMPLES_DIR
 
 from engine.cli import main
@@ -266,3 +273,34 @@ def test_bad_loops_give_one_line_and_write_nothing(change, message, tmp_path, ca
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and message in err, err
     assert not out.exists() and not parameters_path(out).exists()
+
+
+def test_working_memory_goes_through_nnp_as_nnc_writes_it(tmp_path):
+    """Read without input: a Buffer variable named after the layer, with its initializer and
+    stored value, listed as a parameter (multiplier 0); storing: an Identity. Both come back
+    as WorkingMemory layers with the same value, outputs and statistics."""
+    project = working_memory_project(PROJECTS[0].parent / "iris.ncproj")
+    program = compile_network(project, "MainRuntime")
+    values = randomized(program)
+    values["mem"][...] = np.random.default_rng(3).normal(size=values["mem"].shape)
+    nnp = export_nnp(Source(project, "wm", "MainRuntime", save(values, tmp_path / "p.npz"),
+                            True), tmp_path / "wm.nnp")  # fmt: skip
+    proto, stored = _network_text(nnp)
+    net = next(n for n in proto.network if n.name == "MainRuntime")
+    mem = next(v for v in net.variable if v.name == "mem")
+    assert (mem.type, list(mem.shape.dim), mem.initializer.type) == ("Buffer", [-1, 4], "Normal")
+    hidden = next(f for f in net.function if f.name == "hidden")
+    assert (hidden.type, list(hidden.input)) == ("Identity", ["ReLU"])
+    listed = {p.variable_name: p.learning_rate_multiplier for p in proto.optimizer[0]
+              .parameter_variable}  # fmt: skip
+    assert listed["mem"] == listed["hidden"] == 0.0
+    np.testing.assert_array_equal(stored["mem"], values["mem"].astype(np.float32))
+    imported = read_model(nnp)
+    layers = {layer.name: layer.type for layer in imported.project.network("Main").layers}
+    assert layers["mem"] == layers["hidden"] == "WorkingMemory"
+    np.testing.assert_array_equal(imported.parameters["mem"], values["mem"])
+    x = sample_inputs(program, batch=1)  # the engine's buffer has no batch axis (yet)
+    for a, b in zip(outputs(imported.project, "MainRuntime", imported.parameters, x),
+                    outputs(project, "MainRuntime", values, x), strict=True):  # fmt: skip
+        np.testing.assert_allclose(a, b, atol=1e-5, rtol=1e-5)
+    assert _stats(imported.project, ["Main"]) == _stats(project, ["Main"])
