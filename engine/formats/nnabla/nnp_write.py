@@ -226,6 +226,8 @@ def nnp_message(
         _data_variables(msg, program)
         for out_name, ref in program.outputs:
             msg.output_variable.add(variable_name=str(ref[1]), type="Buffer", data_name=out_name)
+        for loss in program.losses if e.need_back_propagation else ():  # what backward starts at
+            msg.loss_variable.add(variable_name=loss)
         for decl in program.parameters:
             msg.parameter_variable.add(variable_name=decl.name)
     for name, value in values.items():

@@ -114,6 +114,36 @@ def test_nnabla_runs_working_memory_like_the_engine(tmp_path):
     np.testing.assert_allclose(np.load(tmp_path / "y.0.npy"), expected, atol=1e-4, rtol=1e-4)
 
 
+TRAINER_LOADER = textwrap.dedent("""
+    import json, sys
+    from nnabla.utils.load import load
+    info = load([sys.argv[1]], prepare_data_iterator=False, batch_size=4)
+    grad = {n: net.variables["grad"].variable_instance for n, net in info.networks.items()
+            if "grad" in net.variables}
+    first = next(iter(grad.values()))
+    print(json.dumps({"shared": {n: v is first for n, v in grad.items()},
+                      "shape": list(first.shape), "executors": list(info.executors)}))
+""")
+
+
+def test_nnablas_trainer_loads_vat_with_its_working_memory_shared(tmp_path):
+    """NNC's VAT sample through nnabla's own loader (``nnabla.utils.load``, what nnabla's CLI
+    trains with): its WorkingMemory ``grad`` is one batch-sized buffer shared by the four
+    networks that name it, and the executor that needs back propagation has its loss."""
+    path = LENET.parent / "semi_supervised_learning_VAT.sdcproj"
+    project = load_project(path)
+    nnp = export_nnp(Source(project, "vat", "Runtime", None, True), tmp_path / "vat.nnp")
+    (tmp_path / "load.py").write_text(TRAINER_LOADER)
+    done = subprocess.run([NNABLA, str(tmp_path / "load.py"), str(nnp)], capture_output=True,
+                          text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert seen["shared"] == dict.fromkeys(["NoiseEstimation", "VATLoss", "Runtime", "Runtime2"],
+                                           True)  # fmt: skip
+    assert seen["shape"] == [4, 1, 28, 28]
+    assert seen["executors"] == ["Executor", "Executor_1"]
+
+
 WRITER = textwrap.dedent("""
     import sys
     import numpy as np
