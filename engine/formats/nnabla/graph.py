@@ -325,17 +325,19 @@ def _layout(net: Network) -> None:
     """Top to bottom by depth (networkx topological generations), side by side within one.
 
     A link that skips rows (a residual connection) would run behind the layers between its
-    ends; those layers move one column right so the skip line stays visible.
+    ends; those layers move one column right so the skip line stays visible. A Delay's link
+    from the previous time step goes back up and orders nothing.
     """
     import networkx as nx  # noqa: PLC0415
 
     g = nx.DiGraph()
     g.add_nodes_from(net.layer_names)
-    g.add_edges_from(
-        (link.source, link.destination)
-        for link in net.links
-        if not (link.dest_pin == 0 and net.layer(link.destination).type == "Delay")
-    )
+    back = [k for k in net.links if k.dest_pin == 0 and net.layer(k.destination).type == "Delay"]
+    g.add_edges_from((k.source, k.destination) for k in net.links if k not in back)
+    for k in back:  # a Delay sits below the RecurrentInput of its loop, not at the top
+        starts = [n for n in nx.ancestors(g, k.source) if net.layer(n).type == "RecurrentInput"]
+        g.add_edges_from((start, k.destination) for start in starts
+                         if not nx.has_path(g, k.destination, start))  # fmt: skip
     row, col = {}, {}
     for depth, names in enumerate(nx.topological_generations(g)):
         for k, name in enumerate(sorted(names, key=net.index_of)):
