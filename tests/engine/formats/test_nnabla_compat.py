@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from model_kit import (
     PROJECTS,
+    nested_loops_project,
     outputs,
     randomized,
     sample_inputs,
@@ -54,26 +55,27 @@ RUNNER = textwrap.dedent("""
 
 def test_nnabla_runs_our_nnp_files_like_the_engine(tmp_path):
     """Every sample project, LeNet and NNC's loop samples (recurrent loops, Delay, LSTM, repeat
-    blocks, written folded as NNC does and expanded by nnabla when it loads them)."""
+    blocks, written folded as NNC does and expanded by nnabla when it loads them), and nested
+    repeat blocks around a recurrent loop."""
     cases, expected = [], {}
-    for path in [*PROJECTS, LENET, *LOOP_SAMPLES]:
-        project = load_project(path)
+    projects = [(p.stem, load_project(p)) for p in [*PROJECTS, LENET, *LOOP_SAMPLES]]
+    for stem, project in [*projects, ("nested_loops", nested_loops_project())]:
         network = project.executors[0].network
         program = compile_network(project, network)
         values = randomized(program)
-        source = Source(project, path.stem, network, save(values, tmp_path / "p.npz"), True)
-        nnp = export_nnp(source, tmp_path / f"{path.stem}.nnp")
+        source = Source(project, stem, network, save(values, tmp_path / "p.npz"), True)
+        nnp = export_nnp(source, tmp_path / f"{stem}.nnp")
         x = sample_inputs(program)
         folded = compile_network(project, network, folded=True)
         constants = {generator_name(i): g.multiplier for i, g in enumerate(folded.generators)
                      if g.kind == "Constant"}  # fmt: skip
         for name, value in x.items():
-            np.save(tmp_path / f"{path.stem}.{name}.npy", value)
-        expected[path.stem] = outputs(project, network, values, x)
+            np.save(tmp_path / f"{stem}.{name}.npy", value)
+        expected[stem] = outputs(project, network, values, x)
         cases.append({"nnp": str(nnp), "network": network, "constants": constants,
-                      "x": {n: str(tmp_path / f"{path.stem}.{n}.npy") for n in x},
-                      "outputs": [str(ref[1]) for _, ref in program.outputs],
-                      "y": str(tmp_path / f"{path.stem}.y")})  # fmt: skip
+                      "x": {n: str(tmp_path / f"{stem}.{n}.npy") for n in x},
+                      "outputs": [str(ref[1]) for _, ref in folded.outputs],
+                      "y": str(tmp_path / f"{stem}.y")})  # fmt: skip
     (tmp_path / "cases.json").write_text(json.dumps(cases))
     (tmp_path / "run.py").write_text(RUNNER)
     done = subprocess.run([NNABLA, str(tmp_path / "run.py"), str(tmp_path / "cases.json")],

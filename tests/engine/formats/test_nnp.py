@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from model_kit import (
     PROJECTS,
+    nested_loops_project,
     outputs,
     randomized,
     sample_inputs,
@@ -52,13 +53,13 @@ VAE = LENET.parents[2] / "image_generation" / "mnist_vae.sdcproj"  # Normal gene
 ROUND_TRIP = [*PROJECTS, LENET, VAE, *LOOP_SAMPLES]
 
 
-@pytest.mark.parametrize("path", ROUND_TRIP, ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", [*ROUND_TRIP, None], ids=lambda p: p.stem if p else "nested")
 def test_project_nnp_import_round_trip(path, tmp_path):
-    project = load_project(path)
+    project = load_project(path) if path else nested_loops_project()
     network = project.executors[0].network
     program = compile_network(project, network)
     values = randomized(program)
-    source = Source(project, path.stem, network, save(values, tmp_path / "p.npz"), True)
+    source = Source(project, "model", network, save(values, tmp_path / "p.npz"), True)
     nnp = export_nnp(source, tmp_path / "model.nnp")
     imported = read_model(nnp)
     x = sample_inputs(program)
