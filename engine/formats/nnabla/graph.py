@@ -186,7 +186,7 @@ def build_network(graph: ModelGraph, where: str) -> tuple[Network, dict[str, np.
         loops.added(net, graph, fn, layer)
         for out in fn.outputs:
             producer[out] = layer
-    loops.finish(net, graph, producer, params)
+    loops.finish(net, graph, producer, params, where)
     _layout(net)
     return net, params
 
@@ -212,12 +212,12 @@ class _Loops:
     """nnabla's loop functions as NNC's layers (nnc-layers.md LoopControl): a RepeatStart links
     only its first input (the loop back is implied), a Delay's previous-step input is a link
     into its pin 0 made once its producer exists, and the parameters of a repeat block are
-    renamed per iteration after the imported RepeatStart (``Conv{RS}`` -> ``Conv[1]``)."""
+    stored per iteration under the imported layer's name (``Conv[1]/conv/W``), as the engine
+    expands the ``{ID}`` of the enclosing RepeatStart layers."""
 
     def __init__(self) -> None:
-        self.starts: dict[str, str] = {}  # repeat id -> imported RepeatStart layer
         self.delays: list[tuple[str, str]] = []  # (Delay layer, variable of the previous step)
-        self.scoped: dict[str, list[tuple[str, str]]] = {}  # layer -> [(param name, var)]
+        self.scoped: dict[str, list[str]] = {}  # layer -> its parameters of a repeat block
 
     @staticmethod
     def plain(fn: Function) -> Function:
@@ -232,7 +232,6 @@ class _Loops:
 
     def added(self, net: Network, graph: ModelGraph, fn: Function, layer: str) -> None:
         if fn.type == "RepeatStart":
-            self.starts[fn.args.get("repeat_id", fn.name)] = layer
             _set(net, layer, "Times", str(fn.args.get("times", 1)))
         elif fn.type == "Delay":
             self.delays.append((layer, fn.inputs[0]))
@@ -240,17 +239,18 @@ class _Loops:
         elif fn.type == "LSTM":  # folded back by engine.formats.nnabla.lstm
             _set(net, layer, "Axis", str(int(fn.args["axis"]) - 1))
             _set(net, layer, "Size", _text(list(fn.args["size"])))
-        self.scoped[layer] = [(v, v) for v in fn.inputs if v in graph.repeated]
+        self.scoped[layer] = [v for v in fn.inputs if v in graph.repeated]
 
     def finish(self, net: Network, graph: ModelGraph, producer: Mapping[str, str],
-               params: dict[str, np.ndarray]) -> None:  # fmt: skip
+               params: dict[str, np.ndarray], where: str) -> None:  # fmt: skip
         for layer, back in self.delays:
             if back not in producer:
-                raise ImportError_(f'Delay "{layer}": its input "{back}" is computed by no node')
+                raise ImportError_(f'{where}: Delay "{layer}": its input "{back}" is computed by '
+                                   f"no node")  # fmt: skip
             net.connect(Link(producer[back], layer, dest_pin=0))
         for layer, used in self.scoped.items():
-            for var, _ in used:
-                ids, values = graph.repeated[var]
+            for var in used:
+                _, values = graph.repeated[var]
                 key = next(k for k in params if k.startswith(layer + "/") and
                            params[k] is values[0][1])  # fmt: skip
                 del params[key]
