@@ -5,7 +5,10 @@ network an optimizer, monitor or executor names; a derived ``MainRuntime`` is wr
 its name as NNC does. Each step becomes a ``function`` whose type and ``<snake>_param`` fields
 come from nnabla's schema: the catalogue's F function names the param message
 (``convolution`` -> ``convolution_param``), the step's keyword arguments fill its fields.
-Parameters go to ``parameter.protobuf``; the archive also holds ``nnp_version.txt`` and
+Loops stay folded (:mod:`engine.runtime.folded`): ``repeat_info``, ``repeat_id`` and the
+RepeatStart/RepeatEnd/RecurrentInput/RecurrentOutput/Delay functions with ``repeat_param`` or
+``recurrent_param``. A WorkingMemory is a ``Buffer`` variable named after it (read) or an
+Identity (stored). Parameters go to ``parameter.protobuf``; the archive also holds ``nnp_version.txt`` and
 ``network.nntxt`` (protobuf text).
 """
 
