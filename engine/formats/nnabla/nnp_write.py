@@ -8,8 +8,8 @@ come from nnabla's schema: the catalogue's F function names the param message
 Loops stay folded (:mod:`engine.runtime.folded`): ``repeat_info``, ``repeat_id`` and the
 RepeatStart/RepeatEnd/RecurrentInput/RecurrentOutput/Delay functions with ``repeat_param`` or
 ``recurrent_param``. A WorkingMemory is a ``Buffer`` variable named after it (read) or an
-Identity (stored). Parameters go to ``parameter.protobuf``; the archive also holds ``nnp_version.txt`` and
-``network.nntxt`` (protobuf text).
+Identity (stored). Parameters go to ``parameter.protobuf``; the archive also holds
+``nnp_version.txt`` and ``network.nntxt`` (protobuf text).
 """
 
 from __future__ import annotations
