@@ -172,6 +172,19 @@ def test_recurrent_loops_are_written_folded_as_nnc_writes_them(tmp_path):
 RESIDUAL = SAMPLES_DIR / "tutorial" / "basics" / "12_residual_learning.sdcproj"
 
 
+def test_an_nntxt_with_loops_alone_imports_with_fresh_repeat_parameters(tmp_path):
+    project = load_project(RESIDUAL)
+    nnp = export_nnp(Source(project, "res", "MainRuntime", None, True), tmp_path / "r.nnp")
+    (tmp_path / "net.nntxt").write_bytes(zipfile.ZipFile(nnp).read("network.nntxt"))
+    out = tmp_path / "net.ncproj"
+    assert main(["import", str(tmp_path / "net.nntxt"), "-o", str(out)]) == 0
+    imported = load_project(out)
+    assert _loop_layers(imported, ["Main"]) == _loop_layers(project, ["Main"])
+    assert _stats(imported, ["Main"]) == _stats(project, ["Main"])
+    names = [p.name for p in compile_network(imported, "MainRuntime").parameters]
+    assert "Convolution_5[1]/conv/W" in names  # one set per iteration, as nnabla expands it
+
+
 def test_repeat_blocks_keep_their_id_in_parameter_names(tmp_path):
     project = load_project(RESIDUAL)
     values = randomized(compile_network(project, "MainRuntime"))
