@@ -213,7 +213,8 @@ def nnp_message(
             no_image_normalization=not d.image_normalization,
         )
     for o in project.optimizers:
-        _optimizer(proto.optimizer.add(), o, programs[o.network], values)
+        params = (unrolled or programs)[o.network].parameters
+        _optimizer(proto.optimizer.add(), o, programs[o.network], params)
     for m in project.monitors:
         msg = proto.monitor.add(name=m.name, network_name=m.network)
         msg.dataset_name.append(m.dataset)
@@ -231,7 +232,9 @@ def nnp_message(
             msg.output_variable.add(variable_name=str(ref[1]), type="Buffer", data_name=out_name)
         for loss in program.losses if e.need_back_propagation else ():  # what backward starts at
             msg.loss_variable.add(variable_name=loss)
-        for decl in program.parameters:
+        # expanded names (Conv[12]/conv/W): nnabla's loader matches a {id} name only to
+        # iterations 0-9 (load.py, _get_matching_variable_names)
+        for decl in (unrolled or programs)[e.network].parameters:
             msg.parameter_variable.add(variable_name=decl.name)
     for name, value in values.items():
         param = proto.parameter.add(variable_name=name, need_grad=True)
@@ -257,7 +260,7 @@ def _data_variables(msg: Any, program: Program) -> None:
                                    multiplier=gen.multiplier)  # fmt: skip
 
 
-def _optimizer(msg: Any, opt: Any, program: Program, values: Mapping[str, np.ndarray]) -> None:
+def _optimizer(msg: Any, opt: Any, program: Program, params: Any) -> None:
     msg.name = opt.name
     msg.network_name = opt.network
     msg.dataset_name.append(opt.dataset)
@@ -277,7 +280,7 @@ def _optimizer(msg: Any, opt: Any, program: Program, values: Mapping[str, np.nda
     _data_variables(msg, program)
     for loss in program.losses:
         msg.loss_variable.add(variable_name=loss)
-    for decl in program.parameters:
+    for decl in params:  # expanded names, as for the executors
         msg.parameter_variable.add(variable_name=decl.name,
                                    learning_rate_multiplier=decl.lr_multiplier)  # fmt: skip
 

@@ -146,6 +146,33 @@ def test_nnablas_trainer_loads_vat_with_its_working_memory_shared(tmp_path):
     assert seen["executors"] == ["Executor", "Executor_1"]
 
 
+OPTIMIZED = textwrap.dedent("""
+    import json, sys
+    from nnabla.utils.load import load
+    info = load([sys.argv[1]], prepare_data_iterator=False, batch_size=2)
+    print(json.dumps({n: sorted(o.parameters) for n, o in info.optimizers.items()}))
+""")
+
+
+def test_nnablas_trainer_trains_every_iteration_of_a_repeat_block(tmp_path):
+    """resnet-110 repeats its blocks 17 times: nnabla's trainer must find the parameters of
+    every iteration (it matches a ``{id}`` name only up to iteration 9, so the optimizer lists
+    the expanded names)."""
+    path = next(p for p in LOOP_SAMPLES if p.stem == "resnet-110")
+    project = load_project(path)
+    nnp = export_nnp(Source(project, "r", "MainRuntime", None, True), tmp_path / "r.nnp")
+    (tmp_path / "optimized.py").write_text(OPTIMIZED)
+    done = subprocess.run([NNABLA, str(tmp_path / "optimized.py"), str(nnp)],
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    trained = json.loads(done.stdout.strip().splitlines()[-1])
+    for opt in project.optimizers:
+        program = compile_network(project, opt.network)
+        ours = sorted(d.name for d in program.parameters if d.lr_multiplier > 0)
+        assert trained[opt.name] == ours
+        assert "Convolution_5[16]/conv/W" in ours
+
+
 WRITER = textwrap.dedent("""
     import sys
     import numpy as np
