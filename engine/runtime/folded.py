@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 from engine.graph.infer import NetworkInference
 from engine.graph.network import Layer
 from engine.layers.evaluate import LayerEval
+from engine.layers.spec import ConnectorKind
 from engine.runtime.program import Ref, Step
 from engine.runtime.recurrent import Block, _delay_initial, _initial, _lstm_step, _reshape
 
@@ -135,8 +136,6 @@ def compile_lstm(
 ) -> Ref:  # fmt: skip
     """The LSTM layer as NNC's nntxt has it: its unit's recurrent loop (Unit/LSTM.sdcproj)
     with Delays ``H`` and ``C``, names under the layer's (``LSTM/IGate``)."""
-    from engine.layers.spec import ConnectorKind  # noqa: PLC0415
-
     spec = ev.spec
     if not mains:
         raise comp.error(scope, layer.name, "the LSTM layer has no input")
