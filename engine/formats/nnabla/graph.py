@@ -64,6 +64,7 @@ class ModelGraph:
     shapes: dict[str, Shape] = field(default_factory=dict)  # variable -> shape without batch
     # WorkingMemory: variable -> (the layer's properties, its stored value or None)
     buffers: dict[str, tuple[dict[str, str], np.ndarray | None]] = field(default_factory=dict)
+    loops: dict[str, int] = field(default_factory=dict)  # repeat_info: loop id -> times
 
 
 def snake(name: str) -> str:
@@ -231,8 +232,8 @@ class _Loops:
         return fn
 
     def added(self, net: Network, graph: ModelGraph, fn: Function, layer: str) -> None:
-        if fn.type == "RepeatStart":
-            _set(net, layer, "Times", str(fn.args.get("times", 1)))
+        if fn.type == "RepeatStart":  # repeat_info counts (RepeatEnd alone needs times)
+            _set(net, layer, "Times", str(graph.loops[fn.args["repeat_id"]]))
         elif fn.type == "Delay":
             self.delays.append((layer, fn.inputs[0]))
             _set(net, layer, "Size", _text(list(graph.shapes.get(fn.outputs[0], ()))))

@@ -226,7 +226,7 @@ def _graph(net: Any, params: dict[str, np.ndarray], data_names: dict[str, str],
                if not any(o in g.input for g in net.function)]  # fmt: skip
     shapes = {v.name: tuple(v.shape.dim)[1:] for v in net.variable if v.type != "Parameter"}
     graph = ModelGraph(net.name, inputs, functions, used_params, outputs, data_names,
-                       repeated=repeated, shapes=shapes, buffers=buffers)  # fmt: skip
+                       repeated=repeated, shapes=shapes, buffers=buffers, loops=loops)  # fmt: skip
     return fold_lstm(graph)
 
 

@@ -175,7 +175,13 @@ RESIDUAL = SAMPLES_DIR / "tutorial" / "basics" / "12_residual_learning.sdcproj"
 def test_an_nntxt_with_loops_alone_imports_with_fresh_repeat_parameters(tmp_path):
     project = load_project(RESIDUAL)
     nnp = export_nnp(Source(project, "res", "MainRuntime", None, True), tmp_path / "r.nnp")
-    (tmp_path / "net.nntxt").write_bytes(zipfile.ZipFile(nnp).read("network.nntxt"))
+    text = zipfile.ZipFile(nnp).read("network.nntxt").decode()
+    # nnabla counts iterations by repeat_info (RepeatEnd alone needs times): read it so
+    start = 'type: "RepeatStart"'
+    parts = text.split(start)
+    parts[1:] = [p.replace("      times: 2\n", "", 1) for p in parts[1:]]
+    assert text.count("times: 2") - "".join(parts).count("times: 2") == text.count(start)
+    (tmp_path / "net.nntxt").write_text(start.join(parts))
     out = tmp_path / "net.ncproj"
     assert main(["import", str(tmp_path / "net.nntxt"), "-o", str(out)]) == 0
     imported = load_project(out)
