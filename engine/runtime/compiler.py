@@ -44,7 +44,7 @@ from engine.graph.project import Project
 from engine.layers import find_spec
 from engine.layers.evaluate import LayerEval, RuleError
 from engine.layers.spec import ConnectorKind, LayerSpec, ParameterSpec, SideConnector, Support
-from engine.runtime import recurrent
+from engine.runtime import folded, recurrent
 from engine.runtime.program import (
     GeneratorDecl,
     ParameterDecl,
@@ -67,11 +67,14 @@ class CompileError(ProgramError):
     """A network that cannot be compiled; the message names network, layer and type."""
 
 
-def compile_network(project: Project, name: str, *, test_mode: bool | None = None) -> Program:
+def compile_network(
+    project: Project, name: str, *, test_mode: bool | None = None, folded: bool = False
+) -> Program:
     """The program of network ``name``: a drawn tab or a derived ``<Net>Validation/Runtime``.
 
     ``test_mode`` forces train (False) or test (True) behaviour instead of the network's own
-    (the exporter writes both branches of ``test=``).
+    (the exporter writes both branches of ``test=``). ``folded`` keeps loops in nnabla's repeat
+    form (:mod:`engine.runtime.folded`) for the NNP writer; such a program does not run.
 
     Raises:
         CompileError: unknown network, a layer the engine cannot run, a shape or property
@@ -88,9 +91,9 @@ def compile_network(project: Project, name: str, *, test_mode: bool | None = Non
     if too_big:
         raise CompileError(f'network "{name}": {too_big}')
     test = derived.test_mode if test_mode is None else test_mode
-    compiler = _Compiler(project, name, test, derived.derived)
+    compiler = _Compiler(project, name, test, derived.derived, folded)
     inference = NetworkInference(derived.network, project)
-    refs = compiler.network(inference, _Scope())
+    refs = compiler.network(inference, _Scope(folded=folded))
     outputs = []
     for out_name, layer in derived.outputs:
         if layer in refs:
@@ -119,15 +122,20 @@ class _Scope:
     unit: str | None = None  # the unit network's name, for messages
     repeat: tuple[tuple[str, int], ...] = ()  # (RepeatStart ID, iteration) of enclosing blocks
     time: tuple[int, ...] = ()  # time step in the enclosing recurrent loops
+    folded: bool = False  # loops kept as nnabla's repeat form: no copies, names as drawn
 
     def name(self, layer: str) -> str:
         """The layer's call path: ``SE1/Conv``, ``Conv[1]`` in iteration 1 of a repeat block,
         ``Tanh[t=3]`` in time step 3 of a recurrent loop."""
+        if self.folded:
+            return self.path + layer
         return (self.path + layer + "".join(f"[{i}]" for _, i in self.repeat)
                 + "".join(f"[t={t}]" for t in self.time))  # fmt: skip
 
     def parameter(self, name: str) -> str:
         """nnabla's expansion of repeat ids: ``Conv{RepeatStart}/conv/W`` -> ``Conv[1]/conv/W``."""
+        if self.folded:  # nnabla expands the ``{id}`` when it loads the network
+            return name
         for repeat_id, i in self.repeat:
             name = name.replace("{" + repeat_id + "}", f"[{i}]")
         return name
@@ -138,8 +146,11 @@ class _Scope:
 
 
 class _Compiler:
-    def __init__(self, project: Project, network: str, test_mode: bool, derived: bool) -> None:
+    def __init__(
+        self, project: Project, network: str, test_mode: bool, derived: bool, folded: bool = False
+    ) -> None:
         self.project = project
+        self.folded = folded
         self.top = network
         self.test_mode = test_mode
         self.derived = derived
@@ -199,7 +210,8 @@ class _Compiler:
             if loop is not None:  # a recurrent loop: compiled as a whole at its start
                 if layer.name == loop.start:
                     inner = [x for x in order if loop_of.get(x.name) is loop]
-                    recurrent.compile_block(self, inference, loop, inner, refs, scope)
+                    block = folded.compile_block if self.folded else recurrent.compile_block
+                    block(self, inference, loop, inner, refs, scope)
             elif layer.type == "RepeatStart":
                 self._repeat(inference, order, blocks, level, layer, refs, scope, loop_of)
             else:
@@ -263,6 +275,10 @@ class _Compiler:
             )  # fmt: skip
         current = first
         times = ev.value("Times")
+        if self.folded:
+            at = (inference, order, blocks, (*level, start.name), loop_of)
+            folded.repeat_block(self, at, start.name, end, source, first, ev, refs, scope)
+            return
         for i in range(times if isinstance(times, int) else 1):
             refs[start.name] = current
             inner = replace(scope, repeat=(*scope.repeat, (str(ev.value("ID")), i)))
@@ -307,7 +323,8 @@ class _Compiler:
         if kind == "Unit":
             return self._unit(inference, layer, ev, mains, scope)
         if kind == "LSTM":
-            return recurrent.compile_lstm(self, inference, layer, ev, mains, refs, scope)
+            lstm = folded.compile_lstm if self.folded else recurrent.compile_lstm
+            return lstm(self, inference, layer, ev, mains, refs, scope)
         if kind in ("RecurrentInput", "RecurrentOutput", "Delay"):
             raise self.error(scope, layer.name, f"{kind} is not inside a recurrent loop "
                              f"(RecurrentInput ... RecurrentOutput)")  # fmt: skip
@@ -349,6 +366,7 @@ class _Compiler:
             multiplier=float(ev.value("InitializerMultiplier")),  # type: ignore[arg-type]
             lr_multiplier=float(ev.value("LRateMultiplier") if lr_default else 0.0),  # type: ignore[arg-type]
             file=str(ev.value("File") or ""), layer=scope.name(layer.name),
+            buffer=layer.type == "WorkingMemory",
         ))  # fmt: skip
         return name
 
@@ -372,11 +390,13 @@ class _Compiler:
             raise self.error(scope, layer.name, "the unit could not be expanded")
         unit_scope = str(ev.value("ParameterScope") or "")
         if unit_scope and scope.repeat:  # a unit inside a repeat block: one copy per iteration
-            unit_scope += "".join(f"[{i}]" for _, i in scope.repeat)
+            unit_scope += "".join("{" + r + "}" if scope.folded else f"[{i}]"
+                                  for r, i in scope.repeat)  # fmt: skip
         inner = _Scope(
             path=scope.name(layer.name) + "/",
             unit_scopes=(*scope.unit_scopes, unit_scope),
             bound=tuple(mains),
+            folded=scope.folded,
             overrides={k: v for k, v in layer.properties.items() if k.count(".") >= 2},
             unit=sub.network.name,
         )

@@ -75,6 +75,8 @@ class Step:
     ``item`` picks one output of a function that returns several (``F.split``: one time step
     of a recurrent input); steps that differ only in ``item`` share one call per forward pass.
     Otherwise the first output is the data (``with_index`` variants).
+    ``repeat_ids`` are set in a folded program (``compile_network(..., folded=True)``), which
+    keeps loops as nnabla's repeat form for the NNP writer.
     """
 
     name: str
@@ -87,6 +89,7 @@ class Step:
     is_loss: bool = False
     item: int | None = None
     after: Callable[[Variable], None] | None = field(default=None, compare=False)
+    repeat_ids: tuple[str, ...] = ()  # enclosing loops, outer first (folded programs only)
 
 
 @dataclass(frozen=True)
@@ -100,6 +103,7 @@ class ParameterDecl:
     lr_multiplier: float
     file: str = ""
     layer: str = ""  # the layer that declared it, for messages
+    buffer: bool = False  # a WorkingMemory: nntxt writes it as a Buffer variable, not trained
 
     def initial_value(self, base: Path | None = None) -> Any:
         """The initial array: the ``File`` when given (a relative path is relative to ``base``,

@@ -214,7 +214,7 @@ def _initial(
         return wired
     shape = tuple(ev.connector_shape(connector))
     generator = str(ev.value(f"{connector}.Generator"))
-    if generator == "Constant":
+    if generator == "Constant" and not comp.folded:  # folded: a generator, as NNC writes it
         value = float(ev.value(f"{connector}.GeneratorMultiplier") or 0.0)  # type: ignore[arg-type]
         name = scope.name(layer.name) + f"/{connector}"
         comp.steps.append(Step(name, "Delay", F.constant, (), {"val": value, "shape": shape},

@@ -130,3 +130,22 @@ def test_an_unrolled_recurrent_onnx_imports_from_the_menu_and_exports_back(
     _action(window.export_menu, "ONNX...").trigger()
     x = np.random.default_rng(0).random((2, 15, 1), dtype=np.float32)
     assert ort.InferenceSession(str(back)).run(None, {"x": x})[0].shape == (2, 1)
+
+
+def test_a_recurrent_network_goes_out_and_back_in_through_the_menus(make_window, tmp_path,
+                                                                    monkeypatch):  # fmt: skip
+    """Export > NNP... writes elman's loop folded (nnabla's repeat_info), Import... brings it
+    back as the loop layers, not one copy per time step."""
+    out = tmp_path / "elman.nnp"
+    target = tmp_path / "elman.ncproj"
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(out), ""))
+    window = make_window(str(onnx_builders.ROOT / "projects" / "elman_4or9.ncproj"))
+    _action(window.export_menu, "NNP...").trigger()
+    assert b"repeat_info" in zipfile.ZipFile(out).read("network.nntxt")
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(out), ""))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    _action(_file_menu(window), "Import...").trigger()
+    assert window.document.path == target
+    types = [layer.type for layer in window.document.project.network("Main").layers]
+    assert types.count("RecurrentInput") == types.count("Delay") == 1
+    assert types.count("Tanh") == 1  # the loop body once

@@ -16,13 +16,14 @@ from typing import Any
 __all__ = ["project_nnp", "project_programs"]
 
 
-def project_programs(project: Any) -> dict[str, Any]:
-    """The compiled program of every network an optimizer, monitor or executor names."""
+def project_programs(project: Any, folded: bool = False) -> dict[str, Any]:
+    """The compiled program of every network an optimizer, monitor or executor names
+    (``folded``: loops kept in nnabla's repeat form, as the nntxt writes them)."""
     from engine.runtime.compiler import compile_network  # noqa: PLC0415
 
     names = [o.network for o in project.optimizers] + [m.network for m in project.monitors]
     names += [e.network for e in project.executors]
-    return {name: compile_network(project, name) for name in dict.fromkeys(names)}
+    return {name: compile_network(project, name, folded=folded) for name in dict.fromkeys(names)}
 
 
 def project_nnp(project: Any, parameters: str | Path | None = None) -> bytes:
@@ -39,7 +40,8 @@ def project_nnp(project: Any, parameters: str | Path | None = None) -> bytes:
     from engine.formats.nnabla.nnp_write import nnp_bytes, nnp_message, unsupported  # noqa: PLC0415
 
     programs = project_programs(project)
-    bad = [f'network "{n}": {b}' for n, p in programs.items() for b in unsupported(p)]
+    folded = project_programs(project, folded=True)
+    bad = [f'network "{n}": {b}' for n, p in folded.items() for b in unsupported(p)]
     if bad:
         raise ExportError(f"cannot be written as NNP: {'; '.join(bad)}")
     with nn.parameter_scope("", {}):  # a private registry: the caller's stays untouched
@@ -49,4 +51,4 @@ def project_nnp(project: Any, parameters: str | Path | None = None) -> bytes:
         if parameters is not None:
             nn.load_parameters(parameters)
         values = {k: backend.to_numpy(v.data) for k, v in params.items()}
-    return nnp_bytes(nnp_message(project, programs, values))
+    return nnp_bytes(nnp_message(project, folded, values, programs))

@@ -22,8 +22,9 @@ from typing import Any
 import numpy as np
 
 from engine.graph.network import Layer, Link, Network
-from engine.layers import all_specs
+from engine.layers import all_specs, find_spec
 from engine.layers.spec import ConnectorKind, Inputs, LayerSpec
+from engine.runtime.folded import LOOP_TYPES
 
 __all__ = ["Function", "ModelGraph", "ImportError_", "build_network", "spec_for", "snake"]
 
@@ -56,6 +57,14 @@ class ModelGraph:
     outputs: list[str]
     data_names: dict[str, str] = field(default_factory=dict)  # variable -> dataset variable
     generators: dict[str, tuple[str, float]] = field(default_factory=dict)  # var -> kind, mult
+    # parameters of repeat blocks: var -> (its repeat ids, [(iteration index, value), ...])
+    repeated: dict[str, tuple[list[str], list[tuple[tuple[int, ...], np.ndarray]]]] = field(
+        default_factory=dict
+    )
+    shapes: dict[str, Shape] = field(default_factory=dict)  # variable -> shape without batch
+    # WorkingMemory: variable -> (the layer's properties, its stored value or None)
+    buffers: dict[str, tuple[dict[str, str], np.ndarray | None]] = field(default_factory=dict)
+    loops: dict[str, int] = field(default_factory=dict)  # repeat_info: loop id -> times
 
 
 def snake(name: str) -> str:
@@ -79,7 +88,7 @@ def _by_function() -> dict[str, LayerSpec]:
 
 def spec_for(function_type: str) -> LayerSpec | None:
     """The layer spec that computes nnabla function ``function_type``, or None."""
-    by_type = {s.type: s for s in all_specs() if s.function}
+    by_type = {s.type: s for s in all_specs() if s.function or s.type in (*LOOP_TYPES, "LSTM")}
     spec = by_type.get(function_type)
     return spec if spec is not None else _by_function().get(snake(function_type))
 
@@ -162,14 +171,93 @@ def build_network(graph: ModelGraph, where: str) -> tuple[Network, dict[str, np.
             net.add_layer(Layer(layer.name, "Input", props))
             producer[var] = layer.name
     params: dict[str, np.ndarray] = {}
+    loops = _Loops()
+    produced = {o for f in graph.functions for o in f.outputs}
+    for var in graph.buffers:  # a WorkingMemory read without input: the stored buffer
+        if var not in produced and any(var in f.inputs for f in graph.functions):
+            producer[var] = _working_memory(net, graph, var, params)
     for fn in graph.functions:
         spec = spec_for(fn.type)
+        if fn.type == "Identity" and fn.outputs[0] in graph.buffers:  # one that stores
+            spec = find_spec("WorkingMemory")
         assert spec is not None
-        layer = _add_layer(net, graph, fn, spec, producer, params)
+        layer = _add_layer(net, graph, loops.plain(fn), spec, producer, params)
+        if spec.type == "WorkingMemory":
+            _working_memory(net, graph, fn.outputs[0], params, layer)
+        loops.added(net, graph, fn, layer)
         for out in fn.outputs:
             producer[out] = layer
+    loops.finish(net, graph, producer, params, where)
     _layout(net)
     return net, params
+
+
+def _working_memory(net: Network, graph: ModelGraph, var: str, params: dict[str, np.ndarray],
+                    layer: str | None = None) -> str:  # fmt: skip
+    """The WorkingMemory layer of buffer ``var`` (named after it: networks share buffers by
+    layer name), made here or completed when ``layer`` stores into it."""
+    props, value = graph.buffers[var]
+    if layer is None:
+        layer = net.unique_name(_clean(var))
+        net.add_layer(Layer(layer, "WorkingMemory", {**net.new_layer("WorkingMemory").properties,
+                                                     **props}))  # fmt: skip
+    else:
+        for key, text in props.items():
+            _set(net, layer, key, text)
+    if value is not None:
+        params[layer] = value
+    return layer
+
+
+class _Loops:
+    """nnabla's loop functions as NNC's layers (nnc-layers.md LoopControl): a RepeatStart links
+    only its first input (the loop back is implied), a Delay's previous-step input is a link
+    into its pin 0 made once its producer exists, and the parameters of a repeat block are
+    stored per iteration under the imported layer's name (``Conv[1]/conv/W``), as the engine
+    expands the ``{ID}`` of the enclosing RepeatStart layers."""
+
+    def __init__(self) -> None:
+        self.delays: list[tuple[str, str]] = []  # (Delay layer, variable of the previous step)
+        self.scoped: dict[str, list[str]] = {}  # layer -> its parameters of a repeat block
+
+    @staticmethod
+    def plain(fn: Function) -> Function:
+        if fn.type == "RepeatStart":
+            return Function(fn.name, fn.type, fn.inputs[:1], fn.outputs)
+        if fn.type == "Delay":  # "" is wired later; the Initial side input stays
+            return Function(fn.name, fn.type, ["", *fn.inputs[1:2]], fn.outputs)
+        if fn.type in LOOP_TYPES:  # ids and counts are computed from the drawn loop
+            return Function(fn.name, fn.type, fn.inputs, fn.outputs,
+                            {k: v for k, v in fn.args.items() if k == "axis"})  # fmt: skip
+        return fn
+
+    def added(self, net: Network, graph: ModelGraph, fn: Function, layer: str) -> None:
+        if fn.type == "RepeatStart":  # repeat_info counts (RepeatEnd alone needs times)
+            _set(net, layer, "Times", str(graph.loops[fn.args["repeat_id"]]))
+        elif fn.type == "Delay":
+            self.delays.append((layer, fn.inputs[0]))
+            _set(net, layer, "Size", _text(list(graph.shapes.get(fn.outputs[0], ()))))
+        elif fn.type == "LSTM":  # folded back by engine.formats.nnabla.lstm
+            _set(net, layer, "Axis", str(int(fn.args["axis"]) - 1))
+            _set(net, layer, "Size", _text(list(fn.args["size"])))
+        self.scoped[layer] = [v for v in fn.inputs if v in graph.repeated]
+
+    def finish(self, net: Network, graph: ModelGraph, producer: Mapping[str, str],
+               params: dict[str, np.ndarray], where: str) -> None:  # fmt: skip
+        for layer, back in self.delays:
+            if back not in producer:
+                raise ImportError_(f'{where}: Delay "{layer}": its input "{back}" is computed by '
+                                   f"no node")  # fmt: skip
+            net.connect(Link(producer[back], layer, dest_pin=0))
+        for layer, used in self.scoped.items():
+            for var in used:
+                _, values = graph.repeated[var]
+                key = next(k for k in params if k.startswith(layer + "/") and
+                           params[k] is values[0][1])  # fmt: skip
+                del params[key]
+                for index, value in values:
+                    suffix = "".join(f"[{i}]" for i in index)
+                    params[layer + suffix + key.removeprefix(layer)] = value
 
 
 def _main_input(fn: Function, var: str) -> bool:
@@ -191,17 +279,22 @@ def _add_layer(
     data = [v for v in fn.inputs if v not in graph.parameters]
     values = [graph.parameters[v] for v in fn.inputs if v in graph.parameters]
     own = [c.name for c in spec.connectors if c.kind is ConnectorKind.PARAMETER]
+    paths = {c.name: c.parameter_path for c in spec.connectors if c.parameter_path}
     if len(values) > len(own):
         raise ImportError_(f'node "{fn.name}" ({fn.type}): {len(values)} parameters, the layer '
                            f"{spec.type} takes {len(own)}")  # fmt: skip
     given = dict(zip(own, values, strict=False))
-    props.update(_property_values(spec, fn))
+    if spec.type != "LSTM":  # its arguments are set by _Loops
+        props.update(_property_values(spec, fn))
     props.update(_sizes(spec, fn, given))
     for conn, value in given.items():
-        params[f"{name}/{spec.fn_scope or snake(spec.type)}/{conn}"] = value
+        path = paths.get(conn) or f"{spec.fn_scope or snake(spec.type)}/{conn}"
+        params[f"{name}/{path}"] = value
     net.add_layer(Layer(name, spec.type, props))
     side = [c for c in spec.connectors if c.kind is ConnectorKind.DATA]
     for k, var in enumerate(data):
+        if not var:  # wired later (a Delay's previous step)
+            continue
         if spec.inputs is Inputs.MULTIPLE or k == 0:
             pin = 0
         elif k - 1 < len(side):
@@ -233,13 +326,19 @@ def _layout(net: Network) -> None:
     """Top to bottom by depth (networkx topological generations), side by side within one.
 
     A link that skips rows (a residual connection) would run behind the layers between its
-    ends; those layers move one column right so the skip line stays visible.
+    ends; those layers move one column right so the skip line stays visible. A Delay's link
+    from the previous time step goes back up and orders nothing.
     """
     import networkx as nx  # noqa: PLC0415
 
     g = nx.DiGraph()
     g.add_nodes_from(net.layer_names)
-    g.add_edges_from((link.source, link.destination) for link in net.links)
+    back = [k for k in net.links if k.dest_pin == 0 and net.layer(k.destination).type == "Delay"]
+    g.add_edges_from((k.source, k.destination) for k in net.links if k not in back)
+    for k in back:  # a Delay sits below the RecurrentInput of its loop, not at the top
+        starts = [n for n in nx.ancestors(g, k.source) if net.layer(n).type == "RecurrentInput"]
+        g.add_edges_from((start, k.destination) for start in starts
+                         if not nx.has_path(g, k.destination, start))  # fmt: skip
     row, col = {}, {}
     for depth, names in enumerate(nx.topological_generations(g)):
         for k, name in enumerate(sorted(names, key=net.index_of)):

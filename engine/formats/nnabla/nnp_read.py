@@ -9,6 +9,7 @@ settings become the project's CONFIG; the parameters come from ``parameter.proto
 from __future__ import annotations
 
 import io
+import itertools
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -16,9 +17,11 @@ from typing import Any
 import numpy as np
 
 from engine.formats.nnabla.graph import Function, ImportError_, ModelGraph, build_network
+from engine.formats.nnabla.lstm import fold_lstm
 from engine.formats.nnabla.schema import message_class
 from engine.graph import config as cfg
 from engine.graph.project import Project
+from engine.runtime.folded import LOOP_TYPES
 
 __all__ = ["read_nnp", "parse_nntxt"]
 
@@ -105,7 +108,7 @@ def _h5_parameters(data: bytes, where: str) -> dict[str, np.ndarray]:
 
 
 def _args(fn: Any) -> dict[str, Any]:
-    field = fn.WhichOneof("parameter")
+    field = LOOP_TYPES.get(fn.type) or fn.WhichOneof("parameter")
     if field is None:
         return {}
     message = getattr(fn, field)
@@ -124,11 +127,84 @@ def _args(fn: Any) -> dict[str, Any]:
     return {k: float(str(np.float32(v))) if isinstance(v, float) else v for k, v in args.items()}
 
 
+def _repeats(net: Any, where: str) -> dict[str, int]:
+    """The network's ``repeat_info`` (loop id -> times), every ``repeat_id`` checked against it."""
+    here = f'{where}: network "{net.name}"'
+    loops = {}
+    for info in net.repeat_info:
+        if info.times <= 0:
+            raise ImportError_(f'{here}: repeat_info "{info.id}" has no times (a positive count)')
+        loops[info.id] = int(info.times)
+    for kind, items in (("variable", net.variable), ("function", net.function)):
+        for item in items:
+            ids = list(item.repeat_id)
+            field = LOOP_TYPES.get(getattr(item, "type", ""))
+            if kind == "function" and field:
+                ids.append(getattr(item, field).repeat_id)
+            for rid in ids:
+                if rid not in loops:
+                    raise ImportError_(f'{here}, {kind} "{item.name}": repeat_id "{rid}" is not '
+                                       f"in the network's repeat_info")  # fmt: skip
+    return loops
+
+
+def _parameter(v: Any, params: dict[str, np.ndarray], loops: dict[str, int], net: str,
+               where: str) -> list[tuple[tuple[int, ...], np.ndarray]]:  # fmt: skip
+    """The values of parameter variable ``v``: one per iteration of the repeat blocks whose
+    ``{id}`` its name holds (stored expanded, ``Conv[1]/conv/W``), else one."""
+    ids = [r for r in v.repeat_id if "{" + r + "}" in v.name]
+    want = tuple(v.shape.dim)
+    found = []
+    for index in itertools.product(*(range(loops[r]) for r in ids)):
+        name = v.name
+        for rid, i in zip(ids, index, strict=True):
+            name = name.replace("{" + rid + "}", f"[{i}]")
+        if not params:  # a network definition alone: shapes only, values initialized
+            found.append((index, np.zeros(want, np.float32)))
+            continue
+        if name not in params:
+            raise ImportError_(f'{where}: parameter "{name}" (network "{net}") has no values in '
+                               f"the file")  # fmt: skip
+        if want and int(np.prod(want)) != params[name].size:
+            raise ImportError_(f'{where}: parameter "{name}" has shape {params[name].shape}, '
+                               f"the network declares {want}")  # fmt: skip
+        found.append((index, params[name]))
+    return found
+
+
+def _buffers(proto: Any, net: Any, params: dict[str, np.ndarray],
+             where: str) -> dict[str, tuple[dict[str, str], np.ndarray | None]]:  # fmt: skip
+    """WorkingMemory layers: Buffer variables that optimizers or executors list as
+    parameters (NNC writes them so: nnc-formats.md §4.3), with their properties and value."""
+    listed = {
+        pv.variable_name
+        for item in [*proto.optimizer, *proto.executor]
+        for pv in item.parameter_variable
+    }  # shared by name: a monitor's network too
+    found = {}
+    for v in net.variable:
+        if v.type != "Buffer" or v.name not in listed:
+            continue
+        shape = [d for k, d in enumerate(v.shape.dim) if k or d > 0]  # no batch axis
+        props = {"Size": ",".join(map(str, shape))}  # NNC lists it with multiplier 0: no news
+        if v.HasField("initializer"):
+            props.update(Initializer=v.initializer.type or "Normal",
+                         InitializerMultiplier=repr(float(v.initializer.multiplier)))  # fmt: skip
+        value = params.get(v.name)
+        if value is not None and value.size != int(np.prod(shape)):
+            raise ImportError_(f'{where}: WorkingMemory "{v.name}" (network "{net.name}") has '
+                               f"{value.size} values for shape {tuple(shape)}")  # fmt: skip
+        found[v.name] = (props, None if value is None else value.reshape(shape))
+    return found
+
+
 def _graph(net: Any, params: dict[str, np.ndarray], data_names: dict[str, str],
-           where: str) -> ModelGraph:  # fmt: skip
+           where: str, buffers: Any = None) -> ModelGraph:  # fmt: skip
     kinds = {v.name: v for v in net.variable}
     produced = {o for f in net.function for o in f.output}
-    used_params = {}
+    loops = _repeats(net, where)
+    buffers = buffers or {}
+    used_params, repeated = {}, {}
     inputs = {}
     for fn in net.function:
         for var in fn.input:
@@ -137,26 +213,21 @@ def _graph(net: Any, params: dict[str, np.ndarray], data_names: dict[str, str],
                 raise ImportError_(f'{where}: network "{net.name}", function "{fn.name}": '
                                    f'variable "{var}" is not declared')  # fmt: skip
             if v.type == "Parameter":
-                if not params:  # a network definition alone: shapes only, values initialized
-                    used_params[var] = np.zeros(tuple(v.shape.dim), np.float32)
-                    continue
-                if var not in params:
-                    raise ImportError_(f'{where}: parameter "{var}" (network "{net.name}") has '
-                                       f"no values in the file")  # fmt: skip
-                want = tuple(v.shape.dim)
-                if want and int(np.prod(want)) != params[var].size:
-                    raise ImportError_(
-                        f'{where}: parameter "{var}" has shape '
-                        f"{params[var].shape}, the network declares {want}"
-                    )
-                used_params[var] = params[var]
-            elif var not in produced:
+                values = _parameter(v, params, loops, net.name, where)
+                used_params[var] = values[0][1]
+                if values[0][0]:
+                    ids = [r for r in v.repeat_id if "{" + r + "}" in v.name]
+                    repeated[var] = (ids, values)
+            elif var not in produced and var not in buffers:
                 inputs[var] = tuple(v.shape.dim)[1:]
     functions = [Function(f.name, f.type, list(f.input), list(f.output), _args(f))
                  for f in net.function]  # fmt: skip
     outputs = [o for f in net.function for o in f.output
                if not any(o in g.input for g in net.function)]  # fmt: skip
-    return ModelGraph(net.name, inputs, functions, used_params, outputs, data_names)
+    shapes = {v.name: tuple(v.shape.dim)[1:] for v in net.variable if v.type != "Parameter"}
+    graph = ModelGraph(net.name, inputs, functions, used_params, outputs, data_names,
+                       repeated=repeated, shapes=shapes, buffers=buffers, loops=loops)  # fmt: skip
+    return fold_lstm(graph)
 
 
 def read_nnp(path: str | Path) -> Any:
@@ -184,7 +255,8 @@ def read_nnp(path: str | Path) -> Any:
             generators[gv.variable_name] = (gv.type or "Normal", float(gv.multiplier))
     networks, values = [], {}
     for net in proto.network:
-        graph = _graph(net, params, data_names, str(path))
+        graph = _graph(net, params, data_names, str(path),
+                       _buffers(proto, net, params, str(path)))  # fmt: skip
         graph.generators = {k: v for k, v in generators.items() if k in graph.inputs}
         network, renamed = build_network(graph, f'{path}: network "{net.name}"')
         networks.append(network)

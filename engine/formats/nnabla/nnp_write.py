@@ -5,8 +5,11 @@ network an optimizer, monitor or executor names; a derived ``MainRuntime`` is wr
 its name as NNC does. Each step becomes a ``function`` whose type and ``<snake>_param`` fields
 come from nnabla's schema: the catalogue's F function names the param message
 (``convolution`` -> ``convolution_param``), the step's keyword arguments fill its fields.
-Parameters go to ``parameter.protobuf``; the archive also holds ``nnp_version.txt`` and
-``network.nntxt`` (protobuf text).
+Loops stay folded (:mod:`engine.runtime.folded`): ``repeat_info``, ``repeat_id`` and the
+RepeatStart/RepeatEnd/RecurrentInput/RecurrentOutput/Delay functions with ``repeat_param`` or
+``recurrent_param``. A WorkingMemory is a ``Buffer`` variable named after it (read) or an
+Identity (stored). Parameters go to ``parameter.protobuf``; the archive also holds
+``nnp_version.txt`` and ``network.nntxt`` (protobuf text).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from engine.export.literals import ExportError
 from engine.formats.nnabla.schema import message_class
 from engine.graph.project import Project
 from engine.layers import find_spec
+from engine.runtime.folded import LOOP_TYPES
 from engine.runtime.program import Program, Ref
 
 __all__ = ["nnp_bytes", "nnp_message", "nnabla_type", "NNP_VERSION", "SOLVER_FIELDS"]
@@ -80,16 +84,19 @@ def _fill(message: Any, kwargs: Mapping[str, Any], where: str, renames: Any = No
 class _Network:
     """Variables and functions of one program, written into a ``Network`` message."""
 
-    def __init__(self, msg: Any, program: Program, values: Mapping[str, np.ndarray]) -> None:
+    def __init__(self, msg: Any, program: Program) -> None:
         self.msg = msg
         self.program = program
-        self.values = values
+        self.decls = {d.name: d for d in program.parameters}
         self.names: set[str] = set()
+        self.loops: dict[str, int] = {}  # repeat_info: loop id -> times
 
-    def variable(self, name: str, shape: tuple[int, ...], kind: str = "Buffer") -> str:
+    def variable(self, name: str, shape: tuple[int, ...], kind: str = "Buffer",
+                 repeat_ids: tuple[str, ...] = ()) -> str:  # fmt: skip
         if name not in self.names:
             self.names.add(name)
             var = self.msg.variable.add(name=name, type=kind)
+            var.repeat_id.extend(repeat_ids)
             var.shape.dim.extend(shape)
         return name
 
@@ -99,8 +106,18 @@ class _Network:
             return str(ref[1])
         if kind == "feed":
             return self.variable(str(ref[1]), (-1, *ref[2]))
-        if kind == "param":
-            return self.variable(ref[1], _param_shape(step, k, self.values[ref[1]]), "Parameter")
+        decl = self.decls.get(ref[1]) if kind == "param" else None
+        if decl is not None and decl.buffer:  # WorkingMemory read: NNC's Buffer variable,
+            if ref[1] not in self.names:  # one per sample as nnabla's VATNoise needs it
+                self.variable(ref[1], (-1, *decl.shape))
+                var = self.msg.variable[-1]
+                var.initializer.type = decl.initializer
+                var.initializer.multiplier = decl.multiplier
+            return ref[1]
+        if decl is not None:  # one per iteration of the repeat blocks whose {id} it names
+            ids = tuple(r for r in step.repeat_ids if "{" + r + "}" in ref[1])
+            value = np.zeros(decl.shape, np.float32)
+            return self.variable(ref[1], _param_shape(step, k, value), "Parameter", ids)
         if kind == "gen":  # a generator_variable of the optimizer/monitor/executor
             return self.variable(
                 generator_name(ref[1]), (-1, *self.program.generators[ref[1]].shape)
@@ -110,11 +127,21 @@ class _Network:
 
     def function(self, step: Any) -> None:
         where = f'network "{self.program.network}", layer "{step.name}" ({step.type})'
-        type_, field = nnabla_type(step.type)
+        # WorkingMemory with an input: an Identity whose output is the buffer (nnc-layers.md)
+        type_, field = (
+            ("Identity", None) if step.type == "WorkingMemory" else nnabla_type(step.type)
+        )
         inputs = [self.ref(r, step, k) for k, r in enumerate(step.inputs) if r[0] != "none"]
         fn = self.msg.function.add(name=step.name, type=type_)
+        fn.repeat_id.extend(step.repeat_ids)
         fn.input.extend(inputs)
-        fn.output.append(self.variable(step.name, (-1, *step.shape)))
+        fn.output.append(self.variable(step.name, (-1, *step.shape), "Buffer", step.repeat_ids))
+        if step.type in LOOP_TYPES:  # repeat_param / recurrent_param, beside the oneof
+            _fill(getattr(fn, LOOP_TYPES[step.type]), step.kwargs, where)
+            times = step.kwargs.get("times", step.kwargs.get("length"))
+            if times is not None:
+                self.loops.setdefault(step.kwargs["repeat_id"], int(times))
+            return
         kwargs = dict(step.kwargs)
         for key in step.batch_kwargs:  # nnabla's reshape infers a -1: any batch size runs
             batch = -1 if type_ == "Reshape" else self.msg.batch_size
@@ -139,11 +166,13 @@ def _param_shape(step: Any, k: int, value: np.ndarray) -> tuple[int, ...]:
 
 
 def unsupported(program: Program) -> list[str]:
-    """Steps nntxt cannot express here: unrolled recurrent loops, NNC's graph constructs
-    (WorkingMemory, Delay) that no nnabla function computes."""
+    """Steps nntxt cannot express here: unrolled recurrent loops (write the folded program),
+    NNC's graph constructs that no nnabla function computes."""
 
     def runs_in_nnabla(step: Any) -> bool:
         spec = find_spec(step.type)
+        if step.type in (*LOOP_TYPES, "WorkingMemory"):
+            return True
         return step.item is None and spec is not None and spec.function is not None
 
     return [f'layer "{s.name}" ({s.type})' for s in program.steps if not runs_in_nnabla(s)]
@@ -151,8 +180,13 @@ def unsupported(program: Program) -> list[str]:
 
 def nnp_message(
     project: Project, programs: Mapping[str, Program], values: Mapping[str, np.ndarray],
+    unrolled: Mapping[str, Program] | None = None,
 ) -> Any:  # fmt: skip
-    """The ``NNablaProtoBuf``: networks, datasets, optimizers, monitors, executors."""
+    """The ``NNablaProtoBuf``: networks, datasets, optimizers, monitors, executors.
+
+    ``programs`` are folded (loops as nnabla's repeat form); ``unrolled`` are the programs that
+    run, whose parameter names (``Conv[0]/conv/W``) the stored values have.
+    """
     proto = message_class()()
     proto.version = NNP_VERSION
     ctx = proto.global_config.default_context
@@ -164,9 +198,11 @@ def nnp_message(
     proto.training_config.monitor_interval = int(conf.get("MonitorInterval"))
     for name, program in programs.items():
         msg = proto.network.add(name=name, batch_size=conf.batch_size)
-        net = _Network(msg, program, values)
+        net = _Network(msg, program)
         for step in program.steps:
             net.function(step)
+        for loop_id, times in net.loops.items():
+            msg.repeat_info.add(id=loop_id, times=times)
     for d in project.datasets:
         proto.dataset.add(
             name=d.name,
@@ -177,7 +213,8 @@ def nnp_message(
             no_image_normalization=not d.image_normalization,
         )
     for o in project.optimizers:
-        _optimizer(proto.optimizer.add(), o, programs[o.network], values)
+        params = (unrolled or programs)[o.network].parameters
+        _optimizer(proto.optimizer.add(), o, programs[o.network], params)
     for m in project.monitors:
         msg = proto.monitor.add(name=m.name, network_name=m.network)
         msg.dataset_name.append(m.dataset)
@@ -193,11 +230,15 @@ def nnp_message(
         _data_variables(msg, program)
         for out_name, ref in program.outputs:
             msg.output_variable.add(variable_name=str(ref[1]), type="Buffer", data_name=out_name)
-        for decl in program.parameters:
+        for loss in program.losses if e.need_back_propagation else ():  # what backward starts at
+            msg.loss_variable.add(variable_name=loss)
+        # expanded names (Conv[12]/conv/W): nnabla's loader matches a {id} name only to
+        # iterations 0-9 (load.py, _get_matching_variable_names)
+        for decl in (unrolled or programs)[e.network].parameters:
             msg.parameter_variable.add(variable_name=decl.name)
     for name, value in values.items():
         param = proto.parameter.add(variable_name=name, need_grad=True)
-        param.shape.dim.extend(_stored_shape(programs, name, value))
+        param.shape.dim.extend(_stored_shape(unrolled or programs, name, value))
         param.data.extend(np.asarray(value, np.float32).reshape(-1).tolist())
     return proto
 
@@ -219,7 +260,7 @@ def _data_variables(msg: Any, program: Program) -> None:
                                    multiplier=gen.multiplier)  # fmt: skip
 
 
-def _optimizer(msg: Any, opt: Any, program: Program, values: Mapping[str, np.ndarray]) -> None:
+def _optimizer(msg: Any, opt: Any, program: Program, params: Any) -> None:
     msg.name = opt.name
     msg.network_name = opt.network
     msg.dataset_name.append(opt.dataset)
@@ -239,7 +280,7 @@ def _optimizer(msg: Any, opt: Any, program: Program, values: Mapping[str, np.nda
     _data_variables(msg, program)
     for loss in program.losses:
         msg.loss_variable.add(variable_name=loss)
-    for decl in program.parameters:
+    for decl in params:  # expanded names, as for the executors
         msg.parameter_variable.add(variable_name=decl.name,
                                    learning_rate_multiplier=decl.lr_multiplier)  # fmt: skip
 

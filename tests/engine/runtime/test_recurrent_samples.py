@@ -17,6 +17,8 @@ from nnc_samples import SAMPLES_DIR
 import engine.nn as nn
 from engine.data import builtin
 from engine.formats import load_project, save_project
+from engine.formats.model_import import read_model
+from engine.nn.parameter import load_arrays
 from engine.runtime.run import train
 
 RECURRENT = sorted((SAMPLES_DIR / "tutorial" / "recurrent_neural_networks").glob("*.sdcproj"))
@@ -61,3 +63,10 @@ def test_sample_trains_a_few_iterations(path: Path, digits, tmp_path):
         nn.load_parameters(tmp_path / "job" / "checkpoints" / "last" / "parameters.npz")
         biases = [v.d for k, v in nn.get_parameters().items() if k.endswith("/b")]  # 0 at first
     assert biases and all(np.abs(b).sum() > 0 for b in biases)
+    # results.nnp holds the loop as NNC writes it (not unrolled) with the trained parameters
+    imported = read_model(tmp_path / "job" / "results.nnp")
+    kinds = [layer.type for net in imported.project.networks for layer in net.layers]
+    assert "RecurrentInput" in kinds and "Delay" in kinds
+    arrays, meta = load_arrays(tmp_path / "job" / "checkpoints" / "best" / "parameters.npz")
+    for entry in meta["parameters"]:
+        assert any(np.array_equal(v, arrays[entry["key"]]) for v in imported.parameters.values())
