@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.core.backend import get_array_module
+from engine.core.ops import _im2col_cpu
 
 
 def as_int_tuple(value: Any, n: int, default: int, fn: str, name: str) -> tuple[int, ...]:
@@ -136,6 +137,8 @@ def im2col(
     nk = len(kernel)
     n = x.shape[0]
     xc = channels_major_contiguous(x, batch_last)
+    if _im2col_cpu.applies(xc, nk, batch_last):  # compiled loops: padding without a copy
+        return _im2col_cpu.im2col(xc, kernel, pad, stride, dilation)
     sp_axes = tuple(range(1, 1 + nk)) if batch_last else tuple(range(2, 2 + nk))
     if any(pad):
         xc = pad_axes(xc, sp_axes, pad, pad)
@@ -180,6 +183,8 @@ def col2im(
         # A pointwise (1x1) convolution: the columns are the image already, nothing to sum.
         lead = (c,) + (spatial + (n,) if batch_last else (n,) + spatial)
         return from_channels_major(col.reshape(lead), batch_last)
+    if _im2col_cpu.applies(col, nk, batch_last):  # compiled loops: one write per cell
+        return from_channels_major(_im2col_cpu.col2im(col, spatial, pad, stride, dilation), True)
     padded = tuple(s + 2 * p for s, p in zip(spatial, pad, strict=True))
     if batch_last:
         out = col.shape[1 + nk : 1 + 2 * nk]
