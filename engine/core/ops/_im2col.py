@@ -120,6 +120,11 @@ def channel_matrix(a: Any, batch_last: bool) -> Any:
     return channels_major_contiguous(a, batch_last).reshape(a.shape[1], -1)
 
 
+def pointwise(kernel: Sequence[int], pad: Sequence[int], stride: Sequence[int]) -> bool:
+    """A 1x1 convolution without padding or stride: the image is its own column matrix."""
+    return all(k == 1 for k in kernel) and all(s == 1 for s in stride) and not any(pad)
+
+
 def im2col(
     x: Any,
     kernel: Sequence[int],
@@ -137,7 +142,8 @@ def im2col(
     nk = len(kernel)
     n = x.shape[0]
     xc = channels_major_contiguous(x, batch_last)
-    if _im2col_cpu.applies(xc, nk, batch_last):  # compiled loops: padding without a copy
+    if not pointwise(kernel, pad, stride) and _im2col_cpu.applies(xc, nk, batch_last):
+        # compiled loops: padding without a copy (a pointwise image is its own columns, below)
         return _im2col_cpu.im2col(xc, kernel, pad, stride, dilation)
     sp_axes = tuple(range(1, 1 + nk)) if batch_last else tuple(range(2, 2 + nk))
     if any(pad):
@@ -179,7 +185,7 @@ def col2im(
     n, c = x_shape[:2]
     spatial = tuple(x_shape[2:])
     nk = len(kernel)
-    if all(k == 1 for k in kernel) and all(s == 1 for s in stride) and not any(pad):
+    if pointwise(kernel, pad, stride):
         # A pointwise (1x1) convolution: the columns are the image already, nothing to sum.
         lead = (c,) + (spatial + (n,) if batch_last else (n,) + spatial)
         return from_channels_major(col.reshape(lead), batch_last)
