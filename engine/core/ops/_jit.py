@@ -26,7 +26,7 @@ def numba() -> ModuleType | None:
     return _state["numba"]
 
 
-def njit(numba: ModuleType) -> Callable[[Callable[..., Any]], Any]:
+def njit(numba: ModuleType, **options: Any) -> Callable[[Callable[..., Any]], Any]:
     """``numba.njit`` with the machine code cached on disk, so the compilation (about a second
     per kernel) is paid once per machine, not per process. numba keeps the cache beside the
     source or, when that folder is read-only, under ``NUMBA_CACHE_DIR`` or the user's cache
@@ -34,8 +34,8 @@ def njit(numba: ModuleType) -> Callable[[Callable[..., Any]], Any]:
 
     def decorate(fn: Callable[..., Any]) -> Any:
         try:
-            return numba.njit(cache=True, nogil=True)(fn)
+            return numba.njit(cache=True, nogil=True, **options)(fn)
         except RuntimeError:  # "cannot cache function ...: no locator available"
-            return numba.njit(nogil=True)(fn)
+            return numba.njit(nogil=True, **options)(fn)
 
     return decorate
