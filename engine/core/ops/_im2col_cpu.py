@@ -57,23 +57,35 @@ def _compile() -> dict[str, Any] | None:
                                     dst[n] = src[n]
 
     @_jit.njit(numba)
+    def taps(n_in, n_out, k_n, p, s, d):  # pragma: no cover - compiled
+        # For every input row x: the kernel offsets a and output rows i whose window reads x
+        # (x = i * s - p + a * d), so col2im's inner loops need no division.
+        count = np.zeros(n_in, np.int64)
+        offset = np.zeros((n_in, k_n), np.int64)
+        row = np.zeros((n_in, k_n), np.int64)
+        for x in range(n_in):
+            for a in range(k_n):
+                t = x + p - a * d
+                if t >= 0 and t % s == 0 and t // s < n_out:
+                    offset[x, count[x]], row[x, count[x]] = a, t // s
+                    count[x] += 1
+        return count, offset, row
+
+    @_jit.njit(numba)
     def col2im(col, ph, pw, sh, sw, dh, dw, kh_n, kw_n, oh_n, ow_n, out):  # pragma: no cover
         c_n, h_n, w_n, n_n = out.shape
+        hc, ha, hi = taps(h_n, oh_n, kh_n, ph, sh, dh)
+        wc, wb, wj = taps(w_n, ow_n, kw_n, pw, sw, dw)
         for c in range(c_n):
             for ih in range(h_n):
                 for iw in range(w_n):
                     dst = out[c, ih, iw]
                     dst[:] = 0
-                    for a in range(kh_n):
-                        t = ih + ph - a * dh
-                        if t < 0 or t % sh != 0 or t // sh >= oh_n:
-                            continue
-                        i = t // sh
-                        for b in range(kw_n):
-                            u = iw + pw - b * dw
-                            if u < 0 or u % sw != 0 or u // sw >= ow_n:
-                                continue
-                            src = col[(c * kh_n + a) * kw_n + b, i * ow_n + u // sw]
+                    for qa in range(hc[ih]):
+                        r = (c * kh_n + ha[ih, qa]) * kw_n
+                        at = hi[ih, qa] * ow_n
+                        for qb in range(wc[iw]):
+                            src = col[r + wb[iw, qb], at + wj[iw, qb]]
                             for n in range(n_n):
                                 dst[n] += src[n]
 
