@@ -134,23 +134,22 @@ def matmul(a: Any, b: Any, unit: int) -> Any:
 def _blocks(col: Any) -> Any:
     """The (rows, blocks, N) C-contiguous array the kernels index for columns ``(C, kh, kw, oh,
     ow, N)``: the whole buffer of a :func:`padded_rows` matrix (padding included) when ``col``
-    is laid out as one, else a contiguous copy of ``col``."""
+    is a view of one, else a contiguous copy of ``col``."""
     c, kh, kw, oh, ow, n = col.shape
-    rows, size = c * kh * kw, col.itemsize
-    ld = col.strides[2] // size
-    layout = tuple(size * s for s in (kh * kw * ld, kw * ld, ld, ow * n, n, 1))
-    buf = col.base
-    if (
-        col.strides == layout
-        and isinstance(buf, np.ndarray)
-        and buf.flags.c_contiguous
-        and buf.dtype == col.dtype
-        and buf.ctypes.data == col.ctypes.data
-        and buf.size == rows * ld
-        and ld % n == 0
-    ):
-        return buf.reshape(rows, -1, n)
-    return np.ascontiguousarray(col).reshape(rows, -1, n)
+    m = col.reshape(c * kh * kw, -1)  # a view for a padded matrix's columns, else a copy
+    size, buf = m.itemsize, m.base
+    if m.strides[1] == size and m.strides[0] % size == 0:
+        ld = m.strides[0] // size
+        if (
+            isinstance(buf, np.ndarray)
+            and buf.flags.c_contiguous
+            and buf.dtype == m.dtype
+            and buf.ctypes.data == m.ctypes.data
+            and buf.size == m.shape[0] * ld
+            and ld % n == 0
+        ):
+            return buf.reshape(m.shape[0], -1, n)
+    return np.ascontiguousarray(m).reshape(c * kh * kw, -1, n)
 
 
 def im2col(

@@ -122,3 +122,28 @@ def test_small_strided_batches_keep_the_generic_path(monkeypatch):
     assert not _im2col_cpu.applies(x, 2, _im2col.prefer_batch_last(3, (2, 2)))
     assert _im2col_cpu.applies(x, 2, True) and not _im2col_cpu.applies(x, 3, True)
     assert not _im2col_cpu.applies(x.astype(np.float16), 2, True)
+
+
+@pytest.mark.parametrize("kernel", [(3, 3), (1, 1)])
+def test_col2im_reads_padded_column_gradients_in_place_and_other_layouts_by_copy(
+    monkeypatch, kernel
+):
+    # The column gradient of a convolution comes from a GEMM into padded rows (rows 32 KiB
+    # apart are slow for OpenBLAS); col2im reads that buffer in place. Any other layout of the
+    # same numbers (here batch outermost in memory) must give the same image.
+    c, (kh, kw), n = 3, kernel, 32
+    xs, pad, stride = (n, c, 16, 16), (kh // 2, kw // 2), (1, 1) if kh > 1 else (2, 2)
+    sizes = zip(xs[2:], pad, kernel, stride, strict=True)
+    out = tuple((s + 2 * p - k) // st + 1 for s, p, k, st in sizes)
+    w = RNG.standard_normal((c * kh * kw, 5)).astype(np.float32)
+    g = RNG.standard_normal((5, out[0] * out[1] * n)).astype(np.float32)
+    col = _im2col_cpu.matmul(w, g, n).reshape(c, kh, kw, *out, n)
+    assert col.base.shape[-1] > out[0] * out[1] * n  # rows of 8 KiB or more: padded
+    assert np.shares_memory(_im2col_cpu._blocks(col), col)
+    permuted = np.moveaxis(np.ascontiguousarray(np.moveaxis(col, -1, 0)), 0, -1)
+    got = [_im2col.col2im(a, xs, kernel, pad, stride, (1, 1), True) for a in (col, permuted)]
+    monkeypatch.setattr(_jit, "ENABLED", False)
+    exact = (w.astype(np.float64) @ g).reshape(col.shape)
+    want = _im2col.col2im(exact, xs, kernel, pad, stride, (1, 1), True)
+    for image in got:
+        np.testing.assert_allclose(image, want, rtol=1e-4, atol=1e-4)
