@@ -281,8 +281,10 @@ def run_separate(name: str, steps: int, rounds: int, threads: int | None) -> dic
 
 def _limit_threads(n: int) -> None:
     """Both frameworks on ``n`` threads: NumPy's BLAS via threadpoolctl, PyTorch's intra-op
-    pool. On a loaded host a two-thread GEMM often waits for a descheduled partner thread (up
-    to 10x slower than one thread), so one thread each compares the kernels, not the scheduler."""
+    pool (NeuroCanvas's compiled loops are single-threaded and never run beside a GEMM, so BLAS's
+    threads are all there is to tune). On a loaded host a two-thread GEMM often waits for a
+    descheduled partner thread (up to 10x slower than one thread), so one thread each compares
+    the kernels, not the scheduler."""
     from threadpoolctl import threadpool_limits  # noqa: PLC0415
 
     _state["limits"] = threadpool_limits(n)

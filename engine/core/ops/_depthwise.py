@@ -33,7 +33,7 @@ def _compile() -> dict[str, Any] | None:
     if "forward" in _kernels:
         return _kernels
 
-    @numba.njit(cache=True, nogil=True)
+    @_jit.njit(numba)
     def forward(xp, w, sh, sw, dh, dw, y):  # pragma: no cover - compiled
         c_n, ho, wo, n_n = y.shape
         kh, kw = w.shape[1], w.shape[2]
@@ -49,7 +49,7 @@ def _compile() -> dict[str, Any] | None:
                             for n in range(n_n):
                                 acc[n] += wv * row[n]
 
-    @numba.njit(cache=True, nogil=True)
+    @_jit.njit(numba)
     def backward(xp, w, gy, sh, sw, dh, dw, gxp, gw, want_gx, want_gw):  # pragma: no cover
         c_n, ho, wo, n_n = gy.shape
         kh, kw = w.shape[1], w.shape[2]

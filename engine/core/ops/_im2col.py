@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.core.backend import get_array_module
+from engine.core.ops import _im2col_cpu
 
 
 def as_int_tuple(value: Any, n: int, default: int, fn: str, name: str) -> tuple[int, ...]:
@@ -119,6 +120,11 @@ def channel_matrix(a: Any, batch_last: bool) -> Any:
     return channels_major_contiguous(a, batch_last).reshape(a.shape[1], -1)
 
 
+def pointwise(kernel: Sequence[int], pad: Sequence[int], stride: Sequence[int]) -> bool:
+    """A 1x1 convolution without padding or stride: the image is its own column matrix."""
+    return all(k == 1 for k in kernel) and all(s == 1 for s in stride) and not any(pad)
+
+
 def im2col(
     x: Any,
     kernel: Sequence[int],
@@ -136,6 +142,9 @@ def im2col(
     nk = len(kernel)
     n = x.shape[0]
     xc = channels_major_contiguous(x, batch_last)
+    if not pointwise(kernel, pad, stride) and _im2col_cpu.applies(xc, nk, batch_last):
+        # compiled loops: padding without a copy (a pointwise image is its own columns, below)
+        return _im2col_cpu.im2col(xc, kernel, pad, stride, dilation)
     sp_axes = tuple(range(1, 1 + nk)) if batch_last else tuple(range(2, 2 + nk))
     if any(pad):
         xc = pad_axes(xc, sp_axes, pad, pad)
@@ -176,10 +185,12 @@ def col2im(
     n, c = x_shape[:2]
     spatial = tuple(x_shape[2:])
     nk = len(kernel)
-    if all(k == 1 for k in kernel) and all(s == 1 for s in stride) and not any(pad):
+    if pointwise(kernel, pad, stride):
         # A pointwise (1x1) convolution: the columns are the image already, nothing to sum.
         lead = (c,) + (spatial + (n,) if batch_last else (n,) + spatial)
         return from_channels_major(col.reshape(lead), batch_last)
+    if _im2col_cpu.applies(col, nk, batch_last):  # compiled loops: one write per cell
+        return from_channels_major(_im2col_cpu.col2im(col, spatial, pad, stride, dilation), True)
     padded = tuple(s + 2 * p for s, p in zip(spatial, pad, strict=True))
     if batch_last:
         out = col.shape[1 + nk : 1 + 2 * nk]

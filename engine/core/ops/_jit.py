@@ -5,7 +5,9 @@ use only: it takes a good fraction of a second.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 _state: dict[str, ModuleType | None] = {}
 ENABLED = True  # tests switch the compiled paths off to compare them with the xp kernels
@@ -22,3 +24,18 @@ def numba() -> ModuleType | None:
             module = None
         _state["numba"] = module
     return _state["numba"]
+
+
+def njit(numba: ModuleType, **options: Any) -> Callable[[Callable[..., Any]], Any]:
+    """``numba.njit`` with the machine code cached on disk, so the compilation (about a second
+    per kernel) is paid once per machine, not per process. numba keeps the cache beside the
+    source or, when that folder is read-only, under ``NUMBA_CACHE_DIR`` or the user's cache
+    folder; where none of those can be written, the kernel is compiled in memory instead."""
+
+    def decorate(fn: Callable[..., Any]) -> Any:
+        try:
+            return numba.njit(cache=True, nogil=True, **options)(fn)
+        except RuntimeError:  # "cannot cache function ...: no locator available"
+            return numba.njit(nogil=True, **options)(fn)
+
+    return decorate

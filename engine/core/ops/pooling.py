@@ -256,6 +256,9 @@ class GlobalAveragePooling(Function):
                 f"global_average_pooling: x needs (N, C, ...) axes. Received: x.shape={x.shape}"
             )
         self.x_shape = x.shape
+        # x's axes from the outermost in memory: the gradient is laid out like x (a convolution's
+        # batch-innermost output), so the element-wise backward passes below see one layout.
+        self.order = sorted(range(x.ndim), key=lambda i: -abs(x.strides[i]))
         axes = tuple(range(2, x.ndim))
         y = x.mean(axis=axes) if axes else x
         return y.reshape(x.shape[:2] + (1, 1))
@@ -263,8 +266,11 @@ class GlobalAveragePooling(Function):
     def backward(self, gy):
         xp = get_array_module(gy)
         n = prod(self.x_shape[2:])
-        g = gy.reshape(self.x_shape[:2] + (1,) * (len(self.x_shape) - 2))
-        return xp.broadcast_to(g * gy.dtype.type(1 / n), self.x_shape).copy()
+        g = gy.reshape(self.x_shape[:2] + (1,) * (len(self.x_shape) - 2)) * gy.dtype.type(1 / n)
+        gx = xp.empty(tuple(self.x_shape[i] for i in self.order), dtype=gy.dtype)
+        gx = gx.transpose(sorted(range(len(self.order)), key=self.order.__getitem__))
+        gx[...] = g
+        return gx
 
 
 class Unpooling(Function):

@@ -227,6 +227,17 @@ def test_global_average_pooling():
     )
 
 
+def test_global_average_pooling_gradient_keeps_the_input_layout():
+    # A convolution hands out batch-innermost views; the gradient comes back in that layout so
+    # the element-wise backward passes that follow see one memory order.
+    x = np.moveaxis(randn(3, 4, 5, 6), -1, 0)  # (N=6, C=3, H=4, W=5), batch innermost
+    y = F.global_average_pooling(Variable(x, need_grad=True))
+    gy = randn(*y.shape)
+    gx = y.creator.backward(gy)  # the array the layer below receives
+    np.testing.assert_allclose(gx, np.broadcast_to(gy / 20.0, x.shape), rtol=1e-15)
+    assert np.moveaxis(gx, 0, -1).flags.c_contiguous
+
+
 def test_unpooling_repeats_each_element():
     x = np.array([[[[1.0, 2.0], [3.0, 4.0]]]])
     y = F.unpooling(Variable(x), (2, 3))
