@@ -85,8 +85,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         _check_arguments(args)
     except UserError:
-        if args.distributed and _launcher_rank() > 0:
-            return 2  # every rank finds the mistake; rank 0 alone says it
+        if args.distributed and _launcher_rank() > 0:  # every rank finds it; rank 0 says it
+            from engine.cli.train_distributed import quiet_failure  # noqa: PLC0415
+
+            return quiet_failure()
         raise
     try:
         backend.set_device(args.device)

@@ -44,7 +44,7 @@ def run(args: argparse.Namespace, options: Any, user_errors: tuple[type[BaseExce
             )  # fmt: skip
     except (distributed.DistributedError, *user_errors) as exc:  # every rank raises it
         if not w.is_root:
-            return 2
+            return quiet_failure()
         report(args, str(exc))
         raise UserError(str(exc)) from None
     except Exception as exc:
@@ -56,6 +56,14 @@ def run(args: argparse.Namespace, options: Any, user_errors: tuple[type[BaseExce
         print(f"{result.status}: epoch {state.epoch}{best}; {w.size} processes; job folder "
               f"{result.job.root}", file=sys.stderr)  # fmt: skip
     return 0
+
+
+def quiet_failure() -> int:
+    """A non-root rank's exit on a failure every rank found: rank 0 alone reports it, so wait
+    until it has (mpirun kills the other ranks, rank 0 included, as soon as one exits non-zero;
+    under load rank 0's message was lost)."""
+    time.sleep(ABORT_GRACE_S)
+    return 2
 
 
 def _fail(w: Any, exc: BaseException) -> None:
