@@ -30,7 +30,7 @@ from engine.graph.network import Layer
 from engine.layers.evaluate import LayerEval
 from engine.layers.spec import ConnectorKind
 from engine.runtime.program import Ref, Step
-from engine.runtime.recurrent import Block, _delay_initial, _initial, _lstm_step, _reshape
+from engine.runtime.recurrent import Block, _initial, _lstm_step, _reshape, loop_entry
 
 if TYPE_CHECKING:  # the compiler imports this module
     from engine.runtime.compiler import _Compiler, _Scope
@@ -94,19 +94,12 @@ def compile_block(
 ) -> None:  # fmt: skip
     """A recurrent loop once: RecurrentInput, Delays, the layers, RecurrentOutput."""
     network = inference.network
-    start = network.layer(block.start)
-    source = next((refs[k.source] for k in network.inputs_of(start.name)
-                   if k.dest_pin == 0 and k.source in refs), None)  # fmt: skip
-    if source is None:
-        raise comp.error(scope, start.name, "the recurrent input has no input")
-    ev = comp._eval(inference, start, scope)
-    repeat_id, axis = str(ev.value("ID")), int(ev.value("Axis"))  # type: ignore[call-overload]
-    length = ev.input_shape[axis]
-    delays = [layer for layer in inner if layer.type == "Delay"]
-    initial = {d.name: _delay_initial(comp, inference, d, refs, scope) for d in delays}
+    entry = loop_entry(comp, inference, block, inner, refs, scope)
+    start, ev, delays, initial = entry.start, entry.ev, entry.delays, entry.initial
+    repeat_id = str(ev.value("ID"))
     begin = len(comp.steps)
-    refs[start.name] = _add(comp, scope.name(start.name), "RecurrentInput", (source,),
-                            {"repeat_id": repeat_id, "axis": axis + 1},
+    refs[start.name] = _add(comp, scope.name(start.name), "RecurrentInput", (entry.source,),
+                            {"repeat_id": repeat_id, "axis": entry.axis + 1},
                             tuple(ev.output_shape() or ()))  # fmt: skip
     for d in delays:
         shape = tuple(comp._eval(inference, d, scope).output_shape() or ())
@@ -125,7 +118,7 @@ def compile_block(
     if end_source is None or end_source not in refs:
         raise comp.error(scope, block.end, "the recurrent output has no input")
     end_ev = comp._eval(inference, network.layer(block.end), scope)
-    args = {"repeat_id": repeat_id, "length": length, "axis": int(end_ev.value("Axis")) + 1}  # type: ignore[call-overload]
+    args = {"repeat_id": repeat_id, "length": entry.length, "axis": int(end_ev.value("Axis")) + 1}  # type: ignore[call-overload]
     refs[block.end] = _add(comp, scope.name(block.end), "RecurrentOutput", (refs[end_source],),
                            args, tuple(end_ev.output_shape() or ()))  # fmt: skip
 

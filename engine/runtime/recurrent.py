@@ -136,6 +136,36 @@ def _time(scope: _Scope, t: int) -> _Scope:
     return replace(scope, time=(*scope.time, t))
 
 
+@dataclass(frozen=True)
+class LoopEntry:
+    """Where a recurrent loop starts, as both ways of compiling it (unrolled here, folded in
+    :mod:`engine.runtime.folded`) need it."""
+
+    start: Layer  # the RecurrentInput
+    source: Ref  # what it splits over time
+    ev: LayerEval  # the RecurrentInput's evaluation
+    axis: int  # the time axis, counted without the batch axis
+    length: int  # time steps
+    delays: list[Layer]
+    initial: dict[str, Ref]  # each Delay's value at the first step
+
+
+def loop_entry(
+    comp: _Compiler, inference: NetworkInference, block: Block, inner: list[Layer],
+    refs: Mapping[str, Ref], scope: _Scope,
+) -> LoopEntry:  # fmt: skip
+    start = inference.network.layer(block.start)
+    source = next((refs[k.source] for k in inference.network.inputs_of(start.name)
+                   if k.dest_pin == 0 and k.source in refs), None)  # fmt: skip
+    if source is None:
+        raise comp.error(scope, start.name, "the recurrent input has no input")
+    ev = comp._eval(inference, start, scope)
+    axis = int(ev.value("Axis"))  # type: ignore[arg-type]
+    delays = [layer for layer in inner if layer.type == "Delay"]
+    initial = {d.name: _delay_initial(comp, inference, d, refs, scope) for d in delays}
+    return LoopEntry(start, source, ev, axis, ev.input_shape[axis], delays, initial)
+
+
 def compile_block(
     comp: _Compiler,
     inference: NetworkInference,
@@ -146,28 +176,20 @@ def compile_block(
 ) -> None:
     """Unroll ``block`` (``inner``: its layers in order) over the time axis into ``comp``."""
     network = inference.network
-    start = network.layer(block.start)
-    source = next((refs[k.source] for k in network.inputs_of(start.name)
-                   if k.dest_pin == 0 and k.source in refs), None)  # fmt: skip
-    if source is None:
-        raise comp.error(scope, start.name, "the recurrent input has no input")
-    ev = comp._eval(inference, start, scope)
-    axis = int(ev.value("Axis"))  # type: ignore[arg-type]
-    length = ev.input_shape[axis]
-    delays = [layer for layer in inner if layer.type == "Delay"]
-    initial = {d.name: _delay_initial(comp, inference, d, refs, scope) for d in delays}
+    entry = loop_entry(comp, inference, block, inner, refs, scope)
+    start, ev, axis, delays = entry.start, entry.ev, entry.axis, entry.delays
     previous: dict[str, Ref] = {}
     per_step: list[Ref] = []
     end_source = next((k.source for k in network.inputs_of(block.end) if k.dest_pin == 0), None)
-    for t in range(length):
+    for t in range(entry.length):
         at = _time(scope, t)
-        refs[start.name] = _split(comp, at.name(start.name), start.type, source, axis, t,
+        refs[start.name] = _split(comp, at.name(start.name), start.type, entry.source, axis, t,
                                   tuple(ev.output_shape() or ()))  # fmt: skip
         for delay in delays:
             back = next((k.source for k in network.inputs_of(delay.name) if k.dest_pin == 0), "")
             if t > 0 and back not in previous:
                 raise comp.error(scope, delay.name, "the Delay has no input to pass on")
-            refs[delay.name] = initial[delay.name] if t == 0 else previous[back]
+            refs[delay.name] = entry.initial[delay.name] if t == 0 else previous[back]
         for layer in inner:
             if layer.name not in (start.name, block.end) and layer.type != "Delay":
                 comp._one(inference, layer, refs, at)
