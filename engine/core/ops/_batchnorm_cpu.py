@@ -11,25 +11,21 @@ kernel, which stays the reference (tests compare the two).
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from engine.core.ops import _jit
 
-_kernels: dict[str, Any] = {}
 # Sums may be reassociated: LLVM then keeps several partial sums in vector lanes instead of one
 # serial chain of dependent additions (3x faster; the float64 sums stay far more accurate than
 # the float32 data).
 _SUMS = {"reassoc", "contract"}
 
 
-def _compile() -> dict[str, Any] | None:
-    numba = _jit.numba()
-    if numba is None:
-        return None
-    if "forward" in _kernels:
-        return _kernels
+def _build(numba: ModuleType) -> dict[str, Any]:
+    """The compiled kernels (built on first use, cached on disk)."""
 
     @_jit.njit(numba, fastmath=_SUMS)
     def forward(x, gamma, beta, eps, y, mean, inv_std, var):  # pragma: no cover - compiled
@@ -72,8 +68,10 @@ def _compile() -> dict[str, Any] | None:
                 for j in range(m_n):
                     out[j] = a * grow[j] - b * (row[j] - m) - d
 
-    _kernels.update(forward=forward, backward=backward)
-    return _kernels
+    return dict(forward=forward, backward=backward)
+
+
+_compile = _jit.kernels(_build)
 
 
 def applies(x2: Any, batch_stat: bool, output_stat: bool) -> bool:

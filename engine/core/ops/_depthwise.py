@@ -16,22 +16,16 @@ with BLAS's threads for the cores.
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from engine.core.ops import _jit
 
-_kernels: dict[str, Any] = {}
 
-
-def _compile() -> dict[str, Any] | None:
-    """The compiled kernels, or None without numba (compiled once, cached on disk)."""
-    numba = _jit.numba()
-    if numba is None:
-        return None
-    if "forward" in _kernels:
-        return _kernels
+def _build(numba: ModuleType) -> dict[str, Any]:
+    """The compiled kernels (built on first use, cached on disk)."""
 
     @_jit.njit(numba)
     def forward(xp, w, sh, sw, dh, dw, y):  # pragma: no cover - compiled
@@ -79,8 +73,10 @@ def _compile() -> dict[str, Any] | None:
                             s += lanes[a, b, n]
                         gw[c, a, b] = s
 
-    _kernels.update(forward=forward, backward=backward)
-    return _kernels
+    return dict(forward=forward, backward=backward)
+
+
+_compile = _jit.kernels(_build)
 
 
 def applies(x4: Any, maps: int, group: int, nk: int, batch_last: bool) -> bool:

@@ -18,22 +18,16 @@ Column matrices get padded rows (:func:`padded_rows`), which the GEMMs around th
 from __future__ import annotations
 
 from collections.abc import Sequence
+from types import ModuleType
 from typing import Any
 
 import numpy as np
 
 from engine.core.ops import _jit
 
-_kernels: dict[str, Any] = {}
 
-
-def _compile() -> dict[str, Any] | None:
-    """The compiled kernels, or None without numba (compiled once, cached on disk)."""
-    numba = _jit.numba()
-    if numba is None:
-        return None
-    if "im2col" in _kernels:
-        return _kernels
+def _build(numba: ModuleType) -> dict[str, Any]:
+    """The compiled kernels (built on first use, cached on disk)."""
 
     @_jit.njit(numba)
     def im2col(xc, ph, pw, sh, sw, dh, dw, kh_n, kw_n, oh_n, ow_n, col):  # pragma: no cover
@@ -89,8 +83,10 @@ def _compile() -> dict[str, Any] | None:
                             for n in range(n_n):
                                 dst[n] += src[n]
 
-    _kernels.update(im2col=im2col, col2im=col2im)
-    return _kernels
+    return dict(im2col=im2col, col2im=col2im)
+
+
+_compile = _jit.kernels(_build)
 
 
 def applies(a: Any, nk: int, batch_last: bool) -> bool:

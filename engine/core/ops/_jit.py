@@ -39,3 +39,21 @@ def njit(numba: ModuleType, **options: Any) -> Callable[[Callable[..., Any]], An
             return numba.njit(nogil=True, **options)(fn)
 
     return decorate
+
+
+def kernels(
+    build: Callable[[ModuleType], dict[str, Any]],
+) -> Callable[[], dict[str, Any] | None]:
+    """``build(numba)``, run on first use, gives a module's compiled kernels by name; the
+    returned getter gives them (None without numba or with the compiled paths off)."""
+    built: dict[str, Any] = {}
+
+    def get() -> dict[str, Any] | None:
+        module = numba()
+        if module is None:
+            return None
+        if not built:
+            built.update(build(module))
+        return built
+
+    return get
