@@ -59,27 +59,3 @@ def shift_below(network: Network, y: float, dy: float) -> None:
     for layer in network.layers:
         if layer.position[1] > y:
             network.move_layer(layer.name, (layer.position[0], layer.position[1] + dy))
-
-
-def downstream(network: Network, name: str) -> set[str]:
-    """Every layer reachable from ``name`` along links (``name`` excluded)."""
-    seen: set[str] = set()
-    todo = [name]
-    while todo:
-        for link in network.outputs_of(todo.pop()):
-            if link.destination not in seen:
-                seen.add(link.destination)
-                todo.append(link.destination)
-    return seen
-
-
-def upstream(network: Network, name: str) -> set[str]:
-    """Every layer ``name`` depends on (``name`` excluded)."""
-    seen: set[str] = set()
-    todo = [name]
-    while todo:
-        for link in network.inputs_of(todo.pop()):
-            if link.source not in seen:
-                seen.add(link.source)
-                todo.append(link.source)
-    return seen

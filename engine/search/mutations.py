@@ -16,6 +16,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from engine.graph import resolve
 from engine.graph.network import Layer, Link, Network
 from engine.graph.project import Project
 from engine.layers import find_spec
@@ -181,8 +182,9 @@ def remove_branch(project: Project, network: Network, rng: random.Random) -> Mut
     links = network.inputs_of(join.name)
     cut = rng.choice(links)
     keep = [k for k in links if k is not cut]
-    shared = set().union(*(edit.upstream(network, k.source) | {k.source} for k in keep))
-    branch = (edit.upstream(network, cut.source) | {cut.source}) - shared
+    up = resolve.adjacency(network)[1]
+    shared = set().union(*(resolve.reach(k.source, up) for k in keep))
+    branch = resolve.reach(cut.source, up) - shared
     # Only layers whose every consumer is inside the branch (or the join) go.
     changed = True
     while changed:
