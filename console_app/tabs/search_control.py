@@ -13,8 +13,6 @@ import datetime as _dt
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from console_app.tabs.snapshot import write_snapshot
-from engine.formats import ProjectFileError
 from engine.runtime.job_history import read_curve
 
 if TYPE_CHECKING:
@@ -57,12 +55,10 @@ class SearchControl:
     def start(self, epochs: int | None = None) -> Path | None:
         """Start a search on a snapshot of the document; returns the jobs folder."""
         tab = self.tab
-        root = tab.jobs_root()
-        try:
-            snapshot = write_snapshot(tab.document.project, tab.document.path, root)
-        except (OSError, ProjectFileError, ValueError) as exc:
-            tab._fail_before_start(f"cannot write the project snapshot: {exc}")
+        snapshot = tab.write_snapshot()
+        if snapshot is None:
             return None
+        root = tab.jobs_root()
         self.study = "search_" + _dt.datetime.now().strftime("%Y%m%d_%H%M%S")
         self.done, self.total = 0, tab.document.project.structure_search.get("AttemptTimes")
         tab._begin(root / self.study, [])  # the status line names the study

@@ -223,6 +223,15 @@ class TrainingTab(QWidget):
             k += 1
         return candidate
 
+    def write_snapshot(self) -> Path | None:
+        """The document as it is now, written into the jobs folder for a trainer to read
+        (None: it could not be written, and the run failed with the reason)."""
+        try:
+            return write_snapshot(self.document.project, self.document.path, self.jobs_root())
+        except (OSError, ProjectFileError, ValueError) as exc:
+            self._fail_before_start(f"cannot write the project snapshot: {exc}")
+            return None
+
     def run(self, epochs: int | None = None, seed: int | None = None) -> Path | None:
         """Train the document as it is now; returns the new job folder (structure search
         enabled in CONFIG: starts the search and returns the jobs folder)."""
@@ -230,11 +239,8 @@ class TrainingTab(QWidget):
             return None
         if self.search.enabled():
             return self.search.start(epochs)
-        root = self.jobs_root()
-        try:
-            snapshot = write_snapshot(self.document.project, self.document.path, root)
-        except (OSError, ProjectFileError, ValueError) as exc:
-            self._fail_before_start(f"cannot write the project snapshot: {exc}")
+        snapshot = self.write_snapshot()
+        if snapshot is None:
             return None
         job = self.new_job_dir()
         self._begin(job, [])
