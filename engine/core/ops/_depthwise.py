@@ -4,9 +4,11 @@ optional fast path beside the generic im2col + batched GEMM of :mod:`engine.core
 Why: with one channel per group, im2col writes ``prod(kernel)`` copies of the activation, the GEMM
 is C tiny products and the input gradient goes through a ``prod(kernel)``-times larger column
 buffer and col2im; NumPy cannot fuse those passes. The loops below (compiled by numba) read the
-padded input once per kernel offset from cache and write the output, the input gradient and the
-weight gradient directly, on the batch-innermost channels-major layout the convolutions hand
-around (see :mod:`engine.core.ops._im2col`), so the innermost loop runs over contiguous samples.
+input once per kernel offset from cache (skipping the zero padding rather than copying it) and
+write the output, the input gradient and the weight gradient directly, on the batch-innermost
+channels-major layout the convolutions hand around (see :mod:`engine.core.ops._im2col`), so the
+innermost loop runs over contiguous samples. The input gradient comes out unpadded and
+contiguous, as the layers below want it.
 
 It serves NumPy float32/float64 arrays with that layout when numba is installed; everything else
 (CuPy, float16, 1-D/3-D, small strided batches, multipliers > 1) takes the generic path, which stays
@@ -28,8 +30,9 @@ def _build(numba: ModuleType) -> dict[str, Any]:
     """The compiled kernels (built on first use, cached on disk)."""
 
     @_jit.njit(numba)
-    def forward(xp, w, sh, sw, dh, dw, y):  # pragma: no cover - compiled
-        c_n, ho, wo, n_n = y.shape
+    def forward(x, w, ph, pw, sh, sw, dh, dw, y):  # pragma: no cover - compiled
+        c_n, h_n, w_n = x.shape[:3]
+        _, ho, wo, n_n = y.shape
         kh, kw = w.shape[1], w.shape[2]
         for c in range(c_n):
             for i in range(ho):
@@ -37,15 +40,22 @@ def _build(numba: ModuleType) -> dict[str, Any]:
                     acc = y[c, i, j]
                     acc[:] = 0
                     for a in range(kh):
+                        r = i * sh + a * dh - ph
+                        if r < 0 or r >= h_n:
+                            continue  # the window's row lies in the zero padding
                         for b in range(kw):
+                            q = j * sw + b * dw - pw
+                            if q < 0 or q >= w_n:
+                                continue
                             wv = w[c, a, b]
-                            row = xp[c, i * sh + a * dh, j * sw + b * dw]
+                            row = x[c, r, q]
                             for n in range(n_n):
                                 acc[n] += wv * row[n]
 
     @_jit.njit(numba)
-    def backward(xp, w, gy, sh, sw, dh, dw, gxp, gw, want_gx, want_gw):  # pragma: no cover
-        c_n, ho, wo, n_n = gy.shape
+    def backward(x, w, gy, ph, pw, sh, sw, dh, dw, gx, gw, want_gx, want_gw):  # pragma: no cover
+        c_n, h_n, w_n = x.shape[:3]
+        _, ho, wo, n_n = gy.shape
         kh, kw = w.shape[1], w.shape[2]
         # Weight-gradient partial sums per sample lane (vectorizable), summed up in float64.
         lanes = np.zeros((kh, kw, n_n), dtype=gy.dtype)
@@ -55,14 +65,19 @@ def _build(numba: ModuleType) -> dict[str, Any]:
                 for j in range(wo):
                     g = gy[c, i, j]
                     for a in range(kh):
+                        r = i * sh + a * dh - ph
+                        if r < 0 or r >= h_n:
+                            continue
                         for b in range(kw):
-                            r, q = i * sh + a * dh, j * sw + b * dw
+                            q = j * sw + b * dw - pw
+                            if q < 0 or q >= w_n:
+                                continue
                             if want_gw:
-                                row, lane = xp[c, r, q], lanes[a, b]
+                                row, lane = x[c, r, q], lanes[a, b]
                                 for n in range(n_n):
                                     lane[n] += g[n] * row[n]
                             if want_gx:
-                                wv, grow = w[c, a, b], gxp[c, r, q]
+                                wv, grow = w[c, a, b], gx[c, r, q]
                                 for n in range(n_n):
                                     grow[n] += wv * g[n]
             if want_gw:
@@ -91,19 +106,21 @@ def applies(x4: Any, maps: int, group: int, nk: int, batch_last: bool) -> bool:
     )
 
 
-def forward(xpad: Any, w: Any, stride, dilation, out) -> Any:
-    """``xpad`` (C, Hp, Wp, N) contiguous, ``w`` (C, kh, kw) -> y (C, Ho, Wo, N)."""
-    y = np.empty((xpad.shape[0], *out, xpad.shape[-1]), dtype=xpad.dtype)
-    w = np.ascontiguousarray(w, dtype=xpad.dtype)
-    _compile()["forward"](xpad, w, *stride, *dilation, y)
+def forward(x: Any, w: Any, pad, stride, dilation, out) -> Any:
+    """``x`` (C, H, W, N) contiguous, ``w`` (C, kh, kw) -> y (C, Ho, Wo, N); the zero padding
+    is skipped, not copied."""
+    y = np.empty((x.shape[0], *out, x.shape[-1]), dtype=x.dtype)
+    w = np.ascontiguousarray(w, dtype=x.dtype)
+    _compile()["forward"](x, w, *pad, *stride, *dilation, y)
     return y
 
 
-def backward(xpad: Any, w: Any, gy: Any, stride, dilation, want_gx: bool, want_gw: bool):
-    """Gradients of :func:`forward`: (gxpad (C, Hp, Wp, N) or None, gw (C, kh, kw) or None)."""
-    w = np.ascontiguousarray(w, dtype=xpad.dtype)
-    gy = np.ascontiguousarray(gy, dtype=xpad.dtype)
-    gxp = np.zeros(xpad.shape if want_gx else (1, 1, 1, 1), dtype=xpad.dtype)
+def backward(x: Any, w: Any, gy: Any, pad, stride, dilation, want_gx: bool, want_gw: bool):
+    """Gradients of :func:`forward`: (gx (C, H, W, N) contiguous or None, gw (C, kh, kw) or
+    None)."""
+    w = np.ascontiguousarray(w, dtype=x.dtype)
+    gy = np.ascontiguousarray(gy, dtype=x.dtype)
+    gx = np.zeros(x.shape if want_gx else (1, 1, 1, 1), dtype=x.dtype)
     gw = np.zeros(w.shape if want_gw else (1, 1, 1), dtype=np.float64)
-    _compile()["backward"](xpad, w, gy, *stride, *dilation, gxp, gw, want_gx, want_gw)
-    return (gxp if want_gx else None), (gw.astype(xpad.dtype) if want_gw else None)
+    _compile()["backward"](x, w, gy, *pad, *stride, *dilation, gx, gw, want_gx, want_gw)
+    return (gx if want_gx else None), (gw.astype(x.dtype) if want_gw else None)

@@ -20,7 +20,6 @@ from engine.core.ops._im2col import (
     deconv_out_size,
     from_channels_major,
     im2col,
-    pad_axes,
     pointwise,
     prefer_batch_last,
     prod,
@@ -259,10 +258,9 @@ class Convolution(Function):
         self.colmat = None
         self.direct = _depthwise.applies(x4, maps, g, geo.nk, bl)
         if self.direct:  # one map per group: a direct kernel, no columns
-            xc = channels_major_contiguous(x4, True)
-            self.xpad = pad_axes(xc, (1, 2), geo.pad, geo.pad) if any(geo.pad) else xc
+            self.xc = channels_major_contiguous(x4, True)
             self.wk = w4.reshape((maps,) + geo.kernel)
-            y = _depthwise.forward(self.xpad, self.wk, geo.stride, geo.dilation, out)
+            y = _depthwise.forward(self.xc, self.wk, geo.pad, geo.stride, geo.dilation, out)
         elif len(self.slices) == 1:
             colmat = self._columns(x4)
             y = matmul(self.wmat, colmat).reshape(maps, -1)
@@ -336,13 +334,12 @@ class Convolution(Function):
         """Gradients through the direct depthwise kernel (see :mod:`._depthwise`)."""
         geo, need = self.geo, self.needs_input_grad
         gyc = channels_major_contiguous(g4, True)
-        gxp, gw = _depthwise.backward(
-            self.xpad, self.wk, gyc, geo.stride, geo.dilation, need[0], need[1]
+        gxc, gw = _depthwise.backward(
+            self.xc, self.wk, gyc, geo.pad, geo.stride, geo.dilation, need[0], need[1]
         )
         gx = gb = None
-        if gxp is not None:
-            window = tuple(slice(p, p + s) for p, s in zip(geo.pad, self.x4.shape[2:], strict=True))
-            gx = geo.to_user(from_channels_major(gxp[(slice(None),) + window], True))
+        if gxc is not None:
+            gx = geo.to_user(from_channels_major(gxc, True))
         if gw is not None:
             gw = gw.reshape(geo.w.shape)
             if geo.channel_last and self.multiplier is None:

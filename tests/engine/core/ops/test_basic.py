@@ -508,8 +508,9 @@ def test_convolution_steps_reuse_memory_instead_of_page_faulting():
         (9, (3, 6, 5), {"pad": (1, 0), "stride": (2, 1), "dilation": (1, 2)}),
         (3, (4, 5, 5), {"pad": (2, 1), "dilation": (2, 1)}),  # stride 1: batch-last at n = 3
         (16, (2, 7, 4), {"pad": (1, 1), "stride": (3, 2)}),
+        (8, (2, 2, 3), {"pad": (3, 2)}),  # windows lying wholly in the padding
     ],
-    ids=["stride-pad-dilation", "small-batch", "stride-3"],
+    ids=["stride-pad-dilation", "small-batch", "stride-3", "pad-beyond-image"],
 )
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_direct_depthwise_kernel_matches_generic_path(monkeypatch, n, xs, kw, dtype):

@@ -1,0 +1,77 @@
+"""ReLU's forward and backward passes as compiled CPU loops (numba), an optional fast path beside
+the ``xp`` expressions of :class:`engine.core.ops.activation.ReLU`, which stay the reference.
+
+Why: NumPy's ``maximum(x, 0)`` runs about 4x slower than a plain loop over the same memory
+(0.19 against 0.05 ms for 2 MB here: it checks every element for NaN), and ``gy * (x > 0)`` makes
+two passes and a boolean temporary. ReLU follows every convolution of a CNN, so these passes add
+up to a tenth of a MobileNet-style training step.
+
+The loops see every array as the 1-D run of its memory: they serve NumPy float32/float64 arrays
+of one shape and one memory layout, contiguous in some axis order (the channels-major,
+batch-innermost views the convolutions hand out are), and leave everything else to NumPy.
+NaN propagates as in NumPy: ``relu(nan)`` is nan, and the gradient is ``gy * 0`` where x <= 0.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from engine.core.ops import _jit
+
+
+def _build(numba: ModuleType) -> dict[str, Any]:
+    """The compiled kernels (built on first use, cached on disk)."""
+
+    @_jit.njit(numba)
+    def relu(x, y):  # pragma: no cover - compiled
+        for i in range(x.size):
+            v = x[i]
+            y[i] = 0.0 if v <= 0 else v  # nan <= 0 is false: nan stays
+
+    @_jit.njit(numba)
+    def relu_grad(x, g, gx):  # pragma: no cover - compiled
+        for i in range(x.size):
+            gx[i] = g[i] * (1.0 if x[i] > 0 else 0.0)  # gy * 0 keeps inf/nan gradients nan
+
+    return dict(relu=relu, relu_grad=relu_grad)
+
+
+_compile = _jit.kernels(_build)
+
+
+def _memory_run(a: Any) -> Any:
+    """``a``'s elements in memory order as a 1-D view, or None when they are not one run."""
+    order = sorted(range(a.ndim), key=lambda i: -abs(a.strides[i]))
+    t = a.transpose(order)
+    return t.reshape(-1) if t.flags.c_contiguous and all(s > 0 for s in a.strides) else None
+
+
+def _apply(kernel: str, x: Any, *others: Any) -> Any | None:
+    """A new array shaped and laid out like ``x``, filled by ``kernel`` from the memory runs of
+    ``x`` and ``others``; None when the compiled loops do not serve them all."""
+    arrays = (x, *others)
+    if not all(
+        type(a) is np.ndarray and a.dtype == x.dtype and a.strides == x.strides for a in arrays
+    ):
+        return None
+    if x.dtype not in (np.float32, np.float64) or x.size == 0 or _compile() is None:
+        return None
+    out = np.empty_like(x)  # keeps x's layout
+    runs = [_memory_run(a) for a in (*arrays, out)]
+    if out.strides != x.strides or any(r is None for r in runs):
+        return None
+    _compile()[kernel](*runs)
+    return out
+
+
+def relu(x: Any) -> Any | None:
+    """``maximum(x, 0)``, or None when the compiled loop does not serve ``x``."""
+    return _apply("relu", x)
+
+
+def relu_grad(x: Any, gy: Any) -> Any | None:
+    """``gy * (x > 0)``, or None when the compiled loop does not serve the two."""
+    return _apply("relu_grad", x, gy)
