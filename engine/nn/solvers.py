@@ -33,6 +33,7 @@ import math
 from typing import Any
 
 from engine.core.backend import get_array_module
+from engine.nn import _adam_cpu
 from engine.nn._solver_base import FORMAT_STATES, Solver, SolverState
 
 __all__ = [
@@ -233,11 +234,14 @@ class Adam(_AdamBase):
     def _update(self, w, g, st, t, lr):
         xp = get_array_module(w)
         m, v = st["mean"], st["var"]
+        step = lr * self._bias_correction(t)
+        if _adam_cpu.update(w, g, m, v, self.beta1, self.beta2, self.eps, step):
+            return  # one compiled loop on the CPU, the same numbers
         tmp = self._moments(g, m, v)
         xp.sqrt(v, out=tmp)
         tmp += self.eps
         xp.divide(m, tmp, out=tmp)
-        tmp *= lr * self._bias_correction(t)
+        tmp *= step
         w -= tmp
 
 

@@ -453,3 +453,37 @@ def test_lr_multipliers_are_opt_in():
 def test_set_parameters_rejects_non_variables():
     with pytest.raises(TypeError, match="'w' is not a Variable"):
         S.Adam().set_parameters({"w": np.zeros(3)})
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_adams_compiled_loop_gives_numpys_numbers_to_the_bit(monkeypatch, dtype):
+    pytest.importorskip("numba", reason="Adam's compiled loop needs numba")
+    from engine.core.ops import _jit
+    from engine.nn import _adam_cpu
+
+    rng = np.random.default_rng(3)
+    w0 = rng.standard_normal((7, 5)).astype(dtype)
+    grads = [rng.standard_normal((7, 5)).astype(dtype) * 10.0**k for k in range(-3, 2)]
+    calls = []
+    compiled = _adam_cpu.update
+    monkeypatch.setattr(_adam_cpu, "update", lambda *a: calls.append(compiled(*a)) or calls[-1])
+    results = []
+    for enabled in (True, False):
+        monkeypatch.setattr(_jit, "ENABLED", enabled)
+        w = nn.Variable(w0.copy(), need_grad=True)
+        solver = S.Adam(0.003, 0.85, 0.995, 1e-6)
+        solver.set_parameters({"w": w})
+        for g in grads:
+            w.grad = g.copy()
+            solver.update()
+        state = solver.get_states()["w"].pstate
+        results.append((w.data.copy(), state["mean"].copy(), state["var"].copy()))
+    # the first run's updates went through the loop, the second's (numba off) through NumPy
+    assert calls == [True] * len(grads) + [False] * len(grads)
+    for got, want in zip(*results, strict=True):
+        assert got.dtype == want.dtype == dtype
+        np.testing.assert_array_equal(got, want)
+    # A gradient of another dtype (mixed precision) is left to NumPy: nothing changed.
+    w, g, m, v = (np.ones(3, dtype) for _ in range(4))
+    assert not _adam_cpu.update(w, g.astype(np.float16), m, v, 0.9, 0.999, 1e-8, 0.1)
+    np.testing.assert_array_equal(w, 1)
