@@ -20,6 +20,7 @@ import numpy as np
 
 from engine.core.autograd import Function, Variable
 from engine.core.backend import get_array_module
+from engine.core.ops import _pooling_cpu
 from engine.core.ops._im2col import as_int_tuple, pad_spatial, prod, window_slices
 
 __all__ = [
@@ -137,6 +138,10 @@ class MaxPooling(Function):
         xp = get_array_module(x)
         win = _Windows("max_pooling", x.shape, *self.args)
         xc = _to_channel_first(x, win.nk, self.channel_last)
+        self.cells = None
+        if _pooling_cpu.applies(xc, win.nk):  # compiled loops, same numbers (_pooling_cpu)
+            y, self.cells = _pooling_cpu.forward(xc, win.kernel, win.stride, win.before, win.out)
+            return _to_channel_last(y, win.nk, self.channel_last)
         if win.padded:  # padded cells are -inf: never the maximum
             xc = pad_spatial(xc, win.before, win.after, float("-inf"))
         views = [xc[sl] for _, sl in win.offsets()]
@@ -148,6 +153,9 @@ class MaxPooling(Function):
         return _to_channel_last(y, win.nk, self.channel_last)
 
     def backward(self, gy):
+        if self.cells is not None:
+            gx = _pooling_cpu.backward(_to_channel_first(gy, 2, self.channel_last), self.cells)
+            return _to_channel_last(gx, 2, self.channel_last)
         xp = get_array_module(gy)
         win, xc, y = self.win, self.xc, self.y
         if xp is not np and len(win.kernel) and prod(win.kernel) > 1:
