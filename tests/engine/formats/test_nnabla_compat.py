@@ -25,6 +25,8 @@ from model_kit import (
 )
 from nnc_samples import LENET, LOOP_SAMPLES
 
+import engine.nn as nn
+import engine.nn.functions as F
 from engine.export import Source, export_nnp
 from engine.formats import load_project
 from engine.formats.nnabla.nnp_write import generator_name
@@ -145,6 +147,12 @@ def test_nnablas_trainer_loads_vat_with_its_working_memory_shared(tmp_path):
                                            True)  # fmt: skip
     assert seen["shape"] == [4, 1, 28, 28]
     assert seen["executors"] == ["Executor", "Executor_1"]
+    program = compile_network(project, "NoiseEstimation")  # ours at batch 4: the same buffer
+    with nn.parameter_scope("", {}):
+        params = program.create_parameters()
+        acts = program.forward({"xu": np.zeros((4, 1, 28, 28), np.float32)}, params)
+        F.mean(program.loss_values(acts)[0]).backward()  # VATNoise writes it
+    assert list(params["grad"].shape) == seen["shape"]
 
 
 OPTIMIZED = textwrap.dedent("""
