@@ -221,3 +221,33 @@ def test_mixup_set_data_stores_each_sample_at_batch_3():
     logp = shifted - np.log(np.exp(shifted).sum(1, keepdims=True))
     expected = -logp[np.arange(3), y2[:, 0].astype(int)]
     np.testing.assert_allclose(acts[step.name].data.reshape(-1), expected, rtol=1e-4)
+
+
+@pytest.mark.slow
+def test_mixup_sample_trains_from_the_cli_at_batch_2(tmp_path):
+    """SetData has no loss layer: its optimizer only runs it forward, which fills X2 and Y2
+    with the Training2 batch (two of the four rows); Training mixes them in."""
+    from PIL import Image
+
+    rng = np.random.default_rng(0)
+    rows = []
+    for k in range(4):
+        path = tmp_path / f"{k}.png"
+        Image.fromarray((rng.random((32, 32, 3)) * 255).astype(np.uint8)).save(path)
+        rows.append([str(path), str(3 * k)])
+    data = _write(tmp_path / "data.csv", ["x:image", "y:label"], rows)
+    project = load_project(MIXUP)
+    for i, dataset in enumerate(project.datasets):
+        project.replace_section(("datasets", i), dataset.with_value("URI", str(data)))
+    project.replace_section("config", project.config.with_value("BatchSize", "2"))
+    save_project(project, tmp_path / "mixup.sdcproj")
+    job = tmp_path / "job"
+    assert main(["train", str(tmp_path / "mixup.sdcproj"), "-o", str(job), "--epochs", "1",
+                 "--seed", "0"]) == 0  # fmt: skip
+    cost = float((job / "learning_curve.csv").read_text().splitlines()[1].split(",")[1])
+    assert math.isfinite(cost) and cost > 0
+    x2, y2 = _parameter(job, "X2"), _parameter(job, "Y2")
+    assert x2.shape == (2, 3, 32, 32) and y2.shape == (2, 1)
+    labels = [int(v) for v in y2[:, 0]]
+    assert len(set(labels)) == 2 and set(labels) <= {0, 3, 6, 9}
+    assert _distinct_rows(x2) < 0.999
