@@ -251,7 +251,8 @@ class Program:
             kind = ref[0]
             if kind == "step":
                 out = acts[ref[1]]
-            elif kind == "param" and ref[1] in buffers:  # this batch's rows of a WorkingMemory
+            elif kind == "param" and ref[1] in buffers:  # this batch's rows of a WorkingMemory,
+                # never a float16 copy: VATNoise's backward writes into them
                 out = working_memory.rows(params[ref[1]], size, buffers[ref[1]])
             elif kind == "param":
                 if not half or float32:  # float32 layers use (and update) the masters
