@@ -251,3 +251,33 @@ def test_mixup_sample_trains_from_the_cli_at_batch_2(tmp_path):
     labels = [int(v) for v in y2[:, 0]]
     assert len(set(labels)) == 2 and set(labels) <= {0, 3, 6, 9}
     assert _distinct_rows(x2) < 0.999
+
+
+def test_vat_trains_on_the_guard_as_on_numpy_without_host_synchronisation(vat_project, tmp_path,
+                                                                          monkeypatch):  # fmt: skip
+    """The buffers' rows (grown, read as views, written by VATNoise) stay on the device: a
+    training step reads nothing back, and the epoch's cost is NumPy's."""
+    from engine import guard
+    from engine.core import backend
+    from engine.core.ops import _jit
+    from engine.runtime.run import train
+
+    monkeypatch.setattr(_jit, "ENABLED", False)  # the same xp kernels on both sides
+    syncs_per_step: list[int] = []
+    update = Trainer.update
+
+    def counted(self: Trainer) -> None:
+        with guard.count_syncs() as syncs:
+            update(self)
+        syncs_per_step.append(syncs.n)
+
+    costs = {}
+    for device in ("cpu", "guard"):
+        with backend.using(device):
+            nn.clear_parameters()
+            if device == "guard":
+                monkeypatch.setattr(Trainer, "update", counted)
+            result = train(vat_project, job_dir=tmp_path / device, epochs=1, seed=0)
+            costs[device] = result.state.history[0].cost
+    assert syncs_per_step and max(syncs_per_step) == 0, syncs_per_step
+    assert costs["guard"] == pytest.approx(costs["cpu"], rel=1e-5)
