@@ -106,12 +106,13 @@ def finish(project: Project, params: dict[str, np.ndarray], where: str) -> Impor
             if decl.name not in params or decl.name in shaped:
                 continue
             value = np.asarray(params[decl.name], dtype=np.float32)
-            if value.size != math.prod(decl.shape):
+            size = math.prod(decl.shape)  # a WorkingMemory buffer: any number of sample rows
+            if value.size != size and not (decl.buffer and value.size and value.size % size == 0):
                 raise ImportError_(
                     f'{where}: parameter "{decl.name}" has shape {tuple(value.shape)}, layer '
                     f'"{decl.layer}" needs {tuple(decl.shape)}'
                 )
-            shaped[decl.name] = value.reshape(decl.shape)
+            shaped[decl.name] = value.reshape((-1, *decl.shape) if decl.buffer else decl.shape)
     for name, value in params.items():
         shaped.setdefault(name, np.asarray(value, dtype=np.float32))
     return Imported(project, shaped)

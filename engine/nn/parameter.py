@@ -54,6 +54,9 @@ class ParameterInfo:
 
     initializer: Any = None
     lr_mult: float = 1.0
+    # NNC's WorkingMemory: the first axis holds one row per sample of the batch, so its length
+    # follows the batch size (a loaded value may have another number of rows).
+    per_sample: bool = False
 
 
 _ROOT: dict[str, Any] = {}
@@ -159,6 +162,7 @@ def get_parameter_or_create(
     need_grad: bool = True,
     as_need_grad: bool | None = None,
     lr_mult: float | None = None,
+    per_sample: bool = False,
 ) -> Variable:
     """The parameter ``name`` of the current scope, created when missing (nnabla semantics).
 
@@ -174,6 +178,9 @@ def get_parameter_or_create(
         lr_mult: NNC's LRateMultiplier for a newly created parameter. 0 freezes it (created
             with ``need_grad=False``, as NNC's trainer does). An existing parameter keeps the
             multiplier of its first definition.
+        per_sample: a newly created parameter's first axis is one row per sample (NNC's
+            WorkingMemory buffer): an existing one may have another number of rows, and
+            :func:`load_parameters` replaces its value whatever the number of rows.
     """
     if shape is not None:
         shape = tuple(int(n) for n in (shape if hasattr(shape, "__iter__") else (shape,)))
@@ -194,9 +201,9 @@ def get_parameter_or_create(
         set_parameter(name, param)
         # An array initializer is not kept: the parameter already holds its value.
         kept = None if hasattr(initializer, "shape") else initializer
-        _INFO[param] = ParameterInfo(initializer=kept, lr_mult=mult)
+        _INFO[param] = ParameterInfo(initializer=kept, lr_mult=mult, per_sample=per_sample)
     else:
-        if shape is not None and param.shape != shape:
+        if shape is not None and not _same_shape(param, shape):
             raise ValueError(
                 f"parameter {full!r}: the existing parameter has shape {param.shape}, the new "
                 f"request asks for {shape}. Parameters with equal names are shared, so their "
@@ -207,6 +214,21 @@ def get_parameter_or_create(
     if as_need_grad is not None and bool(as_need_grad) != param.need_grad:
         param = param.unlinked().apply(need_grad=bool(as_need_grad))
     return param
+
+
+def _same_shape(param: Variable, shape: tuple[int, ...]) -> bool:
+    """Equal shapes; for a per-sample parameter, equal after the first (batch) axis."""
+    if get_parameter_info(param).per_sample:
+        return param.shape[1:] == tuple(shape)[1:]
+    return param.shape == tuple(shape)
+
+
+def _rows(param: Variable, value: np.ndarray) -> np.ndarray:
+    """A per-sample parameter's value saved without the batch axis (files written before
+    WorkingMemory had one) is one row."""
+    if get_parameter_info(param).per_sample and value.shape == param.shape[1:]:
+        return value[None]
+    return value
 
 
 def get_parameters(
@@ -366,6 +388,8 @@ def save_parameters(
             "name": name, "key": key, "shape": list(var.shape), "dtype": str(var.data.dtype),
             "need_grad": bool(var.need_grad), "lr_mult": get_lr_multiplier(var),
         })  # fmt: skip
+        if get_parameter_info(var).per_sample:
+            entries[-1]["per_sample"] = True
     meta = {"format": FORMAT_PARAMETERS, "version": FORMAT_VERSION, "parameters": entries}
     save_arrays(path, arrays, meta)
 
@@ -418,18 +442,22 @@ def load_parameters(path: str | os.PathLike, proto: Any = None, needs_proto: boo
             value = value.astype(np.float32)
         existing = get_parameter(name)
         if existing is not None:
-            if existing.shape != tuple(value.shape):
+            value = _rows(existing, value)
+            if not _same_shape(existing, tuple(value.shape)):
                 raise ParameterFileError(
                     f"{path}: parameter {name!r} has shape {tuple(value.shape)} in the file but "
                     f"{existing.shape} in the network"
                 )
-            existing.data[...] = backend.asarray(value, dtype=existing.data.dtype)
+            if existing.shape != tuple(value.shape):  # a per-sample buffer of another batch
+                existing.data = backend.asarray(value, dtype=existing.data.dtype).copy()
+            else:
+                existing.data[...] = backend.asarray(value, dtype=existing.data.dtype)
             loaded[name] = existing
             continue
         try:
             var = get_parameter_or_create(
                 name, value.shape, np.array(value), need_grad=bool(e.get("need_grad", True)),
-                lr_mult=float(e.get("lr_mult", 1.0)),
+                lr_mult=float(e.get("lr_mult", 1.0)), per_sample=e.get("per_sample") is True,
             )  # fmt: skip
         except (ValueError, TypeError) as exc:
             raise ParameterFileError(f"{path}: parameter {name!r}: {exc}") from exc

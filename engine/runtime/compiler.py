@@ -36,7 +36,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 import engine.nn.functions as F
-from engine.core.autograd import Variable
 from engine.graph import derive, resolve
 from engine.graph.infer import NetworkInference
 from engine.graph.network import Layer, Network
@@ -375,9 +374,8 @@ class _Compiler:
         name = self._own_parameter(layer, ev, scope, lr_default=0.0)
         if not mains:
             return ("param", name)
-        store = functools.partial(_store, name)
         step = Step(scope.name(layer.name), layer.type, F.identity, (mains[0],), {},
-                    tuple(ev.output_shape() or ()), after=store)  # fmt: skip
+                    tuple(ev.output_shape() or ()), stores=name)  # fmt: skip
         self.steps.append(step)
         return ("step", step.name)
 
@@ -564,15 +562,6 @@ def _shift_axis(value: object) -> object:
 @functools.cache
 def _parameters_of(function: object) -> frozenset[str]:
     return frozenset(inspect.signature(function).parameters)  # type: ignore[arg-type]
-
-
-def _store(name: str, out: object) -> None:
-    """WorkingMemory: keep the latest input in the shared buffer ``name``."""
-    import engine.nn as nn  # noqa: PLC0415
-
-    buffer = nn.get_parameter(name)
-    if buffer is not None and buffer.data is not None and isinstance(out, Variable):
-        buffer.data[...] = out.data
 
 
 def _order(network: Network) -> list[Layer]:

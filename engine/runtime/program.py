@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +35,7 @@ import engine.nn as nn
 from engine.core import backend, gpu
 from engine.core.autograd import Variable
 from engine.nn import initializer as I
-from engine.runtime import precision
+from engine.runtime import precision, working_memory
 
 __all__ = [
     "Ref",
@@ -71,7 +71,8 @@ class Step:
 
     ``batch_kwargs`` are shape arguments written without the batch axis (``-b`` in the
     catalogue: Reshape, Broadcast); the batch size is prepended when the step runs.
-    ``after`` is an optional hook run on the output (WorkingMemory stores its input).
+    ``stores`` names the WorkingMemory buffer the output is written into (a WorkingMemory
+    with an input: :mod:`engine.runtime.working_memory`).
     ``item`` picks one output of a function that returns several (``F.split``: one time step
     of a recurrent input); steps that differ only in ``item`` share one call per forward pass.
     Otherwise the first output is the data (``with_index`` variants).
@@ -88,7 +89,7 @@ class Step:
     batch_kwargs: tuple[str, ...] = ()
     is_loss: bool = False
     item: int | None = None
-    after: Callable[[Variable], None] | None = field(default=None, compare=False)
+    stores: str = ""
     repeat_ids: tuple[str, ...] = ()  # enclosing loops, outer first (folded programs only)
 
 
@@ -103,7 +104,9 @@ class ParameterDecl:
     lr_multiplier: float
     file: str = ""
     layer: str = ""  # the layer that declared it, for messages
-    buffer: bool = False  # a WorkingMemory: nntxt writes it as a Buffer variable, not trained
+    # A WorkingMemory: one row per sample (``shape`` is one sample's), not trained; nntxt
+    # writes it as a Buffer variable.
+    buffer: bool = False
 
     def initial_value(self, base: Path | None = None) -> Any:
         """The initial array: the ``File`` when given (a relative path is relative to ``base``,
@@ -176,10 +179,15 @@ class Program:
 
         A parameter that exists already (created by another network, or loaded) is shared; a
         new one takes its declaration's initial value. LR multiplier 0 freezes it, as NNC.
+        A WorkingMemory buffer starts with one row; the batch gives it more.
         """
         _check_memory(self, [d for d in self.parameters if nn.get_parameter(d.name) is None])
         params = {}
         for decl in self.parameters:
+            if decl.buffer:
+                params[decl.name] = working_memory.create(decl, base)
+                _check_shape(decl, params[decl.name])
+                continue
             existing = nn.get_parameter(decl.name)
             if existing is not None:
                 _check_shape(decl, existing)
@@ -237,11 +245,15 @@ class Program:
         acts = Activations()
         half = self.precision == "Half"
         halves: dict[str, Variable] = {}  # float16 copies of the float32 master parameters
+        buffers = {d.name: d for d in self.parameters if d.buffer}
 
         def value(ref: Ref, float32: bool) -> Any:
             kind = ref[0]
             if kind == "step":
                 out = acts[ref[1]]
+            elif kind == "param" and ref[1] in buffers:  # this batch's rows of a WorkingMemory,
+                # never a float16 copy: VATNoise's backward writes into them
+                out = working_memory.rows(params[ref[1]], size, buffers[ref[1]])
             elif kind == "param":
                 if not half or float32:  # float32 layers use (and update) the masters
                     return params[ref[1]]
@@ -286,8 +298,8 @@ class Program:
                 out = out[step.item or 0]
             if float32 and not step.is_loss:
                 out = precision.cast(out, precision.HALF)
-            if step.after is not None:
-                step.after(out)
+            if step.stores:
+                working_memory.store(params[step.stores], out, buffers[step.stores])
             acts[step.name] = out
         for name, ref in self.outputs:
             acts.setdefault(f"output:{name}", value(ref, False))
@@ -359,10 +371,11 @@ def _fmt(shape: Shape) -> str:
 
 
 def _check_shape(decl: ParameterDecl, existing: Variable) -> None:
-    if tuple(existing.shape) != tuple(decl.shape):
+    shape = existing.shape[1:] if decl.buffer else existing.shape  # a buffer: rows, then Size
+    if tuple(shape) != tuple(decl.shape):
         raise ProgramError(
             f'layer "{decl.layer}": parameter {decl.name} is shared with another layer but has '
-            f"shape {_fmt(existing.shape)} there and {_fmt(decl.shape)} here"
+            f"shape {_fmt(shape)} there and {_fmt(decl.shape)} here"
         )
 
 

@@ -376,8 +376,9 @@ def _optimizer(
     item: Mapping[str, Any], program: Program, params: dict[str, Variable], plan: RunPlan
 ) -> Optimizer:
     where = f'optimizer "{item["name"]}"'
-    if not program.losses:
-        raise SetupError(f'{where}: network "{program.network}" has no loss layer to minimize')
+    if not program.losses and not any(step.stores for step in program.steps):
+        raise SetupError(f'{where}: network "{program.network}" has no loss layer to minimize '
+                         f"(nor a WorkingMemory to fill)")  # fmt: skip
     try:
         solver = S.create_solver(
             item["solver"], **solver_arguments(item["solver"], item["solver_parameters"])

@@ -7,7 +7,9 @@ the start, after each iteration, after each epoch and at the end, in the order g
 Per iteration ``i`` (0-based, global), each optimizer active at ``i`` (its effective range), in
 project order, takes the next batch of its dataset (optimizers sharing a dataset get the same
 batch), runs its network forward, adds Σ mean(loss) to the epoch's cost, back-propagates and
-updates when its update interval is due (:class:`engine.nn.optimizer.Optimizer`). An epoch is
+updates when its update interval is due (:class:`engine.nn.optimizer.Optimizer`). A network
+without loss layer that stores into a WorkingMemory (NNC's mixup sample, network SetData) only
+runs forward. An epoch is
 ``floor(rows of the main dataset / batch size)`` iterations; its cost is the mean over its
 iterations. A NaN or infinite loss stops the run with :class:`NonFiniteError`, which names the
 epoch, the iteration and the first layer whose output held it.
@@ -23,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+import engine.nn as nn
 from engine.core import backend, gpu
 from engine.runtime.events import EventSink
 from engine.runtime.session import OptimizerRun, Session
@@ -159,8 +162,10 @@ class Trainer:
                 continue
             if run.dataset not in batches:
                 batches[run.dataset] = self.session.iterators[run.dataset].next()
-            self._pending.append((i, run, self._step(run, batches[run.dataset], i)))
-            ran = True
+            value = self._step(run, batches[run.dataset], i)
+            if value is not None:
+                self._pending.append((i, run, value))
+                ran = True
         self.state.iteration = i + 1
         if ran:
             self.state.cost_count += 1
@@ -168,7 +173,12 @@ class Trainer:
                 self.flush()
 
     def _step(self, run: OptimizerRun, batch: dict[str, Any], i: int) -> Any:
+        """The iteration's loss (a 0-d device array), None for a network without loss."""
         try:
+            if not run.program.losses:  # mixup's SetData: it only fills WorkingMemory buffers
+                with nn.no_grad():
+                    run.program.forward(batch, run.params)
+                return None
             return self._forward_backward(run, batch, i)
         except Exception as exc:
             if isinstance(exc, gpu.DeviceFailure):

@@ -190,11 +190,13 @@ def _buffers(proto: Any, net: Any, params: dict[str, np.ndarray],
         if v.HasField("initializer"):
             props.update(Initializer=v.initializer.type or "Normal",
                          InitializerMultiplier=repr(float(v.initializer.multiplier)))  # fmt: skip
-        value = params.get(v.name)
-        if value is not None and value.size != int(np.prod(shape)):
+        value = params.get(v.name)  # one row per sample of the batch it was stored at
+        size = int(np.prod(shape))
+        if value is not None and (value.size == 0 or value.size % size):
             raise ImportError_(f'{where}: WorkingMemory "{v.name}" (network "{net.name}") has '
-                               f"{value.size} values for shape {tuple(shape)}")  # fmt: skip
-        found[v.name] = (props, None if value is None else value.reshape(shape))
+                               f"{value.size} values, not rows of shape "
+                               f"{tuple(shape)}")  # fmt: skip
+        found[v.name] = (props, None if value is None else value.reshape(-1, *shape))
     return found
 
 

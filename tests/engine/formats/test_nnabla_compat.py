@@ -25,6 +25,8 @@ from model_kit import (
 )
 from nnc_samples import LENET, LOOP_SAMPLES
 
+import engine.nn as nn
+import engine.nn.functions as F
 from engine.export import Source, export_nnp
 from engine.formats import load_project
 from engine.formats.nnabla.nnp_write import generator_name
@@ -89,15 +91,16 @@ def test_nnabla_runs_our_nnp_files_like_the_engine(tmp_path):
 
 
 def test_nnabla_runs_working_memory_like_the_engine(tmp_path):
-    """A WorkingMemory read without input is a Buffer input in nnabla (NNC's runtime fills it
-    from the initializer; here from our value), one that stores is an Identity."""
+    """A WorkingMemory read without input is a Buffer input in nnabla, one row per sample
+    (NNC's runtime fills it from the initializer; here from our rows), one that stores is an
+    Identity."""
     project = working_memory_project(PROJECTS[0].parent / "iris.ncproj")
     program = compile_network(project, "MainRuntime")
     values = randomized(program)
-    values["mem"][...] = np.random.default_rng(3).normal(size=values["mem"].shape)
+    values["mem"] = np.random.default_rng(3).normal(size=(3, 4)).astype(np.float32)
     nnp = export_nnp(Source(project, "wm", "MainRuntime", save(values, tmp_path / "p.npz"),
                             True), tmp_path / "wm.nnp")  # fmt: skip
-    x = sample_inputs(program, batch=1)  # the engine's buffer has no batch axis (yet)
+    x = sample_inputs(program, batch=3)  # nnabla's buffer is (3, 4), as ours
     np.save(tmp_path / "x.npy", x["x"])
     case = {
         "nnp": str(nnp),
@@ -144,6 +147,12 @@ def test_nnablas_trainer_loads_vat_with_its_working_memory_shared(tmp_path):
                                            True)  # fmt: skip
     assert seen["shape"] == [4, 1, 28, 28]
     assert seen["executors"] == ["Executor", "Executor_1"]
+    program = compile_network(project, "NoiseEstimation")  # ours at batch 4: the same buffer
+    with nn.parameter_scope("", {}):
+        params = program.create_parameters()
+        acts = program.forward({"xu": np.zeros((4, 1, 28, 28), np.float32)}, params)
+        F.mean(program.loss_values(acts)[0]).backward()  # VATNoise writes it
+    assert list(params["grad"].shape) == seen["shape"]
 
 
 OPTIMIZED = textwrap.dedent("""

@@ -298,11 +298,11 @@ def test_bad_loops_give_one_line_and_write_nothing(change, message, tmp_path, ca
 def test_working_memory_goes_through_nnp_as_nnc_writes_it(tmp_path):
     """Read without input: a Buffer variable named after the layer, with its initializer and
     stored value, listed as a parameter (multiplier 0); storing: an Identity. Both come back
-    as WorkingMemory layers with the same value, outputs and statistics."""
+    as WorkingMemory layers with the same value (one row per sample), outputs and statistics."""
     project = working_memory_project(PROJECTS[0].parent / "iris.ncproj")
     program = compile_network(project, "MainRuntime")
     values = randomized(program)
-    values["mem"][...] = np.random.default_rng(3).normal(size=values["mem"].shape)
+    values["mem"] = np.random.default_rng(3).normal(size=(3, 4)).astype(np.float32)  # batch 3
     nnp = export_nnp(Source(project, "wm", "MainRuntime", save(values, tmp_path / "p.npz"),
                             True), tmp_path / "wm.nnp")  # fmt: skip
     proto, stored = _network_text(nnp)
@@ -314,12 +314,18 @@ def test_working_memory_goes_through_nnp_as_nnc_writes_it(tmp_path):
     listed = {p.variable_name: p.learning_rate_multiplier for p in proto.optimizer[0]
               .parameter_variable}  # fmt: skip
     assert listed["mem"] == listed["hidden"] == 0.0
-    np.testing.assert_array_equal(stored["mem"], values["mem"].astype(np.float32))
+    np.testing.assert_array_equal(stored["mem"], values["mem"].reshape(-1))
+    with zipfile.ZipFile(nnp) as archive:
+        from engine.formats.nnabla.schema import message_class
+
+        params = message_class()()
+        params.ParseFromString(archive.read("parameter.protobuf"))
+    assert [list(p.shape.dim) for p in params.parameter if p.variable_name == "mem"] == [[3, 4]]
     imported = read_model(nnp)
     layers = {layer.name: layer.type for layer in imported.project.network("Main").layers}
     assert layers["mem"] == layers["hidden"] == "WorkingMemory"
     np.testing.assert_array_equal(imported.parameters["mem"], values["mem"])
-    x = sample_inputs(program, batch=1)  # the engine's buffer has no batch axis (yet)
+    x = sample_inputs(program, batch=3)
     for a, b in zip(outputs(imported.project, "MainRuntime", imported.parameters, x),
                     outputs(project, "MainRuntime", values, x), strict=True):  # fmt: skip
         np.testing.assert_allclose(a, b, atol=1e-5, rtol=1e-5)

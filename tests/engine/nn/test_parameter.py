@@ -128,6 +128,34 @@ def test_load_shape_mismatch_names_file_and_parameter(tmp_path):
         nn.load_parameters(path)
 
 
+def test_a_per_sample_buffer_loads_any_number_of_rows(tmp_path):
+    """NNC's WorkingMemory: one row per sample, so a saved batch of 3 replaces a one-row
+    buffer (the same Variable, shared by name); a value saved without the batch axis is one
+    row; the sample shape still has to agree."""
+    path = tmp_path / "p.npz"
+    rows = np.arange(12, dtype=np.float32).reshape(3, 4)
+    nn.get_parameter_or_create("mem", (3, 4), rows, need_grad=False, lr_mult=0.0, per_sample=True)
+    nn.save_parameters(path)
+    nn.clear_parameters()
+    mem = nn.get_parameter_or_create("mem", (1, 4), I.Constant(0.0), per_sample=True)
+    assert nn.get_parameter_or_create("mem", (5, 4)) is mem  # any rows of the same sample
+    nn.load_parameters(path)
+    assert nn.get_parameter("mem") is mem
+    np.testing.assert_array_equal(mem.data, rows)
+    nn.clear_parameters()
+    nn.load_parameters(path)  # into an empty scope: still per sample
+    assert nn.get_parameter_info(nn.get_parameter("mem")).per_sample
+    old = tmp_path / "old.npz"
+    np.savez(old, mem=np.ones(4, np.float32))
+    nn.load_parameters(old)
+    np.testing.assert_array_equal(nn.get_parameter("mem").data, np.ones((1, 4)))
+    np.savez(old, mem=np.ones((2, 5), np.float32))
+    with pytest.raises(nn.ParameterFileError, match=r"'mem' has shape \(2, 5\)"):
+        nn.load_parameters(old)
+    with pytest.raises(ValueError, match="shapes must agree"):
+        nn.get_parameter_or_create("mem", (1, 5))
+
+
 def test_plain_npz_archive_is_accepted(tmp_path):
     path = tmp_path / "plain.npz"
     np.savez(path, **{"conv/W": np.ones((2, 2), np.float32)})
