@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.export.calls import CallWriter, Symbols, data_refs
+from engine.export.generators import generator_call, generator_doc
 from engine.export.literals import ExportError, Identifiers, comment, doc, literal
 from engine.export.units import UnitCall, UnitFunctions, group_of, interface, symbols_for
 from engine.export.units import unit_calls as find_unit_calls
@@ -135,20 +136,29 @@ class _Writer:
         decls = {d.name: d for d in modes.train.parameters}
         self.writer = CallWriter(network, decls, target, param_prefix, symbols)
         self.test_steps = {s.name: s for s in modes.test.steps}
-        names = Identifiers(("nn", "F", "I", "PF", "test", "h", "h1", "h2", "h3"))
+        names = Identifiers(("nn", "F", "I", "PF", "test", "batch_size", "h", "h1", "h2", "h3"))
         self.feeds = {} if external else {v: names.new(v, "x") for v in modes.train.feeds}
+        # generator inputs, made inside the function (a unit body leaves them to its caller)
+        gens = () if external else modes.train.generators
+        self.generated = {i: names.new(g.name, "noise") for i, g in enumerate(gens)}
+        self.drawn: set[int] = set()
+        if self.feeds:  # the batch size of generators and constants: the first real input's
+            self.writer.batch = f"{next(iter(self.feeds.values()))}.shape[0]"
+        elif self.generated:
+            self.writer.batch = "batch_size"
 
     # -------------------------------------------------------------- functions
     def function(self, name: str) -> str:
         train = self.modes.train
-        if train.generators:
-            raise ExportError(f'network "{self.network}": generator inputs cannot be exported')
-        shapes = ", ".join(f"{v} {_shape(train.feeds[k])}" for k, v in self.feeds.items())
         results = [(n, r) for n, r in train.outputs] + [(s, ("step", s)) for s in train.losses]
         results = list(dict(results).items())  # a loss may also be an output: once
         lines, vars_ = self.body(list(train.steps), [r for _, r in results])
-        out = [f"def {name}({', '.join([*self.feeds.values(), 'test=False'])}):",
-               f'    """Network \'{doc(self.network)}\': {comment(shapes)}."""']  # fmt: skip
+        for _, ref in results:  # an output that is a generator itself: drawn last, as the engine
+            lines += self._draw(ref)
+        arguments = [*self.feeds.values()]
+        if self.writer.batch == "batch_size":  # no real input tells the batch size
+            arguments.append(f"batch_size={int(self.project.config.batch_size)}")
+        out = [f"def {name}({', '.join([*arguments, 'test=False'])}):", *self._docstring()]
         out += ["    " + line for line in lines]
         items = [f"{literal(n)}: {self._text(r, vars_)}" for n, r in results]
         if len(items) == 1:
@@ -156,6 +166,39 @@ class _Writer:
         else:
             out += ["    return {", *(f"        {item}," for item in items), "    }"]
         return "\n".join(out) + "\n"
+
+    def _docstring(self) -> list[str]:
+        """The network's inputs; the generator inputs and how they are made."""
+        train = self.modes.train
+        inputs = [f"{v} {_shape(train.feeds[k])}" for k, v in self.feeds.items()]
+        if self.writer.batch == "batch_size":
+            inputs.append("batch_size samples")
+        head = f'    """Network \'{doc(self.network)}\': {comment(", ".join(inputs))}.'
+        if not self.generated:
+            return [head + '"""']
+        gens = [train.generators[i] for i in self.generated]
+        seeded = " (noise from the engine's random generator: nn.seed)" * any(
+            g.kind in ("Normal", "Uniform") for g in gens
+        )
+        lines = [head, "", f"    Generator inputs, made on each call{seeded}:"]
+        for i, var in self.generated.items():
+            decl = train.generators[i]
+            lines.append(f"    {var} {_shape(decl.shape)}: {comment(generator_doc(decl))}.")
+        return [*lines, '    """']
+
+    def _draw(self, ref: Ref) -> list[str]:
+        """The lines making generator input ``ref`` where the engine makes it: before its first
+        reader (the random draws then follow the engine's order); nothing for other inputs."""
+        if ref[0] != "gen" or ref[1] in self.drawn or ref[1] not in self.generated:
+            return []
+        self.drawn.add(ref[1])
+        decl, var = self.modes.train.generators[ref[1]], self.generated[ref[1]]
+        try:
+            expr = generator_call(decl, self.writer.batch)
+        except ExportError as exc:
+            raise ExportError(f'network "{self.network}", input {var}: {exc}') from None
+        return [f"# {comment(var)}: {decl.kind} generator -> {','.join(map(str, decl.shape))}",
+                f"{var} = {expr}"]  # fmt: skip
 
     def body(self, steps: list[Step], results: list[Ref]) -> tuple[list[str], dict]:
         """The lines computing ``steps``, and step name -> variable for ``results``."""
@@ -170,6 +213,8 @@ class _Writer:
         live: dict[str, tuple] = {}
         lines: list[str] = []
         for i, node in enumerate(nodes):
+            for ref in node.inputs:
+                lines += self._draw(ref)
             args = [self._text(r, vars_) for r in node.inputs]
             reuse = next((vars_[_key(r)] for r in node.inputs if r[0] == "step"
                           and r != self.external and last.get(_key(r)) == i), None)  # fmt: skip
@@ -187,6 +232,8 @@ class _Writer:
             return "x"
         if ref[0] == "feed":
             return self.feeds[ref[1]]
+        if ref[0] == "gen" and ref[1] in self.drawn:
+            return self.generated[ref[1]]
         if _key(ref) in vars_:
             return vars_[_key(ref)]
         raise ExportError(f'network "{self.network}": cannot export input {ref!r}')
