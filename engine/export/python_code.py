@@ -36,6 +36,12 @@ _IMPORTS = {
     "nnabla": ("nnabla", "nnabla.functions", "nnabla.initializer", "nnabla.parametric_functions"),
 }  # fmt: skip
 
+# Where a network function's generator noise comes from (nnabla's initializers: NumPy's).
+_SEEDED = {
+    "neurocanvas": " (noise from the engine's random generator: nn.seed)",
+    "nnabla": " (noise from NumPy's global generator: np.random.seed)",
+}
+
 HEADER = '''"""{title}
 
 Exported by NeuroCanvas (neurocanvas export python --target {target}). network_* functions take
@@ -177,9 +183,7 @@ class _Writer:
         if not self.generated:
             return [head + '"""']
         gens = [train.generators[i] for i in self.generated]
-        seeded = " (noise from the engine's random generator: nn.seed)" * any(
-            g.kind in ("Normal", "Uniform") for g in gens
-        )
+        seeded = _SEEDED[self.target] * any(g.kind in ("Normal", "Uniform") for g in gens)
         lines = [head, "", f"    Generator inputs, made on each call{seeded}:"]
         for i, var in self.generated.items():
             decl = train.generators[i]

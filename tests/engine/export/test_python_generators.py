@@ -10,6 +10,7 @@ test mode, for every network of the sample; a network without real inputs takes 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +19,7 @@ import numpy as np
 import pytest
 
 import engine.nn as nn
+from engine.export.nnabla_parameters import nnabla_shapes, write_nnabla_h5
 from engine.export.python_code import exportable_networks, python_module
 from engine.formats import load_project
 from engine.runtime.compiler import compile_network
@@ -26,27 +28,31 @@ ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "tests" / "fixtures" / "nnc-samples"
 BATCH = 3
 
-# argv: the exported file, the data (.npz), the parameters (.npz), the calls (JSON)
+# argv: the exported file, the data (.npz), the parameters (.npz or nnabla's .h5), the calls
+# (JSON); the library is engine.nn or nnabla (which has no nn.seed: its initializers draw from
+# NumPy's global generator)
 RUNNER = """
 import importlib.util, json, sys
 import numpy as np
-import engine.nn as nn
+import {library} as nn
 spec = importlib.util.spec_from_file_location("exported", sys.argv[1])
 mod = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(mod)
 data = dict(np.load(sys.argv[2]))
-results = {}
+results = {{}}
 for key, (function, test, inputs, batch_size) in json.loads(sys.argv[4]).items():
     nn.clear_parameters()
     nn.load_parameters(sys.argv[3])
-    nn.seed(1)
-    kwargs = {"test": test} if batch_size is None else {"test": test, "batch_size": batch_size}
-    with nn.no_grad():
-        outs = getattr(mod, function)(*[nn.Variable(data[n]) for n in inputs], **kwargs)
+    {seed}
+    kwargs = {{"test": test}} if batch_size is None else {{"test": test, "batch_size": batch_size}}
+    args = [nn.Variable.from_numpy_array(data[n]) for n in inputs]
+    with nn.auto_forward(), nn.no_grad():
+        outs = getattr(mod, function)(*args, **kwargs)
     for name, var in outs.items():
-        results[key + ":" + name] = np.asarray(var.data)
+        results[key + ":" + name] = np.array(var.d)
 np.savez(sys.argv[1] + ".out.npz", **results)
 """
+NNABLA_PYTHON = os.environ.get("NNABLA_PYTHON", "")
 
 
 def _forward(program, params, batch, seed):
@@ -67,18 +73,18 @@ def _batch(program, rng):
     return batch or {"unread": np.zeros((BATCH, 1), np.float32)}
 
 
-def assert_export_matches(project, tmp_path, networks=None) -> str:
-    """Every network (train and test mode): the exported file's outputs and losses equal the
-    engine's; outputs that depend on a Normal/Uniform generator change with the seed (so the
-    agreement is not that of a constant)."""
-    runtime = project.executors[0].network if project.executors else None
-    networks = networks or exportable_networks(project, (runtime,) if runtime else ())
-    source, functions = python_module(project, "generators", networks)
+def _run_export(project, tmp_path, networks, target="neurocanvas"):
+    """The source, the engine's outputs and losses of every network in train and test mode
+    (``nn.seed(1)``), and the exported file's run in a fresh interpreter of ``target``.
+
+    Outputs that depend on a Normal/Uniform generator must change with the seed (so agreement
+    is not that of a constant)."""
+    source, functions = python_module(project, "generators", networks, target)
     file = tmp_path / "exported.py"
     file.write_text(source, encoding="utf-8")
     nn.clear_parameters()
     rng = np.random.default_rng(0)
-    expected, data, calls, random = {}, {}, {}, 0
+    expected, data, calls = {}, {}, {}
     for name in networks:
         for test in (False, True):
             program = compile_network(project, name, test_mode=test)
@@ -95,18 +101,35 @@ def assert_export_matches(project, tmp_path, networks=None) -> str:
                 v.data[...] = saved[k]
             if any(g.kind in ("Normal", "Uniform") for g in program.generators):
                 assert any(not np.array_equal(outs[k], other[k]) for k in outs), key
-                random += 1
             expected.update({f"{key}:{k}": v for k, v in outs.items()})
     nn.save_parameters(tmp_path / "params.npz")
     np.savez(tmp_path / "data.npz", **data)
+    params, python = tmp_path / "params.npz", sys.executable
+    runner = RUNNER.format(library="engine.nn", seed="nn.seed(1)")
+    if target == "nnabla":
+        params, python = tmp_path / "params.h5", NNABLA_PYTHON
+        write_nnabla_h5(tmp_path / "params.npz", params, nnabla_shapes(project, networks))
+        runner = RUNNER.format(library="nnabla", seed="np.random.seed(1)")
     done = subprocess.run(
-        [sys.executable, "-c", RUNNER, str(file), str(tmp_path / "data.npz"),
-         str(tmp_path / "params.npz"), json.dumps(calls)],
+        [python, "-c", runner, str(file), str(tmp_path / "data.npz"), str(params),
+         json.dumps(calls)],
         capture_output=True, text=True, cwd=ROOT, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     got = dict(np.load(str(file) + ".out.npz"))
     assert set(got) == set(expected)
+    return source, expected, got
+
+
+def _networks(project) -> list[str]:
+    runtime = project.executors[0].network if project.executors else None
+    return exportable_networks(project, (runtime,) if runtime else ())
+
+
+def assert_export_matches(project, tmp_path, networks=None) -> str:
+    """Every network (train and test mode): the exported file's outputs and losses equal the
+    engine's within 1e-5 (see _run_export)."""
+    source, expected, got = _run_export(project, tmp_path, networks or _networks(project))
     for key, value in expected.items():
         assert got[key].shape == value.shape, key
         diff = np.abs(got[key].astype(np.float32) - value).max()
@@ -164,3 +187,31 @@ def test_an_imported_recurrent_onnx_model_exports_with_its_constant_initial_stat
             if la.type == "Input"].count("Constant") == 1  # fmt: skip
     text = assert_export_matches(imported, tmp_path, ["Main"])
     assert "delay_initial = F.constant(0.0, (x.shape[0], 1, 28))" in text
+
+
+@pytest.mark.skipif(
+    not NNABLA_PYTHON,
+    reason="NNABLA_PYTHON is not set (a Python 3.10 with nnabla 1.39; see README, Export)",
+)
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["mnist_vae", "mnist_dcgan"])
+def test_the_nnabla_target_runs_generator_networks_on_nnabla(name, tmp_path):
+    """``--target nnabla`` on nnabla 1.39, every network in both modes. With the generators
+    made Constant it gives the engine's outputs and losses (1e-5, relative above 1, as
+    test_nnabla_target); with NNC's Normal noise, which nnabla draws from NumPy's global
+    generator and not the engine's, the same shapes and other values."""
+    project = load_project(next(SAMPLES.rglob(f"{name}.sdcproj")))
+    networks = _networks(project)
+    source, expected, noisy = _run_export(project, tmp_path, networks, "nnabla")
+    assert "engine" not in source and "I.NormalInitializer(1.0)(" in source
+    for network in project.networks:
+        for layer in network.layers:
+            if layer.properties.get("Generator", "None") != "None":
+                network.set_property(layer.name, "Generator", "Constant")
+                network.set_property(layer.name, "GeneratorMultiplier", "0.3")
+    _, constant, got = _run_export(project, tmp_path, networks, "nnabla")
+    for key, value in constant.items():
+        assert got[key].shape == value.shape == noisy[key].shape, key
+        limit = 1e-5 * np.maximum(1.0, np.abs(value))
+        assert (np.abs(got[key] - value) <= limit).all(), key
+    assert any(not np.allclose(noisy[k], got[k]) for k in got)
