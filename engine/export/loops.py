@@ -91,8 +91,9 @@ def _loop(steps: tuple[Step, ...], i: int, j: int, test_steps: dict[str, Step],
                 return None
             if not _inputs(loop, step, first, t, inside, plain):
                 return None
-    if any(ref in plain for ref in loop.carried.values()):  # one value, two roles: unrolled
-        return None
+    initial = list(loop.carried.values())
+    if any(ref in plain for ref in initial) or len(set(initial)) < len(initial):
+        return None  # one value in two roles (a state's start and a constant, two states)
     return loop if _read_after(loop, steps, results, inside) else None
 
 
@@ -115,7 +116,7 @@ def _inputs(loop: Loop, step: Step, first: Step, t: int, inside: set[str], plain
     for ref, ref0 in zip(step.inputs, first.inputs, strict=True):
         if ref0[0] == "step" and ref0[1] in inside:  # block 0's step: block t's of that layer
             name, when = base(ref0[1])  # type: ignore[misc]
-            if when != 0 or ref != ("step", f"{name}[t={t}]"):
+            if when != 0 or ref != ("step", f"{name}[t={t}]") or first.item is not None:
                 return False
         elif ref == ref0:  # from outside, the same in every block
             if ref not in loop.reads:
