@@ -81,8 +81,9 @@ class Variable:
 
     @classmethod
     def from_numpy_array(cls, array: Any, need_grad: bool = False) -> Variable:
-        """nnabla's constructor name."""
-        return cls(np.asarray(array), need_grad=need_grad)
+        """nnabla's constructor name; a device array stays on the device (exported code passes
+        the engine's initializers' arrays, which are CuPy arrays on a GPU)."""
+        return cls(array if backend.is_array(array) else np.asarray(array), need_grad=need_grad)
 
     # nnabla's short names
     @property

@@ -101,6 +101,7 @@ class CallWriter:
     target: str = "neurocanvas"
     param_prefix: str = ""  # a unit body: its parameter scope, stripped from names
     symbols: Symbols | None = None
+    batch: str = "x.shape[0]"  # the batch size, for calls without data inputs (F.constant)
 
     def error(self, step: Step, message: str) -> ExportError:
         return ExportError(f'network "{self.network}", layer "{step.name}": {message}')
@@ -126,7 +127,8 @@ class CallWriter:
             raise self.error(step, f"argument {key}: {exc}") from None
         if key in step.batch_kwargs:  # written without the batch axis in the project
             items = ", ".join(literal(v) for v in value)  # type: ignore[attr-defined]
-            return f"({first}.shape[0], {items})"
+            size = f"{first}.shape[0]" if first else self.batch
+            return f"({size}, {items})"
         return text
 
     def moded(self, step: Step, test: Step | None, key: str, first: str) -> str:
@@ -165,7 +167,7 @@ class CallWriter:
         inputs = [next(data) if r[0] in ("step", "feed", "gen")
                   else "None" if r[0] == "none" else self.param(step, r[1])
                   for r in step.inputs]  # fmt: skip
-        first = inputs[0] if inputs else "x"
+        first = inputs[0] if inputs else ""
         out = list(inputs)
         for key in step.kwargs:
             if self._omit(sig, step, test, key):

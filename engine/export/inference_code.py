@@ -4,7 +4,9 @@ It loads the trained parameters copied beside the file, reads each sample file a
 reader does (images as (C, H, W), per-sample CSV matrices, ``.npy``), applies Image
 Normalization (8-bit images x 1/255) when the job's dataset had it, runs the runtime network with
 ``test=True`` and prints each output (and the class of a vector output) in the format of
-``neurocanvas forward``. The ``neurocanvas`` target reads files with NeuroCanvas's own loader;
+``neurocanvas forward``. A runtime network without real inputs, only generator inputs (a GAN's
+image generator), makes ``COUNT`` samples instead and prints them the same way. The
+``neurocanvas`` target reads files with NeuroCanvas's own loader;
 the ``nnabla`` target, which must run without NeuroCanvas, with Pillow and NumPy.
 """
 
@@ -46,6 +48,44 @@ if __name__ == "__main__":
         sys.exit("usage: python " + os.path.basename(__file__) + " FILE...")
     main(sys.argv[1:])
 """
+
+# A runtime network without real inputs (a GAN's generator): its generator inputs make the
+# samples, so main takes how many.
+TEMPLATE_GENERATED = """# -- main: the runtime network {runtime_comment} with the trained parameters
+
+import os
+import sys
+
+import numpy as np
+
+PARAMETERS = {parameters}  # beside this file
+
+{to_numpy}
+
+
+def main(count):
+    nn.clear_parameters()
+    nn.load_parameters(os.path.join(os.path.dirname(os.path.abspath(__file__)), PARAMETERS))
+    with nn.auto_forward(), nn.no_grad():
+        outputs = {function}(batch_size=count, test=True)
+    for name, y in outputs.items():
+        for i, row in enumerate(to_numpy(y.d).reshape(count, -1)):
+            best = f" class {{int(np.argmax(row))}}" if y.ndim == 2 and row.size > 1 else ""
+            shown = " ".join(f"{{v:.6g}}" for v in row[:16]) + (" ..." if row.size > 16 else "")
+            print(f"sample {{i}}\\t{{name}}{{best}}\\t{{shown}}")
+
+
+if __name__ == "__main__":
+    count = sys.argv[1] if len(sys.argv) == 2 else "1"
+    if len(sys.argv) > 2 or not count.isdigit() or int(count) < 1:
+        sys.exit("usage: python " + os.path.basename(__file__) + " [COUNT] (samples, default 1)")
+    main(int(count))
+"""
+
+TO_NUMPY = {
+    "neurocanvas": "from engine.core.backend import to_numpy  # device arrays refuse np.asarray",
+    "nnabla": "to_numpy = np.asarray  # nnabla's Variable.d is a NumPy array",
+}
 
 LOAD_NEUROCANVAS = '''from engine.core.backend import to_numpy  # device arrays refuse np.asarray
 
@@ -89,6 +129,13 @@ def inference_source(
     runtime = source.runtime  # type: ignore[attr-defined]
     program = compile_network(source.project, runtime)  # type: ignore[attr-defined]
     feeds = list(program.feeds)
+    if not feeds and program.generators:
+        return TEMPLATE_GENERATED.format(
+            runtime_comment=literal(runtime).replace("\n", " "),
+            parameters=literal(parameters_file),
+            to_numpy=TO_NUMPY[target if target == "nnabla" else "neurocanvas"],
+            function=function,
+        )
     if len(feeds) != 1:
         raise ExportError(
             f'network "{runtime}" reads {len(feeds)} dataset variables; the inference entry '

@@ -15,10 +15,13 @@ same but for initializers where nnabla's defaults differ from NNC's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 from engine.export.calls import CallWriter, Symbols, data_refs
+from engine.export.generators import generator_call, generator_doc
 from engine.export.literals import ExportError, Identifiers, comment, doc, literal
+from engine.export.loops import Loop, base, find_loops
 from engine.export.units import UnitCall, UnitFunctions, group_of, interface, symbols_for
 from engine.export.units import unit_calls as find_unit_calls
 from engine.graph import resolve
@@ -34,6 +37,12 @@ _IMPORTS = {
                     "engine.nn.parametric"),
     "nnabla": ("nnabla", "nnabla.functions", "nnabla.initializer", "nnabla.parametric_functions"),
 }  # fmt: skip
+
+# Where a network function's generator noise comes from (nnabla's initializers: NumPy's).
+_SEEDED = {
+    "neurocanvas": " (noise from the engine's random generator: nn.seed)",
+    "nnabla": " (noise from NumPy's global generator: np.random.seed)",
+}
 
 HEADER = '''"""{title}
 
@@ -114,6 +123,7 @@ class _Node:
     call: UnitCall | None = None
     function: str = ""
     group: tuple[Step, ...] = ()
+    loop: Loop | None = None  # a recurrent loop written as a for loop
 
 
 class _Writer:
@@ -135,20 +145,37 @@ class _Writer:
         decls = {d.name: d for d in modes.train.parameters}
         self.writer = CallWriter(network, decls, target, param_prefix, symbols)
         self.test_steps = {s.name: s for s in modes.test.steps}
-        names = Identifiers(("nn", "F", "I", "PF", "test", "h", "h1", "h2", "h3"))
+        names = Identifiers(("nn", "F", "I", "PF", "test", "batch_size", "h", "h1", "h2", "h3"))
         self.feeds = {} if external else {v: names.new(v, "x") for v in modes.train.feeds}
+        self.names = names
+        self.loops: dict[str, Loop] = {}  # first step -> the loop it starts
+        self.inside: dict[tuple, str] | None = None  # in a loop body: outside values' texts
+        self.after: dict[tuple, str] = {}  # loop values read after their loop
+        self.splits: dict[str, str] = {}  # a loop's RecurrentInput step -> "<its split>[t]"
+        self.t = ""  # the loops' time step variable
+        # generator inputs, made inside the function (a unit body leaves them to its caller)
+        gens = () if external else modes.train.generators
+        self.generated = {i: names.new(g.name, "noise") for i, g in enumerate(gens)}
+        self.drawn: set[int] = set()
+        if self.feeds:  # the batch size of generators and constants: the first real input's
+            self.writer.batch = f"{next(iter(self.feeds.values()))}.shape[0]"
+        elif self.generated:
+            self.writer.batch = "batch_size"
 
     # -------------------------------------------------------------- functions
     def function(self, name: str) -> str:
         train = self.modes.train
-        if train.generators:
-            raise ExportError(f'network "{self.network}": generator inputs cannot be exported')
-        shapes = ", ".join(f"{v} {_shape(train.feeds[k])}" for k, v in self.feeds.items())
         results = [(n, r) for n, r in train.outputs] + [(s, ("step", s)) for s in train.losses]
         results = list(dict(results).items())  # a loss may also be an output: once
+        loops = find_loops(train.steps, self.test_steps, [r for _, r in results])
+        self.loops = {train.steps[x.start].name: x for x in loops if not self._has_unit(x)}
         lines, vars_ = self.body(list(train.steps), [r for _, r in results])
-        out = [f"def {name}({', '.join([*self.feeds.values(), 'test=False'])}):",
-               f'    """Network \'{doc(self.network)}\': {comment(shapes)}."""']  # fmt: skip
+        for _, ref in results:  # an output that is a generator itself: drawn last, as the engine
+            lines += self._draw(ref)
+        arguments = [*self.feeds.values()]
+        if self.writer.batch == "batch_size":  # no real input tells the batch size
+            arguments.append(f"batch_size={int(self.project.config.batch_size)}")
+        out = [f"def {name}({', '.join([*arguments, 'test=False'])}):", *self._docstring()]
         out += ["    " + line for line in lines]
         items = [f"{literal(n)}: {self._text(r, vars_)}" for n, r in results]
         if len(items) == 1:
@@ -157,8 +184,42 @@ class _Writer:
             out += ["    return {", *(f"        {item}," for item in items), "    }"]
         return "\n".join(out) + "\n"
 
-    def body(self, steps: list[Step], results: list[Ref]) -> tuple[list[str], dict]:
-        """The lines computing ``steps``, and step name -> variable for ``results``."""
+    def _docstring(self) -> list[str]:
+        """The network's inputs; the generator inputs and how they are made."""
+        train = self.modes.train
+        inputs = [f"{v} {_shape(train.feeds[k])}" for k, v in self.feeds.items()]
+        if self.writer.batch == "batch_size":
+            inputs.append("batch_size samples")
+        head = f'    """Network \'{doc(self.network)}\': {comment(", ".join(inputs))}.'
+        if not self.generated:
+            return [head + '"""']
+        gens = [train.generators[i] for i in self.generated]
+        seeded = _SEEDED[self.target] * any(g.kind in ("Normal", "Uniform") for g in gens)
+        lines = [head, "", f"    Generator inputs, made on each call{seeded}:"]
+        for i, var in self.generated.items():
+            decl = train.generators[i]
+            lines.append(f"    {var} {_shape(decl.shape)}: {comment(generator_doc(decl))}.")
+        return [*lines, '    """']
+
+    def _draw(self, ref: Ref) -> list[str]:
+        """The lines making generator input ``ref`` where the engine makes it: before its first
+        reader (the random draws then follow the engine's order); nothing for other inputs."""
+        if ref[0] != "gen" or ref[1] in self.drawn or ref[1] not in self.generated:
+            return []
+        self.drawn.add(ref[1])
+        decl, var = self.modes.train.generators[ref[1]], self.generated[ref[1]]
+        try:
+            expr = generator_call(decl, self.writer.batch)
+        except ExportError as exc:
+            raise ExportError(f'network "{self.network}", input {var}: {exc}') from None
+        return [f"# {comment(var)}: {decl.kind} generator -> {','.join(map(str, decl.shape))}",
+                f"{var} = {expr}"]  # fmt: skip
+
+    def body(
+        self, steps: list[Step], results: list[Ref], taken: frozenset[str] = frozenset()
+    ) -> tuple[list[str], dict]:
+        """The lines computing ``steps``, and step name -> variable for ``results``; ``taken``:
+        variables of the enclosing code that stay untouched."""
         nodes = self._nodes(steps)
         last = {}
         for i, node in enumerate(nodes):
@@ -170,13 +231,23 @@ class _Writer:
         live: dict[str, tuple] = {}
         lines: list[str] = []
         for i, node in enumerate(nodes):
+            for ref in node.inputs:
+                lines += self._draw(ref)
+            if node.loop is not None:  # its values live in named variables, not the h chain
+                reading = {vars_[_key(r)] for r in node.inputs if _key(r) in vars_}
+                lines += self._loop_lines(node.loop, vars_, taken | set(live) | reading)
+                for var in [vars_[_key(r)] for r in node.inputs if last.get(_key(r)) == i
+                            and _key(r) in vars_]:  # fmt: skip
+                    live.pop(var, None)
+                continue
             args = [self._text(r, vars_) for r in node.inputs]
             reuse = next((vars_[_key(r)] for r in node.inputs if r[0] == "step"
-                          and r != self.external and last.get(_key(r)) == i), None)  # fmt: skip
+                          and r != self.external and last.get(_key(r)) == i
+                          and _key(r) in vars_), None)  # fmt: skip
             for ref in node.inputs:  # values read for the last time free their variable
                 if last.get(_key(ref)) == i and _key(ref) in vars_:
                     live.pop(vars_[_key(ref)], None)
-            var = reuse or _free(live)
+            var = reuse or _free_name(live, taken)
             live[var] = ("step", node.result)
             vars_[("step", node.result)] = var
             lines += self._lines(node, var, args)
@@ -185,8 +256,14 @@ class _Writer:
     def _text(self, ref: Ref, vars_: dict) -> str:
         if ref == self.external:
             return "x"
+        if self.inside is not None and _key(ref) in self.inside:
+            return self.inside[_key(ref)]
+        if _key(ref) in self.after:
+            return self.after[_key(ref)]
         if ref[0] == "feed":
             return self.feeds[ref[1]]
+        if ref[0] == "gen" and ref[1] in self.drawn:
+            return self.generated[ref[1]]
         if _key(ref) in vars_:
             return vars_[_key(ref)]
         raise ExportError(f'network "{self.network}": cannot export input {ref!r}')
@@ -196,6 +273,12 @@ class _Writer:
         nodes, i = [], 0
         while i < len(steps):
             name = steps[i].name
+            loop = self.loops.get(name) if self.inside is None else None
+            if loop is not None:
+                reads = [r for r in loop.reads if r[0] in ("step", "feed", "gen")]
+                nodes.append(_Node(reads, name, loop=loop))
+                i += loop.length * loop.size
+                continue
             call = next((c for c in self.calls.values() if c.layer not in self.inline
                          and name.startswith(self.prefix + c.layer + "/")), None)  # fmt: skip
             group = group_of(tuple(steps), i, self.prefix + call.layer + "/") if call else []
@@ -286,8 +369,11 @@ class _Writer:
         test = self.test_steps.get(step.name)
         if test is not None and test.inputs != step.inputs:
             self._check_bypass(step, test)
-        expr = self.writer.call(step, test, args)
-        head = f"# {comment(self._local(step.name))}{self._arrow(node, step.shape)}"
+        expr = self.splits.get(step.name) or self._stacked(step, test, args)
+        name = self._local(step.name)
+        if self.inside is not None:  # a loop body: block 0 stands for every time step
+            name = re.sub(r"\[t=0\]$", "", name)
+        head = f"# {comment(name)}{self._arrow(node, step.shape)}"
         if test is not None:
             return [head, f"{var} = {expr}"]
         skip = args[0] if args else "None"  # skipped at test time: passes its input on
@@ -326,6 +412,59 @@ class _Writer:
     def _local(self, name: str) -> str:
         return name[len(self.prefix) :] if name.startswith(self.prefix) else name
 
+    # ------------------------------------------------------------------ loops
+    def _has_unit(self, loop: Loop) -> bool:
+        return any(s.name.startswith(c.layer + "/") for c in self.calls.values() for s in loop.body)
+
+    def _loop_lines(self, loop: Loop, outer: dict, taken: set[str]) -> list[str]:
+        """A recurrent loop as ``for t in range(T):`` over block 0's steps: each RecurrentInput
+        split once before it, each Delay a state variable set from its initial value and from
+        its input at the end of each step, each RecurrentOutput's values collected in a list."""
+        self.t = self.t or self.names.new("t")  # loops follow each other: one index for all
+        t = self.t
+        length = loop.length
+        lines = [f"# recurrent loop: {length} time steps"]
+        for step in loop.body:
+            if step.item is not None:
+                var = self.names.new(base(step.name)[0].rsplit("/", 1)[-1])  # type: ignore[index]
+                args = [self._text(r, outer) for r in data_refs(step)]
+                test = self.test_steps.get(step.name)
+                expr = self.writer.call(replace(step, item=None),
+                                        test and replace(test, item=None), args)  # fmt: skip
+                lines.append(f"{var} = {expr}")
+                self.splits[step.name] = f"{var}[{t}]"
+        self.inside = {_key(r): self._text(r, outer) for r in loop.reads
+                       if r[0] in ("step", "feed", "gen")}  # fmt: skip
+        states = {}
+        for name, initial in loop.carried.items():
+            states[name] = self.names.new(_state_name(name, initial) + "_state")
+            lines.append(f"{states[name]} = {self._text(initial, outer)}")
+            self.inside[_key(initial)] = states[name]
+        for name in loop.last - set(states):
+            states[name] = self.names.new(name.rsplit("/", 1)[-1] + "_last")
+        lists = {name: self.names.new(name.rsplit("/", 1)[-1] + "_steps")
+                 for name in set(loop.stacked.values())}  # fmt: skip
+        lines += [f"{var} = []" for var in lists.values()]
+        needed = [("step", f"{name}[t=0]") for name in [*states, *lists]]
+        body, inner = self.body(list(loop.body), needed, frozenset(taken | set(states.values())))
+        body += [f"{var} = {inner[('step', f'{n}[t=0]')]}" for n, var in states.items()]
+        body += [f"{var}.append({inner[('step', f'{n}[t=0]')]})" for n, var in lists.items()]
+        self.inside = None
+        for name, var in states.items():
+            self.after[("step", f"{name}[t={length - 1}]")] = var
+        for name, var in lists.items():
+            for k in range(length):
+                self.after[("step", f"{name}[t={k}]")] = f"{var}[{k}]"
+        return [*lines, f"for {t} in range({length}):", *("    " + line for line in body)]
+
+    def _stacked(self, step: Step, test: Step | None, args: list[str]) -> str:
+        """The call; a RecurrentOutput's stack of a loop's list as ``F.stack(*list, ...)``."""
+        expr = self.writer.call(step, test, args)
+        items = re.fullmatch(r"(\w+)\[0\]", args[0]) if args else None
+        if items and args == [f"{items.group(1)}[{k}]" for k in range(len(args))]:
+            expr = expr.replace(", ".join(args), "*" + items.group(1), 1)
+        return expr
+
     def _check_bypass(self, step: Step, test_step: Step) -> None:
         """In test mode the inputs may skip layers that pass their input on; nothing else."""
         train_steps = {s.name: s for s in self.modes.train.steps}
@@ -339,6 +478,10 @@ class _Writer:
             raise self.writer.error(step, "the test-mode network is wired differently")
 
 
+def _free_name(live: dict[str, tuple], taken: frozenset[str] | set[str]) -> str:
+    return _free({**live, **dict.fromkeys(taken, ())})
+
+
 def _key(ref: Ref) -> tuple:
     return tuple(ref[:2])
 
@@ -349,6 +492,14 @@ def _free(live: dict[str, tuple]) -> str:
     while (name := "h" if n == 0 else f"h{n}") in live:
         n += 1
     return name
+
+
+def _state_name(name: str, initial: Ref) -> str:
+    """A Delay's state is named after the Delay (its initial value is ``<Delay>/Initial``) or
+    the step giving the initial value (the LSTM layer's ``LSTM/H``)."""
+    if initial[0] == "step":
+        return initial[1].removesuffix("/Initial").rsplit("/", 1)[-1]
+    return name.rsplit("/", 1)[-1]
 
 
 def _shape(shape: tuple[int, ...]) -> str:

@@ -339,7 +339,8 @@ class _Compiler:
         shape = tuple(ev.output_shape() or ())
         generator = str(ev.value("Generator"))
         if generator != "None":
-            return self._generator(generator, ev.value("GeneratorMultiplier"), shape)
+            name = str(ev.value("Dataset") or "") or layer.name
+            return self._generator(generator, ev.value("GeneratorMultiplier"), shape, name)
         variable = str(ev.value("Dataset"))
         if not variable:
             raise self.error(scope, layer.name, "property Dataset: name a dataset variable")
@@ -349,8 +350,11 @@ class _Compiler:
         self.feeds.setdefault(variable, shape)
         return ("feed", variable, shape)
 
-    def _generator(self, kind: str, multiplier: object, shape: tuple[int, ...]) -> Ref:
-        self.generators.append(GeneratorDecl(kind, float(multiplier), shape))  # type: ignore[arg-type]
+    def _generator(
+        self, kind: str, multiplier: object, shape: tuple[int, ...], name: str = ""
+    ) -> Ref:
+        decl = GeneratorDecl(kind, float(multiplier), shape, name)  # type: ignore[arg-type]
+        self.generators.append(decl)
         return ("gen", len(self.generators) - 1)
 
     def _own_parameter(self, layer: Layer, ev: LayerEval, scope: _Scope, lr_default: float) -> str:
@@ -469,7 +473,7 @@ class _Compiler:
                 f"side input {connector.name} is not connected and names no dataset variable "
                 f"or generator",
             )  # fmt: skip
-        return self._generator(generator, multiplier, shape)
+        return self._generator(generator, multiplier, shape, f"{layer.name}_{connector.name}")
 
     def _parameter(
         self, layer: Layer, spec: LayerSpec, ev: LayerEval, pspec: ParameterSpec, scope: _Scope

@@ -124,6 +124,9 @@ class GeneratorDecl:
     kind: str  # Normal, Uniform, Constant, Range
     multiplier: float
     shape: Shape
+    # what exported code calls it (the Input's dataset variable, or <layer>_<connector>); not
+    # part of what it generates, so not compared
+    name: str = field(default="", compare=False)
 
     def generate(self, batch: int) -> Any:
         shape = (batch, *self.shape)

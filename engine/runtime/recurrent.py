@@ -243,7 +243,8 @@ def _initial(
                                shape, batch_kwargs=("shape",)))  # fmt: skip
         return ("step", name)
     if generator != "None":  # the generator wins over the dataset variable (nnc-layers.md)
-        return comp._generator(generator, ev.value(f"{connector}.GeneratorMultiplier"), shape)
+        multiplier = ev.value(f"{connector}.GeneratorMultiplier")
+        return comp._generator(generator, multiplier, shape, f"{layer.name}_{connector}")
     variable = str(ev.value(f"{connector}.Dataset") or "")
     if not variable:
         raise comp.error(scope, layer.name, f"{connector}: not connected and Generator None, "

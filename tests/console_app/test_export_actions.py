@@ -49,3 +49,25 @@ def test_export_onnx_from_the_menu_and_errors_are_reported(lenet_window, tmp_pat
     assert out is not None and out.stat().st_size > 1000
     assert export_actions.export_python_code(lenet_window, tmp_path / "missing" / "x.py") is None
     assert lenet_window.last_error.startswith("Export Python code:")
+
+
+def test_a_network_with_generator_inputs_exports_from_the_menu(make_window, tmp_path, monkeypatch):
+    """NNC's DCGAN (its noise a Normal generator input): File > Export > Python code writes
+    every network, the image generator taking batch_size, and reports no error."""
+    sample = (
+        ROOT / "tests" / "fixtures" / "nnc-samples" / "image_generation" / "mnist_dcgan.sdcproj"
+    )
+    target = tmp_path / "mnist_dcgan.sdcproj"
+    shutil.copyfile(sample, target)
+    window = make_window(str(target))
+    out = tmp_path / "dcgan.py"
+    monkeypatch.setattr(export_actions.QFileDialog, "getSaveFileName",
+                        lambda *a, **k: (str(out), "Python (*.py)"))  # fmt: skip
+    python = next(a for a in window.export_menu.actions() if a.text() == "Python code...")
+    next(a for a in python.menu().actions() if a.text().startswith("for NeuroCanvas")).trigger()
+    text = out.read_text()
+    names = [n.name for n in ast.parse(text).body if isinstance(n, ast.FunctionDef)]
+    assert "network_traingenerator" in names and "network_traindiscriminator" in names
+    assert "def network_runtime(batch_size=64, test=False):" in text
+    assert "z = nn.Variable.from_numpy_array(I.NormalInitializer(1.0)((batch_size, 100)))" in text
+    assert not getattr(window, "last_error", "")

@@ -148,3 +148,58 @@ def test_job_onnx_export_predicts_like_forward(job, capsys):
     assert probs.argmax(axis=1).tolist() == [r["outputs"]["y'"]["class"] for r in forward]
     for row, result in zip(probs, forward, strict=True):
         assert np.abs(row - np.array(result["outputs"]["y'"]["values"])).max() <= 1e-4
+
+
+DCGAN = ROOT / "tests" / "fixtures" / "nnc-samples" / "image_generation" / "mnist_dcgan.sdcproj"
+SAMPLE_ROW = re.compile(r"sample (\d+)\tSigmoid\t([^\n]*) \.\.\.")
+
+
+@pytest.mark.slow
+def test_a_trained_dcgan_exports_a_script_that_generates_the_engines_images(tmp_path):
+    """NNC's DCGAN (its noise z a Normal generator input) trained for one epoch on 128 digits:
+    the export's main makes COUNT images with network_runtime(batch_size=COUNT), and run in a
+    fresh interpreter with nn.seed(5) it prints the engine's images for that seed."""
+    import numpy as np  # noqa: PLC0415
+
+    from engine.export import open_source  # noqa: PLC0415
+    from engine.runtime.compiler import compile_network  # noqa: PLC0415
+
+    mp = pytest.MonkeyPatch()
+    mp.setenv("NEUROCANVAS_CACHE", str(tmp_path / "cache"))
+    project = load_project(DCGAN)
+    for i, (dataset, split) in enumerate(
+        zip(project.datasets, ("training", "validation"), strict=True)
+    ):
+        subset, _ = _subset(f"builtin:digits/{split}", 128, tmp_path, tmp_path / "cache")
+        project.replace_section(("datasets", i), dataset.with_value("URI", str(subset)))
+    save_project(project, tmp_path / "dcgan.ncproj")
+    try:
+        assert main(["train", str(tmp_path / "dcgan.ncproj"), "-o", str(tmp_path / "job"),
+                     "--epochs", "1", "--seed", "0"]) == 0  # fmt: skip
+        out = tmp_path / "dcgan_export.py"
+        assert main(["export", "python", str(tmp_path / "job"), "-o", str(out)]) == 0
+        assert "def network_runtime(batch_size=64, test=False):" in out.read_text()
+        run = (
+            "import runpy, sys; import engine.nn as nn; nn.seed(5); "
+            f"sys.argv = [{str(out)!r}, '3']; runpy.run_path(sys.argv[0], run_name='__main__')"
+        )
+        done = subprocess.run([sys.executable, "-c", run], capture_output=True, text=True,
+                              cwd=ROOT, timeout=120)  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        rows = SAMPLE_ROW.findall(done.stdout)
+        program = compile_network(load_project(tmp_path / "job" / "network.ncproj"), "Runtime",
+                                  test_mode=True)  # fmt: skip
+        nn.clear_parameters()
+        nn.load_parameters(open_source(tmp_path / "job").parameters)
+        params = program.create_parameters()
+        nn.seed(5)
+        with nn.no_grad():
+            acts = program.forward({"unread": np.zeros((3, 1), np.float32)}, params)
+        images = np.asarray(program.output(acts, "Sigmoid").data).reshape(3, -1)
+        assert [int(i) for i, _ in rows] == [0, 1, 2]
+        got = np.array([[float(v) for v in values.split()] for _, values in rows])
+        assert np.abs(got - images[:, :16]).max() <= 1e-5 * max(1.0, np.abs(images).max())
+        assert np.abs(images[0] - images[1]).max() > 0.01  # the noise differs per sample
+    finally:
+        nn.clear_parameters()
+        mp.undo()

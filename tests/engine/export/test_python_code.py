@@ -250,3 +250,41 @@ def test_exported_code_initializes_parameters_as_the_project(path, target):
         if name.endswith(("/Wb", "/alpha")):  # binarized copies the forward pass writes
             continue
         assert np.array_equal(got[name].reshape(value.shape), value), name
+
+
+def test_recurrent_loops_are_written_as_for_loops():
+    """Elman: the 28 time steps are one ``for`` loop (the input split once, the Delay a state
+    variable, RecurrentOutput a list stacked after it); the numbers are checked above."""
+    project = load_project(ROOT / "projects" / "elman_4or9.ncproj")
+    source = python_source(project, "elman", exportable_networks(project))
+    loop = (
+        "    recurrentinput = F.split(x, axis=2)\n"
+        "    delay_state = h\n"
+        "    tanh_steps = []\n"
+        "    for t in range(28):\n"
+        "        # RecurrentInput -> 1,28\n"
+        "        h1 = recurrentinput[t]\n"
+        "        # Concatenate -> 2,28\n"
+        "        h1 = F.concatenate(h1, delay_state, axis=1)\n"
+    )
+    assert loop in source and "[t=" not in source
+    assert "        delay_state = h1\n        tanh_steps.append(h1)\n" in source
+    assert "    h = F.stack(*tanh_steps, axis=2)\n" in source
+
+
+def test_a_loop_read_at_a_middle_time_step_stays_unrolled():
+    """A value of time step 5 read after the loop has no name in a ``for`` loop: unrolled."""
+    from dataclasses import replace  # noqa: PLC0415
+
+    from engine.export.loops import find_loops  # noqa: PLC0415
+
+    project = load_project(ROOT / "projects" / "elman_4or9.ncproj")
+    program = compile_network(project, "Main", test_mode=False)
+    tests = {s.name: s for s in compile_network(project, "Main", test_mode=True).steps}
+    steps = program.steps
+    (loop,) = find_loops(steps, tests, [])
+    assert (loop.length, loop.size, set(loop.carried)) == (28, 4, {"Tanh"})
+    i = next(i for i, s in enumerate(steps) if s.name == "Slice")
+    middle = replace(steps[i], inputs=(("step", "Tanh[t=5]"),))
+    assert find_loops((*steps[:i], middle, *steps[i + 1 :]), tests, []) == []
+    assert find_loops(steps, tests, [("step", "Tanh[t=27]")])[0].last == {"Tanh"}
