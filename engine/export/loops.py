@@ -101,7 +101,7 @@ def _same(step: Step, first: Step, t: int, test_steps: dict[str, Step]) -> bool:
     """Block ``t``'s step is block 0's with the time step changed (also in test mode)."""
     if (step.type, step.function, step.shape, step.batch_kwargs) != (
         first.type, first.function, first.shape, first.batch_kwargs
-    ) or step.kwargs != first.kwargs or step.after is not None:  # fmt: skip
+    ) or step.kwargs != first.kwargs or step.stores:  # fmt: skip
         return False
     if (step.item, first.item) != (None, None) and (step.item, first.item) != (t, 0):
         return False
