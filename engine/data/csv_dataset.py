@@ -48,6 +48,10 @@ __all__ = ["Dataset", "Variable", "open_dataset"]
 _WINDOWS_ABS = ("\\\\", "//")
 FILE_KINDS = ("image", "csv", "npy", "wav")
 
+# The key of the empty array a batch of no variables holds, to carry its number of rows (no
+# dataset variable has an empty name).
+ROWS = ""
+
 
 @dataclass(frozen=True)
 class Variable:
@@ -203,6 +207,8 @@ class Dataset:
         if idx.size and (idx.min() < 0 or idx.max() >= self.size):
             raise IndexError(f"row index out of range for {self.size} rows")
         variables = self.select(names)
+        if not variables:  # a network fed by generators only still learns the batch's size
+            return {ROWS: np.empty((idx.size, 0), dtype=np.float32)}
         if self.use_cache and self._cached is None and any(v.is_file for v in variables):
             self.prepare()
         out = {}

@@ -460,20 +460,22 @@ class _Compiler:
                 pspec = next(p for p in spec.parameters if p.name == connector.name)
                 return ("param", self._parameter(layer, spec, ev, pspec, scope))
             shape = tuple(ev.connector_shape(connector.name))
-            variable = str(ev.value(f"{connector.name}.Dataset") or "")
-            if variable:
-                return self._feed(variable, shape)
+            # As for an Input layer, a generator wins over the dataset variable (nnc-layers.md
+            # 1.8): NNC's GANs keep T.Dataset = y beside T.Generator = Constant.
             generator = str(ev.value(f"{connector.name}.Generator"))
             multiplier = ev.value(f"{connector.name}.GeneratorMultiplier")
+            variable = str(ev.value(f"{connector.name}.Dataset") or "")
         except RuleError as exc:
             raise self.error(scope, layer.name, str(exc)) from None
-        if generator == "None":
+        if generator != "None":
+            return self._generator(generator, multiplier, shape, f"{layer.name}_{connector.name}")
+        if not variable:
             raise self.error(
                 scope, layer.name,
                 f"side input {connector.name} is not connected and names no dataset variable "
                 f"or generator",
             )  # fmt: skip
-        return self._generator(generator, multiplier, shape, f"{layer.name}_{connector.name}")
+        return self._feed(variable, shape)
 
     def _parameter(
         self, layer: Layer, spec: LayerSpec, ev: LayerEval, pspec: ParameterSpec, scope: _Scope

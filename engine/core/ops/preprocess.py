@@ -41,12 +41,22 @@ def one_hot(x, shape: Sequence[int]) -> Variable:
     x = as_variable(x)
     shape = tuple(int(s) for s in shape)
     idx = x.data
-    if idx.dtype.kind not in "iu" or idx.shape[-1:] != (len(shape),):
+    if idx.dtype.kind not in "iuf" or idx.shape[-1:] != (len(shape),):
         raise ValueError(
-            f"one_hot: x must be integers with last axis {len(shape)} (= len(shape)). "
+            f"one_hot: x must be indices with last axis {len(shape)} (= len(shape)). "
             f"Received: x.shape={x.shape}, dtype={idx.dtype}, shape={shape}"
         )
     xp = get_array_module(idx)
+    if idx.dtype.kind == "f":
+        # nnabla casts a float array to the integer type the function reads (NNC feeds a
+        # dataset's label column as floats): truncation toward zero.
+        backend.check_later(
+            ~xp.isfinite(idx).all(),
+            lambda: ValueError(
+                f"one_hot: x holds inf or NaN. Received: x={idx.ravel()[:5].tolist()}"
+            ),
+        )
+        idx = xp.trunc(xp.nan_to_num(idx)).astype(np.int64)
     bad = (idx < 0) | (idx >= xp.asarray(shape))
     backend.check_later(  # on a device: at the next read-back, not with a sync per call
         bad.any(),

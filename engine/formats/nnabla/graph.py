@@ -305,8 +305,9 @@ def _add_layer(
                     kind, multiplier = graph.generators[var]
                     _set(net, name, f"{conn}.Generator", kind)
                     _set(net, name, f"{conn}.GeneratorMultiplier", _text(multiplier))
-                else:
+                else:  # fed from the data (Generator None: a generator would win over it)
                     _set(net, name, f"{conn}.Dataset", graph.data_names.get(var, var))
+                    _set(net, name, f"{conn}.Generator", "None")
                 continue
         else:
             raise ImportError_(f'node "{fn.name}" ({fn.type}): {len(data)} inputs, the layer '

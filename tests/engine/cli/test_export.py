@@ -151,6 +151,37 @@ def test_job_onnx_export_predicts_like_forward(job, capsys):
 
 
 DCGAN = ROOT / "tests" / "fixtures" / "nnc-samples" / "image_generation" / "mnist_dcgan.sdcproj"
+DCGAN_LABEL = DCGAN.with_name("mnist_dcgan_with_label.sdcproj")
+
+
+def _on_digits(sample: Path, rows: int, tmp_path: Path) -> Path:
+    """``sample`` saved as an .ncproj whose two datasets are the first ``rows`` digits."""
+    project = load_project(sample)
+    for i, (dataset, split) in enumerate(
+        zip(project.datasets, ("training", "validation"), strict=True)
+    ):
+        subset, _ = _subset(f"builtin:digits/{split}", rows, tmp_path, tmp_path / "cache")
+        project.replace_section(("datasets", i), dataset.with_value("URI", str(subset)))
+    path = tmp_path / f"{sample.stem}.ncproj"
+    save_project(project, path)
+    return path
+
+
+def test_nncs_dcgan_with_label_trains_and_exports(tmp_path, monkeypatch):
+    """NNC's conditional DCGAN: its OneHot reads the label column (floats, cast as nnabla casts)
+    and its losses' targets are Constant generators beside T.Dataset = dg, a variable the
+    dataset does not have (the generator wins). Before, training ended in a traceback."""
+    monkeypatch.setenv("NEUROCANVAS_CACHE", str(tmp_path / "cache"))
+    project = _on_digits(DCGAN_LABEL, 64, tmp_path)
+    job = tmp_path / "job"
+    assert main(["train", str(project), "-o", str(job), "--epochs", "1", "--seed", "0"]) == 0
+    status = json.loads((job / "status.json").read_text())
+    assert status["status"] == "finished"
+    out = tmp_path / "label_gan.py"
+    assert main(["export", "python", str(job), "-o", str(out)]) == 0
+    compile(out.read_text(), str(out), "exec")
+
+
 SAMPLE_ROW = re.compile(r"sample (\d+)\tSigmoid\t([^\n]*) \.\.\.")
 
 

@@ -262,6 +262,25 @@ def test_batch_shaped_arguments_and_generators(kit):
     np.testing.assert_array_equal(acts["SquaredError"].data, (x.reshape(3, 2, 3) - 0.5) ** 2)
 
 
+def test_a_side_inputs_generator_wins_over_its_dataset_variable(kit):
+    """nnc-layers.md 1.8, as for an Input layer: NNC's GAN samples keep T.Dataset = y beside
+    T.Generator = Constant, and the target is the constant, not the dataset's labels."""
+    layers = [
+        kit.layer("Input", "Input", Size=(3,), Dataset="x"),
+        kit.layer("SquaredError", "SquaredError", T__Dataset="y", T__Generator="Constant",
+                  T__GeneratorMultiplier=0.25),
+        kit.layer("Input_2", "Input", Size=(3,), Dataset="x"),
+        kit.layer("SquaredError_2", "SquaredError", T__Dataset="y", T__Generator="None"),
+    ]  # fmt: skip
+    links = kit.chain("Input", "SquaredError") + kit.chain("Input_2", "SquaredError_2")
+    program = compile_network(kit.make_project([kit.network("Main", layers, links)]), "Main")
+    assert program.variables() == ("x", "y")  # y: only the second loss reads it
+    x, y = np.ones((2, 3), np.float32), np.full((2, 3), 3.0, np.float32)
+    acts, _ = _run(program, {"x": x, "y": y})
+    np.testing.assert_array_equal(acts["SquaredError"].data, np.full((2, 3), 0.75**2))
+    np.testing.assert_array_equal(acts["SquaredError_2"].data, np.full((2, 3), 4.0))
+
+
 @pytest.mark.parametrize("kind", ["Flatten"])
 def test_unsupported_layer_names_network_layer_and_type(kit, kind):
     layers = [kit.layer("Input", "Input", Size=(4, 3), Dataset="x"), kit.layer(kind, kind)]
