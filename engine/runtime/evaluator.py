@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 import engine.nn as nn
-from engine.core import backend
+from engine.core import backend, gpu
 from engine.core.autograd import backward
 from engine.data import open_dataset
 from engine.data.csv_dataset import Dataset
@@ -198,6 +198,10 @@ def _back_propagate(run: ExecutorRun, acts: Any) -> None:
     """
     try:
         backward(run.program.loss_values(acts), clear_buffer=True)
+    except Exception as exc:  # out of GPU memory, CUDA errors: name the network
+        if not gpu.is_device_error(exc):
+            raise
+        raise gpu.explain(exc, f'network "{run.program.network}" (back propagation)') from None
     finally:
         for var in run.params.values():
             var.grad = None
