@@ -218,8 +218,9 @@ class EvaluationTab(QWidget):
 
     def summary_text(self) -> str:
         s = self.summary
+        networks = ", ".join(e["network"] for e in s.get("executors", [])) or s.get("network")
         parts = [f"{s.get('rows')} rows of {s.get('dataset')} with the {s.get('checkpoint')} "
-                 f"parameters ({s.get('network')})"]  # fmt: skip
+                 f"parameters ({networks})"]  # fmt: skip
         for name, m in s.get("classification", {}).items():
             parts.append(f"{name}: accuracy {_pct(m['accuracy'])}, avg. precision "
                          f"{_pct(m['avg_precision'])}, avg. recall {_pct(m['avg_recall'])}, "

@@ -1,7 +1,8 @@
 """``neurocanvas evaluate JOB_DIR [--dataset NAME] [--checkpoint best|last]``: NNC's Evaluate.
 
-Runs the job's executor network over a dataset (the executor's, a dataset link of the project
-by name, or a CSV file) and writes ``output_result.csv``, ``confusion_matrix_<var>.csv`` and
+Runs the job's executors, each batch through every executor in turn as nnabla's ``forward``,
+over a dataset (the first executor's, a dataset link of the project by name, or a CSV file) and
+writes ``output_result.csv``, ``confusion_matrix_<var>.csv`` and
 ``evaluation.json`` into the job folder (:mod:`engine.runtime.evaluator`).
 """
 
@@ -18,7 +19,7 @@ def add_parser(
 ) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = sub.add_parser(
         "evaluate", help="evaluate a trained job (NNC's Evaluate)",
-        description="Run a job's executor network over a dataset; write output_result.csv, "
+        description="Run a job's executors over a dataset; write output_result.csv, "
         "confusion matrices and evaluation.json into the job folder.",
     )  # fmt: skip
     parser.add_argument("job", metavar="JOB_DIR", help="job folder made by neurocanvas train")

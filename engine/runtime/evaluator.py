@@ -1,25 +1,33 @@
 """Evaluation: what NNC's Evaluate button does for a job (nnabla ``forward``, nnc-formats.md §3).
 
-:func:`evaluate` runs the job's executor network (``MainRuntime`` unless the CONFIG says
-otherwise) over every row of a dataset with the best (default, as NNC for Windows) or last
-parameters, and writes into the job folder:
+:func:`evaluate` runs the job's executors (``MainRuntime`` unless the CONFIG says otherwise)
+over every row of a dataset (the first executor's unless told) with the best (default, as NNC
+for Windows) or last parameters. As nnabla's ``forward``, each batch goes through every executor
+in CONFIG order, so a WorkingMemory buffer that one executor writes (VATNoise's backward) is
+what the executors after it read for the same batch. The job folder receives:
 
 * ``output_result.csv``: the dataset header and cells (file paths made absolute, as NNC's
-  ``--replace_path``) followed by one column group per output (``y'__0 .. y'__9``); 2-D outputs
-  become one CSV per sample and 3-D outputs PNG images (x255), in ``<output>_<row//1000>/``;
+  ``--replace_path``) followed by one column group per output of every executor in turn
+  (``y'__0 .. y'__9``); 2-D outputs become one CSV per sample and 3-D outputs PNG images (x255),
+  in ``<output index>_<row//1000>/``;
 * ``confusion_matrix_<var>.csv`` for every output ``<var>'`` whose ``<var>`` is a dataset
   variable holding class indices or one-hot vectors (:mod:`engine.runtime.metrics`);
 * ``evaluation.json``: the dataset, the checkpoint, and the metrics (classification or
   regression) per output.
 
-The executor's Number of Evaluations and mean/last are honoured (MC dropout).
+Each executor's Number of Evaluations and mean/last are honoured (MC dropout). Need Back
+Propagation runs the executor's forward with gradients and a backward from its losses each time
+(nnc-behaviour.md §2.3), as nnabla's ``backward_target``; the parameters' gradients are
+dropped, nothing is trained and no checkpoint is written.
 """
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import os
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +35,8 @@ from typing import Any
 import numpy as np
 
 import engine.nn as nn
-from engine.core import backend
+from engine.core import backend, gpu
+from engine.core.autograd import backward
 from engine.data import open_dataset
 from engine.data.csv_dataset import Dataset
 from engine.data.iterator import batches_once
@@ -40,7 +49,8 @@ from engine.runtime.job import Job, JobError, atomic_write_json, atomic_write_te
 from engine.runtime.program import Program
 from engine.runtime.session import RunPlan
 
-__all__ = ["EvaluationResult", "evaluate", "run_outputs", "load_job_parameters"]
+__all__ = ["EvaluationResult", "ExecutorRun", "evaluate", "run_executors", "run_outputs",
+           "load_job_parameters"]  # fmt: skip
 
 
 @dataclass
@@ -55,37 +65,49 @@ class EvaluationResult:
     summary: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class ExecutorRun:
+    """One executor ready to run: its program, its parameters and its plan entry."""
+
+    program: Program
+    params: dict[str, Any]
+    info: dict[str, Any]  # RunPlan.executors item (num_evaluations, need_back_propagation...)
+
+
 def evaluate(
     job_dir: str | Path,
     *,
     dataset: str | None = None,
     checkpoint: str = "best",
-    executor: int = 0,
 ) -> EvaluationResult:
     """Evaluate a job; ``dataset`` is a dataset link name of the project or a CSV file."""
     job = Job.open(Path(job_dir))
     plan = RunPlan.from_json(job.plan(), str(job.config_file))
     if not plan.executors:
         raise JobError(f"{job.root}: the project has no executor (CONFIG tab) to evaluate with")
-    if not 0 <= executor < len(plan.executors):
-        raise JobError(f"{job.root}: no executor #{executor}")
-    info = plan.executors[executor]
-    name, csv_path, normalize = _dataset_for(plan, dataset or info["dataset"])
+    first = plan.executors[0]
+    name, csv_path, normalize = _dataset_for(plan, dataset or first["dataset"])
     project = job.load_project()
-    program = compile_network(project, info["network"])
-    params = load_job_parameters(job, program, checkpoint)
+    programs = [compile_network(project, info["network"]) for info in plan.executors]
+    params = _load_parameters(job, programs, checkpoint)
+    runs = [ExecutorRun(*run) for run in zip(programs, params, plan.executors, strict=True)]
     nn.seed(plan.seed)
     with open_dataset(csv_path, normalize=normalize, cache=True) as data:
-        writer = _OutputWriter(job.root, program)
+        writer = _OutputWriter(job.root, [n for p in programs for n, _ in p.outputs])
         rows = [_absolute_cells(data, i) for i in range(data.size)]
-        for start, outputs in run_outputs(program, params, data, plan.batch_size, info):
-            writer.add(start, outputs, rows)
+        for start, outputs in run_executors(runs, data, plan.batch_size):
+            values = [
+                out[n] for p, out in zip(programs, outputs, strict=True) for n, _ in p.outputs
+            ]
+            writer.add(start, values, rows)
         header = list(data.header) + writer.header()
         out_file = job.root / "output_result.csv"
         atomic_write_text(out_file, _csv_text([header, *rows]))
         summary, confusion = _metrics(job, data, writer)
-    summary = {"network": info["network"], "dataset": name, "csv": str(csv_path),
-               "rows": len(rows), "checkpoint": checkpoint, **summary}  # fmt: skip
+    summary = {"network": first["network"], "dataset": name, "csv": str(csv_path),
+               "rows": len(rows), "checkpoint": checkpoint,
+               "executors": [{"name": e.get("name", ""), "network": e["network"]}
+                             for e in plan.executors], **summary}  # fmt: skip
     atomic_write_json(job.root / "evaluation.json", summary)
     return EvaluationResult(job, name, Path(csv_path), len(rows), checkpoint, out_file,
                             confusion, summary)  # fmt: skip
@@ -108,6 +130,13 @@ def _dataset_for(plan: RunPlan, name: str) -> tuple[str, Path, bool]:
 
 def load_job_parameters(job: Job, program: Program, checkpoint: str) -> dict[str, Any]:
     """The program's parameters with the values of the job's ``best`` or ``last`` checkpoint."""
+    return _load_parameters(job, [program], checkpoint)[0]
+
+
+def _load_parameters(
+    job: Job, programs: Sequence[Program], checkpoint: str
+) -> list[dict[str, Any]]:
+    """Each program's parameters (shared by name, as NNC) loaded from the checkpoint."""
     if checkpoint not in ("best", "last"):
         raise JobError(f"--checkpoint: expected best or last. Received: {checkpoint!r}")
     folder = checkpoint_path(job.checkpoint_dir(checkpoint))
@@ -116,31 +145,66 @@ def load_job_parameters(job: Job, program: Program, checkpoint: str) -> dict[str
     if not (folder / PARAMETERS).is_file():
         raise JobError(f"{job.root}: no trained parameters yet (checkpoints/{checkpoint})")
     nn.clear_parameters()
-    params = program.create_parameters(job.project_base())
+    params = [program.create_parameters(job.project_base()) for program in programs]
     nn.load_parameters(folder / PARAMETERS)
     return params
 
 
 def run_outputs(
     program: Program, params: dict[str, Any], data: Dataset, batch: int, executor: dict[str, Any]
-) -> Any:
-    """``(first row, {output: float32 array})`` per batch, every row once in file order.
+) -> Iterator[tuple[int, dict[str, np.ndarray]]]:
+    """``(first row, {output: float32 array})`` per batch, every row once in file order."""
+    for start, (outputs,) in run_executors([ExecutorRun(program, params, executor)], data, batch):
+        yield start, outputs
 
-    ``num_evaluations`` > 1 repeats the forward pass and keeps the mean (or the last) output.
+
+def run_executors(
+    runs: Sequence[ExecutorRun], data: Dataset, batch: int
+) -> Iterator[tuple[int, list[dict[str, np.ndarray]]]]:
+    """``(first row, [{output: float32 array} per executor])`` per batch, in file order.
+
+    As nnabla's ``forward`` (``_forward``), every executor runs on a batch before the next
+    batch is read, in CONFIG order: buffers written by one are read by the next.
     """
-    count = max(1, int(executor.get("num_evaluations", 1)))
-    last = executor.get("repeat_evaluation_type") == "last"
-    names = [name for name, _ in program.outputs]
-    with nn.no_grad():
-        for start, inputs in batches_once(data, batch, program.variables()):
-            total: dict[str, np.ndarray] = {}
-            for _ in range(count):
-                acts = program.forward(inputs, params)
-                for name in names:
-                    value = backend.to_numpy(program.output(acts, name).data).astype(np.float64)
-                    total[name] = value if last or name not in total else total[name] + value
-            yield start, {n: (v if last else v / count).astype(np.float32)
-                          for n, v in total.items()}  # fmt: skip
+    variables = list(dict.fromkeys(v for run in runs for v in run.program.variables()))
+    for start, inputs in batches_once(data, batch, variables):
+        yield start, [_run_executor(run, inputs) for run in runs]
+
+
+def _run_executor(run: ExecutorRun, inputs: dict[str, Any]) -> dict[str, np.ndarray]:
+    """One executor on one batch; ``num_evaluations`` > 1 repeats it and keeps the mean (or
+    the last) output, each repeat with its backward when the executor needs one."""
+    count = max(1, int(run.info.get("num_evaluations", 1)))
+    last = run.info.get("repeat_evaluation_type") == "last"
+    back = bool(run.info.get("need_back_propagation")) and bool(run.program.losses)
+    names = [name for name, _ in run.program.outputs]
+    total: dict[str, np.ndarray] = {}
+    for _ in range(count):
+        with contextlib.nullcontext() if back else nn.no_grad():
+            acts = run.program.forward(inputs, run.params)
+            if back:
+                _back_propagate(run, acts)
+        for name in names:
+            value = backend.to_numpy(run.program.output(acts, name).data).astype(np.float64)
+            total[name] = value if last or name not in total else total[name] + value
+    return {n: (v if last else v / count).astype(np.float32) for n, v in total.items()}
+
+
+def _back_propagate(run: ExecutorRun, acts: Any) -> None:
+    """nnabla's ``backward_target``: ``F.sink`` of the losses, each element seeded with one.
+
+    Only the side effects count (VATNoise writes its buffer); the parameters' gradients are
+    dropped, since evaluation has no solver and must leave the trained values as they are.
+    """
+    try:
+        backward(run.program.loss_values(acts), clear_buffer=True)
+    except Exception as exc:  # out of GPU memory, CUDA errors: name the network
+        if not gpu.is_device_error(exc):
+            raise
+        raise gpu.explain(exc, f'network "{run.program.network}" (back propagation)') from None
+    finally:
+        for var in run.params.values():
+            var.grad = None
 
 
 def _absolute_cells(data: Dataset, index: int) -> list[str]:
@@ -172,18 +236,17 @@ def _csv_text(rows: list[list[str]]) -> str:
 class _OutputWriter:
     """The output columns of output_result.csv, by the rank of each output (nnabla forward)."""
 
-    def __init__(self, folder: Path, program: Program) -> None:
+    def __init__(self, folder: Path, names: list[str]) -> None:
         self.folder = folder
-        self.names = [name for name, _ in program.outputs]
-        self.kinds: dict[str, tuple[str, int]] = {}  # name -> (col | .csv | .png, columns)
-        self.values: dict[str, list[np.ndarray]] = {n: [] for n in self.names}
+        self.names = names  # every executor's outputs in turn; two executors may share a name
+        self.kinds: dict[int, tuple[str, int]] = {}  # index -> (col | .csv | .png, columns)
+        self.values: dict[int, list[np.ndarray]] = {i: [] for i in range(len(names))}
 
-    def add(self, start: int, outputs: dict[str, np.ndarray], rows: list[list[str]]) -> None:
-        for index, name in enumerate(self.names):
-            batch = outputs[name]
-            kind = self.kinds.setdefault(name, _kind(batch.shape[1:]))
+    def add(self, start: int, outputs: list[np.ndarray], rows: list[list[str]]) -> None:
+        for index, batch in enumerate(outputs):
+            kind = self.kinds.setdefault(index, _kind(batch.shape[1:]))
             if kind[0] == "col":
-                self.values[name].append(batch.reshape(len(batch), -1))
+                self.values[index].append(batch.reshape(len(batch), -1))
             for k, sample in enumerate(batch):
                 row = start + k
                 if row < len(rows):
@@ -208,13 +271,14 @@ class _OutputWriter:
 
     def header(self) -> list[str]:
         cells = []
-        for name in self.names:
-            _, dim = self.kinds.get(name, ("col", 1))
+        for index, name in enumerate(self.names):
+            _, dim = self.kinds.get(index, ("col", 1))
             cells += [name] if dim == 1 else [f"{name}__{i}" for i in range(dim)]
         return cells
 
     def numeric(self, name: str) -> np.ndarray | None:
-        parts = self.values.get(name)
+        """The values of the first output called ``name`` written as columns."""
+        parts = self.values.get(self.names.index(name), [])
         return np.asarray(np.concatenate(parts)) if parts else None
 
 
@@ -237,7 +301,7 @@ def _metrics(job: Job, data: Dataset, writer: _OutputWriter) -> tuple[dict[str, 
     """Confusion matrices and regression metrics for the outputs with a matching target."""
     summary: dict[str, Any] = {"classification": {}, "regression": {}}
     files = []
-    for name in writer.names:
+    for name in dict.fromkeys(writer.names):
         base = name[:-1] if name.endswith("'") else None
         outputs = writer.numeric(name)
         if base is None or base not in data.names or outputs is None:

@@ -122,6 +122,36 @@ def test_image_and_matrix_outputs_are_files(kit, tmp_path):
     assert summary["classification"] == {} and summary["regression"] == {}
 
 
+def test_several_executors_write_their_columns_in_turn(kit, tmp_path):
+    """nnabla's forward: one column group per output of each executor, in CONFIG order, and
+    the picture/matrix folders numbered by the output's place among all of them."""
+    data = kit.write_csv(tmp_path / "d.csv", [f"x__{i}" for i in range(6)],
+                         [[0, 0.2, 0.4, 0.6, 0.8, 1.0], [1, 1, 1, 0, 0, 0]])  # fmt: skip
+    main = [kit.layer("Input", "Input", Size=(6,), Dataset="x"),
+            kit.layer("Affine", "Affine", OutShape=6),
+            kit.layer("SquaredError", "SquaredError", T__Dataset="x")]  # fmt: skip
+    runtime = [kit.layer("Input", "Input", Size=(6,), Dataset="x"),
+               kit.layer("Image", "Reshape", OutShape=(1, 2, 3))]  # fmt: skip
+    project = kit.make_project(
+        [kit.network("Main", main, kit.chain("Input", "Affine", "SquaredError")),
+         kit.network("Runtime", runtime, kit.chain("Input", "Image"))],
+        train=data, valid=data, max_epoch=1, batch=2,
+    )  # fmt: skip
+    project.insert_item("executors", None, cfg.Executor.new(
+        Executor_Name="Pictures", Executor_NetworkName="Runtime"))  # fmt: skip
+    save_project(project, tmp_path / "p.ncproj")
+    train(tmp_path / "p.ncproj", job_dir=tmp_path / "job", seed=0)
+    result = evaluate(tmp_path / "job")
+    lines = (tmp_path / "job" / "output_result.csv").read_text().splitlines()
+    assert lines[0] == ",".join([f"x__{i}" for i in range(6)] + [f"x'__{i}" for i in range(6)]
+                                + ["Image"])  # fmt: skip
+    assert [line.split(",")[-1] for line in lines[1:]] == ["./1_0000/0.png", "./1_0000/1.png"]
+    png = np.asarray(Image.open(tmp_path / "job" / "1_0000" / "0.png"))
+    assert png.tolist() == [[0, 51, 102], [153, 204, 255]]
+    assert [e["network"] for e in result.summary["executors"]] == ["MainRuntime", "Runtime"]
+    assert set(result.summary["regression"]) == {"x'"}
+
+
 def test_repeated_evaluations_average_dropout(kit, tmp_path):
     from engine.runtime.compiler import compile_network
 

@@ -13,6 +13,7 @@ validation rows (one full batch of 100 and a partial one of 50).
 from __future__ import annotations
 
 import csv
+import json
 import math
 from pathlib import Path
 
@@ -20,6 +21,7 @@ import numpy as np
 import pytest
 from model_kit import working_memory_project
 from nnc_samples import SAMPLES_DIR
+from PIL import Image
 
 import engine.nn as nn
 import engine.nn.functions as F
@@ -28,6 +30,7 @@ from engine.data import builtin
 from engine.formats import load_project, save_project
 from engine.nn.parameter import load_arrays
 from engine.runtime.compiler import compile_network
+from engine.runtime.evaluator import evaluate
 from engine.runtime.session import build_session, plan_run
 from engine.runtime.trainer import Trainer
 
@@ -83,26 +86,91 @@ def _distinct_rows(value: np.ndarray) -> float:
     return float(cosine.max())
 
 
-def test_vat_sample_trains_and_evaluates_from_the_cli(vat_project, tmp_path, capsys):
-    job = tmp_path / "job"
-    assert main(["train", str(vat_project), "-o", str(job), "--epochs", "2", "--seed", "0"]) == 0
-    curve = (job / "learning_curve.csv").read_text().splitlines()
+@pytest.fixture(scope="module")
+def vat_job(vat_project, tmp_path_factory) -> Path:
+    """The VAT sample trained 2 epochs from the CLI (shared: evaluations leave it as it was)."""
+    job = tmp_path_factory.mktemp("vat-job") / "job"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("NEUROCANVAS_CACHE", str(job.parent / "cache"))
+        assert main(["train", str(vat_project), "-o", str(job), "--epochs", "2",
+                     "--seed", "0"]) == 0  # fmt: skip
+    return job
+
+
+def test_vat_sample_trains_from_the_cli(vat_job):
+    curve = (vat_job / "learning_curve.csv").read_text().splitlines()
     assert curve[0] == "epoch,cost,train_error,valid_error" and len(curve) == 3
     costs = [float(line.split(",")[1]) for line in curve[1:]]
     assert all(math.isfinite(c) and c > 0 for c in costs)
     # The noise buffer holds one row per sample of the batch (100), each its own direction.
-    grad = _parameter(job, "grad")
+    grad = _parameter(vat_job, "grad")
     assert grad.shape == (100, 1, 28, 28)
     assert np.all(np.linalg.norm(grad.reshape(100, -1), axis=1) > 0)
     assert _distinct_rows(grad) < 0.9
-    # Evaluation (executor Runtime, batch 100) over 150 rows: the last batch has 50.
-    capsys.readouterr()
-    assert main(["evaluate", str(job)]) == 0
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(f.relative_to(folder)): f.read_bytes() for f in folder.rglob("*") if f.is_file()}
+
+
+def _output_rows(job: Path) -> list[list[str]]:
     with open(job / "output_result.csv", newline="", encoding="utf-8") as f:
-        rows = list(csv.reader(f))
-    assert rows[0][-1] == "KLMultinomial" and len(rows) == 1 + 150
-    kl = np.array([float(r[-1]) for r in rows[1:]])
+        return list(csv.reader(f))
+
+
+def _noise_pictures(job: Path, rows: list[list[str]], column: int) -> np.ndarray:
+    """The Noise pictures of output_result.csv, read back with Pillow, as 0..1 values."""
+    return np.stack([np.asarray(Image.open(job / r[column]), np.float64) / 255 for r in rows])
+
+
+def test_vat_sample_evaluates_both_executors_from_the_cli(vat_job, capsys):
+    """Executor (Runtime, its KL per row) then Executor_1 (Runtime2: y' and the Noise picture)
+    on every batch, as nnabla's forward writes them: one column group per output of each."""
+    capsys.readouterr()
+    assert main(["evaluate", str(vat_job)]) == 0
+    assert capsys.readouterr().out.startswith("evaluated 150 rows of Validation with the best")
+    rows = _output_rows(vat_job)
+    assert rows[0] == ["x:image", "y:label", "KLMultinomial",
+                       *[f"y'__{i}" for i in range(10)], "Noise"]  # fmt: skip
+    assert len(rows) == 1 + 150
+    assert [r[-1] for r in rows[1:]] == [f"./2_0000/{i}.png" for i in range(150)]
+    kl = np.array([float(r[2]) for r in rows[1:]])
     assert np.all(np.isfinite(kl)) and np.all(kl > -1e-6) and len(np.unique(kl)) > 100
+    y = np.array([[float(v) for v in r[3:13]] for r in rows[1:]])
+    np.testing.assert_allclose(y.sum(axis=1), 1.0, rtol=1e-5)  # Runtime2's softmax
+    summary = json.loads((vat_job / "evaluation.json").read_text())
+    assert [e["network"] for e in summary["executors"]] == ["Runtime", "Runtime2"]
+    assert summary["classification"]["y'"]["accuracy"] > 0.5  # 10 classes, 2 short epochs
+
+
+def test_evaluation_shows_the_noise_runtime_back_propagated_for_the_same_batch(vat_job):
+    """Need Back Propagation: Runtime's backward writes each sample's adversarial noise into
+    ``grad`` (VATNoise), and Runtime2 pictures that batch's rows (eps 1.4 * normalised, x10,
+    +0.5), not the buffer saved in the checkpoint. Nothing trained is written."""
+    before = _files(vat_job / "checkpoints")
+    saved = _parameter(vat_job, "grad")
+    evaluate(vat_job)
+    assert _files(vat_job / "checkpoints") == before  # byte-identical
+    weight = nn.get_parameter("Affine_1/affine/W")
+    np.testing.assert_array_equal(weight.data, _parameter(vat_job, "Affine_1/affine/W"))
+    # Batches of 100 over 150 rows: the buffer now holds rows 100-149's noise in its first 50
+    # rows and rows 50-99's (written by the first batch) in the last 50.
+    buffer = np.array(nn.get_parameter("grad").data)
+    rows = _output_rows(vat_job)[1:]
+    pictures = _noise_pictures(vat_job, rows, -1)
+
+    def picture(noise: np.ndarray) -> np.ndarray:
+        flat = noise.reshape(len(noise), -1).astype(np.float64)
+        unit = 1.4 * flat / np.sqrt((flat**2).sum(axis=1, keepdims=True) + 1e-8)
+        return np.clip(unit * 10 + 0.5, 0, 1).reshape(len(noise), 28, 28)
+
+    np.testing.assert_allclose(pictures[100:150], picture(buffer[:50]), atol=1.5 / 255)
+    np.testing.assert_allclose(pictures[50:100], picture(buffer[50:]), atol=1.5 / 255)
+    # Each sample its own noise, different from the checkpoint's buffer.
+    assert _distinct_rows(pictures - 0.5) < 0.9
+    for first, rest in ((0, pictures[:100]), (100, pictures[100:])):
+        stale = picture(saved[: len(rest)])
+        assert np.abs(rest - stale).mean() > 0.1, f"batch at row {first} shows the saved buffer"
 
 
 @pytest.fixture
