@@ -74,6 +74,9 @@ class MainWindow(QMainWindow):
         for name in TABS[1:]:
             self.tabs.addTab(self.project_tabs.widgets[name], name)
         self.setCentralWidget(self.tabs)
+        # Made now, not on the first message: the actions' status tips need it, and a bar
+        # appearing later shrinks every tab under the user's pointer.
+        self.statusBar()
         self.edit_tab.message.connect(self.show_message)
         self.edit_tab.tab_menu_requested.connect(self._show_network_menu)
         self.network_menu_shown: QMenu | None = None
@@ -145,6 +148,10 @@ class MainWindow(QMainWindow):
         if QKeySequence("Ctrl+Y") not in redo:
             redo.append(QKeySequence("Ctrl+Y"))
         self.actions_by_name["redo"].setShortcuts(redo)
+        # The toolbar keeps short labels (the menu and tooltip name the command): a label that
+        # grows with "Undo Connect ReLU_2 to Sigmoid" pushed every tool after it sideways.
+        self.actions_by_name["undo"].setIconText("Undo")
+        self.actions_by_name["redo"].setIconText("Redo")
         self.actions_by_name["snap"].setCheckable(True)
         self.actions_by_name["snap"].setChecked(True)
         for action in self.actions_by_name.values():
