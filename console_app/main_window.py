@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, Qt, QTimer
+from PySide6.QtCore import QPoint, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -47,6 +47,7 @@ FILE_FILTER = ";;".join((
     "All files (*)",
 ))  # fmt: skip
 AUTOSAVE_MS = 30_000
+FIRST_SIZE = (1400, 860)  # the window's size before any is remembered, screen allowing
 NETWORK_ACTIONS = ("add", "rename", "duplicate", "delete")
 EXPORTS = ("Python code...", "ONNX...", "NNP...", "PowerPoint report...")
 EDIT_ONLY = ("cut", "copy", "paste", "delete", "select_all", "arrange", "create_unit",
@@ -88,11 +89,21 @@ class MainWindow(QMainWindow):
         self.autosave_timer.setInterval(AUTOSAVE_MS)
         self.autosave_timer.timeout.connect(self.autosave)
         self.autosave_timer.start()
-        self.resize(1400, 860)
+        self.resize(self._first_size())
         geometry = self.settings.geometry()
         if geometry is not None:
             self.restoreGeometry(geometry)
         self._document_changed()
+
+    def _first_size(self) -> QSize:
+        """1400 x 860, shrunk to 90% of a smaller screen's free area: seen on a 1366 x 768 X
+        server, the window ran off the screen with its close button and status bar."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            return QSize(*FIRST_SIZE)
+        free = screen.availableGeometry()
+        return QSize(min(FIRST_SIZE[0], int(free.width() * 0.9)),
+                     min(FIRST_SIZE[1], int(free.height() * 0.9)))  # fmt: skip
 
     def _initial_document(self, project: str | None) -> Document:
         path = Path(project) if project else default_project_path()

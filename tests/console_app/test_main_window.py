@@ -293,3 +293,15 @@ def test_the_status_bar_is_there_from_the_start(lenet_window, qtbot):
     qtbot.wait(50)
     assert bar.currentMessage() == f"Saved {window.document.path}"
     assert window.tabs.height() == height
+
+
+def test_the_first_window_fits_a_small_screen(make_window, qtbot):
+    """Seen on a 1366 x 768 X server: the 1400 x 860 window ran off the screen (its close
+    button, the statistics' Total column and the status bar unreachable). The offscreen
+    screen is 800 x 600."""
+    window = make_window()
+    _shown(window, qtbot)
+    free = window.screen().availableGeometry()
+    assert window.frameGeometry().width() <= free.width()
+    assert window.frameGeometry().height() <= free.height()
+    assert window.width() >= 0.85 * free.width()  # shrunk to the screen, not to nothing
