@@ -76,7 +76,8 @@ def draw_tradeoff(ax: Axes, jobs: Sequence[JobInfo], statistic: str) -> list[str
     points, names, optimal = tradeoff_points(jobs, statistic)
     name_all = len(points) <= NAME_ALL_UP_TO
     for (x, y), name, best in zip(points, names, optimal, strict=True):
-        ax.plot([x], [y], "o", color="tab:red" if best else "tab:gray")
+        # The front on top: a sweep's points share one cost and would hide it.
+        ax.plot([x], [y], "o", color="tab:red" if best else "tab:gray", zorder=3 if best else 2)
         if best or name_all:
             label = ax.annotate(name, (x, y), fontsize="x-small", xytext=(3, 3),
                                 textcoords="offset points", clip_on=True)  # fmt: skip

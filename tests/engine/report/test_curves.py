@@ -33,6 +33,8 @@ def test_a_sweep_names_only_its_pareto_front_and_keeps_the_axes_wide():
     front, named, width = _drawn(jobs)
     assert front == [f"{stem}8bit_ptq"]  # the lowest error at the lowest cost
     assert named == front
+    red = [line for line in ax_lines(jobs) if line.get_color() == "tab:red"]
+    assert red and all(line.get_zorder() > 2 for line in red)  # drawn over the gray points
     _, _, width_alone = _drawn(jobs[1:2])  # one job, its long name drawn
     assert width == pytest.approx(width_alone)  # names never squeeze the axes
     assert width > 0.6
@@ -45,3 +47,9 @@ def test_a_few_jobs_are_all_named(count):
     front, named, _ = _drawn(jobs)
     assert front == ["job0"]
     assert named == [j.name for j in jobs]
+
+
+def ax_lines(jobs: list[JobInfo]) -> list:
+    ax = Figure().add_subplot(1, 1, 1)
+    draw_tradeoff(ax, jobs, "CostMultiplyAdd")
+    return ax.lines
