@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, Qt, QTimer
+from PySide6.QtCore import QPoint, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -47,6 +47,7 @@ FILE_FILTER = ";;".join((
     "All files (*)",
 ))  # fmt: skip
 AUTOSAVE_MS = 30_000
+FIRST_SIZE = (1400, 860)  # the window's size before any is remembered, screen allowing
 NETWORK_ACTIONS = ("add", "rename", "duplicate", "delete")
 EXPORTS = ("Python code...", "ONNX...", "NNP...", "PowerPoint report...")
 EDIT_ONLY = ("cut", "copy", "paste", "delete", "select_all", "arrange", "create_unit",
@@ -74,6 +75,9 @@ class MainWindow(QMainWindow):
         for name in TABS[1:]:
             self.tabs.addTab(self.project_tabs.widgets[name], name)
         self.setCentralWidget(self.tabs)
+        # Made now, not on the first message: the actions' status tips need it, and a bar
+        # appearing later shrinks every tab under the user's pointer.
+        self.statusBar()
         self.edit_tab.message.connect(self.show_message)
         self.edit_tab.tab_menu_requested.connect(self._show_network_menu)
         self.network_menu_shown: QMenu | None = None
@@ -85,11 +89,21 @@ class MainWindow(QMainWindow):
         self.autosave_timer.setInterval(AUTOSAVE_MS)
         self.autosave_timer.timeout.connect(self.autosave)
         self.autosave_timer.start()
-        self.resize(1400, 860)
+        self.resize(self._first_size())
         geometry = self.settings.geometry()
         if geometry is not None:
             self.restoreGeometry(geometry)
         self._document_changed()
+
+    def _first_size(self) -> QSize:
+        """1400 x 860, shrunk to 90% of a smaller screen's free area: seen on a 1366 x 768 X
+        server, the window ran off the screen with its close button and status bar."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            return QSize(*FIRST_SIZE)
+        free = screen.availableGeometry()
+        return QSize(min(FIRST_SIZE[0], int(free.width() * 0.9)),
+                     min(FIRST_SIZE[1], int(free.height() * 0.9)))  # fmt: skip
 
     def _initial_document(self, project: str | None) -> Document:
         path = Path(project) if project else default_project_path()
@@ -145,6 +159,10 @@ class MainWindow(QMainWindow):
         if QKeySequence("Ctrl+Y") not in redo:
             redo.append(QKeySequence("Ctrl+Y"))
         self.actions_by_name["redo"].setShortcuts(redo)
+        # The toolbar keeps short labels (the menu and tooltip name the command): a label that
+        # grows with "Undo Connect ReLU_2 to Sigmoid" pushed every tool after it sideways.
+        self.actions_by_name["undo"].setIconText("Undo")
+        self.actions_by_name["redo"].setIconText("Redo")
         self.actions_by_name["snap"].setCheckable(True)
         self.actions_by_name["snap"].setChecked(True)
         for action in self.actions_by_name.values():

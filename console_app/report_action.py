@@ -120,5 +120,9 @@ class ReportController(QObject):
         return box
 
     def _answered(self, result: int, path: Path) -> None:
-        if result == QMessageBox.StandardButton.Open:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(path)))
+        if result != QMessageBox.StandardButton.Open:
+            return
+        if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
+            self._show(QMessageBox.Icon.Warning,
+                       f"No application here opens PowerPoint files. The report is:\n{path}",
+                       QMessageBox.StandardButton.Close)  # fmt: skip

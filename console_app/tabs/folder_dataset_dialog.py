@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+PATH_CHARS = 50  # the folder fields' width, in characters
 CHANNELS = (("gray", "Gray (1 channel)"), ("rgb", "RGB (3 channels)"))
 
 
@@ -88,6 +89,8 @@ class FolderDatasetDialog(QDialog):
         layout.addWidget(buttons)
 
     def _with_browse(self, edit: QLineEdit, title: str) -> QWidget:
+        # Room for a whole path: on a real X server the dialog opened ~15 characters wide.
+        edit.setMinimumWidth(edit.fontMetrics().horizontalAdvance("x" * PATH_CHARS))
         button = QPushButton("Browse...")
         button.clicked.connect(lambda: self._browse(edit, title))
         row = QWidget()

@@ -20,6 +20,9 @@ __all__ = ["SERIES", "draw_learning_curves", "draw_tradeoff", "tradeoff_points"]
 # (legend text, column of a curve row, line style); rows are (epoch, cost, train, valid).
 SERIES = (("cost", 1, "-"), ("training error", 2, "--"), ("validation error", 3, ":"))
 Curve = tuple[str, Sequence[tuple[int, Any, Any, Any]]]
+# Past this many jobs only the Pareto front is named: seen on a real X server, a quantization
+# sweep's six jobs (same cost, long names) piled their names over each other and off the axes.
+NAME_ALL_UP_TO = 4
 
 
 def draw_learning_curves(ax: Axes, curves: Sequence[Curve], log_scale: bool = False) -> int:
@@ -67,12 +70,18 @@ def tradeoff_points(
 
 
 def draw_tradeoff(ax: Axes, jobs: Sequence[JobInfo], statistic: str) -> list[str]:
-    """Best validation error against ``statistic``; the Pareto front in red. Returns its names."""
+    """Best validation error against ``statistic``; the Pareto front in red and named (every
+    point named while there are at most ``NAME_ALL_UP_TO``). Returns the front's names."""
     ax.clear()
     points, names, optimal = tradeoff_points(jobs, statistic)
+    name_all = len(points) <= NAME_ALL_UP_TO
     for (x, y), name, best in zip(points, names, optimal, strict=True):
-        ax.plot([x], [y], "o", color="tab:red" if best else "tab:gray")
-        ax.annotate(name, (x, y), fontsize="x-small", xytext=(3, 3), textcoords="offset points")
+        # The front on top: a sweep's points share one cost and would hide it.
+        ax.plot([x], [y], "o", color="tab:red" if best else "tab:gray", zorder=3 if best else 2)
+        if best or name_all:
+            label = ax.annotate(name, (x, y), fontsize="x-small", xytext=(3, 3),
+                                textcoords="offset points", clip_on=True)  # fmt: skip
+            label.set_in_layout(False)  # a long name must not squeeze the axes
     front = sorted(p for p, o in zip(points, optimal, strict=True) if o)
     if len(front) > 1:
         ax.plot(*zip(*front, strict=True), "-", color="tab:red", alpha=0.5, label="Pareto")

@@ -7,7 +7,7 @@ import logging
 import pytest
 from nnc_samples import SAMPLES_DIR
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QToolBar
+from PySide6.QtWidgets import QStatusBar, QToolBar
 
 from console_app.document import default_project_path
 from console_app.main_window import TABS, MainWindow
@@ -255,3 +255,53 @@ def test_edit_tools_are_disabled_on_the_other_tabs(lenet_window, qtbot):
     assert window.actions_by_name["undo"].isEnabled() == window.document.stack.can_undo()
     qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(0).center())
     assert zoom.isEnabled() and window.actions_by_name["arrange"].isEnabled()
+
+
+def _shown(window, qtbot):
+    window.show()
+    qtbot.waitExposed(window)
+    return window.findChild(QToolBar, "main_toolbar")
+
+
+def test_the_toolbar_stays_put_while_undo_names_the_command(lenet_window, qtbot):
+    """Seen on a real X server: the toolbar's "Undo Connect ReLU_2 to Sigmoid" pushed Zoom In,
+    Zoom Out... 170 pixels sideways after each edit."""
+    window = lenet_window
+    toolbar = _shown(window, qtbot)
+    undo = toolbar.widgetForAction(window.actions_by_name["undo"])
+    zoom = toolbar.widgetForAction(window.actions_by_name["zoom_in"])
+    before = zoom.geometry()
+    net = window.document.project.network("Main")
+    window.document.push(C.SetProperty(net, "Affine", "OutShape", "120"))
+    qtbot.wait(50)  # the toolbar lays itself out again on the next event loop pass
+    assert zoom.geometry() == before
+    assert undo.text() == "Undo" and undo.toolTip() == "Undo Set Affine.OutShape"
+    qtbot.mouseClick(undo, Qt.MouseButton.LeftButton)
+    assert net.layer("Affine").properties["OutShape"] != "120"
+
+
+def test_the_status_bar_is_there_from_the_start(lenet_window, qtbot):
+    """Seen on a real X server: the status bar appeared with the first message (so the menus'
+    status tips showed nowhere before) and shrank every tab by its height."""
+    window = lenet_window
+    toolbar = _shown(window, qtbot)
+    bar = window.findChild(QStatusBar)
+    assert bar is not None and bar.isVisible()
+    height = window.tabs.height()
+    qtbot.mouseClick(toolbar.widgetForAction(window.actions_by_name["save"]),
+                     Qt.MouseButton.LeftButton)  # fmt: skip
+    qtbot.wait(50)
+    assert bar.currentMessage() == f"Saved {window.document.path}"
+    assert window.tabs.height() == height
+
+
+def test_the_first_window_fits_a_small_screen(make_window, qtbot):
+    """Seen on a 1366 x 768 X server: the 1400 x 860 window ran off the screen (its close
+    button, the statistics' Total column and the status bar unreachable). The offscreen
+    screen is 800 x 600."""
+    window = make_window()
+    _shown(window, qtbot)
+    free = window.screen().availableGeometry()
+    assert window.frameGeometry().width() <= free.width()
+    assert window.frameGeometry().height() <= free.height()
+    assert window.width() >= 0.85 * free.width()  # shrunk to the screen, not to nothing

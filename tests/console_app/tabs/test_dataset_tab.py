@@ -152,6 +152,20 @@ def test_dialog_refuses_invalid_values_with_reason(qtbot, field, text, reason):
     assert dialog.result() != FolderDatasetDialog.DialogCode.Accepted
 
 
+def test_dialog_shows_a_whole_folder_path(qtbot):
+    """Seen on a real X server: the folder fields showed ~15 characters of a path."""
+    from console_app.tabs.folder_dataset_dialog import FolderDatasetDialog
+
+    dialog = FolderDatasetDialog()
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    path = "/home/someone/datasets/flowers/training_images"
+    qtbot.keyClicks(dialog.source, path)
+    assert dialog.source.text() == path
+    assert dialog.source.width() > dialog.source.fontMetrics().horizontalAdvance(path)
+
+
 def test_dialog_reads_sizes_and_defaults(qtbot):
     from console_app.tabs.folder_dataset_dialog import FolderDatasetDialog, FolderDatasetOptions
 

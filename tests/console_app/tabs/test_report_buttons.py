@@ -116,3 +116,31 @@ def test_the_job_menu_writes_the_report(qtbot, training_tab, trained):
     assert blocker.args == [str(trained / "report.pptx")]
     assert "Experimental Result : Learning Curve" in titles(Presentation(blocker.args[0]))
     _close_question(qtbot, tab.reports)
+
+
+def test_open_says_so_when_no_application_opens_the_deck(qtbot, make_window, tmp_path,
+                                                         monkeypatch):  # fmt: skip
+    """Seen on a real X server without LibreOffice: Open did nothing and said nothing."""
+    from engine.runtime.run import train
+
+    project = tmp_path / "iris.ncproj"
+    shutil.copyfile(IRIS, project)
+    job = tmp_path / "iris.files" / "20260101_000000"
+    train(project, job_dir=job, epochs=1, seed=0)
+    window = make_window(project)
+    target = job / "report.pptx"
+    monkeypatch.setattr("PySide6.QtWidgets.QFileDialog.getSaveFileName",
+                        lambda *a, **k: (str(target), "PowerPoint (*.pptx)"))  # fmt: skip
+    asked: list[str] = []
+    monkeypatch.setattr("console_app.report_action.QDesktopServices.openUrl",
+                        lambda url: asked.append(url.toLocalFile()) or False)  # fmt: skip
+    action = next(a for a in window.export_menu.actions() if a.text() == "PowerPoint report...")
+    action.trigger()
+    qtbot.waitUntil(lambda: window.reports.last_path == target, timeout=120000)
+    offer = window.reports.question
+    qtbot.mouseClick(offer.button(QMessageBox.StandardButton.Open), Qt.MouseButton.LeftButton)
+    assert asked == [str(target)]
+    qtbot.waitUntil(lambda: window.reports.question is not offer)
+    told = window.reports.question
+    assert told.isVisible() and "No application" in told.text() and str(target) in told.text()
+    qtbot.mouseClick(told.button(QMessageBox.StandardButton.Close), Qt.MouseButton.LeftButton)
