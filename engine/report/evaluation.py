@@ -37,6 +37,14 @@ def variable_name(output: str) -> str:
     return output[:-1] if output.endswith("'") else output
 
 
+def _evaluated_executors(plan: Any, summary: dict) -> list[dict]:
+    """The executors the evaluation ran: every one (``evaluation.json`` lists them), only the
+    first in a job evaluated before evaluation ran them all, or the summary's network alone."""
+    listed = summary.get("executors")
+    executors = list(plan.executors[: len(listed)] if listed else plan.executors[:1])
+    return executors or [{"network": summary.get("network", "")}]
+
+
 def evaluation_slides(
     deck: Deck, job: Path, plan: Any, summary: dict | None, wanted: str | None, best_epoch: int
 ) -> None:
@@ -45,21 +53,20 @@ def evaluation_slides(
     ``summary`` is ``evaluation.json`` (None when the job was never evaluated); ``wanted`` the
     checkpoint the user asked for (None: whichever was evaluated).
     """
-    executor = plan.executors[0] if plan.executors else None
     if summary is None or (wanted and summary.get("checkpoint") != wanted):
         deck.text_slide(TITLE, _not_evaluated(job, summary, wanted))
         return
-    lines = [
-        f'Evaluate network "{summary.get("network", executor and executor["network"])}" '
-        f'using "{summary.get("dataset", "")}" dataset.'
-    ]
-    n = int(executor.get("num_evaluations") or 1) if executor else 1
-    if n > 1:
-        kind = "average" if executor.get("repeat_evaluation_type") == "mean" else "last"
-        lines += [
-            f"The calculation is executed {n} times for each data.",
-            f"The {kind} value is used as a final output.",
-        ]
+    lines = []
+    for executor in _evaluated_executors(plan, summary):  # NNC: a paragraph per executor
+        lines.append(f'Evaluate network "{executor.get("network", "")}" '
+                     f'using "{summary.get("dataset", "")}" dataset.')  # fmt: skip
+        n = int(executor.get("num_evaluations") or 1)
+        if n > 1:
+            kind = "average" if executor.get("repeat_evaluation_type") == "mean" else "last"
+            lines += [
+                f"The calculation is executed {n} times for each data.",
+                f"The {kind} value is used as a final output.",
+            ]
     checkpoint = summary.get("checkpoint", "best")
     epoch = f" (epoch {best_epoch})" if checkpoint == "best" and best_epoch else ""
     lines.append(

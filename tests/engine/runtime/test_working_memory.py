@@ -22,6 +22,7 @@ import pytest
 from model_kit import working_memory_project
 from nnc_samples import SAMPLES_DIR
 from PIL import Image
+from pptx_kit import slide, texts
 
 import engine.nn as nn
 import engine.nn.functions as F
@@ -141,6 +142,18 @@ def test_vat_sample_evaluates_both_executors_from_the_cli(vat_job, capsys):
     summary = json.loads((vat_job / "evaluation.json").read_text())
     assert [e["network"] for e in summary["executors"]] == ["Runtime", "Runtime2"]
     assert summary["classification"]["y'"]["accuracy"] > 0.5  # 10 classes, 2 short epochs
+
+
+def test_the_report_names_every_executor_evaluated(vat_job, tmp_path):
+    """NNC's report: "Evaluate network ... using ... dataset." once per executor."""
+    from pptx import Presentation  # noqa: PLC0415 - python-pptx, the independent reader
+
+    assert main(["evaluate", str(vat_job)]) == 0
+    deck = tmp_path / "vat.pptx"
+    assert main(["report", str(vat_job), "-o", str(deck)]) == 0
+    lines = texts(slide(Presentation(str(deck)), "Experimental Result : Evaluation"))
+    assert lines[:2] == ['Evaluate network "Runtime" using "Validation" dataset.',
+                         'Evaluate network "Runtime2" using "Validation" dataset.']  # fmt: skip
 
 
 def test_evaluation_shows_the_noise_runtime_back_propagated_for_the_same_batch(vat_job):
