@@ -118,16 +118,30 @@ def _compute_statistics(job: Path) -> dict[str, int]:
         return {}
 
 
+def _start_time(path: Path) -> float | None:
+    """When the job started: its first event ("start"), else when its snapshot was written.
+    Not the folder's time, which evaluating or reporting the job changes."""
+    try:
+        with open(path / "events.jsonl", encoding="utf-8") as f:
+            return float(json.loads(f.readline())["time"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    try:
+        return (path / "network.ncproj").stat().st_mtime
+    except OSError:
+        return None
+
+
 def read_job(path: Path, with_statistics: bool = True) -> JobInfo:
     status = Job(path).status()  # a dead trainer's "running" reads "interrupted"
     state = str(status.get("status", "failed" if not (path / "events.jsonl").exists() else ""))
     if state not in STATUSES:
         state = "failed"
     label = _read_json(path / LABEL_FILE).get("name")
-    try:
-        date = _dt.datetime.fromtimestamp(path.stat().st_mtime).strftime("%Y-%m-%d %H:%M:%S")
-    except OSError:
-        date = ""
+    started = _start_time(path)
+    date = (
+        "" if started is None else _dt.datetime.fromtimestamp(started).strftime("%Y-%m-%d %H:%M:%S")
+    )
     return JobInfo(
         path=path, name=str(label or path.name), status=state, date=date,
         epoch=int(status.get("epoch") or 0), max_epoch=int(status.get("max_epoch") or 0),

@@ -32,3 +32,20 @@ def test_a_running_job_whose_trainer_is_gone_reads_interrupted(tmp_path):
     assert H.read_job(job, with_statistics=False).status == "interrupted"
     H.delete_job(job)
     assert not job.exists() and H.list_jobs(tmp_path) == []
+
+
+def test_the_date_is_when_the_job_started_not_when_it_was_last_touched(tmp_path):
+    """Evaluating or reporting a job writes into its folder; its date must not move."""
+    import datetime as dt  # noqa: PLC0415
+    import os  # noqa: PLC0415
+
+    job = _job(tmp_path, "j", {"status": "finished"})
+    start = dt.datetime(2026, 3, 4, 5, 6, 7).timestamp()
+    (job / "events.jsonl").write_text(json.dumps({"event": "start", "time": start}) + "\n")
+    (job / "evaluation.json").write_text("{}")  # an evaluation, much later
+    os.utime(job, (start + 86400, start + 86400))
+    assert H.read_job(job, with_statistics=False).date == "2026-03-04 05:06:07"
+    # A folder without events (a quantization sweep's point): when its snapshot was written.
+    other = _job(tmp_path, "k", {"status": "finished"})
+    os.utime(other / "network.ncproj", (start, start))
+    assert H.read_job(other, with_statistics=False).date == "2026-03-04 05:06:07"
