@@ -23,9 +23,10 @@ def add_parser(
         description="Inference on files with a job's trained parameters (or a project).",
     )  # fmt: skip
     parser.add_argument("source", metavar="PROJECT_OR_JOB", help="job folder or project file")
-    parser.add_argument("--input", "-i", nargs="+", required=True, metavar="FILE",
-                        help="one sample per file (NAME=FILE when the network reads several "
-                        "variables)")  # fmt: skip
+    # "extend": `-i a.png -i b.png` runs both files (the default "store" kept only the last).
+    parser.add_argument("--input", "-i", nargs="+", action="extend", required=True,
+                        metavar="FILE", help="one sample per file (NAME=FILE when the network "
+                        "reads several variables); repeatable")  # fmt: skip
     parser.add_argument("--network", help="network to run (default: the first executor's)")
     parser.add_argument("--checkpoint", choices=("best", "last"), default="best")
     parser.add_argument("--params", metavar="FILE.npz", help="parameters for a project")

@@ -188,12 +188,13 @@ def _sweep(args: argparse.Namespace) -> int:
     progress = _Progress(args.events)
     sweep = Sweep(args.project, job, out, options, on_event=progress)
     _listen_for_stop(sweep, args.events)
+    ranking = None
     try:
         rows = sweep.run()
         if args.sensitivity is not None and not sweep.stop_event.is_set():
             from engine.quantization.sensitivity import run_sensitivity  # noqa: PLC0415
 
-            run_sensitivity(sweep, args.sensitivity, args.budget, progress)
+            ranking = run_sensitivity(sweep, args.sensitivity, args.budget, progress)
     finally:
         progress.close()
     if not args.events:
@@ -202,8 +203,24 @@ def _sweep(args: argparse.Namespace) -> int:
                 f"{row['mode']:5} {row['target']:12} {row['bits']:2d} bits: accuracy "
                 f"{100 * row['accuracy']:6.2f} %, {row['parameter_bytes']} parameter bytes"
             )
+        if ranking is not None:
+            _print_sensitivity(ranking, out)
         print(f"results: {out / 'results.csv'}, {out / 'sweep.png'}", file=sys.stderr)
     return 0
+
+
+def _print_sensitivity(ranking: dict[str, Any], out: Path) -> None:
+    """What --sensitivity/--budget found, so the user need not open the files to see it."""
+    lost = ", ".join(f"{r['layer']} {-100 * r['loss']:+.2f}" for r in ranking["layers"])
+    print(f"sensitivity at {ranking['bits']} bits (accuracy points per layer): {lost}")
+    mixed = ranking.get("mixed")
+    if mixed:
+        bits = ", ".join(f"{layer} {b}" for layer, b in mixed["layer_bits"].items())
+        print(
+            f"mixed precision within {mixed['budget']} bytes ({bits} bits): accuracy "
+            f"{100 * mixed['accuracy']:6.2f} %, {mixed['parameter_bytes']} parameter bytes"
+        )
+    print(f"sensitivity: {out / 'sensitivity.csv'}", file=sys.stderr)
 
 
 class _Progress:

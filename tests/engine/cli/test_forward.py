@@ -42,6 +42,15 @@ def test_forward_job_on_csv_and_npy(trained, capsys):
     assert line.startswith(f"{files[0]}\ty' class 1\t")
 
 
+def test_forward_repeated_input_option_runs_every_file(trained, capsys):
+    files = [str(trained / "one.csv"), str(trained / "two.npy")]
+    capsys.readouterr()
+    assert main(["forward", str(trained / "job"), "-i", files[0], "-i", files[1], "--json"]) == 0
+    results = json.loads(capsys.readouterr().out)
+    assert [r["inputs"]["x"] for r in results] == files
+    assert [r["outputs"]["y'"]["class"] for r in results] == [1, 2]
+
+
 def test_forward_project_with_parameters_matches_the_job(trained, capsys):
     params = trained / "job" / "checkpoints" / "best" / "parameters.npz"
     capsys.readouterr()

@@ -154,3 +154,23 @@ def test_sweep_refuses_a_folder_holding_another_results_csv(trained, tmp_path):
     assert done.returncode == 2
     assert "results.csv: not the results.csv of a sweep (no column quantizer)" in done.stderr
     assert sorted(p.name for p in (tmp_path / "s").iterdir()) == ["results.csv"]
+
+
+def test_sweep_prints_what_sensitivity_and_budget_found(trained, tmp_path):
+    project, job = trained
+    out = tmp_path / "s"
+    done = _run("sweep", str(project), "--job", str(job), "-o", str(out), "--bits", "4",
+                "--sensitivity", "3", "--budget", "120")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    with open(out / "sensitivity.csv", newline="", encoding="utf-8") as f:
+        ranked = list(csv.DictReader(f))
+    mixed = json.loads((out / "mixed_precision.json").read_text(encoding="utf-8"))
+    lines = done.stdout.splitlines()
+    # The printed ranking is the file's, in its order, as accuracy points lost (negated).
+    expected = ", ".join(f"{r['layer']} {-100 * float(r['loss']):+.2f}" for r in ranked)
+    assert f"sensitivity at 3 bits (accuracy points per layer): {expected}" in lines
+    chosen = ", ".join(f"{layer} {b}" for layer, b in mixed["layer_bits"].items())
+    assert (f"mixed precision within 120 bytes ({chosen} bits): accuracy "
+            f"{100 * mixed['accuracy']:6.2f} %, {mixed['parameter_bytes']} parameter bytes"
+            in lines)  # fmt: skip
+    assert ranked and mixed["parameter_bytes"] <= 120
