@@ -36,6 +36,24 @@ def on_module(xp: Any, a: Any) -> Any:
     return a if get_array_module(a) is xp else xp.asarray(backend.to_numpy(a))
 
 
+def as_indices(idx: Any, fn: str, name: str = "x") -> Any:
+    """Integer indices from ``idx``. nnabla casts a float array to the integer type a function
+    reads (NNC feeds every dataset column, labels included, as floats): truncation toward zero.
+    inf or NaN cannot be an index: reported (at the next read-back on a device)."""
+    if idx.dtype.kind in "iu":
+        return idx
+    if idx.dtype.kind != "f":
+        raise TypeError(f"{fn}: {name} must hold indices. Received: {name}.dtype={idx.dtype}")
+    xp = get_array_module(idx)
+    backend.check_later(
+        ~xp.isfinite(idx).all(),
+        lambda: ValueError(
+            f"{fn}: {name} holds inf or NaN. Received: {name}={idx.ravel()[:5].tolist()}"
+        ),
+    )
+    return xp.trunc(xp.nan_to_num(idx)).astype(np.int64)
+
+
 def normalize_axis(axis: int, ndim: int, name: str = "axis") -> int:
     if not -ndim <= axis < ndim:
         raise ValueError(f"{name}: expected an axis in [{-ndim}, {ndim}). Received: {name}={axis}")

@@ -8,6 +8,7 @@ im2col + GEMM backward. Gradients nobody asked for are not computed (``needs_inp
 
 from __future__ import annotations
 
+from engine.core import backend
 from engine.core.autograd import Function, Variable
 from engine.core.backend import get_array_module, matmul, scatter_add
 from engine.core.ops import _depthwise, _im2col_cpu
@@ -24,6 +25,7 @@ from engine.core.ops._im2col import (
     prefer_batch_last,
     prod,
 )
+from engine.core.ops._indexing import as_indices
 from engine.core.ops._special_conv import AdaptiveSeparableConvolution, DeformableConvolution
 
 __all__ = [
@@ -541,10 +543,17 @@ class Embed(Function):
 
     def forward(self, x0, w):
         xp = get_array_module(w)
-        if x0.dtype.kind not in "iu":
-            raise TypeError(f"embed: x0 must hold integer indices. Received: x0.dtype={x0.dtype}")
+        x0 = as_indices(x0, "embed", "x0")
+        bad = (x0 < 0) | (x0 >= w.shape[0])
+        backend.check_later(  # NumPy would wrap negative indices around silently
+            bad.any(),
+            lambda: ValueError(
+                f"embed: x0 holds indices outside [0, {w.shape[0]}) (the weight's first axis). "
+                f"Received: x0={x0[bad][:5].tolist()}"
+            ),
+        )
         self.x0, self.w_shape = x0, w.shape
-        return xp.take(w, x0, axis=0)
+        return xp.take(w, xp.clip(x0, 0, w.shape[0] - 1), axis=0)
 
     def backward(self, gy):
         if not self.needs_input_grad[1]:
@@ -556,7 +565,8 @@ class Embed(Function):
 
 
 def embed(x0, w) -> Variable:
-    """Look-up table (nnabla ``F.embed``): integer ``x0`` indexes the first axis of ``w``."""
+    """Look-up table (nnabla ``F.embed``): ``x0`` indexes the first axis of ``w`` (floats are
+    truncated to integers, as nnabla casts them)."""
     return Embed()(x0, w)
 
 

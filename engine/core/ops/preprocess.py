@@ -20,6 +20,7 @@ import numpy as np
 from engine.core import backend
 from engine.core.autograd import Function, Variable, as_variable
 from engine.core.backend import get_array_module
+from engine.core.ops._indexing import as_indices
 from engine.core.ops.others import (
     axis_table,
     gather,
@@ -37,7 +38,8 @@ __all__ = [
 
 
 def one_hot(x, shape: Sequence[int]) -> Variable:
-    """nnabla ``one_hot``: integer indices (..., len(shape)) -> float32 one-hot (..., *shape)."""
+    """nnabla ``one_hot``: indices (..., len(shape)) -> float32 one-hot (..., *shape); float
+    indices are truncated, as nnabla casts them."""
     x = as_variable(x)
     shape = tuple(int(s) for s in shape)
     idx = x.data
@@ -47,16 +49,7 @@ def one_hot(x, shape: Sequence[int]) -> Variable:
             f"Received: x.shape={x.shape}, dtype={idx.dtype}, shape={shape}"
         )
     xp = get_array_module(idx)
-    if idx.dtype.kind == "f":
-        # nnabla casts a float array to the integer type the function reads (NNC feeds a
-        # dataset's label column as floats): truncation toward zero.
-        backend.check_later(
-            ~xp.isfinite(idx).all(),
-            lambda: ValueError(
-                f"one_hot: x holds inf or NaN. Received: x={idx.ravel()[:5].tolist()}"
-            ),
-        )
-        idx = xp.trunc(xp.nan_to_num(idx)).astype(np.int64)
+    idx = as_indices(idx, "one_hot")
     bad = (idx < 0) | (idx >= xp.asarray(shape))
     backend.check_later(  # on a device: at the next read-back, not with a sync per call
         bad.any(),

@@ -12,6 +12,7 @@ import engine.nn as nn
 from engine.formats import save_project
 from engine.graph.project import Link
 from engine.runtime import extensions
+from engine.runtime.evaluator import evaluate
 from engine.runtime.run import Options, resume, train
 from engine.runtime.trainer import EpochRecord, NonFiniteError, TrainState
 
@@ -289,3 +290,29 @@ def test_half_precision_is_a_warning(kit, tmp_path):
           options=Options(events=stream))  # fmt: skip
     events = [json.loads(line) for line in stream.getvalue().splitlines()]
     assert events[1]["event"] == "warning" and "Precision Half" in events[1]["message"]
+
+
+def test_an_embed_layer_trains_on_a_dataset_column_of_token_ids(kit, tmp_path):
+    """NNC datasets are floats: an Embed on a CSV column of ids trains (nnabla casts them)."""
+    rows = [[t, t % 3] for t in range(10) for _ in range(6)]
+    train_csv = kit.write_csv(tmp_path / "train.csv", ["t", "y:label"], rows)
+    layers = [
+        kit.layer("Input", "Input", Size=(1,), Dataset="t"),
+        kit.layer("Embed", "Embed", NumClass=10, Shape=(4,)),
+        kit.layer("Affine", "Affine", OutShape=3),
+        kit.layer("Softmax", "Softmax"),
+        kit.layer("CategoricalCrossEntropy", "CategoricalCrossEntropy", T__Dataset="y"),
+    ]
+    net = kit.network("Main", layers, kit.chain(*(item.name for item in layers)))
+    project = kit.make_project(
+        [net],
+        train=train_csv,
+        valid=train_csv,
+        max_epoch=30,
+        batch=10,
+        solver_parameters={"Alpha": "0.03"},
+    )
+    train(_save(project, tmp_path), job_dir=tmp_path / "job", seed=0)
+    evaluate(tmp_path / "job")
+    summary = json.loads((tmp_path / "job" / "evaluation.json").read_text())
+    assert summary["classification"]["y'"]["accuracy"] == 1.0

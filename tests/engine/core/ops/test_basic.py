@@ -331,9 +331,25 @@ def test_embed_looks_up_rows_and_accumulates_repeated_indices():
     np.testing.assert_allclose(wv.grad[:, 0, 0], [2.0, 0.0, 3.0, 1.0])
 
 
-def test_embed_rejects_float_indices():
-    with pytest.raises(TypeError, match="embed: x0 must hold integer indices"):
-        F.embed(Variable(np.zeros(3)), Variable(np.zeros((4, 2))))
+def test_embed_truncates_float_indices_as_nnabla_casts_them():
+    # NNC feeds every dataset column as floats; nnabla casts them to the int the function reads.
+    w = randn(5, 3)
+    y = F.embed(Variable(np.array([[1.0, 4.9], [0.2, 3.0]])), Variable(w)).d
+    np.testing.assert_array_equal(y, w[np.array([[1, 4], [0, 3]])])
+
+
+@pytest.mark.parametrize(
+    ("x0", "error", "match"),
+    [
+        (np.array([0, 4]), ValueError, r"outside \[0, 4\).*x0=\[4\]"),
+        (np.array([-1.0, 2.0]), ValueError, r"outside \[0, 4\).*x0=\[-1\]"),  # not wrapped
+        (np.array([1.0, np.nan]), ValueError, "inf or NaN"),
+        (np.array(["a"]), TypeError, "x0 must hold indices"),
+    ],
+)
+def test_embed_refuses_what_cannot_index_the_table(x0, error, match):
+    with pytest.raises(error, match=match):
+        F.embed(Variable(x0), Variable(np.zeros((4, 2))))
 
 
 # --------------------------------------------------------------------- rare convolutions
