@@ -88,14 +88,16 @@ class EditTab(QWidget):
         right.addWidget(_titled("Network statistics", self.statistics))
         right.addWidget(_titled("Overview", self.overview))
         right.addWidget(_titled("Problems", self.problems))
-        right.setSizes([300, 200, 200])
+        title = self.fontMetrics().height() + 8  # the pane's bold title above the table
+        right.setSizes([self.statistics.fitting_height() + title, 180, 140])
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(centre)
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([290, 800, 270])
+        # Wide enough that the property values (initializer names, file paths) are readable.
+        splitter.setSizes([370, 720, 270])
         layout = QHBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(splitter)

@@ -24,6 +24,9 @@ class StatisticsPane(QTableWidget):
         super().__init__(len(STATISTICS) + len(EXTRAS), 2)
         self.setHorizontalHeaderLabels(["Statistic", "Total"])
         self.verticalHeader().hide()
+        # Rows as tall as the text needs, so all twelve show without scrolling (seen on X: with
+        # the style's default height, FLOPs and ParameterBytes were below the fold).
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 6)
         self.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         self.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -41,6 +44,11 @@ class StatisticsPane(QTableWidget):
         self.selectRow(0)
         self.chosen = "Output"
         self.cellClicked.connect(self._clicked)
+
+    def fitting_height(self) -> int:
+        """The height that shows every row without a scroll bar."""
+        rows = self.rowCount() * self.verticalHeader().defaultSectionSize()
+        return rows + self.horizontalHeader().sizeHint().height() + 2 * self.frameWidth()
 
     def _clicked(self, row: int, _column: int) -> None:
         if row < len(STATISTICS):

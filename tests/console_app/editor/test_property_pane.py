@@ -166,3 +166,28 @@ def test_several_layers_of_one_type_are_edited_together(lenet_window, qtbot):
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton,
                      Qt.KeyboardModifier.ControlModifier, pos=box("ReLU"))  # fmt: skip
     assert "3 layers of 2 types" in pane.title.text() and pane.rows == {}
+
+
+def test_at_the_first_size_values_are_readable_and_statistics_need_no_scroll(lenet_window, qtbot):
+    """Seen on a real X server at 1400 x 860: the initializer's name was cut off in its combo
+    box ("NormalConvolu") and FLOPs and ParameterBytes were below the statistics' fold."""
+    window = lenet_window
+    window.resize(1400, 860)
+    window.show()
+    qtbot.waitExposed(window)
+    view, scene = window.edit_tab.current_view(), window.edit_tab.current_scene()
+    box = view.mapFromScene(scene.layer_items["Convolution"].mapToScene(QPointF(150, 15)))
+    qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=box)
+    pane = window.edit_tab.property_pane
+    assert pane.layer_name == "Convolution"
+    qtbot.wait(50)
+    for key in ("W.Initializer", "b.Initializer", "BorderMode", "ChannelLast"):
+        combo = pane.rows[key].widget
+        assert isinstance(combo, QComboBox)
+        text = combo.fontMetrics().horizontalAdvance(combo.currentText())
+        assert combo.width() >= text + 24, (key, combo.currentText(), combo.width(), text)
+    stats = window.edit_tab.statistics
+    last = stats.item(stats.rowCount() - 1, 0)
+    assert last.text() == "ParameterBytes"
+    assert stats.visualItemRect(last).bottom() <= stats.viewport().height()
+    assert not stats.verticalScrollBar().isVisible()
