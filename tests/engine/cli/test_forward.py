@@ -39,7 +39,7 @@ def test_forward_job_on_csv_and_npy(trained, capsys):
     assert sum(results[0]["outputs"]["y'"]["values"]) == pytest.approx(1.0, rel=1e-5)
     assert main(["forward", str(trained / "job"), "--input", files[0]]) == 0
     line = capsys.readouterr().out.strip()
-    assert line.startswith(f"{files[0]}\ty' class 1\t")
+    assert line.startswith(f"{files[0]}\tExecutor\ty' class 1\t")
 
 
 def test_forward_repeated_input_option_runs_every_file(trained, capsys):
