@@ -8,8 +8,10 @@ import numpy as np
 import pytest
 import runtime_kit
 
+import engine.nn as nn
 from engine.cli import main
 from engine.formats import save_project
+from engine.nn.parameter import load_arrays
 
 
 @pytest.fixture
@@ -67,3 +69,98 @@ def test_forward_errors(trained, capsys):
     assert "missing.png: file not found" in capsys.readouterr().err
     assert main(["forward", str(trained / "job"), "--input", "y=a.csv"]) == 2
     assert "expected NAME=FILE with NAME one of x" in capsys.readouterr().err
+
+
+def _parameters(job):
+    """The job's best parameters by name, read from the archive (not through forward)."""
+    arrays, meta = load_arrays(job / "checkpoints" / "best" / "parameters.npz")
+    return {e["name"]: arrays[e["key"]] for e in meta["parameters"]}
+
+
+@pytest.fixture
+def two_executors(trained):
+    """The trained MLP's project with a second executor "Noisy": network Runtime, x + z with
+    z ~ N(0, 1) (Input Generator=Normal), 40 evaluations averaged; trained as a job."""
+    from engine.formats import load_project  # noqa: PLC0415
+    from engine.graph import config as cfg  # noqa: PLC0415
+    from engine.graph.project import Link  # noqa: PLC0415
+
+    kit = runtime_kit
+    project = load_project(trained / "p.ncproj")
+    layers = [kit.layer("x", "Input", Size=(4,), Dataset="x"),
+              kit.layer("z", "Input", Size=(4,), Dataset="z", Generator="Normal"),
+              kit.layer("Add2", "Add2")]  # fmt: skip
+    project.add_network(kit.network("Runtime", layers, [Link("x", "Add2"), Link("z", "Add2")]))
+    project.insert_item("executors", None, cfg.Executor.new(
+        Executor_Name="Noisy", Executor_NetworkName="Runtime", NumEvaluations="40"))  # fmt: skip
+    save_project(project, trained / "two.ncproj")
+    assert main(["train", str(trained / "two.ncproj"), "-o", str(trained / "job2"),
+                 "--seed", "0"]) == 0  # fmt: skip
+    return trained
+
+
+def test_forward_runs_every_executor_with_one_generator_draw(two_executors, capsys):
+    """Each file through both executors in CONFIG order: the MLP's softmax computed here from
+    the trained parameters, and Noisy's mean of 40 evaluations, which is x plus the one draw
+    nnabla makes per batch (before the change: the mean of 40 draws)."""
+    from engine.nn import initializer as I  # noqa: PLC0415
+
+    folder = two_executors
+    files = [str(folder / "one.csv"), str(folder / "two.npy")]
+    capsys.readouterr()
+    assert main(["forward", str(folder / "job2"), "-i", *files, "--seed", "3", "--json"]) == 0
+    results = json.loads(capsys.readouterr().out)
+    assert [(r["executor"], r["network"], r["inputs"]) for r in results] == [
+        ("Executor", "MainRuntime", {"x": files[0]}), ("Noisy", "Runtime", {"x": files[0]}),
+        ("Executor", "MainRuntime", {"x": files[1]}), ("Noisy", "Runtime", {"x": files[1]}),
+    ]  # fmt: skip
+    x = np.array([[0.8, 0.3, 0.2, 0.5], [0.5, 0.9, 0.5, 0.1]])
+    p = _parameters(folder / "job2")
+    hidden = np.maximum(x @ p["Affine/affine/W"] + p["Affine/affine/b"], 0)
+    logits = hidden @ p["Affine_2/affine/W"] + p["Affine_2/affine/b"]
+    softmax = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    for k in (0, 1):
+        np.testing.assert_allclose(results[2 * k]["outputs"]["y'"]["values"], softmax[k],
+                                   rtol=1e-5)  # fmt: skip
+    nn.seed(3)  # the executors draw in turn: file one's z, then file two's
+    draws = [np.asarray(I.Normal(1.0)((1, 4)))[0] for _ in files]
+    for k in (0, 1):
+        assert results[2 * k + 1]["outputs"]["Add2"]["shape"] == [4]
+        np.testing.assert_allclose(results[2 * k + 1]["outputs"]["Add2"]["values"],
+                                   x[k] + draws[k], rtol=1e-5)  # fmt: skip
+    # Plain text: one line per executor output, labelled by the executor.
+    assert main(["forward", str(folder / "job2"), "-i", files[0]]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split("\t")[:3] for line in lines] == [
+        [files[0], "Executor", f"y' class {int(np.argmax(softmax[0]))}"],
+        [files[0], "Noisy", "Add2 class " + str(int(np.argmax(results[1]["outputs"]["Add2"]
+                                                               ["values"])))],
+    ]  # fmt: skip
+
+
+def test_forward_picks_executors_or_a_network(two_executors, capsys):
+    folder, one = two_executors, str(two_executors / "one.csv")
+    capsys.readouterr()
+    assert main(["forward", str(folder / "job2"), "-i", one, "-e", "Noisy", "--json"]) == 0
+    assert [r["executor"] for r in json.loads(capsys.readouterr().out)] == ["Noisy"]
+    assert main(["forward", str(folder / "job2"), "-i", one, "--executor", "Noisy",
+                 "--executor", "Executor", "--json"]) == 0  # fmt: skip
+    assert [r["executor"] for r in json.loads(capsys.readouterr().out)] == ["Executor", "Noisy"]
+    assert main(["forward", str(folder / "job2"), "-i", one, "--network", "MainRuntime",
+                 "--json"]) == 0  # fmt: skip
+    (only,) = json.loads(capsys.readouterr().out)
+    assert only["executor"] is None and only["network"] == "MainRuntime"
+    assert main(["forward", str(folder / "job2"), "-i", one, "-e", "Executor", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["outputs"] == only["outputs"]
+
+
+def test_forward_unknown_executor_is_one_line(two_executors, capsys):
+    capsys.readouterr()
+    code = main(["forward", str(two_executors / "job2"), "-i", str(two_executors / "one.csv"),
+                 "--executor", "Nope"])  # fmt: skip
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert captured.err.splitlines() == [
+        "neurocanvas forward: error: --executor Nope: no such executor; the project has "
+        "Executor, Noisy"
+    ]
