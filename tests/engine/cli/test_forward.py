@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import csv
 import json
 
 import numpy as np
 import pytest
 import runtime_kit
+from nnc_samples import vat_on_digits
 
 import engine.nn as nn
 from engine.cli import main
@@ -164,3 +166,62 @@ def test_forward_unknown_executor_is_one_line(two_executors, capsys):
         "neurocanvas forward: error: --executor Nope: no such executor; the project has "
         "Executor, Noisy"
     ]
+
+
+@pytest.fixture(scope="module")
+def vat_job(tmp_path_factory):
+    """NNC's VAT sample (executors Runtime, with Need Back Propagation, then Runtime2) on
+    digits, trained one epoch from the CLI."""
+    folder = tmp_path_factory.mktemp("vat-forward")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("NEUROCANVAS_CACHE", str(folder / "cache"))
+        assert main(["train", str(vat_on_digits(folder)), "-o", str(folder / "job"),
+                     "--epochs", "1", "--seed", "0"]) == 0  # fmt: skip
+    return folder / "job"
+
+
+def _noise_picture(noise):
+    """Runtime2's Noise output for a noise row: eps 1.4 * normalised, x10, +0.5 (the PNG that
+    evaluate writes clips it to 0..1; the output itself is not clipped)."""
+    flat = np.asarray(noise, np.float64).reshape(-1)
+    return 1.4 * flat / np.sqrt((flat**2).sum() + 1e-8) * 10 + 0.5
+
+
+def test_vat_sample_forward_runs_both_executors_as_evaluate(vat_job, capsys):
+    """Each digit through Executor (Runtime, Need Back Propagation: its backward writes the
+    sample's noise into the buffer ``grad``) then Executor_1 (Runtime2: y' as evaluate writes
+    it for that row, and the picture of the buffer row); Executor_1 alone pictures the trained
+    buffer's row. One file is a batch of one, so Runtime's BatchNormalizations (batch
+    statistics on) give every input the same output: its KL is 0 and the noise it writes 0."""
+    with open(vat_job.parent / "valid.csv", newline="", encoding="utf-8") as f:
+        images = [row["x:image"] for row in list(csv.DictReader(f))[:2]]
+    assert main(["evaluate", str(vat_job)]) == 0
+    with open(vat_job / "output_result.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))[:2]
+    evaluated = np.array([[float(row[f"y'__{i}"]) for i in range(10)] for row in rows])
+    capsys.readouterr()
+    assert main(["forward", str(vat_job), "-i", *images, "--json"]) == 0
+    results = json.loads(capsys.readouterr().out)
+    assert [(r["executor"], r["network"], r["inputs"], list(r["outputs"])) for r in results] == [
+        (executor, network, {"x": image}, outputs) for image in images
+        for executor, network, outputs in (("Executor", "Runtime", ["KLMultinomial"]),
+                                           ("Executor_1", "Runtime2", ["y'", "Noise"]))
+    ]  # fmt: skip
+    for k in (0, 1):
+        (kl,) = results[2 * k]["outputs"]["KLMultinomial"]["values"]
+        assert abs(kl) < 1e-7
+        y = results[2 * k + 1]["outputs"]["y'"]
+        np.testing.assert_allclose(y["values"], evaluated[k], rtol=1e-4, atol=1e-5)
+        assert y["class"] == int(np.argmax(evaluated[k]))
+        np.testing.assert_array_equal(results[2 * k + 1]["outputs"]["Noise"]["values"], 0.5)
+    assert not np.any(np.array(nn.get_parameter("grad").data)[0])  # the row Runtime wrote
+    saved = _parameters(vat_job)["grad"][0]
+    assert np.abs(_noise_picture(saved) - 0.5).mean() > 0.1
+    assert main(["forward", str(vat_job), "-i", images[0], "-e", "Executor_1", "--json"]) == 0
+    (alone,) = json.loads(capsys.readouterr().out)
+    np.testing.assert_allclose(alone["outputs"]["Noise"]["values"], _noise_picture(saved),
+                               atol=1e-5)  # fmt: skip
+    # Nearly the same y': Runtime's forward moves the running statistics that Runtime2 uses
+    # (shared parameters), in memory, as in nnabla and in evaluate.
+    np.testing.assert_allclose(alone["outputs"]["y'"]["values"],
+                               results[1]["outputs"]["y'"]["values"], atol=1e-4)  # fmt: skip
