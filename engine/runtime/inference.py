@@ -133,12 +133,12 @@ def _samples(runs: Sequence[ExecutorRun], inputs: Sequence[str]) -> list[dict[st
     """Each input as ``{variable: file}``; ``NAME=FILE`` items of several variables group."""
     variables = list(dict.fromkeys(v for run in runs for v in run.program.variables()))
     if not variables:
-        raise JobError(f"{_describe(runs)} reads no dataset variable, so no file to give it")
+        raise JobError(f"{_describe(runs)} {_read(runs)} no dataset variable: no file to give")
     named = [item.partition("=") for item in inputs]
     if all(sep == "" for _, sep, _ in named):
         if len(variables) > 1:
-            raise JobError(f"{_describe(runs)} reads {', '.join(variables)}; give inputs as "
-                           f"NAME=FILE")  # fmt: skip
+            raise JobError(f"{_describe(runs)} {_read(runs)} {', '.join(variables)}; give "
+                           f"inputs as NAME=FILE")  # fmt: skip
         return [{variables[0]: item} for item in inputs]
     groups: dict[str, list[str]] = {}
     for name, sep, path in named:
@@ -165,6 +165,10 @@ def _describe(runs: Sequence[ExecutorRun]) -> str:
         return "the executors " + ", ".join(str(run.info["name"]) for run in runs)
     name, network = runs[0].info.get("name"), runs[0].program.network
     return f'executor "{name}" (network "{network}")' if name else f'network "{network}"'
+
+
+def _read(runs: Sequence[ExecutorRun]) -> str:
+    return "read" if len(runs) > 1 else "reads"
 
 
 def _load(path: str, normalize: bool) -> np.ndarray:

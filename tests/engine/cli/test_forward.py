@@ -225,3 +225,42 @@ def test_vat_sample_forward_runs_both_executors_as_evaluate(vat_job, capsys):
     # (shared parameters), in memory, as in nnabla and in evaluate.
     np.testing.assert_allclose(alone["outputs"]["y'"]["values"],
                                results[1]["outputs"]["y'"]["values"], atol=1e-4)  # fmt: skip
+
+
+def test_each_executor_gets_the_variables_it_reads(tmp_path, capsys):
+    """A project whose executors read different variables: NAME=FILE inputs, each executor
+    given its own (ReLU of x, Tanh of u, fresh parameters: none); a variable no executor
+    reads, or one a picked executor lacks, is one line naming it."""
+    from engine.graph import config as cfg  # noqa: PLC0415
+
+    kit = runtime_kit
+    relu = [kit.layer("Input", "Input", Size=(3,), Dataset="x"), kit.layer("ReLU", "ReLU")]
+    tanh = [kit.layer("Input", "Input", Size=(3,), Dataset="u"), kit.layer("Tanh", "Tanh")]
+    project = kit.make_project([kit.network("Main", relu, kit.chain("Input", "ReLU")),
+                                kit.network("U", tanh, kit.chain("Input", "Tanh"))])  # fmt: skip
+    project.replace_section(("executors", 0), cfg.Executor.new(
+        Executor_Name="X", Executor_NetworkName="Main"))  # fmt: skip
+    project.insert_item("executors", None, cfg.Executor.new(
+        Executor_Name="Ux", Executor_NetworkName="U"))  # fmt: skip
+    save_project(project, tmp_path / "p.ncproj")
+    x, u = [-1.0, 0.5, 2.0], [0.1, -0.2, 3.0]
+    np.save(tmp_path / "x.npy", np.array(x, np.float32))
+    np.save(tmp_path / "u.npy", np.array(u, np.float32))
+    source, xf, uf = str(tmp_path / "p.ncproj"), str(tmp_path / "x.npy"), str(tmp_path / "u.npy")
+    capsys.readouterr()
+    assert main(["forward", source, "-i", f"u={uf}", f"x={xf}", "--json"]) == 0
+    results = json.loads(capsys.readouterr().out)
+    assert [(r["executor"], r["inputs"]) for r in results] == [("X", {"x": xf}), ("Ux", {"u": uf})]
+    np.testing.assert_allclose(results[0]["outputs"]["ReLU"]["values"], np.maximum(x, 0))
+    np.testing.assert_allclose(results[1]["outputs"]["Tanh"]["values"], np.tanh(u), rtol=1e-6)
+    assert main(["forward", source, "-e", "X", "-i", f"x={xf}", "--json"]) == 0
+    assert [r["executor"] for r in json.loads(capsys.readouterr().out)] == ["X"]
+    for argv, message in [
+        (["-i", xf], "the executors X, Ux read x, u; give inputs as NAME=FILE"),
+        (["-i", f"x={xf}"], 'executor "Ux" (network "U") reads u: give u=FILE too, or pick '
+                            "other executors with --executor"),
+        (["-e", "X", "-i", f"x={xf}", f"u={uf}"], f"--input u={uf}: no executor reads it; "
+                                                  "expected NAME=FILE with NAME one of x"),
+    ]:  # fmt: skip
+        assert main(["forward", source, *argv]) == 2
+        assert capsys.readouterr().err == f"neurocanvas forward: error: {message}\n"
