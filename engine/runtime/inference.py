@@ -79,9 +79,8 @@ def forward_files(
         batch = {name: _load(path, normalize)[None] for name, path in given.items()}
         for run, outputs in zip(runs, run_batch(runs, batch), strict=True):
             read = {name: given[name] for name in run.program.variables()}
-            predictions.append(Prediction(read, {name: value[0] for name, value in
-                                                 outputs.items()},
-                                          run.info.get("name"), run.program.network))  # fmt: skip
+            first = {name: value[0] for name, value in outputs.items()}  # the batch of one
+            predictions.append(Prediction(read, first, run.info.get("name"), run.program.network))
     return predictions
 
 
