@@ -1,8 +1,11 @@
 """``neurocanvas forward PROJECT_OR_JOB --input FILE...``: inference on image/CSV/npy files.
 
-A job folder uses its executor network with the trained (best or last) parameters; a project
-uses its executor network with ``--params FILE.npz`` (or fresh parameters). Prints each file's
-outputs (and the predicted class of a vector output), or JSON with ``--json``.
+As nnabla's ``forward``, each file goes through every executor of the CONFIG in turn (or those
+``--executor`` names), honouring their Number of Evaluations and Need Back Propagation;
+``--network`` runs one network instead. A job folder uses its trained (best or last)
+parameters; a project ``--params FILE.npz`` (or fresh parameters). Prints each file's outputs
+per executor (and the predicted class of a vector output), or JSON with ``--json``: one entry
+per file and executor.
 """
 
 from __future__ import annotations
@@ -25,9 +28,13 @@ def add_parser(
     parser.add_argument("source", metavar="PROJECT_OR_JOB", help="job folder or project file")
     # "extend": `-i a.png -i b.png` runs both files (the default "store" kept only the last).
     parser.add_argument("--input", "-i", nargs="+", action="extend", required=True,
-                        metavar="FILE", help="one sample per file (NAME=FILE when the network "
+                        metavar="FILE", help="one sample per file (NAME=FILE when the executors "
                         "reads several variables); repeatable")  # fmt: skip
-    parser.add_argument("--network", help="network to run (default: the first executor's)")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--executor", "-e", action="append", metavar="NAME",
+                       help="executor to run (default: every executor, in CONFIG order); "
+                       "repeatable")  # fmt: skip
+    which.add_argument("--network", help="run this network once instead of the executors")
     parser.add_argument("--checkpoint", choices=("best", "last"), default="best")
     parser.add_argument("--params", metavar="FILE.npz", help="parameters for a project")
     parser.add_argument(
@@ -36,6 +43,8 @@ def add_parser(
         help="do not divide 8-bit images by 255 (Image Normalization off)",
     )
     parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default=None)
+    parser.add_argument("--seed", type=int, help="seed of generators and dropout "
+                        "(default: the job's seed; a project's is random)")  # fmt: skip
     parser.add_argument("--json", action="store_true", help="print JSON")
     return parser
 
@@ -47,21 +56,22 @@ def run(args: argparse.Namespace) -> int:
     try:
         backend.set_device(args.device)
         predictions = forward_files(
-            args.source, args.input, network=args.network, checkpoint=args.checkpoint,
-            params=args.params, normalize=not args.no_normalize,
+            args.source, args.input, network=args.network, executors=args.executor,
+            checkpoint=args.checkpoint, params=args.params, normalize=not args.no_normalize,
+            seed=args.seed,
         )  # fmt: skip
     except _errors() as exc:
         raise UserError(str(exc)) from None
     if args.json:
         print(json.dumps([p.to_json() for p in predictions], indent=2))
         return 0
-    for p in predictions:
-        source = ", ".join(p.inputs.values())
+    for p in predictions:  # FILE(S) <tab> EXECUTOR (or network) <tab> OUTPUT[ class K] <tab> values
+        files = ", ".join(p.inputs.values()) or "-"  # "-": the executor reads no file
         for name, value in p.outputs.items():
             flat = value.reshape(-1)
             shown = " ".join(f"{v:.6g}" for v in flat[:16]) + (" ..." if flat.size > 16 else "")
             best = f" class {int(np.argmax(flat))}" if value.ndim == 1 and flat.size > 1 else ""
-            print(f"{source}\t{name}{best}\t{shown}")
+            print(f"{files}\t{p.executor or p.network}\t{name}{best}\t{shown}")
     return 0
 
 

@@ -49,8 +49,8 @@ from engine.runtime.job import Job, JobError, atomic_write_json, atomic_write_te
 from engine.runtime.program import Program
 from engine.runtime.session import RunPlan
 
-__all__ = ["EvaluationResult", "ExecutorRun", "evaluate", "run_executors", "run_outputs",
-           "load_job_parameters"]  # fmt: skip
+__all__ = ["EvaluationResult", "ExecutorRun", "evaluate", "run_batch", "run_executors",
+           "run_outputs", "load_job_parameters", "load_parameters"]  # fmt: skip
 
 
 @dataclass
@@ -89,7 +89,7 @@ def evaluate(
     name, csv_path, normalize = _dataset_for(plan, dataset or first["dataset"])
     project = job.load_project()
     programs = [compile_network(project, info["network"]) for info in plan.executors]
-    params = _load_parameters(job, programs, checkpoint)
+    params = load_parameters(job, programs, checkpoint)
     runs = [ExecutorRun(*run) for run in zip(programs, params, plan.executors, strict=True)]
     nn.seed(plan.seed)
     with open_dataset(csv_path, normalize=normalize, cache=True) as data:
@@ -130,12 +130,10 @@ def _dataset_for(plan: RunPlan, name: str) -> tuple[str, Path, bool]:
 
 def load_job_parameters(job: Job, program: Program, checkpoint: str) -> dict[str, Any]:
     """The program's parameters with the values of the job's ``best`` or ``last`` checkpoint."""
-    return _load_parameters(job, [program], checkpoint)[0]
+    return load_parameters(job, [program], checkpoint)[0]
 
 
-def _load_parameters(
-    job: Job, programs: Sequence[Program], checkpoint: str
-) -> list[dict[str, Any]]:
+def load_parameters(job: Job, programs: Sequence[Program], checkpoint: str) -> list[dict[str, Any]]:
     """Each program's parameters (shared by name, as NNC) loaded from the checkpoint."""
     if checkpoint not in ("best", "last"):
         raise JobError(f"--checkpoint: expected best or last. Received: {checkpoint!r}")
@@ -168,7 +166,13 @@ def run_executors(
     """
     variables = list(dict.fromkeys(v for run in runs for v in run.program.variables()))
     for start, inputs in batches_once(data, batch, variables):
-        yield start, [_run_executor(run, inputs) for run in runs]
+        yield start, run_batch(runs, inputs)
+
+
+def run_batch(runs: Sequence[ExecutorRun], inputs: dict[str, Any]) -> list[dict[str, np.ndarray]]:
+    """Every executor on one batch ``{variable: array (B, ...)}`` in turn (each reads the
+    variables it needs): ``[{output: float32 array} per executor]``."""
+    return [_run_executor(run, inputs) for run in runs]
 
 
 def _run_executor(run: ExecutorRun, inputs: dict[str, Any]) -> dict[str, np.ndarray]:
@@ -179,9 +183,14 @@ def _run_executor(run: ExecutorRun, inputs: dict[str, Any]) -> dict[str, np.ndar
     back = bool(run.info.get("need_back_propagation")) and bool(run.program.losses)
     names = [name for name, _ in run.program.outputs]
     total: dict[str, np.ndarray] = {}
+    # Generators draw once per batch and every repeat reuses the draw, as nnabla's forward:
+    # ``e.generator_assign`` is filled before ``for i in range(e.num_evaluations)``
+    # (python/src/nnabla/utils/cli/forward.py, lines 139-148 at 2814df0d); dropout still
+    # draws anew on each repeat (MC dropout).
+    drawn: dict[int, Any] = {}
     for _ in range(count):
         with contextlib.nullcontext() if back else nn.no_grad():
-            acts = run.program.forward(inputs, run.params)
+            acts = run.program.forward(inputs, run.params, drawn)
             if back:
                 _back_propagate(run, acts)
         for name in names:

@@ -1,10 +1,16 @@
 """Inference on files: ``neurocanvas forward PROJECT_OR_JOB --input FILE...``.
 
-The source is a job folder (its executor network with the best or last trained parameters) or
-a project file (its executor network, with parameters from ``params`` or freshly initialized).
-Each input file is one sample for the network's dataset variable: images (normalized by 1/255 as
-Image Normalization does), per-sample CSV matrices, ``.npy`` arrays. A network that reads
-several variables takes ``NAME=FILE`` inputs.
+The source is a job folder (its executors' networks with the best or last trained parameters)
+or a project file (its executors' networks, with parameters from ``params`` or freshly
+initialized). As nnabla's ``forward`` runs every executor on each batch of a dataset, in CONFIG
+order (:func:`engine.runtime.evaluator.run_batch`: Number of Evaluations, Need Back
+Propagation, buffers one executor writes for the next), each input sample here goes through
+every executor (or those ``executors`` names), and each gives one :class:`Prediction`;
+``network`` instead runs that one network once, plainly.
+
+Each input file is one sample of a dataset variable: images (normalized by 1/255 as Image
+Normalization does), per-sample CSV matrices, ``.npy`` arrays. When the executors read several
+variables, inputs are ``NAME=FILE``; an executor gets the variables it reads.
 """
 
 from __future__ import annotations
@@ -17,27 +23,29 @@ from typing import Any
 import numpy as np
 
 import engine.nn as nn
-from engine.core import backend
 from engine.data.loaders import FileLoadError, load_file, normalization_scale
 from engine.formats import load_project
+from engine.graph.project import Project
 from engine.runtime.compiler import compile_network
-from engine.runtime.evaluator import load_job_parameters
+from engine.runtime.evaluator import ExecutorRun, load_parameters, run_batch
 from engine.runtime.job import Job, JobError
-from engine.runtime.program import Program
-from engine.runtime.session import RunPlan
+from engine.runtime.session import RunPlan, executor_plans
 
 __all__ = ["Prediction", "forward_files"]
 
 
 @dataclass(frozen=True)
 class Prediction:
-    """The outputs of one sample: ``{output name: float32 array}``."""
+    """One executor's outputs for one sample: ``{output name: float32 array}``."""
 
-    inputs: dict[str, str]
+    inputs: dict[str, str]  # the files this executor read, by dataset variable
     outputs: dict[str, np.ndarray]
+    executor: str | None = None  # None: the network ``--network`` named
+    network: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"inputs": self.inputs, "outputs": {}}
+        out: dict[str, Any] = {"executor": self.executor, "network": self.network,
+                               "inputs": self.inputs, "outputs": {}}  # fmt: skip
         for name, value in self.outputs.items():
             entry: dict[str, Any] = {"shape": list(value.shape),
                                      "values": value.reshape(-1).tolist()}  # fmt: skip
@@ -52,70 +60,114 @@ def forward_files(
     inputs: Sequence[str],
     *,
     network: str | None = None,
+    executors: Sequence[str] | None = None,
     checkpoint: str = "best",
     params: str | Path | None = None,
     normalize: bool = True,
+    seed: int | None = None,
 ) -> list[Prediction]:
-    """Run the executor network (or ``network``) on each sample given by ``inputs``."""
-    program, parameters = _program(Path(source), network, checkpoint, params)
-    samples = _samples(program, inputs)
+    """Every executor (or those named, or ``network``) on each sample ``inputs`` give, in turn.
+
+    ``seed`` seeds generators and dropout (default: a job's own seed, as ``evaluate``).
+    """
+    runs, job_seed = _runs(Path(source), network, executors, checkpoint, params)
+    samples = _samples(runs, inputs)
+    if seed is not None or job_seed is not None:
+        nn.seed(seed if seed is not None else job_seed)
     predictions = []
-    with nn.no_grad():
-        for given in samples:
-            batch = {name: _load(path, normalize)[None] for name, path in given.items()}
-            acts = program.forward(batch, parameters)
-            outputs = {name: backend.to_numpy(program.output(acts, name).data)[0]
-                       for name, _ in program.outputs}  # fmt: skip
-            predictions.append(Prediction(dict(given), outputs))
+    for given in samples:
+        batch = {name: _load(path, normalize)[None] for name, path in given.items()}
+        for run, outputs in zip(runs, run_batch(runs, batch), strict=True):
+            read = {name: given[name] for name in run.program.variables()}
+            first = {name: value[0] for name, value in outputs.items()}  # the batch of one
+            predictions.append(Prediction(read, first, run.info.get("name"), run.program.network))
     return predictions
 
 
-def _program(
-    source: Path, network: str | None, checkpoint: str, params: str | Path | None
-) -> tuple[Program, dict[str, Any]]:
-    if source.is_dir():
-        job = Job.open(source)
+def _runs(
+    source: Path,
+    network: str | None,
+    executors: Sequence[str] | None,
+    checkpoint: str,
+    params: str | Path | None,
+) -> tuple[list[ExecutorRun], int | None]:
+    """The executors to run with their parameters, and the job's seed (None for a project)."""
+    job = Job.open(source) if source.is_dir() else None
+    if job is not None:
         plan = RunPlan.from_json(job.plan(), str(job.config_file))
-        name = network or (plan.executors[0]["network"] if plan.executors else None)
-        if name is None:
-            raise JobError(f"{source}: the project has no executor; name a --network")
-        program = compile_network(job.load_project(), name)
-        return program, load_job_parameters(job, program, checkpoint)
-    project = load_project(source)
-    name = network or (project.executors[0].network if project.executors else None)
-    if name is None:
+        project: Project = job.load_project()
+        infos = plan.executors
+    else:
+        project = load_project(source)
+        infos = executor_plans(project)
+    # A named network runs once, as an executor with the defaults (no repeats, no backward).
+    infos = [{"name": None, "network": network}] if network else _pick(source, infos, executors)
+    programs = [compile_network(project, info["network"]) for info in infos]
+    if job is not None:
+        values = load_parameters(job, programs, checkpoint)
+    else:
+        nn.clear_parameters()
+        values = [program.create_parameters(source.resolve().parent) for program in programs]
+        if params is not None:
+            nn.load_parameters(params)
+    runs = [ExecutorRun(*run) for run in zip(programs, values, infos, strict=True)]
+    return runs, (plan.seed if job is not None else None)
+
+
+def _pick(
+    source: Path, infos: list[dict[str, Any]], names: Sequence[str] | None
+) -> list[dict[str, Any]]:
+    """The executors ``names`` picks, in CONFIG order (each may read what one before wrote)."""
+    if not infos:
         raise JobError(f"{source}: the project has no executor; name a --network")
-    program = compile_network(project, name)
-    nn.clear_parameters()
-    parameters = program.create_parameters(Path(source).resolve().parent)
-    if params is not None:
-        nn.load_parameters(params)
-    return program, parameters
+    known = [str(info.get("name", "")) for info in infos]
+    for name in names or ():
+        if name not in known:
+            raise JobError(f"--executor {name}: no such executor; the project has "
+                           f"{', '.join(known)}")  # fmt: skip
+    return [info for info in infos if not names or info.get("name") in names]
 
 
-def _samples(program: Program, inputs: Sequence[str]) -> list[dict[str, str]]:
+def _samples(runs: Sequence[ExecutorRun], inputs: Sequence[str]) -> list[dict[str, str]]:
     """Each input as ``{variable: file}``; ``NAME=FILE`` items of several variables group."""
-    variables = list(program.feeds)
+    variables = list(dict.fromkeys(v for run in runs for v in run.program.variables()))
     if not variables:
-        raise JobError(f'network "{program.network}" reads no dataset variable')
+        raise JobError(f"{_describe(runs)} {_read(runs)} no dataset variable: no file to give")
     named = [item.partition("=") for item in inputs]
     if all(sep == "" for _, sep, _ in named):
         if len(variables) > 1:
-            raise JobError(
-                f'network "{program.network}" reads {", ".join(variables)}; give inputs as '
-                f"NAME=FILE"
-            )
+            raise JobError(f"{_describe(runs)} {_read(runs)} {', '.join(variables)}; give "
+                           f"inputs as NAME=FILE")  # fmt: skip
         return [{variables[0]: item} for item in inputs]
     groups: dict[str, list[str]] = {}
     for name, sep, path in named:
         if not sep or name not in variables:
-            raise JobError(f"--input {name}{sep}{path}: expected NAME=FILE with NAME one of "
-                           f"{', '.join(variables)}")  # fmt: skip
+            raise JobError(f"--input {name}{sep}{path}: no executor reads it; expected "
+                           f"NAME=FILE with NAME one of {', '.join(variables)}")  # fmt: skip
         groups.setdefault(name, []).append(path)
+    for run in runs:
+        missing = [v for v in run.program.variables() if v not in groups]
+        if missing:
+            raise JobError(
+                f"{_describe([run])} reads {', '.join(missing)}: give {missing[0]}=FILE too, "
+                f"or pick other executors with --executor"
+            )
     counts = {len(v) for v in groups.values()}
-    if set(groups) != set(variables) or len(counts) != 1:
+    if len(counts) != 1:
         raise JobError(f"give the same number of files for each of {', '.join(variables)}")
     return [{name: groups[name][k] for name in variables} for k in range(counts.pop())]
+
+
+def _describe(runs: Sequence[ExecutorRun]) -> str:
+    """``executor "E" (network "N")``, ``network "N"`` or ``the executors E, F``."""
+    if len(runs) > 1:
+        return "the executors " + ", ".join(str(run.info["name"]) for run in runs)
+    name, network = runs[0].info.get("name"), runs[0].program.network
+    return f'executor "{name}" (network "{network}")' if name else f'network "{network}"'
+
+
+def _read(runs: Sequence[ExecutorRun]) -> str:
+    return "read" if len(runs) > 1 else "reads"
 
 
 def _load(path: str, normalize: bool) -> np.ndarray:

@@ -236,15 +236,24 @@ class Program:
         """Dataset variables this program reads."""
         return tuple(self.feeds)
 
-    def forward(self, batch: Mapping[str, Any], params: Mapping[str, Variable]) -> Activations:
+    def forward(
+        self,
+        batch: Mapping[str, Any],
+        params: Mapping[str, Variable],
+        drawn: dict[int, Any] | None = None,
+    ) -> Activations:
         """Run every step on one batch ``{variable: array (B, ...)}``; returns all outputs.
 
         Call under ``nn.no_grad()`` for inference. Feeds are reshaped to the shape the network
-        declares when the element counts agree (nnabla's ``let_data_to_variable``).
+        declares when the element counts agree (nnabla's ``let_data_to_variable``). Generators
+        draw anew on every call unless ``drawn`` is given: then a generator draws only when
+        ``drawn`` lacks its index and stores the draw there, so passing the same dict to the
+        repeats of one batch reuses one draw (an executor's Number of Evaluations).
         """
         size = _batch_size(batch, self)
         feeds: dict[Ref, Variable] = {}
         generated: dict[int, Variable] = {}
+        drawn = {} if drawn is None else drawn
         acts = Activations()
         half = self.precision == "Half"
         halves: dict[str, Variable] = {}  # float16 copies of the float32 master parameters
@@ -270,7 +279,9 @@ class Program:
                 out = feeds[ref]
             elif kind == "gen":
                 if ref[1] not in generated:
-                    gen = Variable(self.generators[ref[1]].generate(size))
+                    if ref[1] not in drawn:
+                        drawn[ref[1]] = self.generators[ref[1]].generate(size)
+                    gen = Variable(drawn[ref[1]])
                     generated[ref[1]] = precision.cast(gen, precision.HALF) if half else gen
                 out = generated[ref[1]]
             else:

@@ -31,7 +31,7 @@ from engine.runtime.datasets import open_project_dataset, resolve_uri
 from engine.runtime.program import Program
 
 __all__ = ["RunPlan", "OptimizerRun", "MonitorRun", "Session", "plan_run", "build_session",
-           "SetupError", "solver_arguments"]  # fmt: skip
+           "SetupError", "solver_arguments", "executor_plans"]  # fmt: skip
 
 # NNC's solver parameter display names (solver_component.txt) -> nnabla argument names.
 _SOLVER_ARGS = {
@@ -174,13 +174,18 @@ def plan_run(
         optimizers=[_optimizer_plan(o, ipe, epochs) for o in project.optimizers],
         monitors=[{"name": m.name, "network": m.network, "dataset": m.dataset}
                   for m in project.monitors],
-        executors=[{"name": e.name, "network": e.network, "dataset": e.dataset,
-                    "num_evaluations": e.num_evaluations,
-                    "repeat_evaluation_type": e.repeat_evaluation_type,
-                    "need_back_propagation": e.need_back_propagation}
-                   for e in project.executors],
+        executors=executor_plans(project),
     )  # fmt: skip
     return plan
+
+
+def executor_plans(project: Project) -> list[dict[str, Any]]:
+    """The CONFIG's executors as a run plan (and config.json) lists them, in CONFIG order."""
+    return [{"name": e.name, "network": e.network, "dataset": e.dataset,
+             "num_evaluations": e.num_evaluations,
+             "repeat_evaluation_type": e.repeat_evaluation_type,
+             "need_back_propagation": e.need_back_propagation}
+            for e in project.executors]  # fmt: skip
 
 
 def _positive(value: Any, what: str) -> int:

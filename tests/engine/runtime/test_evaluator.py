@@ -169,3 +169,36 @@ def test_repeated_evaluations_average_dropout(kit, tmp_path):
         ((_, last),) = run_outputs(program, {}, data, 1, executor)
     assert set(np.unique(last["Dropout"])) <= {0.0, 2.0}
     np.testing.assert_allclose(mean["Dropout"], 1.0, atol=0.2)
+
+
+def test_repeated_evaluations_draw_generators_once_per_batch(kit, tmp_path):
+    """nnabla's forward fills an executor's generator inputs once per batch, before its
+    Number of Evaluations repeats: the mean of 50 repeats of x + z (z ~ N(0, 1)) is x plus
+    the one draw a single evaluation makes with the same seed, while dropout is drawn anew on
+    every repeat (MC dropout still averages)."""
+    from engine.data import open_dataset
+    from engine.graph.project import Link
+    from engine.runtime.compiler import compile_network
+
+    layers = [kit.layer("x", "Input", Size=(8,), Dataset="x"),
+              kit.layer("z", "Input", Size=(8,), Dataset="z", Generator="Normal"),
+              kit.layer("Add2", "Add2"), kit.layer("Dropout", "Dropout", P=0.5)]  # fmt: skip
+    links = [Link("x", "Add2"), Link("z", "Add2"), Link("x", "Dropout")]
+    program = compile_network(kit.make_project([kit.network("Runtime", layers, links)]),
+                              "Runtime")  # fmt: skip
+    rows = [[1, 2, 3, 4, 5, 6, 7, 8], [0, 0, 0, 0, 1, 1, 1, 1], [8, 7, 6, 5, 4, 3, 2, 1]]
+    data_file = kit.write_csv(tmp_path / "d.csv", [f"x__{i}" for i in range(8)], rows)
+    x = np.array(rows, np.float32)
+
+    def outputs(count):
+        nn.seed(5)
+        executor = {"num_evaluations": count, "repeat_evaluation_type": "mean"}
+        with open_dataset(data_file) as data:
+            ((_, out),) = run_outputs(program, {}, data, 3, executor)
+        return out
+
+    once, repeated = outputs(1), outputs(400)
+    np.testing.assert_allclose(repeated["Add2"], once["Add2"], rtol=1e-6, atol=1e-6)
+    assert np.std(once["Add2"] - x) > 0.5  # a real N(0, 1) draw, not averaged away
+    assert set(np.unique(once["Dropout"] / np.maximum(x, 1))) <= {0.0, 2.0}
+    np.testing.assert_allclose(repeated["Dropout"], x, atol=0.2 * x.max())

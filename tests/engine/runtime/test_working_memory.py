@@ -20,14 +20,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 from model_kit import working_memory_project
-from nnc_samples import SAMPLES_DIR
+from nnc_samples import SAMPLES_DIR, vat_on_digits
 from PIL import Image
 from pptx_kit import slide, texts
 
 import engine.nn as nn
 import engine.nn.functions as F
 from engine.cli import main
-from engine.data import builtin
 from engine.formats import load_project, save_project
 from engine.nn.parameter import load_arrays
 from engine.runtime.compiler import compile_network
@@ -35,15 +34,8 @@ from engine.runtime.evaluator import evaluate
 from engine.runtime.session import build_session, plan_run
 from engine.runtime.trainer import Trainer
 
-VAT = SAMPLES_DIR / "image_recognition" / "MNIST" / "semi_supervised_learning_VAT.sdcproj"
 MIXUP = SAMPLES_DIR / "image_recognition" / "CIFAR10" / "resnet" / "resnet-110-mixup.sdcproj"
 IRIS = Path(__file__).resolve().parents[3] / "projects" / "iris.ncproj"
-
-
-def _rows(path: Path) -> list[list[str]]:
-    with open(path, newline="", encoding="utf-8") as f:
-        rows = list(csv.reader(f))[1:]
-    return [[str(path.parent / r[0]), r[1]] for r in rows]
 
 
 def _write(path: Path, header: list[str], rows: list[list[str]]) -> Path:
@@ -57,20 +49,7 @@ def _write(path: Path, header: list[str], rows: list[list[str]]) -> Path:
 @pytest.fixture(scope="module")
 def vat_project(tmp_path_factory) -> Path:
     """NNC's VAT sample with its three datasets replaced by rows of digits."""
-    folder = tmp_path_factory.mktemp("vat")
-    digits = builtin.ensure("digits", root=folder / "cache")
-    train, valid = _rows(digits["training"]), _rows(digits["validation"])
-    uris = {
-        "Labeled": _write(folder / "labeled.csv", ["x:image", "y:label"], train[:100]),
-        "Unlabeled": _write(folder / "unlabeled.csv", ["xu:image"],
-                            [[r[0]] for r in train[100:400]]),
-        "Validation": _write(folder / "valid.csv", ["x:image", "y:label"], valid[:150]),
-    }  # fmt: skip
-    project = load_project(VAT)
-    for i, dataset in enumerate(project.datasets):
-        project.replace_section(("datasets", i), dataset.with_value("URI", str(uris[dataset.name])))
-    save_project(project, folder / "vat.sdcproj")
-    return folder / "vat.sdcproj"
+    return vat_on_digits(tmp_path_factory.mktemp("vat"))
 
 
 def _parameter(job: Path, name: str) -> np.ndarray:
