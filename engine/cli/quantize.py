@@ -210,6 +210,8 @@ def _sweep(args: argparse.Namespace) -> int:
 
             ranking = run_sensitivity(sweep, args.sensitivity, args.budget, progress,
                                       args.max_evaluations)  # fmt: skip
+            if ranking.get("mixed", {}).get("status") == "stopped":  # after the sweep's done
+                progress({"event": "done", "status": "stopped", "rows": len(rows)})
     finally:
         progress.close()
     if not args.events:
