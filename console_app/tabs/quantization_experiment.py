@@ -3,9 +3,11 @@
 The sweep runs as a child process (``neurocanvas quantize sweep JOB/network.ncproj --job JOB
 -o <job>_quantization --events``, the job's own project snapshot, whose dataset paths are
 absolute); each finished point arrives as a ``point`` event and becomes a table row and a
-plot marker. Stop writes ``stop`` to the child: the finished points stay in results.csv and
-running again continues the sweep. The points are ordinary job folders, so the job history
-lists them when the sweep ends.
+plot marker. With a sensitivity width the layers are ranked too, and with a budget the
+measured mixed-precision pick follows (``mixed_candidate`` events, then ``mixed_precision``,
+shown under the message). Stop writes ``stop`` to the child: the finished points stay in
+results.csv and running again continues the sweep (and a stopped pick). The points are
+ordinary job folders, so the job history lists them when the sweep ends.
 """
 
 from __future__ import annotations
@@ -92,6 +94,20 @@ class QuantizationExperiment(QDialog):
         self.epochs = QSpinBox()
         self.epochs.setRange(1, 1000)
         self.epochs.setValue(2)
+        self.sensitivity = QSpinBox()  # --sensitivity BITS; 0: off
+        self.sensitivity.setObjectName("sweep_sensitivity")
+        self.sensitivity.setRange(0, 32)
+        self.sensitivity.setSpecialValueText("off")
+        self.budget = QSpinBox()  # --budget BYTES (needs the ranking); 0: no pick
+        self.budget.setObjectName("sweep_budget")
+        self.budget.setRange(0, 2_000_000_000)
+        self.budget.setSingleStep(1000)
+        self.budget.setSpecialValueText("none")
+        self.budget.setEnabled(False)
+        self.sensitivity.valueChanged.connect(lambda bits: self.budget.setEnabled(bits > 0))
+        self.mixed = QLabel("")  # the mixed-precision pick, kept after the sweep ends
+        self.mixed.setObjectName("mixed_pick")
+        self.mixed.setWordWrap(True)
         self.run_button = QPushButton("Run")
         self.stop_button = QPushButton("Stop")
         self.message = QLabel(f"Results go to {self.out_dir}")
@@ -114,6 +130,8 @@ class QuantizationExperiment(QDialog):
         form.addRow("Quantizer", self.quantizer)
         form.addRow("Mode", self.mode)
         form.addRow("QAT epochs", self.epochs)
+        form.addRow("Layer sensitivity at (bits)", self.sensitivity)
+        form.addRow("Mixed precision within (parameter bytes)", self.budget)
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_button)
         buttons.addWidget(self.stop_button)
@@ -122,6 +140,7 @@ class QuantizationExperiment(QDialog):
         layout.addLayout(form)
         layout.addLayout(buttons)
         layout.addWidget(self.message)
+        layout.addWidget(self.mixed)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.plot, 1)
 
@@ -138,7 +157,12 @@ class QuantizationExperiment(QDialog):
                 self.targets.text(), "--mode", self.mode.currentText(), "--epochs",
                 str(self.epochs.value()), "--quantizer", self.quantizer.currentText(),
                 "--events"]  # fmt: skip
+        if self.sensitivity.value():
+            args += ["--sensitivity", str(self.sensitivity.value())]
+            if self.budget.value():
+                args += ["--budget", str(self.budget.value())]
         self.status = "running"
+        self.mixed.setText("")
         self.message.setText("Running...")
         self.runner.run_command("quantize", self.out_dir, args)
         self._update_buttons()
@@ -167,6 +191,15 @@ class QuantizationExperiment(QDialog):
         elif kind == "point":
             self.rows.append({k: record[k] for k in COLUMNS})
             self._show_rows()
+        elif kind == "sensitivity":
+            self.message.setText(f"Layers ranked at {record['bits']} bits (sensitivity.csv)")
+        elif kind == "mixed_candidate":
+            self.message.setText(
+                f"Mixed precision: network {record['evaluation']} evaluated, "
+                f"{record['parameter_bytes']:,} bytes, {100 * record['accuracy']:.2f} %"
+            )
+        elif kind == "mixed_precision":
+            self.mixed.setText(_mixed_text(record))
         elif kind == "error":
             self.message.setText(str(record.get("message", "")))
 
@@ -188,6 +221,20 @@ class QuantizationExperiment(QDialog):
         parent = self.parent()
         if parent is not None and hasattr(parent, "refresh_jobs"):
             parent.refresh_jobs()  # the points are job folders: the history lists them
+
+
+def _mixed_text(record: dict[str, Any]) -> str:
+    """The pick as the CLI prints it (engine/quantization/mixed.py), or why there is none."""
+    if record.get("status") != "finished":
+        return (f"Mixed precision stopped after {record['evaluations']} evaluations: Run "
+                f"continues it.")  # fmt: skip
+    bits = ", ".join(f"{layer} {b}" for layer, b in record["layer_bits"].items())
+    return (
+        f"Mixed precision within {record['budget']:,} bytes ({bits} bits): accuracy "
+        f"{100 * record['accuracy']:.2f} %, {record['parameter_bytes']:,} parameter bytes; "
+        f"the most accurate that fits of {len(record['candidates'])} networks evaluated "
+        f"(mixed_precision.json, job mixed_precision)"
+    )
 
 
 def open_experiment(tab: Any) -> QuantizationExperiment | None:

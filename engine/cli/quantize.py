@@ -7,12 +7,14 @@
         [--name NAME] [--sign auto|signed|unsigned] [--no-ste-fine-grained] [--skip L1,L2]
     neurocanvas quantize sweep PROJECT --job JOB_DIR [--bits 16,8,6,4,3,2] [--targets both]
         [--mode ptq|qat] [--epochs N] [-o SWEEP_DIR] [--events]
-        [--sensitivity BITS] [--budget BYTES]
+        [--sensitivity BITS] [--budget BYTES] [--max-evaluations N]
 
 ``insert`` writes OUT: the project with the quantized network added (``<network>_q<bits>``).
 ``sweep`` writes one job folder per point, ``results.csv`` and ``sweep.png`` into SWEEP_DIR
-(default ``<job>_quantization`` beside the job); ``--events`` prints one JSON object per line
-(``sweep``, ``point_start``, ``point``, ``sensitivity``, ``done``, ``error``) and a line
+(default ``<job>_quantization`` beside the job); ``--budget`` adds the measured mixed-precision
+pick (:mod:`engine.quantization.mixed`); ``--events`` prints one JSON object per line
+(``sweep``, ``point_start``, ``point``, ``done``, ``sensitivity``, ``mixed_candidate``,
+``mixed_precision``, ``error``) and a line
 ``stop`` on stdin ends the sweep after keeping the finished points.
 """
 
@@ -66,7 +68,15 @@ def add_parser(
     sweep.add_argument("--sensitivity", type=int, default=None, metavar="BITS",
                        help="also rank the layers by the accuracy lost at BITS")  # fmt: skip
     sweep.add_argument("--budget", type=int, default=None, metavar="BYTES",
-                       help="with --sensitivity: suggest bits per layer within BYTES")  # fmt: skip
+                       help="with --sensitivity: pick bits per layer within BYTES of "
+                       "parameters, measuring each candidate network")  # fmt: skip
+    sweep.add_argument(
+        "--max-evaluations",
+        type=int,
+        default=200,
+        metavar="N",
+        help="with --budget: networks the pick may evaluate (default 200)",
+    )
     sweep.add_argument("--events", action="store_true", help="JSON events on stdout (the app)")
     sweep.add_argument("--device", choices=("cpu", "gpu", "auto"), default=None)
     _common(sweep)
@@ -174,6 +184,10 @@ def _sweep(args: argparse.Namespace) -> int:
         raise QuantizationError(f"{args.project}: no such project file")
     if args.budget is not None and args.sensitivity is None:
         raise QuantizationError("--budget needs --sensitivity BITS")
+    if args.max_evaluations < 1:
+        raise QuantizationError(
+            f"--max-evaluations: expected a positive integer. Received: {args.max_evaluations}"
+        )
     options = SweepOptions(
         bits=tuple(parse_bits(b) for b in args.bits.split(",") if b.strip()),
         targets=tuple(t.strip() for t in args.targets.split(",") if t.strip()),
@@ -194,7 +208,10 @@ def _sweep(args: argparse.Namespace) -> int:
         if args.sensitivity is not None and not sweep.stop_event.is_set():
             from engine.quantization.sensitivity import run_sensitivity  # noqa: PLC0415
 
-            ranking = run_sensitivity(sweep, args.sensitivity, args.budget, progress)
+            ranking = run_sensitivity(sweep, args.sensitivity, args.budget, progress,
+                                      args.max_evaluations)  # fmt: skip
+            if ranking.get("mixed", {}).get("status") == "stopped":  # after the sweep's done
+                progress({"event": "done", "status": "stopped", "rows": len(rows)})
     finally:
         progress.close()
     if not args.events:
@@ -214,13 +231,36 @@ def _print_sensitivity(ranking: dict[str, Any], out: Path) -> None:
     lost = ", ".join(f"{r['layer']} {-100 * r['loss']:+.2f}" for r in ranking["layers"])
     print(f"sensitivity at {ranking['bits']} bits (accuracy points per layer): {lost}")
     mixed = ranking.get("mixed")
-    if mixed:
+    if mixed and mixed["status"] == "finished":
         bits = ", ".join(f"{layer} {b}" for layer, b in mixed["layer_bits"].items())
         print(
             f"mixed precision within {mixed['budget']} bytes ({bits} bits): accuracy "
             f"{100 * mixed['accuracy']:6.2f} %, {mixed['parameter_bytes']} parameter bytes"
         )
+        print(_how_picked(mixed))
+    elif mixed:
+        print(f"mixed precision: stopped after {mixed['evaluations']} networks evaluated; "
+              f"run the same command again to continue")  # fmt: skip
     print(f"sensitivity: {out / 'sensitivity.csv'}", file=sys.stderr)
+
+
+def _how_picked(mixed: dict[str, Any]) -> str:
+    """How the pick was found: networks evaluated, time, the cap, where the path is kept."""
+    line = (f"  measured: {mixed['evaluations']} networks evaluated (at most "
+            f"{mixed['max_evaluations']}) in {mixed['seconds']:.1f} s")  # fmt: skip
+    if mixed["capped"]:
+        line += "; the cap was reached, later steps used each layer's last measured loss"
+    if mixed["pick"] == mixed["additive"] and mixed["candidates"][mixed["pick"]]["step"] is None:
+        line += "; the additive prediction (single-layer losses summed) measured best"
+    elif mixed["pick"] != mixed["greedy_end"]:
+        line += "; an earlier candidate that fits is more accurate than the greedy's last step"
+    if mixed["additive"] is None:
+        line += "; the cap left no room to measure the additive prediction"
+    elif mixed["pick"] != mixed["additive"]:
+        additive = mixed["candidates"][mixed["additive"]]
+        line += (f"; the additive prediction measured {100 * additive['accuracy']:.2f} % "
+                 f"({additive['parameter_bytes']} bytes)")  # fmt: skip
+    return line + "; every candidate: mixed_precision.json"
 
 
 class _Progress:
@@ -242,10 +282,17 @@ class _Progress:
             self.bar.set_postfix_str(f"{event['target']} {event['bits']} bits {event['mode']}")
         elif event["event"] == "point" and self.bar is not None:
             self.bar.update(1)
+        elif event["event"] == "mixed_candidate":
+            if event["evaluation"] == 1:
+                self.close()
+                self.bar = tqdm(unit="network", desc="mixed precision", file=sys.stderr)
+            if self.bar is not None:
+                self.bar.update(1)
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
+            self.bar = None
 
 
 def _print_event(event: dict[str, Any]) -> None:

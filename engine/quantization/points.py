@@ -31,7 +31,7 @@ from engine.runtime.evaluator import evaluate
 from engine.runtime.job import Job, atomic_write_json
 from engine.runtime.session import plan_run
 
-__all__ = ["retarget", "absolute_datasets", "fixed_job", "trained_job", "accuracy_of"]
+__all__ = ["retarget", "absolute_datasets", "fixed_job", "trained_job", "accuracy_of", "free_name"]
 
 _NETWORK_KEYS = {
     "optimizers": "Optimizer_NetworkName",
@@ -118,7 +118,7 @@ def trained_job(
         result = runner.resume(folder, options=options)
         return result.job, result.status
     if folder.exists():  # stopped before its first checkpoint: kept aside, never deleted
-        os.rename(folder, _free_name(folder, "interrupted"))
+        os.rename(folder, free_name(folder, "interrupted"))
 
     def start(trainer: Any) -> None:
         nn.load_parameters(parameters)  # the float job's values into the quantized graph
@@ -144,7 +144,8 @@ def _status(folder: Path) -> str:
         return ""
 
 
-def _free_name(folder: Path, tag: str) -> Path:
+def free_name(folder: Path, tag: str) -> Path:
+    """``folder.<tag>-K``, the first that is free (a folder kept aside instead of deleted)."""
     k = 1
     while folder.with_name(f"{folder.name}.{tag}-{k}").exists():
         k += 1

@@ -10,7 +10,7 @@ or any ``-o`` folder there). Each gets, before the References:
 * ``Quantization : Accuracy against Bits and Model Size``: sweep.png, redrawn from results.csv
   when it is missing or older (a sweep killed before it drew the plot);
 * ``Quantization : Layer Sensitivity``, when the sweep ranked its layers (sensitivity.csv), with
-  the mixed-precision suggestion (mixed_precision.json) if there is one.
+  the measured mixed-precision pick (mixed_precision.json) if there is one.
 
 With several sweeps the titles end with `` of <sweep folder>``. A sweep whose files cannot be
 read gets one slide naming the file and the problem; the report still comes.
@@ -141,11 +141,24 @@ def _sensitivity_slides(deck: Deck, sweep: Path, suffix: str) -> None:
         chosen = {str(k): str(v) for k, v in mixed["layer_bits"].items()}
         header.append("Mixed bits")
         rows = [[*row, chosen.get(row[1], "")] for row in rows]
+        intro.append(_mixed_line(mixed))
+    elif mixed.get("status") in ("running", "stopped"):
         intro.append(
-            f"Mixed precision for {mixed['budget']:,} bytes (Mixed bits): "
-            f"{mixed['parameter_bytes']:,} parameter bytes, accuracy {mixed['accuracy']:.4f}."
+            f"Mixed precision for {mixed['budget']:,} bytes: stopped after "
+            f"{mixed['evaluations']} evaluations (run the sweep again to finish)."
         )
     deck.table_slides(f"Quantization : Layer Sensitivity{suffix}", header, rows, intro=intro)
+
+
+def _mixed_line(mixed: dict[str, Any]) -> str:
+    line = (
+        f"Mixed precision for {mixed['budget']:,} bytes (Mixed bits): "
+        f"{mixed['parameter_bytes']:,} parameter bytes, accuracy {mixed['accuracy']:.4f}"
+    )
+    if "candidates" not in mixed:  # a record from before the pick was measured
+        return line + "."
+    return line + (f", the most accurate that fits of {len(mixed['candidates'])} networks "
+                   f"evaluated whole (mixed_precision.json).")  # fmt: skip
 
 
 def _sensitivity_cells(path: Path, line: int, row: dict[str, str]) -> list[str]:

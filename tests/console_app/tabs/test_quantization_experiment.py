@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import json
 
 import pytest
 from pptx import Presentation
@@ -98,3 +99,26 @@ def test_stop_keeps_the_finished_points_and_run_continues(qtbot, training_tab):
     assert blocker.args[0] == "finished", blocker.args[1]
     assert [r["mode"] for r in _results(dialog)] == ["float", "qat"]
     assert dialog.table.rowCount() == 2
+
+
+def test_a_budget_shows_the_measured_mixed_precision_pick(qtbot, training_tab):
+    dialog = _finished_job(qtbot, training_tab)
+    _set(qtbot, dialog.bits, "8,4")
+    assert not dialog.budget.isEnabled()  # a budget needs the ranking
+    _set(qtbot, dialog.sensitivity.lineEdit(), "4")
+    assert dialog.budget.isEnabled()
+    _set(qtbot, dialog.budget.lineEdit(), "200")  # iris: 259 parameters, 259 bytes at 8 bits
+    with qtbot.waitSignal(dialog.runner.ended, timeout=120000) as blocker:
+        qtbot.mouseClick(dialog.run_button, LEFT)
+    assert blocker.args[0] == "finished", blocker.args[1]
+    mixed = json.loads((dialog.out_dir / "mixed_precision.json").read_text(encoding="utf-8"))
+    assert mixed["status"] == "finished" and mixed["parameter_bytes"] <= 200
+    assert len(mixed["candidates"]) > 1  # 8 bits everywhere did not fit
+    bits = ", ".join(f"{layer} {b}" for layer, b in mixed["layer_bits"].items())
+    assert dialog.mixed.text() == (
+        f"Mixed precision within 200 bytes ({bits} bits): accuracy "
+        f"{100 * mixed['accuracy']:.2f} %, {mixed['parameter_bytes']:,} parameter bytes; the "
+        f"most accurate that fits of {len(mixed['candidates'])} networks evaluated "
+        f"(mixed_precision.json, job mixed_precision)")  # fmt: skip
+    assert (dialog.out_dir / "sensitivity.csv").is_file()
+    assert f"{dialog.out_dir.name}/mixed_precision" in [job.name for job in training_tab.jobs]

@@ -137,6 +137,10 @@ def test_sweep_draws_a_progress_bar_without_events(trained, tmp_path):
         (["--targets", "both,kernels"], "unknown target 'kernels'"),
         (["--mode", "qat", "--epochs", "0"], "epochs: expected a positive integer. Received: 0"),
         (["--delta", "-0.5"], "--delta: expected auto or a number > 0. Received: -0.5"),
+        (
+            ["--sensitivity", "3", "--budget", "99", "--max-evaluations", "0"],
+            "--max-evaluations: expected a positive integer. Received: 0",
+        ),
     ],
 )
 def test_sweep_bad_input_is_one_line_and_writes_nothing(trained, tmp_path, args, message):
@@ -157,10 +161,10 @@ def test_sweep_refuses_a_folder_holding_another_results_csv(trained, tmp_path):
 
 
 def test_sweep_prints_what_sensitivity_and_budget_found(trained, tmp_path):
-    project, job = trained
+    project, job = trained  # its parameters: 34 bytes at 4 bits, 26 at 3
     out = tmp_path / "s"
     done = _run("sweep", str(project), "--job", str(job), "-o", str(out), "--bits", "4",
-                "--sensitivity", "3", "--budget", "120")  # fmt: skip
+                "--sensitivity", "3", "--budget", "30")  # fmt: skip
     assert done.returncode == 0, done.stderr
     with open(out / "sensitivity.csv", newline="", encoding="utf-8") as f:
         ranked = list(csv.DictReader(f))
@@ -170,7 +174,13 @@ def test_sweep_prints_what_sensitivity_and_budget_found(trained, tmp_path):
     expected = ", ".join(f"{r['layer']} {-100 * float(r['loss']):+.2f}" for r in ranked)
     assert f"sensitivity at 3 bits (accuracy points per layer): {expected}" in lines
     chosen = ", ".join(f"{layer} {b}" for layer, b in mixed["layer_bits"].items())
-    assert (f"mixed precision within 120 bytes ({chosen} bits): accuracy "
+    assert (f"mixed precision within 30 bytes ({chosen} bits): accuracy "
             f"{100 * mixed['accuracy']:6.2f} %, {mixed['parameter_bytes']} parameter bytes"
             in lines)  # fmt: skip
-    assert ranked and mixed["parameter_bytes"] <= 120
+    assert ranked and mixed["parameter_bytes"] <= 30
+    # How it was found: the networks measured (every one in the file) and the time taken.
+    measured = lines[lines.index(next(x for x in lines if x.startswith("mixed precision"))) + 1]
+    assert measured.startswith(f"  measured: {mixed['evaluations']} networks evaluated (at most "
+                               f"200) in {mixed['seconds']:.1f} s")  # fmt: skip
+    assert measured.endswith("; every candidate: mixed_precision.json")
+    assert mixed["evaluations"] == len(mixed["candidates"]) + len(mixed["single_layer"]) > 1

@@ -9,10 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.data import builtin
-from engine.quantization.sensitivity import run_sensitivity, suggest_bits
+from engine.quantization.sensitivity import run_sensitivity
 from engine.quantization.sweep import Sweep, SweepOptions
-from engine.runtime.run import train
 
 LENET = Path(__file__).parents[3] / "projects" / "lenet_digits.ncproj"
 HEADER = ["quantizer", "target", "bits", "mode", "accuracy", "error", "parameter_bytes",
@@ -27,20 +25,9 @@ def _bytes(weight_bits: int, bias_bits: int) -> int:
                for w, b in PARAMETERS)  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def lenet_job(tmp_path_factory):
-    """LeNet trained 3 epochs on digits (seed 0), with its own dataset cache."""
-    root = tmp_path_factory.mktemp("lenet")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("NEUROCANVAS_CACHE", str(root / "cache"))
-        builtin.ensure("digits", root=root / "cache")
-        train(LENET, job_dir=root / "job", epochs=3, seed=0)
-        yield root / "job"
-
-
 @pytest.fixture(autouse=True)
-def _cache(lenet_job, monkeypatch):
-    monkeypatch.setenv("NEUROCANVAS_CACHE", str(lenet_job.parent / "cache"))
+def _cache(lenet_cache):
+    """Every test here reads the job's datasets."""
 
 
 def _read(path: Path) -> list[dict[str, str]]:
@@ -156,12 +143,3 @@ def test_sensitivity_ranks_layers_and_mixed_precision_fits_the_budget(lenet_job,
     assert mixed["parameter_bytes"] == by_hand <= budget
     evaluation = json.loads((tmp_path / "s" / "mixed_precision" / "evaluation.json").read_text())
     assert evaluation["classification"]["y'"]["accuracy"] == mixed["accuracy"]
-
-
-def test_greedy_suggestion_lowers_the_cheapest_loss_per_byte_first():
-    sizes = {"a": 1000, "b": 1000}
-    loss = {("a", 8): 0.0, ("a", 4): 0.01, ("a", 2): 0.5, ("b", 8): 0.0, ("b", 4): 0.2,
-            ("b", 2): 0.6}  # fmt: skip
-    assert suggest_bits(sizes, [8, 4, 2], loss, 1500) == {"a": 4, "b": 8}
-    assert suggest_bits(sizes, [8, 4, 2], loss, 1000) == {"a": 4, "b": 4}
-    assert suggest_bits(sizes, [8, 4, 2], loss, 750) == {"a": 4, "b": 2}  # 0.61 < 0.7 lost

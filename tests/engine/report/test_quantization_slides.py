@@ -47,7 +47,7 @@ def _number(text: str) -> float:
 @pytest.fixture(scope="module")
 def swept(lenet_job, tmp_path_factory):
     """(job, sweep folder, deck): a copy of the job, swept at 8 and 2 bits (both, weights) with
-    the 2-bit layer sensitivity and a 40,000-byte mixed-precision suggestion, in the default
+    the 2-bit layer sensitivity and a 40,000-byte mixed-precision pick, in the default
     ``<job>_quantization`` folder, then reported."""
     job = Path(shutil.copytree(lenet_job, tmp_path_factory.mktemp("swept") / "job"))
     result = cli("quantize", "sweep", str(job / "network.ncproj"), "--job", str(job),
@@ -111,7 +111,29 @@ def test_the_sensitivity_table_holds_sensitivity_csv(swept):
         layer: str(bits) for layer, bits in mixed["layer_bits"].items()}  # fmt: skip
     assert texts(slide(prs, SENSITIVITY))[1] == (
         f"Mixed precision for 40,000 bytes (Mixed bits): {mixed['parameter_bytes']:,} parameter "
-        f"bytes, accuracy {mixed['accuracy']:.4f}.")  # fmt: skip
+        f"bytes, accuracy {mixed['accuracy']:.4f}, the most accurate that fits of "
+        f"{len(mixed['candidates'])} networks evaluated whole (mixed_precision.json).")  # fmt: skip
+    # The accuracy shown is the pick's job's evaluation (the network with the Mixed bits).
+    evaluation = json.loads((sweep / "mixed_precision" / "evaluation.json").read_text())
+    assert evaluation["classification"]["y'"]["accuracy"] == mixed["accuracy"]
+    config = json.loads((sweep / "mixed_precision" / "config.json").read_text())
+    assert config["quantization"]["layer_bits"] == mixed["layer_bits"]
+
+
+def test_a_stopped_pick_is_named_without_mixed_bits(swept, tmp_path):
+    job, sweep, _ = swept
+    job = Path(shutil.copytree(job, tmp_path / "job"))
+    sweep = Path(shutil.copytree(sweep, tmp_path / "job_quantization"))
+    record = json.loads((sweep / "mixed_precision.json").read_text())
+    kept = {k: record[k] for k in ("budget", "evaluations", "candidates")}
+    (sweep / "mixed_precision.json").write_text(json.dumps({**kept, "status": "stopped"}))
+    (sweep / "sweep.json").write_text(json.dumps({"job": str(job), "network": "Main"}))
+    prs = Presentation(str(write_report(job, tmp_path / "r.pptx")))
+    (table,) = _tables(prs, SENSITIVITY)
+    assert table[0] == ["Rank", "Layer", "Bits", "Accuracy", "Accuracy lost"]
+    assert texts(slide(prs, SENSITIVITY))[1] == (
+        f"Mixed precision for 40,000 bytes: stopped after {record['evaluations']} evaluations "
+        f"(run the sweep again to finish).")  # fmt: skip
 
 
 def _long_sweep(job: Path, folder: Path, count: int) -> list[list[str]]:
