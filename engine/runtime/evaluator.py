@@ -271,7 +271,7 @@ class _OutputWriter:
             path = self.folder / (name + vtype)
             path.parent.mkdir(parents=True, exist_ok=True)
             if vtype == ".png":
-                save_image(path, _image(sample, channel))
+                save_image(path, picture(sample, channel))
             else:
                 atomic_write_text(path, _csv_text([[str(np.float32(v)) for v in r]
                                                    for r in sample]))  # fmt: skip
@@ -299,7 +299,9 @@ def _kind(shape: tuple[int, ...]) -> tuple[str, int]:
     return "col", int(np.prod(shape))
 
 
-def _image(sample: np.ndarray, channel: int) -> np.ndarray:
+def picture(sample: np.ndarray, channel: int = 0) -> np.ndarray:
+    """A (C, H, W) output as NNC pictures it: x255, clipped, uint8 (one channel of those with
+    neither 1 nor 3)."""
     x = np.asarray(sample, dtype=np.float32) * 255.0
     if x.shape[0] not in (1, 3):
         x = x[channel : channel + 1]

@@ -65,18 +65,24 @@ def forward_files(
     params: str | Path | None = None,
     normalize: bool = True,
     seed: int | None = None,
+    count: int = 1,
 ) -> list[Prediction]:
     """Every executor (or those named, or ``network``) on each sample ``inputs`` give, in turn.
 
-    ``seed`` seeds generators and dropout (default: a job's own seed, as ``evaluate``).
+    Executors that read no dataset variable (a GAN's generator) take no inputs and run
+    ``count`` times instead, each a sample of its own. ``seed`` seeds generators and dropout
+    (default: a job's own seed, as ``evaluate``).
     """
+    if seed is not None:
+        nn.seed(seed)  # a project's fresh parameters as well, so --seed repeats a run
     runs, job_seed = _runs(Path(source), network, executors, checkpoint, params)
-    samples = _samples(runs, inputs)
+    samples = _samples(runs, inputs, count)
     if seed is not None or job_seed is not None:
         nn.seed(seed if seed is not None else job_seed)
     predictions = []
     for given in samples:
         batch = {name: _load(path, normalize)[None] for name, path in given.items()}
+        batch = batch or {"": np.zeros((1, 0), np.float32)}  # no variable: a batch of one
         for run, outputs in zip(runs, run_batch(runs, batch), strict=True):
             read = {name: given[name] for name in run.program.variables()}
             first = {name: value[0] for name, value in outputs.items()}  # the batch of one
@@ -128,11 +134,22 @@ def _pick(
     return [info for info in infos if not names or info.get("name") in names]
 
 
-def _samples(runs: Sequence[ExecutorRun], inputs: Sequence[str]) -> list[dict[str, str]]:
-    """Each input as ``{variable: file}``; ``NAME=FILE`` items of several variables group."""
+def _samples(
+    runs: Sequence[ExecutorRun], inputs: Sequence[str], count: int
+) -> list[dict[str, str]]:
+    """Each input as ``{variable: file}``; ``NAME=FILE`` items of several variables group.
+    Without variables to read: ``count`` empty samples."""
     variables = list(dict.fromkeys(v for run in runs for v in run.program.variables()))
     if not variables:
-        raise JobError(f"{_describe(runs)} {_read(runs)} no dataset variable: no file to give")
+        if inputs:
+            raise JobError(f"{_describe(runs)} {_read(runs)} no dataset variable: give no "
+                           f"--input (--count N runs it N times)")  # fmt: skip
+        if count < 1:
+            raise JobError(f"--count: expected a positive integer. Received: {count}")
+        return [{} for _ in range(count)]
+    if not inputs:
+        raise JobError(f"{_describe(runs)} {_read(runs)} {', '.join(variables)}: give --input "
+                       f"FILE...")  # fmt: skip
     named = [item.partition("=") for item in inputs]
     if all(sep == "" for _, sep, _ in named):
         if len(variables) > 1:

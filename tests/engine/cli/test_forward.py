@@ -8,7 +8,8 @@ import json
 import numpy as np
 import pytest
 import runtime_kit
-from nnc_samples import vat_on_digits
+from nnc_samples import SAMPLES_DIR, vat_on_digits
+from PIL import Image
 
 import engine.nn as nn
 from engine.cli import main
@@ -264,3 +265,36 @@ def test_each_executor_gets_the_variables_it_reads(tmp_path, capsys):
     ]:  # fmt: skip
         assert main(["forward", source, *argv]) == 2
         assert capsys.readouterr().err == f"neurocanvas forward: error: {message}\n"
+
+
+def test_forward_generates_with_an_executor_that_reads_no_file(tmp_path, capsys):
+    """NNC's DCGAN: its Runtime draws z and reads no dataset variable. `-n N` runs it N times
+    (a draw each), `--save DIR` writes each picture as evaluate does (x255); the PNG read
+    back equals the JSON values of the same seed."""
+    dcgan = str(next(SAMPLES_DIR.rglob("mnist_dcgan.sdcproj")))
+    args = ["forward", dcgan, "-e", "Executor", "-n", "2", "--seed", "5"]
+    assert main([*args, "--json"]) == 0
+    results = json.loads(capsys.readouterr().out)
+    assert [(r["executor"], r["inputs"]) for r in results] == [("Executor", {})] * 2
+    values = [np.array(r["outputs"]["Sigmoid"]["values"]).reshape(28, 28) for r in results]
+    assert not np.array_equal(values[0], values[1])  # one z drawn per run
+    assert main([*args, "--save", str(tmp_path / "gen")]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    paths = [tmp_path / "gen" / f"000{k}_Executor_Sigmoid.png" for k in (0, 1)]
+    assert lines == [f"-\tExecutor\tSigmoid\t{p}" for p in paths]
+    for path, value in zip(paths, values, strict=True):
+        expected = np.clip(value.astype(np.float32) * np.float32(255), 0, 255).astype(np.uint8)
+        np.testing.assert_array_equal(np.asarray(Image.open(path)), expected)
+    assert main(["forward", dcgan, "-e", "Executor", "-i", "x.png"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == ['neurocanvas forward: error: executor "Executor" (network "Runtime") reads '
+                   "no dataset variable: give no --input (--count N runs it N times)"]  # fmt: skip
+
+
+def test_forward_without_input_names_what_the_executors_read(trained, capsys):
+    capsys.readouterr()
+    assert main(["forward", str(trained / "job")]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        'neurocanvas forward: error: executor "Executor" (network "MainRuntime") reads x: give '
+        "--input FILE..."
+    ]
