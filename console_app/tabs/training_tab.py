@@ -202,6 +202,13 @@ class TrainingTab(QWidget):
     # -- document --------------------------------------------------------------------------
     def set_document(self, document: Document) -> None:
         self.document = document
+        if not self.runner.is_running():  # the last project's curve read as this one's
+            self.current_job, self.live_curve = None, []
+            self.curve.set_curves([])
+            self.progress.setValue(0)
+            self.position.setText("No run")
+            self.timing.setText("")
+            self.warning_label.setText("")
         self.refresh_jobs()
 
     def showEvent(self, event) -> None:  # noqa: ANN001, N802
