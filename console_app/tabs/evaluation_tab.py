@@ -171,6 +171,8 @@ class EvaluationTab(QWidget):
                 self.show_results(job)
             else:  # another job's table would read as this one's
                 self.clear_results(f"{job.name}: not evaluated yet (click Evaluate)")
+        else:  # another project's
+            self.clear_results("No job yet: train the project in TRAINING")
         self._update_buttons()
 
     def _browse(self) -> None:

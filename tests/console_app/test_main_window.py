@@ -307,9 +307,11 @@ def test_the_first_window_fits_a_small_screen(make_window, qtbot):
     assert window.width() >= 0.85 * free.width()  # shrunk to the screen, not to nothing
 
 
-def test_opening_another_project_clears_the_last_projects_curve(make_window, tmp_path, qtbot,
-                                                                 monkeypatch):  # fmt: skip
-    """A job's curve shown in TRAINING must not stay on screen as the next project's."""
+def test_opening_another_project_clears_the_last_projects_curve_and_evaluation(
+    make_window, tmp_path, qtbot, monkeypatch
+):
+    """A job's curve (TRAINING) and evaluation (EVALUATION) must not stay on screen as the
+    next project's."""
     import shutil  # noqa: PLC0415
 
     from gui_driver import choose  # noqa: PLC0415
@@ -331,8 +333,15 @@ def test_opening_another_project_clears_the_last_projects_curve(make_window, tmp
     rect = tab.table.visualItemRect(tab.table.item(0, 0))
     qtbot.mouseClick(tab.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     assert tab.curve.lines_drawn == 3  # the job's cost and two errors
+    evaluation = window.project_tabs.evaluation
+    window.tabs.setCurrentWidget(evaluation)
+    with qtbot.waitSignal(evaluation.evaluated, timeout=60000) as done:
+        qtbot.mouseClick(evaluation.evaluate_button, Qt.MouseButton.LeftButton)
+    assert done.args == ["finished"] and evaluation.output_view.model().rowCount() == 30
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(second), ""))
     choose(next(a.menu() for a in window.menuBar().actions() if a.text() == "&File"), "Open...")
     assert window.document.path == second and tab.jobs == []
     assert tab.curve.lines_drawn == 0 and tab.curve.hint
     assert tab.position.text() == "No run"
+    assert evaluation.output_view.model() is None and evaluation.matrix.rowCount() == 0
+    assert evaluation.summary_label.text() == "No job yet: train the project in TRAINING"
