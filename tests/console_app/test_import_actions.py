@@ -67,6 +67,10 @@ def test_export_nnp_from_the_menu(make_window, tmp_path, monkeypatch):
     _action(window.export_menu, "NNP...").trigger()
     assert zipfile.ZipFile(out).namelist() == ["nnp_version.txt", "network.nntxt",
                                                "parameter.protobuf"]  # fmt: skip
+    assert window.statusBar().currentMessage() == (
+        f"Exported {out}: the network as edited, with freshly initialized parameters; a trained "
+        "model: its job folder's results.nnp"
+    )
 
 
 def test_an_imported_nnp_evaluates_by_clicks_like_its_job(make_window, tmp_path, monkeypatch,
@@ -166,6 +170,10 @@ def test_an_onnx_import_evaluates_on_a_builtin_dataset_typed_in(make_window, tmp
     window.show()
     qtbot.waitExposed(window)
     _action(window.export_menu, "ONNX...").trigger()
+    assert window.statusBar().currentMessage() == (
+        f"Exported {model}: the network as edited, with freshly initialized parameters; a "
+        "trained model: right-click its job in TRAINING > Export ONNX..."
+    )
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(model), ""))
     monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
     _action(_file_menu(window), "Import...").trigger()
