@@ -21,6 +21,10 @@ from engine.export import ExportError, Source, export_nnp, export_onnx, export_p
 __all__ = ["add_to_menu", "export_python_code", "export_onnx_model", "export_nnp_model",
            "export_report", "PYTHON_TARGETS"]  # fmt: skip
 
+# What File > Export > ONNX / NNP write: said with the file's name, since a user who has a
+# trained job selected expects its weights (those come from the job menu or its folder).
+UNTRAINED = "the network as edited, with freshly initialized parameters"
+
 # "Python code..." opens a submenu: the library the exported code imports (engine.export).
 PYTHON_TARGETS = (("for NeuroCanvas (engine.nn)...", "neurocanvas"), ("for nnabla...", "nnabla"))
 
@@ -96,7 +100,8 @@ def export_onnx_model(window: Any, path: str | Path | None = None) -> Path | Non
             f"Export ONNX: {exc}; install the extra: pip install 'neurocanvas[onnx]'"
         )
         return None
-    window.show_message(f"Exported {target}")
+    window.show_message(f"Exported {target}: {UNTRAINED}; a trained model: right-click its job "
+                        f"in TRAINING > Export ONNX...")  # fmt: skip
     return target
 
 
@@ -132,5 +137,6 @@ def export_nnp_model(window: Any, path: str | Path | None = None) -> Path | None
     except (ExportError, OSError, ValueError) as exc:
         window.report_error(f"Export NNP: {exc}")
         return None
-    window.show_message(f"Exported {target}")
+    window.show_message(f"Exported {target}: {UNTRAINED}; a trained model: its job folder's "
+                        f"results.nnp")  # fmt: skip
     return target

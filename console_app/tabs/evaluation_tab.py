@@ -169,6 +169,10 @@ class EvaluationTab(QWidget):
                 self.dataset_combo.setCurrentText(text)
             if (job / "evaluation.json").exists():
                 self.show_results(job)
+            else:  # another job's table would read as this one's
+                self.clear_results(f"{job.name}: not evaluated yet (click Evaluate)")
+        else:  # another project's
+            self.clear_results("No job yet: train the project in TRAINING")
         self._update_buttons()
 
     def _browse(self) -> None:
@@ -215,6 +219,14 @@ class EvaluationTab(QWidget):
         self.variable_combo.blockSignals(False)
         self._show_matrix(self.variable_combo.currentText())
         self._update_buttons()
+
+    def clear_results(self, text: str) -> None:
+        self.summary = {}
+        self.output_model = None
+        self.output_view.setModel(None)
+        self.summary_label.setText(text)
+        self.variable_combo.clear()
+        self._show_matrix("")
 
     def summary_text(self) -> str:
         s = self.summary

@@ -211,6 +211,7 @@ class QuantizationExperiment(QDialog):
                 text = f"{100 * value:.2f} %" if key == "accuracy" else (
                     f"{value:.4f}" if key == "error" else str(value))  # fmt: skip
                 self.table.setItem(r, c, QTableWidgetItem(text))
+        self.table.resizeColumnsToContents()  # cost_multiply_add and the job names were cut
         self.plot.set_rows(self.rows)
 
     def _on_ended(self, status: str, message: str) -> None:

@@ -202,6 +202,13 @@ class TrainingTab(QWidget):
     # -- document --------------------------------------------------------------------------
     def set_document(self, document: Document) -> None:
         self.document = document
+        if not self.runner.is_running():  # the last project's curve read as this one's
+            self.current_job, self.live_curve = None, []
+            self.curve.set_curves([])
+            self.progress.setValue(0)
+            self.position.setText("No run")
+            self.timing.setText("")
+            self.warning_label.setText("")
         self.refresh_jobs()
 
     def showEvent(self, event) -> None:  # noqa: ANN001, N802
@@ -416,7 +423,9 @@ class TrainingTab(QWidget):
         one = self.selected_job()
         self.run_button.setEnabled(not running)
         self.stop_button.setEnabled(running)
-        self.resume_button.setEnabled(not running and one is not None)
+        # a finished job has nothing left to run (the child would start and end at once)
+        status = next((j.status for j in self.jobs if j.path == one), "")
+        self.resume_button.setEnabled(not running and one is not None and status != "finished")
         for b in (self.rename_button, self.open_button, self.quantize_button):
             b.setEnabled(one is not None)
         self.report_button.setEnabled(bool(self.selected_jobs()))

@@ -1,7 +1,8 @@
 """``neurocanvas evaluate JOB_DIR [--dataset NAME] [--checkpoint best|last]``: NNC's Evaluate.
 
 Runs the job's executors, each batch through every executor in turn as nnabla's ``forward``,
-over a dataset (the first executor's, a dataset link of the project by name, or a CSV file) and
+over a dataset (the first executor's, a dataset link of the project by name, a CSV file or a
+built-in dataset ``builtin:<name>/<split>``) and
 writes ``output_result.csv``, ``confusion_matrix_<var>.csv`` and
 ``evaluation.json`` into the job folder (:mod:`engine.runtime.evaluator`).
 """
@@ -26,7 +27,7 @@ def add_parser(
     parser.add_argument(
         "--dataset",
         metavar="NAME",
-        help="dataset link name (default: the executor's) or a CSV file",
+        help="dataset link name (default: the executor's), a CSV file or builtin:<name>/<split>",
     )
     parser.add_argument(
         "--checkpoint",

@@ -315,6 +315,7 @@ SPECS = (
         },
         function="selu",
         export_name="selu",
+        onnx=OnnxRule("Selu", onnx.write_selu, onnx.read_selu),
         color=0xD77B6A,
         reference=(
             "Element-wise Scaled Exponential Linear Unit (SELU) function by Klambauer et al. "

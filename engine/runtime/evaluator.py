@@ -44,7 +44,7 @@ from engine.data.writers import save_image
 from engine.runtime import metrics
 from engine.runtime.checkpoint import PARAMETERS, checkpoint_path
 from engine.runtime.compiler import compile_network
-from engine.runtime.datasets import resolve_uri
+from engine.runtime.datasets import BUILTIN_SCHEME, resolve_uri
 from engine.runtime.job import Job, JobError, atomic_write_json, atomic_write_text
 from engine.runtime.program import Program
 from engine.runtime.session import RunPlan
@@ -114,18 +114,25 @@ def evaluate(
 
 
 def _dataset_for(plan: RunPlan, name: str) -> tuple[str, Path, bool]:
-    """A dataset link of the job (its resolved CSV) or a CSV file given directly."""
+    """A dataset link of the job (its resolved CSV), a CSV file or a built-in dataset."""
     info = plan.datasets.get(name)
     if info is not None:
         if info.get("csv"):
             return name, Path(info["csv"]), bool(info["normalize"])
+        if not str(info.get("uri") or "").strip():  # a job imported before any link was made
+            raise JobError(f'dataset "{name}" of the job has no URI (none was linked when the '
+                           f"job was made): evaluate on a dataset CSV or builtin:<name>/<split> "
+                           f"instead (--dataset, the app's Dataset field)")  # fmt: skip
         base = Path(plan.project_file).parent if plan.project_file else None
         return name, resolve_uri(info["uri"], base, dataset=name), bool(info["normalize"])
+    if name.startswith(BUILTIN_SCHEME):
+        return name, resolve_uri(name, None, dataset=name), True
     path = Path(name)
     if path.suffix.lower() == ".csv" and path.is_file():
         return path.name, path, True
     known = ", ".join(plan.datasets) or "none"
-    raise JobError(f"--dataset {name}: not a dataset of the job ({known}) nor a CSV file")
+    raise JobError(f"--dataset {name}: not a dataset of the job ({known}), a CSV file nor "
+                   f"builtin:<name>/<split>")  # fmt: skip
 
 
 def load_job_parameters(job: Job, program: Program, checkpoint: str) -> dict[str, Any]:

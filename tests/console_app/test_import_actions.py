@@ -67,6 +67,10 @@ def test_export_nnp_from_the_menu(make_window, tmp_path, monkeypatch):
     _action(window.export_menu, "NNP...").trigger()
     assert zipfile.ZipFile(out).namelist() == ["nnp_version.txt", "network.nntxt",
                                                "parameter.protobuf"]  # fmt: skip
+    assert window.statusBar().currentMessage() == (
+        f"Exported {out}: the network as edited, with freshly initialized parameters; a trained "
+        "model: its job folder's results.nnp"
+    )
 
 
 def test_an_imported_nnp_evaluates_by_clicks_like_its_job(make_window, tmp_path, monkeypatch,
@@ -149,3 +153,46 @@ def test_a_recurrent_network_goes_out_and_back_in_through_the_menus(make_window,
     types = [layer.type for layer in window.document.project.network("Main").layers]
     assert types.count("RecurrentInput") == types.count("Delay") == 1
     assert types.count("Tanh") == 1  # the loop body once
+
+
+def test_an_onnx_import_evaluates_on_a_builtin_dataset_typed_in(make_window, tmp_path,
+                                                                monkeypatch, qtbot):  # fmt: skip
+    """An ONNX model links no dataset: Evaluate says so in one line, and the built-in dataset
+    typed into EVALUATION's Dataset field evaluates it."""
+    from gui_driver import click  # noqa: PLC0415
+    from PySide6.QtCore import Qt  # noqa: PLC0415
+
+    monkeypatch.setenv("NEUROCANVAS_CACHE", str(tmp_path / "cache"))
+    model, target = tmp_path / "iris.onnx", tmp_path / "imported" / "iris.ncproj"
+    target.parent.mkdir()
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(model), ""))
+    window = make_window(onnx_builders.ROOT / "projects" / "iris.ncproj")
+    window.show()
+    qtbot.waitExposed(window)
+    _action(window.export_menu, "ONNX...").trigger()
+    assert window.statusBar().currentMessage() == (
+        f"Exported {model}: the network as edited, with freshly initialized parameters; a "
+        "trained model: right-click its job in TRAINING > Export ONNX..."
+    )
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(model), ""))
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", lambda *a, **k: (str(target), ""))
+    _action(_file_menu(window), "Import...").trigger()
+    assert window.document.path == target
+    evaluation = window.project_tabs.evaluation
+    window.tabs.setCurrentWidget(evaluation)
+    with qtbot.waitSignal(evaluation.evaluated, timeout=60000) as done:
+        click(qtbot, evaluation.evaluate_button)
+    assert done.args == ["failed"]
+    assert evaluation.summary_label.text() == (
+        'Evaluation failed: exit status 2: neurocanvas evaluate: error: dataset "Validation" of '
+        "the job has no URI (none was linked when the job was made): evaluate on a dataset CSV or "
+        "builtin:<name>/<split> instead (--dataset, the app's Dataset field)"
+    )
+    field = evaluation.dataset_combo.lineEdit()
+    field.selectAll()
+    qtbot.keyClicks(field, "builtin:iris/validation")
+    with qtbot.waitSignal(evaluation.evaluated, timeout=60000) as done:
+        qtbot.mouseClick(evaluation.evaluate_button, Qt.MouseButton.LeftButton)
+    assert done.args == ["finished"], evaluation.last_message
+    assert evaluation.output_view.model().rowCount() == 30  # iris validation rows
+    evaluation.runner.kill()

@@ -305,3 +305,43 @@ def test_the_first_window_fits_a_small_screen(make_window, qtbot):
     assert window.frameGeometry().width() <= free.width()
     assert window.frameGeometry().height() <= free.height()
     assert window.width() >= 0.85 * free.width()  # shrunk to the screen, not to nothing
+
+
+def test_opening_another_project_clears_the_last_projects_curve_and_evaluation(
+    make_window, tmp_path, qtbot, monkeypatch
+):
+    """A job's curve (TRAINING) and evaluation (EVALUATION) must not stay on screen as the
+    next project's."""
+    import shutil  # noqa: PLC0415
+
+    from gui_driver import choose  # noqa: PLC0415
+    from PySide6.QtWidgets import QFileDialog  # noqa: PLC0415
+
+    from engine.cli import main  # noqa: PLC0415
+
+    iris = default_project_path().parent / "iris.ncproj"
+    first, second = tmp_path / "a" / "iris.ncproj", tmp_path / "b" / "iris.ncproj"
+    for target in (first, second):
+        target.parent.mkdir()
+        shutil.copyfile(iris, target)
+    job = tmp_path / "a" / "iris.files" / "job"
+    assert main(["train", str(first), "-o", str(job), "--epochs", "20"]) == 0
+    window = make_window(first)
+    window.show()
+    tab = window.project_tabs.training
+    window.tabs.setCurrentWidget(tab)
+    rect = tab.table.visualItemRect(tab.table.item(0, 0))
+    qtbot.mouseClick(tab.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    assert tab.curve.lines_drawn == 3  # the job's cost and two errors
+    evaluation = window.project_tabs.evaluation
+    window.tabs.setCurrentWidget(evaluation)
+    with qtbot.waitSignal(evaluation.evaluated, timeout=60000) as done:
+        qtbot.mouseClick(evaluation.evaluate_button, Qt.MouseButton.LeftButton)
+    assert done.args == ["finished"] and evaluation.output_view.model().rowCount() == 30
+    monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(second), ""))
+    choose(next(a.menu() for a in window.menuBar().actions() if a.text() == "&File"), "Open...")
+    assert window.document.path == second and tab.jobs == []
+    assert tab.curve.lines_drawn == 0 and tab.curve.hint
+    assert tab.position.text() == "No run"
+    assert evaluation.output_view.model() is None and evaluation.matrix.rowCount() == 0
+    assert evaluation.summary_label.text() == "No job yet: train the project in TRAINING"

@@ -15,7 +15,7 @@ import numpy as np
 from engine.layers.onnx_rules import scalar, uniform
 
 __all__ = ["read_arithmetic", "write_scalar", "write_reverse_scalar", "write_relu6",
-           "read_clip", "write_threshold", "read_threshold"]  # fmt: skip
+           "read_clip", "write_threshold", "read_threshold", "write_selu", "read_selu"]  # fmt: skip
 
 _TWO = {"Add": "Add2", "Sub": "Sub2", "Mul": "Mul2", "Div": "Div2", "Pow": "Pow2"}
 
@@ -106,6 +106,20 @@ def read_clip(ctx: Any, node: Any) -> None:
         ctx.emit(node, "ReLU6", node.input[:1])
     else:
         raise ctx.fail(node, f"Clip({low}, {high}): only Clip(0) and Clip(0, 6) have NNC layers")
+
+
+def write_selu(g: Any, step: Any, ins: list[str]) -> str:
+    """SELU: ONNX's Selu, whose ``gamma`` is NNC's Scale."""
+    kw = step.kwargs
+    return str(g.node("Selu", ins[:1], step.name, alpha=float(kw["alpha"]),
+                      gamma=float(kw["scale"])))  # fmt: skip
+
+
+def read_selu(ctx: Any, node: Any) -> None:
+    """Selu as SELU (ONNX's defaults are the float32 values of NNC's)."""
+    a = ctx.attrs(node)
+    ctx.emit(node, "SELU", node.input[:1], scale=float(a.get("gamma", 1.0507010221481323)),
+             alpha=float(a.get("alpha", 1.6732631921768188)))  # fmt: skip
 
 
 def write_threshold(low: float) -> Callable[[Any, Any, list[str]], str]:

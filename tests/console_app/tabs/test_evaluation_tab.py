@@ -76,3 +76,27 @@ def test_a_bad_dataset_fails_cleanly(qtbot, evaluation_tab):
     assert _evaluate(qtbot, evaluation_tab, dataset="NoSuchSet") == "failed"
     assert "NoSuchSet" in evaluation_tab.last_message
     assert evaluation_tab.evaluate_button.isEnabled()
+
+
+def test_choosing_a_job_not_evaluated_clears_the_last_results(
+    qtbot, evaluation_tab, training_tab, trained_job
+):
+    """The table of another job's evaluation must not stay on screen under a job without one."""
+    from gui_driver import click  # noqa: PLC0415
+
+    with qtbot.waitSignal(training_tab.run_ended, timeout=15000):
+        other = training_tab.run(epochs=1)
+    tab = evaluation_tab
+    tab.show()
+    assert tab.current_job() == trained_job  # kept when the newer job appeared above it
+    with qtbot.waitSignal(tab.evaluated, timeout=15000) as blocker:
+        click(qtbot, tab.evaluate_button)
+    assert blocker.args == ["finished"], tab.last_message
+    assert tab.output_view.model().rowCount() == 30 and tab.matrix.rowCount() > 0
+    tab.job_combo.setFocus()
+    qtbot.keyClick(tab.job_combo, Qt.Key.Key_Up)
+    assert tab.current_job() == other and not (other / "evaluation.json").exists()
+    assert tab.output_view.model() is None or tab.output_view.model().rowCount() == 0
+    assert tab.matrix.rowCount() == 0
+    assert tab.summary_label.text() == f"{other.name}: not evaluated yet (click Evaluate)"
+    assert not tab.save_matrix_button.isEnabled()

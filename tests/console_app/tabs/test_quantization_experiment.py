@@ -49,6 +49,11 @@ def test_a_sweep_fills_the_table_and_plot_and_its_points_join_the_history(qtbot,
         assert dialog.table.item(r, 2).text() == row["bits"]
         assert dialog.table.item(r, 4).text() == f"{100 * float(row['accuracy']):.2f} %"
     assert dialog.plot.lines_drawn == 1
+    header = dialog.table.horizontalHeader()
+    for c in range(dialog.table.columnCount()):  # no header or value cut off
+        wanted = max([header.sectionSizeFromContents(c).width()]
+                     + [dialog.table.sizeHintForColumn(c)])  # fmt: skip
+        assert dialog.table.columnWidth(c) >= wanted, c
     names = [job.name for job in training_tab.jobs]
     sweep = dialog.out_dir.name
     assert {f"{sweep}/float", f"{sweep}/fixed-point_both_8bit_ptq",

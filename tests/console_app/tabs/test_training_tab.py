@@ -205,6 +205,19 @@ def test_a_resume_that_fails_at_start_leaves_the_stopped_job_as_it_was(qtbot, tr
     assert [j.status for j in training_tab.jobs] == ["stopped"]
 
 
+def test_resume_is_offered_for_a_stopped_job_not_a_finished_one(qtbot, training_tab):
+    finished, _ = _run(qtbot, training_tab)
+    stopped = _stopped_job(training_tab.jobs_root())
+    training_tab.refresh_jobs()
+    for job, offered in ((stopped, True), (finished, False)):
+        row = [j.path for j in training_tab.jobs].index(job)
+        rect = training_tab.table.visualItemRect(training_tab.table.item(row, 0))
+        qtbot.mouseClick(training_tab.table.viewport(), Qt.MouseButton.LeftButton,
+                         pos=rect.center())  # fmt: skip
+        assert training_tab.selected_job() == job
+        assert training_tab.resume_button.isEnabled() is offered, job.name
+
+
 def test_the_trainer_gets_absolute_paths(qtbot, training_tab, tmp_path, monkeypatch):
     """Defect 2: a project opened by a relative path handed relative paths to the child."""
     monkeypatch.chdir(tmp_path)

@@ -54,6 +54,16 @@ def test_evaluate_json_and_options(job, capsys):
     assert summary == json.loads((job / "evaluation.json").read_text())
 
 
+def test_evaluate_on_a_builtin_dataset(job, capsys):
+    """The blobs have iris's four features and three classes: iris's validation split fits."""
+    capsys.readouterr()
+    assert main(["evaluate", str(job), "--json", "--dataset", "builtin:iris/validation"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["rows"] == 30 and summary["dataset"] == "builtin:iris/validation"
+    rows = (job / "output_result.csv").read_text().splitlines()
+    assert len(rows) == 31 and rows[0].startswith("x__0:sepal length,")
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -153,7 +153,9 @@ def test_pooling_geometries_match(kind, kernel, stride, pad, ignore_border):
     assert np.abs(got - expected).max() <= 1e-4
 
 
-@pytest.mark.parametrize("kind", ["BinaryTanh", "BinarySigmoid", "ELU", "LeakyReLU", "Tanh"])
+@pytest.mark.parametrize(
+    "kind", ["BinaryTanh", "BinarySigmoid", "ELU", "LeakyReLU", "SELU", "Tanh"]
+)
 def test_activations_match(kind):
     project = load_project(ROOT / "projects" / "lenet_digits.ncproj")
     main = project.network("Main")

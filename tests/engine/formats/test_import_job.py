@@ -102,6 +102,14 @@ def test_onnx_import_job_evaluates_like_the_trained_job(trained, tmp_path, capsy
     out = tmp_path / "onnx" / "model.ncproj"
     assert main(["import", str(model), "-o", str(out)]) == 0
     new = _new_job(out)
+    capsys.readouterr()
+    assert main(["evaluate", str(new)]) == 2  # an ONNX model links no dataset: one clear line
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        'neurocanvas evaluate: error: dataset "Validation" of the job has no URI (none was '
+        "linked when the job was made): evaluate on a dataset CSV or builtin:<name>/<split> "
+        "instead (--dataset, the app's Dataset field)"
+    ]
     assert main(["evaluate", str(new), "--dataset", str(valid_csv)]) == 0
     header = _rows(new / "output_result.csv")[0]
     first = len(_rows(valid_csv)[0])  # the dataset's columns, then the outputs

@@ -222,6 +222,30 @@ def test_a_layer_declared_with_an_onnx_operator_imports_and_exports(spec, tmp_pa
     assert spec.onnx.op in [node.op_type for node in onnx.load(str(back)).graph.node]
 
 
+def test_selu_imports_with_its_attributes_and_exports_back(tmp_path):
+    """ONNX's gamma is NNC's Scale: a Selu that is not the default survives both directions."""
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [helper.make_node("Selu", ["x"], ["y"], name="act", alpha=1.5, gamma=2.0)], "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 5])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )  # fmt: skip
+    path = tmp_path / "selu.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), path)
+    x = np.linspace(-3, 3, 10, dtype=np.float32).reshape(2, 5)
+    expected = ort.InferenceSession(str(path)).run(None, {"x": x})[0]
+    np.testing.assert_allclose(_imported_outputs(path, x), expected, atol=1e-6)
+    imported = read_model(path)
+    layer = next(lr for lr in imported.project.network("Main").layers if lr.name == "act")
+    assert layer.type == "SELU"
+    assert float(layer.properties["Scale"]) == 2.0 and float(layer.properties["Alpha"]) == 1.5
+    params = save(imported.parameters, tmp_path / "p.npz")
+    back = export_onnx(Source(imported.project, "s", "Main", params, False), tmp_path / "b.onnx")
+    (node,) = [n for n in onnx.load(str(back)).graph.node if n.op_type == "Selu"]
+    assert {a.name: a.f for a in node.attribute} == {"alpha": 1.5, "gamma": 2.0}
+
+
 def _gather_model(index, axis: int, data_index: bool = False):
     """x (N, 4, 3) -> Gather(index over axis) -> Tanh; the index an initializer or an input."""
     from onnx import TensorProto, helper, numpy_helper
