@@ -87,6 +87,19 @@ def _export(kind: str, target: str = "neurocanvas") -> Callable[[Any, list[Path]
     return run
 
 
+def _train_from(tab: Any, jobs: list[Path]) -> Path | None:
+    """NNC's "Open in EDIT Tab with Weight", then Run: a new job of the project as it is now,
+    starting from this job's parameters (its best checkpoint, else its last): fine-tuning,
+    also of an imported model, whose job holds the imported weights."""
+    checkpoints = jobs[0] / "checkpoints"
+    kind = "best" if (checkpoints / "best" / "parameters.npz").is_file() else "last"
+    params = checkpoints / kind / "parameters.npz"
+    job = tab.run(params=params)
+    if job is not None:
+        tab.append_log(f"{job.name}: training from {jobs[0].name}'s {kind} parameters")
+    return job
+
+
 def _open_folder(tab: Any, jobs: list[Path]) -> None:
     if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(jobs[0]))):
         tab.show_error(f"cannot open {jobs[0]}: no file manager answered")
@@ -125,6 +138,7 @@ def _compare(tab: Any, jobs: list[Path]) -> None:
 
 ENTRIES: list[Entry] = [
     Entry("Evaluate", _evaluate, trained_job),
+    Entry("Train from these parameters", _train_from, trained_job),
     Entry(
         "Report...",
         lambda tab, jobs: tab.reports.start(jobs[0] if len(jobs) == 1 else jobs),

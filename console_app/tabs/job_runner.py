@@ -72,8 +72,9 @@ class JobRunner(QObject):
 
     def train(self, project: Path, job_dir: Path, device: str = "auto",
               epochs: int | None = None, seed: int | None = None,
-              processes: int = 1) -> None:  # fmt: skip
-        """``processes`` > 1: that many data-parallel trainers started through mpirun."""
+              processes: int = 1, params: Path | None = None) -> None:  # fmt: skip
+        """``processes`` > 1: that many data-parallel trainers started through mpirun;
+        ``params``: start from these parameters (``train --params``) instead of initializers."""
         project, job_dir = Path(project).absolute(), Path(job_dir).absolute()
         # --numbered: a command-line run may take the folder first; then the next free one
         # (the start event names the folder the trainer took)
@@ -83,6 +84,8 @@ class JobRunner(QObject):
             args += ["--epochs", str(epochs)]
         if seed is not None:
             args += ["--seed", str(seed)]
+        if params is not None:
+            args += ["--params", str(Path(params).absolute())]
         self._start("train", job_dir, args, project, processes)
 
     def resume(self, job_dir: Path, device: str = "auto", epochs: int | None = None,

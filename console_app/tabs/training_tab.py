@@ -239,12 +239,15 @@ class TrainingTab(QWidget):
             self._fail_before_start(f"cannot write the project snapshot: {exc}")
             return None
 
-    def run(self, epochs: int | None = None, seed: int | None = None) -> Path | None:
-        """Train the document as it is now; returns the new job folder (structure search
-        enabled in CONFIG: starts the search and returns the jobs folder)."""
+    def run(
+        self, epochs: int | None = None, seed: int | None = None, params: Path | None = None
+    ) -> Path | None:
+        """Train the document as it is now (from ``params`` when given); returns the new job
+        folder (structure search enabled in CONFIG: starts the search and returns the jobs
+        folder)."""
         if self.runner.is_running():
             return None
-        if self.search.enabled():
+        if self.search.enabled() and params is None:
             return self.search.start(epochs)
         snapshot = self.write_snapshot()
         if snapshot is None:
@@ -252,7 +255,7 @@ class TrainingTab(QWidget):
         job = self.new_job_dir()
         self._begin(job, [])
         self.runner.train(snapshot, job, self.device.currentText(), epochs, seed,
-                          self.processes.value())  # fmt: skip
+                          self.processes.value(), params)  # fmt: skip
         return job
 
     def resume(self, job: Path | None = None, epochs: int | None = None) -> bool:

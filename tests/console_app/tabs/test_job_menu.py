@@ -54,7 +54,8 @@ def test_entries_follow_the_selection(qtbot, training_tab, two_jobs):
     menu = _menu_on(qtbot, training_tab, 0)
     assert training_tab.selected_jobs() == [two_jobs[0]]  # the right click selected the row
     assert _enabled(menu) == {
-        "Evaluate": False, "Report...": True, "Export Python code...": False,  # untrained
+        "Evaluate": False, "Train from these parameters": False,  # untrained
+        "Report...": True, "Export Python code...": False,
         "Export Python code for nnabla...": False, "Export ONNX...": False,
         "Open job folder": True, "Rename...": True, "Delete...": True,
         "Compare selected jobs": False,
@@ -127,3 +128,32 @@ def test_a_feature_adds_its_entry(qtbot, training_tab, two_jobs, monkeypatch):
     assert [a.text() for a in menu.actions()][:2] == ["Evaluate", "Something new..."]
     choose(menu, "Something new...")
     assert seen == [[two_jobs[0]]]
+
+
+def _costs(job: Path) -> list[float]:
+    lines = (job / "learning_curve.csv").read_text().splitlines()[1:]
+    return [float(line.split(",")[1]) for line in lines]
+
+
+def test_training_from_a_jobs_parameters_starts_where_it_ended(qtbot, training_tab):
+    """NNC's "Open in EDIT Tab with Weight" + Run (seen missing on X: an imported model could
+    only be trained from fresh parameters in the app): the new job's first epoch starts from
+    the trained parameters, far below a fresh start, and the log says which job's."""
+    tab = training_tab
+    tab.show()
+    with qtbot.waitSignal(tab.run_ended, timeout=60000) as blocker:
+        source = tab.run(epochs=30, seed=0)
+    assert blocker.args == ["finished"]
+    fresh = _costs(source)
+    assert len(fresh) == 30 and fresh[-1] < 0.6 * fresh[0]
+    row = [j.path for j in tab.jobs].index(source)
+    menu = _menu_on(qtbot, tab, row)
+    assert _enabled(menu)["Train from these parameters"]
+    with qtbot.waitSignal(tab.run_ended, timeout=60000) as blocker:
+        choose(menu, "Train from these parameters")
+    assert blocker.args == ["finished"]
+    (tuned,) = [j.path for j in tab.jobs if j.path not in (source,)]
+    costs = _costs(tuned)
+    assert len(costs) == 3  # the project's Max Epoch
+    assert costs[0] < (fresh[0] + fresh[-1]) / 2, (costs, fresh)
+    assert f"{tuned.name}: training from {source.name}'s best parameters" in tab.log.toPlainText()
