@@ -105,6 +105,9 @@ class QuantizationExperiment(QDialog):
         self.budget.setSpecialValueText("none")
         self.budget.setEnabled(False)
         self.sensitivity.valueChanged.connect(lambda bits: self.budget.setEnabled(bits > 0))
+        self.ranking = QLabel("")  # the layer sensitivity ranking, kept after the sweep ends
+        self.ranking.setObjectName("sensitivity_ranking")
+        self.ranking.setWordWrap(True)
         self.mixed = QLabel("")  # the mixed-precision pick, kept after the sweep ends
         self.mixed.setObjectName("mixed_pick")
         self.mixed.setWordWrap(True)
@@ -140,6 +143,7 @@ class QuantizationExperiment(QDialog):
         layout.addLayout(form)
         layout.addLayout(buttons)
         layout.addWidget(self.message)
+        layout.addWidget(self.ranking)
         layout.addWidget(self.mixed)
         layout.addWidget(self.table, 1)
         layout.addWidget(self.plot, 1)
@@ -193,6 +197,7 @@ class QuantizationExperiment(QDialog):
             self._show_rows()
         elif kind == "sensitivity":
             self.message.setText(f"Layers ranked at {record['bits']} bits (sensitivity.csv)")
+            self.ranking.setText(_ranking_text(record))
         elif kind == "mixed_candidate":
             self.message.setText(
                 f"Mixed precision: network {record['evaluation']} evaluated, "
@@ -222,6 +227,14 @@ class QuantizationExperiment(QDialog):
         parent = self.parent()
         if parent is not None and hasattr(parent, "refresh_jobs"):
             parent.refresh_jobs()  # the points are job folders: the history lists them
+
+
+def _ranking_text(record: dict[str, Any]) -> str:
+    """The ranking as the CLI prints it: accuracy points each layer costs alone, worst first."""
+    lost = ", ".join(f"{r['layer']} {-100 * r['loss']:+.2f}" for r in record["layers"])
+    return (
+        f"Layer sensitivity at {record['bits']} bits (accuracy points, one layer at a time): {lost}"
+    )
 
 
 def _mixed_text(record: dict[str, Any]) -> str:

@@ -125,5 +125,13 @@ def test_a_budget_shows_the_measured_mixed_precision_pick(qtbot, training_tab):
         f"{100 * mixed['accuracy']:.2f} %, {mixed['parameter_bytes']:,} parameter bytes; the "
         f"most accurate that fits of {len(mixed['candidates'])} networks evaluated "
         f"(mixed_precision.json, job mixed_precision)")  # fmt: skip
-    assert (dialog.out_dir / "sensitivity.csv").is_file()
+    rows = (dialog.out_dir / "sensitivity.csv").read_text(encoding="utf-8").splitlines()
+    header = rows[0].split(",")
+    ranked = [dict(zip(header, row.split(","), strict=True)) for row in rows[1:]]
+    assert ranked and dialog.ranking.isVisible()
+    assert dialog.ranking.text().startswith(
+        "Layer sensitivity at 4 bits (accuracy points, one layer at a time): "
+    )
+    assert [part.rsplit(" ", 1)[0] for part in dialog.ranking.text().split(": ", 1)[1]
+            .split(", ")] == [r["layer"] for r in ranked]  # fmt: skip
     assert f"{dialog.out_dir.name}/mixed_precision" in [job.name for job in training_tab.jobs]
