@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 from console_app.tabs.job_runner import JobRunner
 from engine.quantization.results import COLUMNS
 from engine.quantization.scheme import QUANTIZERS
+from engine.quantization.sensitivity import ranking_text
 
 __all__ = ["QuantizationExperiment", "open_experiment"]
 
@@ -231,7 +232,7 @@ class QuantizationExperiment(QDialog):
 
 def _ranking_text(record: dict[str, Any]) -> str:
     """The ranking as the CLI prints it: accuracy points each layer costs alone, worst first."""
-    lost = ", ".join(f"{r['layer']} {-100 * r['loss']:+.2f}" for r in record["layers"])
+    lost = ranking_text(record["layers"])
     return (
         f"Layer sensitivity at {record['bits']} bits (accuracy points, one layer at a time): {lost}"
     )

@@ -228,7 +228,9 @@ def _sweep(args: argparse.Namespace) -> int:
 
 def _print_sensitivity(ranking: dict[str, Any], out: Path) -> None:
     """What --sensitivity/--budget found, so the user need not open the files to see it."""
-    lost = ", ".join(f"{r['layer']} {-100 * r['loss']:+.2f}" for r in ranking["layers"])
+    from engine.quantization.sensitivity import ranking_text  # noqa: PLC0415
+
+    lost = ranking_text(ranking["layers"])
     print(f"sensitivity at {ranking['bits']} bits (accuracy points per layer): {lost}")
     mixed = ranking.get("mixed")
     if mixed and mixed["status"] == "finished":

@@ -32,7 +32,7 @@ from engine.runtime.compiler import compile_network
 from engine.runtime.evaluator import run_outputs
 from engine.runtime.job import atomic_write_text
 
-__all__ = ["Evaluator", "run_sensitivity"]
+__all__ = ["Evaluator", "ranking_text", "run_sensitivity"]
 
 
 @dataclass
@@ -71,6 +71,13 @@ class Evaluator:
                 raise QuantizationError(f'the dataset has no variable "{target}" to score on')
             targets = data.get_batch(np.arange(data.size), [target])[target]
         return metrics.classify(targets.reshape(data.size, -1), outputs).accuracy
+
+
+def ranking_text(layers: list[dict[str, Any]]) -> str:
+    """``Convolution -4.71, Affine +0.00``: the accuracy points each layer costs quantized
+    alone (a ``sensitivity`` event's layers, worst first), as the CLI and the app show them."""
+    # + 0.0 turns the -0.0 of a layer that cost nothing into 0.0 (shown "+0.00", not "-0.00")
+    return ", ".join(f"{r['layer']} {-100 * r['loss'] + 0.0:+.2f}" for r in layers)
 
 
 def run_sensitivity(

@@ -171,7 +171,7 @@ def test_sweep_prints_what_sensitivity_and_budget_found(trained, tmp_path):
     mixed = json.loads((out / "mixed_precision.json").read_text(encoding="utf-8"))
     lines = done.stdout.splitlines()
     # The printed ranking is the file's, in its order, as accuracy points lost (negated).
-    expected = ", ".join(f"{r['layer']} {-100 * float(r['loss']):+.2f}" for r in ranked)
+    expected = ", ".join(f"{r['layer']} {-100 * float(r['loss']) + 0.0:+.2f}" for r in ranked)
     assert f"sensitivity at 3 bits (accuracy points per layer): {expected}" in lines
     chosen = ", ".join(f"{layer} {b}" for layer, b in mixed["layer_bits"].items())
     assert (f"mixed precision within 30 bytes ({chosen} bits): accuracy "

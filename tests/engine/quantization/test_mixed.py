@@ -222,3 +222,12 @@ def test_another_budget_moves_the_earlier_pick_aside(picked, lenet_job, tmp_path
     assert config["quantization"]["layer_bits"] == mixed["layer_bits"]
     aside = json.loads((out / "mixed_precision.replaced-1" / "config.json").read_text())
     assert aside["quantization"]["layer_bits"] == picked[1]["layer_bits"]
+
+
+def test_the_ranking_reads_a_layer_that_cost_nothing_as_plus_zero():
+    """Seen in the app: "Affine -0.00" read as a small loss; -100 * 0.0 is -0.0."""
+    from engine.quantization.sensitivity import ranking_text  # noqa: PLC0415
+
+    layers = [{"layer": "Convolution", "loss": 0.0471}, {"layer": "Affine", "loss": 0.0},
+              {"layer": "ReLU", "loss": -0.0667}]  # fmt: skip
+    assert ranking_text(layers) == "Convolution -4.71, Affine +0.00, ReLU +6.67"
