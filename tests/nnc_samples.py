@@ -4,6 +4,8 @@
 import csv
 from pathlib import Path
 
+from runtime_kit import write_csv
+
 SAMPLES_DIR = Path(__file__).resolve().parent / "fixtures" / "nnc-samples"
 LENET = SAMPLES_DIR / "image_recognition" / "MNIST" / "LeNet.sdcproj"
 VAT = SAMPLES_DIR / "image_recognition" / "MNIST" / "semi_supervised_learning_VAT.sdcproj"
@@ -30,10 +32,10 @@ def vat_on_digits(folder: Path) -> Path:
     digits = builtin.ensure("digits", root=folder / "cache")
     train, valid = _rows(digits["training"]), _rows(digits["validation"])
     uris = {
-        "Labeled": _write(folder / "labeled.csv", ["x:image", "y:label"], train[:100]),
-        "Unlabeled": _write(folder / "unlabeled.csv", ["xu:image"],
+        "Labeled": write_csv(folder / "labeled.csv", ["x:image", "y:label"], train[:100]),
+        "Unlabeled": write_csv(folder / "unlabeled.csv", ["xu:image"],
                             [[r[0]] for r in train[100:400]]),
-        "Validation": _write(folder / "valid.csv", ["x:image", "y:label"], valid[:150]),
+        "Validation": write_csv(folder / "valid.csv", ["x:image", "y:label"], valid[:150]),
     }  # fmt: skip
     project = load_project(VAT)
     for i, dataset in enumerate(project.datasets):
@@ -46,11 +48,3 @@ def _rows(path: Path) -> list[list[str]]:
     with open(path, newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))[1:]
     return [[str(path.parent / r[0]), r[1]] for r in rows]
-
-
-def _write(path: Path, header: list[str], rows: list[list[str]]) -> Path:
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(rows)
-    return path

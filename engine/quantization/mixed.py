@@ -29,7 +29,7 @@ import hashlib
 import json
 import math
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -132,11 +132,7 @@ def measured_greedy(layers: list[str], widths: list[int], budget: int, meter: Me
         step += 1
         excess = size(current) - budget
         steps = []
-        for order, layer in enumerate(layers):
-            lower = next((b for b in widths if b < current[layer]), None)
-            if lower is None:
-                continue
-            trial = {**current, layer: lower}
+        for order, layer, trial in _one_step_lower(current, layers, widths):
             saved = min(size(current) - size(trial), excess)
             tried = None
             if reached is not None and meter.room():
@@ -157,6 +153,17 @@ def measured_greedy(layers: list[str], widths: list[int], budget: int, meter: Me
     return reached
 
 
+def _one_step_lower(
+    current: Widths, layers: list[str], widths: list[int]
+) -> Iterator[tuple[int, str, Widths]]:
+    """``(order, layer, widths)`` for each layer that can go one width lower: ``current`` with
+    that layer lowered (the greedy steps both picks choose among)."""
+    for order, layer in enumerate(layers):
+        lower = next((b for b in widths if b < current[layer]), None)
+        if lower is not None:
+            yield order, layer, {**current, layer: lower}
+
+
 def additive_pick(layers: list[str], widths: list[int], budget: int, meter: Meter) -> Widths:
     """The prediction the measured greedy replaced: each step lowers the layer whose loss
     alone grows the least per byte saved, as if the losses added up (nothing is measured
@@ -165,14 +172,10 @@ def additive_pick(layers: list[str], widths: list[int], budget: int, meter: Mete
     current = {layer: widths[0] for layer in layers}
     while size(current) > budget:
         steps = []
-        for order, layer in enumerate(layers):
-            lower = next((b for b in widths if b < current[layer]), None)
-            if lower is None:
-                continue
-            trial = {**current, layer: lower}
+        for order, layer, trial in _one_step_lower(current, layers, widths):
             saved = size(current) - size(trial)
             extra = meter.single_accuracy(layer, current[layer]) - meter.single_accuracy(
-                layer, lower)  # fmt: skip
+                layer, trial[layer])  # fmt: skip
             steps.append((extra / saved if saved > 0 else math.inf, order, trial))
         if not steps:
             raise QuantizationError(f"--budget {budget}: no layer can be lowered further")

@@ -23,6 +23,7 @@ from model_kit import working_memory_project
 from nnc_samples import SAMPLES_DIR, vat_on_digits
 from PIL import Image
 from pptx_kit import slide, texts
+from runtime_kit import write_csv
 
 import engine.nn as nn
 import engine.nn.functions as F
@@ -36,14 +37,6 @@ from engine.runtime.trainer import Trainer
 
 MIXUP = SAMPLES_DIR / "image_recognition" / "CIFAR10" / "resnet" / "resnet-110-mixup.sdcproj"
 IRIS = Path(__file__).resolve().parents[3] / "projects" / "iris.ncproj"
-
-
-def _write(path: Path, header: list[str], rows: list[list[str]]) -> Path:
-    with open(path, "w", newline="", encoding="utf-8") as f:
-        writer = csv.writer(f, lineterminator="\n")
-        writer.writerow(header)
-        writer.writerows(rows)
-    return path
 
 
 @pytest.fixture(scope="module")
@@ -295,7 +288,7 @@ def test_mixup_sample_trains_from_the_cli_at_batch_2(tmp_path):
         path = tmp_path / f"{k}.png"
         Image.fromarray((rng.random((32, 32, 3)) * 255).astype(np.uint8)).save(path)
         rows.append([str(path), str(3 * k)])
-    data = _write(tmp_path / "data.csv", ["x:image", "y:label"], rows)
+    data = write_csv(tmp_path / "data.csv", ["x:image", "y:label"], rows)
     project = load_project(MIXUP)
     for i, dataset in enumerate(project.datasets):
         project.replace_section(("datasets", i), dataset.with_value("URI", str(data)))
