@@ -1,7 +1,7 @@
 """Autosave and crash recovery (no Qt).
 
-While a project has unsaved edits, a copy is written every few seconds (atomic native save) to
-the autosave folder together with a small JSON note of the file it belongs to. Each project
+While a project has unsaved edits, a copy is written two seconds after an edit (atomic native
+save) to the autosave folder together with a small JSON note of the file it belongs to. Each project
 file has its own autosave (named after a hash of its path), so the work on one file is never
 offered in place of another, nor overwritten by edits to another. A clean exit, a save, or
 discarding the changes removes it; an autosave found at start-up therefore means a session

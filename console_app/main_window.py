@@ -46,7 +46,9 @@ FILE_FILTER = ";;".join((
     "Projects (*.ncproj *.sdcproj)", "NeuroCanvas project (*.ncproj)", "NNC project (*.sdcproj)",
     "All files (*)",
 ))  # fmt: skip
-AUTOSAVE_MS = 30_000
+# An edit is autosaved this long after it (one write per pause, not per keystroke), so a crash
+# or kill -9 loses at most the last two seconds of work.
+AUTOSAVE_MS = 2_000
 FIRST_SIZE = (1400, 860)  # the window's size before any is remembered, screen allowing
 NETWORK_ACTIONS = ("add", "rename", "duplicate", "delete")
 EXPORTS = ("Python code...", "ONNX...", "NNP...", "PowerPoint report...")
@@ -87,8 +89,8 @@ class MainWindow(QMainWindow):
         self._unsubscribe = self.document.subscribe(self._document_changed)
         self.autosave_timer = QTimer(self)
         self.autosave_timer.setInterval(AUTOSAVE_MS)
+        self.autosave_timer.setSingleShot(True)
         self.autosave_timer.timeout.connect(self.autosave)
-        self.autosave_timer.start()
         self.resize(self._first_size())
         geometry = self.settings.geometry()
         if geometry is not None:
@@ -225,6 +227,8 @@ class MainWindow(QMainWindow):
         self.actions_by_name["redo"].setText(f"&Redo {stack.redo_text()}".rstrip())
         if not doc.modified and self.autosaver.wrote:  # undone back to the saved state
             self.autosaver.discard()
+        elif doc.modified and not self.autosave_timer.isActive():
+            self.autosave_timer.start()
 
     def _tab_shown(self, index: int) -> None:
         """The canvas tools act on EDIT only: elsewhere they are disabled (Delete, Ctrl+A...
@@ -484,7 +488,9 @@ class MainWindow(QMainWindow):
         if self._guard(check_selection, scene.network, names) is None:
             return None
         default = self.document.project.unique_network_name("Unit")
-        answer = self.ask_create_unit(argument_choices(scene.network, names), default)
+        answer = self.ask_create_unit(
+            argument_choices(scene.network, names, self.document.project), default
+        )
         if answer is None:
             return None
         unit_name, arguments = answer

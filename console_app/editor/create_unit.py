@@ -18,13 +18,16 @@ output leaves it (a unit has one output), and no side input from outside.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from console_app.document import Document
 from engine.graph import commands as C
-from engine.graph.project import Layer, Link, ModelError, Network
+from engine.graph import resolve
+from engine.graph.project import Layer, Link, ModelError, Network, Project
 from engine.layers import find_spec, get_spec
+from engine.layers.property_types import TYPES
+from engine.layers.spec import LayerSpec
 
 UNIT_ORIGIN = (24, 72)  # where the selection's top-left lands in the unit network (file units)
 ARGUMENT_TYPES: tuple[str, ...] = get_spec("Argument").prop("Type").options  # type: ignore[union-attr]
@@ -56,11 +59,14 @@ class _Plan:
     source: str | None
 
 
-def argument_choices(network: Network, names: Iterable[str]) -> list[ArgumentChoice]:
+def argument_choices(
+    network: Network, names: Iterable[str], project: Project | None = None
+) -> list[ArgumentChoice]:
     """Editable properties of the selected layers whose value is a literal of their type.
 
     Macros and expressions (``*ConvolutionPaddingSize``, ``Input[0]*2``) are left out: an
-    argument's default cannot read the layer they belong to.
+    argument's default cannot read the layer they belong to. A selected Unit layer offers the
+    arguments of the unit it calls (read in ``project``), so units nest with their arguments.
     """
     chosen = set(names)
     found = []
@@ -68,17 +74,33 @@ def argument_choices(network: Network, names: Iterable[str]) -> list[ArgumentCho
         spec = find_spec(layer.type) if layer.name in chosen else None
         if spec is None:
             continue
-        for prop in spec.properties:
-            if not (prop.editable and prop.visible) or prop.name == "Name":
+        for prop, type_name, raw in _properties(layer, spec, project):
+            ptype = TYPES.get(type_name)
+            if raw == "" or raw.startswith("*") or ptype is None or not ptype.is_literal(raw):
                 continue
-            if prop.type.name in ("File", "Dataset"):
-                continue
-            raw = layer.properties.get(prop.name, prop.default)
-            if raw == "" or raw.startswith("*") or not prop.type.is_literal(raw):
-                continue
-            kind = prop.type.name if prop.type.name in ARGUMENT_TYPES else "Text"
-            found.append(ArgumentChoice(layer.name, prop.name, raw, kind))
+            kind = type_name if type_name in ARGUMENT_TYPES else "Text"
+            found.append(ArgumentChoice(layer.name, prop, raw, kind))
     return found
+
+
+def _properties(
+    layer: Layer, spec: LayerSpec, project: Project | None
+) -> Iterator[tuple[str, str, str]]:
+    """``(property, type name, value)`` a user sets on ``layer``, files and datasets aside.
+
+    A Unit layer's are the arguments of the network it calls, not its Network: an argument
+    cannot choose which unit runs.
+    """
+    if layer.type == "Unit":
+        target = layer.properties.get("Network", "")
+        if project is not None and project.has_network(target):
+            for decl in resolve.arguments_of(project.network(target)).values():
+                yield decl.name, decl.type, layer.properties.get(decl.name, decl.value)
+        return
+    for prop in spec.properties:
+        if prop.editable and prop.visible and prop.name != "Name":
+            if prop.type.name not in ("File", "Dataset"):
+                yield prop.name, prop.type.name, layer.properties.get(prop.name, prop.default)
 
 
 def check_selection(network: Network, names: Iterable[str]) -> _Plan:
@@ -192,7 +214,9 @@ def _add_arguments(
     bound = []
     for i, choice in enumerate(choices):
         inner = unit.layer(choice.layer)
-        if find_spec(inner.type) is None or find_spec(inner.type).prop(choice.prop) is None:  # type: ignore[union-attr]
+        spec = find_spec(inner.type)
+        known = inner.type == "Unit" or (spec is not None and spec.prop(choice.prop) is not None)
+        if not known:  # a Unit layer's arguments were read from its unit by argument_choices
             raise ModelError(f'Create Unit: layer "{choice.layer}" has no property {choice.prop}')
         name = argument_name(unit, choice.prop)
         props = {"Value": choice.value, "Type": choice.type, "Search": "False"}

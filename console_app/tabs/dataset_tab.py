@@ -49,9 +49,19 @@ OPTIONS = (("Shuffle", "Shuffle"), ("ImageNormalization", "Image Normalization (
            ("EnableCache", "Enable Cache"))  # fmt: skip
 
 
+def builtin_equivalent(uri: str) -> str | None:
+    """``builtin:<name>/<split>`` for a built-in URI or an NNC sample URI that one stands for
+    (``{SDCPATH}samples\\...\\small_mnist_4or9_training.csv``), else None."""
+    text = uri.strip()
+    if text.startswith(BUILTIN_SCHEME):
+        return text
+    nnc = builtin_data.for_nnc_uri(text) if "{SDCPATH}" in text else None
+    return builtin_uri(*nnc) if nnc else None
+
+
 def available_csv(uri: str, base: Path | None) -> Path | None:
     """The CSV a URI names when it is already on disk; never generates nor downloads."""
-    text = uri.strip()
+    text = builtin_equivalent(uri) or uri.strip()
     if text.startswith(BUILTIN_SCHEME):
         name, _, split = text.removeprefix(BUILTIN_SCHEME).partition("/")
         try:
@@ -199,12 +209,10 @@ class DatasetTab(QWidget):
         self.preview.setModel(None)
         self.dataset_info = None
         path = available_csv(d.uri, self.base()) if d else None
-        builtin = d is not None and d.uri.strip().startswith(BUILTIN_SCHEME)
-        self.generate.setEnabled(builtin and path is None)
+        builtin = builtin_equivalent(d.uri) if d is not None else None
+        self.generate.setEnabled(builtin is not None and path is None)
         if d is None or path is None:
-            self.info.setText("No CSV on disk yet: Generate now, or the first run generates it"
-                              if builtin else "No dataset linked" if not (d and d.uri)
-                              else "No CSV on disk at this URI")  # fmt: skip
+            self.info.setText(self._missing_text(d, builtin))
             return
         try:
             with open_dataset(path, normalize=d.image_normalization, cache=False) as data:
@@ -224,6 +232,18 @@ class DatasetTab(QWidget):
         header, preview = read_csv_rows(path, PREVIEW_ROWS)
         self.preview_model = CsvTableModel(header, preview, path.parent)
         self.preview.setModel(self.preview_model)
+
+    @staticmethod
+    def _missing_text(d: cfg.Dataset | None, builtin: str | None) -> str:
+        if d is None or not d.uri:
+            return "No dataset linked"
+        if builtin is None:
+            if "{SDCPATH}" in d.uri:  # one of NNC's sample datasets NeuroCanvas does not make
+                return "NNC's sample dataset, not available here: link a CSV or a built-in dataset"
+            return "No CSV on disk at this URI"
+        if builtin == d.uri.strip():
+            return "No CSV on disk yet: Generate now, or the first run generates it"
+        return f"NNC's sample dataset, here {builtin}: Generate now, or the first run makes it"
 
     # -- edits -----------------------------------------------------------------------------
     def set_value(self, key: str, value: str) -> bool:

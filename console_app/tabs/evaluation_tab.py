@@ -135,17 +135,23 @@ class EvaluationTab(QWidget):
 
     # -- jobs ------------------------------------------------------------------------------
     def set_jobs(self, jobs: list[Path]) -> None:
-        """The project's job folders (newest shown first); keeps the chosen one when it stays."""
+        """The project's job folders (newest shown first). The chosen job stays, unless it
+        cannot be evaluated (a run that failed before training has no datasets): then a job
+        that appears (the next run) is chosen instead.
+        """
         current = self.current_job()
         listed = [Path(self.job_combo.itemData(i)) for i in range(self.job_combo.count())]
         if listed == list(reversed(jobs)) and self.dataset_combo.count():
             return  # the history refreshed (a status changed): nothing to re-read here
+        new = [job for job in jobs if job not in listed]
+        usable = current is not None and bool(job_datasets(current))
+        chosen = new[-1] if new and not usable else current
         self.job_combo.blockSignals(True)
         self.job_combo.clear()
         for job in reversed(jobs):
             self.job_combo.addItem(job.name, str(job))
-        if current is not None and current in jobs:
-            self.job_combo.setCurrentIndex(self.job_combo.findData(str(current)))
+        if chosen is not None and chosen in jobs:
+            self.job_combo.setCurrentIndex(self.job_combo.findData(str(chosen)))
         self.job_combo.blockSignals(False)
         self._job_changed()
 
