@@ -348,7 +348,13 @@ class TrainingTab(QWidget):
         self.last_status, self.last_message = status, message
         self.position.setText(f"{self.current_job.name if self.current_job else ''}: {status}")
         if status == "failed":
-            self.append_log(f"FAILED: {message}")
+            # The rest of the message is the trainer's stderr tail, already in the log above;
+            # the first line is the trainer's error event when it sent one (logged as ERROR).
+            first = message.splitlines()[0] if message else ""
+            logged = self.log.toPlainText().splitlines()
+            self.append_log(
+                "FAILED" if first and f"ERROR: {first}" in logged else f"FAILED: {first}"
+            )
             text = "Training failed: " + message.splitlines()[0] if message else "Training failed"
             if self.warnings:
                 text += "  |  Warning: " + " | ".join(self.warnings[-3:])

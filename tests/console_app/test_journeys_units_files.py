@@ -168,7 +168,8 @@ def test_dataset_tab_makes_nncs_sample_dataset_from_its_builtin(qtbot, make_wind
 
 
 def test_evaluation_offers_the_new_job_not_an_older_failed_one(qtbot, make_window, tmp_path):
-    """After a failed run then a good one, EVALUATION kept the failed job chosen."""
+    """After a failed run then a good one, EVALUATION kept the failed job chosen (and the
+    training log repeated the failure four times)."""
     iris = ROOT / "projects" / "iris.ncproj"
     data = json.loads(iris.read_text(encoding="utf-8"))
     data["settings"]["config"]["MaxEpoch"] = "2"
@@ -186,6 +187,10 @@ def test_evaluation_offers_the_new_job_not_an_older_failed_one(qtbot, make_windo
         click(qtbot, training.run_button)
     assert ended.args[0] == "failed"
     failed = training.current_job
+    # The log says why once from the trainer's event and once from its stderr, not four times.
+    error = training.last_message.splitlines()[0]
+    assert "missing.csv" in error
+    assert training.log.toPlainText().count(error) == 2, training.log.toPlainText()
     qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(1).center())
     type_into(qtbot, dataset.uri, good_uri)
     qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(3).center())
