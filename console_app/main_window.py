@@ -260,7 +260,8 @@ class MainWindow(QMainWindow):
                 QMessageBox.StandardButton.Discard: "discard"}.get(answer, "cancel")  # fmt: skip
 
     def ask_open_path(self) -> str | None:
-        path, _ = QFileDialog.getOpenFileName(self, "Open project", "", FILE_FILTER)
+        start = str(Path(self.document.path).parent) if self.document.path else ""
+        path, _ = QFileDialog.getOpenFileName(self, "Open project", start, FILE_FILTER)
         return path or None
 
     def ask_save_path(self) -> str | None:
@@ -269,10 +270,11 @@ class MainWindow(QMainWindow):
         return path or None
 
     def ask_recover(self, original: str | None) -> bool:
-        what = original or "an untitled project"
+        # The path on a line of its own: the message box would break it at a slash.
+        what = f"this file?\n\n{original}" if original else "an untitled project?"
         answer = QMessageBox.question(
             self, "Recover unsaved work",
-            f"NeuroCanvas did not close normally. Recover the unsaved work on {what}?",
+            f"NeuroCanvas did not close normally. Recover the unsaved work on {what}",
         )  # fmt: skip
         return answer == QMessageBox.StandardButton.Yes
 

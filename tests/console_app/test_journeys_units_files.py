@@ -204,3 +204,26 @@ def test_evaluation_offers_the_new_job_not_an_older_failed_one(qtbot, make_windo
     assert evaluation.current_job() == good
     assert evaluation.dataset_combo.count() > 0
     window.project_tabs.training.runner.kill()
+
+
+def test_recovery_names_the_file_whole_and_open_starts_beside_the_project(
+    qtbot, make_window, lenet_copy
+):
+    """The recovery question broke the path at a slash ("on /" then "tmp/..."); File > Open
+    started in the working folder, not the open project's."""
+    window = shown(qtbot, make_window(lenet_copy))
+    click_layer(qtbot, window, "ReLU")
+    key(qtbot, window, Qt.Key.Key_Delete)
+    qtbot.waitUntil(lambda: window.autosaver.file_for(lenet_copy).is_file(), timeout=5000)
+    # The session dies here (kill -9): no close, no discard. The next start offers the work.
+    later = shown(qtbot, make_window(lenet_copy))
+    asked = answer_next_dialog(qtbot, "Yes")
+    assert later.offer_recovery()
+    assert asked.done and str(lenet_copy) in asked.message.splitlines()
+    assert not later.document.project.network("Main").has_layer("ReLU")
+
+    folders = []
+    asked = answer_next_dialog(qtbot, "Cancel", before=lambda d: folders.append(d.directory()))
+    focus_canvas(qtbot, later)
+    key(qtbot, later, Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)
+    assert asked.done and Path(folders[0].absolutePath()) == lenet_copy.parent
