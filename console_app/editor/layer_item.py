@@ -153,7 +153,9 @@ class LayerItem(QGraphicsItem):
         else:
             pen = QPen(QColor(90, 90, 90), 1.0)
         painter.setPen(pen)
-        painter.setBrush(QBrush(QColor(252, 252, 250)))
+        # A tinted face shows the selection also where the outline says "problem" (red wins).
+        face = QColor(222, 234, 252) if self.isSelected() else QColor(252, 252, 250)
+        painter.setBrush(QBrush(face))
         painter.drawRoundedRect(box, 3, 3)
         painter.fillRect(QRectF(1, 1, 7, g.BOX_H - 2), self.color)
         painter.setPen(QColor(20, 20, 20))

@@ -227,3 +227,27 @@ def test_recovery_names_the_file_whole_and_open_starts_beside_the_project(
     focus_canvas(qtbot, later)
     key(qtbot, later, Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)
     assert asked.done and Path(folders[0].absolutePath()) == lenet_copy.parent
+
+
+def test_a_selected_layer_with_a_problem_still_shows_it_is_selected(qtbot, lenet_window):
+    """A layer outlined red for a problem looked the same selected or not (units/LSTM.sdcproj's
+    Delays and gates, selected together to edit them)."""
+    from console_app.editor import geometry as g  # noqa: PLC0415
+
+    window = shown(qtbot, lenet_window)
+    view, scene = window.edit_tab.current_view(), window.edit_tab.current_scene()
+    click_layer(qtbot, window, "ReLU")
+    key(qtbot, window, Qt.Key.Key_Delete)  # MaxPooling loses its input: a problem
+    assert scene.layer_items["MaxPooling"].error
+
+    def face(name: str):
+        """The colour inside the box's lower right corner, clear of text and pins."""
+        item = scene.layer_items[name]
+        point = view.mapFromScene(item.mapToScene(QPointF(g.BOX_W - 12, g.BOX_H - 5)))
+        return view.viewport().grab().toImage().pixelColor(point).name()
+
+    plain = face("MaxPooling")
+    click_layer(qtbot, window, "MaxPooling")
+    assert scene.selected_layers() == ["MaxPooling"]
+    assert face("MaxPooling") != plain
+    assert face("MaxPooling_2") == plain  # not selected, no problem
