@@ -365,6 +365,8 @@ class TrainingTab(QWidget):
             self.timing.setText(self.timing.text().split(", remaining")[0])
         self._update_buttons(running=False)
         self.refresh_jobs()
+        if status in ("stopped", "failed") and self.current_job is not None:
+            self.select_jobs([self.current_job])  # what Resume continues
         self.run_ended.emit(status)
 
     def append_log(self, line: str) -> None:

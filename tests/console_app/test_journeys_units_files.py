@@ -251,3 +251,29 @@ def test_a_selected_layer_with_a_problem_still_shows_it_is_selected(qtbot, lenet
     assert scene.selected_layers() == ["MaxPooling"]
     assert face("MaxPooling") != plain
     assert face("MaxPooling_2") == plain  # not selected, no problem
+
+
+def test_resume_is_ready_right_after_stop(qtbot, make_window, tmp_path):
+    """After Stop, Resume stayed disabled until the stopped job was found and clicked in the
+    history (seen on NNC's LSTM tutorial)."""
+    iris = ROOT / "projects" / "iris.ncproj"
+    project = tmp_path / "iris.ncproj"
+    project.write_text(iris.read_text(encoding="utf-8"), encoding="utf-8")  # 500 epochs
+    window = shown(qtbot, make_window(project))
+    training = window.project_tabs.training
+    bar = window.tabs.tabBar()
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(3).center())
+    with qtbot.waitSignal(
+        training.runner.event, timeout=60000, check_params_cb=lambda r: r.get("event") == "epoch"
+    ):
+        click(qtbot, training.run_button)
+    with qtbot.waitSignal(training.run_ended, timeout=60000) as ended:
+        click(qtbot, training.stop_button)
+    assert ended.args == ["stopped"]
+    stopped = training.current_job
+    assert training.selected_job() == stopped
+    with qtbot.waitSignal(training.run_ended, timeout=120000) as ended:
+        click(qtbot, training.resume_button)
+    assert ended.args == ["finished"], training.log.toPlainText()[-2000:]
+    assert training.current_job == stopped
+    assert json.loads((stopped / "status.json").read_text(encoding="utf-8"))["status"] == "finished"
