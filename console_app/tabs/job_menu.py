@@ -194,6 +194,11 @@ COMPARED = ("Status", "Epoch", "Best epoch", "Best validation error", "Training 
             "CostParameter", "CostMultiplyAdd")  # fmt: skip
 
 
+def count_text(value: object) -> str:
+    """A statistic as the statistics pane writes it (``78,810``); blank when unknown."""
+    return f"{value:,}" if isinstance(value, int) else str(value or "")
+
+
 def comparison_dialog(parent: QWidget, jobs: list[H.JobInfo]) -> QDialog:
     """The selected jobs side by side (one column each), as NNC compares results."""
     table = QTableWidget(len(COMPARED), len(jobs))
@@ -202,8 +207,8 @@ def comparison_dialog(parent: QWidget, jobs: list[H.JobInfo]) -> QDialog:
     for col, job in enumerate(jobs):
         values = (job.status, f"{job.epoch}/{job.max_epoch}", str(job.best_epoch),
                   _fmt(job.best_valid_error), _fmt(job.last(2)), _fmt(job.last(1)),
-                  str(job.statistics.get("CostParameter", "")),
-                  str(job.statistics.get("CostMultiplyAdd", "")))  # fmt: skip
+                  count_text(job.statistics.get("CostParameter")),
+                  count_text(job.statistics.get("CostMultiplyAdd")))  # fmt: skip
         for row, text in enumerate(values):
             table.setItem(row, col, QTableWidgetItem(text))
     table.resizeColumnsToContents()

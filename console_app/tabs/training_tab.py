@@ -383,8 +383,8 @@ class TrainingTab(QWidget):
         for row, job in enumerate(self.jobs):
             values = (job.name, job.status, job.date, f"{job.epoch}/{job.max_epoch}",
                       _fmt(job.last(1)), _fmt(job.last(2)), _fmt(job.last(3)),
-                      str(job.statistics.get("CostParameter", "")),
-                      str(job.statistics.get("CostMultiplyAdd", "")))  # fmt: skip
+                      job_menu.count_text(job.statistics.get("CostParameter")),
+                      job_menu.count_text(job.statistics.get("CostMultiplyAdd")))  # fmt: skip
             for col, text in enumerate(values):
                 item = QTableWidgetItem(text)
                 item.setData(Qt.ItemDataRole.UserRole, str(job.path))

@@ -277,3 +277,36 @@ def test_resume_is_ready_right_after_stop(qtbot, make_window, tmp_path):
     assert ended.args == ["finished"], training.log.toPlainText()[-2000:]
     assert training.current_job == stopped
     assert json.loads((stopped / "status.json").read_text(encoding="utf-8"))["status"] == "finished"
+
+
+def test_config_edits_reach_the_job_and_history_counts_read_like_the_pane(
+    qtbot, make_window, tmp_path
+):
+    """CONFIG typed in (Max Epoch, Batch Size, solver's rate) is what the next Run trains with;
+    the history wrote CostParameter 78810 where the statistics pane writes 78,810."""
+    project = tmp_path / "lenet_digits.ncproj"
+    project.write_text((ROOT / "projects" / "lenet_digits.ncproj").read_text(encoding="utf-8"))
+    window = shown(qtbot, make_window(project))
+    bar = window.tabs.tabBar()
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(2).center())
+    config = window.project_tabs.config
+    type_into(qtbot, config.editors["MaxEpoch"], "1")
+    type_into(qtbot, config.editors["BatchSize"], "50")
+    optimizer = config.sections.findItems("Optimizer: Optimizer", Qt.MatchFlag.MatchExactly)[0]
+    rect = config.sections.visualItemRect(optimizer)
+    qtbot.mouseClick(config.sections.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    type_into(qtbot, config.editors["SolverParameter_0"], "0.002")  # Adam's Alpha
+    training = window.project_tabs.training
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(3).center())
+    with qtbot.waitSignal(training.run_ended, timeout=120000) as ended:
+        click(qtbot, training.run_button)
+    assert ended.args == ["finished"], training.log.toPlainText()[-2000:]
+    plan = json.loads((training.current_job / "config.json").read_text(encoding="utf-8"))["plan"]
+    assert (plan["max_epoch"], plan["batch_size"], plan["iter_per_epoch"]) == (1, 50, 30)
+    assert plan["optimizers"][0]["solver_parameters"]["Alpha"] == "0.002"
+    row = [j.path for j in training.jobs].index(training.current_job)
+    headers = [
+        training.table.horizontalHeaderItem(c).text() for c in range(training.table.columnCount())
+    ]
+    shown_count = training.table.item(row, headers.index("CostParameter")).text()
+    assert shown_count == window.edit_tab.statistics.value("CostParameter") == "78,810"
