@@ -1,0 +1,219 @@
+"""A direct 2-D convolution for the CPU: a register-blocked kernel that never writes the column
+matrix, an optional fast path beside im2col + GEMM in :mod:`engine.core.ops.basic`.
+
+Why: im2col writes ``prod(kernel)`` copies of the activation (9 for a 3x3 layer), which the
+GEMM then reads and packs again; for the 16-128 map layers of a CIFAR-size network the product
+is short and memory traffic, not arithmetic, sets the pace (OpenBLAS reaches 60-65 GFLOPS per
+core on those shapes). Here a tile of 4 output maps x 4 vectors of samples is accumulated in
+registers over every (channel, kernel offset) and written once: about 115 GFLOPS on one core of
+the development machine (AMD Zen 4), near its peak.
+
+Layout: the batch-innermost channels-major images the convolutions hand around (``(C, H, W, N)``,
+see :mod:`engine.core.ops._im2col`), zero-padded once; a vector holds ``lanes`` consecutive
+samples of one pixel, so the batch must be a multiple of the lane count (16 with AVX-512).
+Output vector ``t`` of an output row is pixel ``t // (N / lanes)``, samples
+``(t % (N / lanes)) * lanes`` on; tiles at the end of a row or of the maps repeat their last
+vector or map (the repeated stores write the same values), so any width and map count work.
+
+The input gradient of a stride-1 convolution is the same kernel run on the padded output
+gradient with the kernel flipped and its channel axes swapped. NumPy float32 only, group 1;
+everything else takes the generic path, which stays the reference (tests compare the two).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from math import prod
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from engine.core.ops import _jit, _simd, _threads
+
+
+def _build(numba: ModuleType) -> dict[str, Any]:
+    """The compiled kernels (built on first use, cached on disk)."""
+    v = _simd.build(numba)
+    lanes, vload, vstore, vzero = v["lanes"], v["vload"], v["vstore"], v["vzero"]
+    vfma, vmuladd, vsum = v["vfma"], v["vmuladd"], v["vsum"]
+
+    # Shared arguments: xp, the flat padded input (C, Hp, Wp, N); taps[k], the offset in xp of
+    # kernel tap k = (c, a, b); offs[t], the offset of output vector t within an input row;
+    # step, the offset between the input rows of consecutive output rows; y / gy, the flat
+    # output (O, oh, len(offs) * lanes); [o_lo, o_hi), the output maps this call computes.
+
+    @_jit.njit(numba)
+    def conv(xp, wp, taps, offs, step, o_n, oh, y, o_lo, o_hi):  # pragma: no cover - compiled
+        # wp: packed weights (ceil(O / 4), K, 4), maps past O repeat the last one.
+        k_n, t_n = taps.size, offs.size
+        row_out = t_n * lanes
+        for o0 in range(o_lo, o_hi, 4):
+            o1, o2, o3 = min(o0 + 1, o_n - 1), min(o0 + 2, o_n - 1), min(o0 + 3, o_n - 1)
+            wbase = (o0 // 4) * k_n * 4
+            for i in range(oh):
+                for t0 in range(0, t_n, 4):
+                    t1, t2, t3 = min(t0 + 1, t_n - 1), min(t0 + 2, t_n - 1), min(t0 + 3, t_n - 1)
+                    p0, p1 = offs[t0] + i * step, offs[t1] + i * step
+                    p2, p3 = offs[t2] + i * step, offs[t3] + i * step
+                    a00 = a01 = a02 = a03 = a10 = a11 = a12 = a13 = vzero()
+                    a20 = a21 = a22 = a23 = a30 = a31 = a32 = a33 = vzero()
+                    for k in range(k_n):
+                        q = taps[k]
+                        x0, x1 = vload(xp, q + p0), vload(xp, q + p1)
+                        x2, x3 = vload(xp, q + p2), vload(xp, q + p3)
+                        wi = wbase + k * 4
+                        w0, w1, w2, w3 = wp[wi], wp[wi + 1], wp[wi + 2], wp[wi + 3]
+                        a00, a01 = vfma(a00, x0, w0), vfma(a01, x1, w0)
+                        a02, a03 = vfma(a02, x2, w0), vfma(a03, x3, w0)
+                        a10, a11 = vfma(a10, x0, w1), vfma(a11, x1, w1)
+                        a12, a13 = vfma(a12, x2, w1), vfma(a13, x3, w1)
+                        a20, a21 = vfma(a20, x0, w2), vfma(a21, x1, w2)
+                        a22, a23 = vfma(a22, x2, w2), vfma(a23, x3, w2)
+                        a30, a31 = vfma(a30, x0, w3), vfma(a31, x1, w3)
+                        a32, a33 = vfma(a32, x2, w3), vfma(a33, x3, w3)
+                    for o, v0, v1, v2, v3 in (
+                        (o0, a00, a01, a02, a03),
+                        (o1, a10, a11, a12, a13),
+                        (o2, a20, a21, a22, a23),
+                        (o3, a30, a31, a32, a33),
+                    ):
+                        out = (o * oh + i) * row_out
+                        vstore(y, out + t0 * lanes, v0)
+                        vstore(y, out + t1 * lanes, v1)
+                        vstore(y, out + t2 * lanes, v2)
+                        vstore(y, out + t3 * lanes, v3)
+
+    @_jit.njit(numba)
+    def wgrad(xp, gy, taps, offs, step, o_n, oh, gw, o_lo, o_hi):  # pragma: no cover - compiled
+        # gw: flat (O, K), every entry the sum over output rows, vectors and lanes.
+        k_n, t_n = taps.size, offs.size
+        row_out = t_n * lanes
+        for o0 in range(o_lo, o_hi, 4):
+            o1, o2, o3 = min(o0 + 1, o_n - 1), min(o0 + 2, o_n - 1), min(o0 + 3, o_n - 1)
+            for k0 in range(0, k_n, 4):
+                k1, k2, k3 = min(k0 + 1, k_n - 1), min(k0 + 2, k_n - 1), min(k0 + 3, k_n - 1)
+                c0, c1, c2, c3 = taps[k0], taps[k1], taps[k2], taps[k3]
+                a00 = a01 = a02 = a03 = a10 = a11 = a12 = a13 = vzero()
+                a20 = a21 = a22 = a23 = a30 = a31 = a32 = a33 = vzero()
+                for i in range(oh):
+                    r0, r1 = (o0 * oh + i) * row_out, (o1 * oh + i) * row_out
+                    r2, r3 = (o2 * oh + i) * row_out, (o3 * oh + i) * row_out
+                    for t in range(t_n):
+                        g = t * lanes
+                        g0, g1 = vload(gy, r0 + g), vload(gy, r1 + g)
+                        g2, g3 = vload(gy, r2 + g), vload(gy, r3 + g)
+                        p = offs[t] + i * step
+                        x0, x1 = vload(xp, c0 + p), vload(xp, c1 + p)
+                        x2, x3 = vload(xp, c2 + p), vload(xp, c3 + p)
+                        a00, a01 = vmuladd(a00, g0, x0), vmuladd(a01, g0, x1)
+                        a02, a03 = vmuladd(a02, g0, x2), vmuladd(a03, g0, x3)
+                        a10, a11 = vmuladd(a10, g1, x0), vmuladd(a11, g1, x1)
+                        a12, a13 = vmuladd(a12, g1, x2), vmuladd(a13, g1, x3)
+                        a20, a21 = vmuladd(a20, g2, x0), vmuladd(a21, g2, x1)
+                        a22, a23 = vmuladd(a22, g2, x2), vmuladd(a23, g2, x3)
+                        a30, a31 = vmuladd(a30, g3, x0), vmuladd(a31, g3, x1)
+                        a32, a33 = vmuladd(a32, g3, x2), vmuladd(a33, g3, x3)
+                for o, v0, v1, v2, v3 in (
+                    (o0, a00, a01, a02, a03),
+                    (o1, a10, a11, a12, a13),
+                    (o2, a20, a21, a22, a23),
+                    (o3, a30, a31, a32, a33),
+                ):
+                    gw[o * k_n + k0] = vsum(v0)
+                    gw[o * k_n + k1] = vsum(v1)
+                    gw[o * k_n + k2] = vsum(v2)
+                    gw[o * k_n + k3] = vsum(v3)
+
+    return {"conv": conv, "wgrad": wgrad, "lanes": lanes}
+
+
+_compile = _jit.kernels(_build)
+
+
+def applies(x4: Any, group: int, kernel: Sequence[int], batch_last: bool) -> bool:
+    """Whether the direct kernels take this convolution: 2-D with a window (1x1 layers are a
+    plain GEMM already), group 1, NumPy float32 on the batch-innermost layout with a batch that
+    fills whole vectors, numba installed."""
+    if not (
+        len(kernel) == 2
+        and prod(kernel) > 1
+        and group == 1
+        and batch_last
+        and isinstance(x4, np.ndarray)
+        and x4.dtype == np.float32
+    ):
+        return False
+    kernels = _compile()
+    return kernels is not None and x4.shape[0] % kernels["lanes"] == 0
+
+
+def padded(xc: Any, pad: Sequence[int]) -> Any:
+    """``(C, H, W, N)`` zero-padded by ``pad`` on both sides of H and W (a fresh array)."""
+    c, h, w, n = xc.shape
+    ph, pw = pad
+    out = np.empty((c, h + 2 * ph, w + 2 * pw, n), dtype=xc.dtype)
+    out[:, :ph] = 0
+    out[:, h + ph :] = 0
+    out[:, ph : h + ph, :pw] = 0
+    out[:, ph : h + ph, w + pw :] = 0
+    out[:, ph : h + ph, pw : w + pw] = xc
+    return out
+
+
+def _walk(xp_shape: Sequence[int], kernel, stride, dil, out) -> tuple[Any, Any, int]:
+    """``(taps, offs, step)`` of the kernels (see :func:`_build`) for a padded input shape."""
+    _, hp, wp, n = xp_shape
+    lanes = _compile()["lanes"]
+    c, a, b = np.ogrid[: xp_shape[0], : kernel[0], : kernel[1]]
+    taps = (c * (hp * wp * n) + a * (dil[0] * wp * n) + b * (dil[1] * n)).reshape(-1)
+    per_pixel = n // lanes
+    t = np.arange(out[1] * per_pixel)
+    offs = (t // per_pixel) * (stride[1] * n) + (t % per_pixel) * lanes
+    return taps.astype(np.int64), offs.astype(np.int64), stride[0] * wp * n
+
+
+def _conv(xp: Any, w: Any, stride, dil, out) -> Any:
+    """The kernel on a padded image ``xp`` (C, Hp, Wp, N) and weights ``w`` (O, C, kh, kw):
+    the output (O, oh, ow, N)."""
+    o = w.shape[0]
+    taps, offs, step = _walk(xp.shape, w.shape[2:], stride, dil, out)
+    maps = np.minimum(np.arange(-(-o // 4) * 4), o - 1)  # whole tiles, the last map repeated
+    wp = w.reshape(o, -1)[maps].reshape(-1, 4, taps.size).transpose(0, 2, 1)
+    y = np.empty((o, *out, xp.shape[-1]), dtype=xp.dtype)
+    args = (xp.reshape(-1), np.ascontiguousarray(wp).reshape(-1), taps, offs, step, o, out[0])
+    _threads.run(_compile()["conv"], (*args, y.reshape(-1)), o, 4)
+    return y
+
+
+def forward(xp: Any, w: Any, stride, dil, out) -> Any:
+    """The convolution of a :func:`padded` ``(C, Hp, Wp, N)`` image with weights
+    ``(O, C, kh, kw)``: a contiguous ``(O, oh, ow, N)`` output."""
+    return _conv(xp, w, stride, dil, out)
+
+
+def input_grad_applies(kernel: Sequence[int], pad, stride, dil) -> bool:
+    """Whether :func:`input_grad` takes the layer: stride 1, padding at most the kernel's reach."""
+    return all(s == 1 for s in stride) and all(
+        p <= d * (k - 1) for k, p, d in zip(kernel, pad, dil, strict=True)
+    )
+
+
+def input_grad(gyc: Any, w: Any, spatial: Sequence[int], pad, dil) -> Any:
+    """The input gradient ``(C, H, W, N)`` of a stride-1 convolution from its contiguous output
+    gradient ``(O, oh, ow, N)``: a convolution with the kernel flipped and its channels swapped,
+    on the output gradient padded by ``dilation * (kernel - 1) - pad``."""
+    reach = [d * (k - 1) - p for k, p, d in zip(w.shape[2:], pad, dil, strict=True)]
+    flipped = w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3)  # (C, O, kh, kw)
+    return _conv(padded(gyc, reach), flipped, (1, 1), dil, spatial)
+
+
+def weight_grad(xp: Any, gyc: Any, kernel: Sequence[int], stride, dil) -> Any:
+    """The weight gradient ``(O, C, kh, kw)`` from the :func:`padded` input and the contiguous
+    output gradient ``(O, oh, ow, N)``."""
+    o, oh, ow = gyc.shape[:3]
+    taps, offs, step = _walk(xp.shape, kernel, stride, dil, (oh, ow))
+    gw = np.empty((o, xp.shape[0], *kernel), dtype=xp.dtype)
+    args = (xp.reshape(-1), gyc.reshape(-1), taps, offs, step, o, oh, gw.reshape(-1))
+    _threads.run(_compile()["wgrad"], args, o, 4)
+    return gw

@@ -1,0 +1,52 @@
+"""Running a compiled (``nogil``) kernel on as many threads as NumPy's BLAS uses.
+
+The compute-bound kernels (the direct convolution) split their output maps between threads, so
+a layer uses both cores as the GEMMs it replaces did. The thread count follows BLAS's (set it
+with threadpoolctl or OPENBLAS_NUM_THREADS, as for NumPy), so the two never oversubscribe the
+cores: the kernels run between GEMMs, never beside them. Memory-bound loops (im2col, BN, ReLU)
+stay on one thread; splitting them measured slower here (one core already saturates memory
+bandwidth and a hand-off costs tens of microseconds).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+_state: dict[str, Any] = {}
+# Below this many output maps per thread, a hand-off (tens of microseconds) is not worth it.
+MIN_MAPS_PER_THREAD = 8
+
+
+def count() -> int:
+    """The number of threads NumPy's BLAS uses now (1 when threadpoolctl cannot tell)."""
+    if "blas" not in _state:
+        try:
+            from threadpoolctl import ThreadpoolController  # noqa: PLC0415
+
+            found = ThreadpoolController().select(user_api="blas").lib_controllers
+        except ImportError:
+            found = []
+        _state["blas"] = found[0] if found else None
+    blas = _state["blas"]
+    return 1 if blas is None else max(1, blas.num_threads)
+
+
+def run(kernel: Callable[..., Any], args: tuple, total: int, align: int) -> None:
+    """``kernel(*args, lo, hi)`` over ``[0, total)`` in parts of a multiple of ``align``, one
+    part per thread (this one included)."""
+    parts = min(count(), total // MIN_MAPS_PER_THREAD) or 1
+    step = -(-total // parts)
+    step = -(-step // align) * align
+    bounds = [(lo, min(lo + step, total)) for lo in range(0, total, step)]
+    if len(bounds) == 1:
+        kernel(*args, 0, total)
+        return
+    pool = _state.get("pool")
+    if pool is None or pool._max_workers < len(bounds) - 1:  # noqa: SLF001
+        pool = _state["pool"] = ThreadPoolExecutor(len(bounds) - 1, "neurocanvas-kernel")
+    futures = [pool.submit(kernel, *args, lo, hi) for lo, hi in bounds[1:]]
+    kernel(*args, *bounds[0])
+    for future in futures:
+        future.result()
