@@ -148,71 +148,111 @@ def applies(x4: Any, group: int, kernel: Sequence[int], batch_last: bool) -> boo
     return kernels is not None and x4.shape[0] % kernels["lanes"] == 0
 
 
-def padded(xc: Any, pad: Sequence[int]) -> Any:
-    """``(C, H, W, N)`` zero-padded by ``pad`` on both sides of H and W (a fresh array)."""
+def padded(xc: Any, pad: Sequence[Any]) -> Any:
+    """``(C, H, W, N)`` zero-padded on H and W (a fresh array); ``pad`` per axis is one width
+    for both sides or a (before, after) pair."""
+    (top, bottom), (left, right) = (p if isinstance(p, tuple) else (p, p) for p in pad)
     c, h, w, n = xc.shape
-    ph, pw = pad
-    out = np.empty((c, h + 2 * ph, w + 2 * pw, n), dtype=xc.dtype)
-    out[:, :ph] = 0
-    out[:, h + ph :] = 0
-    out[:, ph : h + ph, :pw] = 0
-    out[:, ph : h + ph, w + pw :] = 0
-    out[:, ph : h + ph, pw : w + pw] = xc
+    out = np.empty((c, top + h + bottom, left + w + right, n), dtype=xc.dtype)
+    out[:, :top] = 0
+    out[:, top + h :] = 0
+    out[:, top : top + h, :left] = 0
+    out[:, top : top + h, left + w :] = 0
+    out[:, top : top + h, left : left + w] = xc
     return out
 
 
-def _walk(xp_shape: Sequence[int], kernel, stride, dil, out) -> tuple[Any, Any, int]:
-    """``(taps, offs, step)`` of the kernels (see :func:`_build`) for a padded input shape."""
-    _, hp, wp, n = xp_shape
+def _taps(xp_shape: Sequence[int], rows: Any, cols: Any) -> Any:
+    """Offsets in a padded image of every (channel, row offset, column offset) tap, in that
+    order (the weights' order)."""
+    c, hp, wp, n = xp_shape
+    ch, a, b = np.ix_(
+        np.arange(c) * (hp * wp * n), np.asarray(rows) * (wp * n), np.asarray(cols) * n
+    )
+    return (ch + a + b).reshape(-1).astype(np.int64)
+
+
+def _walk(xp_shape: Sequence[int], col_stride: int, row_stride: int, out_width: int) -> Any:
+    """``(offs, step)``: the offset of each output vector within an input row, and between
+    the input rows of consecutive output rows."""
+    _, _, wp, n = xp_shape
     lanes = _compile()["lanes"]
-    c, a, b = np.ogrid[: xp_shape[0], : kernel[0], : kernel[1]]
-    taps = (c * (hp * wp * n) + a * (dil[0] * wp * n) + b * (dil[1] * n)).reshape(-1)
     per_pixel = n // lanes
-    t = np.arange(out[1] * per_pixel)
-    offs = (t // per_pixel) * (stride[1] * n) + (t % per_pixel) * lanes
-    return taps.astype(np.int64), offs.astype(np.int64), stride[0] * wp * n
+    t = np.arange(out_width * per_pixel)
+    offs = (t // per_pixel) * (col_stride * n) + (t % per_pixel) * lanes
+    return offs.astype(np.int64), row_stride * wp * n
 
 
-def _conv(xp: Any, w: Any, stride, dil, out) -> Any:
-    """The kernel on a padded image ``xp`` (C, Hp, Wp, N) and weights ``w`` (O, C, kh, kw):
-    the output (O, oh, ow, N)."""
-    o = w.shape[0]
-    taps, offs, step = _walk(xp.shape, w.shape[2:], stride, dil, out)
+def _conv(xp: Any, wmat: Any, taps: Any, stride: Sequence[int], out: Sequence[int]) -> Any:
+    """The kernel: ``y[o] = sum_k wmat[o, k] * xp[taps[k] + window]`` over output ``out``
+    (rows, columns) at ``stride``; y is (O, *out, N)."""
+    o = wmat.shape[0]
+    offs, step = _walk(xp.shape, stride[1], stride[0], out[1])
     maps = np.minimum(np.arange(-(-o // 4) * 4), o - 1)  # whole tiles, the last map repeated
-    wp = w.reshape(o, -1)[maps].reshape(-1, 4, taps.size).transpose(0, 2, 1)
+    packed = wmat[maps].reshape(-1, 4, taps.size).transpose(0, 2, 1)
     y = np.empty((o, *out, xp.shape[-1]), dtype=xp.dtype)
-    args = (xp.reshape(-1), np.ascontiguousarray(wp).reshape(-1), taps, offs, step, o, out[0])
+    args = (xp.reshape(-1), np.ascontiguousarray(packed).reshape(-1), taps, offs, step, o, out[0])
     _threads.run(_compile()["conv"], (*args, y.reshape(-1)), o, 4)
     return y
 
 
-def forward(xp: Any, w: Any, stride, dil, out) -> Any:
+def forward(xp: Any, w: Any, stride: Sequence[int], dil: Sequence[int], out) -> Any:
     """The convolution of a :func:`padded` ``(C, Hp, Wp, N)`` image with weights
     ``(O, C, kh, kw)``: a contiguous ``(O, oh, ow, N)`` output."""
-    return _conv(xp, w, stride, dil, out)
+    o, _, kh, kw = w.shape
+    taps = _taps(xp.shape, np.arange(kh) * dil[0], np.arange(kw) * dil[1])
+    return _conv(xp, w.reshape(o, -1), taps, stride, out)
 
 
-def input_grad_applies(kernel: Sequence[int], pad, stride, dil) -> bool:
-    """Whether :func:`input_grad` takes the layer: stride 1, padding at most the kernel's reach."""
-    return all(s == 1 for s in stride) and all(
-        p <= d * (k - 1) for k, p, d in zip(kernel, pad, dil, strict=True)
-    )
+def _phase_taps(r: int, k: int, pad: int, stride: int, dil: int) -> list[tuple[int, int]]:
+    """(kernel offset a, output-gradient row shift e) of the taps that reach input rows
+    ``r + stride * Y``: those read output row ``Y + e``."""
+    shifts = [(a, r + pad - a * dil) for a in range(k)]
+    return [(a, d // stride) for a, d in shifts if d % stride == 0]
 
 
-def input_grad(gyc: Any, w: Any, spatial: Sequence[int], pad, dil) -> Any:
-    """The input gradient ``(C, H, W, N)`` of a stride-1 convolution from its contiguous output
-    gradient ``(O, oh, ow, N)``: a convolution with the kernel flipped and its channels swapped,
-    on the output gradient padded by ``dilation * (kernel - 1) - pad``."""
-    reach = [d * (k - 1) - p for k, p, d in zip(w.shape[2:], pad, dil, strict=True)]
-    flipped = w[:, :, ::-1, ::-1].transpose(1, 0, 2, 3)  # (C, O, kh, kw)
-    return _conv(padded(gyc, reach), flipped, (1, 1), dil, spatial)
+def input_grad(gyc: Any, w: Any, spatial: Sequence[int], pad, stride, dil) -> Any:
+    """The input gradient ``(C, H, W, N)`` from the contiguous output gradient
+    ``(O, oh, ow, N)``. Input cells ``(r + s*Y, q + s*X)`` of one phase ``(r, q)`` are reached by
+    the same kernel taps, each reading the output gradient at a fixed shift: per phase a
+    stride-1 convolution of the (padded) output gradient with those taps, channels swapped."""
+    o, c = w.shape[:2]
+    _, oh, ow, n = gyc.shape
+    phases = [
+        (r, q) for r in range(min(stride[0], spatial[0])) for q in range(min(stride[1], spatial[1]))
+    ]
+    gx = None if phases == [(0, 0)] else np.empty((c, *spatial, n), dtype=gyc.dtype)
+    for r, q in phases:
+        rows = _phase_taps(r, w.shape[2], pad[0], stride[0], dil[0])
+        cols = _phase_taps(q, w.shape[3], pad[1], stride[1], dil[1])
+        out = (len(range(r, spatial[0], stride[0])), len(range(q, spatial[1], stride[1])))
+        if not rows or not cols:  # no tap reaches this phase
+            gx[:, r :: stride[0], q :: stride[1]] = 0
+            continue
+        # Pad so that every shifted read stays inside: shift e reads rows e .. e + out - 1.
+        reach = []
+        for taps, size, extent in ((rows, out[0], oh), (cols, out[1], ow)):
+            shifts = [e for _, e in taps]
+            reach.append((max(0, -min(shifts)), max(0, max(shifts) + size - extent)))
+        gp = padded(gyc, reach)
+        taps = _taps(
+            gp.shape, [e + reach[0][0] for _, e in rows], [e + reach[1][0] for _, e in cols]
+        )
+        a, b = [t for t, _ in rows], [t for t, _ in cols]
+        wmat = w[:, :, a][:, :, :, b].transpose(1, 0, 2, 3).reshape(c, -1)
+        part = _conv(gp, wmat, taps, (1, 1), out)
+        if gx is None:
+            return part
+        gx[:, r :: stride[0], q :: stride[1]] = part
+    return gx
 
 
 def weight_grad(xp: Any, gyc: Any, kernel: Sequence[int], stride, dil) -> Any:
     """The weight gradient ``(O, C, kh, kw)`` from the :func:`padded` input and the contiguous
     output gradient ``(O, oh, ow, N)``."""
     o, oh, ow = gyc.shape[:3]
-    taps, offs, step = _walk(xp.shape, kernel, stride, dil, (oh, ow))
+    taps = _taps(xp.shape, np.arange(kernel[0]) * dil[0], np.arange(kernel[1]) * dil[1])
+    offs, step = _walk(xp.shape, stride[1], stride[0], ow)
     gw = np.empty((o, xp.shape[0], *kernel), dtype=xp.dtype)
     args = (xp.reshape(-1), gyc.reshape(-1), taps, offs, step, o, oh, gw.reshape(-1))
     _threads.run(_compile()["wgrad"], args, o, 4)

@@ -107,10 +107,17 @@ def build(numba: ModuleType) -> dict[str, Any]:
     @intrinsic
     def vsum(typingctx: Any, value: Any) -> Any:
         def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
-            total = builder.extract_element(args[0], ir.IntType(32)(0))
-            for lane in range(1, n):
-                total = builder.fadd(total, builder.extract_element(args[0], ir.IntType(32)(lane)))
-            return total
+            # A tree of halves (log2(lanes) adds), not a serial chain of lanes - 1 adds.
+            value, width = args[0], n
+            while width > 1:
+                width //= 2
+                half = ir.VectorType(ir.IntType(32), width)
+                low = builder.shuffle_vector(value, value, ir.Constant(half, list(range(width))))
+                high = builder.shuffle_vector(
+                    value, value, ir.Constant(half, list(range(width, 2 * width)))
+                )
+                value = builder.fadd(low, high)
+            return builder.extract_element(value, ir.IntType(32)(0))
 
         return types.float32(value), codegen
 

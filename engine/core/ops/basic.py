@@ -348,18 +348,14 @@ class Convolution(Function):
         return gw.reshape(self.w_shape)
 
     def _dense_backward(self, g4):
-        """Gradients through the direct kernels (see :mod:`._direct_conv`); a strided layer's
-        input gradient goes through columns."""
+        """Gradients through the direct kernels (see :mod:`._direct_conv`)."""
         geo, need = self.geo, self.needs_input_grad
         gyc = channels_major_contiguous(g4, True)
         gx = gw = gb = None
-        if need[0] and _direct_conv.input_grad_applies(
-            geo.kernel, geo.pad, geo.stride, geo.dilation
-        ):
-            gxc = _direct_conv.input_grad(gyc, geo.w, self.x4.shape[2:], geo.pad, geo.dilation)
+        if need[0]:
+            args = (self.x4.shape[2:], geo.pad, geo.stride, geo.dilation)
+            gxc = _direct_conv.input_grad(gyc, geo.w, *args)
             gx = geo.to_user(from_channels_major(gxc, True))
-        elif need[0]:
-            gx = self._gemm_backward(g4, (True, False, False))[0]
         if need[1]:
             gw = _direct_conv.weight_grad(self.xp, gyc, geo.kernel, geo.stride, geo.dilation)
             gw = self._user_weight(gw)
