@@ -23,6 +23,7 @@ everything else takes the generic path, which stays the reference (tests compare
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from math import prod
 from types import ModuleType
 from typing import Any
@@ -162,17 +163,17 @@ def padded(xc: Any, pad: Sequence[Any]) -> Any:
     return out
 
 
-def _taps(xp_shape: Sequence[int], rows: Any, cols: Any) -> Any:
+@lru_cache(maxsize=256)
+def _taps(xp_shape: tuple[int, ...], rows: tuple[int, ...], cols: tuple[int, ...]) -> Any:
     """Offsets in a padded image of every (channel, row offset, column offset) tap, in that
-    order (the weights' order)."""
+    order (the weights' order). Cached, as every plan below: a network repeats its shapes."""
     c, hp, wp, n = xp_shape
-    ch, a, b = np.ix_(
-        np.arange(c) * (hp * wp * n), np.asarray(rows) * (wp * n), np.asarray(cols) * n
-    )
-    return (ch + a + b).reshape(-1).astype(np.int64)
+    ch, a, b = np.ix_(np.arange(c) * (hp * wp * n), np.array(rows) * (wp * n), np.array(cols) * n)
+    return _frozen((ch + a + b).reshape(-1))
 
 
-def _walk(xp_shape: Sequence[int], col_stride: int, row_stride: int, out_width: int) -> Any:
+@lru_cache(maxsize=256)
+def _walk(xp_shape: tuple[int, ...], col_stride: int, row_stride: int, out_width: int) -> Any:
     """``(offs, step)``: the offset of each output vector within an input row, and between
     the input rows of consecutive output rows."""
     _, _, wp, n = xp_shape
@@ -180,7 +181,13 @@ def _walk(xp_shape: Sequence[int], col_stride: int, row_stride: int, out_width: 
     per_pixel = n // lanes
     t = np.arange(out_width * per_pixel)
     offs = (t // per_pixel) * (col_stride * n) + (t % per_pixel) * lanes
-    return offs.astype(np.int64), row_stride * wp * n
+    return _frozen(offs), row_stride * wp * n
+
+
+def _frozen(a: Any) -> Any:
+    a = a.astype(np.int64)
+    a.flags.writeable = False
+    return a
 
 
 def _conv(xp: Any, wmat: Any, taps: Any, stride: Sequence[int], out: Sequence[int]) -> Any:
@@ -200,8 +207,10 @@ def forward(xp: Any, w: Any, stride: Sequence[int], dil: Sequence[int], out) -> 
     """The convolution of a :func:`padded` ``(C, Hp, Wp, N)`` image with weights
     ``(O, C, kh, kw)``: a contiguous ``(O, oh, ow, N)`` output."""
     o, _, kh, kw = w.shape
-    taps = _taps(xp.shape, np.arange(kh) * dil[0], np.arange(kw) * dil[1])
-    return _conv(xp, w.reshape(o, -1), taps, stride, out)
+    taps = _taps(
+        xp.shape, tuple(range(0, kh * dil[0], dil[0])), tuple(range(0, kw * dil[1], dil[1]))
+    )
+    return _conv(xp, w.reshape(o, -1), taps, tuple(stride), tuple(out))
 
 
 def _phase_taps(r: int, k: int, pad: int, stride: int, dil: int) -> list[tuple[int, int]]:
@@ -211,34 +220,50 @@ def _phase_taps(r: int, k: int, pad: int, stride: int, dil: int) -> list[tuple[i
     return [(a, d // stride) for a, d in shifts if d % stride == 0]
 
 
+@lru_cache(maxsize=128)
+def _phases(w_shape, spatial, gy_shape, pad, stride, dil) -> tuple[Any, list]:
+    """The plan of :func:`input_grad`: the output gradient's padding (before, after) per axis,
+    and per phase its rows, columns, kernel rows and columns, taps and output size."""
+    _, oh, ow, n = gy_shape
+    phases, reach = [], [[0, 0], [0, 0]]
+    for r in range(min(stride[0], spatial[0])):
+        for q in range(min(stride[1], spatial[1])):
+            rows = _phase_taps(r, w_shape[2], pad[0], stride[0], dil[0])
+            cols = _phase_taps(q, w_shape[3], pad[1], stride[1], dil[1])
+            out = (len(range(r, spatial[0], stride[0])), len(range(q, spatial[1], stride[1])))
+            phases.append((r, q, rows, cols, out))
+            # Shift e reads output-gradient rows e .. e + out - 1: pad so they all exist.
+            for axis, (taps, size, extent) in enumerate(((rows, out[0], oh), (cols, out[1], ow))):
+                for _, e in taps:
+                    reach[axis][0] = max(reach[axis][0], -e)
+                    reach[axis][1] = max(reach[axis][1], e + size - extent)
+    (top, _), (left, _) = reach
+    gp_shape = (w_shape[0], oh + sum(reach[0]), ow + sum(reach[1]), n)
+    plan = []
+    for r, q, rows, cols, out in phases:
+        taps = None
+        if rows and cols:  # else no tap reaches this phase
+            taps = _taps(
+                gp_shape, tuple(e + top for _, e in rows), tuple(e + left for _, e in cols)
+            )
+        plan.append((r, q, [a for a, _ in rows], [b for b, _ in cols], taps, out))
+    return tuple(map(tuple, reach)), plan
+
+
 def input_grad(gyc: Any, w: Any, spatial: Sequence[int], pad, stride, dil) -> Any:
     """The input gradient ``(C, H, W, N)`` from the contiguous output gradient
     ``(O, oh, ow, N)``. Input cells ``(r + s*Y, q + s*X)`` of one phase ``(r, q)`` are reached by
     the same kernel taps, each reading the output gradient at a fixed shift: per phase a
-    stride-1 convolution of the (padded) output gradient with those taps, channels swapped."""
-    o, c = w.shape[:2]
-    _, oh, ow, n = gyc.shape
-    phases = [
-        (r, q) for r in range(min(stride[0], spatial[0])) for q in range(min(stride[1], spatial[1]))
-    ]
-    gx = None if phases == [(0, 0)] else np.empty((c, *spatial, n), dtype=gyc.dtype)
-    for r, q in phases:
-        rows = _phase_taps(r, w.shape[2], pad[0], stride[0], dil[0])
-        cols = _phase_taps(q, w.shape[3], pad[1], stride[1], dil[1])
-        out = (len(range(r, spatial[0], stride[0])), len(range(q, spatial[1], stride[1])))
-        if not rows or not cols:  # no tap reaches this phase
+    stride-1 convolution of the padded output gradient with those taps, channels swapped."""
+    key = (w.shape, tuple(spatial), gyc.shape, tuple(pad), tuple(stride), tuple(dil))
+    reach, plan = _phases(*key)
+    gp = padded(gyc, reach)
+    c, n = w.shape[1], gyc.shape[-1]
+    gx = None if len(plan) == 1 else np.empty((c, *spatial, n), dtype=gyc.dtype)
+    for r, q, a, b, taps, out in plan:
+        if taps is None:
             gx[:, r :: stride[0], q :: stride[1]] = 0
             continue
-        # Pad so that every shifted read stays inside: shift e reads rows e .. e + out - 1.
-        reach = []
-        for taps, size, extent in ((rows, out[0], oh), (cols, out[1], ow)):
-            shifts = [e for _, e in taps]
-            reach.append((max(0, -min(shifts)), max(0, max(shifts) + size - extent)))
-        gp = padded(gyc, reach)
-        taps = _taps(
-            gp.shape, [e + reach[0][0] for _, e in rows], [e + reach[1][0] for _, e in cols]
-        )
-        a, b = [t for t, _ in rows], [t for t, _ in cols]
         wmat = w[:, :, a][:, :, :, b].transpose(1, 0, 2, 3).reshape(c, -1)
         part = _conv(gp, wmat, taps, (1, 1), out)
         if gx is None:
@@ -251,7 +276,11 @@ def weight_grad(xp: Any, gyc: Any, kernel: Sequence[int], stride, dil) -> Any:
     """The weight gradient ``(O, C, kh, kw)`` from the :func:`padded` input and the contiguous
     output gradient ``(O, oh, ow, N)``."""
     o, oh, ow = gyc.shape[:3]
-    taps = _taps(xp.shape, np.arange(kernel[0]) * dil[0], np.arange(kernel[1]) * dil[1])
+    rows, cols = (
+        tuple(range(0, kernel[0] * dil[0], dil[0])),
+        tuple(range(0, kernel[1] * dil[1], dil[1])),
+    )
+    taps = _taps(xp.shape, rows, cols)
     offs, step = _walk(xp.shape, stride[1], stride[0], ow)
     gw = np.empty((o, xp.shape[0], *kernel), dtype=xp.dtype)
     args = (xp.reshape(-1), gyc.reshape(-1), taps, offs, step, o, oh, gw.reshape(-1))
