@@ -10,11 +10,14 @@ bandwidth and a hand-off costs tens of microseconds).
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 _state: dict[str, Any] = {}
+if hasattr(os, "register_at_fork"):  # a forked child has none of the pool's threads
+    os.register_at_fork(after_in_child=lambda: _state.pop("pool", None))
 # Below this many output maps per thread, a hand-off (tens of microseconds) is not worth it.
 MIN_MAPS_PER_THREAD = 8
 
