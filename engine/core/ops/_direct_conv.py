@@ -5,8 +5,9 @@ Why: im2col writes ``prod(kernel)`` copies of the activation (9 for a 3x3 layer)
 GEMM then reads and packs again; for the 16-128 map layers of a CIFAR-size network the product
 is short and memory traffic, not arithmetic, sets the pace (OpenBLAS reaches 60-65 GFLOPS per
 core on those shapes). Here a tile of 4 output maps x 4 vectors of samples is accumulated in
-registers over every (channel, kernel offset) and written once: about 115 GFLOPS on one core of
-the development machine (AMD Zen 4), near its peak.
+registers (:mod:`._simd`) over every (channel, kernel offset) tap and written once: 95-115
+GFLOPS on one core of the development machine (AMD Zen 4), near its peak. The output maps are
+split between BLAS's threads (:mod:`._threads`).
 
 Layout: the batch-innermost channels-major images the convolutions hand around (``(C, H, W, N)``,
 see :mod:`engine.core.ops._im2col`), zero-padded once; a vector holds ``lanes`` consecutive
@@ -15,9 +16,11 @@ Output vector ``t`` of an output row is pixel ``t // (N / lanes)``, samples
 ``(t % (N / lanes)) * lanes`` on; tiles at the end of a row or of the maps repeat their last
 vector or map (the repeated stores write the same values), so any width and map count work.
 
-The input gradient of a stride-1 convolution is the same kernel run on the padded output
-gradient with the kernel flipped and its channel axes swapped. NumPy float32 only, group 1;
-everything else takes the generic path, which stays the reference (tests compare the two).
+One kernel serves the forward and the input gradient: it sums taps at arbitrary offsets, and the
+input gradient is, per stride phase, a stride-1 convolution of the output gradient with the taps
+that reach that phase (the kernel flipped, channels swapped). A second kernel sums the weight
+gradient. NumPy float32 only, group 1; everything else takes the generic path, which stays the
+reference (tests compare the two).
 """
 
 from __future__ import annotations
