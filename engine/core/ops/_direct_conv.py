@@ -26,7 +26,7 @@ reference (tests compare the two).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import lru_cache, partial
 from math import prod
 from types import ModuleType
 from typing import Any
@@ -108,16 +108,20 @@ def _frozen(a: Any) -> Any:
     return a
 
 
-def _conv(xp: Any, wmat: Any, taps: Any, stride: Sequence[int], out: Sequence[int]) -> Any:
+def _conv(xp: Any, wmat: Any, taps: Any, stride, out, split: bool = True) -> Any:
     """The kernel: ``y[o] = sum_k wmat[o, k] * xp[taps[k] + window]`` over output ``out``
-    (rows, columns) at ``stride``; y is (O, *out, N)."""
+    (rows, columns) at ``stride``; y is (O, *out, N). ``split``: the output maps shared
+    between BLAS's threads, else computed on this one."""
     o = wmat.shape[0]
     offs, step = _walk(xp.shape, stride[1], stride[0], out[1])
     maps = np.minimum(np.arange(-(-o // 4) * 4), o - 1)  # whole tiles, the last map repeated
     packed = wmat[maps].reshape(-1, 4, taps.size).transpose(0, 2, 1)
     y = np.empty((o, *out, xp.shape[-1]), dtype=xp.dtype)
     args = (xp.reshape(-1), np.ascontiguousarray(packed).reshape(-1), taps, offs, step, o, out[0])
-    _threads.run(_compile()["conv"], (*args, y.reshape(-1)), o, 4)
+    if split:
+        _threads.run(_compile()["conv"], (*args, y.reshape(-1)), o, 4)
+    else:
+        _compile()["conv"](*args, y.reshape(-1), 0, o)
     return y
 
 
@@ -177,17 +181,29 @@ def input_grad(gyc: Any, w: Any, spatial: Sequence[int], pad, stride, dil) -> An
     reach, plan = _phases(*key)
     gp = padded(gyc, reach)
     c, n = w.shape[1], gyc.shape[-1]
-    gx = None if len(plan) == 1 else np.empty((c, *spatial, n), dtype=gyc.dtype)
+    if len(plan) == 1:  # stride 1: one phase, its maps split between the threads
+        _, _, a, b, taps, out = plan[0]
+        return _conv(gp, _phase_weights(w, a, b), taps, (1, 1), out)
+    gx = np.empty((c, *spatial, n), dtype=gyc.dtype)
+    jobs = []  # one phase per thread at a time: phases are small, hand-offs are not free
     for r, q, a, b, taps, out in plan:
-        if taps is None:
-            gx[:, r :: stride[0], q :: stride[1]] = 0
-            continue
-        wmat = w[:, :, a][:, :, :, b].transpose(1, 0, 2, 3).reshape(c, -1)
-        part = _conv(gp, wmat, taps, (1, 1), out)
-        if gx is None:
-            return part
-        gx[:, r :: stride[0], q :: stride[1]] = part
+        cell = gx[:, r :: stride[0], q :: stride[1]]
+        if taps is None:  # no tap reaches this phase
+            cell[...] = 0
+        else:
+            job = partial(_phase, gp, _phase_weights(w, a, b), taps, out, cell)
+            jobs.append((taps.size, job))
+    _threads.run_all(jobs)
     return gx
+
+
+def _phase_weights(w: Any, rows: list[int], cols: list[int]) -> Any:
+    """The (C, O * len(rows) * len(cols)) weights of the taps one phase uses, channels swapped."""
+    return w[:, :, rows][:, :, :, cols].transpose(1, 0, 2, 3).reshape(w.shape[1], -1)
+
+
+def _phase(gp: Any, wmat: Any, taps: Any, out: Sequence[int], cell: Any) -> None:
+    cell[...] = _conv(gp, wmat, taps, (1, 1), out, split=False)
 
 
 def weight_grad(xp: Any, gyc: Any, kernel: Sequence[int], stride, dil) -> Any:

@@ -36,6 +36,13 @@ def count() -> int:
     return 1 if blas is None else max(1, blas.num_threads)
 
 
+def _pool(workers: int) -> ThreadPoolExecutor:
+    pool = _state.get("pool")
+    if pool is None or pool._max_workers < workers:  # noqa: SLF001
+        pool = _state["pool"] = ThreadPoolExecutor(workers, "neurocanvas-kernel")
+    return pool
+
+
 def run(kernel: Callable[..., Any], args: tuple, total: int, align: int) -> None:
     """``kernel(*args, lo, hi)`` over ``[0, total)`` in parts of a multiple of ``align``, one
     part per thread (this one included)."""
@@ -46,10 +53,33 @@ def run(kernel: Callable[..., Any], args: tuple, total: int, align: int) -> None
     if len(bounds) == 1:
         kernel(*args, 0, total)
         return
-    pool = _state.get("pool")
-    if pool is None or pool._max_workers < len(bounds) - 1:  # noqa: SLF001
-        pool = _state["pool"] = ThreadPoolExecutor(len(bounds) - 1, "neurocanvas-kernel")
-    futures = [pool.submit(kernel, *args, lo, hi) for lo, hi in bounds[1:]]
+    futures = [_pool(len(bounds) - 1).submit(kernel, *args, lo, hi) for lo, hi in bounds[1:]]
     kernel(*args, *bounds[0])
+    for future in futures:
+        future.result()
+
+
+def deal(costs: list[float], threads: int) -> list[list[int]]:
+    """Indices of ``costs`` dealt to ``threads`` shares, largest first to the lightest share."""
+    shares: list[list[int]] = [[] for _ in range(max(1, min(threads, len(costs))))]
+    loads = [0.0] * len(shares)
+    for i in sorted(range(len(costs)), key=lambda i: -costs[i]):
+        least = loads.index(min(loads))
+        shares[least].append(i)
+        loads[least] += costs[i]
+    return shares
+
+
+def run_all(jobs: list[tuple[float, Callable[[], Any]]]) -> None:
+    """Every ``(cost, job)``'s ``job()``, the jobs dealt to the threads (this one included) so
+    their costs come out even: one hand-off per thread instead of one per job."""
+    shares = [[jobs[i][1] for i in share] for share in deal([c for c, _ in jobs], count())]
+
+    def each(share: list[Callable[[], Any]]) -> None:
+        for job in share:
+            job()
+
+    futures = [_pool(len(shares) - 1).submit(each, share) for share in shares[1:]]
+    each(shares[0])
     for future in futures:
         future.result()

@@ -38,6 +38,32 @@ def test_run_splits_the_maps_into_aligned_parts_one_per_thread(
     assert [(lo, hi) for _, lo, hi, ident in seen if ident == here] == parts[:1]
 
 
+@pytest.mark.parametrize(
+    "threads, shares",
+    [
+        (1, [[0, 1, 2, 3]]),
+        (2, [[0, 3], [1, 2]]),
+        (3, [[0], [1, 3], [2]]),
+        (8, [[0], [1], [2], [3]]),
+    ],
+)
+def test_deal_evens_out_the_costs(threads, shares):
+    assert _threads.deal([4, 2, 2, 1], threads) == shares  # a 3x3 stride-2 gradient's phases
+
+
+def test_run_all_runs_every_job_once(monkeypatch):
+    monkeypatch.setattr(_threads, "count", lambda: 2)
+    done, lock = [], threading.Lock()
+
+    def job(name):
+        with lock:
+            done.append(name)
+
+    _threads.run_all([(cost, lambda n=n: job(n)) for n, cost in enumerate([4, 2, 2, 1, 3])])
+    assert sorted(done) == [0, 1, 2, 3, 4]
+    _threads.run_all([])  # nothing to do
+
+
 def test_count_follows_blas_threads():
     threadpoolctl = pytest.importorskip("threadpoolctl")
     with threadpoolctl.threadpool_limits(1, user_api="blas"):
