@@ -68,8 +68,8 @@ def applies(x4: Any, group: int, kernel: Sequence[int], batch_last: bool) -> boo
 
 
 def padded(xc: Any, pad: Sequence[Any]) -> Any:
-    """``(C, H, W, N)`` zero-padded on H and W (a fresh array); ``pad`` per axis is one width
-    for both sides or a (before, after) pair."""
+    """``(C, H, W, N)`` (any strides) zero-padded on H and W into a fresh contiguous array;
+    ``pad`` per axis is one width for both sides or a (before, after) pair."""
     (top, bottom), (left, right) = (p if isinstance(p, tuple) else (p, p) for p in pad)
     c, h, w, n = xc.shape
     out = np.empty((c, top + h + bottom, left + w + right, n), dtype=xc.dtype)

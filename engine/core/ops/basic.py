@@ -15,6 +15,7 @@ from engine.core.ops import _depthwise, _direct_conv, _im2col_cpu
 from engine.core.ops._im2col import (
     as_int_tuple,
     channel_matrix,
+    channels_major,
     channels_major_contiguous,
     col2im,
     conv_out_size,
@@ -265,7 +266,7 @@ class Convolution(Function):
             self.wk = w4.reshape((maps,) + geo.kernel)
             y = _depthwise.forward(self.xc, self.wk, geo.pad, geo.stride, geo.dilation, out)
         elif self.dense:  # a register-blocked kernel, no columns
-            self.xp = _direct_conv.padded(channels_major_contiguous(x4, True), geo.pad)
+            self.xp = _direct_conv.padded(channels_major(x4, True), geo.pad)  # one copy
             y = _direct_conv.forward(self.xp, w4, geo.stride, geo.dilation, out)
         elif len(self.slices) == 1:
             colmat = self._columns(x4)
