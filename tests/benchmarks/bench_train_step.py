@@ -27,6 +27,10 @@ import sys
 import time
 from pathlib import Path
 
+# isort: split
+import engine  # noqa: F401 - before NumPy: it sets OpenBLAS's thread timeout (engine/__init__)
+
+# isort: split
 import numpy as np
 
 import engine.nn as nn

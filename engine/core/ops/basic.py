@@ -11,10 +11,11 @@ from __future__ import annotations
 from engine.core import backend
 from engine.core.autograd import Function, Variable
 from engine.core.backend import get_array_module, matmul, scatter_add
-from engine.core.ops import _depthwise, _im2col_cpu
+from engine.core.ops import _depthwise, _direct_conv, _im2col_cpu
 from engine.core.ops._im2col import (
     as_int_tuple,
     channel_matrix,
+    channels_major,
     channels_major_contiguous,
     col2im,
     conv_out_size,
@@ -259,10 +260,14 @@ class Convolution(Function):
         self.slices = _batch_slices(n, ck * prod(out) * x4.dtype.itemsize)
         self.colmat = None
         self.direct = _depthwise.applies(x4, maps, g, geo.nk, bl)
+        self.dense = not self.direct and _direct_conv.applies(x4, g, geo.kernel, bl)
         if self.direct:  # one map per group: a direct kernel, no columns
             self.xc = channels_major_contiguous(x4, True)
             self.wk = w4.reshape((maps,) + geo.kernel)
             y = _depthwise.forward(self.xc, self.wk, geo.pad, geo.stride, geo.dilation, out)
+        elif self.dense:  # a register-blocked kernel, no columns
+            self.xp = _direct_conv.padded(channels_major(x4, True), geo.pad)  # one copy
+            y = _direct_conv.forward(self.xp, w4, geo.stride, geo.dilation, out)
         elif len(self.slices) == 1:
             colmat = self._columns(x4)
             y = matmul(self.wmat, colmat).reshape(maps, -1)
@@ -290,11 +295,17 @@ class Convolution(Function):
         return col.reshape(self.wmat.shape[:-2] + (self.wmat.shape[-1], -1))
 
     def backward(self, gy):
-        xp = get_array_module(gy)
-        geo, need, bl = self.geo, self.needs_input_grad, self.bl
-        g4 = geo.from_user(gy)
+        g4 = self.geo.from_user(gy)
         if self.direct:
             return self._direct_backward(g4)
+        if self.dense:
+            return self._dense_backward(g4)
+        return self._gemm_backward(g4, self.needs_input_grad)
+
+    def _gemm_backward(self, g4, need):
+        """Gradients through columns: the GEMMs of the forward transposed, and col2im."""
+        xp = get_array_module(g4)
+        geo, bl = self.geo, self.bl
         n, c = self.x4.shape[:2]
         groups = geo.group
         gx = gw = gb = None
@@ -325,12 +336,35 @@ class Convolution(Function):
             gx = parts[0] if len(parts) == 1 else xp.concatenate(parts, axis=0)
             gx = geo.to_user(gx)
         if need[1]:
-            if geo.channel_last and self.multiplier is None:
-                gw = xp.moveaxis(gw.reshape(geo.w.shape), 1, -1)
-            gw = gw.reshape(self.w_shape)
+            gw = self._user_weight(gw)
         if self.b_shape is None:
             return gx, gw
         return gx, gw, (None if gb is None else gb.reshape(self.b_shape))
+
+    def _user_weight(self, gw):
+        """A weight gradient in the geometry's (O, C/G, *k) layout -> the caller's."""
+        gw = gw.reshape(self.geo.w.shape)
+        if self.geo.channel_last and self.multiplier is None:
+            gw = get_array_module(gw).moveaxis(gw, 1, -1)
+        return gw.reshape(self.w_shape)
+
+    def _dense_backward(self, g4):
+        """Gradients through the direct kernels (see :mod:`._direct_conv`)."""
+        geo, need = self.geo, self.needs_input_grad
+        gyc = channels_major_contiguous(g4, True)
+        gx = gw = gb = None
+        if need[0]:
+            args = (self.x4.shape[2:], geo.pad, geo.stride, geo.dilation)
+            gxc = _direct_conv.input_grad(gyc, geo.w, *args)
+            gx = geo.to_user(from_channels_major(gxc, True))
+        if need[1]:
+            gw = _direct_conv.weight_grad(self.xp, gyc, geo.kernel, geo.stride, geo.dilation)
+            gw = self._user_weight(gw)
+        if self.b_shape is None:
+            return gx, gw
+        if need[2]:
+            gb = gyc.sum(axis=(1, 2, 3)).reshape(self.b_shape)
+        return gx, gw, gb
 
     def _direct_backward(self, g4):
         """Gradients through the direct depthwise kernel (see :mod:`._depthwise`)."""
@@ -343,10 +377,7 @@ class Convolution(Function):
         if gxc is not None:
             gx = geo.to_user(from_channels_major(gxc, True))
         if gw is not None:
-            gw = gw.reshape(geo.w.shape)
-            if geo.channel_last and self.multiplier is None:
-                gw = get_array_module(gw).moveaxis(gw, 1, -1)
-            gw = gw.reshape(self.w_shape)
+            gw = self._user_weight(gw)
         if self.b_shape is None:
             return gx, gw
         if need[2]:

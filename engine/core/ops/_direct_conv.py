@@ -1,0 +1,222 @@
+"""A direct 2-D convolution for the CPU: a register-blocked kernel that never writes the column
+matrix, an optional fast path beside im2col + GEMM in :mod:`engine.core.ops.basic`.
+
+Why: im2col writes ``prod(kernel)`` copies of the activation (9 for a 3x3 layer), which the
+GEMM then reads and packs again; for the 16-128 map layers of a CIFAR-size network the product
+is short and memory traffic, not arithmetic, sets the pace (OpenBLAS reaches 60-65 GFLOPS per
+core on those shapes). Here a tile of 4 output maps x 4 vectors of samples is accumulated in
+registers (:mod:`._simd`) over every (channel, kernel offset) tap and written once: 95-115
+GFLOPS on one core of the development machine (AMD Zen 4), near its peak. The output maps are
+split between BLAS's threads (:mod:`._threads`).
+
+Layout: the batch-innermost channels-major images the convolutions hand around (``(C, H, W, N)``,
+see :mod:`engine.core.ops._im2col`), zero-padded once; a vector holds ``lanes`` consecutive
+samples of one pixel, so the batch must be a multiple of the lane count (16 with AVX-512).
+Output vector ``t`` of an output row is pixel ``t // (N / lanes)``, samples
+``(t % (N / lanes)) * lanes`` on; tiles at the end of a row or of the maps repeat their last
+vector or map (the repeated stores write the same values), so any width and map count work.
+
+One kernel serves the forward and the input gradient: it sums taps at arbitrary offsets, and the
+input gradient is, per stride phase, a stride-1 convolution of the output gradient with the taps
+that reach that phase (the kernel flipped, channels swapped). A second kernel sums the weight
+gradient. NumPy float32 only, group 1; everything else takes the generic path, which stays the
+reference (tests compare the two).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import lru_cache, partial
+from math import prod
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from engine.core.ops import _jit, _threads
+
+
+def _build(numba: ModuleType) -> dict[str, Any]:
+    """The compiled kernels (built on first use, cached on disk)."""
+    from engine.core.ops import _direct_conv_cpu  # noqa: PLC0415 - imports numba
+
+    return {
+        "conv": _direct_conv_cpu.conv,
+        "wgrad": _direct_conv_cpu.wgrad,
+        "lanes": _direct_conv_cpu.LANES,
+    }
+
+
+_compile = _jit.kernels(_build)
+
+
+def applies(x4: Any, group: int, kernel: Sequence[int], batch_last: bool) -> bool:
+    """Whether the direct kernels take this convolution: 2-D with a window (1x1 layers are a
+    plain GEMM already), group 1, NumPy float32 on the batch-innermost layout with a batch that
+    fills whole vectors, numba installed."""
+    if not (
+        len(kernel) == 2
+        and prod(kernel) > 1
+        and group == 1
+        and batch_last
+        and isinstance(x4, np.ndarray)
+        and x4.dtype == np.float32
+    ):
+        return False
+    kernels = _compile()
+    return kernels is not None and x4.shape[0] % kernels["lanes"] == 0
+
+
+def padded(xc: Any, pad: Sequence[Any]) -> Any:
+    """``(C, H, W, N)`` (any strides) zero-padded on H and W into a fresh contiguous array;
+    ``pad`` per axis is one width for both sides or a (before, after) pair."""
+    (top, bottom), (left, right) = (p if isinstance(p, tuple) else (p, p) for p in pad)
+    c, h, w, n = xc.shape
+    out = np.empty((c, top + h + bottom, left + w + right, n), dtype=xc.dtype)
+    out[:, :top] = 0
+    out[:, top + h :] = 0
+    out[:, top : top + h, :left] = 0
+    out[:, top : top + h, left + w :] = 0
+    out[:, top : top + h, left : left + w] = xc
+    return out
+
+
+@lru_cache(maxsize=256)
+def _taps(xp_shape: tuple[int, ...], rows: tuple[int, ...], cols: tuple[int, ...]) -> Any:
+    """Offsets in a padded image of every (channel, row offset, column offset) tap, in that
+    order (the weights' order). Cached, as every plan below: a network repeats its shapes."""
+    c, hp, wp, n = xp_shape
+    ch, a, b = np.ix_(np.arange(c) * (hp * wp * n), np.array(rows) * (wp * n), np.array(cols) * n)
+    return _frozen((ch + a + b).reshape(-1))
+
+
+@lru_cache(maxsize=256)
+def _walk(xp_shape: tuple[int, ...], col_stride: int, row_stride: int, out_width: int) -> Any:
+    """``(offs, step)``: the offset of each output vector within an input row, and between
+    the input rows of consecutive output rows."""
+    _, _, wp, n = xp_shape
+    lanes = _compile()["lanes"]
+    per_pixel = n // lanes
+    t = np.arange(out_width * per_pixel)
+    offs = (t // per_pixel) * (col_stride * n) + (t % per_pixel) * lanes
+    return _frozen(offs), row_stride * wp * n
+
+
+def _frozen(a: Any) -> Any:
+    a = a.astype(np.int64)
+    a.flags.writeable = False
+    return a
+
+
+def _conv(xp: Any, wmat: Any, taps: Any, stride, out, split: bool = True) -> Any:
+    """The kernel: ``y[o] = sum_k wmat[o, k] * xp[taps[k] + window]`` over output ``out``
+    (rows, columns) at ``stride``; y is (O, *out, N). ``split``: the output maps shared
+    between BLAS's threads, else computed on this one."""
+    o = wmat.shape[0]
+    offs, step = _walk(xp.shape, stride[1], stride[0], out[1])
+    maps = np.minimum(np.arange(-(-o // 4) * 4), o - 1)  # whole tiles, the last map repeated
+    packed = wmat[maps].reshape(-1, 4, taps.size).transpose(0, 2, 1)
+    y = np.empty((o, *out, xp.shape[-1]), dtype=xp.dtype)
+    args = (xp.reshape(-1), np.ascontiguousarray(packed).reshape(-1), taps, offs, step, o, out[0])
+    if split:
+        _threads.run(_compile()["conv"], (*args, y.reshape(-1)), o, 4)
+    else:
+        _compile()["conv"](*args, y.reshape(-1), 0, o)
+    return y
+
+
+def forward(xp: Any, w: Any, stride: Sequence[int], dil: Sequence[int], out) -> Any:
+    """The convolution of a :func:`padded` ``(C, Hp, Wp, N)`` image with weights
+    ``(O, C, kh, kw)``: a contiguous ``(O, oh, ow, N)`` output."""
+    o, _, kh, kw = w.shape
+    taps = _taps(
+        xp.shape, tuple(range(0, kh * dil[0], dil[0])), tuple(range(0, kw * dil[1], dil[1]))
+    )
+    return _conv(xp, w.reshape(o, -1), taps, tuple(stride), tuple(out))
+
+
+def _phase_taps(r: int, k: int, pad: int, stride: int, dil: int) -> list[tuple[int, int]]:
+    """(kernel offset a, output-gradient row shift e) of the taps that reach input rows
+    ``r + stride * Y``: those read output row ``Y + e``."""
+    shifts = [(a, r + pad - a * dil) for a in range(k)]
+    return [(a, d // stride) for a, d in shifts if d % stride == 0]
+
+
+@lru_cache(maxsize=128)
+def _phases(w_shape, spatial, gy_shape, pad, stride, dil) -> tuple[Any, list]:
+    """The plan of :func:`input_grad`: the output gradient's padding (before, after) per axis,
+    and per phase its rows, columns, kernel rows and columns, taps and output size."""
+    _, oh, ow, n = gy_shape
+    phases, reach = [], [[0, 0], [0, 0]]
+    for r in range(min(stride[0], spatial[0])):
+        for q in range(min(stride[1], spatial[1])):
+            rows = _phase_taps(r, w_shape[2], pad[0], stride[0], dil[0])
+            cols = _phase_taps(q, w_shape[3], pad[1], stride[1], dil[1])
+            out = (len(range(r, spatial[0], stride[0])), len(range(q, spatial[1], stride[1])))
+            phases.append((r, q, rows, cols, out))
+            # Shift e reads output-gradient rows e .. e + out - 1: pad so they all exist.
+            for axis, (taps, size, extent) in enumerate(((rows, out[0], oh), (cols, out[1], ow))):
+                for _, e in taps:
+                    reach[axis][0] = max(reach[axis][0], -e)
+                    reach[axis][1] = max(reach[axis][1], e + size - extent)
+    (top, _), (left, _) = reach
+    gp_shape = (w_shape[0], oh + sum(reach[0]), ow + sum(reach[1]), n)
+    plan = []
+    for r, q, rows, cols, out in phases:
+        taps = None
+        if rows and cols:  # else no tap reaches this phase
+            taps = _taps(
+                gp_shape, tuple(e + top for _, e in rows), tuple(e + left for _, e in cols)
+            )
+        plan.append((r, q, [a for a, _ in rows], [b for b, _ in cols], taps, out))
+    return tuple(map(tuple, reach)), plan
+
+
+def input_grad(gyc: Any, w: Any, spatial: Sequence[int], pad, stride, dil) -> Any:
+    """The input gradient ``(C, H, W, N)`` from the contiguous output gradient
+    ``(O, oh, ow, N)``. Input cells ``(r + s*Y, q + s*X)`` of one phase ``(r, q)`` are reached by
+    the same kernel taps, each reading the output gradient at a fixed shift: per phase a
+    stride-1 convolution of the padded output gradient with those taps, channels swapped."""
+    key = (w.shape, tuple(spatial), gyc.shape, tuple(pad), tuple(stride), tuple(dil))
+    reach, plan = _phases(*key)
+    gp = padded(gyc, reach)
+    c, n = w.shape[1], gyc.shape[-1]
+    if len(plan) == 1:  # stride 1: one phase, its maps split between the threads
+        _, _, a, b, taps, out = plan[0]
+        return _conv(gp, _phase_weights(w, a, b), taps, (1, 1), out)
+    gx = np.empty((c, *spatial, n), dtype=gyc.dtype)
+    jobs = []  # one phase per thread at a time: phases are small, hand-offs are not free
+    for r, q, a, b, taps, out in plan:
+        cell = gx[:, r :: stride[0], q :: stride[1]]
+        if taps is None:  # no tap reaches this phase
+            cell[...] = 0
+        else:
+            job = partial(_phase, gp, _phase_weights(w, a, b), taps, out, cell)
+            jobs.append((taps.size, job))
+    _threads.run_all(jobs)
+    return gx
+
+
+def _phase_weights(w: Any, rows: list[int], cols: list[int]) -> Any:
+    """The (C, O * len(rows) * len(cols)) weights of the taps one phase uses, channels swapped."""
+    return w[:, :, rows][:, :, :, cols].transpose(1, 0, 2, 3).reshape(w.shape[1], -1)
+
+
+def _phase(gp: Any, wmat: Any, taps: Any, out: Sequence[int], cell: Any) -> None:
+    cell[...] = _conv(gp, wmat, taps, (1, 1), out, split=False)
+
+
+def weight_grad(xp: Any, gyc: Any, kernel: Sequence[int], stride, dil) -> Any:
+    """The weight gradient ``(O, C, kh, kw)`` from the :func:`padded` input and the contiguous
+    output gradient ``(O, oh, ow, N)``."""
+    o, oh, ow = gyc.shape[:3]
+    rows, cols = (
+        tuple(range(0, kernel[0] * dil[0], dil[0])),
+        tuple(range(0, kernel[1] * dil[1], dil[1])),
+    )
+    taps = _taps(xp.shape, rows, cols)
+    offs, step = _walk(xp.shape, stride[1], stride[0], ow)
+    gw = np.empty((o, xp.shape[0], *kernel), dtype=xp.dtype)
+    args = (xp.reshape(-1), gyc.reshape(-1), taps, offs, step, o, oh, gw.reshape(-1))
+    _threads.run(_compile()["wgrad"], args, o, 4)
+    return gw

@@ -1,0 +1,85 @@
+"""Running a compiled (``nogil``) kernel on as many threads as NumPy's BLAS uses.
+
+The compute-bound kernels (the direct convolution) split their output maps between threads, so
+a layer uses both cores as the GEMMs it replaces did. The thread count follows BLAS's (set it
+with threadpoolctl or OPENBLAS_NUM_THREADS, as for NumPy), so the two never oversubscribe the
+cores: the kernels run between GEMMs, never beside them. Memory-bound loops (im2col, BN, ReLU)
+stay on one thread; splitting them measured slower here (one core already saturates memory
+bandwidth and a hand-off costs tens of microseconds).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+_state: dict[str, Any] = {}
+if hasattr(os, "register_at_fork"):  # a forked child has none of the pool's threads
+    os.register_at_fork(after_in_child=lambda: _state.pop("pool", None))
+# Below this many output maps per thread, a hand-off (tens of microseconds) is not worth it.
+MIN_MAPS_PER_THREAD = 8
+
+
+def count() -> int:
+    """The number of threads NumPy's BLAS uses now (1 when threadpoolctl cannot tell)."""
+    if "blas" not in _state:
+        try:
+            from threadpoolctl import ThreadpoolController  # noqa: PLC0415
+
+            found = ThreadpoolController().select(user_api="blas").lib_controllers
+        except ImportError:
+            found = []
+        _state["blas"] = found[0] if found else None
+    blas = _state["blas"]
+    return 1 if blas is None else max(1, blas.num_threads)
+
+
+def _pool(workers: int) -> ThreadPoolExecutor:
+    pool = _state.get("pool")
+    if pool is None or pool._max_workers < workers:  # noqa: SLF001
+        pool = _state["pool"] = ThreadPoolExecutor(workers, "neurocanvas-kernel")
+    return pool
+
+
+def run(kernel: Callable[..., Any], args: tuple, total: int, align: int) -> None:
+    """``kernel(*args, lo, hi)`` over ``[0, total)`` in parts of a multiple of ``align``, one
+    part per thread (this one included)."""
+    parts = min(count(), total // MIN_MAPS_PER_THREAD) or 1
+    step = -(-total // parts)
+    step = -(-step // align) * align
+    bounds = [(lo, min(lo + step, total)) for lo in range(0, total, step)]
+    if len(bounds) == 1:
+        kernel(*args, 0, total)
+        return
+    futures = [_pool(len(bounds) - 1).submit(kernel, *args, lo, hi) for lo, hi in bounds[1:]]
+    kernel(*args, *bounds[0])
+    for future in futures:
+        future.result()
+
+
+def deal(costs: list[float], threads: int) -> list[list[int]]:
+    """Indices of ``costs`` dealt to ``threads`` shares, largest first to the lightest share."""
+    shares: list[list[int]] = [[] for _ in range(max(1, min(threads, len(costs))))]
+    loads = [0.0] * len(shares)
+    for i in sorted(range(len(costs)), key=lambda i: -costs[i]):
+        least = loads.index(min(loads))
+        shares[least].append(i)
+        loads[least] += costs[i]
+    return shares
+
+
+def run_all(jobs: list[tuple[float, Callable[[], Any]]]) -> None:
+    """Every ``(cost, job)``'s ``job()``, the jobs dealt to the threads (this one included) so
+    their costs come out even: one hand-off per thread instead of one per job."""
+    shares = [[jobs[i][1] for i in share] for share in deal([c for c, _ in jobs], count())]
+
+    def each(share: list[Callable[[], Any]]) -> None:
+        for job in share:
+            job()
+
+    futures = [_pool(len(shares) - 1).submit(each, share) for share in shares[1:]]
+    each(shares[0])
+    for future in futures:
+        future.result()

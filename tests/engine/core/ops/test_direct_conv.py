@@ -1,0 +1,137 @@
+"""The register-blocked direct convolution (numba + explicit SIMD vectors) against the generic
+im2col + GEMM path it stands in for, on odd shapes, through the layer users call; and its
+gradients against finite differences."""
+
+import numpy as np
+import pytest
+
+import engine.nn.functions as F
+from engine.core.autograd import Variable
+
+pytest.importorskip("numba", reason="the direct convolution kernels need numba")
+
+from engine.core.ops import _direct_conv, _jit  # noqa: E402 - after the skip
+
+RNG = np.random.default_rng(5)
+LANES = _direct_conv._compile()["lanes"]
+
+# (batch in vectors, C, H, W), (maps, kh, kw), pad, stride, dilation
+GEOMETRIES = [
+    ((2, 3, 8, 8), (16, 3, 3), (1, 1), (1, 1), (1, 1)),  # a stem
+    ((1, 5, 7, 6), (7, 3, 3), (1, 1), (1, 1), (1, 1)),  # maps and widths off the 4-tiles
+    ((3, 4, 9, 9), (6, 3, 3), (1, 1), (2, 2), (1, 1)),  # stride 2: four phases
+    ((1, 3, 10, 8), (4, 2, 2), (0, 0), (3, 3), (1, 1)),  # stride 3 > kernel: phases no tap reaches
+    ((1, 2, 8, 7), (5, 3, 2), (2, 0), (1, 2), (2, 1)),  # asymmetric, dilated, strided across
+    ((1, 3, 5, 5), (9, 5, 5), (2, 2), (1, 1), (1, 1)),  # 5x5
+    ((2, 6, 4, 4), (13, 3, 3), (0, 0), (1, 1), (1, 1)),  # no padding
+    ((1, 2, 4, 5), (3, 5, 4), (3, 3), (2, 3), (1, 1)),  # windows wider than the image
+]
+IDS = ["stem", "odd-maps", "stride-2", "gaps", "dilated", "5x5", "valid", "pad-beyond"]
+
+
+def _arrays(xs, ws, bias, channel_last=False):
+    x = RNG.standard_normal(xs).astype(np.float32)
+    w = RNG.standard_normal(ws).astype(np.float32)
+    b = RNG.standard_normal(ws[0]).astype(np.float32) if bias else None
+    if channel_last:
+        x, w = np.moveaxis(x, 1, -1).copy(), np.moveaxis(w, 1, -1).copy()
+    return x, w, b
+
+
+def _forward_backward(monkeypatch, enabled, x, w, b, kwargs, need_x=True):
+    monkeypatch.setattr(_jit, "ENABLED", enabled)
+    vs = [Variable(x, need_grad=need_x), Variable(w, need_grad=True)]
+    if b is not None:
+        vs.append(Variable(b, need_grad=True))
+    y = F.convolution(*vs, **kwargs) if b is not None else F.convolution(*vs, None, **kwargs)
+    y.backward(np.cos(np.arange(y.size)).reshape(y.shape).astype(np.float32))
+    return [y.d] + [v.g if v.need_grad else None for v in vs]
+
+
+@pytest.mark.parametrize("xs, ws, pad, stride, dil", GEOMETRIES, ids=IDS)
+@pytest.mark.parametrize("bias", [False, True], ids=["no-bias", "bias"])
+def test_direct_convolution_equals_the_generic_path(monkeypatch, xs, ws, pad, stride, dil, bias):
+    xs = (xs[0] * LANES, *xs[1:])
+    ws = (ws[0], xs[1], *ws[1:])
+    x, w, b = _arrays(xs, ws, bias)
+    calls = []
+    for name in ("forward", "input_grad", "weight_grad"):
+        real = getattr(_direct_conv, name)
+        monkeypatch.setattr(
+            _direct_conv, name, lambda *a, real=real, name=name: calls.append(name) or real(*a)
+        )
+    kwargs = {"pad": pad, "stride": stride, "dilation": dil}
+    direct = _forward_backward(monkeypatch, True, x, w, b, kwargs)
+    assert set(calls) == {"forward", "input_grad", "weight_grad"}
+    calls.clear()
+    generic = _forward_backward(monkeypatch, False, x, w, b, kwargs)
+    assert not calls
+    for got, want in zip(direct, generic, strict=True):
+        scale = max(1.0, float(np.abs(want).max()))
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * scale)
+
+
+def test_direct_convolution_channel_last_and_without_input_gradient(monkeypatch):
+    xs, ws = (LANES, 4, 6, 6), (10, 4, 3, 3)
+    x, w, b = _arrays(xs, ws, True, channel_last=True)
+    kwargs = {"pad": (1, 1), "channel_last": True}
+    for need_x in (True, False):
+        direct = _forward_backward(monkeypatch, True, x, w, b, kwargs, need_x)
+        generic = _forward_backward(monkeypatch, False, x, w, b, kwargs, need_x)
+        assert direct[0].shape == (LANES, 6, 6, 10)
+        for got, want in zip(direct, generic, strict=True):
+            if want is None:
+                assert got is None
+            else:
+                np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
+
+
+@pytest.mark.parametrize(
+    "n, group, dtype, taken",
+    [
+        (LANES, 1, np.float32, True),
+        (LANES + 1, 1, np.float32, False),  # the batch does not fill whole vectors
+        (LANES, 2, np.float32, False),  # grouped
+        (LANES, 1, np.float64, False),
+    ],
+    ids=["taken", "ragged-batch", "grouped", "float64"],
+)
+def test_only_what_the_kernels_serve_takes_them(monkeypatch, n, group, dtype, taken):
+    calls = []
+    real = _direct_conv.forward
+    monkeypatch.setattr(_direct_conv, "forward", lambda *a: calls.append(1) or real(*a))
+    x = Variable(RNG.standard_normal((n, 4, 5, 5)).astype(dtype))
+    w = Variable(RNG.standard_normal((4, 4 // group, 3, 3)).astype(dtype))
+    y = F.convolution(x, w, None, pad=(1, 1), group=group)
+    assert bool(calls) == taken
+    monkeypatch.setattr(_jit, "ENABLED", False)
+    want = F.convolution(x, w, None, pad=(1, 1), group=group)
+    np.testing.assert_allclose(y.d, want.d, rtol=1e-4, atol=1e-4)
+
+
+def test_direct_convolution_gradients_match_finite_differences():
+    # float32 kernels, so central differences in float64 of the float32 forward, with a step
+    # large enough for float32 rounding; every weight and a sample of input cells.
+    xs, ws = (LANES, 2, 5, 4), (5, 2, 3, 3)
+    x = RNG.standard_normal(xs).astype(np.float32)
+    w = RNG.standard_normal(ws).astype(np.float32)
+    probe = RNG.standard_normal((LANES, 5, 5, 4)).astype(np.float32)
+
+    def loss(xa, wa):
+        y = F.convolution(Variable(xa), Variable(wa), None, pad=(1, 1))
+        return float(np.sum(y.d.astype(np.float64) * probe))
+
+    xv, wv = Variable(x, need_grad=True), Variable(w, need_grad=True)
+    y = F.convolution(xv, wv, None, pad=(1, 1))
+    y.backward(probe)
+    eps = 1e-2
+    for grad, array, index in [(wv.g, w, i) for i in np.ndindex(ws)] + [
+        (xv.g, x, tuple(RNG.integers(0, s) for s in xs)) for _ in range(40)
+    ]:
+        plus, minus = array.copy(), array.copy()
+        plus[index] += eps
+        minus[index] -= eps
+        args = (plus, w) if array is x else (x, plus)
+        margs = (minus, w) if array is x else (x, minus)
+        numeric = (loss(*args) - loss(*margs)) / (2 * eps)
+        assert abs(grad[index] - numeric) <= 2e-2 * max(1.0, abs(numeric)), index

@@ -1,0 +1,85 @@
+"""engine.core.ops._threads: a kernel's output maps split over BLAS's thread count; and the
+OpenBLAS thread timeout the engine sets before NumPy loads OpenBLAS."""
+
+import os
+import subprocess
+import sys
+import threading
+
+import pytest
+
+from engine.core.ops import _threads
+
+
+@pytest.mark.parametrize(
+    "threads, total, align, parts",
+    [
+        (1, 64, 4, [(0, 64)]),
+        (2, 64, 4, [(0, 32), (32, 64)]),
+        (2, 37, 4, [(0, 20), (20, 37)]),  # parts start on whole tiles
+        (3, 37, 4, [(0, 16), (16, 32), (32, 37)]),
+        (2, 12, 4, [(0, 12)]),  # too few maps to be worth a hand-off
+    ],
+)
+def test_run_splits_the_maps_into_aligned_parts_one_per_thread(
+    monkeypatch, threads, total, align, parts
+):
+    monkeypatch.setattr(_threads, "count", lambda: threads)
+    seen, lock = [], threading.Lock()
+
+    def kernel(tag, lo, hi):
+        with lock:
+            seen.append((tag, lo, hi, threading.get_ident()))
+
+    _threads.run(kernel, ("k",), total, align)
+    assert sorted((lo, hi) for _, lo, hi, _ in seen) == parts
+    assert {tag for tag, *_ in seen} == {"k"}
+    here = threading.get_ident()  # the first part runs here, the others on pool threads
+    assert [(lo, hi) for _, lo, hi, ident in seen if ident == here] == parts[:1]
+
+
+@pytest.mark.parametrize(
+    "threads, shares",
+    [
+        (1, [[0, 1, 2, 3]]),
+        (2, [[0, 3], [1, 2]]),
+        (3, [[0], [1, 3], [2]]),
+        (8, [[0], [1], [2], [3]]),
+    ],
+)
+def test_deal_evens_out_the_costs(threads, shares):
+    assert _threads.deal([4, 2, 2, 1], threads) == shares  # a 3x3 stride-2 gradient's phases
+
+
+def test_run_all_runs_every_job_once(monkeypatch):
+    monkeypatch.setattr(_threads, "count", lambda: 2)
+    done, lock = [], threading.Lock()
+
+    def job(name):
+        with lock:
+            done.append(name)
+
+    _threads.run_all([(cost, lambda n=n: job(n)) for n, cost in enumerate([4, 2, 2, 1, 3])])
+    assert sorted(done) == [0, 1, 2, 3, 4]
+    _threads.run_all([])  # nothing to do
+
+
+def test_count_follows_blas_threads():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    with threadpoolctl.threadpool_limits(1, user_api="blas"):
+        assert _threads.count() == 1
+    with threadpoolctl.threadpool_limits(2, user_api="blas"):
+        blas = [i for i in threadpoolctl.threadpool_info() if i["user_api"] == "blas"]
+        assert _threads.count() == blas[0]["num_threads"] == 2
+
+
+@pytest.mark.parametrize("preset, expected", [(None, "18"), ("25", "25")])
+def test_engine_sets_openblas_thread_timeout_unless_the_user_did(preset, expected):
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_THREAD_TIMEOUT"}
+    if preset is not None:
+        env["OPENBLAS_THREAD_TIMEOUT"] = preset
+    code = "import engine, os; print(os.environ['OPENBLAS_THREAD_TIMEOUT'])"
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.strip() == expected
