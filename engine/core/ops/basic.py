@@ -376,8 +376,18 @@ class Deconvolution(Function):
             raise ValueError(
                 f"{self.fn}: the output would be empty: {out}. Received: x.shape={x.shape}"
             )
+        self.geo, self.in_sp, self.w_shape = geo, x4.shape[2:], w.shape
+        self.b_shape = None if b is None else b.shape
+        bl = self.bl = prefer_batch_last(n, geo.stride)
+        self.dense = _direct_conv.applies(x4, g, geo.kernel, bl)
+        if self.dense:  # a convolution's input gradient, by the direct kernels
+            self.xc, self.w4 = channels_major_contiguous(x4, True), w4
+            y = _direct_conv.input_grad(self.xc, w4, out, geo.pad, geo.stride, geo.dilation)
+            y = from_channels_major(y, True)
+            if b is not None:
+                y += b.reshape((maps,) + (1,) * geo.nk)
+            return geo.to_user(y)
         kk = prod(geo.kernel)
-        bl = prefer_batch_last(n, geo.stride)
         xmat = channel_matrix(x4, bl)
         if g == 1:
             wmat = w4.reshape(c, maps * kk)
@@ -395,8 +405,6 @@ class Deconvolution(Function):
             self.xmat = xmat
         if need[0]:
             self.wmat = wmat
-        self.geo, self.in_sp, self.w_shape, self.bl = geo, in_sp, w.shape, bl
-        self.b_shape = None if b is None else b.shape
         return geo.to_user(y)
 
     def backward(self, gy):
@@ -404,6 +412,8 @@ class Deconvolution(Function):
         xp = get_array_module(gy)
         g = geo.group
         g4 = geo.from_user(gy)
+        if self.dense:
+            return self._dense_backward(g4)
         n, maps = g4.shape[:2]
         bl = self.bl
         col, out = im2col(g4, geo.kernel, geo.pad, geo.stride, geo.dilation, bl)
@@ -429,6 +439,27 @@ class Deconvolution(Function):
         if need[2]:
             axes = (0,) + tuple(range(2, g4.ndim))
             gb = g4.sum(axis=axes).reshape(self.b_shape)
+        return gx, gw, gb
+
+    def _dense_backward(self, g4):
+        """Gradients through the direct kernels: the input gradient is a convolution of the
+        output gradient, the weight gradient a convolution's with the roles swapped."""
+        geo, need = self.geo, self.needs_input_grad
+        gyc = channels_major_contiguous(g4, True)
+        gp = _direct_conv.padded(gyc, geo.pad)
+        gx = gw = gb = None
+        if need[0]:
+            gxc = _direct_conv.forward(gp, self.w4, geo.stride, geo.dilation, self.in_sp)
+            gx = geo.to_user(from_channels_major(gxc, True))
+        if need[1]:
+            gw = _direct_conv.weight_grad(gp, self.xc, geo.kernel, geo.stride, geo.dilation)
+            if geo.channel_last:
+                gw = get_array_module(gw).moveaxis(gw, 1, -1)
+            gw = gw.reshape(self.w_shape)
+        if self.b_shape is None:
+            return gx, gw
+        if need[2]:
+            gb = gyc.sum(axis=(1, 2, 3)).reshape(self.b_shape)
         return gx, gw, gb
 
 

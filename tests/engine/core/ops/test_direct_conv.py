@@ -1,6 +1,6 @@
 """The register-blocked direct convolution (numba + explicit SIMD vectors) against the generic
-im2col + GEMM path it stands in for, on odd shapes, through the layer users call; and its
-gradients against finite differences."""
+im2col + GEMM path it stands in for, on odd shapes, through the layers users call (convolution
+and deconvolution); and its gradients against finite differences."""
 
 import numpy as np
 import pytest
@@ -135,3 +135,40 @@ def test_direct_convolution_gradients_match_finite_differences():
         margs = (minus, w) if array is x else (x, minus)
         numeric = (loss(*args) - loss(*margs)) / (2 * eps)
         assert abs(grad[index] - numeric) <= 2e-2 * max(1.0, abs(numeric)), index
+
+
+# (batch in vectors, C, H, W), (outmaps, kh, kw), pad, stride, dilation, output_padding
+DECONVOLUTIONS = [
+    ((1, 4, 5, 5), (6, 3, 3), (1, 1), (1, 1), (1, 1), (0, 0)),
+    ((2, 3, 4, 6), (5, 4, 4), (1, 1), (2, 2), (1, 1), (0, 0)),  # DCGAN's upsampling
+    ((1, 2, 3, 4), (7, 3, 2), (1, 0), (2, 3), (1, 1), (1, 2)),  # output padding
+    ((1, 3, 4, 4), (4, 3, 3), (2, 1), (1, 2), (2, 1), (1, 0)),  # dilated, padding < dilation
+]
+
+
+@pytest.mark.parametrize("xs, ws, pad, stride, dil, out_pad", DECONVOLUTIONS)
+@pytest.mark.parametrize("channel_last", [False, True], ids=["nchw", "nhwc"])
+def test_direct_deconvolution_equals_the_generic_path(
+    monkeypatch, xs, ws, pad, stride, dil, out_pad, channel_last
+):
+    xs = (xs[0] * LANES, *xs[1:])
+    x, w, _ = _arrays(xs, (xs[1], ws[0], *ws[1:]), False)  # weight (inmaps, outmaps, *k)
+    b = RNG.standard_normal(ws[0]).astype(np.float32)
+    if channel_last:
+        x, w = np.moveaxis(x, 1, -1).copy(), np.moveaxis(w, 1, -1).copy()
+    calls = []
+    real = _direct_conv.input_grad
+    monkeypatch.setattr(_direct_conv, "input_grad", lambda *a: calls.append(1) or real(*a))
+    kwargs = {"pad": pad, "stride": stride, "dilation": dil, "output_padding": out_pad}
+    results = []
+    for enabled in (True, False):
+        monkeypatch.setattr(_jit, "ENABLED", enabled)
+        vs = [Variable(a, need_grad=True) for a in (x, w, b)]
+        y = F.deconvolution(*vs, channel_last=channel_last, **kwargs)
+        y.backward(np.cos(np.arange(y.size)).reshape(y.shape).astype(np.float32))
+        results.append([y.d] + [v.g for v in vs])
+        assert bool(calls) == enabled
+        calls.clear()
+    for got, want in zip(*results, strict=True):
+        scale = max(1.0, float(np.abs(want).max()))
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * scale)
