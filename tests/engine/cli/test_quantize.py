@@ -78,6 +78,26 @@ def test_insert_bad_input_is_one_line_and_writes_nothing(trained, tmp_path, args
     assert "Traceback" not in done.stderr and not out.exists()
 
 
+def test_insert_keeps_an_existing_output_unless_forced(trained, tmp_path):
+    project, job = trained
+    out = tmp_path / "q.ncproj"
+    out.write_text("my own project\n", encoding="utf-8")
+    done = _run("insert", str(project), "-o", str(out), "--delta", "0.1")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert (
+        done.stderr == f"neurocanvas quantize: error: {out} exists; pass --force to overwrite it\n"
+    )
+    assert out.read_text(encoding="utf-8") == "my own project\n"
+    text = tmp_path / "q.txt"
+    done = _run("insert", str(project), "-o", str(text), "--delta", "0.1")
+    assert done.returncode == 2 and "unknown output format '.txt'" in done.stderr
+    assert not text.exists()
+    done = _run("insert", str(project), "-o", str(out), "--delta", "0.1", "--force")
+    assert done.returncode == 0, done.stderr
+    names = [n["name"] for n in json.loads(out.read_text(encoding="utf-8"))["networks"]]
+    assert names == ["Main", "Main_q8"]
+
+
 def test_a_job_that_does_not_fit_the_network_names_the_parameter_and_both_shapes(trained, tmp_path):
     project, job = trained
     other = kit.mlp_project(tmp_path / "x.csv", tmp_path / "y.csv")
