@@ -116,6 +116,15 @@ BAD_SETTINGS = [
      ['layer "Affine"', "OutShape", "5000"]),
     ("OutShape=1e21", r"^Property_1_Value=8$", "Property_1_Value=1e21", ["OutShape", "at most"]),
     ("OutShape=1e300", r"^Property_1_Value=8$", "Property_1_Value=1e300", ["OutShape", "at most"]),
+    # names CONFIG holds that nothing answers: the setting named, not the compiler's guess
+    ("Optimizer_NetworkName=Nope", r"^Optimizer_NetworkName=Main", "Optimizer_NetworkName=Nope",
+     ['optimizer "Optimizer": no network "Nope"']),
+    ("Monitor_NetworkName=Nope", r"^Monitor_NetworkName=MainValidation",
+     "Monitor_NetworkName=Nope", ['monitor "train_error": no network "Nope"']),
+    ("Executor_DatasetName=Nope", r"^Executor_DatasetName=Validation",
+     "Executor_DatasetName=Nope", ['executor "Executor": no dataset "Nope"']),
+    ("URI=builtin:nope", r"^URI=.*train.csv$", "URI=builtin:nope/training",
+     ['dataset "Training": URI builtin:nope/training', "unknown built-in dataset 'nope'"]),
 ]  # fmt: skip
 
 
