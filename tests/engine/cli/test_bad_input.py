@@ -61,6 +61,16 @@ def test_export_refuses_to_overwrite_without_force(project, tmp_path, capsys):
     assert "# mine" not in out.read_text()
 
 
+def test_export_names_a_bad_source_once(project, tmp_path, capsys):
+    missing = tmp_path / "nothere.ncproj"
+    err = one_line_error(capsys, "export", "python", str(missing), "-o", str(tmp_path / "x.py"))
+    assert err.count(str(missing)) == 1 and "No such file" in err, err
+    edit(project, r"^SourceLayerID=\d+$", "SourceLayerID=77")  # a dangling link
+    err = one_line_error(capsys, "export", "onnx", str(project), "-o", str(tmp_path / "x.onnx"))
+    assert err.count(str(project)) == 1 and "SourceLayerID=77 names no layer" in err, err
+    assert sorted(p.name for p in tmp_path.glob("x.*")) == []
+
+
 def test_export_to_a_folder_or_a_missing_folder(project, tmp_path, capsys):
     folder = tmp_path / "existing"
     folder.mkdir()
