@@ -114,6 +114,26 @@ def test_unreachable_storage_and_empty_ranges_are_one_line_errors(iris_file, tmp
     assert not list((iris_file.parent / "iris.files").glob("search_0*"))
 
 
+def test_a_from_job_that_is_not_a_finished_job_is_one_line_and_makes_no_study(iris_file):
+    store = iris_file.parent / "iris.files" / "structure_search.db"
+    missing = iris_file.parent / "nothere"
+    code, _, err = _run("search", iris_file, "--from-job", missing, "--attempts", 1)
+    assert code == 2 and err.strip().count("\n") == 0, err
+    assert f"--from-job {missing}: no such job folder" in err, err
+    code, _, err = _run("search", iris_file, "--from-job", iris_file.parent, "--attempts", 1)
+    assert code == 2 and "not a job folder (no network.ncproj)" in err, err
+    assert not store.exists()  # no empty study left behind by bad input
+
+
+def test_a_worker_joining_a_missing_sqlite_file_does_not_create_it(tmp_path):
+    url = f"sqlite:///{tmp_path / 'typo.db'}"
+    code, _, err = _run("search", "worker", "--storage", url, "--study", "search")
+    assert code == 2 and err.strip() == (
+        f"neurocanvas search: error: storage {url}: no such database file"
+    ), err
+    assert not (tmp_path / "typo.db").exists()
+
+
 def test_datasets_that_cannot_be_read_end_the_search_at_once(iris_file):
     project = load_project(iris_file)
     for i, dataset in enumerate(project.datasets):
