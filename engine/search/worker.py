@@ -121,6 +121,8 @@ class Worker:
                 warnings.filterwarnings("ignore", "Heartbeat of storage", UserWarning)
                 optuna.storages.fail_stale_trials(self.study)
                 fail_dead_local(self.study)
+                if len(attempts(self.study)) >= self.settings.attempts:
+                    break  # done: asking would leave a refused trial, a gap in the numbers
                 trial = self.study.ask()  # warns that heartbeats are meant for optimize()
             trial.set_user_attr("host", socket.gethostname())
             trial.set_user_attr("pid", os.getpid())

@@ -114,6 +114,17 @@ def test_unreachable_storage_and_empty_ranges_are_one_line_errors(iris_file, tmp
     assert not list((iris_file.parent / "iris.files").glob("search_0*"))
 
 
+def test_running_the_search_again_numbers_the_attempts_without_a_gap(iris_file):
+    for total in (2, 3):
+        code, _, err = _run("search", iris_file, "--attempts", total, "--epochs", 1, "--seed", 0)
+        assert code == 0, err
+    url = f"sqlite:///{iris_file.parent / 'iris.files' / 'structure_search.db'}"
+    assert [(t.number, t.state.name) for t in _trials(url)] == [
+        (0, "COMPLETE"), (1, "COMPLETE"), (2, "COMPLETE")]  # fmt: skip
+    table = (iris_file.parent / "iris.files" / "search_results.csv").read_text().splitlines()
+    assert [row.split(",")[0] for row in table[1:]] == ["0", "1", "2"]
+
+
 def test_a_from_job_that_is_not_a_finished_job_is_one_line_and_makes_no_study(iris_file):
     store = iris_file.parent / "iris.files" / "structure_search.db"
     missing = iris_file.parent / "nothere"
