@@ -24,7 +24,6 @@ import argparse
 import json
 import signal
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -213,7 +212,7 @@ def _sweep(args: argparse.Namespace) -> int:
     out = Path(args.output) if args.output else job.with_name(job.name + "_quantization")
     progress = _Progress(args.events)
     sweep = Sweep(args.project, job, out, options, on_event=progress)
-    _listen_for_stop(sweep, args.events)
+    _listen_for_stop(sweep, args.events or not sys.stdin.isatty())  # as train reads it
     ranking = None
     try:
         rows = sweep.run()
@@ -234,7 +233,11 @@ def _sweep(args: argparse.Namespace) -> int:
             )
         if ranking is not None:
             _print_sensitivity(ranking, out)
-        print(f"results: {out / 'results.csv'}, {out / 'sweep.png'}", file=sys.stderr)
+        if sweep.stop_event.is_set():
+            print(f"stopped with {len(rows)} points kept; the same command continues the sweep",
+                  file=sys.stderr)  # fmt: skip
+        if (out / "results.csv").exists():
+            print(f"results: {out / 'results.csv'}, {out / 'sweep.png'}", file=sys.stderr)
     return 0
 
 
@@ -325,13 +328,7 @@ def _listen_for_stop(sweep: Any, from_stdin: bool) -> None:
             signal.signal(signum, handler)
         except ValueError:  # not the main thread (tests)
             break
-    if not from_stdin:
-        return
+    if from_stdin:
+        from engine.runtime.extensions import watch_stdin  # noqa: PLC0415
 
-    def read() -> None:
-        for line in sys.stdin:
-            if line.strip() == "stop":
-                sweep.request_stop()
-                return
-
-    threading.Thread(target=read, daemon=True, name="stop-reader").start()
+        watch_stdin(sweep.request_stop)

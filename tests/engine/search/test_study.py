@@ -114,6 +114,19 @@ def test_unreachable_storage_and_empty_ranges_are_one_line_errors(iris_file, tmp
     assert not list((iris_file.parent / "iris.files").glob("search_0*"))
 
 
+def test_stop_on_stdin_ends_the_search_cleanly(iris_file):
+    proc = _neurocanvas("search", iris_file, "--attempts", 5, "--epochs", 100000,
+                        stdin=subprocess.PIPE)  # fmt: skip
+    try:
+        _, err = proc.communicate("stop\n", timeout=120)  # a pipe, no --events: `echo stop |`
+    finally:
+        proc.kill()  # a search that ignored the line would train for hours
+    assert proc.returncode == 0, err
+    assert err.strip().splitlines()[-1] == "stopped; the same command continues the search", err
+    url = f"sqlite:///{iris_file.parent / 'iris.files' / 'structure_search.db'}"
+    assert not [t for t in _trials(url) if t.state.name == "COMPLETE"]
+
+
 def test_running_the_search_again_numbers_the_attempts_without_a_gap(iris_file):
     for total in (2, 3):
         code, _, err = _run("search", iris_file, "--attempts", total, "--epochs", 1, "--seed", 0)
