@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import sys
+import warnings
 from pathlib import Path
 
 # Subcommand modules in the order ``--help`` lists them; a module that is not there yet is skipped.
@@ -73,6 +74,11 @@ def main(argv: list[str] | None = None) -> int:
     if not hasattr(args, "_run"):
         parser.print_help()
         return 2
+    # NumPy's floating-point warnings would come before the one line the engine writes about a
+    # NaN or an infinity (naming the epoch, iteration and layer); they add nothing to it.
+    warnings.filterwarnings(
+        "ignore", r"(overflow|invalid value|divide by zero) encountered", RuntimeWarning
+    )
     try:
         code = int(args._run(args) or 0)
         sys.stdout.flush()  # a reader that went away (``| head -1``) shows here, not at exit
