@@ -1,5 +1,6 @@
 import json
 import urllib.error
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -126,3 +127,13 @@ def test_builtin_list_generate_and_offline(tmp_path, capsys, monkeypatch):
 def test_dataset_without_action_prints_help(capsys):
     assert main(["dataset"]) == 2
     assert "info" in capsys.readouterr().out
+
+
+def test_the_list_states_the_rows_that_the_local_builtins_have(capsys):
+    assert main(["dataset", "builtin", "--list"]) == 0
+    listing = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    for name in ("digits", "digits-4or9", "iris", "bit-majority"):  # made here, no download
+        assert main(["dataset", "builtin", name]) == 0
+        csvs = [line.split()[1] for line in capsys.readouterr().out.splitlines()]
+        rows = [len(Path(csv).read_text(encoding="utf-8").splitlines()) - 1 for csv in csvs]
+        assert f"({rows[0]:,} / {rows[1]:,} rows" in listing[name], (listing[name], rows)
