@@ -149,6 +149,9 @@ def plan_run(
         raise SetupError(str(problem))
     for problem in config_problems(project):  # named as CONFIG names it, before any download
         raise SetupError(str(problem))
+    used = [item.network for item in [*project.optimizers, *project.monitors, *project.executors]]
+    for problem in run_problems(project, used):  # a layer's error too: before any download
+        raise SetupError(str(problem))
     if not project.optimizers:
         raise SetupError("the project has no optimizer (CONFIG tab): nothing to train")
     batch = _positive(config.get("BatchSize"), "[Config] BatchSize")

@@ -148,6 +148,20 @@ def test_train_refuses_bad_settings_in_one_line(project, tmp_path, capsys, old, 
     assert not (tmp_path / "job").exists()  # refused before the job folder is made
 
 
+def test_a_layer_error_comes_before_a_dataset_download(project, tmp_path, capsys, monkeypatch):
+    from engine.data import downloads
+
+    def offline(url):
+        raise AssertionError(f"downloaded {url} before checking the network")
+
+    monkeypatch.setattr(downloads, "_open_url", offline)
+    edit(project, r"^URI=.*train.csv$", "URI=builtin:mnist/training")
+    edit(project, r"^Property_1_Value=8$", "Property_1_Value=0")  # Affine OutShape
+    err = one_line_error(capsys, "train", str(project), "-o", str(tmp_path / "job"))
+    assert 'layer "Affine"' in err and "OutShape" in err, err
+    assert not (tmp_path / "job").exists()
+
+
 def test_parameters_larger_than_the_memory_left_are_refused_before_allocating(
     project, tmp_path, capsys, monkeypatch
 ):
