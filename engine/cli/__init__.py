@@ -12,6 +12,8 @@ import logging
 import os
 import re
 import sys
+import warnings
+from pathlib import Path
 
 # Subcommand modules in the order ``--help`` lists them; a module that is not there yet is skipped.
 SUBCOMMANDS = (
@@ -54,7 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if not argv or (len(argv) == 1 and not argv[0].startswith("-") and argv[0] not in SUBCOMMANDS):
+    if not argv or _names_a_project(argv):
+        if argv and not Path(argv[0]).is_file():
+            what = "a folder, not a project file" if Path(argv[0]).is_dir() else "no such file"
+            print(f"neurocanvas: error: {argv[0]}: {what}", file=sys.stderr)
+            return 2
         from console_app.app import run_app  # noqa: PLC0415 - Qt only when the GUI is wanted
 
         return run_app(argv[0] if argv else None)
@@ -68,6 +74,11 @@ def main(argv: list[str] | None = None) -> int:
     if not hasattr(args, "_run"):
         parser.print_help()
         return 2
+    # NumPy's floating-point warnings would come before the one line the engine writes about a
+    # NaN or an infinity (naming the epoch, iteration and layer); they add nothing to it.
+    warnings.filterwarnings(
+        "ignore", r"(overflow|invalid value|divide by zero) encountered", RuntimeWarning
+    )
     try:
         code = int(args._run(args) or 0)
         sys.stdout.flush()  # a reader that went away (``| head -1``) shows here, not at exit
@@ -80,6 +91,15 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"neurocanvas {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _names_a_project(argv: list[str]) -> bool:
+    """``neurocanvas FILE`` opens FILE in the app; a word without an extension that is no file
+    (``neurocanvas trian``) is a mistyped command, which argparse then names."""
+    arg = argv[0]
+    if len(argv) != 1 or arg.startswith("-") or arg in SUBCOMMANDS:
+        return False
+    return bool(Path(arg).suffix) or Path(arg).exists()
 
 
 def _stdout_closed() -> int:

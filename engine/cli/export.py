@@ -75,4 +75,5 @@ def _check_output(out: Path, kind: str, force: bool) -> None:
     targets = [out] + ([out.with_name(out.stem + "_parameters.npz")] if kind == "python" else [])
     existing = [str(p) for p in targets if p.exists()]
     if existing and not force:
-        raise UserError(f"{' and '.join(existing)} exists; pass --force to overwrite")
+        verb = "exists" if len(existing) == 1 else "exist"
+        raise UserError(f"{' and '.join(existing)} {verb}; pass --force to overwrite")

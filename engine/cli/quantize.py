@@ -4,7 +4,7 @@
 
     neurocanvas quantize insert PROJECT -o OUT [--network Main] [--quantizer fixed-point]
         [--bits 8] [--targets weights,biases,activations] [--delta auto|X] [--job JOB_DIR]
-        [--name NAME] [--sign auto|signed|unsigned] [--no-ste-fine-grained] [--skip L1,L2]
+        [--name NAME] [--sign auto|signed|unsigned] [--no-ste-fine-grained] [--skip L1,L2] [--force]
     neurocanvas quantize sweep PROJECT --job JOB_DIR [--bits 16,8,6,4,3,2] [--targets both]
         [--mode ptq|qat] [--epochs N] [-o SWEEP_DIR] [--events]
         [--sensitivity BITS] [--budget BYTES] [--max-evaluations N]
@@ -24,11 +24,11 @@ import argparse
 import json
 import signal
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
 from engine.cli import UserError
+from engine.cli.convert import OUT_SUFFIXES
 
 
 def add_parser(
@@ -51,6 +51,7 @@ def add_parser(
     insert.add_argument("--job", metavar="JOB_DIR", help="trained job to calibrate Delta from")
     insert.add_argument("--sign", choices=("auto", "signed", "unsigned"), default="auto")
     insert.add_argument("--skip", default=None, help="layers to leave float (comma-separated)")
+    insert.add_argument("--force", "-f", action="store_true", help="overwrite OUT if it exists")
     _common(insert)
     sweep = actions.add_parser("sweep", help="PTQ/QAT sweep over bits and targets")
     sweep.add_argument("project", metavar="PROJECT")
@@ -143,6 +144,7 @@ def _insert(args: argparse.Namespace) -> int:
     delta = _delta(args.delta)
     if not Path(args.project).is_file():
         raise QuantizationError(f"{args.project}: no such project file")
+    _check_output(Path(args.output), args.force)
     project = load_project(args.project)
     network = args.network or ("Main" if project.has_network("Main") else project.network_names[0])
     if not project.has_network(network):
@@ -165,6 +167,15 @@ def _insert(args: argparse.Namespace) -> int:
     count = sum(1 for layer in result.layers if layer.type == scheme.layer_type)
     print(f'network "{result.name}": {count} {scheme.layer_type} layers, {args.output}')
     return 0
+
+
+def _check_output(out: Path, force: bool) -> None:
+    """As ``convert``: OUT's extension picks the format, and an existing file needs --force."""
+    if out.suffix.lower() not in OUT_SUFFIXES:
+        raise UserError(f"{out}: unknown output format {out.suffix or '(no extension)'!r}; "
+                        f"use one of {', '.join(OUT_SUFFIXES)}")  # fmt: skip
+    if out.exists() and not out.is_dir() and not force:
+        raise UserError(f"{out} exists; pass --force to overwrite it")
 
 
 def _calibrate(project: Any, network: str, job_dir: str) -> Any:
@@ -201,7 +212,7 @@ def _sweep(args: argparse.Namespace) -> int:
     out = Path(args.output) if args.output else job.with_name(job.name + "_quantization")
     progress = _Progress(args.events)
     sweep = Sweep(args.project, job, out, options, on_event=progress)
-    _listen_for_stop(sweep, args.events)
+    _listen_for_stop(sweep, args.events or not sys.stdin.isatty())  # as train reads it
     ranking = None
     try:
         rows = sweep.run()
@@ -222,7 +233,11 @@ def _sweep(args: argparse.Namespace) -> int:
             )
         if ranking is not None:
             _print_sensitivity(ranking, out)
-        print(f"results: {out / 'results.csv'}, {out / 'sweep.png'}", file=sys.stderr)
+        if sweep.stop_event.is_set():
+            print(f"stopped with {len(rows)} points kept; the same command continues the sweep",
+                  file=sys.stderr)  # fmt: skip
+        if (out / "results.csv").exists():
+            print(f"results: {out / 'results.csv'}, {out / 'sweep.png'}", file=sys.stderr)
     return 0
 
 
@@ -313,13 +328,7 @@ def _listen_for_stop(sweep: Any, from_stdin: bool) -> None:
             signal.signal(signum, handler)
         except ValueError:  # not the main thread (tests)
             break
-    if not from_stdin:
-        return
+    if from_stdin:
+        from engine.runtime.extensions import watch_stdin  # noqa: PLC0415
 
-    def read() -> None:
-        for line in sys.stdin:
-            if line.strip() == "stop":
-                sweep.request_stop()
-                return
-
-    threading.Thread(target=read, daemon=True, name="stop-reader").start()
+        watch_stdin(sweep.request_stop)

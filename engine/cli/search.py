@@ -26,7 +26,6 @@ import argparse
 import os
 import signal
 import sys
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -117,6 +116,8 @@ def _search(args: argparse.Namespace, emit: Any) -> int:
         plot = f", plot {result.plot}" if result.plot else ""
         print(f"{len(result.rows)} attempts, Pareto-optimal: {pareto}; table {result.table}"
               f"{plot}", file=sys.stderr)  # fmt: skip
+        if status == "stopped":
+            print("stopped; the same command continues the search", file=sys.stderr)
     return 0
 
 
@@ -179,21 +180,17 @@ _previous: dict[int, Any] = {}
 
 
 def _install_stop(args: argparse.Namespace, worker: Any) -> None:
-    """Ctrl-C, SIGTERM and (with --events, as the app sends it) a line "stop" on stdin."""
+    """Ctrl-C, SIGTERM and a line "stop" on stdin (the app's Stop, or any stdin that is not a
+    terminal, as ``train`` reads it)."""
     for signum in (signal.SIGINT, signal.SIGTERM):
         try:
             _previous[signum] = signal.signal(signum, lambda *_: worker.stop())
         except ValueError:  # not the main thread
             break
-    if args.events:
+    if args.events or not sys.stdin.isatty():
+        from engine.runtime.extensions import watch_stdin  # noqa: PLC0415
 
-        def read_stdin() -> None:
-            for line in sys.stdin:
-                if line.strip() == "stop":
-                    worker.stop()
-                    return
-
-        threading.Thread(target=read_stdin, daemon=True).start()
+        watch_stdin(worker.stop)
 
 
 def _restore_signals() -> None:

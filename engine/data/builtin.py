@@ -304,7 +304,7 @@ BUILTINS: dict[str, Builtin] = {
         Builtin("digits", "scikit-learn handwritten digits as 1x28x28 PNGs, 10 classes (1,500 / "
                 "297 rows)", "digits", "digits_training.csv", "digits_validation.csv",
                 _make_digits),
-        Builtin("digits-4or9", "4 or 9 from digits, y=1 for 9 (binary)", "digits",
+        Builtin("digits-4or9", "4 or 9 from digits, y=1 for 9 (296 / 65 rows)", "digits",
                 "digits_4or9_training.csv", "digits_4or9_validation.csv",
                 _make_binary("digits", "digits-4or9", None), base="digits"),
         Builtin("iris", "iris flowers, x__0..x__3 scaled to 0..1, y = class 0-2 (120 / 30 rows)",

@@ -10,6 +10,7 @@ split.
 
 from __future__ import annotations
 
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,7 +58,25 @@ def create_from_folders(
         raise DatasetError(f"size must be two positive integers (width, height). Received: {size}")
     classes = _classes(source)
     _check_output(out)
+    created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
+    try:
+        return _write(classes, source, out, size, channel, ratio, seed, progress)
+    except BaseException:  # a bad image half-way: leave no half-made dataset behind
+        _remove_written(out, created)
+        raise
+
+
+def _write(
+    classes: list[tuple[str, list[Path]]],
+    source: Path,
+    out: Path,
+    size: tuple[int, int] | None,
+    channel: str,
+    ratio: float,
+    seed: int,
+    progress: Progress | None,
+) -> dict[str, Path]:
     total = sum(len(files) for _, files in classes)
     splits: dict[str, list[tuple[str, int]]] = {"training": [], "validation": []}
     sizer, done = _Sizer((int(size[0]), int(size[1])) if size is not None else None), 0
@@ -77,6 +96,18 @@ def create_from_folders(
         rows.sort(key=_row_key)
         paths[split] = write_csv(out / f"{split}.csv", HEADER, rows)
     return paths
+
+
+def _remove_written(out: Path, created: bool) -> None:
+    """Undo a failed write: the folder this call made, or what it put in the empty folder."""
+    if created:
+        shutil.rmtree(out, ignore_errors=True)
+        return
+    for child in out.iterdir():  # empty before the call (checked), so all of it is ours
+        if child.is_dir() and not child.is_symlink():
+            shutil.rmtree(child, ignore_errors=True)
+        else:
+            child.unlink(missing_ok=True)
 
 
 def _row_key(row: tuple[str, int]) -> tuple[int, str]:

@@ -40,7 +40,7 @@ def open_source(path: str | Path, checkpoint: str = "best") -> Source:
     Raises:
         ExportError: unreadable project, job without trained parameters.
     """
-    from engine.formats import load_project  # noqa: PLC0415
+    from engine.formats import ProjectFileError, load_project  # noqa: PLC0415
     from engine.runtime.job import Job, JobError  # noqa: PLC0415
 
     path = Path(path)
@@ -59,6 +59,8 @@ def open_source(path: str | Path, checkpoint: str = "best") -> Source:
         dataset = plan.get("datasets", {}).get(executors[0]["dataset"] if executors else "", {})
         return Source(job.load_project(), path.name, runtime, _trained(job, checkpoint),
                       bool(dataset.get("normalize", True)), job.project_base())  # fmt: skip
+    except ProjectFileError as exc:  # it names the file (and line) already
+        raise ExportError(str(exc)) from None
     except (JobError, OSError, KeyError, ValueError, TypeError, AttributeError) as exc:
         if isinstance(exc, ExportError):
             raise

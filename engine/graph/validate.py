@@ -77,7 +77,7 @@ def validate_project(
     for network in project.networks:
         problems += validate_network(inference.network(network.name))
     problems += settings_problems(project)
-    problems += _config_problems(project)
+    problems += config_problems(project)
     problems += _dataset_problems(project, variables)
     return problems
 
@@ -307,7 +307,9 @@ def settings_problems(project: Project) -> list[Problem]:
     return problems
 
 
-def _config_problems(project: Project) -> list[Problem]:
+def config_problems(project: Project) -> list[Problem]:
+    """Names in CONFIG that nothing answers: a duplicate, an optimizer, monitor or executor
+    naming a network or dataset link the project lacks."""
     problems = []
     datasets = {d.name for d in project.datasets}
     for collection in ("datasets", "optimizers", "monitors", "executors"):

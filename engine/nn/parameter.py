@@ -327,9 +327,10 @@ def load_arrays(path: str | os.PathLike) -> tuple[dict[str, np.ndarray], dict[st
     """
     path = os.fspath(path)
     try:
-        with np.load(path, allow_pickle=False) as archive:
-            if not isinstance(archive, np.lib.npyio.NpzFile):
-                raise ParameterFileError(f"{path}: not an .npz archive (a single .npy array)")
+        loaded = np.load(path, allow_pickle=False)
+        if not isinstance(loaded, np.lib.npyio.NpzFile):  # an .npy array has no context manager
+            raise ParameterFileError(f"{path}: not an .npz archive (a single .npy array)")
+        with loaded as archive:
             arrays = {key: archive[key] for key in archive.files}
     except ParameterFileError:
         raise

@@ -48,6 +48,10 @@ def resolve_uri(uri: str, base: Path | None, *, dataset: str = "", progress: boo
                 f"{where}: URI {text}: the split must be training or validation. "
                 f"Received: {split!r}"
             )
+        try:
+            builtin_data.get(name)
+        except DatasetError as exc:  # the link's name too: a project may link several
+            raise DatasetError(f"{where}: URI {text}: {exc}") from None
         return builtin_data.ensure(name, progress=progress)[split]
     nnc = builtin_data.for_nnc_uri(text) if "{SDCPATH}" in text else None
     if nnc is not None:

@@ -327,20 +327,26 @@ class StdinStop:
         self.stream = stream
 
     def on_start(self, trainer: Trainer) -> None:
-        stream = self.stream or sys.stdin
-        if stream is None:
+        watch_stdin(trainer.request_stop, self.stream)
+
+
+def watch_stdin(on_stop: Callable[[], Any], stream: Any = None) -> None:
+    """Call ``on_stop`` when a line ``stop`` arrives on ``stream`` (stdin), from a daemon thread;
+    train, quantize sweep and search share it."""
+    stream = stream or sys.stdin
+    if stream is None:
+        return
+
+    def watch() -> None:
+        try:
+            for line in stream:
+                if line.strip().lower() == "stop":
+                    on_stop()
+                    return
+        except (OSError, ValueError):  # stdin closed, or a test's stand-in that cannot be read
             return
 
-        def watch() -> None:
-            try:
-                for line in stream:
-                    if line.strip().lower() == "stop":
-                        trainer.request_stop()
-                        return
-            except (OSError, ValueError):  # stdin closed
-                return
-
-        threading.Thread(target=watch, name="nc-stdin-stop", daemon=True).start()
+    threading.Thread(target=watch, name="nc-stdin-stop", daemon=True).start()
 
 
 def standard_extensions(

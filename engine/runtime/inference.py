@@ -29,6 +29,7 @@ from engine.graph.project import Project
 from engine.runtime.compiler import compile_network
 from engine.runtime.evaluator import ExecutorRun, load_parameters, run_batch
 from engine.runtime.job import Job, JobError
+from engine.runtime.program import FeedError
 from engine.runtime.session import RunPlan, executor_plans
 
 __all__ = ["Prediction", "forward_files"]
@@ -83,7 +84,11 @@ def forward_files(
     for given in samples:
         batch = {name: _load(path, normalize)[None] for name, path in given.items()}
         batch = batch or {"": np.zeros((1, 0), np.float32)}  # no variable: a batch of one
-        for run, outputs in zip(runs, run_batch(runs, batch), strict=True):
+        try:
+            results = run_batch(runs, batch)
+        except FeedError as exc:  # a file that does not fit: name it, not "dataset variable"
+            raise FeedError(f"--input {', '.join(given.values())}: {exc}") from None
+        for run, outputs in zip(runs, results, strict=True):
             read = {name: given[name] for name in run.program.variables()}
             first = {name: value[0] for name, value in outputs.items()}  # the batch of one
             predictions.append(Prediction(read, first, run.info.get("name"), run.program.network))

@@ -22,7 +22,7 @@ from engine.core import backend
 from engine.formats import load_project
 from engine.runtime.checkpoint import checkpoint_path, load_checkpoint
 from engine.runtime.events import EventSink
-from engine.runtime.extensions import standard_extensions
+from engine.runtime.extensions import JobRecorder, standard_extensions
 from engine.runtime.job import Job, JobError, default_job_dir
 from engine.runtime.session import RunPlan, build_session, plan_run
 from engine.runtime.trainer import Trainer, TrainingError, TrainState
@@ -152,6 +152,11 @@ def _run(
                 f"{session.plan.max_epoch}; pass a larger --epochs"
             )
     if options.on_trainer is not None:
-        options.on_trainer(trainer)
+        try:
+            options.on_trainer(trainer)  # --params: a file that does not fit the network
+        except Exception as exc:
+            if not resumed:  # the new job failed at its start; it is not left "running"
+                JobRecorder(job).on_error(trainer, exc)
+            raise
     status = trainer.run()
     return TrainResult(job, status, trainer.state)

@@ -21,7 +21,7 @@ from engine.core.autograd import Variable
 from engine.data import DataIterator, DatasetError
 from engine.data.csv_dataset import Dataset
 from engine.graph.project import Project
-from engine.graph.validate import run_problems, settings_problems
+from engine.graph.validate import config_problems, run_problems, settings_problems
 from engine.nn import solvers as S
 from engine.nn.lr_scheduler import create_scheduler
 from engine.nn.optimizer import Optimizer
@@ -147,6 +147,11 @@ def plan_run(
     config = project.config
     for problem in settings_problems(project):  # before any value is used
         raise SetupError(str(problem))
+    for problem in config_problems(project):  # named as CONFIG names it, before any download
+        raise SetupError(str(problem))
+    used = [item.network for item in [*project.optimizers, *project.monitors, *project.executors]]
+    for problem in run_problems(project, used):  # a layer's error too: before any download
+        raise SetupError(str(problem))
     if not project.optimizers:
         raise SetupError("the project has no optimizer (CONFIG tab): nothing to train")
     batch = _positive(config.get("BatchSize"), "[Config] BatchSize")
@@ -162,9 +167,6 @@ def plan_run(
             "uri": item.uri, "csv": str(csv) if csv else None, "shuffle": item.shuffle,
             "normalize": item.image_normalization, "cache": item.enable_cache,
         }  # fmt: skip
-    for name in used:
-        if name not in datasets:
-            raise SetupError(f'no dataset link named "{name}" (DATASET tab); the CONFIG uses it')
     ipe = _iter_per_epoch(project, datasets, batch)
     plan = RunPlan(
         seed=int(seed) if seed is not None else int.from_bytes(os.urandom(4), "little") >> 1,

@@ -28,7 +28,7 @@ from engine.search.candidate import CandidateError, describe, propose
 from engine.search.mutations import NothingToSearch
 from engine.search.results import SearchResult, results
 from engine.search.study import SearchError, Settings, attempts, default_storage, open_study
-from engine.search.worker import Emit, Worker, seed_attempt
+from engine.search.worker import Emit, Worker, base_job_error, seed_attempt
 
 __all__ = ["SearchRequest", "SearchResult", "run_search", "settings_from_project", "results"]
 
@@ -99,6 +99,8 @@ def run_search(
     settings, parallel = settings_from_project(project, request)
     settings.check()
     check_project(project, settings)
+    if settings.base_job is not None:  # before the study is made: bad input leaves no trace
+        base_job_error(settings.base_job)
     url = request.storage or default_storage(Path(settings.jobs_root))
     study = open_study(url, request.study, settings)
     seed_attempt(study, settings)

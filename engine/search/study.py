@@ -112,6 +112,9 @@ def _storage(url: str) -> optuna.storages.RDBStorage:
 
 def open_study(url: str, name: str, settings: Settings | None = None) -> optuna.Study:
     """Create the study with ``settings`` or (settings None) join an existing one."""
+    if settings is None and url.startswith("sqlite:///"):  # joining: SQLite would create it
+        if not Path(url.removeprefix("sqlite:///")).is_file():
+            raise SearchError(f"storage {url}: no such database file")
     storage = _storage(url)
     if settings is None:
         try:

@@ -29,7 +29,7 @@ from engine.search import model
 from engine.search.candidate import Candidate, CandidateError, describe, propose
 from engine.search.study import HEARTBEAT_S, SearchError, Settings, attempts, done, front
 
-__all__ = ["Worker", "seed_attempt"]
+__all__ = ["Worker", "base_job_error", "seed_attempt"]
 
 Emit = Callable[..., Any]
 
@@ -43,11 +43,7 @@ def seed_attempt(study: optuna.Study, settings: Settings) -> None:
     network (the job's snapshot) is the seed the mutations start from."""
     if settings.base_job is None or any(t.user_attrs.get("seed") for t in attempts(study)):
         return
-    info = read_job(Path(settings.base_job), with_statistics=False)
-    error = info.best_valid_error
-    if info.status != "finished" or error is None:
-        raise SearchError(f"{settings.base_job}: --from-job needs a finished job with a "
-                          f"validation error (status {info.status})")  # fmt: skip
+    error = base_job_error(settings.base_job)
     try:
         found = describe(Job.open(Path(settings.base_job)).load_project(), problems_ok=True)
     except (JobError, ValueError) as exc:  # ValueError: ProjectFileError, CandidateError
@@ -58,6 +54,20 @@ def seed_attempt(study: optuna.Study, settings: Settings) -> None:
         attrs["accuracy"] = accuracy
     trial = optuna.trial.create_trial(values=_values(settings, error, found.cost), user_attrs=attrs)
     study.add_trial(trial)
+
+
+def base_job_error(job: str) -> float:
+    """The ``--from-job`` job's best validation error; a folder that is not a finished job is
+    refused (the search checks it before it opens or creates the study)."""
+    path = Path(job)
+    if not (path / "network.ncproj").is_file():
+        what = "not a job folder (no network.ncproj)" if path.exists() else "no such job folder"
+        raise SearchError(f"--from-job {job}: {what}")
+    info = read_job(path, with_statistics=False)
+    if info.status != "finished" or info.best_valid_error is None:
+        raise SearchError(f"{job}: --from-job needs a finished job with a validation error "
+                          f"(status {info.status})")  # fmt: skip
+    return info.best_valid_error
 
 
 def _values(settings: Settings, error: float, cost: float) -> list[float]:
@@ -111,6 +121,8 @@ class Worker:
                 warnings.filterwarnings("ignore", "Heartbeat of storage", UserWarning)
                 optuna.storages.fail_stale_trials(self.study)
                 fail_dead_local(self.study)
+                if len(attempts(self.study)) >= self.settings.attempts:
+                    break  # done: asking would leave a refused trial, a gap in the numbers
                 trial = self.study.ask()  # warns that heartbeats are meant for optimize()
             trial.set_user_attr("host", socket.gethostname())
             trial.set_user_attr("pid", os.getpid())

@@ -61,6 +61,16 @@ def test_export_refuses_to_overwrite_without_force(project, tmp_path, capsys):
     assert "# mine" not in out.read_text()
 
 
+def test_export_names_a_bad_source_once(project, tmp_path, capsys):
+    missing = tmp_path / "nothere.ncproj"
+    err = one_line_error(capsys, "export", "python", str(missing), "-o", str(tmp_path / "x.py"))
+    assert err.count(str(missing)) == 1 and "No such file" in err, err
+    edit(project, r"^SourceLayerID=\d+$", "SourceLayerID=77")  # a dangling link
+    err = one_line_error(capsys, "export", "onnx", str(project), "-o", str(tmp_path / "x.onnx"))
+    assert err.count(str(project)) == 1 and "SourceLayerID=77 names no layer" in err, err
+    assert sorted(p.name for p in tmp_path.glob("x.*")) == []
+
+
 def test_export_to_a_folder_or_a_missing_folder(project, tmp_path, capsys):
     folder = tmp_path / "existing"
     folder.mkdir()
@@ -116,6 +126,15 @@ BAD_SETTINGS = [
      ['layer "Affine"', "OutShape", "5000"]),
     ("OutShape=1e21", r"^Property_1_Value=8$", "Property_1_Value=1e21", ["OutShape", "at most"]),
     ("OutShape=1e300", r"^Property_1_Value=8$", "Property_1_Value=1e300", ["OutShape", "at most"]),
+    # names CONFIG holds that nothing answers: the setting named, not the compiler's guess
+    ("Optimizer_NetworkName=Nope", r"^Optimizer_NetworkName=Main", "Optimizer_NetworkName=Nope",
+     ['optimizer "Optimizer": no network "Nope"']),
+    ("Monitor_NetworkName=Nope", r"^Monitor_NetworkName=MainValidation",
+     "Monitor_NetworkName=Nope", ['monitor "train_error": no network "Nope"']),
+    ("Executor_DatasetName=Nope", r"^Executor_DatasetName=Validation",
+     "Executor_DatasetName=Nope", ['executor "Executor": no dataset "Nope"']),
+    ("URI=builtin:nope", r"^URI=.*train.csv$", "URI=builtin:nope/training",
+     ['dataset "Training": URI builtin:nope/training', "unknown built-in dataset 'nope'"]),
 ]  # fmt: skip
 
 
@@ -127,6 +146,20 @@ def test_train_refuses_bad_settings_in_one_line(project, tmp_path, capsys, old, 
     assert all(w in err for w in words), err
     assert len(err) < 400, err
     assert not (tmp_path / "job").exists()  # refused before the job folder is made
+
+
+def test_a_layer_error_comes_before_a_dataset_download(project, tmp_path, capsys, monkeypatch):
+    from engine.data import downloads
+
+    def offline(url):
+        raise AssertionError(f"downloaded {url} before checking the network")
+
+    monkeypatch.setattr(downloads, "_open_url", offline)
+    edit(project, r"^URI=.*train.csv$", "URI=builtin:mnist/training")
+    edit(project, r"^Property_1_Value=8$", "Property_1_Value=0")  # Affine OutShape
+    err = one_line_error(capsys, "train", str(project), "-o", str(tmp_path / "job"))
+    assert 'layer "Affine"' in err and "OutShape" in err, err
+    assert not (tmp_path / "job").exists()
 
 
 def test_parameters_larger_than_the_memory_left_are_refused_before_allocating(

@@ -1,5 +1,6 @@
 import json
 import urllib.error
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -69,6 +70,22 @@ def test_create_from_folders(tmp_path, capsys):
     assert json.loads(capsys.readouterr().out)["variables"][0]["shape"] == [1, 3, 4]
 
 
+@pytest.mark.parametrize("existing", [False, True], ids=["new folder", "empty folder"])
+def test_create_with_a_broken_image_leaves_no_half_made_dataset(tmp_path, capsys, existing):
+    for name in ("a", "b"):
+        (tmp_path / "src" / name).mkdir(parents=True)
+        Image.fromarray(np.zeros((4, 4), np.uint8)).save(tmp_path / "src" / name / "0.png")
+    (tmp_path / "src" / "b" / "1.png").write_bytes(b"not a png")  # converted after b/0.png
+    out = tmp_path / "out"
+    if existing:
+        out.mkdir()
+    code = main(["dataset", "create", "--from-folders", str(tmp_path / "src"), "-o", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "1.png" in err, err
+    assert (sorted(out.iterdir()) == []) if existing else not out.exists()
+    assert (tmp_path / "src" / "b" / "0.png").is_file()  # the source is left alone
+
+
 @pytest.mark.parametrize(
     ("extra", "message"),
     [(["--size", "0"], "--size must be N or WIDTHxHEIGHT"), (["--size", "3y4"], "--size must"),
@@ -110,3 +127,13 @@ def test_builtin_list_generate_and_offline(tmp_path, capsys, monkeypatch):
 def test_dataset_without_action_prints_help(capsys):
     assert main(["dataset"]) == 2
     assert "info" in capsys.readouterr().out
+
+
+def test_the_list_states_the_rows_that_the_local_builtins_have(capsys):
+    assert main(["dataset", "builtin", "--list"]) == 0
+    listing = {line.split()[0]: line for line in capsys.readouterr().out.splitlines()}
+    for name in ("digits", "digits-4or9", "iris", "bit-majority"):  # made here, no download
+        assert main(["dataset", "builtin", name]) == 0
+        csvs = [line.split()[1] for line in capsys.readouterr().out.splitlines()]
+        rows = [len(Path(csv).read_text(encoding="utf-8").splitlines()) - 1 for csv in csvs]
+        assert f"({rows[0]:,} / {rows[1]:,} rows" in listing[name], (listing[name], rows)

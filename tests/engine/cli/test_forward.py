@@ -72,6 +72,12 @@ def test_forward_errors(trained, capsys):
     assert "missing.png: file not found" in capsys.readouterr().err
     assert main(["forward", str(trained / "job"), "--input", "y=a.csv"]) == 2
     assert "expected NAME=FILE with NAME one of x" in capsys.readouterr().err
+    np.save(trained / "wide.npy", np.zeros(5, np.float32))  # the network reads 4 values
+    assert main(["forward", str(trained / "job"), "--input", str(trained / "wide.npy")]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f'neurocanvas forward: error: --input {trained / "wide.npy"}: network "MainRuntime": '
+        'dataset variable "x" has shape (5) but the network expects (4)'
+    )
 
 
 def _parameters(job):

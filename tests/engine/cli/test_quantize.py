@@ -33,10 +33,11 @@ def trained(tmp_path, monkeypatch):
     return project, tmp_path / "job"
 
 
-def _run(*args: str) -> subprocess.CompletedProcess:
+def _run(*args: str, stdin: str = "") -> subprocess.CompletedProcess:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     command = [sys.executable, "-m", "engine.cli", "quantize", *args]
-    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, timeout=300)
+    return subprocess.run(command, capture_output=True, text=True, env=env, cwd=ROOT, timeout=300,
+                          input=stdin)  # fmt: skip
 
 
 def test_insert_writes_the_project_with_a_calibrated_quantized_network(trained, tmp_path):
@@ -76,6 +77,43 @@ def test_insert_bad_input_is_one_line_and_writes_nothing(trained, tmp_path, args
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and message in done.stderr
     assert "Traceback" not in done.stderr and not out.exists()
+
+
+def test_insert_keeps_an_existing_output_unless_forced(trained, tmp_path):
+    project, job = trained
+    out = tmp_path / "q.ncproj"
+    out.write_text("my own project\n", encoding="utf-8")
+    done = _run("insert", str(project), "-o", str(out), "--delta", "0.1")
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert (
+        done.stderr == f"neurocanvas quantize: error: {out} exists; pass --force to overwrite it\n"
+    )
+    assert out.read_text(encoding="utf-8") == "my own project\n"
+    text = tmp_path / "q.txt"
+    done = _run("insert", str(project), "-o", str(text), "--delta", "0.1")
+    assert done.returncode == 2 and "unknown output format '.txt'" in done.stderr
+    assert not text.exists()
+    done = _run("insert", str(project), "-o", str(out), "--delta", "0.1", "--force")
+    assert done.returncode == 0, done.stderr
+    names = [n["name"] for n in json.loads(out.read_text(encoding="utf-8"))["networks"]]
+    assert names == ["Main", "Main_q8"]
+
+
+def test_stop_on_stdin_keeps_the_points_and_running_again_continues(trained, tmp_path):
+    project, job = trained
+    out = tmp_path / "sweep"
+    args = ("sweep", str(project), "--job", str(job), "-o", str(out), "--mode", "qat",
+            "--epochs", "200", "--bits", "8,6,4")  # fmt: skip
+    done = _run(*args, stdin="stop\n")  # a pipe, no --events: as `echo stop |` in a shell
+    assert done.returncode == 0, done.stderr
+    kept = (out / "results.csv").read_text(encoding="utf-8").count("\n") - 1 if (
+        out / "results.csv").exists() else 0  # fmt: skip
+    assert kept < 4  # the float point and three QAT points: stopped before the end
+    assert f"stopped with {kept} points kept; the same command continues" in done.stderr
+    done = _run(*args, "--epochs", "2")
+    assert done.returncode == 0, done.stderr
+    with open(out / "results.csv", newline="", encoding="utf-8") as f:
+        assert [r["bits"] for r in csv.DictReader(f)] == ["32", "8", "6", "4"]
 
 
 def test_a_job_that_does_not_fit_the_network_names_the_parameter_and_both_shapes(trained, tmp_path):

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 import runtime_kit
 
@@ -73,6 +74,26 @@ def test_user_errors_are_one_line(kit, tmp_path, capsys, monkeypatch, argv, mess
     err = capsys.readouterr().err.strip()
     assert err.startswith("neurocanvas train: error: ") and message in err
     assert len(err.splitlines()) == 1
+
+
+def test_params_that_do_not_fit_fail_the_new_job_and_an_npy_is_one_line(kit, tmp_path, capsys):
+    path = _project(kit, tmp_path)
+    wrong = tmp_path / "wrong.npz"
+    np.savez(wrong, **{"Affine/affine/W": np.zeros((5, 3), np.float32)})
+    job = tmp_path / "job"
+    assert main(["train", str(path), "-o", str(job), "--params", str(wrong)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.endswith("parameter 'Affine/affine/W' has shape (5, 3) in the file but (4, 8) "
+                        "in the network") and len(err.splitlines()) == 1, err  # fmt: skip
+    status = json.loads((job / "status.json").read_text())  # failed, not left "running"
+    assert status["status"] == "failed" and "(5, 3)" in status["message"]
+    array = tmp_path / "one.npy"
+    np.save(array, np.zeros(3, np.float32))
+    assert main(["train", str(path), "-o", str(tmp_path / "job2"), "--params", str(array)]) == 2
+    assert capsys.readouterr().err.strip() == (
+        f"neurocanvas train: error: --params: {array}: not an .npz archive (a single .npy array)"
+    )
+    assert not (tmp_path / "job2").exists()
 
 
 def test_existing_job_folder_and_unsupported_layer(kit, tmp_path, capsys):

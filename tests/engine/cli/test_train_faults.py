@@ -106,3 +106,16 @@ def test_divergence_without_nan_is_a_warning(tmp_path):
                                  solver_parameters=calm), project)  # fmt: skip
     assert main(["train", str(project), "-o", str(tmp_path / "calm"), "--seed", "0"]) == 0
     assert '"warning"' not in (tmp_path / "calm" / "events.jsonl").read_text()
+
+
+def test_a_nan_is_one_line_without_numpys_warnings(tmp_path):
+    train_csv, valid_csv = kit.blobs(tmp_path, rows=24)
+    project = tmp_path / "p.ncproj"
+    params = {"Alpha": "1e30", "Beta1": "0.9", "Beta2": "0.999", "Epsilon": "1e-08"}
+    save_project(kit.mlp_project(train_csv, valid_csv, batch=8, max_epoch=3,
+                                 solver_parameters=params), project)  # fmt: skip
+    run = _train(tmp_path, str(project), "-o", str(tmp_path / "job"), "--seed", "0")
+    _, err = run.communicate(timeout=120)
+    assert run.returncode == 1
+    assert err.startswith("neurocanvas train: error: NaN or infinity at epoch 1, iteration "), err
+    assert err.count("\n") == 1 and "produced NaN or infinity" in err, err

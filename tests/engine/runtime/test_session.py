@@ -87,7 +87,7 @@ def test_plan_errors(kit, tmp_path):
     project = kit.mlp_project(train_csv, valid_csv, batch=8)
     project.replace_section(("monitors", 1), project.monitors[1].with_value(
         "Monitor_DatasetName", "Test"))  # fmt: skip
-    with pytest.raises(SetupError, match=r'no dataset link named "Test"'):
+    with pytest.raises(SetupError, match=r'^monitor "valid_error": no dataset "Test"$'):
         plan_run(project, base=tmp_path)
 
 

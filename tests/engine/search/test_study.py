@@ -114,6 +114,50 @@ def test_unreachable_storage_and_empty_ranges_are_one_line_errors(iris_file, tmp
     assert not list((iris_file.parent / "iris.files").glob("search_0*"))
 
 
+def test_stop_on_stdin_ends_the_search_cleanly(iris_file):
+    proc = _neurocanvas("search", iris_file, "--attempts", 5, "--epochs", 100000,
+                        stdin=subprocess.PIPE)  # fmt: skip
+    try:
+        _, err = proc.communicate("stop\n", timeout=120)  # a pipe, no --events: `echo stop |`
+    finally:
+        proc.kill()  # a search that ignored the line would train for hours
+    assert proc.returncode == 0, err
+    assert err.strip().splitlines()[-1] == "stopped; the same command continues the search", err
+    url = f"sqlite:///{iris_file.parent / 'iris.files' / 'structure_search.db'}"
+    assert not [t for t in _trials(url) if t.state.name == "COMPLETE"]
+
+
+def test_running_the_search_again_numbers_the_attempts_without_a_gap(iris_file):
+    for total in (2, 3):
+        code, _, err = _run("search", iris_file, "--attempts", total, "--epochs", 1, "--seed", 0)
+        assert code == 0, err
+    url = f"sqlite:///{iris_file.parent / 'iris.files' / 'structure_search.db'}"
+    assert [(t.number, t.state.name) for t in _trials(url)] == [
+        (0, "COMPLETE"), (1, "COMPLETE"), (2, "COMPLETE")]  # fmt: skip
+    table = (iris_file.parent / "iris.files" / "search_results.csv").read_text().splitlines()
+    assert [row.split(",")[0] for row in table[1:]] == ["0", "1", "2"]
+
+
+def test_a_from_job_that_is_not_a_finished_job_is_one_line_and_makes_no_study(iris_file):
+    store = iris_file.parent / "iris.files" / "structure_search.db"
+    missing = iris_file.parent / "nothere"
+    code, _, err = _run("search", iris_file, "--from-job", missing, "--attempts", 1)
+    assert code == 2 and err.strip().count("\n") == 0, err
+    assert f"--from-job {missing}: no such job folder" in err, err
+    code, _, err = _run("search", iris_file, "--from-job", iris_file.parent, "--attempts", 1)
+    assert code == 2 and "not a job folder (no network.ncproj)" in err, err
+    assert not store.exists()  # no empty study left behind by bad input
+
+
+def test_a_worker_joining_a_missing_sqlite_file_does_not_create_it(tmp_path):
+    url = f"sqlite:///{tmp_path / 'typo.db'}"
+    code, _, err = _run("search", "worker", "--storage", url, "--study", "search")
+    assert code == 2 and err.strip() == (
+        f"neurocanvas search: error: storage {url}: no such database file"
+    ), err
+    assert not (tmp_path / "typo.db").exists()
+
+
 def test_datasets_that_cannot_be_read_end_the_search_at_once(iris_file):
     project = load_project(iris_file)
     for i, dataset in enumerate(project.datasets):
