@@ -25,6 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
+# isort: split
+import engine  # noqa: F401 - before NumPy: it sets OpenBLAS's thread timeout (engine/__init__)
+
+# isort: split
 import numpy as np
 
 from engine.core import backend
