@@ -61,6 +61,13 @@ def main(argv: list[str] | None = None) -> int:
             what = "a folder, not a project file" if Path(argv[0]).is_dir() else "no such file"
             print(f"neurocanvas: error: {argv[0]}: {what}", file=sys.stderr)
             return 2
+        if _no_display():
+            print(
+                "neurocanvas: error: no display to open the app on (DISPLAY and WAYLAND_DISPLAY "
+                "are unset); run a command instead (neurocanvas --help)",
+                file=sys.stderr,
+            )
+            return 2
         from console_app.app import run_app  # noqa: PLC0415 - Qt only when the GUI is wanted
 
         return run_app(argv[0] if argv else None)
@@ -91,6 +98,15 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"neurocanvas {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def _no_display() -> bool:
+    """On Linux and the BSDs with no X or Wayland display and no Qt platform chosen, Qt would
+    abort with a core dump and a page of messages about plugins."""
+    if not sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
+        return False
+    env = os.environ
+    return not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY") or env.get("QT_QPA_PLATFORM"))
 
 
 def _names_a_project(argv: list[str]) -> bool:

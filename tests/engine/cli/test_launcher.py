@@ -35,3 +35,18 @@ def test_a_mistyped_command_or_a_missing_project_is_one_line_without_the_app(
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().splitlines()[-1].startswith(message), done.stderr
     assert "qt." not in done.stderr.lower() and "Traceback" not in done.stderr
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="only X11/Wayland can lack one")
+def test_no_display_is_one_line_instead_of_a_qt_abort(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env.update(PYTHONPATH=str(ROOT), QT_QPA_PLATFORM="")
+    project = ROOT / "projects" / "iris.ncproj"
+    for argv in ([], [str(project)]):
+        done = subprocess.run([sys.executable, "-m", "engine.cli", *argv], cwd=tmp_path, env=env,
+                              capture_output=True, text=True, timeout=60)  # fmt: skip
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.strip() == (
+            "neurocanvas: error: no display to open the app on (DISPLAY and WAYLAND_DISPLAY "
+            "are unset); run a command instead (neurocanvas --help)"
+        )
