@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -24,7 +26,7 @@ class MpiRun:
     ``.popen(k, *args)`` for a live run; ``.apps([...], [...])`` one rank per argument list."""
 
     def __init__(self, exe: str) -> None:
-        self.exe = exe
+        self.exe, self.started = exe, []
         self.env = {**os.environ, "PYTHONPATH": str(ROOT), "NEUROCANVAS_DEVICE": "cpu",
                     # Open MPI refuses root unless told (CI runs as root); BLAS threads would
                     # fight over the cores the ranks share.
@@ -44,14 +46,32 @@ class MpiRun:
         return self._run(command, timeout)
 
     def popen(self, k: int, *args: str) -> subprocess.Popen:
-        return subprocess.Popen([self.exe, "--oversubscribe", *self.command(k, *args)],
+        # A session of its own, so that the teardown can end mpirun and every rank together
+        # (a test that fails or times out left ranks training, or stuck in a collective,
+        # for the rest of the machine's life).
+        proc = subprocess.Popen([self.exe, "--oversubscribe", *self.command(k, *args)],
                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, env=self.env,
-                                cwd=ROOT)  # fmt: skip
+                                stderr=subprocess.PIPE,
+                                text=True, env=self.env, cwd=ROOT,
+                                start_new_session=True)  # fmt: skip
+        self.started.append(proc)
+        return proc
 
     def _run(self, command: list[str], timeout: float):
-        return subprocess.run(command, capture_output=True, text=True, env=self.env,
-                              timeout=timeout, cwd=ROOT, stdin=subprocess.DEVNULL)  # fmt: skip
+        proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=self.env, cwd=ROOT,
+                                start_new_session=True)  # fmt: skip
+        self.started.append(proc)
+        out, err = proc.communicate(timeout=timeout)
+        return subprocess.CompletedProcess(command, proc.returncode, out, err)
+
+    def end_all(self) -> None:
+        """Kill what is still running of every run started, ranks included."""
+        for proc in self.started:
+            if proc.poll() is None:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.communicate()
 
 
 @pytest.fixture
@@ -59,7 +79,9 @@ def mpirun():
     exe = _mpirun()
     if importlib.util.find_spec("mpi4py") is None or exe is None:
         pytest.skip('MPI not installed (pip install -e ".[mpi]" gives mpi4py and mpirun)')
-    return MpiRun(exe)
+    run = MpiRun(exe)
+    yield run
+    run.end_all()
 
 
 @pytest.fixture
