@@ -11,7 +11,7 @@ from __future__ import annotations
 import numba
 
 from engine.core.ops import _jit
-from engine.core.ops._simd import LANES, vfma, vload, vmuladd, vstore, vsum, vzero
+from engine.core.ops._simd import FORCED, LANES, vfma, vload, vmuladd, vstore, vsum, vzero
 
 # Shared arguments: xp, the flat padded input (C, Hp, Wp, N); taps[k], the offset in xp of
 # kernel tap k = (c, a, b); offs[t], the offset of output vector t within an input row;
@@ -19,7 +19,7 @@ from engine.core.ops._simd import LANES, vfma, vload, vmuladd, vstore, vsum, vze
 # output (O, oh, len(offs) * LANES); [o_lo, o_hi), the output maps this call computes.
 
 
-@_jit.njit(numba)
+@_jit.njit(numba, cache=not FORCED)
 def conv(xp, wp, taps, offs, step, o_n, oh, y, o_lo, o_hi):  # pragma: no cover - compiled
     # wp: packed weights (ceil(O / 4), K, 4), maps past O repeat the last one.
     k_n, t_n = taps.size, offs.size
@@ -61,7 +61,7 @@ def conv(xp, wp, taps, offs, step, o_n, oh, y, o_lo, o_hi):  # pragma: no cover 
                     vstore(y, out + t3 * LANES, v3)
 
 
-@_jit.njit(numba)
+@_jit.njit(numba, cache=not FORCED)
 def wgrad(xp, gy, taps, offs, step, o_n, oh, gw, o_lo, o_hi):  # pragma: no cover - compiled
     # gw: flat (O, K), every entry the sum over output rows, vectors and lanes.
     k_n, t_n = taps.size, offs.size

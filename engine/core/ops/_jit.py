@@ -26,17 +26,22 @@ def numba() -> ModuleType | None:
     return _state["numba"]
 
 
-def njit(numba: ModuleType, **options: Any) -> Callable[[Callable[..., Any]], Any]:
-    """``numba.njit`` with the machine code cached on disk, so the compilation (about a second
-    per kernel) is paid once per machine, not per process. numba keeps the cache beside the
-    source or, when that folder is read-only, under ``NUMBA_CACHE_DIR`` or the user's cache
-    folder; where none of those can be written, the kernel is compiled in memory instead."""
+def njit(
+    numba: ModuleType, cache: bool = True, **options: Any
+) -> Callable[[Callable[..., Any]], Any]:
+    """``numba.njit`` with the machine code cached on disk (unless ``cache`` is false), so the
+    compilation (about a second per kernel) is paid once per machine, not per process. numba
+    keeps the cache beside the source or, when that folder is read-only, under
+    ``NUMBA_CACHE_DIR`` or the user's cache folder; where none of those can be written, the
+    kernel is compiled in memory instead."""
 
     def decorate(fn: Callable[..., Any]) -> Any:
-        try:
-            return numba.njit(cache=True, nogil=True, **options)(fn)
-        except RuntimeError:  # "cannot cache function ...: no locator available"
-            return numba.njit(nogil=True, **options)(fn)
+        if cache:
+            try:
+                return numba.njit(cache=True, nogil=True, **options)(fn)
+            except RuntimeError:  # "cannot cache function ...: no locator available"
+                pass
+        return numba.njit(nogil=True, **options)(fn)
 
     return decorate
 

@@ -17,6 +17,7 @@ Imports numba: import this module on first use only (see :mod:`._jit`).
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import llvmlite.binding as llvm
@@ -24,9 +25,20 @@ from llvmlite import ir
 from numba.core import types
 from numba.extending import intrinsic, models, register_model
 
+# Tests build the kernels for the narrower registers of AVX2 and ARM machines (8 and 4 lanes)
+# by setting this. Such kernels are not cached on disk: numba keys its cache on the CPU, not on
+# the lane count, so a cached entry would be taken for another width.
+LANES_VARIABLE = "NEUROCANVAS_SIMD_LANES"
+FORCED = bool(os.environ.get(LANES_VARIABLE))
+
 
 def _lanes() -> int:
     """float32 lanes of the host's widest vector register (16 with AVX-512, 8 with AVX, else 4)."""
+    if FORCED:
+        lanes = int(os.environ[LANES_VARIABLE])
+        if lanes not in (4, 8, 16):
+            raise ValueError(f"{LANES_VARIABLE} must be 4, 8 or 16. Received: {lanes}")
+        return lanes
     features = llvm.get_host_cpu_features()
     if features.get("avx512f"):
         return 16

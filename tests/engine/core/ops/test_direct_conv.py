@@ -2,6 +2,10 @@
 im2col + GEMM path it stands in for, on odd shapes, through the layers users call (convolution
 and deconvolution); and its gradients against finite differences."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
@@ -172,3 +176,42 @@ def test_direct_deconvolution_equals_the_generic_path(
     for got, want in zip(*results, strict=True):
         scale = max(1.0, float(np.abs(want).max()))
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4 * scale)
+
+
+NARROW_CHECK = """
+import numpy as np
+import engine.nn.functions as F
+from engine.core.autograd import Variable
+from engine.core.ops import _direct_conv, _jit
+lanes = _direct_conv._compile()["lanes"]
+rng = np.random.default_rng(0)
+worst = 0.0
+for fn, xs, ws, kw in [
+    (F.convolution, (3 * lanes, 5, 7, 6), (7, 5, 3, 3), {"pad": (1, 1)}),
+    (F.convolution, (2 * lanes, 3, 9, 8), (6, 3, 3, 3), {"pad": (1, 1), "stride": (2, 2)}),
+    (F.deconvolution, (lanes, 5, 4, 5), (5, 6, 4, 4), {"pad": (1, 1), "stride": (2, 2)}),
+]:
+    x = rng.standard_normal(xs).astype(np.float32)
+    w = rng.standard_normal(ws).astype(np.float32)
+    got = []
+    for enabled in (True, False):
+        _jit.ENABLED = enabled
+        vx, vw = Variable(x, need_grad=True), Variable(w, need_grad=True)
+        y = fn(vx, vw, None, **kw)
+        y.backward(np.cos(np.arange(y.size)).reshape(y.shape).astype(np.float32))
+        got.append((y.d, vx.g, vw.g))
+    for a, b in zip(*got):
+        worst = max(worst, float(np.abs(a - b).max() / max(1.0, np.abs(b).max())))
+print(lanes, worst)
+"""
+
+
+@pytest.mark.parametrize("lanes", [8, 4], ids=["avx2-width", "neon-width"])
+def test_kernels_built_for_narrower_registers_compute_the_same(tmp_path, lanes):
+    # What an AVX2 laptop (8 lanes) or an ARM machine (4) compiles; this machine runs both.
+    env = {**os.environ, "NEUROCANVAS_SIMD_LANES": str(lanes), "NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", NARROW_CHECK], env=env, capture_output=True, text=True, check=True
+    )
+    used, worst = done.stdout.split()
+    assert int(used) == lanes and float(worst) < 1e-4
