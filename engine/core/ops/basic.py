@@ -280,7 +280,7 @@ class Convolution(Function):
         """Gradients through the direct kernels (see :mod:`._direct_conv`)."""
         geo, need = self.geo, self.needs_input_grad
         gyc = channels_major_contiguous(g4, True)
-        gx = gw = gb = None
+        gx = gw = None
         if need[0]:
             args = (self.x4.shape[2:], geo.pad, geo.stride, geo.dilation)
             gxc = _direct_conv.input_grad(gyc, geo.w, *args)
@@ -288,11 +288,7 @@ class Convolution(Function):
         if need[1]:
             gw = _direct_conv.weight_grad(self.xp, gyc, geo.kernel, geo.stride, geo.dilation)
             gw = self._user_weight(gw)
-        if self.b_shape is None:
-            return gx, gw
-        if need[2]:
-            gb = gyc.sum(axis=(1, 2, 3)).reshape(self.b_shape)
-        return gx, gw, gb
+        return _with_bias_grad(self, gx, gw, gyc)
 
     def _direct_backward(self, g4):
         """Gradients through the direct depthwise kernel (see :mod:`._depthwise`)."""
@@ -301,16 +297,12 @@ class Convolution(Function):
         gxc, gw = _depthwise.backward(
             self.xc, self.wk, gyc, geo.pad, geo.stride, geo.dilation, need[0], need[1]
         )
-        gx = gb = None
+        gx = None
         if gxc is not None:
             gx = geo.to_user(from_channels_major(gxc, True))
         if gw is not None:
             gw = self._user_weight(gw)
-        if self.b_shape is None:
-            return gx, gw
-        if need[2]:
-            gb = gyc.sum(axis=(1, 2, 3)).reshape(self.b_shape)
-        return gx, gw, gb
+        return _with_bias_grad(self, gx, gw, gyc)
 
 
 class Deconvolution(Function):
@@ -447,7 +439,7 @@ class Deconvolution(Function):
         geo, need = self.geo, self.needs_input_grad
         gyc = channels_major_contiguous(g4, True)
         gp = _direct_conv.padded(gyc, geo.pad)
-        gx = gw = gb = None
+        gx = gw = None
         if need[0]:
             gxc = _direct_conv.forward(gp, self.w4, geo.stride, geo.dilation, self.in_sp)
             gx = geo.to_user(from_channels_major(gxc, True))
@@ -456,11 +448,16 @@ class Deconvolution(Function):
             if geo.channel_last:
                 gw = get_array_module(gw).moveaxis(gw, 1, -1)
             gw = gw.reshape(self.w_shape)
-        if self.b_shape is None:
-            return gx, gw
-        if need[2]:
-            gb = gyc.sum(axis=(1, 2, 3)).reshape(self.b_shape)
-        return gx, gw, gb
+        return _with_bias_grad(self, gx, gw, gyc)
+
+
+def _with_bias_grad(f: Function, gx, gw, gyc):
+    """``(gx, gw)``, and the bias gradient summed from the contiguous (maps, *out, N) output
+    gradient when the layer has a bias."""
+    if f.b_shape is None:
+        return gx, gw
+    gb = gyc.sum(axis=(1, 2, 3)).reshape(f.b_shape) if f.needs_input_grad[2] else None
+    return gx, gw, gb
 
 
 def _call(f: Function, x, weight, bias):
