@@ -46,6 +46,9 @@ def focus_canvas(qtbot, window) -> None:
     window.edit_tab.current_view().setFocus()
 
 
+CTRL_SHIFT = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+
+
 def key(qtbot, window, sequence: Qt.Key, modifier=Qt.KeyboardModifier.NoModifier) -> None:
     """A key typed where the focus is (the window when a closed dialog left none)."""
     qtbot.keyClick(QApplication.focusWidget() or window, sequence, modifier)
@@ -82,22 +85,12 @@ def test_a_unit_nests_in_another_with_its_argument(qtbot, lenet_window):
     project, doc = window.document.project, window.document
     click_layer(qtbot, window, "Convolution_2")
     asked, found = tick(qtbot, "Convolution_2.OutMaps =", "Inner")
-    key(
-        qtbot,
-        window,
-        Qt.Key.Key_U,
-        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
-    )
+    key(qtbot, window, Qt.Key.Key_U, CTRL_SHIFT)  # Create Unit
     assert asked.done and found == ["Convolution_2.OutMaps = 30 (PInt)"]
 
     click_layer(qtbot, window, "Inner")
     asked, found = tick(qtbot, "Inner.", "Outer")
-    key(
-        qtbot,
-        window,
-        Qt.Key.Key_U,
-        Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier,
-    )
+    key(qtbot, window, Qt.Key.Key_U, CTRL_SHIFT)  # Create Unit
     assert asked.done and found == ["Inner.OutMaps = 30 (PInt)"]
     assert project.network_names == ("Main", "Inner", "Outer")
     outer = project.network("Outer")
