@@ -9,7 +9,7 @@ alternate the two so a shared machine's drift hits both alike; the ratio ours / 
 each round's pair is reported, with the median.
 
     python tests/benchmarks/bench_inference.py [--rounds 7] [--iters 50] [--batch 64]
-        [--threads N] [--only WORD...]
+        [--threads N] [--only WORD...] [--device cpu|gpu|guard]
 
 Timings are reported, never asserted (tests never assert wall-clock times).
 """
@@ -61,7 +61,7 @@ def _pair(project_file: Path, batch: int, threads: int | None, folder: Path):
     options = ort.SessionOptions()
     if threads:
         options.intra_op_num_threads = threads
-    session = ort.InferenceSession(str(onnx_file), options, providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(str(onnx_file), options, providers=_providers(ort))
     feed = session.get_inputs()[0]
     (variable,) = program.variables()
     x = np.random.default_rng(0).random((batch, *feed.shape[1:]), dtype=np.float32)
@@ -79,6 +79,13 @@ def _pair(project_file: Path, batch: int, threads: int | None, folder: Path):
     scale = max(float(np.abs(b).max()), 1e-30)
     assert np.abs(a.reshape(b.shape) - b).max() <= 1e-4 * scale, "outputs differ"
     return ours, theirs
+
+
+def _providers(ort) -> list[str]:
+    """onnxruntime on CUDA when ours runs on the GPU and this onnxruntime has CUDA, else CPU."""
+    if backend.device() == "gpu" and "CUDAExecutionProvider" in ort.get_available_providers():
+        return ["CUDAExecutionProvider", "CPUExecutionProvider"]
+    return ["CPUExecutionProvider"]
 
 
 def _median_ms(fn, iters: int) -> float:
@@ -104,7 +111,7 @@ def run(name: str, args, folder: Path) -> dict:
         "ort_ms": statistics.median(times["ort"]),
         "ratio": statistics.median(ratios),
     }
-    print(f"{name:<18} batch {args.batch}: NeuroCanvas {result['ours_ms']:7.3f} ms   "
+    print(f"{name:<18} batch {args.batch} ({args.device}): NeuroCanvas {result['ours_ms']:7.3f} ms   "
           f"onnxruntime {result['ort_ms']:7.3f} ms   ratio {result['ratio']:.2f}x "
           f"(rounds {ratios[0]:.2f}-{ratios[-1]:.2f})", flush=True)  # fmt: skip
     return result
@@ -117,8 +124,10 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--batch", type=int, default=64)
     parser.add_argument("--threads", type=int, help="threads of both (default: each its own)")
     parser.add_argument("--only", nargs="+", metavar="WORD")
+    parser.add_argument("--device", choices=("cpu", "gpu", "guard"), default="cpu",
+                        help="ours on the GPU (onnxruntime on CUDA where it has it)")  # fmt: skip
     args = parser.parse_args(argv)
-    nn.set_device("cpu")
+    nn.set_device(args.device)
     if args.threads:
         from threadpoolctl import threadpool_limits  # noqa: PLC0415
 
