@@ -81,7 +81,8 @@ def export_python_code(
     except (ExportError, OSError) as exc:
         window.report_error(f"Export Python code: {exc}")
         return None
-    window.show_message(f"Exported {out}")
+    window.show_message(f"Exported {out}: {UNTRAINED}; a trained model: right-click its job in "
+                        f"TRAINING > Export Python code...")  # fmt: skip
     return out
 
 

@@ -94,10 +94,17 @@ def export_python(source: Source, out: str | Path, target: str = "neurocanvas") 
         raise ExportError(f"{source.title}: no network compiles; nothing to export")
     text, names = python_module(source.project, source.title, networks, target)  # type: ignore[arg-type]
     written = []
+    suffix = ".h5" if target == "nnabla" else ".npz"
+    params = out.with_name(out.stem + "_parameters" + suffix)
+    if source.runtime in networks:
+        # A project's export gets the main too: run without parameters beside it, it says how
+        # to get them instead of silently doing nothing. A job's export needs one.
+        try:
+            text += "\n\n" + inference_source(source, names[source.runtime], params.name, target)
+        except ExportError:
+            if source.parameters is not None:
+                raise
     if source.parameters is not None and source.runtime in networks:
-        suffix = ".h5" if target == "nnabla" else ".npz"
-        params = out.with_name(out.stem + "_parameters" + suffix)
-        text += "\n\n" + inference_source(source, names[source.runtime], params.name, target)
         if target == "nnabla":
             shapes = nnabla_shapes(source.project, networks)
             write_nnabla_h5(source.parameters, params, shapes)

@@ -41,6 +41,13 @@ def test_file_export_python_code_offers_both_targets(lenet_window, tmp_path, mon
     action.trigger()
     assert f"import {module} as nn" in out.read_text()
     assert ast.parse(out.read_text())
+    # The file has no trained parameters: the status bar says so and where they come from, and
+    # the file itself, when run, says the same in one line (tests/engine/cli/test_export.py).
+    assert lenet_window.statusBar().currentMessage() == (
+        f"Exported {out}: the network as edited, with freshly initialized parameters; a trained "
+        "model: right-click its job in TRAINING > Export Python code..."
+    )
+    assert "def parameters_file():" in out.read_text()
 
 
 def test_export_onnx_from_the_menu_and_errors_are_reported(lenet_window, tmp_path):

@@ -20,6 +20,7 @@ import pytest
 import engine.nn as nn
 from engine.cli import main
 from engine.data import builtin
+from engine.export import open_source
 from engine.formats import load_project, save_project
 from engine.runtime.datasets import BUILTIN_SCHEME
 
@@ -75,6 +76,33 @@ def test_job_export_predicts_like_forward(job, capsys):
     assert done.returncode == 0, done.stderr[-2000:]
     got = [int(m) for m in re.findall(r"\ty' class (\d+)\t", done.stdout)]
     assert got == expected and len(got) == len(images)
+
+
+def test_a_project_export_run_says_where_trained_parameters_come_from(job, capsys):
+    """Exported from a project (no parameters), the file used to define its networks and exit 0
+    doing nothing when run (issue 35, item 20). It now has the same main: one line on how to
+    get trained parameters; with a job's parameters put beside it, it predicts as the job's."""
+    tmp, images = job
+    out = tmp / "from_project.py"
+    assert main(["export", "python", str(tmp / "lenet.ncproj"), "-o", str(out)]) == 0
+    assert not (tmp / "from_project_parameters.npz").exists()
+    done = subprocess.run([sys.executable, str(out), *images[:2]], capture_output=True, text=True,
+                          cwd=tmp, timeout=120)  # fmt: skip
+    assert done.returncode == 1 and not done.stdout
+    assert done.stderr.strip().splitlines() == [
+        "from_project.py: no trained parameters beside it (from_project_parameters.npz). Export "
+        "a trained job to get them: neurocanvas export python JOB_FOLDER -o from_project.py, or "
+        "in the app right-click the job in TRAINING > Export Python code..."
+    ]
+    capsys.readouterr()
+    assert main(["forward", str(tmp / "job"), "--input", *images, "--json"]) == 0
+    expected = [r["outputs"]["y'"]["class"] for r in json.loads(capsys.readouterr().out)]
+    trained = open_source(tmp / "job").parameters  # the best checkpoint's, as export takes
+    (tmp / "from_project_parameters.npz").write_bytes(trained.read_bytes())
+    done = subprocess.run([sys.executable, str(out), *images], capture_output=True, text=True,
+                          cwd=tmp, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert [int(m) for m in re.findall(r"\ty' class (\d+)\t", done.stdout)] == expected
 
 
 @pytest.mark.skipif(
@@ -192,7 +220,6 @@ def test_a_trained_dcgan_exports_a_script_that_generates_the_engines_images(tmp_
     fresh interpreter with nn.seed(5) it prints the engine's images for that seed."""
     import numpy as np  # noqa: PLC0415
 
-    from engine.export import open_source  # noqa: PLC0415
     from engine.runtime.compiler import compile_network  # noqa: PLC0415
 
     mp = pytest.MonkeyPatch()
