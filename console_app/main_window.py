@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QTabWidget,
 )
 
-from console_app import export_actions, import_actions
+from console_app import export_actions, help_menu, import_actions
 from console_app.autosave import Autosaver, Recovery
 from console_app.document import Document, default_project_path, sample_projects
 from console_app.editor import clipboard, networks, quantize_dialog
@@ -202,6 +202,7 @@ class MainWindow(QMainWindow):
         edit_menu.addActions([acts[f"{k}_network"] for k in NETWORK_ACTIONS])
         view_menu = bar.addMenu("&View")
         view_menu.addActions([acts[k] for k in ("zoom_in", "zoom_out", "zoom_fit", "snap")])
+        self.help_menu = help_menu.add_help_menu(self)
         toolbar = self.addToolBar("Main")
         toolbar.setObjectName("main_toolbar")
         for key in ("new", "open", "save", None, "undo", "redo", None, "zoom_in", "zoom_out",

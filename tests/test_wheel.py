@@ -1,4 +1,5 @@
-"""Installed as users install it, from a wheel (not editable), NeuroCanvas has its samples.
+"""Installed as users install it, from a wheel (not editable), NeuroCanvas has its samples
+and its resources (icon, launcher entry).
 
 Issue 35, item 21: ``projects/`` lies outside the packages, so an installed NeuroCanvas had no
 sample to open and the README's tour had none to train. The wheel now carries them as the
@@ -54,6 +55,9 @@ def test_the_wheel_holds_every_sample_project(installed):
     names = {Path(n).name for n in zipfile.ZipFile(wheel).namelist()
              if n.startswith("neurocanvas_samples/")}  # fmt: skip
     assert names == {p.name for p in (ROOT / "projects").glob("*.ncproj")} and len(names) == 15
+    resources = {n for n in zipfile.ZipFile(wheel).namelist() if n.startswith("neurocanvas_res")}
+    assert resources == {"neurocanvas_resources/neurocanvas.svg",
+                         "neurocanvas_resources/neurocanvas.desktop"}  # fmt: skip
 
 
 def test_an_installed_neurocanvas_lists_copies_and_trains_a_sample(installed):
@@ -75,5 +79,7 @@ def test_an_installed_neurocanvas_lists_copies_and_trains_a_sample(installed):
     out = _run([*cli, "evaluate", str(work / "job")], work, env).stdout
     accuracy = float(out.split("accuracy ")[1].split(",")[0])
     assert accuracy > 0.5, out  # one epoch of LeNet on the digits: about 0.9
-    installed_samples = tmp / "venv"
-    assert not list(installed_samples.rglob("lenet_digits.files"))  # nothing written in the install
+    assert not list((tmp / "venv").rglob("lenet_digits.files"))  # nothing written in the install
+    # The launcher entry comes from the installed resources, not the checkout's.
+    desktop = _run([*cli, "desktop"], work, {**env, "XDG_DATA_HOME": str(tmp / "xdg")}).stdout
+    assert "neurocanvas.desktop" in desktop and (tmp / "xdg" / "applications").is_dir()

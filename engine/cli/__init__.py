@@ -18,7 +18,7 @@ from pathlib import Path
 # Subcommand modules in the order ``--help`` lists them; a module that is not there yet is skipped.
 SUBCOMMANDS = (
     "train", "evaluate", "forward", "cost", "convert", "export", "import", "report", "quantize",
-    "dataset", "search", "samples", "doctor",
+    "dataset", "search", "samples", "desktop", "doctor",
 )  # fmt: skip
 
 

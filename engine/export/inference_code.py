@@ -1,14 +1,14 @@
 """The short ``main`` appended to a Python export.
 
 It loads the trained parameters beside the file (a job's export copies them there; a project's
-export has none, and running it says so in one line, with how to get them), reads each sample
-file as the dataset reader does (images as (C, H, W), per-sample CSV matrices, ``.npy``),
-applies Image Normalization (8-bit images x 1/255) when the job's dataset had it, runs the
-runtime network with ``test=True`` and prints each output (and the class of a vector output) in the format of
+export has none, and running it says so in one line, with how to get them), reads each sample file
+as the dataset reader does (images as (C, H, W), per-sample CSV matrices, ``.npy``), applies Image
+Normalization (8-bit images x 1/255) when the job's dataset had it, runs the runtime network with
+``test=True`` and prints each output (and the class of a vector output) in the format of
 ``neurocanvas forward``. A runtime network without real inputs, only generator inputs (a GAN's
-image generator), makes ``COUNT`` samples instead and prints them the same way. The
-``neurocanvas`` target reads files with NeuroCanvas's own loader;
-the ``nnabla`` target, which must run without NeuroCanvas, with Pillow and NumPy.
+image generator), makes ``COUNT`` samples instead and prints them the same way. The ``neurocanvas``
+target reads files with NeuroCanvas's own loader; the ``nnabla`` target, which must run without
+NeuroCanvas, with Pillow and NumPy.
 """
 
 from __future__ import annotations

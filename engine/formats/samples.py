@@ -1,22 +1,19 @@
 """The sample projects that ship with NeuroCanvas, wherever it is installed.
 
 In a source checkout they are the files in ``projects/``; in an installed wheel the same files
-are the package data of ``neurocanvas_samples`` (``setup.py`` maps that package onto
-``projects/``, so there is one copy of each). A sample is never opened or trained in place: the
-package folder may be read-only or shared by every user, and a run writes its job folders beside
-the project. :func:`copy_sample` gives the user a copy of their own.
+are the package ``neurocanvas_samples`` (:mod:`engine.package_data`). A sample is never opened or
+trained in place: the package folder may be read-only or shared by every user, and a run writes
+its job folders beside the project. :func:`copy_sample` gives the user a copy of their own.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 from pathlib import Path
 
-__all__ = ["SampleError", "samples_folder", "sample_projects", "find_sample", "copy_sample"]
+from engine.package_data import data_folder
 
-_CHECKOUT = Path(__file__).resolve().parents[2] / "projects"
-PACKAGE = "neurocanvas_samples"
+__all__ = ["SampleError", "samples_folder", "sample_projects", "find_sample", "copy_sample"]
 
 
 class SampleError(ValueError):
@@ -25,15 +22,7 @@ class SampleError(ValueError):
 
 def samples_folder() -> Path | None:
     """The folder holding the sample ``.ncproj`` files (None if neither place has them)."""
-    if _CHECKOUT.is_dir():
-        return _CHECKOUT
-    # A folder of data files, not code: its spec's search path is the folder (importlib's
-    # resource readers refuse the namespace package this is in an editable install).
-    spec = importlib.util.find_spec(PACKAGE)
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        if Path(folder).is_dir():
-            return Path(folder)
-    return None
+    return data_folder("neurocanvas_samples", "projects")
 
 
 def sample_projects() -> list[Path]:
