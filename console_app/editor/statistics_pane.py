@@ -12,7 +12,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from engine.graph.statistics import NetworkStatistics
-from engine.layers.spec import STATISTICS
+from engine.layers.spec import STATISTIC_MEANINGS, STATISTICS
 
 EXTRAS = ("UniqueParameters", "FLOPs", "ParameterBytes")
 
@@ -34,6 +34,7 @@ class StatisticsPane(QTableWidget):
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         for row, name in enumerate((*STATISTICS, *EXTRAS)):
             item = QTableWidgetItem(name)
+            item.setToolTip(STATISTIC_MEANINGS[name])
             if name in EXTRAS:
                 item.setFlags(Qt.ItemFlag.ItemIsEnabled)  # not a per-layer statistic
                 item.setForeground(Qt.GlobalColor.darkGray)

@@ -41,6 +41,25 @@ STATISTICS = (
 )  # fmt: skip
 COST_STATISTICS = STATISTICS[1:]
 
+# What each statistic counts, per sample, as the statistics pane explains it (nnc-layers.md §1.6).
+STATISTIC_MEANINGS = {
+    "Output": "Values the layers output, summed over the network: Input, Parameter and loss "
+    "layers included. As in NNC, a Unit layer counts only its own output, not the outputs of "
+    "the layers inside it (the costs below do count everything inside), so making a Unit of "
+    "some layers lowers Output and leaves the costs unchanged.",
+    "CostParameter": "Parameters the layers own (weights, biases, Parameter layers), counting a "
+    "parameter shared by name once per layer that uses it.",
+    "CostAdd": "Additions and subtractions.",
+    "CostMultiply": "Multiplications that are not part of a multiply-add.",
+    "CostMultiplyAdd": "Multiply-adds (a convolution or affine layer's products summed).",
+    "CostDivision": "Divisions.",
+    "CostExp": "Exponentials, logarithms and powers (also inside tanh and sigmoid).",
+    "CostIf": "Comparisons and branches (max, ReLU, pooling comparisons).",
+    "UniqueParameters": "Parameters counted once each, however many layers share them.",
+    "FLOPs": "Floating-point operations of one forward pass: 2 x the multiply-adds.",
+    "ParameterBytes": "Memory of the unique parameters at their storage type.",
+}
+
 
 class Inputs(enum.StrEnum):
     """``[IO] Input=``: how many links the main input pin (pin 0) takes."""
