@@ -203,3 +203,25 @@ def test_making_a_unit_lowers_output_only_as_the_tooltip_explains(lenet_window):
     tip = tab.statistics.item(0, 0).toolTip()
     assert tab.statistics.item(0, 0).text() == "Output"
     assert "a Unit layer counts only its own output" in tip and "costs" in tip
+
+
+def test_a_unit_box_shows_its_argument_values(make_window, tmp_path, qtbot):
+    """Issue 35, item 5: Unit boxes showed only "Net : ResidualBlock"; they show the values of
+    the unit's arguments too, as set on the layer or else the unit's default, and follow edits."""
+    import shutil
+    from pathlib import Path
+
+    target = tmp_path / "residual.ncproj"
+    shutil.copyfile(Path(__file__).resolve().parents[3] / "projects" / "residual_digits.ncproj",
+                    target)  # fmt: skip
+    window = make_window(str(target))
+    tab, doc = window.edit_tab, window.document
+    scene = tab.current_scene()
+    assert scene.layer_items["Res1"].subtitle.endswith("   Maps : 16")
+    scene.select_layers(["Res1"])
+    assert tab.property_pane.set_text("Maps", "32")
+    assert scene.layer_items["Res1"].subtitle.endswith("   Maps : 32")
+    assert tab.property_pane.set_text("Maps", "")  # cleared: the unit's default shows
+    unit = doc.project.network("ResidualBlock")
+    doc.push(C.SetProperty(unit, "Maps", "Value", "24"))  # the default, edited in the unit
+    qtbot.waitUntil(lambda: scene.layer_items["Res1"].subtitle.endswith("   Maps : 24"))
