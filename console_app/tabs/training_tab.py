@@ -171,8 +171,11 @@ class TrainingTab(QWidget):
         self.open_button.clicked.connect(lambda: self.open_selected())
         self.quantize_button = QPushButton("Quantization experiment...")
         self.quantize_button.clicked.connect(lambda: open_experiment(self))
+        self.search_results_button = QPushButton("Search results...")
+        self.search_results_button.setToolTip("The newest structure search's attempts")
+        self.search_results_button.clicked.connect(lambda: self.search.show_results())
         for b in (self.rename_button, self.delete_button, self.open_button, self.report_button,
-                  self.quantize_button):  # fmt: skip
+                  self.quantize_button, self.search_results_button):  # fmt: skip
             buttons.addWidget(b)
         buttons.addStretch(1)
         history = QWidget()
