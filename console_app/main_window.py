@@ -14,7 +14,6 @@ from PySide6.QtCore import QPoint, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
-    QInputDialog,
     QMainWindow,
     QMenu,
     QMessageBox,
@@ -36,6 +35,7 @@ from console_app.editor.create_unit_dialog import CreateUnitDialog
 from console_app.editor.edit_tab import EditTab
 from console_app.settings import AppSettings
 from console_app.tabs import ProjectTabs
+from console_app.text_dialog import ask_text
 from engine.core import backend
 from engine.formats import ProjectFileError
 from engine.graph import commands as C
@@ -289,8 +289,7 @@ class MainWindow(QMainWindow):
         return dialog.unit_name(), dialog.chosen()
 
     def ask_text(self, title: str, label: str, text: str) -> str | None:
-        value, ok = QInputDialog.getText(self, title, label, text=text)
-        return value if ok else None
+        return ask_text(self, title, label, text)
 
     def ask_confirm(self, text: str) -> bool:
         answer = QMessageBox.question(self, "NeuroCanvas", text)

@@ -447,10 +447,9 @@ class TrainingTab(QWidget):
 
     # -- history actions (dialogs go through ask_* so tests can answer) ---------------------
     def ask_text(self, title: str, label: str, text: str) -> str | None:
-        from PySide6.QtWidgets import QInputDialog  # noqa: PLC0415
+        from console_app.text_dialog import ask_text  # noqa: PLC0415
 
-        value, ok = QInputDialog.getText(self, title, label, text=text)
-        return value if ok else None
+        return ask_text(self, title, label, text)
 
     def ask_confirm(self, text: str) -> bool:
         return QMessageBox.question(self, "NeuroCanvas", text) == QMessageBox.StandardButton.Yes

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QLineEdit
 
 from console_app.editor import networks
 from engine.graph.project import ModelError
@@ -178,3 +179,29 @@ def test_an_underscore_in_a_network_name_is_visible_on_its_tab(lenet_window, qtb
         for y in range(image.height())
     )
     assert dark >= 8  # the underscores' pixels
+
+
+def test_the_rename_dialog_is_wide_enough_for_its_title(lenet_window, qtbot):
+    """Issue 35, item 16: the Rename Network dialog was as narrow as its label, so window
+    managers cut its title. The real dialog, answered with keys."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QInputDialog
+
+    window = lenet_window
+    window.show()
+    seen = {}
+
+    def answer():
+        dialog = QApplication.activeModalWidget()
+        assert isinstance(dialog, QInputDialog)
+        seen["title"], seen["width"] = dialog.windowTitle(), dialog.width()
+        seen["needed"] = dialog.fontMetrics().horizontalAdvance(dialog.windowTitle()) + 120
+        line = dialog.findChild(QLineEdit)
+        line.selectAll()
+        qtbot.keyClicks(line, "Model")
+        qtbot.keyClick(line, Qt.Key.Key_Return)
+
+    QTimer.singleShot(200, answer)
+    _menu_action(window, "Main", "Rename Network...").trigger()
+    assert seen["title"] == "Rename network" and seen["width"] >= seen["needed"]
+    assert window.document.project.network_names == ("Model",)
