@@ -111,7 +111,8 @@ def run(name: str, args, folder: Path) -> dict:
         "ort_ms": statistics.median(times["ort"]),
         "ratio": statistics.median(ratios),
     }
-    print(f"{name:<18} batch {args.batch} ({args.device}): NeuroCanvas {result['ours_ms']:7.3f} ms   "
+    print(f"{name:<18} batch {args.batch} ({args.device}): "
+          f"NeuroCanvas {result['ours_ms']:7.3f} ms   "
           f"onnxruntime {result['ort_ms']:7.3f} ms   ratio {result['ratio']:.2f}x "
           f"(rounds {ratios[0]:.2f}-{ratios[-1]:.2f})", flush=True)  # fmt: skip
     return result

@@ -35,9 +35,9 @@ import numpy as np
 
 import engine.nn as nn
 import engine.nn.functions as F
-from engine.core import backend
 import engine.nn.parametric as PF
 import engine.nn.solvers as S
+from engine.core import backend
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _cnn_nets  # noqa: E402 - beside this file
