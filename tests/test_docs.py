@@ -92,3 +92,18 @@ def test_every_page_has_numbered_sections_and_the_readme_links_it():
     for page in pages:
         assert headings(page), f"{page.name} has no numbered heading"
         assert f"(docs/{page.name})" in readme, f"README.md does not link docs/{page.name}"
+
+
+def test_the_pages_links_to_each_other_name_headings_too():
+    link = re.compile(r"\[([a-z0-9-]+\.md) §(\d+(?:\.\d+)*)\]\(([a-z0-9-]+\.md)\)")
+    problems = []
+    for page in sorted(DOCS.glob("*.md")):
+        text = page.read_text(encoding="utf-8")
+        for match in link.finditer(text):
+            shown, number, target = match.groups()
+            line = text.count("\n", 0, match.start()) + 1
+            if shown != target or not (DOCS / target).is_file():
+                problems.append(f"docs/{page.name}:{line}: link to {target} shows {shown}")
+            elif number not in headings(DOCS / target):
+                problems.append(f"docs/{page.name}:{line}: {target} has no section {number}")
+    assert not problems, "\n".join(problems)
