@@ -1,6 +1,6 @@
 """One layer box on the canvas: name, important properties, pins, the chosen statistic.
 
-What the box shows follows nnc-layers.md §1.9: the name, then the ``Important`` properties as
+What the box shows follows docs/layers.md §1.9: the name, then the ``Important`` properties as
 ``<ShortName or Name> : <value>``; the statistic chosen in the statistics pane (default the
 output shape) to the right of the box, with a bar for costs. Errors outline the box in red and
 put the message in its tooltip. The item never changes the model: the scene turns gestures into

@@ -2,7 +2,7 @@
 
 The totals are NNC's float32 sums; each one's tooltip gives the exact integer count.
 
-Clicking one of the eight shows it beside every layer of the canvas (nnc-layers.md §1.9).
+Clicking one of the eight shows it beside every layer of the canvas (docs/layers.md §1.9).
 """
 
 from __future__ import annotations

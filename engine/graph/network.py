@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 
 from engine.graph import events as ev
 
-# Properties NNC computes and its editor never writes (nnc-formats.md 1.4).
+# Properties NNC computes and its editor never writes (docs/formats.md §1.4).
 _COMPUTED = frozenset({"Input", "Output", "IsParam"})
 
 

@@ -1,6 +1,6 @@
 """Network statistics: NNC's eight per-layer and per-network values plus what NNC lacks.
 
-NNC's conventions (nnc-layers.md §1.6): a network value is the sum over its layers (Input,
+NNC's conventions (docs/layers.md §1.6): a network value is the sum over its layers (Input,
 Parameter and loss layers included), each layer counted once per iteration of the repeat blocks
 and time step of the recurrent loops around it (:mod:`engine.graph.loops`); a Unit layer
 carries the sums over its expansion; CostParameter counts a shared parameter at every layer that
@@ -199,7 +199,7 @@ def _width(layer) -> int | None:  # noqa: ANN001 - a Layer
 def parameter_table(inference: NetworkInference) -> dict[str, int]:
     """Every parameter of the network by full name -> element count (shared names once).
 
-    Units add their ParameterScope in front (nnc-behaviour.md §1.3); parameters inside a
+    Units add their ParameterScope in front (docs/nnc-behaviour.md §1.3); parameters inside a
     repeat block exist once per iteration. The first definition of a shared name wins. The
     per-layer lists are cached with the layer's result, so after an edit only the changed
     layers are looked at again.

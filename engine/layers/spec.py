@@ -1,6 +1,6 @@
 """Frozen declarations of NNC layer types: one :class:`LayerSpec` per type.
 
-A spec mirrors Sony's layer definition file (``<Category>/<Layer>.txt``, nnc-layers.md §1.1):
+A spec mirrors Sony's layer definition file (``<Category>/<Layer>.txt``, docs/layers.md §1.1):
 pins, side connectors, the ordered properties with NNC's raw default strings, costs as NNC writes
 them, plus what NeuroCanvas adds: the ``F`` function that runs the layer and how it is supported.
 Shape and cost rules are the raw NNC strings (``*ConvolutionOutputSize``, ``*Calc +*Input``);
@@ -34,7 +34,7 @@ __all__ = [
     "OnnxRule",
 ]
 
-# The eight statistics in NNC's order (nnc-layers.md §1.6).
+# The eight statistics in NNC's order (docs/layers.md §1.6).
 STATISTICS = (
     "Output", "CostParameter", "CostAdd", "CostMultiply", "CostMultiplyAdd", "CostDivision",
     "CostExp", "CostIf",
@@ -101,7 +101,7 @@ class Support(enum.StrEnum):
 
 
 # Option values older NNC versions wrote (Sony's binary_semantic_segmentation sample uses
-# ``NormalConvolutionHe``); they read as today's name (nnc-layers.md §1.7 "He(Forward)").
+# ``NormalConvolutionHe``); they read as today's name (docs/layers.md §1.7 "He(Forward)").
 LEGACY_OPTIONS = {
     "NormalConvolutionHe": "NormalConvolutionHeForward",
     "NormalAffineHe": "NormalAffineHeForward",

@@ -4,7 +4,7 @@ Qt-free so that the editor (:mod:`console_app.editor`) and the report
 (:mod:`engine.report.network_picture`) draw the same boxes at the same places.
 
 Positions in the model are NNC file coordinates; the canvas uses NNC's editor pixels:
-editor = file x 20/24 (nnc-formats.md §1.4), so NNC's 24-unit file grid is a 20 px grid here.
+editor = file x 20/24 (docs/formats.md §1.4), so NNC's 24-unit file grid is a 20 px grid here.
 A layer box fills the top of its 200 x 40 px grid cell and leaves a gap for the links.
 """
 

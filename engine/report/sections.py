@@ -1,4 +1,4 @@
-"""NNC 1.20's report slides, in its order and with its texts (nnc-behaviour.md §8):
+"""NNC 1.20's report slides, in its order and with its texts (docs/nnc-behaviour.md §8):
 datasets and their examples, network architecture, training procedure, learning curve,
 evaluation, references. Each function adds its slides to a :class:`~engine.report.slides.Deck`.
 """

@@ -4,7 +4,7 @@ Signatures and defaults are nnabla's (``python/src/nnabla/normalization_function
 and ``gamma`` may be None (nnabla's ``no_bias``/``no_scale``). NNC's layer defaults differ in places
 and are passed explicitly by the layer specs: BatchNormalization and FusedBatchNormalization use
 ``Epsilon=0.0001`` (nnabla's F default is 1e-5) and ``DecayRate=0.9``; NNC axis properties exclude
-the batch axis (+1 here); NNC's initial running variance is 0 (nnc-layers.md, "### Normalization").
+the batch axis (+1 here); NNC's initial running variance is 0 (docs/layers.md §4.18).
 
 Hand-written gradients: :class:`BatchNormalization` (which, like nnabla's ``TensorNormalization``,
 also normalizes without running statistics: layer, instance and group normalization and weight
@@ -13,9 +13,9 @@ standardization are built on it, their affine terms composed from the arithmetic
 
 Batch normalization in training mode (``batch_stat=True``) normalizes with the biased batch variance
 and updates the running statistics *in place* in the ``mean``/``variance`` arrays, the variance with
-the unbiased estimate ``var * n / (n - 1)`` (nnabla ``batch_normalization.cpp``, nnc-behaviour.md
-6.5). With ``n == 1`` nnabla divides by zero; here the factor is 1 so the running variance stays
-finite.
+the unbiased estimate ``var * n / (n - 1)`` (nnabla ``batch_normalization.cpp``,
+docs/nnc-behaviour.md §6.5). With ``n == 1`` nnabla divides by zero; here the factor is 1 so the
+running variance stays finite.
 """
 
 from __future__ import annotations

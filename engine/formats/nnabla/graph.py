@@ -210,7 +210,7 @@ def _working_memory(net: Network, graph: ModelGraph, var: str, params: dict[str,
 
 
 class _Loops:
-    """nnabla's loop functions as NNC's layers (nnc-layers.md LoopControl): a RepeatStart links
+    """nnabla's loop functions as NNC's layers (docs/layers.md §4.7): a RepeatStart links
     only its first input (the loop back is implied), a Delay's previous-step input is a link
     into its pin 0 made once its producer exists, and the parameters of a repeat block are
     stored per iteration under the imported layer's name (``Conv[1]/conv/W``), as the engine

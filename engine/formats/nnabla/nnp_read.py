@@ -233,7 +233,7 @@ def _parameter(v: Any, params: dict[str, np.ndarray], loops: dict[str, int], net
 def _buffers(proto: Any, net: Any, params: dict[str, np.ndarray],
              where: str) -> dict[str, tuple[dict[str, str], np.ndarray | None]]:  # fmt: skip
     """WorkingMemory layers: Buffer variables that optimizers or executors list as
-    parameters (NNC writes them so: nnc-formats.md §4.3), with their properties and value."""
+    parameters (NNC writes them so: docs/formats.md §4.3), with their properties and value."""
     listed = {
         pv.variable_name
         for item in [*proto.optimizer, *proto.executor]
