@@ -41,7 +41,7 @@ STATISTICS = (
 )  # fmt: skip
 COST_STATISTICS = STATISTICS[1:]
 
-# What each statistic counts, per sample, as the statistics pane explains it (nnc-layers.md §1.6).
+# What each statistic counts, per sample, as the statistics pane explains it (docs/layers.md §1.6).
 STATISTIC_MEANINGS = {
     "Output": "Values the layers output, summed over the network: Input, Parameter and loss "
     "layers included. As in NNC, a Unit layer counts only its own output, not the outputs of "
