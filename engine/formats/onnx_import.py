@@ -157,17 +157,52 @@ def read_onnx(path: str | Path) -> ModelGraph:
             _fold(ctx, node)
         elif node.op_type not in ONNX_OPERATORS:
             bad.append(f'{node.op_type} (node "{node.name or node.output[0]}")')
+    _check_extra_outputs(ctx)
     if bad:
         raise ImportError_(f"{where}: no NNC layer for {', '.join(bad)}")
     for node in graph.node:
         if node.output[0] not in ctx.consts:
             ONNX_OPERATORS[node.op_type](ctx, node)
+    _check_constant_outputs(ctx)
     outputs = [ctx.var(o.name) for o in graph.output]
     shapes = {k: v[1:] for k, v in inputs.items()}
     generators = _constant_inputs(ctx, shapes)
     return OnnxGraph(graph.name or "Main", shapes, ctx.functions, ctx.params, outputs,
                      data_names=_names(generators), generators=generators,
                      sources=ctx.sources)  # fmt: skip
+
+
+_ORDINAL = ("first", "second", "third", "fourth", "fifth")
+
+
+def _check_extra_outputs(ctx: _Ctx) -> None:
+    """Only a node's first output becomes a layer's output: a later one (MaxPool's indices,
+    Dropout's mask, training-mode BatchNormalization's running mean and variance) that another
+    node reads or the graph declares as an output is refused, never dropped."""
+    declared = {o.name for o in ctx.model.graph.output}
+    for node in ctx.model.graph.node:
+        if node.output[0] in ctx.consts:
+            continue
+        for k, name in enumerate(node.output[1:], 1):
+            if not name or name in ctx.consts:
+                continue
+            readers = ctx.consumers(name)
+            if readers or name in declared:
+                user = (f'node "{readers[0].name or readers[0].output[0]}" reads it' if readers
+                        else "it is a graph output")  # fmt: skip
+                raise ctx.fail(node, f'its {_ORDINAL[min(k, 4)]} output "{name}" ({user}) has '
+                               "no NNC equivalent: only the first output is imported")  # fmt: skip
+
+
+def _check_constant_outputs(ctx: _Ctx) -> None:
+    """A graph output that does not depend on an input is refused (an NNC network computes
+    its outputs from its inputs)."""
+    for value in ctx.model.graph.output:
+        var = ctx.var(value.name)
+        if var in ctx.consts and var not in ctx.params:
+            raise ImportError_(f'{ctx.where}: the output "{value.name}" is a constant (it '
+                               "depends on no input); an NNC network computes its outputs "
+                               "from its inputs")  # fmt: skip
 
 
 def _constant_inputs(ctx: _Ctx, shapes: dict[str, tuple[int, ...]]) -> dict[str, Any]:
