@@ -233,5 +233,6 @@ def read_batch_norm(ctx: Any, node: Any) -> None:
         ctx.param(node, v, n)
         for v, n in ((beta, "beta"), (gamma, "gamma"), (mean, "mean"), (var, "var"))
     ]
+    training = bool(a.get("training_mode", 0))  # normalizes by the batch's statistics
     ctx.emit(node, "BatchNormalization", inputs, axes=[1], decay_rate=float(a.get("momentum", 0.9)),
-             eps=float(a.get("epsilon", 1e-5)), batch_stat=False)  # fmt: skip
+             eps=float(a.get("epsilon", 1e-5)), batch_stat=training)  # fmt: skip

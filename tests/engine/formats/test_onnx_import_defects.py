@@ -250,3 +250,19 @@ def test_reduce_mean_over_the_other_axes_matches_onnxruntime(tmp_path):
     x = np.random.default_rng(0).normal(size=(3, 4, 5)).astype(np.float32)
     got, expected = _both(model, {"x": x}, tmp_path)
     np.testing.assert_allclose(got[0], expected[0], rtol=1e-5, atol=1e-6)
+
+
+def test_training_mode_batch_normalization_uses_the_batch_statistics(tmp_path):
+    """With its running statistics unused, training-mode BatchNormalization imports, and
+    normalizes by the batch (it used the stored mean and variance)."""
+    c = 3
+    rng = np.random.default_rng(0)
+    inits = {"s": rng.uniform(0.5, 1.5, c).astype(np.float32),
+             "b": rng.normal(size=c).astype(np.float32),
+             "m": np.zeros(c, np.float32), "v": np.ones(c, np.float32)}  # fmt: skip
+    model = _model([_node("BatchNormalization", ["x", "s", "b", "m", "v"], ["y", "rm", "rv"],
+                          "bn", training_mode=1)],
+                   [("x", ["N", c, 2, 2])], ["y"], inits, opset=15)  # fmt: skip
+    x = (rng.normal(size=(4, c, 2, 2)) * 3 + 1).astype(np.float32)
+    got, expected = _both(model, {"x": x}, tmp_path)
+    np.testing.assert_allclose(got[0], expected[0], rtol=1e-4, atol=1e-5)
