@@ -20,7 +20,9 @@ import numpy as np
 from engine.formats.nnabla.graph import Function, ImportError_, ModelGraph
 from engine.graph.network import Network
 
-__all__ = ["read_onnx", "share_parameters", "OnnxGraph", "ONNX_OPERATORS"]
+__all__ = ["read_onnx", "share_parameters", "OnnxGraph", "ONNX_OPERATORS", "MAX_NODES"]
+
+MAX_NODES = 100_000  # import takes about a millisecond per node, in time linear in the nodes
 
 
 class _Ctx:
@@ -33,6 +35,7 @@ class _Ctx:
         self.consts: dict[str, np.ndarray] = {}
         self.shapes: dict[str, tuple[int, ...]] = {}  # with the batch axis (1)
         self.functions: list[Function] = []
+        self._made: dict[str, Function] = {}  # output -> the function emitted that writes it
         self.params: dict[str, np.ndarray] = {}
         self.alias: dict[str, str] = {}
         self.sources: dict[str, str] = {}  # parameter -> the initializer it is
@@ -69,12 +72,13 @@ class _Ctx:
     def emit(self, node: Any, type_: str, inputs: list[str], output: str | None = None,
              suffix: str = "", **args: Any) -> None:  # fmt: skip
         name = (node.name or node.output[0]) + suffix
-        self.functions.append(Function(name, type_, [self.var(i) for i in inputs],
-                                       [output or node.output[0]], args))  # fmt: skip
+        fn = Function(name, type_, [self.var(i) for i in inputs], [output or node.output[0]], args)
+        self.functions.append(fn)
+        self._made[fn.outputs[0]] = fn
 
     def producer(self, var: str) -> Function | None:
-        """The function emitted so far that writes ``var``."""
-        return next((f for f in self.functions if f.outputs == [self.var(var)]), None)
+        """The function emitted so far that writes ``var`` (a lookup: import stays linear)."""
+        return self._made.get(self.var(var))
 
     def node_of(self, var: str) -> Any:
         """The ONNX node that computes ``var``, or None."""
@@ -243,6 +247,9 @@ def _load(path: Path) -> Any:
         raise ImportError_(f"{path}: not an ONNX model ({type(exc).__name__}: {exc})") from None
     if not model.graph.node:
         raise ImportError_(f"{path}: not an ONNX model (no graph nodes)")
+    if len(model.graph.node) > MAX_NODES:
+        raise ImportError_(f"{path}: {len(model.graph.node):,} nodes; the importer takes at most "
+                           f"{MAX_NODES:,} (a canvas that size cannot be edited)")  # fmt: skip
     return model
 
 
