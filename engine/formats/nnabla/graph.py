@@ -86,10 +86,14 @@ def _by_function() -> dict[str, LayerSpec]:
     return table
 
 
+@cache
+def _by_type() -> dict[str, LayerSpec]:
+    return {s.type: s for s in all_specs() if s.function or s.type in (*LOOP_TYPES, "LSTM")}
+
+
 def spec_for(function_type: str) -> LayerSpec | None:
     """The layer spec that computes nnabla function ``function_type``, or None."""
-    by_type = {s.type: s for s in all_specs() if s.function or s.type in (*LOOP_TYPES, "LSTM")}
-    spec = by_type.get(function_type)
+    spec = _by_type().get(function_type)
     return spec if spec is not None else _by_function().get(snake(function_type))
 
 
