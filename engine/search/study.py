@@ -25,8 +25,15 @@ import optuna
 from engine.runtime.job_history import pareto_front
 from engine.search.candidate import in_range
 
-__all__ = ["SearchError", "Settings", "open_study", "default_storage", "attempts", "front",
-           "check_study_name"]
+__all__ = [
+    "SearchError",
+    "Settings",
+    "open_study",
+    "default_storage",
+    "attempts",
+    "front",
+    "check_study_name",
+]
 
 HEARTBEAT_S = 10  # seconds between heartbeats of a training worker
 GRACE_S = 60  # a running attempt without heartbeat for this long is marked failed
