@@ -98,6 +98,14 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"neurocanvas {args.command}: interrupted", file=sys.stderr)
         return 130
+    except OSError as exc:  # a full disk wherever it struck (the writers removed their parts)
+        from engine.core.atomic import DISK_FULL, describe_write_error  # noqa: PLC0415
+
+        if exc.errno not in DISK_FULL:
+            raise
+        print(f"neurocanvas {args.command}: error: {one_line(describe_write_error(exc))}",
+              file=sys.stderr)  # fmt: skip
+        return 1
 
 
 def _no_display() -> bool:

@@ -215,14 +215,15 @@ def _sweep(args: argparse.Namespace) -> int:
     _listen_for_stop(sweep, args.events or not sys.stdin.isatty())  # as train reads it
     ranking = None
     try:
-        rows = sweep.run()
-        if args.sensitivity is not None and not sweep.stop_event.is_set():
-            from engine.quantization.sensitivity import run_sensitivity  # noqa: PLC0415
+        with sweep.held():  # the sweep and its sensitivity write in one folder
+            rows = sweep.run()
+            if args.sensitivity is not None and not sweep.stop_event.is_set():
+                from engine.quantization.sensitivity import run_sensitivity  # noqa: PLC0415
 
-            ranking = run_sensitivity(sweep, args.sensitivity, args.budget, progress,
-                                      args.max_evaluations)  # fmt: skip
-            if ranking.get("mixed", {}).get("status") == "stopped":  # after the sweep's done
-                progress({"event": "done", "status": "stopped", "rows": len(rows)})
+                ranking = run_sensitivity(sweep, args.sensitivity, args.budget, progress,
+                                          args.max_evaluations)  # fmt: skip
+                if ranking.get("mixed", {}).get("status") == "stopped":  # after sweep's done
+                    progress({"event": "done", "status": "stopped", "rows": len(rows)})
     finally:
         progress.close()
     if not args.events:

@@ -14,7 +14,9 @@ The temporary file is removed when writing fails or is interrupted.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import shutil
 import stat
 import tempfile
 import threading
@@ -22,7 +24,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["atomic_output", "atomic_write_bytes", "atomic_write_text", "default_mode"]
+__all__ = [
+    "atomic_output",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "default_mode",
+    "DISK_FULL",
+    "describe_write_error",
+    "write_error_detail",
+]
+
+# A write that failed for want of room: a full disk, a quota, the process's file-size limit.
+DISK_FULL = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
 _umask_lock = threading.Lock()
 _umask: int | None = None
@@ -67,9 +80,11 @@ def atomic_output(
                 os.fsync(handle.fileno())
         os.chmod(tmp, keep)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename is None:  # numpy, zipfile: no file named
+            raise OSError(exc.errno, exc.strerror, os.fspath(path)) from None
         raise
 
 
@@ -83,3 +98,45 @@ def atomic_write_text(
 ) -> None:
     with atomic_output(path, "w", durable, encoding="utf-8", newline=newline) as handle:
         handle.write(text)
+
+
+def _mount_point(path: Path) -> Path:
+    path = path.absolute()
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    while not os.path.ismount(path) and path != path.parent:
+        path = path.parent
+    return path
+
+
+def _size(n: float) -> str:
+    for unit in ("bytes", "KB", "MB", "GB"):
+        if n < 1000 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1000
+    raise AssertionError("unreachable")
+
+
+def write_error_detail(exc: OSError, path: str | os.PathLike[str] | None = None) -> str:
+    """Why a write failed, for a message that names the file: the reason and, when the disk is
+    full (or a quota or the file-size limit is reached), the disk (its mount point) and the
+    room left on it."""
+    name = os.fspath(path) if path is not None else exc.filename
+    text = f"cannot write: {exc.strerror or exc}"
+    if exc.errno == errno.EFBIG:
+        return text + " (the file-size limit of this process, ulimit -f)"
+    if exc.errno in DISK_FULL and name:
+        disk = _mount_point(Path(name))
+        try:
+            free = f" has {_size(shutil.disk_usage(disk).free)} free"
+        except OSError:
+            free = ""
+        text += f" (the disk mounted at {disk}{free}; make room there and run it again)"
+    return text
+
+
+def describe_write_error(exc: OSError, path: str | os.PathLike[str] | None = None) -> str:
+    """One line for a write that failed: the file and :func:`write_error_detail`."""
+    name = os.fspath(path) if path is not None else exc.filename
+    detail = write_error_detail(exc, name)
+    return f"{name}: {detail}" if name else detail

@@ -10,8 +10,12 @@ until the whole model has been converted and checked.
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import shutil
+import stat
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -198,17 +202,68 @@ def _plan(project: Project, out: Path) -> dict[str, Any]:
 
 def save_imported(imported: Imported, out: str | Path, model: str | Path) -> list[Path]:
     """The project, its parameters and, for a model that carries parameters (.nnp, .onnx),
-    a job folder beside it (the CLI and File > Import... both save this way)."""
-    job = claim_job(imported, out) if imported.parameters else None
+    a job folder beside it (the CLI and File > Import... both save this way).
+
+    Everything is written under temporary names (the project and its parameters in a hidden
+    folder beside the project, the job in the folder it claimed) and moved into place last, so
+    a failure (a full disk) removes what was started and leaves what was there before; its
+    message names the file and the disk.
+    """
+    from engine.formats import ProjectFileError  # noqa: PLC0415
+    from engine.runtime.job import default_job_dir  # noqa: PLC0415
+
+    out = Path(out)
+    made = [p for p in (out.parent, *out.parent.parents) if not p.exists()]
+    jobs = default_job_dir(out.resolve()).parent
+    made_jobs = not jobs.exists()
+    job = stage = None
     try:
-        written = write_imported(imported, out)
+        out.parent.mkdir(parents=True, exist_ok=True)  # -o new/folder/p.ncproj, as train's -o
+        stage = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".import", dir=out.parent))
+        job = claim_job(imported, out) if imported.parameters else None
+        staged = write_imported(imported, stage / out.name)
         if job is not None:
-            written.append(write_job(job, imported, out, model))
-    except BaseException:
+            job_root = write_job(job, imported, out, model)
+        written = []
+        for path in reversed(staged):  # the parameters, then the project that names them
+            target = Path(os.path.realpath(out.parent / path.name))  # a link stays a link
+            if target.exists():
+                os.chmod(path, stat.S_IMODE(target.stat().st_mode))
+            os.replace(path, target)
+            written.insert(0, out.parent / path.name)
+        if job is not None:
+            written.append(job_root)
+    except BaseException as exc:
+        if stage is not None:
+            shutil.rmtree(stage, ignore_errors=True)
         if job is not None:  # the folder this call claimed a moment ago, not a user's job
             shutil.rmtree(job.root, ignore_errors=True)
+        for folder in ([jobs] if made_jobs else []) + made:
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # only when empty: what this call made
+        if isinstance(exc, (OSError, ProjectFileError)):
+            raise ImportError_(_write_failure(exc, stage, out.parent)) from None
         raise
+    finally:
+        if stage is not None:
+            shutil.rmtree(stage, ignore_errors=True)
     return written
+
+
+def _write_failure(exc: OSError | ValueError, stage: Path | None, folder: Path) -> str:
+    """The one line of a failed write, naming the file's place (not its temporary name)."""
+    from engine.core.atomic import describe_write_error  # noqa: PLC0415
+    from engine.formats import ProjectFileError  # noqa: PLC0415
+
+    def final(name: str | None) -> str | None:
+        if name and stage is not None and Path(name).parent == stage:
+            return str(folder / Path(name).name)
+        return name
+
+    if isinstance(exc, ProjectFileError):
+        return f"{final(exc.path)}: {exc.detail}"
+    assert isinstance(exc, OSError)
+    return describe_write_error(exc, final(exc.filename))
 
 
 def import_model(path: str | Path, out: str | Path) -> list[Path]:

@@ -35,7 +35,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any, cast
 
-from engine.core.atomic import atomic_write_bytes
+from engine.core.atomic import atomic_write_bytes, write_error_detail
 from engine.formats import ProjectFileError
 from engine.graph import config as cfg
 from engine.graph.project import Layer, Link, ModelError, Network, Project, RawSection, SdcprojHints
@@ -128,7 +128,7 @@ def atomic_write(path: str | os.PathLike[str], data: bytes) -> None:
     try:
         atomic_write_bytes(path, data)
     except OSError as exc:
-        raise ProjectFileError(path, f"cannot write: {exc.strerror or exc}") from None
+        raise ProjectFileError(path, write_error_detail(exc, path)) from None
 
 
 def write_native(project: Project, path: str | os.PathLike[str]) -> None:

@@ -17,7 +17,8 @@ interrupted QAT point from its checkpoint).
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,7 @@ from engine.quantization.insert import (
 from engine.quantization.results import COLUMNS, read_results, write_plot, write_results
 from engine.quantization.scheme import QuantizationError, Scheme, parse_bits, parse_targets
 from engine.runtime.compiler import compile_network
+from engine.runtime.folder_lock import hold_folder
 from engine.runtime.job import Job, atomic_write_json
 from engine.runtime.session import RunPlan
 
@@ -106,6 +108,7 @@ class Sweep:
         self.on_event = on_event or (lambda event: None)
         self.stop_event = threading.Event()
         self._trainer: Any = None
+        self._held = False
         self.project = load_project(self.project_file)
         self.plan = RunPlan.from_json(self.job.config()["plan"])
         self.network = self.options.network or _first_network(self.project)
@@ -129,9 +132,26 @@ class Sweep:
             self._trainer.request_stop()
 
     # -- running -----------------------------------------------------------------------------
+    @contextmanager
+    def held(self) -> Iterator[None]:
+        """The sweep folder belongs to this process while the block runs (another sweep in it
+        stops with one line instead of renaming or replacing this one's live points)."""
+        if self._held:
+            yield
+            return
+        with hold_folder(self.out_dir, "quantization sweep"):
+            self._held = True
+            try:
+                yield
+            finally:
+                self._held = False
+
     def run(self) -> list[dict[str, Any]]:
+        with self.held():
+            return self._run()
+
+    def _run(self) -> list[dict[str, Any]]:
         rows = read_results(self.out_dir / "results.csv")
-        self.out_dir.mkdir(parents=True, exist_ok=True)
         atomic_write_json(self.out_dir / "sweep.json", {
             "project": str(self.project_file.resolve()), "job": str(self.job.root.resolve()),
             "network": self.network, "options": asdict(self.options),

@@ -25,6 +25,7 @@ import numpy as np
 
 import engine.nn as nn
 from engine.core import backend
+from engine.core.atomic import describe_write_error
 from engine.data.iterator import batches_once
 from engine.runtime.checkpoint import save_best, save_checkpoint
 from engine.runtime.job import Job
@@ -211,7 +212,8 @@ class JobRecorder:
 
     def on_error(self, trainer: Trainer, exc: BaseException) -> None:
         stopped = isinstance(exc, KeyboardInterrupt)
-        self._status(trainer, "stopped" if stopped else "failed", message=str(exc))
+        message = describe_write_error(exc) if isinstance(exc, OSError) else str(exc)
+        self._status(trainer, "stopped" if stopped else "failed", message=message)
 
     def _status(self, trainer: Trainer, status: str, message: str = "") -> None:
         state = trainer.state

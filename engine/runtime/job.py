@@ -226,12 +226,29 @@ class Job:
         """
         from engine.formats import save_project  # noqa: PLC0415
 
+        existed = Path(root).is_dir()
         job = cls(claim_job_dir(Path(root), numbered))
-        save_project(project, job.project_file)
-        if source is not None and source.is_file():
-            (job.root / "original").mkdir(exist_ok=True)
-            shutil.copyfile(source, job.root / "original" / source.name)
+        try:
+            save_project(project, job.project_file)
+            if source is not None and source.is_file():
+                (job.root / "original").mkdir(exist_ok=True)
+                shutil.copyfile(source, job.root / "original" / source.name)
+        except BaseException:  # a full disk: the claim is given back, nothing half-made stays
+            job.unclaim(keep_folder=existed and job.root == Path(root))
+            raise
         return job
+
+    def unclaim(self, keep_folder: bool) -> None:
+        """Remove what :meth:`create` made in a folder it claimed a moment ago (the folder
+        too, unless it was there before: an empty ``-o`` folder the user made)."""
+        for path in (self.status_file, self.project_file):
+            path.unlink(missing_ok=True)
+        shutil.rmtree(self.root / "original", ignore_errors=True)
+        if not keep_folder:
+            try:
+                self.root.rmdir()
+            except OSError:
+                pass  # something else is in it now: not ours to remove
 
     @classmethod
     def open(cls, root: Path) -> Job:

@@ -27,7 +27,14 @@ from engine.graph.project import Project
 from engine.search.candidate import CandidateError, describe, propose
 from engine.search.mutations import NothingToSearch
 from engine.search.results import SearchResult, results
-from engine.search.study import SearchError, Settings, attempts, default_storage, open_study
+from engine.search.study import (
+    SearchError,
+    Settings,
+    attempts,
+    check_study_name,
+    default_storage,
+    open_study,
+)
 from engine.search.worker import Emit, Worker, base_job_error, seed_attempt
 
 __all__ = ["SearchRequest", "SearchResult", "run_search", "settings_from_project", "results"]
@@ -96,6 +103,7 @@ def run_search(
         project = load_project(request.project)
     except (ProjectFileError, OSError) as exc:
         raise SearchError(str(exc)) from None
+    check_study_name(request.study)
     settings, parallel = settings_from_project(project, request)
     settings.check()
     check_project(project, settings)

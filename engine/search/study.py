@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import re
 import time
 import warnings
 from dataclasses import dataclass
@@ -24,7 +25,15 @@ import optuna
 from engine.runtime.job_history import pareto_front
 from engine.search.candidate import in_range
 
-__all__ = ["SearchError", "Settings", "open_study", "default_storage", "attempts", "front"]
+__all__ = [
+    "SearchError",
+    "Settings",
+    "open_study",
+    "default_storage",
+    "attempts",
+    "front",
+    "check_study_name",
+]
 
 HEARTBEAT_S = 10  # seconds between heartbeats of a training worker
 GRACE_S = 60  # a running attempt without heartbeat for this long is marked failed
@@ -79,6 +88,19 @@ class Settings:
         return cls(**raw)
 
 
+_STUDY_NAME = re.compile(r"[^\W][\w.-]{0,99}")  # letters, digits, _ . -; no leading dot
+
+
+def check_study_name(name: str) -> None:
+    """A study name names files in the jobs folder (``<study>_0001``, ``<study>_results.csv``):
+    it is a name, not a path, so it cannot place them anywhere else."""
+    if not _STUDY_NAME.fullmatch(name):
+        shown = name if len(name) <= 40 else f"{name[:40]}... ({len(name)} characters)"
+        raise SearchError(f"--study {shown!r}: a study name is up to 100 letters, digits, '_', "
+                          f"'.' and '-', not starting with '.' or '-' (it names files beside "
+                          f"the project's jobs)")  # fmt: skip
+
+
 def default_storage(jobs_root: Path) -> str:
     """SQLite in the jobs folder (NNC's ``<project>.files``), beside the attempts."""
     folder = jobs_root.resolve()
@@ -112,6 +134,7 @@ def _storage(url: str) -> optuna.storages.RDBStorage:
 
 def open_study(url: str, name: str, settings: Settings | None = None) -> optuna.Study:
     """Create the study with ``settings`` or (settings None) join an existing one."""
+    check_study_name(name)
     if settings is None and url.startswith("sqlite:///"):  # joining: SQLite would create it
         if not Path(url.removeprefix("sqlite:///")).is_file():
             raise SearchError(f"storage {url}: no such database file")

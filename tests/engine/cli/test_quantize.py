@@ -8,6 +8,7 @@ import math
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -222,3 +223,48 @@ def test_sweep_prints_what_sensitivity_and_budget_found(trained, tmp_path):
                                f"200) in {mixed['seconds']:.1f} s")  # fmt: skip
     assert measured.endswith("; every candidate: mixed_precision.json")
     assert mixed["evaluations"] == len(mixed["candidates"]) + len(mixed["single_layer"]) > 1
+
+
+def test_a_second_sweep_in_a_live_sweeps_folder_stops_with_one_line(trained, tmp_path):
+    """Issue 29 item 8: a second QAT sweep on one folder renamed the first's live point folder
+    to ``*.interrupted-1`` and both trained every point. The folder belongs to one process at a
+    time: the second says so and touches nothing; once the first ends (here killed with -9,
+    which releases the lock) the same command continues it."""
+    project, job = trained
+    out = tmp_path / "sweep"
+    args = ("sweep", str(project), "--job", str(job), "-o", str(out), "--mode", "qat",
+            "--epochs", "100000", "--bits", "8")  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    first = subprocess.Popen([sys.executable, "-m", "engine.cli", "quantize", *args, "--events"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.PIPE,
+                             text=True, env=env, cwd=ROOT)  # fmt: skip
+    try:
+        for line in first.stdout:  # until the QAT point trains
+            event = json.loads(line)
+            if event["event"] == "point_start" and event["mode"] == "qat":
+                break
+        live = out / "fixed-point_both_8bit_qat"
+        for _ in range(600):  # its job folder is claimed once the trainer starts
+            if (live / "status.json").exists():
+                break
+            first.poll()
+            assert first.returncode is None, first.stderr.read()
+            time.sleep(0.1)
+        before = sorted(p.name for p in out.iterdir())
+        second = _run(*args)
+        assert second.returncode == 2, second.stderr
+        assert second.stderr == (f"neurocanvas quantize: error: {out}: another quantization "
+                                 f"sweep is running in this folder; wait for it to end, or give "
+                                 f"another folder\n")  # fmt: skip
+        assert sorted(p.name for p in out.iterdir()) == before
+        assert not list(out.glob("*.interrupted-*"))
+        assert first.poll() is None  # the first goes on
+    finally:
+        first.kill()
+        first.communicate()
+    assert first.returncode == -9
+    third = _run(*args[:6], "--bits", "4")  # the folder is free again: a PTQ point beside
+    assert third.returncode == 0, third.stderr
+    with open(out / "results.csv", newline="", encoding="utf-8") as f:
+        assert [(r["mode"], r["bits"]) for r in csv.DictReader(f)] == [("float", "32"),
+                                                                       ("ptq", "4")]  # fmt: skip

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 
+import disk_limit
 import numpy as np
 import pytest
 import runtime_kit
@@ -129,3 +130,46 @@ def test_a_job_place_that_cannot_hold_the_job_fails_before_writing(trained, tmp_
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "model.files" in err[0] and "cannot create the job folder" in err[0]
     assert not out.exists() and not (tmp_path / "model_parameters.npz").exists()
+
+
+def _tree(folder):
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+@pytest.mark.parametrize("limit", [1000, 3000, 5000])
+def test_import_on_a_full_disk_leaves_nothing_and_keeps_what_was_there(trained, tmp_path, limit):
+    """Issue 29 item 5: an import that ran out of room left ``m.ncproj``, ``m_parameters.npz``
+    and an empty ``m.files/`` and printed a traceback. Each file written is limited to
+    ``limit`` bytes (disk_limit.py), so the write fails at a different file each time: one
+    line, exit 2, no file and no folder left, and an earlier import replaced with --force stays
+    byte for byte."""
+    job, _ = trained
+    out = tmp_path / "new" / "m.ncproj"
+    done = disk_limit.run_limited(limit, "import", job / "results.nnp", "-o", out)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+    assert ": cannot write: File too large (the file-size limit" in done.stderr, done.stderr
+    assert not (tmp_path / "new").exists()
+    kept = tmp_path / "kept" / "m.ncproj"
+    assert main(["import", str(job / "results.nnp"), "-o", str(kept)]) == 0
+    before = {p: p.read_bytes() for p in kept.parent.rglob("*") if p.is_file()}
+    done = disk_limit.run_limited(limit, "import", job / "results.nnp", "-o", kept, "--force")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    after = {p: p.read_bytes() for p in kept.parent.rglob("*") if p.is_file()}
+    assert after == before and len(before) == 7  # project, parameters, a job of 5 files
+
+
+@pytest.mark.parametrize("kilobytes", [12, 24])
+def test_import_on_a_real_full_disk_names_the_disk(trained, tmp_path, kilobytes):
+    """The same on a real tmpfs of 12 and 24 KB (ENOSPC in the staged parameters, then in the
+    job folder): the line names the file's place and the disk."""
+    job, _ = trained
+    with disk_limit.small_disk(tmp_path / "disk", kilobytes) as disk:
+        done = disk_limit.run_limited(1 << 40, "import", job / "results.nnp", "-o",
+                                      disk / "imp" / "m.ncproj")  # fmt: skip
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr, done.stderr
+        assert done.stderr.startswith(f"neurocanvas import: error: {disk / 'imp'}"), done.stderr
+        assert (f"cannot write: No space left on device (the disk mounted at {disk} has "
+                in done.stderr), done.stderr  # fmt: skip
+        assert _tree(disk) == []

@@ -169,3 +169,20 @@ def test_datasets_that_cannot_be_read_end_the_search_at_once(iris_file):
     assert line.startswith("neurocanvas search: error: attempt 0: ") and "nosuch" in line, err
     jobs = list((iris_file.parent / "iris.files").glob("search_0*"))
     assert len(jobs) <= 1  # the seed attempt, not five that all fail the same way
+
+
+@pytest.mark.parametrize("name", ["../../ESCAPED", "sub/dir", "/tmp/abs", ".hidden", ""])
+def test_a_study_name_is_a_name_not_a_path(iris_file, name):
+    """Issue 29 item 10: ``--study ../../ESCAPED`` wrote job folders, results and plot two levels
+    above the jobs folder. Refused in one line, for the search and for a worker, before a study
+    or a folder is made."""
+    code, _, err = _run("search", iris_file, "--study", name, "--attempts", 1, "--epochs", 1)
+    assert code == 2 and err.strip().count("\n") == 0, err
+    assert f"--study {name!r}: a study name is up to 100 letters" in err, err
+    assert not (iris_file.parent / "iris.files").exists()  # no database, no attempt, no plot
+    escaped = sorted(p.name for p in iris_file.parents[2].rglob("*ESCAPED*"))
+    assert escaped == []
+    url = f"sqlite:///{iris_file.parent / 'kept.db'}"
+    optuna.create_study(storage=url, study_name="search")
+    code, _, err = _run("search", "worker", "--storage", url, "--study", name)
+    assert code == 2 and f"--study {name!r}: a study name" in err, err

@@ -1,0 +1,70 @@
+"""Commands on a full disk (issue 29 item 9): one line naming the file (and the disk), exit 1,
+no traceback, nothing half-written, and what was there before kept byte for byte."""
+
+from __future__ import annotations
+
+import json
+
+import disk_limit
+import pytest
+import runtime_kit as kit
+
+from engine.cli import main
+from engine.formats import save_project
+
+
+@pytest.fixture
+def job(tmp_path, monkeypatch):
+    """A 3-epoch job of the 4-8-3 MLP (parameters.npz 2,174 bytes, solver_0.npz 3,234)."""
+    monkeypatch.setenv("NEUROCANVAS_CACHE", str(tmp_path / "cache"))
+    train_csv, valid_csv = kit.blobs(tmp_path, rows=48)
+    save_project(kit.mlp_project(train_csv, valid_csv, batch=8, max_epoch=3), tmp_path / "p.ncproj")
+    assert main(["train", str(tmp_path / "p.ncproj"), "-o", str(tmp_path / "job"), "--seed",
+                 "0"]) == 0  # fmt: skip
+    return tmp_path / "job"
+
+
+def _files(folder):
+    return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def _one_line(done, text):
+    assert done.returncode == 1, done.stderr
+    last = done.stderr.splitlines()[-1]
+    assert "Traceback" not in done.stderr and text in last, done.stderr
+    return last
+
+
+def test_train_resume_on_a_full_disk_keeps_the_checkpoint_and_resumes_later(job, monkeypatch):
+    """The solver state (3,234 bytes) no longer fits: the run ends with one line, the last
+    checkpoint stays byte for byte, and with room again --resume continues from it."""
+    monkeypatch.delenv("NEUROCANVAS_CACHE", raising=False)  # the child inherits os.environ
+    last = _files(job / "checkpoints" / "last")
+    done = disk_limit.run_limited(3000, "train", "--resume", job, "--epochs", 5)
+    line = _one_line(done, "solver_0.npz: cannot write: File too large (the file-size limit")
+    assert line.startswith("neurocanvas train: error: ")
+    assert _files(job / "checkpoints" / "last") == last
+    assert sorted(p.name for p in (job / "checkpoints").iterdir()) == ["best", "last"]
+    status = json.loads((job / "status.json").read_text())
+    assert status["status"] == "failed" and "cannot write: File too large" in status["message"]
+    assert main(["train", "--resume", str(job), "--epochs", "5"]) == 0
+    assert json.loads((job / "status.json").read_text())["epoch"] == 5
+
+
+@pytest.mark.parametrize("kind, output", [("onnx", "m.onnx"), ("python", "m.py"),
+                                          ("nnp", "m.nnp")])  # fmt: skip
+def test_export_on_a_full_disk_is_one_line_and_writes_nothing(job, tmp_path, kind, output):
+    out = tmp_path / "out"
+    out.mkdir()
+    done = disk_limit.run_limited(500, "export", kind, job, "-o", out / output)
+    _one_line(done, ": cannot write: File too large (the file-size limit of this process")
+    assert list(out.iterdir()) == []
+
+
+def test_export_on_a_real_full_disk_names_the_disk(job, tmp_path):
+    with disk_limit.small_disk(tmp_path / "disk", 4) as disk:
+        (disk / "filler").write_bytes(b"x" * 3000)
+        done = disk_limit.run_limited(1 << 40, "export", "onnx", job, "-o", disk / "m.onnx")
+        line = _one_line(done, f"{disk / 'm.onnx'}: cannot write: No space left on device")
+        assert f"(the disk mounted at {disk} has " in line, line
+        assert sorted(p.name for p in disk.iterdir()) == ["filler"]
