@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Mapping
@@ -62,8 +63,10 @@ class Context:
         ref = self.step.inputs[k] if k < len(self.step.inputs) else ("none",)
         if ref[0] == "none":
             return None
+        if ref[0] == "step" and ref[1] in self.model.folded:
+            return self.model.folded[ref[1]]
         if ref[0] != "param":
-            self.fail(f"input {k + 1} must be a parameter")
+            self.fail(f"input {k + 1} must be a parameter (or computed from parameters only)")
         return np.asarray(self.model.values[ref[1]], dtype=np.float32)
 
     def param_shape(self, k: int) -> tuple[int, ...]:
@@ -77,7 +80,8 @@ class Context:
         if ref[0] == "none":
             return None
         value = self.value(k)
-        name, new = self.model.array(str(ref[1]), value, str(ref[1]))  # type: ignore[arg-type]
+        label = str(ref[1]) if ref[0] == "param" else f"{ref[1]} (computed at export)"
+        name, new = self.model.array(f"{ref[0]}:{ref[1]}", value, label)  # type: ignore[arg-type]
         self.flash += new
         return name
 
@@ -92,11 +96,14 @@ class Context:
 
 
 class _Model:
-    def __init__(self, program: Program, values: Mapping[str, np.ndarray], plan: ArenaPlan):
-        self.program, self.values, self.plan = program, values, plan
+    plan: ArenaPlan
+
+    def __init__(self, program: Program, values: Mapping[str, np.ndarray]) -> None:
+        self.program, self.values = program, values
         self.arrays: list[tuple[str, np.ndarray, str]] = []  # identifier, value, comment
         self.by_param: dict[str, str] = {}
         self.shapes = {s.name: tuple(s.shape) for s in program.steps}
+        self.folded = _fold(program, values)
 
     def pointer(self, ref: Ref) -> str:
         if ref[0] == "feed":
@@ -126,10 +133,43 @@ class _Model:
         return name, 4 * value.size
 
 
+_TIME_STEP = re.compile(r"\[t=\d+\]")
+
+
+def _fold(program: Program, values: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Steps computed from parameters only (a weight's FixedPointQuantize), run once now by the
+    engine's own function: their values go into parameters.c, as the engine computes them."""
+    import engine.nn as nn  # noqa: PLC0415
+    from engine.core import backend  # noqa: PLC0415
+
+    folded: dict[str, np.ndarray] = {}
+    with nn.no_grad(), backend.using("cpu"):
+        for step in program.steps:
+            if not step.inputs or step.type in ALIASES or step.batch_kwargs:
+                continue
+            args = []
+            for ref in step.inputs:
+                if ref[0] == "param":
+                    args.append(nn.Variable.from_numpy_array(np.asarray(values[ref[1]], np.float32)))
+                elif ref[0] == "step" and ref[1] in folded:
+                    args.append(nn.Variable.from_numpy_array(folded[ref[1]]))
+                elif ref[0] == "none":
+                    args.append(None)
+                else:
+                    break
+            else:
+                out = step.function(*args, **step.kwargs)
+                folded[step.name] = np.asarray(backend.to_numpy(out.data), dtype=np.float32)
+    return folded
+
+
 def unsupported_c_steps(program: Program) -> list[str]:
     """``layer "X" (Type)`` for each step without a C writer, and the generator inputs."""
-    bad = [f'layer "{s.name}" ({s.type})' for s in program.steps
-           if s.type not in WRITERS and s.type not in ALIASES]  # fmt: skip
+    bad: list[str] = []
+    for step in program.steps:  # an unrolled loop's steps are named once (RecurrentInput[t=3])
+        entry = f'layer "{_TIME_STEP.sub("", step.name)}" ({step.type})'
+        if step.type not in WRITERS and step.type not in ALIASES and entry not in bad:
+            bad.append(entry)
     bad += [f'generator input "{g.name or g.kind}"' for g in program.generators]
     if len(program.feeds) != 1:
         bad.append(f"{len(program.feeds)} inputs (the C export takes one)")
@@ -157,12 +197,14 @@ def c_files(program: Program, values: Mapping[str, np.ndarray], normalize: bool,
     bad = unsupported_c_steps(program)
     if bad:
         raise ExportError(f'network "{network}" cannot be exported to C: {", ".join(bad)}')
-    plan = plan_arena(program)
-    model = _Model(program, values, plan)
+    model = _Model(program, values)
+    plan = model.plan = plan_arena(program, model.folded)
     blocks: list[str] = []
     layers: list[dict[str, Any]] = []
     problems: list[str] = []
     for step in program.steps:
+        if step.name in model.folded:
+            continue  # its value is a constant array, written where a layer reads it
         buffer = plan.of_step[step.name]
         row = {
             "name": step.name,

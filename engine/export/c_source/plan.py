@@ -12,6 +12,7 @@ known at export time.
 from __future__ import annotations
 
 import math
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from engine.runtime.program import Program
@@ -51,8 +52,9 @@ class ArenaPlan:
         return 4 * self.size
 
 
-def plan_arena(program: Program) -> ArenaPlan:
-    """The arena of ``program``'s steps (see the module docstring)."""
+def plan_arena(program: Program, constants: Collection[str] = ()) -> ArenaPlan:
+    """The arena of ``program``'s steps (see the module docstring); ``constants`` are steps
+    computed at export time (from parameters only), which take no arena."""
     steps = program.steps
     end = len(steps)
     last_read: dict[str, int] = {s.name: -1 for s in steps}
@@ -66,6 +68,8 @@ def plan_arena(program: Program) -> ArenaPlan:
     buffers: list[Buffer] = []
     of_step: dict[str, Buffer | None] = {}
     for i, step in enumerate(steps):
+        if step.name in constants:
+            continue
         first = step.inputs[0] if step.inputs else ("none",)
         source = of_step.get(first[1]) if first[0] == "step" else None
         if step.type in ALIASES and first[0] in ("step", "feed"):
