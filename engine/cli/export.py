@@ -11,6 +11,7 @@ parameters.c, main.c, Makefile, export_summary.json) and prints its flash and RA
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
 
 from engine.cli import UserError
@@ -29,6 +30,9 @@ def add_parser(
                         help="the file to write (c: the folder)")  # fmt: skip
     parser.add_argument("--target", choices=("neurocanvas", "nnabla"), default=None,
                         help="python: the library it imports (default neurocanvas)")  # fmt: skip
+    parser.add_argument("--network", metavar="NAME", default=None,
+                        help="c: the network to write (default: the first executor's; "
+                        "Main_q8Runtime for the quantized Main_q8)")  # fmt: skip
     parser.add_argument("--opset", type=int, default=None, help="ONNX opset (default 17)")
     parser.add_argument("--force", "-f", action="store_true",
                         help="overwrite FILE (and its _parameters.npz), or the C files in an "
@@ -52,10 +56,14 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--opset applies to onnx only")
     if args.target is not None and args.format != "python":
         raise UserError("--target applies to python only")
+    if args.network is not None and args.format != "c":
+        raise UserError("--network applies to c only")
     if args.format != "c":
         _check_output(Path(args.output), args.format, args.force)
     try:
         source = open_source(args.source, args.checkpoint)
+        if args.network is not None:
+            source = dataclasses.replace(source, runtime=args.network)
         if args.format == "c":
             written = export_c(source, args.output, args.force)
             _print_sizes(Path(args.output) / "export_summary.json")
@@ -82,8 +90,10 @@ def _print_sizes(summary: Path) -> None:
     for row in data["layers"]:
         ram = "(shared)" if row["shares_input_buffer"] else row["ram_bytes"]
         print(f"{row['name']:<32} {row['type']:<22} {row['flash_bytes']:>12} {ram:>10}")
-    print(f"flash (parameters): {data['flash_bytes']} bytes; RAM (activation arena): "
-          f"{data['ram_bytes']} bytes (without reuse: {data['activations_without_reuse_bytes']})")
+    print(
+        f"flash (parameters): {data['flash_bytes']} bytes; RAM (activation arena): "
+        f"{data['ram_bytes']} bytes (without reuse: {data['activations_without_reuse_bytes']})"
+    )
     stats = data.get("nnc_statistics") or {}
     if stats:
         print("NNC statistics: " + ", ".join(f"{k} {v}" for k, v in stats.items()))

@@ -150,7 +150,9 @@ def _fold(program: Program, values: Mapping[str, np.ndarray]) -> dict[str, np.nd
             args = []
             for ref in step.inputs:
                 if ref[0] == "param":
-                    args.append(nn.Variable.from_numpy_array(np.asarray(values[ref[1]], np.float32)))
+                    args.append(
+                        nn.Variable.from_numpy_array(np.asarray(values[ref[1]], np.float32))
+                    )
                 elif ref[0] == "step" and ref[1] in folded:
                     args.append(nn.Variable.from_numpy_array(folded[ref[1]]))
                 elif ref[0] == "none":
@@ -243,9 +245,9 @@ def c_files(program: Program, values: Mapping[str, np.ndarray], normalize: bool,
     header = (
         f"/* {title}: written by neurocanvas export c. */\n"
         "#ifndef NEUROCANVAS_MODEL_H\n#define NEUROCANVAS_MODEL_H\n\n"
-        f"/* input \"{_comment(feed)}\": {', '.join(map(str, in_shape))} (channels first) */\n"
+        f'/* input "{_comment(feed)}": {", ".join(map(str, in_shape))} (channels first) */\n'
         f"#define MODEL_INPUT_SIZE {in_size}\n"
-        f"/* output \"{_comment(out_name)}\": {', '.join(map(str, model.shapes[out_ref[1]]))} */\n"
+        f'/* output "{_comment(out_name)}": {", ".join(map(str, model.shapes[out_ref[1]]))} */\n'
         f"#define MODEL_OUTPUT_SIZE {out_size}\n"
         f"#define MODEL_ARENA_BYTES {plan.bytes}\n"
         f"#define MODEL_PARAMETER_BYTES {flash}\n"
@@ -257,7 +259,7 @@ def c_files(program: Program, values: Mapping[str, np.ndarray], normalize: bool,
     )
     source = (
         f"/* {title}: the layers of the runtime network (neurocanvas export c). */\n"
-        "#include <math.h>\n#include <string.h>\n\n#include \"model.h\"\n\n"
+        '#include <math.h>\n#include <string.h>\n\n#include "model.h"\n\n'
         + declarations
         + f"\n/* Activations: {plan.bytes} bytes, buffers reused as lifetimes allow. */\n"
         f"static float nc_arena[{max(plan.size, 1)}];\n\n"
@@ -267,7 +269,9 @@ def c_files(program: Program, values: Mapping[str, np.ndarray], normalize: bool,
         + f"  memcpy(out, {model.pointer(out_ref)}, sizeof(float) * {out_size});\n}}\n"
     )
     parameters = (
-        f"/* {title}: parameters (neurocanvas export c), {flash} bytes. */\n" + declarations + "\n"
+        f"/* {title}: parameters (neurocanvas export c), {flash} bytes. */\n"
+        + declarations
+        + "\n"
         + "".join(_array(n, a, c) for n, a, c in model.arrays)
     )
     summary = {
@@ -291,7 +295,7 @@ def c_files(program: Program, values: Mapping[str, np.ndarray], normalize: bool,
     }
 
 
-_POW2 = """/* 2 ** round(log2(a)) (halves away from zero) clipped to [p_min, p_max]; below p_min: small */
+_POW2 = """/* 2 ** round(log2(a)) (half away from 0), clipped to [p_min, p_max]; below: small */
 static float nc_pow2(float a, float p_max, float p_min, float small) {
   float q = a > 0.0f ? exp2f(roundf(log2f(a))) : 0.0f;
   return q > p_max ? p_max : q < p_min ? small : q;

@@ -134,14 +134,17 @@ def _batch_normalization(ctx: Any, step: Any) -> list[str]:
     g = ones if gamma is None else gamma.astype(np.float64).reshape(-1)
     scale = g / np.sqrt((ones if var is None else var.astype(np.float64).reshape(-1)) + eps)
     m = np.zeros(channels) if mean is None else mean.astype(np.float64).reshape(-1)
-    shift = (np.zeros(channels) if beta is None else beta.astype(np.float64).reshape(-1)) - m * scale
+    shift = (
+        np.zeros(channels) if beta is None else beta.astype(np.float64).reshape(-1)
+    ) - m * scale
     s, t = ctx.const("scale", scale), ctx.const("shift", shift)
     return [
         f"const float *x = {ctx.inp(0)};",
         f"float *y = {ctx.out};",
         "int c, i;",
         f"for (c = 0; c < {channels}; ++c)",
-        f"  for (i = 0; i < {inner}; ++i) y[c * {inner} + i] = x[c * {inner} + i] * {s}[c] + {t}[c];",
+        f"  for (i = 0; i < {inner}; ++i)",
+        f"    y[c * {inner} + i] = x[c * {inner} + i] * {s}[c] + {t}[c];",
     ]
 
 
@@ -176,7 +179,7 @@ def _pooling(kind: str) -> Callable[[Any, Any], list[str]]:
             f"        if (iy < 0 || iy >= {H}) continue;",
             f"        for (kx = 0; kx < {KW}; ++kx) {{",
             f"          int ix = ox * {sx} - {px} + kx;",
-            f"          float v;",
+            "          float v;",
             f"          if (ix < 0 || ix >= {W}) continue;",
             f"          v = x[(p * {H} + iy) * {W} + ix];",
             f"          {update}",
@@ -219,9 +222,12 @@ def _softmax(ctx: Any, step: Any) -> list[str]:
         f"  for (i = 0; i < {inner}; ++i) {{",
         f"    const int base = o * {n * inner} + i;",
         "    float top = x[base], sum = 0.0f;",
-        f"    for (k = 1; k < {n}; ++k) if (x[base + k * {inner}] > top) top = x[base + k * {inner}];",
-        f"    for (k = 0; k < {n}; ++k) {{ y[base + k * {inner}] = expf(x[base + k * {inner}] - top);"
-        f" sum += y[base + k * {inner}]; }}",
+        f"    for (k = 1; k < {n}; ++k)",
+        f"      if (x[base + k * {inner}] > top) top = x[base + k * {inner}];",
+        f"    for (k = 0; k < {n}; ++k) {{",
+        f"      y[base + k * {inner}] = expf(x[base + k * {inner}] - top);",
+        f"      sum += y[base + k * {inner}];",
+        "    }",
         f"    for (k = 0; k < {n}; ++k) y[base + k * {inner}] /= sum;",
         "  }",
     ]
@@ -234,7 +240,10 @@ def _unary(expression: Callable[[Any], str]) -> Callable[[Any, Any], list[str]]:
             f"const float *x = {ctx.inp(0)};",
             f"float *y = {ctx.out};",
             "int i;",
-            f"for (i = 0; i < {n}; ++i) {{ const float v = x[i]; y[i] = {expression(step.kwargs)}; }}",
+            f"for (i = 0; i < {n}; ++i) {{",
+            "  const float v = x[i];",
+            f"  y[i] = {expression(step.kwargs)};",
+            "}",
         ]
 
     return write
@@ -269,7 +278,8 @@ def _concatenate(ctx: Any, step: Any) -> list[str]:
         chunk = _size(ctx.in_shape(k)[axis:])
         lines += [
             f"for (o = 0; o < {outer}; ++o)",
-            f"  for (i = 0; i < {chunk}; ++i) y[o * {total} + {at} + i] = ({ctx.inp(k)})[o * {chunk} + i];",
+            f"  for (i = 0; i < {chunk}; ++i)",
+            f"    y[o * {total} + {at} + i] = ({ctx.inp(k)})[o * {chunk} + i];",
         ]
         at += chunk
     return lines
@@ -282,7 +292,8 @@ def _fixed_point(kw: Any) -> str:
     delta = float(np.float32(kw.get("delta", 0.0625)))
     top = float(np.float32((2**bits - 1) * delta))
     low = -top if kw.get("sign", True) else 0.0
-    q = f"(v < 0.0f ? -1.0f : v > 0.0f ? 1.0f : 0.0f) * floorf(fabsf(v) / {flt(delta)} + 0.5f) * {flt(delta)}"
+    sign = "(v < 0.0f ? -1.0f : v > 0.0f ? 1.0f : 0.0f)"
+    q = f"{sign} * floorf(fabsf(v) / {flt(delta)} + 0.5f) * {flt(delta)}"
     return f"v > {flt(top)} ? {flt(top)} : v < {flt(low)} ? {flt(low)} : {q}"
 
 

@@ -1,4 +1,4 @@
-"""The fixed parts of a C export: ``main.c`` (reads input files, prints outputs) and the Makefile."""
+"""The fixed parts of a C export: ``main.c`` (reads files, prints outputs) and the Makefile."""
 
 from __future__ import annotations
 
@@ -157,7 +157,7 @@ int main(int argc, char **argv) {
 }
 """
 
-MAKEFILE = """# Written by neurocanvas export c: `make` builds ./model (C99, the C library and libm only).
+MAKEFILE = """# Written by neurocanvas export c: `make` builds ./model (C99, libc and libm only).
 CC ?= cc
 CFLAGS ?= -std=c99 -O2 -Wall -Wextra
 SOURCES = main.c model.c parameters.c
