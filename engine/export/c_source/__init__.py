@@ -327,7 +327,8 @@ def export_c(source: Any, out: str | Path, force: bool = False) -> list[Path]:
     if out.exists() and not out.is_dir():
         raise ExportError(f"{out}: is a file; -o names the folder to write")
     if out.is_dir() and not force:
-        raise ExportError(f"{out}: exists; pass --force to overwrite its files")
+        raise ExportError(f"{out}: exists; choose a new folder (--force overwrites the files "
+                          "an export writes there)")  # fmt: skip
     if not out.parent.is_dir():
         raise ExportError(f"{out}: the folder {out.parent} does not exist")
     if source.runtime is None:

@@ -289,7 +289,7 @@ def test_c_export_errors(job, tmp_path, capsys):
     out = tmp_path / "c"
     out.mkdir()
     assert main(["export", "c", str(tmp / "job"), "-o", str(out)]) == 2
-    assert "exists; pass --force" in capsys.readouterr().err
+    assert "exists; choose a new folder (--force" in capsys.readouterr().err
     assert list(out.iterdir()) == []
     lstm = ROOT / "projects" / "lstm_4or9.ncproj"
     assert main(["export", "c", str(lstm), "-o", str(tmp_path / "lstm")]) == 2

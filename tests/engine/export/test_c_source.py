@@ -154,7 +154,7 @@ def test_existing_folder_needs_force(tmp_path):
     out = tmp_path / "lenet"
     out.mkdir()
     (out / "notes.txt").write_text("mine")
-    with pytest.raises(ExportError, match="exists; pass --force"):
+    with pytest.raises(ExportError, match="exists; choose a new folder"):
         export_c(source, out)
     assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
     written = export_c(source, out, force=True)
