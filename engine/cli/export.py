@@ -33,6 +33,9 @@ def add_parser(
     parser.add_argument("--network", metavar="NAME", default=None,
                         help="c: the network to write (default: the first executor's; "
                         "Main_q8Runtime for the quantized Main_q8)")  # fmt: skip
+    parser.add_argument("--params", metavar="FILE.npz", default=None,
+                        help="c: parameters for a project SOURCE (a job's parameters.npz, e.g. "
+                        "for its quantized network from quantize insert)")  # fmt: skip
     parser.add_argument("--opset", type=int, default=None, help="ONNX opset (default 17)")
     parser.add_argument("--force", "-f", action="store_true",
                         help="overwrite FILE (and its _parameters.npz), or the C files in an "
@@ -56,14 +59,18 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--opset applies to onnx only")
     if args.target is not None and args.format != "python":
         raise UserError("--target applies to python only")
-    if args.network is not None and args.format != "c":
-        raise UserError("--network applies to c only")
+    if (args.network is not None or args.params is not None) and args.format != "c":
+        raise UserError("--network and --params apply to c only")
     if args.format != "c":
         _check_output(Path(args.output), args.format, args.force)
     try:
         source = open_source(args.source, args.checkpoint)
         if args.network is not None:
             source = dataclasses.replace(source, runtime=args.network)
+        if args.params is not None:
+            if not Path(args.params).is_file():
+                raise UserError(f"--params {args.params}: no such file")
+            source = dataclasses.replace(source, parameters=Path(args.params))
         if args.format == "c":
             written = export_c(source, args.output, args.force)
             _print_sizes(Path(args.output) / "export_summary.json")

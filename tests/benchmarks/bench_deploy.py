@@ -68,10 +68,11 @@ def main() -> None:
     for label, network, project in (("float", None, None), ("fixed-point 8", "Main_q8Runtime",
                                                           tmp / "q8.ncproj")):  # fmt: skip
         folder = tmp / f"c_{label.split()[0]}"
-        extra = ["--network", network] if network else []
-        _cli("export", "c", str(tmp / "job"), "-o", str(folder), *extra)
-        if project is not None:  # the quantized network's code with the job's parameters
-            _cli("export", "c", str(project), "-o", str(folder), "--force", *extra)
+        if project is None:
+            _cli("export", "c", str(tmp / "job"), "-o", str(folder))
+        else:  # the quantized network with the job's parameters
+            _cli("export", "c", str(project), "-o", str(folder), "--network", str(network),
+                 "--params", params)  # fmt: skip
         subprocess.run(["make", "CFLAGS=-std=c99 -O2 -Wall -Wextra -Werror"], cwd=folder,
                        check=True, capture_output=True)  # fmt: skip
         start = time.perf_counter()

@@ -297,4 +297,39 @@ def test_c_export_errors(job, tmp_path, capsys):
     assert err.count("\n") == 1 and '"RecurrentInput" (RecurrentInput)' in err
     assert not (tmp_path / "lstm").exists()
     assert main(["export", "onnx", str(lstm), "-o", "x.onnx", "--network", "Main"]) == 2
-    assert "--network applies to c only" in capsys.readouterr().err
+    assert "--network and --params apply to c only" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not shutil.which("cc"), reason="no C compiler (cc) on PATH")
+def test_quantized_job_c_export_predicts_like_forward(job, capsys):
+    """The trained LeNet's 8-bit network (``quantize insert``) exported with the job's
+    parameters (``--network``, ``--params``) predicts as ``neurocanvas forward`` of it."""
+    tmp, images = job
+    q8 = tmp / "q8.ncproj"
+    assert main(["quantize", "insert", str(tmp / "job" / "network.ncproj"), "-o", str(q8),
+                 "--bits", "8", "--delta", "0.0625", "--force"]) == 0  # fmt: skip
+    params = tmp / "job" / "checkpoints" / "best" / "parameters.npz"
+    out = tmp / "lenet_q8_c"
+    assert main(["export", "c", str(q8), "--network", "Main_q8Runtime", "--params", str(params),
+                 "-o", str(out)]) == 0  # fmt: skip
+    assert "(FixedPointQuantize)" in (out / "model.c").read_text()
+    done = subprocess.run(["cc", "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-o", "model",
+                           "main.c", "model.c", "parameters.c", "-lm"], cwd=out,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    capsys.readouterr()
+    assert main(["forward", str(q8), "--network", "Main_q8Runtime", "--params", str(params),
+                 "--input", *images, "--json"]) == 0  # fmt: skip
+    forward = [r["outputs"]["y'"] for r in json.loads(capsys.readouterr().out)]
+    from PIL import Image  # noqa: PLC0415
+
+    pgms = []
+    for k, path in enumerate(images):
+        Image.open(path).convert("L").save(tmp / f"q{k}.pgm")
+        pgms.append(str(tmp / f"q{k}.pgm"))
+    done = subprocess.run([str(out / "model"), *pgms], capture_output=True, text=True, timeout=60)
+    rows = [[float(v) for v in line.split()] for line in done.stdout.splitlines()]
+    assert len(rows) == len(images) == len(forward)
+    for got, result in zip(rows, forward, strict=True):
+        assert max(abs(a - b) for a, b in zip(got, result["values"], strict=True)) <= 1e-5
+        assert got.index(max(got)) == result["class"]
