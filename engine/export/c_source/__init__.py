@@ -104,6 +104,7 @@ class _Model:
         self.by_param: dict[str, str] = {}
         self.shapes = {s.name: tuple(s.shape) for s in program.steps}
         self.folded = _fold(program, values)
+        self.item_bytes: dict[str, int] = {}  # step -> element size of its output (4: float)
 
     def pointer(self, ref: Ref) -> str:
         if ref[0] == "feed":
@@ -111,7 +112,11 @@ class _Model:
         if ref[0] != "step":
             raise _StepError(f"input {ref!r} is not written")
         buffer = self.plan.of_step[ref[1]]
-        return "in" if buffer is None else f"(nc_arena + {buffer.offset})"
+        if buffer is None:
+            return "in"
+        if self.item_bytes.get(ref[1], 4) == 1:
+            return f"((int8_t *)nc_arena + {buffer.offset})"
+        return f"(nc_arena + {buffer.offset // 4})"
 
     def shape(self, ref: Ref) -> tuple[int, ...]:
         if ref[0] == "feed":
@@ -200,7 +205,7 @@ def c_files(program: Program, values: Mapping[str, np.ndarray], normalize: bool,
     if bad:
         raise ExportError(f'network "{network}" cannot be exported to C: {", ".join(bad)}')
     model = _Model(program, values)
-    plan = model.plan = plan_arena(program, model.folded)
+    plan = model.plan = plan_arena(program, model.folded, model.item_bytes)
     blocks: list[str] = []
     layers: list[dict[str, Any]] = []
     problems: list[str] = []
@@ -214,7 +219,7 @@ def c_files(program: Program, values: Mapping[str, np.ndarray], normalize: bool,
             "shape": list(step.shape),
             "flash_bytes": 0,
             "ram_bytes": 0,
-            "arena_offset_bytes": None if buffer is None else 4 * buffer.offset,
+            "arena_offset_bytes": None if buffer is None else buffer.offset,
             "shares_input_buffer": buffer is None or buffer.steps[0] != step.name,
         }
         layers.append(row)
@@ -228,7 +233,7 @@ def c_files(program: Program, values: Mapping[str, np.ndarray], normalize: bool,
             continue
         row["flash_bytes"] = ctx.flash
         if not row["shares_input_buffer"]:
-            row["ram_bytes"] = 4 * math.prod(step.shape)
+            row["ram_bytes"] = model.item_bytes.get(step.name, 4) * math.prod(step.shape)
         shape = ",".join(map(str, step.shape))
         blocks.append(f"  /* {_comment(step.name)} ({step.type}) -> {shape} */\n  {{\n"
                       + "".join(f"    {line}\n" for line in body) + "  }\n")  # fmt: skip
@@ -262,7 +267,7 @@ def c_files(program: Program, values: Mapping[str, np.ndarray], normalize: bool,
         '#include <math.h>\n#include <string.h>\n\n#include "model.h"\n\n'
         + declarations
         + f"\n/* Activations: {plan.bytes} bytes, buffers reused as lifetimes allow. */\n"
-        f"static float nc_arena[{max(plan.size, 1)}];\n\n"
+        f"static float nc_arena[{max(-(-plan.size // 4), 1)}];\n\n"
         + (_POW2 if uses_pow2 else "")
         + "void model_infer(const float *in, float *out) {\n"
         + "".join(blocks)

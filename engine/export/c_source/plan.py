@@ -1,6 +1,7 @@
 """The static memory of a C export: every activation in one arena, planned from lifetimes.
 
-Each step's output is a buffer of ``prod(shape)`` floats alive from the step that writes it to
+Each step's output is a buffer of ``prod(shape)`` elements (float32, or int8 codes in integer
+arithmetic: ``item_bytes``) alive from the step that writes it to
 the last step that reads it (a network output: to the end, when it is copied out). Reshape-like
 steps (:data:`ALIASES`) write nothing: their output is their input's buffer. An elementwise step
 (:data:`IN_PLACE`) writes into its first input's buffer when no later step reads that buffer.
@@ -12,7 +13,7 @@ known at export time.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
 from engine.runtime.program import Program
@@ -24,12 +25,12 @@ IN_PLACE = frozenset({
     "ReLU", "ReLU6", "Tanh", "Sigmoid", "ELU", "LeakyReLU", "Abs", "Exp", "BatchNormalization",
     "Add2", "Sub2", "Mul2", "AddScalar", "MulScalar", "FixedPointQuantize", "Pow2Quantize",
 })  # fmt: skip
-ALIGN = 4  # floats: 16-byte aligned offsets
+ALIGN = 16  # bytes: aligned offsets
 
 
 @dataclass
 class Buffer:
-    """One region of the arena: the steps that share it, its size (floats) and lifetime."""
+    """One region of the arena: the steps that share it, its size (bytes) and lifetime."""
 
     index: int
     size: int
@@ -45,16 +46,20 @@ class ArenaPlan:
 
     buffers: list[Buffer]
     of_step: dict[str, Buffer | None]
-    size: int  # floats
+    size: int  # bytes
 
     @property
     def bytes(self) -> int:
-        return 4 * self.size
+        return self.size
 
 
-def plan_arena(program: Program, constants: Collection[str] = ()) -> ArenaPlan:
+def plan_arena(program: Program, constants: Collection[str] = (),
+               item_bytes: Mapping[str, int] | None = None) -> ArenaPlan:  # fmt: skip
     """The arena of ``program``'s steps (see the module docstring); ``constants`` are steps
-    computed at export time (from parameters only), which take no arena."""
+    computed at export time (from parameters only), which take no arena; ``item_bytes`` the
+    element size of a step's output (default 4: float32). A step writes in place only over
+    elements of its own size."""
+    item = dict(item_bytes or {})
     steps = program.steps
     end = len(steps)
     last_read: dict[str, int] = {s.name: -1 for s in steps}
@@ -78,12 +83,13 @@ def plan_arena(program: Program, constants: Collection[str] = ()) -> ArenaPlan:
                 source.steps.append(step.name)
                 source.last = max(source.last, last_read[step.name])
             continue
-        if step.type in IN_PLACE and source is not None and source.last <= i:
+        same = source is not None and item.get(source.steps[0], 4) == item.get(step.name, 4)
+        if step.type in IN_PLACE and source is not None and same and source.last <= i:
             source.steps.append(step.name)
             source.last = max(source.last, last_read[step.name])
             of_step[step.name] = source
             continue
-        size = math.prod(step.shape)
+        size = math.prod(step.shape) * item.get(step.name, 4)
         buffer = Buffer(len(buffers), size, i, max(i, last_read[step.name]), [step.name])
         buffers.append(buffer)
         of_step[step.name] = buffer
