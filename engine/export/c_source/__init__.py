@@ -27,6 +27,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.export.c_source.integer import INTEGER_WRITERS, Codes, NotInteger, integer_plan
 from engine.export.c_source.kernels import WRITERS, flt
 from engine.export.c_source.plan import ALIASES, ArenaPlan, plan_arena
 from engine.export.c_source.templates import MAIN_C, MAKEFILE
@@ -94,6 +95,25 @@ class Context:
     def fail(self, message: str) -> None:
         raise _StepError(message)
 
+    def codes(self, k: int) -> Codes | None:
+        """The int8 codes input ``k`` holds (integer arithmetic), or None (float)."""
+        ref = self.step.inputs[k]
+        kind = self.model.kinds.get(ref[1]) if ref[0] == "step" else None
+        return kind if isinstance(kind, Codes) else None
+
+    def codes_of(self, name: str) -> Codes:
+        return self.model.kinds[name]  # type: ignore[no-any-return]
+
+    def int8(self, comment: str, array: Any) -> str:
+        name, new = self.model.array(None, np.asarray(array, dtype=np.int8), comment)
+        self.flash += new
+        return name
+
+    def int32(self, comment: str, array: Any) -> str:
+        name, new = self.model.array(None, np.asarray(array, dtype=np.int32), comment)
+        self.flash += new
+        return name
+
 
 class _Model:
     plan: ArenaPlan
@@ -105,6 +125,7 @@ class _Model:
         self.shapes = {s.name: tuple(s.shape) for s in program.steps}
         self.folded = _fold(program, values)
         self.item_bytes: dict[str, int] = {}  # step -> element size of its output (4: float)
+        self.kinds: dict[str, Any] = {}  # integer arithmetic (engine.export.c_source.integer)
 
     def pointer(self, ref: Ref) -> str:
         if ref[0] == "feed":
@@ -114,8 +135,9 @@ class _Model:
         buffer = self.plan.of_step[ref[1]]
         if buffer is None:
             return "in"
-        if self.item_bytes.get(ref[1], 4) == 1:
-            return f"((int8_t *)nc_arena + {buffer.offset})"
+        codes = self.kinds.get(ref[1])
+        if isinstance(codes, Codes):
+            return f"(({codes.ctype} *)nc_arena + {buffer.offset})"
         return f"(nc_arena + {buffer.offset // 4})"
 
     def shape(self, ref: Ref) -> tuple[int, ...]:
@@ -129,13 +151,13 @@ class _Model:
         """The identifier of ``value`` and the bytes it adds (0: a shared parameter again)."""
         if param is not None and param in self.by_param:
             return self.by_param[param], 0
-        if not np.isfinite(value).all():
+        if value.dtype.kind == "f" and not np.isfinite(value).all():
             raise _StepError(f"{comment}: holds NaN or infinity")
         name = f"nc_p{len(self.arrays)}"
         self.arrays.append((name, value, f"{comment} {tuple(value.shape)}"))
         if param is not None:
             self.by_param[param] = name
-        return name, 4 * value.size
+        return name, value.nbytes
 
 
 _TIME_STEP = re.compile(r"\[t=\d+\]")
@@ -194,7 +216,8 @@ def _comment(text: str) -> str:
 
 
 def c_files(program: Program, values: Mapping[str, np.ndarray], normalize: bool,
-            statistics: Mapping[str, Any] | None = None) -> dict[str, str]:  # fmt: skip
+            statistics: Mapping[str, Any] | None = None,
+            arithmetic: str = "auto") -> dict[str, str]:  # fmt: skip
     """File name -> text of the C export of ``program`` (see the module docstring).
 
     Raises:
@@ -205,6 +228,14 @@ def c_files(program: Program, values: Mapping[str, np.ndarray], normalize: bool,
     if bad:
         raise ExportError(f'network "{network}" cannot be exported to C: {", ".join(bad)}')
     model = _Model(program, values)
+    reason = "float arithmetic asked for"
+    if arithmetic == "auto":
+        try:
+            model.kinds = integer_plan(program, model.folded)
+            reason = ""
+        except NotInteger as exc:
+            reason = str(exc)
+    model.item_bytes = {n: 1 for n, k in model.kinds.items() if isinstance(k, Codes)}
     plan = model.plan = plan_arena(program, model.folded, model.item_bytes)
     blocks: list[str] = []
     layers: list[dict[str, Any]] = []
@@ -226,8 +257,11 @@ def c_files(program: Program, values: Mapping[str, np.ndarray], normalize: bool,
         if step.type in ALIASES:
             continue
         ctx = Context(model, step)
+        kind = model.kinds.get(step.name)
+        key = kind if isinstance(kind, str) else step.type
+        writer = INTEGER_WRITERS[key] if kind is not None else WRITERS[step.type]
         try:
-            body = WRITERS[step.type](ctx, step)
+            body = writer(ctx, step)
         except (_StepError, ValueError, KeyError, TypeError, IndexError) as exc:
             problems.append(f'layer "{step.name}" ({step.type}): {exc}')
             continue
@@ -242,9 +276,16 @@ def c_files(program: Program, values: Mapping[str, np.ndarray], normalize: bool,
     (feed, in_shape), ((out_name, out_ref),) = next(iter(program.feeds.items())), program.outputs
     out_size = math.prod(model.shapes[out_ref[1]])
     in_size = math.prod(in_shape)
-    flash = sum(4 * a.size for _, a, _ in model.arrays)
-    declarations = "".join(f"extern const float {n}[{a.size}]; /* {_comment(c)} */\n"
-                           for n, a, c in model.arrays)  # fmt: skip
+    flash = sum(a.nbytes for _, a, _ in model.arrays)
+    declarations = "".join(f"extern const {_CTYPE[a.dtype.kind, a.itemsize]} {n}[{a.size}]; "
+                           f"/* {_comment(c)} */\n" for n, a, c in model.arrays)  # fmt: skip
+    out_codes = model.kinds.get(out_ref[1])
+    if isinstance(out_codes, Codes):
+        copy = (f"  {{\n    const {out_codes.ctype} *x = {model.pointer(out_ref)};\n    int i;\n"
+                f"    for (i = 0; i < {out_size}; ++i) out[i] = (float)x[i] * "
+                f"{flt(2.0**out_codes.exponent)};\n  }}\n")  # fmt: skip
+    else:
+        copy = f"  memcpy(out, {model.pointer(out_ref)}, sizeof(float) * {out_size});\n"
     uses_pow2 = any(s.type == "Pow2Quantize" for s in program.steps)
     title = _comment(network)
     header = (
@@ -264,17 +305,19 @@ def c_files(program: Program, values: Mapping[str, np.ndarray], normalize: bool,
     )
     source = (
         f"/* {title}: the layers of the runtime network (neurocanvas export c). */\n"
-        '#include <math.h>\n#include <string.h>\n\n#include "model.h"\n\n'
+        '#include <math.h>\n#include <stdint.h>\n#include <string.h>\n\n#include "model.h"\n\n'
         + declarations
         + f"\n/* Activations: {plan.bytes} bytes, buffers reused as lifetimes allow. */\n"
         f"static float nc_arena[{max(-(-plan.size // 4), 1)}];\n\n"
         + (_POW2 if uses_pow2 else "")
         + "void model_infer(const float *in, float *out) {\n"
         + "".join(blocks)
-        + f"  memcpy(out, {model.pointer(out_ref)}, sizeof(float) * {out_size});\n}}\n"
+        + copy
+        + "}\n"
     )
     parameters = (
         f"/* {title}: parameters (neurocanvas export c), {flash} bytes. */\n"
+        + "#include <stdint.h>\n\n"
         + declarations
         + "\n"
         + "".join(_array(n, a, c) for n, a, c in model.arrays)
@@ -285,6 +328,8 @@ def c_files(program: Program, values: Mapping[str, np.ndarray], normalize: bool,
         "output": {"name": out_name, "shape": list(model.shapes[out_ref[1]])},
         "flash_bytes": flash,
         "ram_bytes": plan.bytes,
+        "arithmetic": "integer" if model.kinds else "float",
+        "float_because": reason,
         "arena_buffers": len(plan.buffers),
         "activations_without_reuse_bytes": sum(r["ram_bytes"] for r in layers),
         "layers": layers,
@@ -309,11 +354,17 @@ static float nc_pow2(float a, float p_max, float p_min, float small) {
 """
 
 
+_CTYPE = {("f", 4): "float", ("i", 1): "int8_t", ("i", 4): "int32_t"}
+
+
 def _array(name: str, value: np.ndarray, comment: str) -> str:
     flat = value.reshape(-1)
-    rows = [", ".join(flt(v) for v in flat[i : i + 8]) for i in range(0, flat.size, 8)]
+    text = flt if value.dtype.kind == "f" else lambda v: str(int(v))
+    per = 8 if value.dtype.kind == "f" else 16
+    rows = [", ".join(text(v) for v in flat[i : i + per]) for i in range(0, flat.size, per)]
     body = ",\n".join(f"  {row}" for row in rows)
-    return f"/* {_comment(comment)} */\nconst float {name}[{flat.size}] = {{\n{body}\n}};\n\n"
+    ctype = _CTYPE[value.dtype.kind, value.itemsize]
+    return f"/* {_comment(comment)} */\nconst {ctype} {name}[{flat.size}] = {{\n{body}\n}};\n\n"
 
 
 def export_c(source: Any, out: str | Path, force: bool = False) -> list[Path]:
