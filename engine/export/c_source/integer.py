@@ -241,8 +241,9 @@ def _quantize(ctx: Any, step: Any) -> list[str]:
         scaled = f"(int32_t)x[i] * {2**-s}"
     else:  # half away from zero
         half = 2 ** (s - 1)
-        scaled = (f"(x[i] < 0 ? -((-(int32_t)x[i] + {half}) >> {s}) "
-                  f": ((int32_t)x[i] + {half}) >> {s})")  # fmt: skip
+        scaled = f"((int32_t)x[i] + {half}) >> {s}"
+        if source.low < 0:
+            scaled = f"(x[i] < 0 ? -((-(int32_t)x[i] + {half}) >> {s}) : {scaled})"
     return lines + [
         f"const {source.ctype} *x = {ctx.inp(0)};",
         f"for (i = 0; i < {n}; ++i) {{",

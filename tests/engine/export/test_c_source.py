@@ -10,9 +10,11 @@ Pow2Quantize) are checked the same way. Skipped without a C compiler (CI install
 
 from __future__ import annotations
 
+import json
 import math
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -57,8 +59,12 @@ def run_program(program_file: Path, inputs: np.ndarray, folder: Path) -> np.ndar
     return np.array([[float(v) for v in line.split()] for line in done.stdout.splitlines()])
 
 
-def _engine_and_c(project, network: str, tmp: Path, cache: Path):
+def _engine_and_c(project, network: str, tmp: Path, cache: Path, logits: bool = False,
+                  rows: int = 16):  # fmt: skip
     program = compile_network(project, network)
+    if logits:  # up to the layer before the final Softmax
+        last = program.steps[-2].name
+        program = replace(program, steps=program.steps[:-1], outputs=(("logits", ("step", last)),))
     params = _parameters(program)
     values = {k: np.asarray(v.data) for k, v in params.items()}
     folder = tmp / "c"
@@ -66,7 +72,7 @@ def _engine_and_c(project, network: str, tmp: Path, cache: Path):
     files = c_files(program, values, True)
     for name, text in files.items():
         (folder / name).write_text(text)
-    batch = {k: v.astype(np.float32) for k, v in _validation(project, cache).items()}
+    batch = {k: v.astype(np.float32) for k, v in _validation(project, cache, rows).items()}
     feeds = {v: batch[v].reshape(len(batch[v]), *s) for v, s in program.feeds.items()}
     with nn.no_grad():
         acts = program.forward(feeds, params)
@@ -90,8 +96,9 @@ def test_samples_match_the_engine(sample, tmp_path, tmp_path_factory, monkeypatc
 @needs_cc
 @pytest.mark.parametrize("quantizer", ["fixed-point", "pow2"])
 def test_quantized_lenet_matches_the_engine(quantizer, tmp_path, tmp_path_factory, monkeypatch):
-    """``quantize insert``'s network: weight quantizers are computed at export (by the
-    engine's function), activation quantizers are written as C."""
+    """``quantize insert``'s 6-bit network: fixed point in integer arithmetic; Pow2Quantize
+    (no integer form here) in float, its weight quantizers computed at export by the
+    engine's function and its activation quantizers written as C."""
     cache = tmp_path_factory.getbasetemp() / "c-cache"
     monkeypatch.setenv("NEUROCANVAS_CACHE", str(cache))
     out = tmp_path / "q.ncproj"
@@ -102,7 +109,13 @@ def test_quantized_lenet_matches_the_engine(quantizer, tmp_path, tmp_path_factor
     expected, got, files = _engine_and_c(project, "Main_q6Runtime", tmp_path, cache)
     kind = "FixedPointQuantize" if quantizer == "fixed-point" else "Pow2Quantize"
     assert f"({kind})" in files["model.c"]  # the activation quantizers run in C
-    assert "Convolution_W_Quantize (computed at export)" in files["parameters.c"]
+    summary = json.loads(files["export_summary.json"])
+    if quantizer == "pow2":  # no integer form: float, weights quantized by the engine at export
+        assert summary["arithmetic"] == "float"
+        assert summary["float_because"] == "no FixedPointQuantize on activations"
+        assert "Convolution_W_Quantize (computed at export)" in files["parameters.c"]
+    else:
+        assert summary["arithmetic"] == "integer" and summary["float_because"] == ""
     assert np.abs(got - expected).max() <= 1e-5
     assert got.argmax(axis=1).tolist() == expected.argmax(axis=1).tolist()
 
@@ -161,3 +174,53 @@ def test_existing_folder_needs_force(tmp_path):
     assert sorted(p.name for p in written) == sorted(FILES)
     assert (out / "notes.txt").read_text() == "mine"  # other files stay
     assert [p.name for p in tmp_path.iterdir()] == ["lenet"]  # no temporary folder left
+
+
+def _q8(tmp_path: Path, delta: str = "0.0625", edits: dict | None = None):
+    out = tmp_path / "q8.ncproj"
+    lenet = str(ROOT / "projects" / "lenet_digits.ncproj")
+    assert main(["quantize", "insert", lenet, "-o", str(out), "--bits", "8", "--delta",
+                 delta]) == 0  # fmt: skip
+    project = load_project(out)
+    for layer, value in (edits or {}).items():
+        project.network("Main_q8").set_property(layer, "Delta", value)
+    return project
+
+
+@needs_cc
+@pytest.mark.parametrize("edits", [{}, {"MaxPooling_Quantize": "0.25", "ReLU_2_Quantize":
+                                        "0.03125", "Tanh_2_Quantize": "0.015625"}],
+                         ids=["one-delta", "shifts"])  # fmt: skip
+def test_integer_lenet_equals_the_engine_exactly(edits, tmp_path, tmp_path_factory,
+                                                 monkeypatch):  # fmt: skip
+    """8-bit LeNet in integer arithmetic: int8 codes and weights, int32 sums. Up to the final
+    Softmax (float) every output equals the engine's quantized simulation bit for bit (the
+    program prints float32 with 9 digits, which reads back exactly), also when quantizers
+    of codes requantize by a right shift (Delta x4: rounding half away from zero) or a left
+    shift (Delta / 2), and through Tanh's table of the engine's values."""
+    cache = tmp_path_factory.getbasetemp() / "c-cache"
+    monkeypatch.setenv("NEUROCANVAS_CACHE", str(cache))
+    project = _q8(tmp_path, edits=edits)
+    expected, got, files = _engine_and_c(project, "Main_q8Runtime", tmp_path, cache,
+                                         logits=True, rows=64)  # fmt: skip
+    summary = json.loads(files["export_summary.json"])
+    assert summary["arithmetic"] == "integer", summary["float_because"]
+    assert np.array_equal(got, expected)
+    assert "int32_t acc = 0;" in files["model.c"] and ">> 2" in files["model.c"] if edits else True
+    assert "const int8_t nc_p" in files["parameters.c"]
+    # weights as int8 codes, biases as int32: about a quarter of the float export's flash
+    floats = c_files(compile_network(project, "MainRuntime"),
+                     {k: np.asarray(v.data) for k, v in _parameters(
+                         compile_network(project, "MainRuntime")).items()}, True)  # fmt: skip
+    assert summary["flash_bytes"] < json.loads(floats["export_summary.json"])["flash_bytes"] / 3
+
+
+def test_a_delta_that_is_not_a_power_of_two_keeps_float(tmp_path):
+    project = _q8(tmp_path, delta="0.05")
+    program = compile_network(project, "Main_q8Runtime")
+    values = {k: np.asarray(v.data) for k, v in _parameters(program).items()}
+    summary = json.loads(c_files(program, values, True)["export_summary.json"])
+    assert summary["arithmetic"] == "float"
+    assert (
+        summary["float_because"] == 'layer "Convolution_Quantize": Delta 0.05 is not a power of two'
+    )
