@@ -8,6 +8,7 @@ answer them.
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, QSize, Qt, QTimer
@@ -46,6 +47,17 @@ FILE_FILTER = ";;".join((
     "Projects (*.ncproj *.sdcproj)", "NeuroCanvas project (*.ncproj)", "NNC project (*.sdcproj)",
     "All files (*)",
 ))  # fmt: skip
+
+
+def with_project_extension(path: str, chosen_filter: str) -> str:
+    """``mycnn`` -> ``mycnn.ncproj`` (or ``.sdcproj`` when the NNC filter was chosen): a name
+    typed without a project extension gets the chosen filter's first one."""
+    if Path(path).suffix.lower() in (".ncproj", ".sdcproj"):
+        return path
+    found = re.search(r"\*(\.(?:ncproj|sdcproj))", chosen_filter or "")
+    return path + (found.group(1) if found else ".ncproj")
+
+
 # An edit is autosaved this long after it (one write per pause, not per keystroke), so a crash
 # or kill -9 loses at most the last two seconds of work.
 AUTOSAVE_MS = 2_000
@@ -266,8 +278,16 @@ class MainWindow(QMainWindow):
 
     def ask_save_path(self) -> str | None:
         start = str(self.document.path or "untitled.ncproj")
-        path, _ = QFileDialog.getSaveFileName(self, "Save project as", start, FILE_FILTER)
-        return path or None
+        path, chosen = QFileDialog.getSaveFileName(self, "Save project as", start, FILE_FILTER)
+        if not path:
+            return None
+        named = with_project_extension(path, chosen)
+        # The dialog asked about replacing the name typed, not the one with the extension.
+        if named != path and Path(named).exists() and not self.ask_confirm(
+            f"{named} exists already. Replace it?"
+        ):
+            return None
+        return named
 
     def ask_recover(self, original: str | None) -> bool:
         # The path on a line of its own: the message box would break it at a slash.

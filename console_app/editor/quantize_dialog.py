@@ -96,6 +96,7 @@ class QuantizeDialog(QDialog):
         targets = QHBoxLayout()
         for box in self.targets.values():
             targets.addWidget(box)
+        targets.addStretch(1)  # each box as wide as its text: a click beside it is no toggle
         form = QFormLayout()
         for label, widget in (("Network", self.network), ("New network", self.name),
                               ("Quantizer", self.quantizer), ("Bits", self.bits)):  # fmt: skip
@@ -106,16 +107,16 @@ class QuantizeDialog(QDialog):
             form.addRow(label, widget)
         form.addRow("", self.ste)
         units = QLabel(
-            "Units are quantized per call: each Unit layer calls its own quantized copy of "
+            "Units: they are quantized per call: each Unit layer calls its own quantized copy of "
             "its unit network (<New network>_<Unit layer>), with its weights, biases and data "
             "paths quantized at these bits and calibrated on that call's values; its "
             "parameters keep their names, so calls that share parameters still share them."
         )
         units.setObjectName("quantize_units_note")
         units.setWordWrap(True)
-        form.addRow("Units", units)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(units)
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
 

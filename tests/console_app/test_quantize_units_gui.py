@@ -73,7 +73,7 @@ def test_quantize_network_and_the_experiment_reach_inside_units(qtbot, make_wind
     assert window.edit_tab.current_network() == "Main_q8"
     message = window.statusBar().currentMessage()
     assert "in its quantized unit copies Main_q8_Res1, Main_q8_Res2" in message
-    assert note_shown and note.text().startswith("Units are quantized per call")
+    assert note_shown and note.text().startswith("Units: they are quantized per call")
     for call in ("Res1", "Res2"):
         unit = project.network(f"Main_q8_{call}")
         delta = float(unit.layer("Convolution_2_W_Quantize").properties["Delta"])
