@@ -24,7 +24,12 @@ from PySide6.QtWidgets import (
 
 from console_app import export_actions, import_actions
 from console_app.autosave import Autosaver, Recovery
-from console_app.document import Document, default_project_path, sample_projects
+from console_app.document import (
+    Document,
+    copy_of_sample,
+    default_project_path,
+    sample_projects,
+)
 from console_app.editor import clipboard, networks, quantize_dialog
 from console_app.editor.arrange import arrange_positions
 from console_app.editor.create_unit import (
@@ -123,11 +128,13 @@ class MainWindow(QMainWindow):
         path = Path(project) if project else default_project_path()
         if path is not None:
             try:
+                if not project:  # the installed sample: the user's copy of it
+                    path = copy_of_sample(path, self.settings.projects_dir())
                 document = Document.open(path)
                 if project:
                     self.settings.add_recent(document.path)
                 return document
-            except ProjectFileError as exc:
+            except (ProjectFileError, OSError) as exc:
                 _log.warning("%s", exc)
                 message = str(exc)
                 QTimer.singleShot(0, lambda: self.report_error(message))
@@ -189,7 +196,7 @@ class MainWindow(QMainWindow):
         file_menu.addActions([acts["new"], acts["open"]])
         self.samples_menu = file_menu.addMenu("Open &Sample")
         for path in sample_projects():
-            self.samples_menu.addAction(path.stem, lambda p=path: self.open_path(p))
+            self.samples_menu.addAction(path.stem, lambda p=path: self.open_sample(p))
         if not sample_projects():
             self.samples_menu.addAction("(no sample projects)").setEnabled(False)
         self.recent_menu = file_menu.addMenu("Open &Recent")
@@ -283,8 +290,10 @@ class MainWindow(QMainWindow):
             return None
         named = with_project_extension(path, chosen)
         # The dialog asked about replacing the name typed, not the one with the extension.
-        if named != path and Path(named).exists() and not self.ask_confirm(
-            f"{named} exists already. Replace it?"
+        if (
+            named != path
+            and Path(named).exists()
+            and not self.ask_confirm(f"{named} exists already. Replace it?")
         ):
             return None
         return named
@@ -363,6 +372,18 @@ class MainWindow(QMainWindow):
         self.show_message(f"Opened {document.path}")
         self._offer(self.autosaver.pending_for(document.path))
         return True
+
+    def open_sample(self, sample: Path) -> bool:
+        """File > Open Sample: the user's copy in their projects folder (made on first use),
+        never the installed file."""
+        if not self.maybe_save():
+            return False
+        try:
+            path = copy_of_sample(sample, self.settings.projects_dir())
+        except OSError as exc:
+            self.report_error(f"{sample.stem}: cannot copy the sample to your projects: {exc}")
+            return False
+        return self.open_path(path, ask=False)
 
     def save(self) -> bool:
         if self.document.path is None:
