@@ -103,7 +103,7 @@ def network_statistics(inference: NetworkInference) -> NetworkStatistics:
         shapes={name: r.shape for name, r in results.items()},
         unique_parameters=sum(table.values()),
         parameters=table,
-        bits=stored_bits(inference.network),
+        bits=_unit_bits(inference),
     )
 
 
@@ -179,6 +179,25 @@ def stored_bits(network) -> dict[str, int]:  # noqa: ANN001 - an engine.graph.ne
         widths = {_width(network.layer(k.destination)) for k in network.outputs_of(layer.name)}
         if len(widths) == 1 and None not in widths:
             out[layer.name] = widths.pop()  # type: ignore[assignment]
+    return out
+
+
+def _unit_bits(inference: NetworkInference) -> dict[str, int]:
+    """:func:`stored_bits` of the network and of every unit it calls, by full parameter name
+    (a quantized unit's Parameter layers get the calling Unit layer's ParameterScope)."""
+    out = stored_bits(inference.network)
+    for layer in inference.network.layers:
+        if layer.type != "Unit" or inference.result(layer.name).error:
+            continue
+        sub = inference.expansion(layer.name)
+        if sub is None:
+            continue
+        try:
+            scope = str(inference.eval(layer.name).value("ParameterScope"))
+        except RuleError:
+            continue
+        for key, bits in _unit_bits(sub).items():
+            out.setdefault(f"{scope}/{key}" if scope else key, bits)
     return out
 
 
