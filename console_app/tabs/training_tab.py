@@ -126,6 +126,9 @@ class TrainingTab(QWidget):
                   self.position, self.timing):  # fmt: skip
             top.addWidget(w)
 
+        self.search_results_button = QPushButton("Search results...")
+        self.search_results_button.setToolTip("The newest structure search's attempts")
+        self.search_results_button.clicked.connect(lambda: self.search.show_results())
         self.curve = LearningCurvePlot()
         self.log_scale = QCheckBox("Log scale")
         self.log_scale.toggled.connect(self.curve.set_log_scale)
@@ -142,6 +145,8 @@ class TrainingTab(QWidget):
         row = QHBoxLayout()
         row.addWidget(QLabel("Trade-off against:"))
         row.addWidget(self.statistic)
+        row.addStretch(1)
+        row.addWidget(self.search_results_button)  # a search's attempts are the graph's points
         rv.addLayout(row)
         plots.addWidget(left)
         plots.addWidget(right)
@@ -171,11 +176,8 @@ class TrainingTab(QWidget):
         self.open_button.clicked.connect(lambda: self.open_selected())
         self.quantize_button = QPushButton("Quantization experiment...")
         self.quantize_button.clicked.connect(lambda: open_experiment(self))
-        self.search_results_button = QPushButton("Search results...")
-        self.search_results_button.setToolTip("The newest structure search's attempts")
-        self.search_results_button.clicked.connect(lambda: self.search.show_results())
         for b in (self.rename_button, self.delete_button, self.open_button, self.report_button,
-                  self.quantize_button, self.search_results_button):  # fmt: skip
+                  self.quantize_button):  # fmt: skip
             buttons.addWidget(b)
         buttons.addStretch(1)
         history = QWidget()
