@@ -121,23 +121,72 @@ class JobModel:
                 var.grad = None
         return value, found
 
+    def training(self) -> tuple[Program, dict[str, Any]]:
+        """The optimizer's network (with its loss), sharing the trained parameters."""
+        if getattr(self, "_training", None) is None:
+            plan = self.job.plan()
+            optimizers = plan.get("optimizers") or []
+            if not optimizers:
+                raise PluginError(f"{self.job.root}: the project has no optimizer (CONFIG)")
+            program = compile_network(self.job.load_project(), optimizers[0]["network"])
+            if not program.losses:
+                raise PluginError(f"network {program.network!r} has no loss layer")
+            self._training = (program, program.create_parameters(self.job.project_base()))
+        return self._training
+
     def parameter_gradients(self, x: np.ndarray, t: np.ndarray) -> dict[str, np.ndarray]:
-        """Gradients of the network's loss for one labelled batch, by trainable parameter."""
-        batch = self._batch(x)
-        label = next((n for n in self.program.feeds if n != self.input), None)
+        """Gradients of the training network's loss for one labelled batch, by parameter."""
+        program, params = self.training()
+        x = np.asarray(x, np.float32)
+        batch: dict[str, Any] = {}
+        feeds = list(program.feeds)
+        label = next((n for n in feeds if n != self.input), None)
+        batch[self.input] = x.reshape((-1, *program.feeds[self.input]))
         if label is not None:
-            shape = self.program.feeds[label]
-            batch[label] = np.asarray(t, np.float32).reshape((-1, *shape))
-        for var in self.params.values():
+            batch[label] = np.asarray(t, np.float32).reshape((-1, *program.feeds[label]))
+        for var in params.values():
             var.grad = None
-        acts = self.program.forward(batch, self.params)
-        losses = self.program.loss_values(acts)
-        if not losses:
-            raise PluginError(f"network {self.program.network!r} has no loss layer")
-        backward(losses)
+        acts = program.forward(batch, params)
+        backward(program.loss_values(acts))
         grads = {}
-        for name, var in self.program.trainable(self.params).items():
+        for name, var in program.trainable(params).items():
             g = var.grad if var.grad is not None else np.zeros_like(var.data)
             grads[name] = backend.to_numpy(g).astype(np.float64)
             var.grad = None
         return grads
+
+    def label_variable(self) -> str | None:
+        program, _ = self.training()
+        return next((n for n in program.feeds if n != self.input), None)
+
+    def row_input(self, header: list[str], cells: list[str]) -> np.ndarray:
+        """The network's input of one output-table row: its file (``x:image``, ``x``) or
+        its ``x__0``, ``x__1``... columns."""
+        names = [h.split(":")[0] for h in header]
+        if self.input in names:
+            return self.load(cells[names.index(self.input)])
+        picks = [k for k, n in enumerate(names) if n.startswith(f"{self.input}__")]
+        if not picks:
+            raise PluginError(f"the table has no column {self.input!r} (the network's input)")
+        try:
+            values = np.array([float(cells[k]) for k in picks], np.float32)
+        except ValueError as exc:
+            raise PluginError(f"column {self.input!r}: not a number: {exc}") from None
+        if values.size != int(np.prod(self.input_shape)):
+            raise PluginError(f"columns {self.input}__*: {values.size} values for an input of "
+                              f"shape {self.input_shape}")  # fmt: skip
+        return values.reshape(self.input_shape)
+
+    def class_score(self, output: str, class_index: int) -> Callable[[np.ndarray], np.ndarray]:
+        """``x batch -> output[class_index]`` (a flat index into the output)."""
+        key = self.variable(output, "--output_variable")
+
+        def score(x: np.ndarray) -> np.ndarray:
+            (value,) = self.forward(x, [key])
+            flat = value.reshape(len(value), -1)
+            if not 0 <= class_index < flat.shape[1]:
+                raise PluginError(f"--class_index {class_index}: the output has {flat.shape[1]} "
+                                  f"values")  # fmt: skip
+            return flat[:, class_index]
+
+        return score

@@ -83,3 +83,27 @@ def main(func: Callable[[], None], title: str) -> None:
         print(f"{title}: error: {exc}", file=sys.stderr, flush=True)
         sys.exit(1)
     print(f"{title} completed successfully.", flush=True)
+
+
+def class_scores(
+    header: list[str], rows: list[list[str]], target: str, output: str
+) -> tuple[np.ndarray, list[tuple[str, np.ndarray]]]:
+    """The target labels and each class's scores: ``y'`` alone (binary, class 1) or its
+    ``y'__k`` columns (one class against the rest)."""
+    truth = numbers(column(header, rows, target, "--target_variable"), target)
+    names = [h.split(":")[0] for h in header]
+    per_class = [n for n in names if n.startswith(f"{output}__")]
+    if per_class:
+        return truth, [(n.rpartition("__")[2],
+                        numbers(column(header, rows, n, "--output_variable"), n))
+                       for n in per_class]  # fmt: skip
+    return truth, [("1", numbers(column(header, rows, output, "--output_variable"), output))]
+
+
+def figure(width: float = 6.0, height: float = 5.0):  # type: ignore[no-untyped-def]
+    import matplotlib  # noqa: PLC0415
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    return plt.subplots(figsize=(width, height))
