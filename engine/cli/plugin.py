@@ -119,7 +119,7 @@ def _run(plugin: Any, args: argparse.Namespace, values: dict[str, str], run_plug
     def on_event(record: dict[str, Any]) -> None:
         if args.events:
             print(json.dumps(record), flush=True)
-        elif record["event"] == "log":
+        elif record["event"] == "log" and args.verbose:
             print(record["message"], file=sys.stderr, flush=True)
 
     try:

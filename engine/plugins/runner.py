@@ -247,7 +247,7 @@ def _cause(tail: list[str]) -> str:
     for line in reversed(tail):
         text = line.strip()
         if text and not text.startswith(("File ", "^", "~")):
-            return text
+            return re.sub(r"^[^:]{1,60}: error: ", "", text)
     return ""
 
 
