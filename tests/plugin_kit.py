@@ -36,8 +36,10 @@ def lenet_job(tmp_path_factory) -> Path:
     return job
 
 
-def files_of(folder: Path) -> dict[str, float]:
-    return {str(p.relative_to(folder)): p.stat().st_mtime for p in folder.rglob("*")}
+def files_of(folder: Path) -> dict[str, float | None]:
+    """Every path under ``folder``, with the time a file was last written (None: a folder)."""
+    return {str(p.relative_to(folder)): p.stat().st_mtime if p.is_file() else None
+            for p in folder.rglob("*")}  # fmt: skip
 
 
 def tabular_job(folder: Path, features: int, *, hidden: int = 0, rows: int = 60, epochs: int = 5,
@@ -67,8 +69,11 @@ def tabular_job(folder: Path, features: int, *, hidden: int = 0, rows: int = 60,
     layers = [kit.layer("Input", "Input", Size=(features,), Dataset="x")]
     if hidden:
         layers += [kit.layer("Affine", "Affine", OutShape=hidden), kit.layer("Tanh", "Tanh")]
-    layers += [kit.layer("Affine_2", "Affine", OutShape=3), kit.layer("Softmax", "Softmax"),
-               kit.layer("CategoricalCrossEntropy", "CategoricalCrossEntropy", T__Dataset="y")]
+    layers += [
+        kit.layer("Affine_2", "Affine", OutShape=3),
+        kit.layer("Softmax", "Softmax"),
+        kit.layer("CategoricalCrossEntropy", "CategoricalCrossEntropy", T__Dataset="y"),
+    ]
     project = kit.make_project(
         [kit.network("Main", layers, kit.chain(*(item.name for item in layers)))],
         train=train, valid=valid, batch=10, max_epoch=epochs, solver="Sgd",

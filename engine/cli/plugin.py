@@ -3,8 +3,9 @@
 NNC's plugin protocol (:mod:`engine.plugins`): scripts whose argparse help carries each
 parameter's kind; run in a child process whose result lands in the job's
 ``plugin_results/<script>_<n>/``. Parameters are ``KEY=VALUE`` words or the script's own
-``--flag value`` options after ``--``; ``--row N`` fills the image (and index, class) of output_result.csv's
-row N (0 = the first data row). ``--events`` prints JSON lines and reads ``stop`` on stdin.
+``--flag value`` options; ``--row N`` fills the image (and index, class) of
+output_result.csv's row N (0 = the first data row). ``--events`` prints JSON lines and
+reads ``stop`` on stdin.
 """
 
 from __future__ import annotations
@@ -108,6 +109,7 @@ def _list(plugins: list[Any], args: argparse.Namespace) -> int:
 def _run(plugin: Any, args: argparse.Namespace, values: dict[str, str], run_plugin: Any) -> int:
     stop = threading.Event()
     if args.events:
+
         def watch() -> None:
             for line in sys.stdin:
                 if line.strip() == "stop":

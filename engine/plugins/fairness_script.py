@@ -16,24 +16,51 @@ METRICS = {  # title: (function, needs the target, fair range)
 
 
 def parser(title: str, what: str) -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(description=f"{title}\n\n{what}",
-                                formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("-i", "--input", default="output_result.csv",
-                   help="path to input csv file (csv) default=output_result.csv")
+    p = argparse.ArgumentParser(
+        description=f"{title}\n\n{what}", formatter_class=argparse.RawTextHelpFormatter
+    )
+    p.add_argument(
+        "-i",
+        "--input",
+        default="output_result.csv",
+        help="path to input csv file (csv) default=output_result.csv",
+    )
     if METRICS[title][1]:
-        p.add_argument("-t", "--target_variable", default="y",
-                       help="true label, 0 or 1 (variable) default=y")
-    p.add_argument("-v", "--output_variable", default="y'",
-                   help="score of the favourable outcome (variable) default=y'")
+        p.add_argument(
+            "-t", "--target_variable", default="y", help="true label, 0 or 1 (variable) default=y"
+        )
+    p.add_argument(
+        "-v",
+        "--output_variable",
+        default="y'",
+        help="score of the favourable outcome (variable) default=y'",
+    )
     if title != "Theil Index":
-        p.add_argument("-p", "--privileged_variable", required=True,
-                       help="1 for a member of the privileged group (variable)")
-        p.add_argument("-u", "--unprivileged_variable", required=True,
-                       help="1 for a member of the unprivileged group (variable)")
-    p.add_argument("-ct", "--clf_threshold", type=float, default=0.5,
-                   help="score from which the outcome is positive (float) default=0.5")
-    p.add_argument("-o", "--output", default="fairness.csv",
-                   help="path to output csv file (csv) default=fairness.csv")
+        p.add_argument(
+            "-p",
+            "--privileged_variable",
+            required=True,
+            help="1 for a member of the privileged group (variable)",
+        )
+        p.add_argument(
+            "-u",
+            "--unprivileged_variable",
+            required=True,
+            help="1 for a member of the unprivileged group (variable)",
+        )
+    p.add_argument(
+        "-ct",
+        "--clf_threshold",
+        type=float,
+        default=0.5,
+        help="score from which the outcome is positive (float) default=0.5",
+    )
+    p.add_argument(
+        "-o",
+        "--output",
+        default="fairness.csv",
+        help="path to output csv file (csv) default=fairness.csv",
+    )
     return p
 
 
@@ -48,8 +75,10 @@ def run(title: str, args: argparse.Namespace) -> None:
     inputs = [col(args.target_variable, "--target_variable")] if needs_target else []
     inputs.append(score)
     if title != "Theil Index":
-        inputs += [col(args.privileged_variable, "--privileged_variable"),
-                   col(args.unprivileged_variable, "--unprivileged_variable")]
+        inputs += [
+            col(args.privileged_variable, "--privileged_variable"),
+            col(args.unprivileged_variable, "--unprivileged_variable"),
+        ]
     value = float(func(*inputs, threshold=args.clf_threshold))
     verdict = "fair" if low <= value <= high else "unfair"
     fig, ax = script_kit.figure(4, 5)
@@ -58,8 +87,11 @@ def run(title: str, args: argparse.Namespace) -> None:
     ax.axhline(0, color="grey")
     ax.set_title(f"{title}: {value:.4f} ({verdict})")
     fig.savefig("fairness.png", dpi=100, bbox_inches="tight")
-    script_kit.write_csv(args.output, ["metric", "value", "fair range", "verdict", "rows"],
-                         [[title, f"{value:.6g}", f"{low:g} to {high:g}", verdict, len(rows)]])
+    script_kit.write_csv(
+        args.output,
+        ["metric", "value", "fair range", "verdict", "rows"],
+        [[title, f"{value:.6g}", f"{low:g} to {high:g}", verdict, len(rows)]],
+    )
 
 
 def main(title: str, what: str) -> None:

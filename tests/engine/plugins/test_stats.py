@@ -7,10 +7,10 @@ import csv
 
 import numpy as np
 import pytest
+from plugin_kit import cli
 from sklearn import metrics
 
 from engine.plugins import stats
-from plugin_kit import cli
 
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
@@ -23,7 +23,9 @@ def test_roc_and_pr_equal_scikit_learn(seed):
     np.testing.assert_allclose(fpr, ref_fpr)
     np.testing.assert_allclose(tpr, ref_tpr)
     np.testing.assert_allclose(thresholds[1:], ref_thr[1:])
-    assert stats.trapezoid(fpr, tpr) == pytest.approx(metrics.roc_auc_score(truth, score), abs=1e-12)
+    assert stats.trapezoid(fpr, tpr) == pytest.approx(
+        metrics.roc_auc_score(truth, score), abs=1e-12
+    )
     assert stats.average_precision(truth, score) == pytest.approx(
         metrics.average_precision_score(truth, score), abs=1e-12)  # fmt: skip
     precision, recall, _ = stats.pr_curve(truth, score)
@@ -70,7 +72,9 @@ def test_privileged_columns_must_be_opposites():
 
 
 def test_cross_tabulation_counts_and_ratios():
-    rows, cols, table = stats.cross_tabulation(["0", "1", "1", "10", "2"], ["a", "a", "b", "b", "b"])
+    rows, cols, table = stats.cross_tabulation(
+        ["0", "1", "1", "10", "2"], ["a", "a", "b", "b", "b"]
+    )
     assert rows == ["0", "1", "2", "10"] and cols == ["a", "b"]
     assert table.tolist() == [[1, 0], [1, 1], [0, 1], [0, 1]]
     _, _, ratio = stats.cross_tabulation(["1", "1", "1"], ["a", "b", "b"], ratio=True)

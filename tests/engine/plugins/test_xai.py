@@ -129,7 +129,8 @@ def test_smoothgrad_matches_captum_with_its_noise(twin):
     noise = torch.normal(0, torch.tensor(sigma).repeat((n, *x.shape[1:])))  # as Captum draws
     torch.manual_seed(5)  # Captum draws the same noise
     theirs = NoiseTunnel(Saliency(net)).attribute(
-        x, nt_type="smoothgrad", nt_samples=n, nt_samples_batch_size=n, stdevs=sigma, target=cls)
+        x, nt_type="smoothgrad", nt_samples=n, nt_samples_batch_size=n, stdevs=sigma, target=cls
+    )
     ours = xai.smooth_grad(model, image, cls, noise=noise.numpy())
     np.testing.assert_allclose(ours, theirs[0].detach().numpy(), atol=1e-4)
     assert ours.max() > 1e-3

@@ -5,4 +5,7 @@ import argparse  # noqa: F401 - the protocol: an argparse --help (fairness_scrip
 if __name__ == "__main__":
     from engine.plugins.fairness_script import main
 
-    main("Equal Opportunity", "True positive rate of the unprivileged group minus that of the privileged group.")
+    main(
+        "Equal Opportunity",
+        "True positive rate of the unprivileged group minus that of the privileged group.",
+    )
