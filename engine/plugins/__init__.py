@@ -3,14 +3,26 @@
 :mod:`~engine.plugins.protocol` finds plugin scripts and reads their parameters from
 ``--help``; :mod:`~engine.plugins.runner` runs one on a job in a child process. The scripts
 of the lineup live in ``scripts/_Post_Process/<group>/``; their computations are the modules
-here (``xai``, ``shap``, ``tracin``, ``stats``, ``fairness``), each testable on its own.
+here (``xai``, ``shap``, ``tracin``, ``stats``), each testable on its own.
+
+Names are imported on first use, so a script's ``--help`` stays quick (no engine import).
 """
 
-from engine.plugins.model import JobModel, PluginError
-from engine.plugins.protocol import Param, Plugin, discover, find_plugin, parse_help
-from engine.plugins.runner import PluginResult, list_results, run_plugin
+from __future__ import annotations
 
-__all__ = [
-    "JobModel", "Param", "Plugin", "PluginError", "PluginResult", "discover", "find_plugin",
-    "list_results", "parse_help", "run_plugin",
-]  # fmt: skip
+import importlib
+from typing import Any
+
+_HOMES = {
+    "JobModel": "model", "PluginError": "model", "Param": "protocol", "Plugin": "protocol",
+    "discover": "protocol", "find_plugin": "protocol", "parse_help": "protocol",
+    "PluginResult": "runner", "list_results": "runner", "run_plugin": "runner",
+}  # fmt: skip
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'engine.plugins' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"engine.plugins.{_HOMES[name]}"), name)

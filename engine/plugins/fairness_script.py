@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import argparse
 
-from engine.plugins import script_kit, stats
-
-METRICS = {  # title: (function, needs the target, fair range)
-    "Demographic Parity": (stats.demographic_parity, False, (-0.1, 0.1)),
-    "Disparate Impact": (stats.disparate_impact, False, (0.8, 1.25)),
-    "Equal Opportunity": (stats.equal_opportunity, True, (-0.1, 0.1)),
-    "Equalised Odds": (stats.equalised_odds, True, (0.0, 0.1)),
-    "Theil Index": (stats.theil_index, True, (0.0, 0.1)),
+METRICS = {  # title: (function of engine.plugins.stats, needs the target, fair range)
+    "Demographic Parity": ("demographic_parity", False, (-0.1, 0.1)),
+    "Disparate Impact": ("disparate_impact", False, (0.8, 1.25)),
+    "Equal Opportunity": ("equal_opportunity", True, (-0.1, 0.1)),
+    "Equalised Odds": ("equalised_odds", True, (0.0, 0.1)),
+    "Theil Index": ("theil_index", True, (0.0, 0.1)),
 }
 
 
@@ -65,7 +63,10 @@ def parser(title: str, what: str) -> argparse.ArgumentParser:
 
 
 def run(title: str, args: argparse.Namespace) -> None:
-    func, needs_target, (low, high) = METRICS[title]
+    from engine.plugins import script_kit, stats  # noqa: PLC0415 - after --help
+
+    name, needs_target, (low, high) = METRICS[title]
+    func = getattr(stats, name)
     header, rows = script_kit.read_table(args.input)
 
     def col(name: str, what: str):  # type: ignore[no-untyped-def]
@@ -96,4 +97,6 @@ def run(title: str, args: argparse.Namespace) -> None:
 
 def main(title: str, what: str) -> None:
     args = parser(title, what).parse_args()
+    from engine.plugins import script_kit  # noqa: PLC0415 - after --help
+
     script_kit.main(lambda: run(title, args), title)

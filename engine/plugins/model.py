@@ -18,6 +18,7 @@ import engine.nn as nn
 from engine.core import backend
 from engine.core.autograd import backward
 from engine.data.loaders import FileLoadError, load_file, normalization_scale
+from engine.plugins.errors import PluginError
 from engine.runtime.compiler import compile_network
 from engine.runtime.evaluator import load_parameters
 from engine.runtime.job import Job
@@ -25,10 +26,6 @@ from engine.runtime.program import Program
 from engine.runtime.session import RunPlan
 
 __all__ = ["JobModel", "PluginError"]
-
-
-class PluginError(ValueError):
-    """Bad input to a plugin: one line naming the plugin's parameter and the cause."""
 
 
 class JobModel:

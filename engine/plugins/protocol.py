@@ -21,10 +21,11 @@ import os
 import re
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.plugins.model import PluginError
+from engine.plugins.errors import PluginError
 
 __all__ = [
     "BUILTIN_DIR", "FILE_KINDS", "Param", "Plugin", "discover", "find_plugin", "parse_help",
@@ -205,12 +206,10 @@ def load_plugin(path: Path, group: str, builtin: bool) -> Plugin:
 
 def discover(extra: list[str] | None = None) -> list[Plugin]:
     """Every plugin script of the plugin folders, with its parameters (or its error)."""
-    found = []
-    for folder in plugin_folders(extra):
-        builtin = folder == BUILTIN_DIR
-        for path, group in _scripts(folder):
-            found.append(load_plugin(path, group, builtin))
-    return found
+    jobs = [(path, group, folder == BUILTIN_DIR) for folder in plugin_folders(extra)
+            for path, group in _scripts(folder)]  # fmt: skip
+    with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1)) as pool:
+        return list(pool.map(lambda job: load_plugin(*job), jobs))
 
 
 def _key(text: str) -> str:
@@ -222,9 +221,10 @@ def find_plugin(name: str, extra: list[str] | None = None) -> Plugin:
     (``gradcam``) or path to a script."""
     path = Path(name)
     if path.suffix == ".py" and path.is_file():
-        parts = [p for p in path.resolve().parent.parts]
+        parts = list(path.resolve().parent.parts)
         groups = parts[parts.index("_Post_Process") + 1 :] if "_Post_Process" in parts else []
-        return load_plugin(path.resolve(), "/".join(g.lstrip("_") for g in groups), False)
+        builtin = path.resolve().is_relative_to(BUILTIN_DIR)
+        return load_plugin(path.resolve(), "/".join(g.lstrip("_") for g in groups), builtin)
     key = _key(name)
     candidates = []
     for folder in plugin_folders(extra):

@@ -26,10 +26,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.plugins.model import PluginError
+from engine.plugins.errors import PluginError
 from engine.plugins.protocol import FILE_KINDS, Plugin, child_env, python_for
 
-__all__ = ["PluginResult", "RESULTS_DIR", "build_arguments", "list_results", "run_plugin"]
+__all__ = [
+    "PluginResult", "RESULTS_DIR", "build_arguments", "list_results", "row_values", "run_plugin",
+]  # fmt: skip
 
 RESULTS_DIR = "plugin_results"
 RECORD = "plugin.json"
@@ -85,6 +87,11 @@ def _from_row(plugin: Plugin, job: Path, row: int, given: Mapping[str, str]) -> 
             best = max(scores)[1]
             filled["class_index"] = names[best].rpartition("__")[2]
     return filled
+
+
+def row_values(plugin: Plugin, job: Path, row: int) -> dict[str, str]:
+    """What selecting ``row`` of the output table fills in (the dialog shows these)."""
+    return _from_row(plugin, Path(job), row, {})
 
 
 def _is_float(text: str) -> bool:

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from engine.plugins.model import PluginError
+from engine.plugins.errors import PluginError
 
 __all__ = [
     "average_precision", "cross_tabulation", "demographic_parity", "disparate_impact",
