@@ -61,3 +61,14 @@ def test_shap_tabular_plugin_is_additive(job8):
     expected = float(score(np.stack([model.row_input(rows[0], r) for r in rows[1:21]])).mean())
     assert float(table["expected value"]["SHAP value"]) == pytest.approx(expected, abs=1e-5)
     assert expected + sum(phi) == pytest.approx(fx, abs=1e-5)
+
+
+def test_lime_recovers_a_linear_model_exactly():
+    from engine.plugins.lime import lime_weights
+
+    w = np.array([0.5, -1.0, 2.0, 0.0, 0.25, -0.3])
+    coef, intercept = lime_weights(lambda z: z @ w + 0.7, 6, 300, ridge=0.0)
+    np.testing.assert_allclose(coef, w, atol=1e-9)
+    assert intercept == pytest.approx(0.7)
+    shrunk, _ = lime_weights(lambda z: z @ w + 0.7, 6, 300, ridge=1.0)
+    assert np.sign(shrunk[[0, 1, 2]]).tolist() == [1, -1, 1]
