@@ -45,6 +45,7 @@ from engine.plugins.protocol import Plugin, discover
 from engine.plugins.runner import list_results, row_values
 
 ROW_KINDS = ("image",)
+SMALL = 200  # pictures narrower than this are shown magnified
 
 
 class Catalogue(QObject):
@@ -303,7 +304,11 @@ class PluginPanel(QWidget):
         if path is None:
             return
         if path.suffix.lower() in IMAGE_SUFFIXES:
-            self.picture.setPixmap(QPixmap(str(path)))
+            pixmap = QPixmap(str(path))
+            if 0 < pixmap.width() < SMALL:  # a digit's map: shown larger, pixels kept sharp
+                factor = SMALL // pixmap.width() + 1
+                pixmap = pixmap.scaled(pixmap.size() * factor)
+            self.picture.setPixmap(pixmap)
             self.viewer.setCurrentIndex(0)
             return
         try:

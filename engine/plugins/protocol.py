@@ -36,6 +36,7 @@ BUILTIN_DIR = Path(__file__).resolve().parent / "scripts"
 REPO_ROOT = Path(__file__).resolve().parents[2]
 FILE_KINDS = frozenset({"model", "csv", "image", "file"})
 HELP_TIMEOUT = 60.0
+MAX_TITLE = 40
 _KIND = re.compile(r"\(\s*([a-z_]+)\s*\)")
 _DEFAULT = re.compile(r"default\s*=\s*(.*)$", re.IGNORECASE)
 _OPTION = re.compile(r"^ {2}(-\S.*?)(?: {2,}(.*))?$")
@@ -99,6 +100,7 @@ def parse_help(text: str) -> tuple[str, str, list[Param]]:
                     r"arguments|required arguments)\s*:", line)), len(lines))  # fmt: skip
     description = "\n".join(lines[start:section]).strip() if start < section else ""
     title = description.splitlines()[0].strip() if description else ""
+    title = title if len(title) <= MAX_TITLE else ""  # a reflowed description: the stem
     options: list[tuple[str, list[str]]] = []
     for line in lines[section:]:
         match = _OPTION.match(line)

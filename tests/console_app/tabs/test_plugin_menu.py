@@ -11,6 +11,7 @@ import pytest
 from gui_driver import answer_next_dialog, choose, menu_action, right_click
 from plugin_kit import lenet_job  # noqa: F401 - the trained default project
 from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QImage
 from PySide6.QtWidgets import QLineEdit, QSpinBox
 
 
@@ -64,8 +65,9 @@ def test_grad_cam_of_a_misclassified_digit_from_the_context_menu(qtbot, tab, len
     panel = tab.plugins
     assert panel.results.currentItem().text().startswith("XAI/Grad-CAM  (gradcam_")
     assert panel.current_file().name == "grad_cam.png"
+    assert QImage(str(panel.current_file())).size().toTuple() == (112, 112)
     pixmap = panel.picture.pixmap()
-    assert not pixmap.isNull() and (pixmap.width(), pixmap.height()) == (112, 112)
+    assert not pixmap.isNull() and (pixmap.width(), pixmap.height()) == (224, 224)  # shown x2
 
 
 def test_cross_tabulation_shows_a_sortable_table_and_stays_after_reopening(qtbot, tab, lenet_job):  # noqa: F811
