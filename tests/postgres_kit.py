@@ -76,7 +76,9 @@ class Cluster:
         except ImportError:
             raise Unavailable("psycopg is not installed (pip install -e '.[test]')") from None
         bin_dir, user = _binaries(), _run_as()
-        folder = Path(tempfile.mkdtemp(prefix="neurocanvas-pg-"))
+        # /tmp when the server runs as another user: TMPDIR may be a folder only root can enter.
+        parent = "/tmp" if user is not None and os.path.isdir("/tmp") else None
+        folder = Path(tempfile.mkdtemp(prefix="neurocanvas-pg-", dir=parent))
         if user is not None:
             os.chown(folder, user.pw_uid, user.pw_gid)
         cluster = cls(bin_dir, folder, user)
