@@ -34,6 +34,7 @@ from engine.search.study import (
     check_study_name,
     default_storage,
     open_study,
+    storage_errors,
 )
 from engine.search.worker import Emit, Worker, base_job_error, seed_attempt
 
@@ -111,24 +112,27 @@ def run_search(
         base_job_error(settings.base_job)
     url = request.storage or default_storage(Path(settings.jobs_root))
     study = open_study(url, request.study, settings)
-    seed_attempt(study, settings)
-    deadline = time.time() + settings.hours * 3600
-    worker = Worker(study, emit, deadline)
-    if on_worker is not None:
-        on_worker(worker)
-    if emit:
-        emit("search_start", storage=url, study=request.study, attempts=settings.attempts,
-             done=len(attempts(study)), method=settings.method,
-             objective=settings.objective)  # fmt: skip
-    helpers = [_spawn(url, request.study, deadline, settings, k) for k in range(1, parallel)]
-    try:
-        worker.run()
-    finally:
-        for proc in helpers:
-            if worker.stop_event.is_set():
-                proc.terminate()
-            proc.wait()
-    return results(study, url)
+    with storage_errors(url):  # the database lost at any point: one line, the study resumable
+        seed_attempt(study, settings)
+        deadline = time.time() + settings.hours * 3600
+        worker = Worker(study, emit, deadline)
+        if on_worker is not None:
+            on_worker(worker)
+        if emit:
+            emit("search_start", storage=url, study=request.study, attempts=settings.attempts,
+                 done=len(attempts(study)), method=settings.method,
+                 objective=settings.objective)  # fmt: skip
+        helpers = [_spawn(url, request.study, deadline, settings, k) for k in range(1, parallel)]
+        ended = False
+        try:
+            worker.run()
+            ended = True
+        finally:
+            for proc in helpers:
+                if worker.stop_event.is_set() or not ended:  # stopped, or this worker failed
+                    proc.terminate()
+                proc.wait()
+        return results(study, url)
 
 
 def _spawn(url: str, study: str, deadline: float, settings: Settings, k: int) -> subprocess.Popen:

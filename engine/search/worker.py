@@ -27,9 +27,19 @@ from engine.runtime.job import Job, JobError
 from engine.runtime.job_history import read_job
 from engine.search import model
 from engine.search.candidate import Candidate, CandidateError, describe, propose
-from engine.search.study import HEARTBEAT_S, SearchError, Settings, attempts, done, front
+from engine.search.study import (
+    STORAGE_ERRORS,
+    SearchError,
+    Settings,
+    attempts,
+    done,
+    front,
+    grace_s,
+    heartbeat_s,
+    storage_errors,
+)
 
-__all__ = ["Worker", "base_job_error", "seed_attempt"]
+__all__ = ["Worker", "base_job_error", "seed_attempt", "fail_lost"]
 
 Emit = Callable[..., Any]
 
@@ -105,6 +115,8 @@ class Worker:
         self._trainer: Any = None
         self.fatal = ""  # a setup error (datasets, settings): the search cannot go on
         self.trained = 0
+        self.url = str(getattr(getattr(study._storage, "_backend", study._storage), "url", ""))
+        self._lost: BaseException | None = None  # the heartbeat's error once past the grace
 
     def stop(self) -> None:
         """End cleanly: the attempt in training stops and is recorded as failed ("stopped")."""
@@ -113,14 +125,18 @@ class Worker:
             self._trainer.request_stop()
 
     def run(self) -> int:
-        """Attempts until done; returns how many this worker trained."""
+        """Attempts until done; returns how many this worker trained. A database that stops
+        answering ends it with one :class:`SearchError` line (the attempt in training stops);
+        the study stays as the database last recorded it, to be resumed."""
+        with storage_errors(self.url):
+            return self._run()
+
+    def _run(self) -> int:
         while not self.stop_event.is_set() and time.time() < self.deadline:
-            with warnings.catch_warnings():  # heartbeats: "experimental" since Optuna 2.9, and
-                # "meant for optimize()": ask-and-tell records them itself (see _train)
-                warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+            fail_lost(self.study)
+            with warnings.catch_warnings():  # heartbeats: "meant for optimize()"; ask-and-tell
+                # records them itself (see _train)
                 warnings.filterwarnings("ignore", "Heartbeat of storage", UserWarning)
-                optuna.storages.fail_stale_trials(self.study)
-                fail_dead_local(self.study)
                 if len(attempts(self.study)) >= self.settings.attempts:
                     break  # done: asking would leave a refused trial, a gap in the numbers
                 trial = self.study.ask()  # warns that heartbeats are meant for optimize()
@@ -133,7 +149,7 @@ class Worker:
                 self._attempt(trial)
                 if self.fatal:
                     raise SearchError(f"attempt {trial.number}: {self.fatal}")
-            except SearchError:
+            except (SearchError, *STORAGE_ERRORS):
                 raise
             except Exception as exc:  # noqa: BLE001 - a crashed attempt must not end the search
                 message = f"{type(exc).__name__}: {exc}".splitlines()[0]
@@ -201,10 +217,19 @@ class Worker:
         beat = threading.Event()
         storage = self.study._storage  # the heartbeat is per trial id, Optuna's own mechanism
         trial_id = trial._trial_id
+        interval, grace = heartbeat_s(), grace_s()
 
         def heartbeat() -> None:
-            while not beat.wait(HEARTBEAT_S):
-                storage.record_heartbeat(trial_id)
+            last = time.monotonic()
+            while not beat.wait(interval):
+                try:
+                    storage.record_heartbeat(trial_id)
+                    last = time.monotonic()
+                except STORAGE_ERRORS as exc:  # the database is away: wait up to the grace
+                    if time.monotonic() - last > grace:  # others count this attempt failed
+                        self._lost = exc
+                        self._request_stop()
+                        return
 
         storage.record_heartbeat(trial_id)
         thread = threading.Thread(target=heartbeat, daemon=True)
@@ -223,11 +248,19 @@ class Worker:
             return "failed", None, str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         finally:
             beat.set()
+            thread.join(timeout=interval)  # a heartbeat waiting on the network is left behind
             self._trainer = None
+            if self._lost is not None:  # the attempt stopped for the database: end here
+                raise self._lost
 
     def _set_trainer(self, trainer: Any) -> None:
         self._trainer = trainer
-        if self.stop_event.is_set():
+        if self.stop_event.is_set() or self._lost is not None:
+            trainer.request_stop()
+
+    def _request_stop(self) -> None:
+        trainer = self._trainer
+        if trainer is not None:
             trainer.request_stop()
 
 
@@ -268,6 +301,19 @@ def _accuracy(summary: dict[str, Any] | Path) -> float | None:
         if isinstance(value, dict) and isinstance(value.get("accuracy"), float):
             return float(value["accuracy"])
     return None
+
+
+def fail_lost(study: optuna.Study) -> list[int]:
+    """Mark failed the running attempts whose worker is gone: on this machine its process has
+    ended; elsewhere its heartbeat is older than the grace period. Their numbers."""
+    running = {t._trial_id: t.number
+               for t in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,))}  # fmt: skip
+    with warnings.catch_warnings():  # heartbeats are "experimental" since Optuna 2.9
+        warnings.simplefilter("ignore", optuna.exceptions.ExperimentalWarning)
+        optuna.storages.fail_stale_trials(study)
+    failed = {t._trial_id for t in study.get_trials(deepcopy=False, states=(TrialState.FAIL,))}
+    stale = [number for trial_id, number in running.items() if trial_id in failed]
+    return sorted(set(stale) | set(fail_dead_local(study)))
 
 
 def fail_dead_local(study: optuna.Study) -> list[int]:

@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from postgres_kit import Cluster, Unavailable
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -22,3 +23,32 @@ def iris_file(tmp_path):
     target.parent.mkdir()
     shutil.copyfile(ROOT / "projects" / "iris.ncproj", target)
     return target
+
+
+@pytest.fixture(scope="session")
+def postgres_cluster():
+    """One throwaway PostgreSQL server for the session (skipped, with the reason, where none
+    can be started)."""
+    try:
+        cluster = Cluster.start_new()
+    except Unavailable as exc:
+        pytest.skip(f"no PostgreSQL server: {exc}")
+    yield cluster
+    cluster.remove()
+
+
+@pytest.fixture
+def postgres_url(postgres_cluster):
+    """A new empty database on the session's server."""
+    return postgres_cluster.new_database()
+
+
+@pytest.fixture
+def own_postgres():
+    """A server of the test's own, which it may stop and start."""
+    try:
+        cluster = Cluster.start_new()
+    except Unavailable as exc:
+        pytest.skip(f"no PostgreSQL server: {exc}")
+    yield cluster
+    cluster.remove()
