@@ -34,7 +34,8 @@ from engine.runtime.job_history import pareto_front
 from engine.search.candidate import in_range
 
 __all__ = ["SearchError", "Settings", "open_study", "default_storage", "attempts", "front",
-           "check_study_name", "grace_s", "heartbeat_s", "storage_errors", "display_url"]  # fmt: skip
+           "check_study_name", "grace_s", "heartbeat_s", "storage_errors",
+           "display_url"]  # fmt: skip
 
 HEARTBEAT_S = 10  # seconds between heartbeats of a training worker (at most)
 GRACE_S = 60  # a running attempt without heartbeat for this long is marked failed
