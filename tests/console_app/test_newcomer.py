@@ -61,8 +61,9 @@ def test_save_as_adds_the_chosen_filters_extension(qtbot, make_window, lenet_cop
 def test_the_first_start_and_open_sample_edit_a_copy_never_the_installed_sample(
     qtbot, make_window, settings
 ):
-    from console_app.document import PROJECTS_DIR
+    from engine.formats.samples import samples_folder
 
+    PROJECTS_DIR = samples_folder()  # noqa: N806 - where the installed samples are
     installed = PROJECTS_DIR / "lenet_digits.ncproj"
     before = installed.read_bytes()
     window = shown(qtbot, make_window())  # neurocanvas with no argument
