@@ -114,3 +114,35 @@ def test_a_plugin_that_fails_says_why_in_one_line(qtbot, tab, lenet_job):  # noq
     assert "--output_variable \"z'\": the network 'MainRuntime' has no such" in status[1]
     assert tab.plugins.status.text().startswith("Plugin failed: ")
     assert results() == before
+
+
+def test_stop_ends_a_running_plugin(qtbot, lenet_job, monkeypatch):  # noqa: F811
+    from gui_driver import click
+    from plugin_kit import FIXTURES
+
+    from console_app.tabs.evaluation_tab import EvaluationTab
+
+    monkeypatch.setenv("NEUROCANVAS_PLUGINS", str(FIXTURES))  # a user's folder of plugins
+    tab = EvaluationTab()
+    qtbot.addWidget(tab)
+    tab.show()
+    tab.set_jobs([lenet_job])
+    qtbot.waitUntil(lambda: tab.catalogue.plugins is not None, timeout=120000)
+    view = tab.output_view
+    right_click(qtbot, view.viewport(), view.visualRect(view.model().index(0, 0)).center())
+    broken = menu_action(tab.plugin_menu_shown, "Broken").menu()
+    bad = next(a for a in broken.actions() if a.text() == "bad_help")
+    assert not bad.isEnabled() and "ModuleNotFoundError" in bad.toolTip()
+    answer = answer_next_dialog(qtbot, "OK")
+    choose(broken, "Hang")
+    qtbot.waitUntil(lambda: answer.done, timeout=10000)
+    assert answer.title == "Plugin: Broken/Hang"
+    panel = tab.plugins
+    tab.views.setCurrentWidget(panel)  # where the progress and Stop are
+    qtbot.waitUntil(lambda: panel.progress.isVisibleTo(panel) and panel.progress.value() == 1,
+                    timeout=60000)  # fmt: skip
+    with qtbot.waitSignal(panel.finished, timeout=60000) as blocker:
+        click(qtbot, panel.stop_button)
+    assert blocker.args == ["stopped", ""]
+    assert not list((lenet_job / "plugin_results").glob("hang_*"))
+    assert not panel.stop_button.isEnabled() and panel.status.text() == "Plugin stopped"
