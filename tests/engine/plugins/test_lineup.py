@@ -54,3 +54,26 @@ def test_cross_tabulation_equals_the_confusion_matrix(lenet_job):
     counts = [[int(float(v)) for v in r[1:]] for r in out[1:]]
     summary = json.loads((lenet_job / "evaluation.json").read_text())
     assert counts == summary["classification"]["y'"]["confusion_matrix"]
+
+
+def test_the_report_gets_a_slide_per_plugin_result(lenet_job, tmp_path):
+    from pptx import Presentation
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+
+    from engine.plugins import list_results
+
+    for name in ("Grad-CAM", "cross_tabulation"):
+        done = cli("plugin", "run", name, str(lenet_job), "--row", "1")
+        assert done.returncode == 0, done.stderr
+    deck = tmp_path / "report.pptx"
+    done = cli("report", str(lenet_job), "-o", str(deck))
+    assert done.returncode == 0, done.stderr
+    slides = {s.shapes.title.text: s for s in Presentation(deck).slides}
+    for result in list_results(lenet_job):
+        assert any(t.startswith(f"Plugin : {result.plugin} ({result.folder.name})")
+                   for t in slides), (result.plugin, list(slides))  # fmt: skip
+    grad_cam = next(s for t, s in slides.items() if t.startswith("Plugin : XAI/Grad-CAM"))
+    assert any(sh.shape_type == MSO_SHAPE_TYPE.PICTURE for sh in grad_cam.shapes)
+    cross = next(s for t, s in slides.items() if t.startswith("Plugin : Utils/Cross Tabulation"))
+    [table] = [sh.table for sh in cross.shapes if sh.has_table]
+    assert table.cell(1, 0).text == "y = 0" and table.cell(0, 1).text == "y' = 0"
