@@ -289,9 +289,12 @@ class PluginPanel(QWidget):
         shown = [f for f in result.files if f.lower().endswith((*IMAGE_SUFFIXES, ".csv"))]
         for name in shown:
             self.files.addItem(name)
-        # a plot first where there is one, as NNC shows a plugin's picture
+        # a plot first where there is one, as NNC shows a plugin's picture; a batch (a picture
+        # per row) shows its table, the pictures as thumbnails
         images = [k for k, f in enumerate(shown) if f.lower().endswith(IMAGE_SUFFIXES)]
-        self.files.setCurrentRow(images[0] if images else 0)
+        tables = [k for k, f in enumerate(shown) if f.lower().endswith(".csv")]
+        few = images and (len(images) <= 3 or not tables)
+        self.files.setCurrentRow(images[0] if few else (tables or [0])[0])
 
     def current_file(self) -> Path | None:
         index, item = self.results.currentRow(), self.files.currentItem()
