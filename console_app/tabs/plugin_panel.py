@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QDialogButtonBox,
+    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -38,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from console_app.settings import AppSettings
 from console_app.tabs.job_runner import JobRunner
 from console_app.tabs.table_model import IMAGE_SUFFIXES, THUMB, CsvTableModel, read_csv_rows
 from engine.plugins.errors import PluginError
@@ -58,15 +60,26 @@ class Catalogue(QObject):
         self.folders = folders or []
         self.plugins: list[Plugin] | None = None
         self._thread: threading.Thread | None = None
+        self._generation = 0
+
+    def reload(self, folders: list[str]) -> None:
+        """Read the catalogue again with these user folders."""
+        self.folders, self.plugins, self._thread = list(folders), None, None
+        self._generation += 1  # a reading still under way is now out of date
+        self.load()
 
     def load(self) -> None:
         if self._thread is None:
-            self._thread = threading.Thread(target=self._read, daemon=True)
+            self._thread = threading.Thread(
+                target=self._read, args=(self._generation, list(self.folders)), daemon=True
+            )
             self._thread.start()
 
-    def _read(self) -> None:
-        self.plugins = discover(self.folders)
-        self.ready.emit()
+    def _read(self, generation: int, folders: list[str]) -> None:
+        plugins = discover(folders)
+        if generation == self._generation:
+            self.plugins = plugins
+            self.ready.emit()
 
 
 class NumericProxy(QSortFilterProxyModel):
@@ -142,9 +155,12 @@ class PluginPanel(QWidget):
 
     finished = Signal(str, str)  # status (finished, stopped, failed), message
 
-    def __init__(self, catalogue: Catalogue, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, catalogue: Catalogue, settings: AppSettings, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.catalogue = catalogue
+        self.settings = settings
         self.job: Path | None = None
         self.runner = JobRunner(self)
         self.runner.event.connect(self._event)
@@ -174,6 +190,9 @@ class PluginPanel(QWidget):
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.runner.stop)
         self.status = QLabel("Right-click the output table to run a plugin")
+        self.folders_button = QPushButton("Plugin folders...")
+        self.folders_button.setToolTip("Add a folder of plugins (holding _Post_Process/...)")
+        self.folders_button.clicked.connect(self.add_folder)
         left = QSplitter(Qt.Orientation.Vertical)
         left.addWidget(self.results)
         left.addWidget(self.files)
@@ -185,9 +204,20 @@ class PluginPanel(QWidget):
         row.addWidget(self.status, 1)
         row.addWidget(self.progress)
         row.addWidget(self.stop_button)
+        row.addWidget(self.folders_button)
         layout = QVBoxLayout(self)
         layout.addLayout(row)
         layout.addWidget(body, 1)
+
+    def add_folder(self) -> bool:
+        """Ask for a plugins folder; remember it (settings) and read the catalogue again."""
+        folder = QFileDialog.getExistingDirectory(self, "Add a plugins folder")
+        if not folder:
+            return False
+        self.settings.add_plugin_folder(folder)
+        self.catalogue.reload(self.settings.plugin_folders())
+        self.status.setText(f"Plugins of {folder} added; reading the plugins...")
+        return True
 
     # -- the menu ----------------------------------------------------------------------------
     def build_menu(self, parent: QWidget, row: int | None) -> QMenu:

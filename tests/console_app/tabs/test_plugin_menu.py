@@ -146,3 +146,31 @@ def test_stop_ends_a_running_plugin(qtbot, lenet_job, monkeypatch):  # noqa: F81
     assert blocker.args == ["stopped", ""]
     assert not list((lenet_job / "plugin_results").glob("hang_*"))
     assert not panel.stop_button.isEnabled() and panel.status.text() == "Plugin stopped"
+
+
+def test_a_plugins_folder_added_in_the_app_is_remembered(qtbot, lenet_job, tmp_path, monkeypatch):  # noqa: F811
+    from gui_driver import click
+    from plugin_kit import FIXTURES
+    from PySide6.QtCore import QSettings
+
+    from console_app.settings import AppSettings
+    from console_app.tabs.evaluation_tab import EvaluationTab
+
+    monkeypatch.delenv("NEUROCANVAS_PLUGINS", raising=False)
+    ini = str(tmp_path / "settings.ini")
+    settings = AppSettings(QSettings(ini, QSettings.Format.IniFormat))
+    tab = EvaluationTab(settings)
+    qtbot.addWidget(tab)
+    tab.show()
+    tab.set_jobs([lenet_job])
+    tab.views.setCurrentWidget(tab.plugins)
+    monkeypatch.setattr("console_app.tabs.plugin_panel.QFileDialog.getExistingDirectory",
+                        lambda *a, **k: str(FIXTURES))  # fmt: skip
+    click(qtbot, tab.plugins.folders_button)
+    qtbot.waitUntil(lambda: tab.catalogue.plugins is not None, timeout=120000)
+    assert "Test/Row Stats" in [p.name for p in tab.catalogue.plugins]
+    reread = AppSettings(QSettings(ini, QSettings.Format.IniFormat))
+    assert reread.plugin_folders() == [str(FIXTURES)]
+    again = EvaluationTab(reread)  # the next session reads them too
+    qtbot.addWidget(again)
+    assert again.catalogue.folders == [str(FIXTURES)]
