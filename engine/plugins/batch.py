@@ -14,7 +14,7 @@ from engine.plugins import script_kit, xai
 from engine.plugins.errors import PluginError
 from engine.plugins.model import JobModel
 
-__all__ = ["explain_rows"]
+__all__ = ["explain_rows", "lime_map", "shap_map"]
 
 Explain = Callable[[JobModel, np.ndarray, int], np.ndarray]  # (model, image, class) -> map
 
@@ -46,3 +46,32 @@ def explain_rows(model: JobModel, table: str, output: str, class_index: int, row
         out.append([*row, path.as_posix()])  # relative: the folder may move
         script_kit.progress(k + 1, len(rows))
     script_kit.write_csv(out_csv, [*header, f"{column}:image"], out)
+
+
+def shap_map(grid: int, samples: int, seed: int, output: str) -> Explain:
+    """Kernel SHAP over a ``grid`` x ``grid`` of superpixels, as a map (positive part)."""
+    from engine.plugins import shap  # noqa: PLC0415
+
+    def explain(model: JobModel, image: np.ndarray, cls: int) -> np.ndarray:
+        segments = shap.grid_segments(image.shape, grid)
+        build = shap.masked_images(image, segments, 0.0)
+        score = model.class_score(output, cls)
+        phi, _ = shap.kernel_shap(lambda rows: score(build(rows)), np.ones(grid * grid),
+                                  np.zeros((1, grid * grid)), samples, seed)  # fmt: skip
+        return np.maximum(phi[segments], 0.0)
+
+    return explain
+
+
+def lime_map(grid: int, samples: int, seed: int, output: str) -> Explain:
+    """LIME weights over a ``grid`` x ``grid`` of superpixels, as a map (positive part)."""
+    from engine.plugins import lime, shap  # noqa: PLC0415
+
+    def explain(model: JobModel, image: np.ndarray, cls: int) -> np.ndarray:
+        segments = shap.grid_segments(image.shape, grid)
+        build = shap.masked_images(image, segments, 0.0)
+        score = model.class_score(output, cls)
+        weights, _ = lime.lime_weights(lambda z: score(build(z)), grid * grid, samples, seed=seed)
+        return np.maximum(weights[segments], 0.0)
+
+    return explain
