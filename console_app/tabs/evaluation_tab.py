@@ -294,7 +294,9 @@ class EvaluationTab(QWidget):
             return
         index = self.output_view.indexAt(pos)
         row = index.row() if index.isValid() else None
-        self.plugin_menu_shown = self.plugins.build_menu(self, row)
+        selected = self.output_view.selectionModel()
+        rows = sorted({i.row() for i in selected.selectedIndexes()}) if selected else []
+        self.plugin_menu_shown = self.plugins.build_menu(self, row, rows)
         self.plugin_menu_shown.popup(self.output_view.viewport().mapToGlobal(pos))
 
     def _plugin_ended(self, status: str) -> None:

@@ -220,8 +220,9 @@ class PluginPanel(QWidget):
         return True
 
     # -- the menu ----------------------------------------------------------------------------
-    def build_menu(self, parent: QWidget, row: int | None) -> QMenu:
-        """Plugins by group; each opens its dialog for ``row`` of the output table."""
+    def build_menu(self, parent: QWidget, row: int | None, rows: list[int] | None = None) -> QMenu:
+        """Plugins by group; each opens its dialog for ``row`` of the output table, or, for a
+        plugin of the whole table, the selected ``rows`` when there are several."""
         menu = QMenu(parent)
         plugins = self.catalogue.plugins
         if plugins is None:
@@ -238,36 +239,46 @@ class PluginPanel(QWidget):
             if plugin.error:
                 action.setEnabled(False)
                 action.setToolTip(plugin.error)
-            action.triggered.connect(lambda _=False, p=plugin: self.open_dialog(p, row))
+            action.triggered.connect(lambda _=False, p=plugin: self.open_dialog(p, row, rows))
         running = self.runner.is_running()
         for action in menu.actions():
             action.setEnabled(not running)
         return menu
 
-    def open_dialog(self, plugin: Plugin, row: int | None) -> None:
+    def open_dialog(self, plugin: Plugin, row: int | None, rows: list[int] | None = None) -> None:
         if self.job is None:
             return
+        selection = rows if rows and len(rows) > 1 and plugin.param("input") else None
         uses_row = any(p.kind in ROW_KINDS and not p.is_output for p in plugin.params) or any(
             p.name in ("index", "data_index") for p in plugin.params)  # fmt: skip
         row = row if uses_row else None
+        selection = None if uses_row else selection
         try:
             filled = row_values(plugin, self.job, row) if row is not None else {}
         except PluginError as exc:
             self.status.setText(str(exc))
             return
         self.dialog_shown = PluginDialog(plugin, filled, self)
+        if selection:
+            self.dialog_shown.setWindowTitle(f"{self.dialog_shown.windowTitle()} "
+                                             f"({len(selection)} selected rows)")  # fmt: skip
         self.dialog_shown.accepted.connect(
-            lambda p=plugin, r=row: self.run(p, self.dialog_shown.values(), r)  # type: ignore[union-attr]
+            lambda p=plugin, r=row, s=selection: self.run(p, self.dialog_shown.values(), r, s)  # type: ignore[union-attr]
         )
         self.dialog_shown.open()
 
     # -- running -----------------------------------------------------------------------------
-    def run(self, plugin: Plugin, values: dict[str, str], row: int | None = None) -> bool:
+    def run(
+        self, plugin: Plugin, values: dict[str, str], row: int | None = None,
+        rows: list[int] | None = None,
+    ) -> bool:  # fmt: skip
         if self.job is None or self.runner.is_running():
             return False
         args = ["plugin", "run", str(plugin.path), str(self.job), "--events"]
         if row is not None:
             args += ["--row", str(row)]
+        if rows:
+            args += ["--rows", ",".join(str(r) for r in rows)]
         args += [f"{k}={v}" for k, v in values.items()]
         self.status.setText(f"Running {plugin.name}...")
         self.progress.setValue(0)

@@ -174,3 +174,24 @@ def test_a_plugins_folder_added_in_the_app_is_remembered(qtbot, lenet_job, tmp_p
     again = EvaluationTab(reread)  # the next session reads them too
     qtbot.addWidget(again)
     assert again.catalogue.folders == [str(FIXTURES)]
+
+
+def test_a_table_plugin_on_a_selection_of_rows(qtbot, tab, lenet_job):  # noqa: F811
+    view = tab.output_view
+    rows_header = view.verticalHeader()
+    qtbot.mouseClick(rows_header.viewport(), Qt.MouseButton.LeftButton,
+                     pos=QPoint(5, rows_header.sectionViewportPosition(0) + 5))  # fmt: skip
+    qtbot.mouseClick(rows_header.viewport(), Qt.MouseButton.LeftButton,
+                     Qt.KeyboardModifier.ShiftModifier,
+                     QPoint(5, rows_header.sectionViewportPosition(4) + 5))  # fmt: skip
+    right_click(qtbot, view.viewport(), view.visualRect(view.model().index(2, 3)).center())
+    menu = tab.plugin_menu_shown
+    answer = answer_next_dialog(qtbot, "OK")
+    with qtbot.waitSignal(tab.plugins.finished, timeout=180000) as blocker:
+        choose(menu_action(menu, "Utils").menu(), "Cross Tabulation")
+    assert blocker.args == ["finished", ""], tab.plugins.last_message
+    assert answer.title == "Plugin: Utils/Cross Tabulation (5 selected rows)"
+    model = tab.plugins.table.model()
+    total = sum(float(model.index(r, c).data()) for r in range(model.rowCount())
+                for c in range(1, model.columnCount()))  # fmt: skip
+    assert total == 5
