@@ -77,3 +77,18 @@ def test_the_report_gets_a_slide_per_plugin_result(lenet_job, tmp_path):
     cross = next(s for t, s in slides.items() if t.startswith("Plugin : Utils/Cross Tabulation"))
     [table] = [sh.table for sh in cross.shapes if sh.has_table]
     assert table.cell(1, 0).text == "y = 0" and table.cell(0, 1).text == "y' = 0"
+
+
+def test_parameter_stats_equal_the_checkpoint(lenet_job):
+    done = cli("plugin", "run", "Parameter Stats", str(lenet_job))
+    assert done.returncode == 0, done.stderr
+    table = list(csv.DictReader(open(_latest(lenet_job, "parameter_stats", "parameter_stats.csv"))))
+    with np.load(lenet_job / "checkpoints" / "best" / "parameters.npz") as npz:  # NumPy reads it
+        values = sorted((npz[k] for k in npz.files if not k.startswith("__")), key=np.size)
+    assert sorted(int(r["size"]) for r in table) == [a.size for a in values]
+    w = next(r for r in table if r["parameter"] == "Affine/affine/W")
+    big = values[-1].astype(np.float64)  # 480 x 150, the largest
+    assert w["shape"] == "480x150"
+    assert float(w["mean"]) == pytest.approx(big.mean(), rel=1e-5, abs=1e-9)
+    assert float(w["std"]) == pytest.approx(big.std(), rel=1e-5)
+    assert float(w["max"]) == pytest.approx(big.max(), rel=1e-5)
