@@ -74,5 +74,17 @@ class AppSettings:
         base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
         return Path(base or Path.home()) / "NeuroCanvas"
 
+    # -- plugins ---------------------------------------------------------------------------
+    def plugin_folders(self) -> list[str]:
+        """Folders of the user's plugins (beside the built-ins and NEUROCANVAS_PLUGINS)."""
+        value = self.qsettings.value("plugins/folders", [])
+        if isinstance(value, str):
+            value = [value]
+        return [str(v) for v in (value or []) if v]
+
+    def add_plugin_folder(self, folder: str) -> None:
+        folders = [f for f in self.plugin_folders() if f != folder] + [folder]
+        self.qsettings.setValue("plugins/folders", folders)
+
     def sync(self) -> None:
         self.qsettings.sync()

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.report_action import ReportController
+from console_app.settings import AppSettings
 from console_app.tabs.job_runner import JobRunner
 from console_app.tabs.plugin_panel import Catalogue, PluginPanel
 from console_app.tabs.table_model import THUMB, CsvTableModel, read_csv_rows
@@ -58,8 +59,9 @@ def job_datasets(job: Path) -> list[str]:
 class EvaluationTab(QWidget):
     evaluated = Signal(str)  # finished or failed
 
-    def __init__(self) -> None:
+    def __init__(self, settings: AppSettings | None = None) -> None:
         super().__init__()
+        self.settings = settings if settings is not None else AppSettings()
         self.runner = JobRunner(self)
         self.runner.ended.connect(self._ended)
         self.runner.log.connect(lambda line: self.log.appendPlainText(line))
@@ -109,8 +111,8 @@ class EvaluationTab(QWidget):
         self.output_view.verticalHeader().setDefaultSectionSize(THUMB + 4)
         self.output_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.output_view.customContextMenuRequested.connect(self._output_menu)
-        self.catalogue = Catalogue()
-        self.plugins = PluginPanel(self.catalogue)
+        self.catalogue = Catalogue(self.settings.plugin_folders())
+        self.plugins = PluginPanel(self.catalogue, self.settings)
         self.plugins.finished.connect(lambda status, _: self._plugin_ended(status))
         self.variable_combo = QComboBox()
         self.variable_combo.currentTextChanged.connect(self._show_matrix)
@@ -292,7 +294,9 @@ class EvaluationTab(QWidget):
             return
         index = self.output_view.indexAt(pos)
         row = index.row() if index.isValid() else None
-        self.plugin_menu_shown = self.plugins.build_menu(self, row)
+        selected = self.output_view.selectionModel()
+        rows = sorted({i.row() for i in selected.selectedIndexes()}) if selected else []
+        self.plugin_menu_shown = self.plugins.build_menu(self, row, rows)
         self.plugin_menu_shown.popup(self.output_view.viewport().mapToGlobal(pos))
 
     def _plugin_ended(self, status: str) -> None:

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QDialog,
     QDialogButtonBox,
+    QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -38,6 +39,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from console_app.settings import AppSettings
 from console_app.tabs.job_runner import JobRunner
 from console_app.tabs.table_model import IMAGE_SUFFIXES, THUMB, CsvTableModel, read_csv_rows
 from engine.plugins.errors import PluginError
@@ -58,15 +60,26 @@ class Catalogue(QObject):
         self.folders = folders or []
         self.plugins: list[Plugin] | None = None
         self._thread: threading.Thread | None = None
+        self._generation = 0
+
+    def reload(self, folders: list[str]) -> None:
+        """Read the catalogue again with these user folders."""
+        self.folders, self.plugins, self._thread = list(folders), None, None
+        self._generation += 1  # a reading still under way is now out of date
+        self.load()
 
     def load(self) -> None:
         if self._thread is None:
-            self._thread = threading.Thread(target=self._read, daemon=True)
+            self._thread = threading.Thread(
+                target=self._read, args=(self._generation, list(self.folders)), daemon=True
+            )
             self._thread.start()
 
-    def _read(self) -> None:
-        self.plugins = discover(self.folders)
-        self.ready.emit()
+    def _read(self, generation: int, folders: list[str]) -> None:
+        plugins = discover(folders)
+        if generation == self._generation:
+            self.plugins = plugins
+            self.ready.emit()
 
 
 class NumericProxy(QSortFilterProxyModel):
@@ -142,9 +155,12 @@ class PluginPanel(QWidget):
 
     finished = Signal(str, str)  # status (finished, stopped, failed), message
 
-    def __init__(self, catalogue: Catalogue, parent: QWidget | None = None) -> None:
+    def __init__(
+        self, catalogue: Catalogue, settings: AppSettings, parent: QWidget | None = None
+    ) -> None:
         super().__init__(parent)
         self.catalogue = catalogue
+        self.settings = settings
         self.job: Path | None = None
         self.runner = JobRunner(self)
         self.runner.event.connect(self._event)
@@ -174,6 +190,9 @@ class PluginPanel(QWidget):
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.runner.stop)
         self.status = QLabel("Right-click the output table to run a plugin")
+        self.folders_button = QPushButton("Plugin folders...")
+        self.folders_button.setToolTip("Add a folder of plugins (holding _Post_Process/...)")
+        self.folders_button.clicked.connect(self.add_folder)
         left = QSplitter(Qt.Orientation.Vertical)
         left.addWidget(self.results)
         left.addWidget(self.files)
@@ -185,13 +204,25 @@ class PluginPanel(QWidget):
         row.addWidget(self.status, 1)
         row.addWidget(self.progress)
         row.addWidget(self.stop_button)
+        row.addWidget(self.folders_button)
         layout = QVBoxLayout(self)
         layout.addLayout(row)
         layout.addWidget(body, 1)
 
+    def add_folder(self) -> bool:
+        """Ask for a plugins folder; remember it (settings) and read the catalogue again."""
+        folder = QFileDialog.getExistingDirectory(self, "Add a plugins folder")
+        if not folder:
+            return False
+        self.settings.add_plugin_folder(folder)
+        self.catalogue.reload(self.settings.plugin_folders())
+        self.status.setText(f"Plugins of {folder} added; reading the plugins...")
+        return True
+
     # -- the menu ----------------------------------------------------------------------------
-    def build_menu(self, parent: QWidget, row: int | None) -> QMenu:
-        """Plugins by group; each opens its dialog for ``row`` of the output table."""
+    def build_menu(self, parent: QWidget, row: int | None, rows: list[int] | None = None) -> QMenu:
+        """Plugins by group; each opens its dialog for ``row`` of the output table, or, for a
+        plugin of the whole table, the selected ``rows`` when there are several."""
         menu = QMenu(parent)
         plugins = self.catalogue.plugins
         if plugins is None:
@@ -208,36 +239,46 @@ class PluginPanel(QWidget):
             if plugin.error:
                 action.setEnabled(False)
                 action.setToolTip(plugin.error)
-            action.triggered.connect(lambda _=False, p=plugin: self.open_dialog(p, row))
+            action.triggered.connect(lambda _=False, p=plugin: self.open_dialog(p, row, rows))
         running = self.runner.is_running()
         for action in menu.actions():
             action.setEnabled(not running)
         return menu
 
-    def open_dialog(self, plugin: Plugin, row: int | None) -> None:
+    def open_dialog(self, plugin: Plugin, row: int | None, rows: list[int] | None = None) -> None:
         if self.job is None:
             return
+        selection = rows if rows and len(rows) > 1 and plugin.param("input") else None
         uses_row = any(p.kind in ROW_KINDS and not p.is_output for p in plugin.params) or any(
             p.name in ("index", "data_index") for p in plugin.params)  # fmt: skip
         row = row if uses_row else None
+        selection = None if uses_row else selection
         try:
             filled = row_values(plugin, self.job, row) if row is not None else {}
         except PluginError as exc:
             self.status.setText(str(exc))
             return
         self.dialog_shown = PluginDialog(plugin, filled, self)
+        if selection:
+            self.dialog_shown.setWindowTitle(f"{self.dialog_shown.windowTitle()} "
+                                             f"({len(selection)} selected rows)")  # fmt: skip
         self.dialog_shown.accepted.connect(
-            lambda p=plugin, r=row: self.run(p, self.dialog_shown.values(), r)  # type: ignore[union-attr]
+            lambda p=plugin, r=row, s=selection: self.run(p, self.dialog_shown.values(), r, s)  # type: ignore[union-attr]
         )
         self.dialog_shown.open()
 
     # -- running -----------------------------------------------------------------------------
-    def run(self, plugin: Plugin, values: dict[str, str], row: int | None = None) -> bool:
+    def run(
+        self, plugin: Plugin, values: dict[str, str], row: int | None = None,
+        rows: list[int] | None = None,
+    ) -> bool:  # fmt: skip
         if self.job is None or self.runner.is_running():
             return False
         args = ["plugin", "run", str(plugin.path), str(self.job), "--events"]
         if row is not None:
             args += ["--row", str(row)]
+        if rows:
+            args += ["--rows", ",".join(str(r) for r in rows)]
         args += [f"{k}={v}" for k, v in values.items()]
         self.status.setText(f"Running {plugin.name}...")
         self.progress.setValue(0)
@@ -289,9 +330,12 @@ class PluginPanel(QWidget):
         shown = [f for f in result.files if f.lower().endswith((*IMAGE_SUFFIXES, ".csv"))]
         for name in shown:
             self.files.addItem(name)
-        # a plot first where there is one, as NNC shows a plugin's picture
+        # a plot first where there is one, as NNC shows a plugin's picture; a batch (a picture
+        # per row) shows its table, the pictures as thumbnails
         images = [k for k, f in enumerate(shown) if f.lower().endswith(IMAGE_SUFFIXES)]
-        self.files.setCurrentRow(images[0] if images else 0)
+        tables = [k for k, f in enumerate(shown) if f.lower().endswith(".csv")]
+        few = images and (len(images) <= 3 or not tables)
+        self.files.setCurrentRow(images[0] if few else (tables or [0])[0])
 
     def current_file(self) -> Path | None:
         index, item = self.results.currentRow(), self.files.currentItem()

@@ -38,6 +38,8 @@ def add_parser(
     run.add_argument("name", metavar="NAME", help="plugin name, title or script stem")
     run.add_argument("job", metavar="JOB", help="job folder")
     run.add_argument("--row", type=int, metavar="N", help="output_result.csv row to explain")
+    run.add_argument("--rows", metavar="N,M,...", help="a selection of output_result.csv's rows "
+                     "(0 = the first): the plugin's --input is those rows only")  # fmt: skip
     run.add_argument("--plugins", action="append", metavar="DIR", help="a plugins folder")
     run.add_argument("--timeout", type=float, metavar="S", help="stop the plugin after S s")
     run.add_argument("--events", action="store_true", help="JSON lines on stdout (the app)")
@@ -70,6 +72,15 @@ def _values(plugin: Any, words: list[str]) -> dict[str, str]:
         else:
             raise UserError(f"{word}: expected a value")
     return values
+
+
+def _row_list(text: str | None) -> list[int] | None:
+    if not text:
+        return None
+    try:
+        return [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise UserError(f"--rows {text}: expected row numbers separated by commas") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -125,7 +136,8 @@ def _run(plugin: Any, args: argparse.Namespace, values: dict[str, str], run_plug
             print(record["message"], file=sys.stderr, flush=True)
 
     try:
-        result = run_plugin(plugin, args.job, values, row=args.row, on_event=on_event,
+        rows = _row_list(args.rows)
+        result = run_plugin(plugin, args.job, values, row=args.row, rows=rows, on_event=on_event,
                             stop=stop, timeout=args.timeout)  # fmt: skip
     except Exception as exc:
         if stop.is_set() and args.events:

@@ -35,6 +35,7 @@ __all__ = [
 
 RESULTS_DIR = "plugin_results"
 RECORD = "plugin.json"
+SELECTION = "selection.csv"
 _PROGRESS = re.compile(r"progress\s*[:=]?\s*(\d+)\s*(?:/\s*(\d+)|%)", re.IGNORECASE)
 _INDEX_NAMES = ("index", "data_index", "row")
 
@@ -155,26 +156,42 @@ def run_plugin(
     values: Mapping[str, str] | None = None,
     *,
     row: int | None = None,
+    rows: list[int] | None = None,
     on_event: Callable[[dict[str, Any]], None] | None = None,
     stop: threading.Event | None = None,
     timeout: float | None = None,
 ) -> PluginResult:
-    """Run ``plugin`` on the job; raises :class:`PluginError` with one line on any failure."""
+    """Run ``plugin`` on the job; raises :class:`PluginError` with one line on any failure.
+
+    ``rows``: a selection of output_result.csv's rows, written as ``selection.csv`` in the
+    result folder and given to the plugin's ``--input`` (a plugin of the whole table).
+    """
     job = Path(job_dir).resolve()
     if plugin.error:
         raise PluginError(f"plugin {plugin.name!r}: {plugin.error}")
     if not job.is_dir():
         raise PluginError(f"{job}: no such job folder")
-    args = build_arguments(plugin, job, values or {}, row)
+    values = dict(values or {})
+    if rows:
+        if plugin.param("input") is None:
+            raise PluginError(f"plugin {plugin.name!r} reads no table (--input): it cannot "
+                              f"take a selection of rows")  # fmt: skip
+        selected = [_row_cells(job, r) for r in rows]  # checks each row number
+        values["input"] = SELECTION  # relative: made absolute below, once the folder exists
+    build_arguments(plugin, job, values, row)  # bad input fails before any folder is made
     emit = on_event or (lambda record: None)
     folder = _new_folder(job, plugin.stem)
-    command = [*python_for(plugin), str(plugin.path), *args]
-    emit({"event": "start", "plugin": plugin.name, "job": str(job), "result": str(folder),
-          "arguments": args})  # fmt: skip
     try:
+        if rows:
+            _write_selection(folder / SELECTION, selected)
+            values["input"] = str(folder / SELECTION)
+        args = build_arguments(plugin, job, values, row)
+        command = [*python_for(plugin), str(plugin.path), *args]
+        emit({"event": "start", "plugin": plugin.name, "job": str(job), "result": str(folder),
+              "arguments": args})  # fmt: skip
         tail = _run_child(command, folder, emit, stop, timeout, plugin.name)
         files = sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
-        if not files:
+        if not [f for f in files if f != SELECTION]:
             raise PluginError(f"plugin {plugin.name!r} wrote no result file" +
                               (f" ({tail[-1]})" if tail else ""))  # fmt: skip
     except BaseException:
@@ -182,10 +199,17 @@ def run_plugin(
         _remove_if_empty(job / RESULTS_DIR)
         raise
     record = {"plugin": plugin.name, "script": str(plugin.path), "arguments": args,
-              "row": row, "files": files, "status": "finished",
+              "row": row, "rows": rows, "files": files, "status": "finished",
               "time": time.strftime("%Y-%m-%d %H:%M:%S")}  # fmt: skip
     (folder / RECORD).write_text(json.dumps(record, indent=1), encoding="utf-8")
     return PluginResult(folder, plugin.name, files, args)
+
+
+def _write_selection(path: Path, selected: list[tuple[list[str], list[str]]]) -> None:
+    with open(path, "w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(selected[0][0])
+        writer.writerows(cells for _, cells in selected)
 
 
 def _remove_if_empty(folder: Path) -> None:

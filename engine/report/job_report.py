@@ -38,7 +38,10 @@ SlideHook = Callable[[Deck, "JobContext"], None]
 # Modules with a function ``add_slides(deck, job)`` whose slides go before the References, in
 # this order (imported when a report is written). A module listed here that does not exist is
 # skipped, so a feature can be listed before it lands.
-SLIDE_PROVIDERS: tuple[str, ...] = ("engine.quantization.report_slides",)
+SLIDE_PROVIDERS: tuple[str, ...] = (
+    "engine.quantization.report_slides",
+    "engine.plugins.report_slides",
+)
 
 
 class ReportError(ValueError):

@@ -114,3 +114,84 @@ def test_a_plugin_that_fails_says_why_in_one_line(qtbot, tab, lenet_job):  # noq
     assert "--output_variable \"z'\": the network 'MainRuntime' has no such" in status[1]
     assert tab.plugins.status.text().startswith("Plugin failed: ")
     assert results() == before
+
+
+def test_stop_ends_a_running_plugin(qtbot, lenet_job, monkeypatch):  # noqa: F811
+    from gui_driver import click
+    from plugin_kit import FIXTURES
+
+    from console_app.tabs.evaluation_tab import EvaluationTab
+
+    monkeypatch.setenv("NEUROCANVAS_PLUGINS", str(FIXTURES))  # a user's folder of plugins
+    tab = EvaluationTab()
+    qtbot.addWidget(tab)
+    tab.show()
+    tab.set_jobs([lenet_job])
+    qtbot.waitUntil(lambda: tab.catalogue.plugins is not None, timeout=120000)
+    view = tab.output_view
+    right_click(qtbot, view.viewport(), view.visualRect(view.model().index(0, 0)).center())
+    broken = menu_action(tab.plugin_menu_shown, "Broken").menu()
+    bad = next(a for a in broken.actions() if a.text() == "bad_help")
+    assert not bad.isEnabled() and "ModuleNotFoundError" in bad.toolTip()
+    answer = answer_next_dialog(qtbot, "OK")
+    choose(broken, "Hang")
+    qtbot.waitUntil(lambda: answer.done, timeout=10000)
+    assert answer.title == "Plugin: Broken/Hang"
+    panel = tab.plugins
+    tab.views.setCurrentWidget(panel)  # where the progress and Stop are
+    qtbot.waitUntil(lambda: panel.progress.isVisibleTo(panel) and panel.progress.value() == 1,
+                    timeout=60000)  # fmt: skip
+    with qtbot.waitSignal(panel.finished, timeout=60000) as blocker:
+        click(qtbot, panel.stop_button)
+    assert blocker.args == ["stopped", ""]
+    assert not list((lenet_job / "plugin_results").glob("hang_*"))
+    assert not panel.stop_button.isEnabled() and panel.status.text() == "Plugin stopped"
+
+
+def test_a_plugins_folder_added_in_the_app_is_remembered(qtbot, lenet_job, tmp_path, monkeypatch):  # noqa: F811
+    from gui_driver import click
+    from plugin_kit import FIXTURES
+    from PySide6.QtCore import QSettings
+
+    from console_app.settings import AppSettings
+    from console_app.tabs.evaluation_tab import EvaluationTab
+
+    monkeypatch.delenv("NEUROCANVAS_PLUGINS", raising=False)
+    ini = str(tmp_path / "settings.ini")
+    settings = AppSettings(QSettings(ini, QSettings.Format.IniFormat))
+    tab = EvaluationTab(settings)
+    qtbot.addWidget(tab)
+    tab.show()
+    tab.set_jobs([lenet_job])
+    tab.views.setCurrentWidget(tab.plugins)
+    monkeypatch.setattr("console_app.tabs.plugin_panel.QFileDialog.getExistingDirectory",
+                        lambda *a, **k: str(FIXTURES))  # fmt: skip
+    click(qtbot, tab.plugins.folders_button)
+    qtbot.waitUntil(lambda: tab.catalogue.plugins is not None, timeout=120000)
+    assert "Test/Row Stats" in [p.name for p in tab.catalogue.plugins]
+    reread = AppSettings(QSettings(ini, QSettings.Format.IniFormat))
+    assert reread.plugin_folders() == [str(FIXTURES)]
+    again = EvaluationTab(reread)  # the next session reads them too
+    qtbot.addWidget(again)
+    assert again.catalogue.folders == [str(FIXTURES)]
+
+
+def test_a_table_plugin_on_a_selection_of_rows(qtbot, tab, lenet_job):  # noqa: F811
+    view = tab.output_view
+    rows_header = view.verticalHeader()
+    qtbot.mouseClick(rows_header.viewport(), Qt.MouseButton.LeftButton,
+                     pos=QPoint(5, rows_header.sectionViewportPosition(0) + 5))  # fmt: skip
+    qtbot.mouseClick(rows_header.viewport(), Qt.MouseButton.LeftButton,
+                     Qt.KeyboardModifier.ShiftModifier,
+                     QPoint(5, rows_header.sectionViewportPosition(4) + 5))  # fmt: skip
+    right_click(qtbot, view.viewport(), view.visualRect(view.model().index(2, 3)).center())
+    menu = tab.plugin_menu_shown
+    answer = answer_next_dialog(qtbot, "OK")
+    with qtbot.waitSignal(tab.plugins.finished, timeout=180000) as blocker:
+        choose(menu_action(menu, "Utils").menu(), "Cross Tabulation")
+    assert blocker.args == ["finished", ""], tab.plugins.last_message
+    assert answer.title == "Plugin: Utils/Cross Tabulation (5 selected rows)"
+    model = tab.plugins.table.model()
+    total = sum(float(model.index(r, c).data()) for r in range(model.rowCount())
+                for c in range(1, model.columnCount()))  # fmt: skip
+    assert total == 5

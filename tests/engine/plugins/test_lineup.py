@@ -54,3 +54,41 @@ def test_cross_tabulation_equals_the_confusion_matrix(lenet_job):
     counts = [[int(float(v)) for v in r[1:]] for r in out[1:]]
     summary = json.loads((lenet_job / "evaluation.json").read_text())
     assert counts == summary["classification"]["y'"]["confusion_matrix"]
+
+
+def test_the_report_gets_a_slide_per_plugin_result(lenet_job, tmp_path):
+    from pptx import Presentation
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+
+    from engine.plugins import list_results
+
+    for name in ("Grad-CAM", "cross_tabulation"):
+        done = cli("plugin", "run", name, str(lenet_job), "--row", "1")
+        assert done.returncode == 0, done.stderr
+    deck = tmp_path / "report.pptx"
+    done = cli("report", str(lenet_job), "-o", str(deck))
+    assert done.returncode == 0, done.stderr
+    slides = {s.shapes.title.text: s for s in Presentation(deck).slides}
+    for result in list_results(lenet_job):
+        assert any(t.startswith(f"Plugin : {result.plugin} ({result.folder.name})")
+                   for t in slides), (result.plugin, list(slides))  # fmt: skip
+    grad_cam = next(s for t, s in slides.items() if t.startswith("Plugin : XAI/Grad-CAM"))
+    assert any(sh.shape_type == MSO_SHAPE_TYPE.PICTURE for sh in grad_cam.shapes)
+    cross = next(s for t, s in slides.items() if t.startswith("Plugin : Utils/Cross Tabulation"))
+    [table] = [sh.table for sh in cross.shapes if sh.has_table]
+    assert table.cell(1, 0).text == "y = 0" and table.cell(0, 1).text == "y' = 0"
+
+
+def test_parameter_stats_equal_the_checkpoint(lenet_job):
+    done = cli("plugin", "run", "Parameter Stats", str(lenet_job))
+    assert done.returncode == 0, done.stderr
+    table = list(csv.DictReader(open(_latest(lenet_job, "parameter_stats", "parameter_stats.csv"))))
+    with np.load(lenet_job / "checkpoints" / "best" / "parameters.npz") as npz:  # NumPy reads it
+        values = sorted((npz[k] for k in npz.files if not k.startswith("__")), key=np.size)
+    assert sorted(int(r["size"]) for r in table) == [a.size for a in values]
+    w = next(r for r in table if r["parameter"] == "Affine/affine/W")
+    big = values[-1].astype(np.float64)  # 480 x 150, the largest
+    assert w["shape"] == "480x150"
+    assert float(w["mean"]) == pytest.approx(big.mean(), rel=1e-5, abs=1e-9)
+    assert float(w["std"]) == pytest.approx(big.std(), rel=1e-5)
+    assert float(w["max"]) == pytest.approx(big.max(), rel=1e-5)

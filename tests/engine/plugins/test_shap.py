@@ -72,3 +72,33 @@ def test_lime_recovers_a_linear_model_exactly():
     assert intercept == pytest.approx(0.7)
     shrunk, _ = lime_weights(lambda z: z @ w + 0.7, 6, 300, ridge=1.0)
     assert np.sign(shrunk[[0, 1, 2]]).tolist() == [1, -1, 1]
+
+
+def _newest(job, pattern):
+    return max((job / "plugin_results").glob(pattern), key=lambda p: p.stat().st_mtime)
+
+
+def test_shap_batch_draws_each_row_as_the_single_row_plugin(lenet_job):
+    from PIL import Image
+
+    done = cli("plugin", "run", "shap_batch", str(lenet_job), "num_rows=2")
+    assert done.returncode == 0, done.stderr
+    folder = _newest(lenet_job, "shap_batch_*")
+    rows = list(csv.DictReader(open(folder / "shap.csv")))
+    assert [r["shap:image"] for r in rows] == ["shap/00000.png", "shap/00001.png"]
+    done = cli("plugin", "run", "SHAP", str(lenet_job), "--row", "1", "num_samples=512")
+    assert done.returncode == 0, done.stderr
+    single = _newest(lenet_job, "shap_[0-9]*")
+    batch = np.asarray(Image.open(folder / rows[1]["shap:image"]))
+    assert np.array_equal(batch, np.asarray(Image.open(single / "shap.png")))
+
+
+def test_lime_batch_writes_a_picture_per_row(lenet_job):
+    from PIL import Image
+
+    done = cli("plugin", "run", "lime_batch", str(lenet_job), "num_rows=2")
+    assert done.returncode == 0, done.stderr
+    folder = _newest(lenet_job, "lime_batch_*")
+    rows = list(csv.DictReader(open(folder / "lime.csv")))
+    for r in rows:
+        assert np.asarray(Image.open(folder / r["lime:image"])).shape == (112, 112, 3)

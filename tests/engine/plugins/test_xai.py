@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 
 import numpy as np
 import pytest
@@ -147,3 +148,25 @@ def test_integrated_gradients_match_captum(twin):
     score = model.class_score("y'", cls)
     gap = score(image[None])[0] - score(np.zeros_like(image)[None])[0]
     assert ours.sum() == pytest.approx(gap, abs=2e-3)
+
+
+def test_batch_grad_cam_draws_each_row_as_the_single_row_plugin(lenet_job):
+    done = cli("plugin", "run", "gradcam_batch", str(lenet_job), "num_rows=3")
+    assert done.returncode == 0, done.stderr
+    folder = max((lenet_job / "plugin_results").glob("gradcam_batch_*"))
+    rows = list(csv.DictReader(open(folder / "grad_cam.csv")))
+    assert [r["grad_cam:image"] for r in rows] == [f"grad_cam/{k:05d}.png" for k in range(3)]
+    header, table = _rows(lenet_job)
+    done = cli("plugin", "run", "Grad-CAM", str(lenet_job), "--row", "2")
+    assert done.returncode == 0, done.stderr
+    single = max((lenet_job / "plugin_results").glob("gradcam_[0-9]*"), key=os.path.getmtime)
+    batch = np.asarray(Image.open(folder / rows[2]["grad_cam:image"]))
+    assert np.array_equal(batch, np.asarray(Image.open(single / "grad_cam.png")))
+    assert rows[2]["x:image"] == table[2][0]
+
+
+def test_integrated_gradients_plugin_writes_a_picture(lenet_job):
+    done = cli("plugin", "run", "Integrated Gradients", str(lenet_job), "--row", "4")
+    assert done.returncode == 0, done.stderr
+    folder = max((lenet_job / "plugin_results").glob("integrated_gradients_*"))
+    assert np.asarray(Image.open(folder / "integrated_gradients.png")).shape == (112, 112, 3)
