@@ -145,11 +145,13 @@ def export_nnp(source: Source, out: str | Path) -> Path:
     return out
 
 
-def export_c(source: Source, out: str | Path, force: bool = False) -> list[Path]:
+def export_c(
+    source: Source, out: str | Path, force: bool = False, arithmetic: str = "auto"
+) -> list[Path]:
     """Write the runtime network as C99 into the folder ``out`` (see ``engine.export.c_source``)."""
     from engine.export.c_source import export_c as write_c  # noqa: PLC0415
 
-    return write_c(source, out, force)
+    return write_c(source, out, force, arithmetic)
 
 
 def _atomic_write(path: Path, data: str | bytes) -> None:

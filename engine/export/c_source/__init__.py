@@ -411,8 +411,11 @@ def _array(name: str, value: np.ndarray, comment: str) -> str:
     return f"/* {_comment(comment)} */\nconst {ctype} {name}[{flat.size}] = {{\n{body}\n}};\n\n"
 
 
-def export_c(source: Any, out: str | Path, force: bool = False) -> list[Path]:
+def export_c(source: Any, out: str | Path, force: bool = False,
+             arithmetic: str = "auto") -> list[Path]:  # fmt: skip
     """Write the C export of ``source.runtime`` into the folder ``out``; returns the files.
+    ``arithmetic``: ``auto`` (integer for a FixedPointQuantize network where exact, see
+    :mod:`integer`) or ``float``.
 
     Raises:
         ExportError: no runtime network, unsupported layers (all named), ``out`` exists
@@ -446,7 +449,7 @@ def export_c(source: Any, out: str | Path, force: bool = False) -> list[Path]:
         if source.parameters is not None:
             nn.load_parameters(source.parameters)
         values = {k: backend.to_numpy(v.data) for k, v in params.items()}
-    files = c_files(program, values, source.normalize, _statistics(source))
+    files = c_files(program, values, source.normalize, _statistics(source), arithmetic)
     return _write_folder(out, files)
 
 

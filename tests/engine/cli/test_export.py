@@ -297,7 +297,7 @@ def test_c_export_errors(job, tmp_path, capsys):
     assert err.count("\n") == 1 and '"RecurrentInput" (RecurrentInput)' in err
     assert not (tmp_path / "lstm").exists()
     assert main(["export", "onnx", str(lstm), "-o", "x.onnx", "--network", "Main"]) == 2
-    assert "--network and --params apply to c only" in capsys.readouterr().err
+    assert "--network, --params and --float apply to c only" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(not shutil.which("cc"), reason="no C compiler (cc) on PATH")
@@ -313,6 +313,7 @@ def test_quantized_job_c_export_predicts_like_forward(job, capsys):
     assert main(["export", "c", str(q8), "--network", "Main_q8Runtime", "--params", str(params),
                  "-o", str(out)]) == 0  # fmt: skip
     assert "(FixedPointQuantize)" in (out / "model.c").read_text()
+    assert "arithmetic: integer" in capsys.readouterr().out
     done = subprocess.run(["cc", "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-o", "model",
                            "main.c", "model.c", "parameters.c", "-lm"], cwd=out,
                           capture_output=True, text=True, timeout=300)  # fmt: skip
