@@ -117,13 +117,16 @@ def export_python(source: Source, out: str | Path, target: str = "neurocanvas") 
     return [out, *written]
 
 
-def export_onnx(source: Source, out: str | Path, opset: int | None = None) -> Path:
-    """Write the runtime network as ONNX; unsupported layers are listed before writing."""
+def export_onnx(
+    source: Source, out: str | Path, opset: int | None = None, quantized: bool = False
+) -> Path:
+    """Write the runtime network as ONNX; unsupported layers are listed before writing.
+    ``quantized``: FixedPointQuantize layers as QuantizeLinear/DequantizeLinear pairs."""
     from engine.export.onnx_model import DEFAULT_OPSET, onnx_bytes  # noqa: PLC0415
 
     if source.runtime is None:
         raise ExportError(f"{source.title}: the project has no executor (runtime network)")
-    data = onnx_bytes(source, opset or DEFAULT_OPSET)
+    data = onnx_bytes(source, opset or DEFAULT_OPSET, quantized)
     out = Path(out)
     _atomic_write(out, data)
     return out

@@ -296,8 +296,12 @@ def test_c_export_errors(job, tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and '"RecurrentInput" (RecurrentInput)' in err
     assert not (tmp_path / "lstm").exists()
-    assert main(["export", "onnx", str(lstm), "-o", "x.onnx", "--network", "Main"]) == 2
-    assert "--network, --params and --float apply to c only" in capsys.readouterr().err
+    assert main(["export", "python", str(lstm), "-o", "x.py", "--network", "Main"]) == 2
+    assert "--network and --params apply to c and onnx only" in capsys.readouterr().err
+    assert main(["export", "onnx", str(lstm), "-o", "x.onnx", "--float"]) == 2
+    assert "--float applies to c only" in capsys.readouterr().err
+    assert main(["export", "c", str(lstm), "-o", str(tmp_path / "q"), "--quantized"]) == 2
+    assert "--quantized applies to onnx only" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(not shutil.which("cc"), reason="no C compiler (cc) on PATH")
