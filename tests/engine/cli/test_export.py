@@ -338,3 +338,15 @@ def test_quantized_job_c_export_predicts_like_forward(job, capsys):
     for got, result in zip(rows, forward, strict=True):
         assert max(abs(a - b) for a, b in zip(got, result["values"], strict=True)) <= 1e-5
         assert got.index(max(got)) == result["class"]
+    ort = pytest.importorskip("onnxruntime", reason="onnxruntime not installed")
+    import numpy as np  # noqa: PLC0415
+
+    from engine.runtime.inference import _load  # noqa: PLC0415
+
+    model = tmp / "lenet_q8.onnx"
+    assert main(["export", "onnx", str(q8), "--network", "Main_q8Runtime", "--params",
+                 str(params), "--quantized", "-o", str(model)]) == 0  # fmt: skip
+    session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    (probs,) = session.run(None, {"x": np.stack([_load(path, True) for path in images])})
+    assert probs.argmax(axis=1).tolist() == [r["class"] for r in forward]
+    assert np.abs(probs - np.array([r["values"] for r in forward])).max() <= 1e-5
