@@ -31,11 +31,17 @@ def add_parser(
     parser.add_argument("--target", choices=("neurocanvas", "nnabla"), default=None,
                         help="python: the library it imports (default neurocanvas)")  # fmt: skip
     parser.add_argument("--network", metavar="NAME", default=None,
-                        help="c: the network to write (default: the first executor's; "
+                        help="c, onnx: the network to write (default: the first executor's; "
                         "Main_q8Runtime for the quantized Main_q8)")  # fmt: skip
     parser.add_argument("--params", metavar="FILE.npz", default=None,
-                        help="c: parameters for a project SOURCE (a job's parameters.npz, e.g. "
+                        help="c, onnx: parameters for a project SOURCE (a job's parameters.npz, "
                         "for its quantized network from quantize insert)")  # fmt: skip
+    parser.add_argument("--float", dest="float_only", action="store_true",
+                        help="c: float arithmetic also for a network with FixedPointQuantize "
+                        "layers (default: integer where it equals the engine exactly)")  # fmt: skip
+    parser.add_argument("--quantized", action="store_true",
+                        help="onnx: FixedPointQuantize layers as QuantizeLinear/DequantizeLinear "
+                        "(int8 QDQ) instead of refusing them")  # fmt: skip
     parser.add_argument("--opset", type=int, default=None, help="ONNX opset (default 17)")
     parser.add_argument("--force", "-f", action="store_true",
                         help="overwrite FILE (and its _parameters.npz), or the C files in an "
@@ -59,8 +65,12 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--opset applies to onnx only")
     if args.target is not None and args.format != "python":
         raise UserError("--target applies to python only")
-    if (args.network is not None or args.params is not None) and args.format != "c":
-        raise UserError("--network and --params apply to c only")
+    if (args.network or args.params) and args.format not in ("c", "onnx"):
+        raise UserError("--network and --params apply to c and onnx only")
+    if args.float_only and args.format != "c":
+        raise UserError("--float applies to c only")
+    if args.quantized and args.format != "onnx":
+        raise UserError("--quantized applies to onnx only")
     if args.format != "c":
         _check_output(Path(args.output), args.format, args.force)
     try:
@@ -72,14 +82,15 @@ def run(args: argparse.Namespace) -> int:
                 raise UserError(f"--params {args.params}: no such file")
             source = dataclasses.replace(source, parameters=Path(args.params))
         if args.format == "c":
-            written = export_c(source, args.output, args.force)
+            arithmetic = "float" if args.float_only else "auto"
+            written = export_c(source, args.output, args.force, arithmetic)
             _print_sizes(Path(args.output) / "export_summary.json")
         elif args.format == "python":
             written = export_python(source, args.output, args.target or "neurocanvas")
         elif args.format == "nnp":
             written = [export_nnp(source, args.output)]
         else:
-            written = [export_onnx(source, args.output, args.opset)]
+            written = [export_onnx(source, args.output, args.opset, args.quantized)]
     except ExportError as exc:
         raise UserError(str(exc)) from None
     except ImportError as exc:
@@ -97,6 +108,8 @@ def _print_sizes(summary: Path) -> None:
     for row in data["layers"]:
         ram = "(shared)" if row["shares_input_buffer"] else row["ram_bytes"]
         print(f"{row['name']:<32} {row['type']:<22} {row['flash_bytes']:>12} {ram:>10}")
+    because = f" ({data['float_because']})" if data["float_because"] else ""
+    print(f"arithmetic: {data['arithmetic']}{because}")
     print(
         f"flash (parameters): {data['flash_bytes']} bytes; RAM (activation arena): "
         f"{data['ram_bytes']} bytes (without reuse: {data['activations_without_reuse_bytes']})"

@@ -124,13 +124,16 @@ def export_python(source: Source, out: str | Path, target: str = "neurocanvas") 
     return [out, *written]
 
 
-def export_onnx(source: Source, out: str | Path, opset: int | None = None) -> Path:
-    """Write the runtime network as ONNX; unsupported layers are listed before writing."""
+def export_onnx(
+    source: Source, out: str | Path, opset: int | None = None, quantized: bool = False
+) -> Path:
+    """Write the runtime network as ONNX; unsupported layers are listed before writing.
+    ``quantized``: FixedPointQuantize layers as QuantizeLinear/DequantizeLinear pairs."""
     from engine.export.onnx_model import DEFAULT_OPSET, onnx_bytes  # noqa: PLC0415
 
     if source.runtime is None:
         raise ExportError(f"{source.title}: the project has no executor (runtime network)")
-    data = onnx_bytes(source, opset or DEFAULT_OPSET)
+    data = onnx_bytes(source, opset or DEFAULT_OPSET, quantized)
     out = Path(out)
     _atomic_write(out, data)
     return out
@@ -152,11 +155,13 @@ def export_nnp(source: Source, out: str | Path) -> Path:
     return out
 
 
-def export_c(source: Source, out: str | Path, force: bool = False) -> list[Path]:
+def export_c(
+    source: Source, out: str | Path, force: bool = False, arithmetic: str = "auto"
+) -> list[Path]:
     """Write the runtime network as C99 into the folder ``out`` (see ``engine.export.c_source``)."""
     from engine.export.c_source import export_c as write_c  # noqa: PLC0415
 
-    return write_c(source, out, force)
+    return write_c(source, out, force, arithmetic)
 
 
 def _atomic_write(path: Path, data: str | bytes) -> None:

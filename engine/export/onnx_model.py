@@ -138,9 +138,19 @@ def _writers() -> dict[str, Callable[[_Graph, Step, list[str]], str]]:
 CONVERTERS = _writers()
 
 
-def unsupported_steps(program: Program) -> list[str]:
+def unsupported_steps(program: Program, quantized: bool = False) -> list[str]:
     """``layer "X" (Type)`` for each step without an ONNX converter, and the random generator
-    inputs (a Constant generator is a ConstantOfShape)."""
+    inputs (a Constant generator is a ConstantOfShape); ``quantized``: FixedPointQuantize is
+    written as QDQ (:mod:`engine.export.onnx_qdq`), the quantizers it cannot express listed."""
+    if quantized:
+        from engine.export.onnx_qdq import QDQ_WRITERS, unsupported_quantizers  # noqa: PLC0415
+
+        bad = unsupported_quantizers(program)
+        bad += [f'layer "{s.name}" ({s.type})' for s in program.steps
+                if s.type not in CONVERTERS and s.type not in QDQ_WRITERS
+                and s.type not in ("Pow2Quantize", "MinMaxQuantize")]  # fmt: skip
+        kinds = sorted({g.kind for g in program.generators if g.kind != "Constant"})
+        return bad + [f"{kind} generator inputs" for kind in kinds]
     bad = [f'layer "{s.name}" ({s.type})' for s in program.steps if s.type not in CONVERTERS]
     kinds = sorted({g.kind for g in program.generators if g.kind != "Constant"})
     return bad + [f"{kind} generator inputs" for kind in kinds]
@@ -148,7 +158,7 @@ def unsupported_steps(program: Program) -> list[str]:
 
 def onnx_model(
     program: Program, values: Mapping[str, np.ndarray], opset: int = DEFAULT_OPSET,
-    metadata: Mapping[str, str] | None = None,
+    metadata: Mapping[str, str] | None = None, quantized: bool = False,
 ) -> Any:  # fmt: skip
     """The checked ``onnx.ModelProto`` of ``program`` with parameter ``values``.
 
@@ -162,15 +172,25 @@ def onnx_model(
     if not MIN_OPSET <= opset <= onnx.defs.onnx_opset_version():
         raise ExportError(f"--opset: expected {MIN_OPSET} to {onnx.defs.onnx_opset_version()}. "
                           f"Received: {opset}")  # fmt: skip
-    bad = unsupported_steps(program)
+    bad = unsupported_steps(program, quantized)
     if bad:
         raise ExportError(f'network "{program.network}" cannot be exported to ONNX: '
                           f"{', '.join(bad)} (no standard ONNX operator)")  # fmt: skip
+    converters = dict(CONVERTERS)
+    if quantized:
+        from engine.export.onnx_qdq import QDQ_WRITERS  # noqa: PLC0415
+
+        converters.update(QDQ_WRITERS)
+    if quantized:  # layers read their quantized weights' shapes (and values) by step name
+        from engine.export.onnx_qdq import quantized_weights  # noqa: PLC0415
+
+        values = {**values, **quantized_weights(program, values)}
     g = _Graph(program, values, opset)
     for step in program.steps:
-        ins = [g.ref(r) for r in step.inputs if r[0] != "none"]
+        params = step.type == "FixedPointQuantize" and step.inputs[0][0] == "param"
+        ins = [] if params else [g.ref(r) for r in step.inputs if r[0] != "none"]
         try:
-            g.names[step.name] = CONVERTERS[step.type](g, step, ins)
+            g.names[step.name] = converters[step.type](g, step, ins)
         except (KeyError, TypeError, ValueError) as exc:
             if isinstance(exc, ExportError):
                 raise ExportError(f'network "{program.network}", {exc}') from None
@@ -202,7 +222,7 @@ def _graph_name(name: str) -> str:
     return "".join(c if c.isalnum() else "_" for c in name) or "network"
 
 
-def onnx_bytes(source: Any, opset: int = DEFAULT_OPSET) -> bytes:
+def onnx_bytes(source: Any, opset: int = DEFAULT_OPSET, quantized: bool = False) -> bytes:
     """The serialized model of ``source.runtime`` with its trained (or initial) parameters."""
     import engine.nn as nn  # noqa: PLC0415
     from engine.core import backend  # noqa: PLC0415
@@ -213,7 +233,7 @@ def onnx_bytes(source: Any, opset: int = DEFAULT_OPSET) -> bytes:
         program = compile_network(source.project, source.runtime)
     except ProgramError as exc:
         raise ExportError(str(exc)) from None
-    bad = unsupported_steps(program)  # before any parameter is read
+    bad = unsupported_steps(program, quantized)  # before any parameter is read
     if bad:
         raise ExportError(f'network "{program.network}" cannot be exported to ONNX: '
                           f"{', '.join(bad)} (no standard ONNX operator)")  # fmt: skip
@@ -224,7 +244,7 @@ def onnx_bytes(source: Any, opset: int = DEFAULT_OPSET) -> bytes:
         if source.parameters is not None:
             nn.load_parameters(source.parameters)
         values = {k: backend.to_numpy(v.data) for k, v in params.items()}
-    model = onnx_model(program, values, opset, metadata(program, source.normalize))
+    model = onnx_model(program, values, opset, metadata(program, source.normalize), quantized)
     return bytes(model.SerializeToString())
 
 

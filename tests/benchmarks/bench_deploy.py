@@ -104,6 +104,8 @@ def main() -> None:
             "C accuracy": float((got.argmax(1) == labels).mean()),
             "classes differing": int((got.argmax(1) != expected.argmax(1)).sum()),
             "max |C - engine|": float(np.abs(got - expected).max()),
+            "outputs bit-identical": float((got == expected).mean()),
+            "arithmetic": summary["arithmetic"],
             "engine ms/image": 1e3 * engine_time,
             "C ms/image": 1e3 * c_time,
             "C / engine": c_time / engine_time,

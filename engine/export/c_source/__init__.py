@@ -27,7 +27,14 @@ from typing import Any
 
 import numpy as np
 
-from engine.export.c_source.integer import INTEGER_WRITERS, Codes, NotInteger, integer_plan
+from engine.export.c_source.integer import (
+    FUSABLE,
+    INTEGER_WRITERS,
+    Codes,
+    NotInteger,
+    from_float,
+    integer_plan,
+)
 from engine.export.c_source.kernels import WRITERS, flt
 from engine.export.c_source.plan import ALIASES, ArenaPlan, plan_arena
 from engine.export.c_source.templates import MAIN_C, MAKEFILE
@@ -56,6 +63,19 @@ class Context:
     @property
     def out(self) -> str:
         return self.model.pointer(("step", self.step.name))
+
+    @property
+    def out_type(self) -> str:
+        """The output's C element type: float, or the codes of a quantizer fused into it."""
+        codes = self.model.fused.get(self.step.name)
+        return "float" if codes is None else codes.ctype
+
+    def store(self, index: str, value: str) -> str:
+        """``y[index] = value;`` or, fused with the quantizer that reads it, its code."""
+        codes = self.model.fused.get(self.step.name)
+        if codes is None:
+            return f"y[{index}] = {value};"
+        return f"{{ const float v = {value}; y[{index}] = {from_float(codes)}; }}"
 
     def in_shape(self, k: int) -> tuple[int, ...]:
         return self.model.shape(self.step.inputs[k])
@@ -126,6 +146,7 @@ class _Model:
         self.folded = _fold(program, values)
         self.item_bytes: dict[str, int] = {}  # step -> element size of its output (4: float)
         self.kinds: dict[str, Any] = {}  # integer arithmetic (engine.export.c_source.integer)
+        self.fused: dict[str, Codes] = {}  # layer -> the codes of the quantizer fused into it
 
     def pointer(self, ref: Ref) -> str:
         if ref[0] == "feed":
@@ -135,7 +156,7 @@ class _Model:
         buffer = self.plan.of_step[ref[1]]
         if buffer is None:
             return "in"
-        codes = self.kinds.get(ref[1])
+        codes = self.fused.get(ref[1], self.kinds.get(ref[1]))
         if isinstance(codes, Codes):
             return f"(({codes.ctype} *)nc_arena + {buffer.offset})"
         return f"(nc_arena + {buffer.offset // 4})"
@@ -161,6 +182,26 @@ class _Model:
 
 
 _TIME_STEP = re.compile(r"\[t=\d+\]")
+
+
+def _fusions(program: Program, model: _Model) -> dict[str, str]:
+    """FixedPointQuantize (codes) -> the layer (FUSABLE) it alone reads and that only it reads."""
+    readers: dict[str, list[str]] = {}
+    for step in program.steps:
+        for ref in step.inputs:
+            if ref[0] == "step":
+                readers.setdefault(ref[1], []).append(step.name)
+    outputs = {ref[1] for _, ref in program.outputs if ref[0] == "step"}
+    types = {s.name: s.type for s in program.steps}
+    fused = {}
+    for step in program.steps:
+        source = step.inputs[0] if step.inputs else ("none",)
+        if (isinstance(model.kinds.get(step.name), Codes) and step.type == "FixedPointQuantize"
+                and source[0] == "step" and types[source[1]] in FUSABLE
+                and source[1] not in model.folded and source[1] not in outputs
+                and readers.get(source[1]) == [step.name]):  # fmt: skip
+            fused[step.name] = source[1]
+    return fused
 
 
 def _fold(program: Program, values: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -235,8 +276,11 @@ def c_files(program: Program, values: Mapping[str, np.ndarray], normalize: bool,
             reason = ""
         except NotInteger as exc:
             reason = str(exc)
+    quantizers = _fusions(program, model) if model.kinds else {}
+    model.fused = {layer: model.kinds[q] for q, layer in quantizers.items()}
     model.item_bytes = {n: 1 for n, k in model.kinds.items() if isinstance(k, Codes)}
-    plan = model.plan = plan_arena(program, model.folded, model.item_bytes)
+    model.item_bytes.update({n: 1 for n in model.fused})
+    plan = model.plan = plan_arena(program, model.folded, model.item_bytes, set(quantizers))
     blocks: list[str] = []
     layers: list[dict[str, Any]] = []
     problems: list[str] = []
@@ -254,8 +298,8 @@ def c_files(program: Program, values: Mapping[str, np.ndarray], normalize: bool,
             "shares_input_buffer": buffer is None or buffer.steps[0] != step.name,
         }
         layers.append(row)
-        if step.type in ALIASES:
-            continue
+        if step.type in ALIASES or step.name in quantizers:
+            continue  # a quantizer fused into the layer before it: that layer writes the codes
         ctx = Context(model, step)
         kind = model.kinds.get(step.name)
         key = kind if isinstance(kind, str) else step.type
@@ -367,8 +411,11 @@ def _array(name: str, value: np.ndarray, comment: str) -> str:
     return f"/* {_comment(comment)} */\nconst {ctype} {name}[{flat.size}] = {{\n{body}\n}};\n\n"
 
 
-def export_c(source: Any, out: str | Path, force: bool = False) -> list[Path]:
+def export_c(source: Any, out: str | Path, force: bool = False,
+             arithmetic: str = "auto") -> list[Path]:  # fmt: skip
     """Write the C export of ``source.runtime`` into the folder ``out``; returns the files.
+    ``arithmetic``: ``auto`` (integer for a FixedPointQuantize network where exact, see
+    :mod:`integer`) or ``float``.
 
     Raises:
         ExportError: no runtime network, unsupported layers (all named), ``out`` exists
@@ -402,7 +449,7 @@ def export_c(source: Any, out: str | Path, force: bool = False) -> list[Path]:
         if source.parameters is not None:
             nn.load_parameters(source.parameters)
         values = {k: backend.to_numpy(v.data) for k, v in params.items()}
-    files = c_files(program, values, source.normalize, _statistics(source))
+    files = c_files(program, values, source.normalize, _statistics(source), arithmetic)
     return _write_folder(out, files)
 
 

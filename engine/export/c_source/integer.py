@@ -34,11 +34,14 @@ from engine.export.c_source.kernels import flt
 from engine.export.c_source.plan import ALIASES
 from engine.runtime.program import Program, Step
 
-__all__ = ["Codes", "integer_plan", "INTEGER_WRITERS", "NotInteger"]
+__all__ = ["Codes", "integer_plan", "INTEGER_WRITERS", "NotInteger", "from_float", "FUSABLE"]
 
 LUT_TYPES = frozenset({"Tanh", "Sigmoid", "ELU", "LeakyReLU", "ReLU6", "Abs", "Exp", "AddScalar",
                        "MulScalar"})  # fmt: skip
 MAC_TYPES = frozenset({"Convolution", "DepthwiseConvolution", "Affine"})
+# Layers whose float output, read only by a FixedPointQuantize, is written as its codes
+# directly (the float buffer never exists): the same float value, rounded as the quantizer.
+FUSABLE = MAC_TYPES
 EXACT = 2**24  # float32 sums of multiples of one power of two are exact below this many units
 
 
@@ -176,12 +179,13 @@ def _mac(ctx: Any, step: Any) -> list[str]:
         k, n = math.prod(ctx.in_shape(0)), math.prod(step.shape)
         return [
             f"const {ct} *x = {ctx.inp(0)};",
-            f"float *y = {ctx.out};",
+            f"{ctx.out_type} *y = {ctx.out};",
             "int i, j;",
             f"for (j = 0; j < {n}; ++j) {{",
             "  int32_t acc = 0;",
             f"  for (i = 0; i < {k}; ++i) acc += (int32_t)x[i] * {w}[i * {n} + j];",
-            f"  y[j] = (float)(acc * {2**shift}{f' + {b}[j]' if b else ''}) * {scale};",
+            "  "
+            + ctx.store("j", f"(float)(acc * {2**shift}{f' + {b}[j]' if b else ''}) * {scale}"),
             "}",
         ]
     C, H, W = ctx.in_shape(0)
@@ -196,7 +200,7 @@ def _mac(ctx: Any, step: Any) -> list[str]:
     channel = "ic" if groups == 1 else f"(oc / {ocg}) * {icg} + ic"
     return [
         f"const {ct} *x = {ctx.inp(0)};",
-        f"float *y = {ctx.out};",
+        f"{ctx.out_type} *y = {ctx.out};",
         "int oc, oy, ox, ic, ky, kx;",
         f"for (oc = 0; oc < {OC}; ++oc)",
         f"  for (oy = 0; oy < {OH}; ++oy)",
@@ -213,8 +217,11 @@ def _mac(ctx: Any, step: Any) -> list[str]:
         f" * {w}[((oc * {icg} + ic) * {KH} + ky) * {KW} + kx];",
         "          }",
         "        }",
-        f"      y[(oc * {OH} + oy) * {OW} + ox] = (float)(acc * {2**shift}"
-        f"{f' + {b}[oc]' if b else ''}) * {scale};",
+        "      "
+        + ctx.store(
+            f"(oc * {OH} + oy) * {OW} + ox",
+            f"(float)(acc * {2**shift}{f' + {b}[oc]' if b else ''}) * {scale}",
+        ),
         "    }",
     ]
 
@@ -225,15 +232,12 @@ def _quantize(ctx: Any, step: Any) -> list[str]:
     lines = [f"{out.ctype} *y = {ctx.out};", "int i;"]
     source = ctx.codes(0)
     if source is None:  # from float, rounded as the engine: sign * floor(|v| / delta + 0.5)
-        delta = flt(2.0**out.exponent)
         return lines[:1] + [
             f"const float *x = {ctx.inp(0)};",
             "int i;",
             f"for (i = 0; i < {n}; ++i) {{",
             "  const float v = x[i];",
-            f"  y[i] = ({out.ctype})(v > {flt(out.high * 2.0**out.exponent)} ? {out.high} : "
-            f"v < {flt(out.low * 2.0**out.exponent)} ? {out.low} : "
-            f"(v < 0.0f ? -1.0f : 1.0f) * floorf(fabsf(v) / {delta} + 0.5f));",
+            f"  y[i] = {from_float(out)};",
             "}",
         ]
     s = out.exponent - source.exponent
@@ -251,6 +255,15 @@ def _quantize(ctx: Any, step: Any) -> list[str]:
         f"  y[i] = ({out.ctype})(k > {out.high} ? {out.high} : k < {out.low} ? {out.low} : k);",
         "}",
     ]
+
+
+def from_float(out: Codes) -> str:
+    """The code of the float ``v`` as the engine's FixedPointQuantize rounds it: clipped,
+    else sign * floor(|v| / delta + 0.5)."""
+    delta = flt(2.0**out.exponent)
+    return (f"({out.ctype})(v > {flt(out.high * 2.0**out.exponent)} ? {out.high} : "
+            f"v < {flt(out.low * 2.0**out.exponent)} ? {out.low} : "
+            f"(v < 0.0f ? -1.0f : 1.0f) * floorf(fabsf(v) / {delta} + 0.5f))")  # fmt: skip
 
 
 def _relu(ctx: Any, step: Any) -> list[str]:

@@ -90,14 +90,14 @@ def _convolution(ctx: Any, step: Any) -> list[str]:
         body = [f"      for (ic = 0; ic < {icg}; ++ic) {{", *body, "      }"]
     return [
         f"const float *x = {ctx.inp(0)};",
-        f"float *y = {ctx.out};",
+        f"{ctx.out_type} *y = {ctx.out};",
         f"int oc, oy, ox, ky, kx{', ic' if looped else ''};",
         f"for (oc = 0; oc < {OC}; ++oc) {{",
         f"  for (oy = 0; oy < {OH}; ++oy) {{",
         f"    for (ox = 0; ox < {OW}; ++ox) {{",
         "      float acc = 0.0f;",
         *body,
-        f"      y[(oc * {OH} + oy) * {OW} + ox] = acc{f' + {b}[oc]' if b else ''};",
+        "      " + ctx.store(f"(oc * {OH} + oy) * {OW} + ox", f"acc{f' + {b}[oc]' if b else ''}"),
         "    }",
         "  }",
         "}",
@@ -111,15 +111,13 @@ def _affine(ctx: Any, step: Any) -> list[str]:
     w, b = ctx.param(1), ctx.param(2)
     return [
         f"const float *x = {ctx.inp(0)};",
-        f"float *y = {ctx.out};",
+        f"{ctx.out_type} *y = {ctx.out};",
         "int i, j;",
-        f"for (j = 0; j < {n}; ++j) y[j] = 0.0f;",
-        f"for (i = 0; i < {k}; ++i) {{",
-        "  const float xi = x[i];",
-        f"  const float *row = {w} + i * {n};",
-        f"  for (j = 0; j < {n}; ++j) y[j] += xi * row[j];",
+        f"for (j = 0; j < {n}; ++j) {{",
+        "  float acc = 0.0f;",
+        f"  for (i = 0; i < {k}; ++i) acc += x[i] * {w}[i * {n} + j];",
+        "  " + ctx.store("j", f"acc{f' + {b}[j]' if b else ''}"),
         "}",
-        *([f"for (j = 0; j < {n}; ++j) y[j] += {b}[j];"] if b else []),
     ]
 
 

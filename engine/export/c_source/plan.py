@@ -54,11 +54,13 @@ class ArenaPlan:
 
 
 def plan_arena(program: Program, constants: Collection[str] = (),
-               item_bytes: Mapping[str, int] | None = None) -> ArenaPlan:  # fmt: skip
+               item_bytes: Mapping[str, int] | None = None,
+               aliases: Collection[str] = ()) -> ArenaPlan:  # fmt: skip
     """The arena of ``program``'s steps (see the module docstring); ``constants`` are steps
     computed at export time (from parameters only), which take no arena; ``item_bytes`` the
     element size of a step's output (default 4: float32). A step writes in place only over
-    elements of its own size."""
+    elements of its own size. ``aliases`` are steps whose output is their input's buffer (a
+    quantizer whose layer writes the codes itself)."""
     item = dict(item_bytes or {})
     steps = program.steps
     end = len(steps)
@@ -77,7 +79,7 @@ def plan_arena(program: Program, constants: Collection[str] = (),
             continue
         first = step.inputs[0] if step.inputs else ("none",)
         source = of_step.get(first[1]) if first[0] == "step" else None
-        if step.type in ALIASES and first[0] in ("step", "feed"):
+        if (step.type in ALIASES or step.name in aliases) and first[0] in ("step", "feed"):
             of_step[step.name] = source  # the input's buffer (None: the network input)
             if source is not None:
                 source.steps.append(step.name)

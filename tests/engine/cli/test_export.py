@@ -323,8 +323,12 @@ def test_c_export_errors(job, tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and '"RecurrentInput" (RecurrentInput)' in err
     assert not (tmp_path / "lstm").exists()
-    assert main(["export", "onnx", str(lstm), "-o", "x.onnx", "--network", "Main"]) == 2
-    assert "--network and --params apply to c only" in capsys.readouterr().err
+    assert main(["export", "python", str(lstm), "-o", "x.py", "--network", "Main"]) == 2
+    assert "--network and --params apply to c and onnx only" in capsys.readouterr().err
+    assert main(["export", "onnx", str(lstm), "-o", "x.onnx", "--float"]) == 2
+    assert "--float applies to c only" in capsys.readouterr().err
+    assert main(["export", "c", str(lstm), "-o", str(tmp_path / "q"), "--quantized"]) == 2
+    assert "--quantized applies to onnx only" in capsys.readouterr().err
 
 
 @pytest.mark.skipif(not shutil.which("cc"), reason="no C compiler (cc) on PATH")
@@ -340,6 +344,7 @@ def test_quantized_job_c_export_predicts_like_forward(job, capsys):
     assert main(["export", "c", str(q8), "--network", "Main_q8Runtime", "--params", str(params),
                  "-o", str(out)]) == 0  # fmt: skip
     assert "(FixedPointQuantize)" in (out / "model.c").read_text()
+    assert "arithmetic: integer" in capsys.readouterr().out
     done = subprocess.run(["cc", "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-o", "model",
                            "main.c", "model.c", "parameters.c", "-lm"], cwd=out,
                           capture_output=True, text=True, timeout=300)  # fmt: skip
@@ -360,3 +365,15 @@ def test_quantized_job_c_export_predicts_like_forward(job, capsys):
     for got, result in zip(rows, forward, strict=True):
         assert max(abs(a - b) for a, b in zip(got, result["values"], strict=True)) <= 1e-5
         assert got.index(max(got)) == result["class"]
+    ort = pytest.importorskip("onnxruntime", reason="onnxruntime not installed")
+    import numpy as np  # noqa: PLC0415
+
+    from engine.runtime.inference import _load  # noqa: PLC0415
+
+    model = tmp / "lenet_q8.onnx"
+    assert main(["export", "onnx", str(q8), "--network", "Main_q8Runtime", "--params",
+                 str(params), "--quantized", "-o", str(model)]) == 0  # fmt: skip
+    session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    (probs,) = session.run(None, {"x": np.stack([_load(path, True) for path in images])})
+    assert probs.argmax(axis=1).tolist() == [r["class"] for r in forward]
+    assert np.abs(probs - np.array([r["values"] for r in forward])).max() <= 1e-5

@@ -208,6 +208,12 @@ def test_integer_lenet_equals_the_engine_exactly(edits, tmp_path, tmp_path_facto
     assert np.array_equal(got, expected)
     assert "int32_t acc = 0;" in files["model.c"] and ">> 2" in files["model.c"] if edits else True
     assert "const int8_t nc_p" in files["parameters.c"]
+    if not edits:  # each Convolution/Affine writes its quantizer's codes: no float buffer
+        rows = {r["name"]: r for r in summary["layers"]}
+        assert rows["Convolution"]["ram_bytes"] == 16 * 22 * 22  # int8, not float
+        assert rows["Convolution_Quantize"]["shares_input_buffer"]
+        # hand-computed: Convolution's codes (7,744 bytes) beside MaxPooling's (1,936)
+        assert summary["ram_bytes"] == 7744 + 1936 == 9680
     # weights as int8 codes, biases as int32: about a quarter of the float export's flash
     floats = c_files(compile_network(project, "MainRuntime"),
                      {k: np.asarray(v.data) for k, v in _parameters(

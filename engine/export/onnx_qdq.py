@@ -1,0 +1,98 @@
+"""``neurocanvas export onnx --quantized``: FixedPointQuantize as QuantizeLinear/DequantizeLinear.
+
+A FixedPointQuantize (sign, ``n`` bits, Delta) is a QuantizeLinear with scale Delta and zero
+point 0 (int8, or uint8 unsigned) followed by a DequantizeLinear: the QDQ form onnxruntime
+turns into integer kernels (QLinearConv, QLinearMatMul) where a layer sits between two of them.
+A ``Clip`` to the engine's range (+-(2^(n-1)-1) Delta) comes first. A weight
+quantizer (a FixedPointQuantize of a parameter) is stored as its int8 codes with a
+DequantizeLinear, computed by the engine's own function at export.
+
+QuantizeLinear rounds halves to even where the engine rounds them away from zero (and halves
+are frequent: a sum of products of codes often lands on one), so the engine's rounding is
+written before it in the same float32 operations (Abs, Div, Add 0.5, Floor, Sign, Mul); the
+QuantizeLinear then only stores exact multiples of Delta, and the clip keeps the engine's range
+(+-127 for 8 signed bits). The results differ from the engine only where float sums are
+ordered differently (the first layer, whose input is not quantized). What it cannot express
+at all is refused before anything is written: Pow2Quantize (power-of-two levels are not a
+linear scale), MinMaxQuantize and more than 8 bits, each layer named.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["QDQ_WRITERS", "quantized_weights", "unsupported_quantizers"]
+
+
+def _codes_range(step: Any) -> tuple[int, int, bool]:
+    n, sign = int(step.kwargs.get("n", 8)), bool(step.kwargs.get("sign", True))
+    top = 2 ** (n - 1 if sign else n) - 1
+    return (-top if sign else 0), top, sign
+
+
+def unsupported_quantizers(program: Any) -> list[str]:
+    """The quantizers of ``program`` that QDQ cannot express, as ``layer "X" (Type): why``."""
+    bad = []
+    for step in program.steps:
+        if step.type in ("Pow2Quantize", "MinMaxQuantize"):
+            bad.append(f'layer "{step.name}" ({step.type}): no linear scale in ONNX')
+        elif step.type == "FixedPointQuantize" and int(step.kwargs.get("n", 8)) > 8:
+            bad.append(f'layer "{step.name}" (FixedPointQuantize): {step.kwargs.get("n")} bits '
+                       "(int8/uint8 QDQ only)")  # fmt: skip
+    return bad
+
+
+def _engine(step: Any, value: np.ndarray) -> np.ndarray:
+    """The engine's FixedPointQuantize of ``value`` (float32)."""
+    import engine.nn as nn  # noqa: PLC0415
+    from engine.core import backend  # noqa: PLC0415
+
+    with nn.no_grad(), backend.using("cpu"):
+        q = step.function(nn.Variable.from_numpy_array(np.asarray(value, np.float32)),
+                          **step.kwargs)  # fmt: skip
+        return np.asarray(backend.to_numpy(q.data), dtype=np.float32)
+
+
+def quantized_weights(program: Any, values: Any) -> dict[str, np.ndarray]:
+    """Weight quantizer step -> the quantized weight (its float values)."""
+    return {s.name: _engine(s, values[s.inputs[0][1]]) for s in program.steps
+            if s.type == "FixedPointQuantize" and s.inputs[0][0] == "param"}  # fmt: skip
+
+
+def _fixed_point(g: Any, step: Any, ins: list[str]) -> str:
+    from onnx import numpy_helper  # noqa: PLC0415
+
+    if not step.kwargs.get("quantize", True):
+        return str(g.node("Identity", ins, step.name))
+    delta = float(step.kwargs.get("delta", 0.0625))
+    low, high, sign = _codes_range(step)
+    dtype = np.int8 if sign else np.uint8
+    scale = g.const(step.name + "/scale", np.array(delta, dtype=np.float32))
+    zero = g.const(step.name + "/zero_point", np.array(0, dtype=dtype))
+    ref = step.inputs[0]
+    if ref[0] == "param":  # a weight: its int8 codes, as the engine quantizes it
+        quantized = g.values[step.name].astype(np.float64)
+        codes = np.rint(quantized / delta).astype(dtype)
+        name = g.fresh(step.name + "/codes")
+        g.inits[name] = numpy_helper.from_array(codes, name)
+        return str(g.node("DequantizeLinear", [name, scale, zero], step.name))
+    x = ins[0]
+    # the engine's range first (int8 alone would also give -128)
+    lo = g.const(step.name + "/min", np.array(low * delta, dtype=np.float32))
+    hi = g.const(step.name + "/max", np.array(high * delta, dtype=np.float32))
+    x = g.node("Clip", [x, lo, hi], step.name + "/clip")
+    # The engine's rounding, sign(x) * floor(|x| / delta + 0.5) * delta, in the same float32
+    # operations: QuantizeLinear then meets exact multiples of delta (no halves to round).
+    half = g.const(step.name + "/half", np.array(0.5, dtype=np.float32))
+    steps = g.node("Floor", [g.node("Add", [g.node("Div", [g.node("Abs", [x], step.name + "/abs"),
+                                                            scale], step.name + "/div"), half],
+                                    step.name + "/add")], step.name + "/floor")  # fmt: skip
+    signed = g.node("Mul", [g.node("Sign", [x], step.name + "/sign"), steps], step.name + "/mul")
+    rounded = g.node("Mul", [signed, scale], step.name + "/rounded")
+    q = g.node("QuantizeLinear", [rounded, scale, zero], step.name + "/quantize")
+    return str(g.node("DequantizeLinear", [q, scale, zero], step.name))
+
+
+QDQ_WRITERS = {"FixedPointQuantize": _fixed_point}
