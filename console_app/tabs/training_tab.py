@@ -209,6 +209,8 @@ class TrainingTab(QWidget):
             self.position.setText("No run")
             self.timing.setText("")
             self.warning_label.setText("")
+            self.warnings = []
+            self.log.clear()  # the last project's output read as this one's
         self.refresh_jobs()
 
     def showEvent(self, event) -> None:  # noqa: ANN001, N802
@@ -434,9 +436,16 @@ class TrainingTab(QWidget):
         one = self.selected_job()
         self.run_button.setEnabled(not running)
         self.stop_button.setEnabled(running)
-        # a finished job has nothing left to run (the child would start and end at once)
-        status = next((j.status for j in self.jobs if j.path == one), "")
-        self.resume_button.setEnabled(not running and one is not None and status != "finished")
+        # A finished job has nothing left to run, and one that failed before its first
+        # checkpoint has nothing to continue from (Run starts it anew).
+        info = next((j for j in self.jobs if j.path == one), None)
+        self.resume_button.setEnabled(not running and info is not None and info.resumable)
+        self.resume_button.setToolTip(
+            "Continue the selected stopped job from its checkpoint"
+            if info is None or info.resumable or info.status == "finished"
+            else f"{info.name} has no checkpoint to continue from: it ended before its first "
+            "epoch. Fix the problem and press Run."
+        )
         for b in (self.rename_button, self.open_button, self.quantize_button):
             b.setEnabled(one is not None)
         self.report_button.setEnabled(bool(self.selected_jobs()))

@@ -3,6 +3,7 @@ with keys and clicks, the TRAINING and EDIT tabs."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -85,3 +86,55 @@ def test_the_first_start_and_open_sample_edit_a_copy_never_the_installed_sample(
     assert window.document.path == settings.projects_dir() / "iris.ncproj"
     again = make_window()  # a second start opens the user's copy as they left it
     assert again.document.path == mine and again.document.project.network("Main").layers == ()
+
+
+def _show_tab(qtbot, window, name):
+    bar = window.tabs.tabBar()
+    index = next(i for i in range(window.tabs.count()) if window.tabs.tabText(i) == name)
+    qtbot.mouseClick(bar, LEFT, pos=bar.tabRect(index).center())
+    assert window.tabs.currentIndex() == index
+
+
+def _type_into(qtbot, field, text):
+    qtbot.mouseClick(field, LEFT)
+    field.selectAll()
+    qtbot.keyClicks(field, text)
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+
+
+def test_a_run_failing_before_it_starts_offers_no_resume_and_open_import_start_clean(
+    qtbot, make_window, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("NEUROCANVAS_CACHE", str(tmp_path / "cache"))
+    project = tmp_path / "iris.ncproj"
+    shutil.copyfile(ROOT / "projects" / "iris.ncproj", project)
+    window = shown(qtbot, make_window(project))
+    _show_tab(qtbot, window, "DATASET")
+    _type_into(qtbot, window.project_tabs.dataset.uri, str(tmp_path / "missing.csv"))
+    _show_tab(qtbot, window, "TRAINING")
+    training = window.project_tabs.training
+    with qtbot.waitSignal(training.run_ended, timeout=60000) as ended:
+        qtbot.mouseClick(training.run_button, LEFT)
+    assert ended.args == ["failed"]
+    failed = training.current_job
+    assert training.selected_job() == failed
+    (info,) = [j for j in training.jobs if j.path == failed]
+    assert (info.status, info.epoch) == ("failed", 0)
+    assert not training.resume_button.isEnabled()  # nothing to continue from
+    assert "no checkpoint to continue from" in training.resume_button.toolTip()
+    assert "missing.csv" in training.log.toPlainText()
+    # File > Open another project: the TRAINING log starts empty.
+    other = tmp_path / "lenet.ncproj"
+    shutil.copyfile(ROOT / "projects" / "lenet_digits.ncproj", other)
+    asked = answer_next_dialog(qtbot, "Open", text=str(other))
+    window.actions_by_name["open"].trigger()
+    assert asked.done and window.document.path == other
+    assert training.log.toPlainText() == ""
+    # File > Import from the TRAINING tab: the imported project is shown in EDIT.
+    nnc = ROOT / "tests" / "fixtures" / "nnc-samples" / "classification" / "iris" / "iris.sdcproj"
+    file_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&File")
+    (action,) = [a for a in file_menu.actions() if a.text().replace("&", "") == "Import..."]
+    asked = answer_next_dialog(qtbot, "Open", text=str(nnc))
+    action.trigger()
+    assert asked.done and window.document.path == nnc
+    assert window.tabs.currentWidget() is window.edit_tab
