@@ -138,3 +138,26 @@ def test_a_run_failing_before_it_starts_offers_no_resume_and_open_import_start_c
     action.trigger()
     assert asked.done and window.document.path == nnc
     assert window.tabs.currentWidget() is window.edit_tab
+
+
+def test_input_size_keeps_the_last_valid_value_while_the_text_is_refused(lenet_window, qtbot):
+    window = shown(qtbot, lenet_window)
+    scene = window.edit_tab.current_scene()
+    scene.select_layers(["Input"])
+    pane = window.edit_tab.property_pane
+    field = getattr(pane.rows["Size"].widget, "line", pane.rows["Size"].widget)
+    net = window.document.project.network("Main")
+    steps = len(window.document.stack)
+    qtbot.mouseClick(field, LEFT)
+    field.selectAll()
+    qtbot.keyClicks(field, "1,28,x")  # "1" and "1,28" are valid on the way
+    assert field.text() == "1,28,x" and "x" in pane.error.text()
+    assert net.layer("Input").properties["Size"] == "1,28,28"  # nothing applied
+    assert not any(item.error for item in scene.layer_items.values())
+    assert scene.layer_items["Input"].stat_text == "1,28,28"
+    qtbot.keyClick(field, Qt.Key.Key_Backspace)
+    qtbot.keyClicks(field, "32")  # valid again: applied
+    assert net.layer("Input").properties["Size"] == "1,28,32"
+    assert len(window.document.stack) == steps + 1  # the typing is one undo step
+    window.undo()
+    assert net.layer("Input").properties["Size"] == "1,28,28"
