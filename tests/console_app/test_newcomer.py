@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from gui_driver import answer_next_dialog
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QComboBox
 
 from engine.formats import load_project
@@ -161,3 +161,64 @@ def test_input_size_keeps_the_last_valid_value_while_the_text_is_refused(lenet_w
     assert len(window.document.stack) == steps + 1  # the typing is one undo step
     window.undo()
     assert net.layer("Input").properties["Size"] == "1,28,28"
+
+
+def _click_layer(qtbot, window, name):
+    view, scene = window.edit_tab.current_view(), window.edit_tab.current_scene()
+    pos = view.mapFromScene(scene.layer_items[name].mapToScene(QPointF(150, 15)))
+    qtbot.mouseClick(view.viewport(), LEFT, pos=pos)
+
+
+def _search(qtbot, palette, text):
+    qtbot.mouseClick(palette.search, LEFT)
+    palette.search.selectAll()
+    qtbot.keyClicks(palette.search, text)
+
+
+def _double_click(qtbot, palette, type_):
+    rect = palette.tree.visualItemRect(palette.items[type_])
+    assert rect.isValid(), f"{type_} is not shown"
+    # A double-click as the window system sends it: press and release, then the second press.
+    qtbot.mouseClick(palette.tree.viewport(), LEFT, pos=rect.center())
+    qtbot.mouseDClick(palette.tree.viewport(), LEFT, pos=rect.center())
+
+
+def test_palette_search_double_click_inserts_after_the_selection_and_links(lenet_window, qtbot):
+    window = shown(qtbot, lenet_window)
+    net = window.document.project.network("Main")
+    scene, palette = window.edit_tab.current_scene(), window.edit_tab.palette
+    before = {layer.name: layer.position for layer in net.layers}
+    links = sorted((k.source, k.destination) for k in net.links)
+    # Search: the exact name first, then the names starting with it.
+    _search(qtbot, palette, "Softmax")
+    shown_types = palette.visible_types()
+    assert shown_types[0] == "Softmax" and "SoftmaxCrossEntropy" in shown_types
+    tree = palette.tree
+    assert (tree.visualItemRect(palette.items["Softmax"]).top()
+            < tree.visualItemRect(palette.items["SoftmaxCrossEntropy"]).top())  # fmt: skip
+    assert tree.currentItem() is palette.items["Softmax"]
+    # Double-click with Convolution selected: inserted after it, linked in between.
+    _click_layer(qtbot, window, "Convolution")
+    _search(qtbot, palette, "BatchNormalization")
+    assert scene.selected_layers() == ["Convolution"]
+    _double_click(qtbot, palette, "BatchNormalization")
+    assert [k.source for k in net.inputs_of("BatchNormalization")] == ["Convolution"]
+    assert [k.destination for k in net.outputs_of("BatchNormalization")] == ["ReLU"]
+    assert [k.destination for k in net.outputs_of("Convolution")] == ["BatchNormalization"]
+    assert net.layer("BatchNormalization").position == (24, 72 + 48)
+    assert net.layer("ReLU").position == (24, 120 + 48)  # the layers below moved a row
+    assert net.layer("Input").position == (24, 24)
+    assert not any(item.error for item in scene.layer_items.values())
+    assert scene.layer_items["BatchNormalization"].stat_text == "16,22,22"
+    window.undo()  # one step
+    assert {layer.name: layer.position for layer in net.layers} == before
+    assert sorted((k.source, k.destination) for k in net.links) == links
+    # With nothing selected it goes below the others, unlinked, and says so in plain words.
+    view = window.edit_tab.current_view()
+    qtbot.mouseClick(view.viewport(), LEFT, pos=view.mapFromScene(QPointF(900, 40)))
+    assert scene.selected_layers() == []
+    _search(qtbot, palette, "Tanh")
+    _double_click(qtbot, palette, "Tanh")
+    error = scene.layer_items["Tanh"].error
+    assert "nothing is linked into its input" in error
+    assert "Received" not in error and "GraphInput" not in error and "property" not in error
