@@ -383,15 +383,19 @@ class PropertyPane(QWidget):
             return False
         reason = self.check(key, text)
         self._mark(key, reason)
-        before = self._before_typing.setdefault(
-            key, {n: self.network.layer(n).properties.get(key) for n in self.selected()}
-        )
+        widget = self.rows[key].widget
+        listed = isinstance(widget, QComboBox) and not widget.isEditable()  # chosen, not typed
+        before = None
+        if not listed:
+            before = self._before_typing.setdefault(
+                key, {n: self.network.layer(n).properties.get(key) for n in self.selected()}
+            )
         if reason is not None:
-            widget = self.rows[key].widget
-            if isinstance(widget, QComboBox) and not widget.isEditable():
+            if listed:
                 self._set_text(key, self.raw_value(key))  # a list shows only what is stored
                 widget.setStyleSheet("")
-            self._restore(key, before)
+            else:
+                self._restore(key, before)
             return False
         value = None if self.rows[key].argument and text == "" else text
         try:

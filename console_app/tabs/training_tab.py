@@ -47,7 +47,7 @@ from console_app.tabs.snapshot import write_snapshot
 from engine.formats import ProjectFileError
 from engine.runtime import job_history as H
 
-COLUMNS = ("Name", "Status", "Date", "Epoch", "Cost", "Training error", "Validation error",
+COLUMNS = ("Name", "Status", "Date", "Epoch", "Cost", "Training loss", "Validation loss",
            "CostParameter", "CostMultiplyAdd")  # fmt: skip
 TRADEOFF_STATISTICS = ("CostMultiplyAdd", "CostParameter", "UniqueParameters", "FLOPs",
                        "CostAdd", "CostMultiply", "Output", "ParameterBytes")  # fmt: skip
