@@ -122,7 +122,8 @@ def test_quantize_network_offers_the_trained_job_not_the_sweeps_points(
     Sweep(project_file, job, sweep, SweepOptions(bits=(8,))).run()
     window = make_window(project_file)
     names = [j.name for j in window.project_tabs.training.jobs]
-    assert f"{sweep.name}/float" in names  # the history lists the points
+    assert f"{sweep.name}: float baseline" in names  # the history lists the points
+    assert f"{sweep.name}: 8-bit PTQ" in names
     (action,) = [a for a in window.findChildren(QAction) if a.objectName() == "quantize_network"]
     action.trigger()
     dialog = window.quantize_dialog
