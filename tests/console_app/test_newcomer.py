@@ -222,3 +222,29 @@ def test_palette_search_double_click_inserts_after_the_selection_and_links(lenet
     error = scene.layer_items["Tanh"].error
     assert "nothing is linked into its input" in error
     assert "Received" not in error and "GraphInput" not in error and "property" not in error
+
+
+def test_closing_while_an_evaluation_runs_asks_then_stops_it(qtbot, make_window, tmp_path,
+                                                             monkeypatch):  # fmt: skip
+    from PySide6.QtCore import QProcess
+
+    from engine.runtime.run import train
+
+    monkeypatch.setenv("NEUROCANVAS_CACHE", str(tmp_path / "cache"))
+    project = tmp_path / "iris.ncproj"
+    shutil.copyfile(ROOT / "projects" / "iris.ncproj", project)
+    train(project, job_dir=tmp_path / "iris.files" / "20260101_000000", epochs=2, seed=0)
+    window = shown(qtbot, make_window(project))
+    _show_tab(qtbot, window, "EVALUATION")
+    evaluation = window.project_tabs.evaluation
+    qtbot.mouseClick(evaluation.evaluate_button, LEFT)
+    runner = evaluation.runner
+    assert runner.is_running()
+    asked = answer_next_dialog(qtbot, "No")
+    window.close()
+    assert asked.done and "Evaluation is still running" in asked.message
+    assert window.isVisible() and runner.is_running()  # No: nothing closed, nothing stopped
+    asked = answer_next_dialog(qtbot, "Yes")
+    window.close()
+    assert asked.done and not window.isVisible()
+    assert runner.process.state() == QProcess.ProcessState.NotRunning  # ended, not orphaned
