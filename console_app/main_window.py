@@ -320,6 +320,10 @@ class MainWindow(QMainWindow):
         value, ok = QInputDialog.getText(self, title, label, text=text)
         return value if ok else None
 
+    def ask_stop_children(self, text: str) -> bool:
+        """Closing while child processes run (tests replace it, as ``ask_save_changes``)."""
+        return self.ask_confirm(text)
+
     def ask_confirm(self, text: str) -> bool:
         answer = QMessageBox.question(self, "NeuroCanvas", text)
         return answer == QMessageBox.StandardButton.Yes
@@ -455,7 +459,7 @@ class MainWindow(QMainWindow):
         running = self.running_children()
         if running:
             what = ", ".join(name for name, _ in running)
-            if not self.ask_confirm(f"{what} is still running. Stop it and quit?"):
+            if not self.ask_stop_children(f"{what} is still running. Stop it and quit?"):
                 event.ignore()
                 return
         if not self.maybe_save():

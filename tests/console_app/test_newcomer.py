@@ -235,6 +235,7 @@ def test_closing_while_an_evaluation_runs_asks_then_stops_it(qtbot, make_window,
     shutil.copyfile(ROOT / "projects" / "iris.ncproj", project)
     train(project, job_dir=tmp_path / "iris.files" / "20260101_000000", epochs=2, seed=0)
     window = shown(qtbot, make_window(project))
+    del window.ask_stop_children  # the app's own question, answered below
     _show_tab(qtbot, window, "EVALUATION")
     evaluation = window.project_tabs.evaluation
     qtbot.mouseClick(evaluation.evaluate_button, LEFT)
