@@ -429,7 +429,9 @@ class TrainingTab(QWidget):
             self.curve.set_curves([(j.name, j.curve) for j in chosen])
 
     def _draw_tradeoff(self) -> None:
-        self.tradeoff.set_jobs(self.jobs, self.statistic.currentText())
+        # A sweep's float baseline is its job evaluated again: the same point, drawn once.
+        jobs = [j for j in self.jobs if not _sweep_baseline(j.path)]
+        self.tradeoff.set_jobs(jobs, self.statistic.currentText())
 
     def _update_buttons(self, running: bool | None = None) -> None:
         running = self.runner.is_running() if running is None else running
@@ -514,3 +516,8 @@ class TrainingTab(QWidget):
         job = self.selected_job()
         if job is not None:
             self.open_network.emit(job / "network.ncproj")
+
+
+def _sweep_baseline(job: Path) -> bool:
+    """A quantization sweep's float point: its job evaluated again (one point, drawn once)."""
+    return job.name == "float" and (job.parent / "results.csv").is_file()

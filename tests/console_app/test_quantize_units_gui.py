@@ -124,6 +124,14 @@ def test_quantize_network_offers_the_trained_job_not_the_sweeps_points(
     names = [j.name for j in window.project_tabs.training.jobs]
     assert f"{sweep.name}: float baseline" in names  # the history lists the points
     assert f"{sweep.name}: 8-bit PTQ" in names
+    # The trade-off graph draws the job once: the baseline (the job evaluated again) is left out.
+    from engine.report.curves import tradeoff_points
+
+    tradeoff = window.project_tabs.training.tradeoff
+    drawn = [line for line in tradeoff.axes.lines if line.get_marker() == "o"]
+    _points, plotted, _best = tradeoff_points(window.project_tabs.training.jobs, "CostMultiplyAdd")
+    assert f"{sweep.name}: float baseline" in plotted  # it has a point of its own to leave out
+    assert len(drawn) == len(plotted) - 1
     (action,) = [a for a in window.findChildren(QAction) if a.objectName() == "quantize_network"]
     action.trigger()
     dialog = window.quantize_dialog
