@@ -34,7 +34,14 @@ def add_to_menu(window: Any, menu: QMenu, before: QAction) -> QAction:
 
 
 def import_file(window: Any) -> Path | None:
-    """Ask for a model, convert it, ask where to save the project, open it."""
+    """Ask for a model, convert it, ask where to save the project, open it in EDIT."""
+    opened = _import(window)
+    if opened is not None:
+        window.tabs.setCurrentWidget(window.edit_tab)  # what was imported, not the last tab
+    return opened
+
+
+def _import(window: Any) -> Path | None:
     if not window.maybe_save():
         return None
     source, _ = QFileDialog.getOpenFileName(window, "Import", "", IMPORT_FILTER)

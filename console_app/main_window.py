@@ -320,6 +320,10 @@ class MainWindow(QMainWindow):
     def ask_text(self, title: str, label: str, text: str) -> str | None:
         return ask_text(self, title, label, text)
 
+    def ask_stop_children(self, text: str) -> bool:
+        """Closing while child processes run (tests replace it, as ``ask_save_changes``)."""
+        return self.ask_confirm(text)
+
     def ask_confirm(self, text: str) -> bool:
         answer = QMessageBox.question(self, "NeuroCanvas", text)
         return answer == QMessageBox.StandardButton.Yes
@@ -441,10 +445,28 @@ class MainWindow(QMainWindow):
         self.show_message("Recovered the autosaved work; save it to keep it")
         return True
 
+    def running_children(self) -> list[tuple[str, object]]:
+        """(what, runner) of the child processes still running: training, evaluation, a
+        quantization experiment."""
+        tabs = self.project_tabs
+        found = [("Training", tabs.training.runner), ("Evaluation", tabs.evaluation.runner)]
+        dialog = getattr(tabs.training, "quantization_dialog", None)
+        if dialog is not None:
+            found.append(("A quantization experiment", dialog.runner))
+        return [(what, runner) for what, runner in found if runner.is_running()]
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        running = self.running_children()
+        if running:
+            what = ", ".join(name for name, _ in running)
+            if not self.ask_stop_children(f"{what} is still running. Stop it and quit?"):
+                event.ignore()
+                return
         if not self.maybe_save():
             event.ignore()
             return
+        for _, runner in running:
+            runner.shutdown()  # type: ignore[attr-defined]
         self.settings.set_geometry(self.saveGeometry())
         self.settings.sync()
         self.autosave_timer.stop()

@@ -9,6 +9,7 @@ other networks are refreshed when they are shown.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (
@@ -31,9 +32,15 @@ from console_app.editor.property_pane import PropertyPane
 from console_app.editor.scene import NetworkScene
 from console_app.editor.statistics_pane import StatisticsPane
 from console_app.editor.view import NetworkView
+from engine.graph import commands as C
+from engine.graph.network import Link
+from engine.graph.resolve import has_output
 from engine.graph.statistics import network_statistics
 from engine.graph.validate import Problem
+from engine.layers import find_spec
+from engine.layers.spec import Inputs
 
+FILE_ROW = 48  # one row of NNC's layout, in file units (a box's height and its gap)
 _log = logging.getLogger(__name__)
 
 
@@ -264,14 +271,48 @@ class EditTab(QWidget):
 
     # -- actions ---------------------------------------------------------------------------
     def add_layer(self, type_: str) -> str | None:
-        """Add a layer below the others (palette double-click)."""
+        """Palette double-click, as in NNC: with one layer selected the new layer is inserted
+        after it (placed below it, the layers further down moved a row, linked from it, and
+        taking over its outgoing main links); otherwise it goes below the others, unlinked.
+        One undo step either way."""
         scene = self.current_scene()
-        if scene is None:
+        if scene is None or self.document is None:
             return None
-        name = scene.add_layer(type_, scene.free_position())
+        selected = scene.selected_layers()
+        after = selected[0] if len(selected) == 1 else None
+        spec = find_spec(type_)
+        if (
+            after is None
+            or spec is None
+            or spec.inputs is Inputs.NONE
+            or not has_output(scene.network.layer(after).type)
+        ):
+            name = scene.add_layer(type_, scene.free_position())
+        else:
+            with self.document.macro(f"Insert {type_} after {after}"):
+                name = self._insert_after(scene, type_, after, has_output(type_))
         if name is not None:
             self.current_view().ensureVisible(scene.layer_items[name])  # type: ignore[union-attr]
         return name
+
+    def _insert_after(self, scene, type_: str, after: str, relink: bool) -> str | None:  # noqa: ANN001
+        network = scene.network
+        x, y = network.layer(after).position
+        below = {layer.name: (layer.position[0], layer.position[1] + FILE_ROW)
+                 for layer in network.layers if layer.position[1] > y}  # fmt: skip
+        if below:
+            self.document.push(C.MoveLayers(network, below))
+        layer = network.new_layer(type_, (x, y + FILE_ROW))
+        if not self.document.push(C.AddLayer(network, layer)):
+            return None
+        outgoing = [k for k in network.outputs_of(after) if k.dest_pin == 0] if relink else []
+        for link in outgoing:  # the new layer takes the selected one's place upstream of these
+            self.document.push(C.Disconnect(network, link))
+            self.document.push(C.Connect(network, replace(link, source=layer.name, id=None)))
+        self.document.push(C.Connect(network, Link(after, layer.name)))
+        scene.clearSelection()
+        scene.layer_items[layer.name].setSelected(True)
+        return layer.name
 
     def set_statistic(self, statistic: str) -> None:
         for view in self.views:

@@ -25,6 +25,25 @@ class _Tree(QTreeWidget):
             data.setText(types[0])
         return data
 
+    def clear_order(self, tops, children, rank) -> None:  # noqa: ANN001
+        """Put the categories in the order ``tops`` and each one's layers in palette order,
+        or by ``rank`` (stable) when given. Items are moved, never recreated."""
+        current = [self.topLevelItem(i) for i in range(self.topLevelItemCount())]
+        wanted = [sorted(children[t], key=lambda c: rank(c.text(0))) if rank else children[t]
+                  for t in tops]  # fmt: skip
+        same = current == tops and all(
+            [t.child(k) for k in range(t.childCount())] == w
+            for t, w in zip(tops, wanted, strict=True)
+        )
+        if same:
+            return
+        for top in current:
+            self.takeTopLevelItem(self.indexOfTopLevelItem(top))
+        for top, kids in zip(tops, wanted, strict=True):
+            top.takeChildren()
+            top.addChildren(kids)
+            self.addTopLevelItem(top)
+
 
 class PaletteWidget(QWidget):
     layer_activated = Signal(str)  # a layer type was double-clicked
@@ -58,6 +77,9 @@ class PaletteWidget(QWidget):
                 top.addChild(child)
                 self.items[spec.type] = child
         self.tree.collapseAll()
+        self._tops = [self.tree.topLevelItem(i) for i in range(self.tree.topLevelItemCount())]
+        self._children = {top: [top.child(k) for k in range(top.childCount())]
+                          for top in self._tops}  # fmt: skip
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.search)
@@ -66,22 +88,49 @@ class PaletteWidget(QWidget):
         self.tree.itemDoubleClicked.connect(self._double_clicked)
 
     def filter(self, text: str) -> None:
-        """Show the layers whose type contains ``text`` (case-insensitive), expanded."""
+        """Show the layers whose type contains ``text`` (case-insensitive), expanded: the
+        exact match first, then those starting with it, then the others (``Softmax`` before
+        ``SoftmaxCrossEntropy``), each group in palette order; the first is made current."""
         needle = text.strip().lower()
-        for i in range(self.tree.topLevelItemCount()):
-            top = self.tree.topLevelItem(i)
+
+        def rank(type_: str) -> int:
+            low = type_.lower()
+            return 0 if low == needle else 1 if low.startswith(needle) else 2
+
+        tops = list(self._tops)
+        if needle:
+            best = {
+                top: min(
+                    (rank(c.text(0)) for c in self._children[top] if needle in c.text(0).lower()),
+                    default=3,
+                )
+                for top in tops
+            }
+            tops.sort(key=lambda top: best[top])  # stable: palette order within a rank
+        self.tree.clear_order(tops, self._children, rank if needle else None)
+        first = None
+        for top in tops:
             shown = 0
             for k in range(top.childCount()):
                 child = top.child(k)
                 hide = bool(needle) and needle not in child.text(0).lower()
                 child.setHidden(hide)
                 shown += not hide
+                first = first or (None if hide else child)
             top.setHidden(shown == 0)
             top.setExpanded(bool(needle) and shown > 0)
+        if needle and first is not None:
+            self.tree.setCurrentItem(first)
 
     def visible_types(self) -> list[str]:
-        return [t for t, item in self.items.items() if not item.isHidden() and
-                not item.parent().isHidden()]  # fmt: skip
+        """The layer types shown, in the order shown."""
+        out = []
+        for i in range(self.tree.topLevelItemCount()):
+            top = self.tree.topLevelItem(i)
+            if not top.isHidden():
+                out += [top.child(k).text(0) for k in range(top.childCount())
+                        if not top.child(k).isHidden()]  # fmt: skip
+        return out
 
     def _double_clicked(self, item: QTreeWidgetItem) -> None:
         type_ = item.data(0, _TYPE_ROLE)

@@ -61,6 +61,9 @@ class PropertyPane(QWidget):
         self.computed: dict[str, QLabel] = {}
         self.name_edit: QLineEdit | None = None
         self.others: list[str] = []  # more selected layers of the same type, edited together
+        # field -> each selected layer's stored text when typing in it began: refused text
+        # puts these back, so a valid prefix typed on the way ("1,28" of "1,28,x") is not kept.
+        self._before_typing: dict[str, dict[str, str | None]] = {}
         self.title = QLabel("No layer selected")
         self.title.setWordWrap(True)
         self.error = QLabel("")
@@ -130,6 +133,7 @@ class PropertyPane(QWidget):
         self.error.setText("")
 
     def _rebuild(self) -> None:
+        self._before_typing.clear()
         self._clear()
         if self.network is None or self.layer_name is None:
             self.title.setText("No layer selected")
@@ -305,6 +309,8 @@ class PropertyPane(QWidget):
         if self.name_edit is not None and not self.name_edit.hasFocus():
             self.name_edit.setText(self.layer_name)
         for key in self.rows:
+            if key in self._before_typing and self.check(key, self.text_of(key)) is not None:
+                continue  # refused text being typed stays, flagged, until corrected or left
             values = {self.raw_value(key, name) for name in self.selected()}
             shown = self.raw_value(key) if len(values) == 1 else ""
             line = getattr(self.rows[key].widget, "line", self.rows[key].widget)
@@ -377,11 +383,19 @@ class PropertyPane(QWidget):
             return False
         reason = self.check(key, text)
         self._mark(key, reason)
+        widget = self.rows[key].widget
+        listed = isinstance(widget, QComboBox) and not widget.isEditable()  # chosen, not typed
+        before = None
+        if not listed:
+            before = self._before_typing.setdefault(
+                key, {n: self.network.layer(n).properties.get(key) for n in self.selected()}
+            )
         if reason is not None:
-            widget = self.rows[key].widget
-            if isinstance(widget, QComboBox) and not widget.isEditable():
+            if listed:
                 self._set_text(key, self.raw_value(key))  # a list shows only what is stored
                 widget.setStyleSheet("")
+            else:
+                self._restore(key, before)
             return False
         value = None if self.rows[key].argument and text == "" else text
         try:
@@ -394,8 +408,23 @@ class PropertyPane(QWidget):
             return False
         return True
 
+    def _restore(self, key: str, before: dict[str, str | None]) -> None:
+        """Refused text: the layers get back the values they had before the typing (one
+        merged undo step with it); the field keeps the text, flagged, to be corrected."""
+        assert self.network is not None
+        names = [n for n in before if self.network.has_layer(n)]
+        if all(self.network.layer(n).properties.get(key) == before[n] for n in names):
+            return
+        if not self.others:
+            self.document.push(C.SetProperty(self.network, names[0], key, before[names[0]]))
+        elif len({before[n] for n in names}) == 1:  # merges with the typing's step
+            self.document.push(C.SetPropertyOfLayers(self.network, names, key, before[names[0]]))
+        # Layers that had different values keep the last valid text (one undo step each
+        # would be needed to put each back).
+
     def _finished(self, key: str) -> None:
         """Leaving a field with refused text puts the model's value back (the reason stays)."""
+        self._before_typing.pop(key, None)
         if key in self.rows and self.network is not None and self.layer_name is not None:
             if self.check(key, self.text_of(key)) is not None:
                 self._set_text(key, self.raw_value(key))

@@ -193,7 +193,10 @@ def _finished_jobs(window: Any) -> list[Path]:
     from console_app.tabs import job_history as H  # noqa: PLC0415
 
     root = window.project_tabs.training.jobs_root()
-    jobs = [H.read_job(p, with_statistics=False) for p in H.list_jobs(root)]
+    # Trained jobs only, newest first: a quantization sweep's points (its float baseline
+    # included) hold the same parameters as the job they came from, so they are not offered.
+    paths = [p for p in H.list_jobs(root) if p.parent == root]
+    jobs = [H.read_job(p, with_statistics=False) for p in paths]
     return [j.path for j in reversed(jobs) if j.status in ("finished", "stopped")]
 
 

@@ -151,16 +151,22 @@ class EvaluationTab(QWidget):
         that appears (the next run) is chosen instead.
         """
         current = self.current_job()
+        # Trained jobs first (newest first), then the points of quantization experiments: a
+        # sweep's float baseline and points are never offered ahead of the job they came from.
+        jobs = [j for j in jobs if not _point(j)] + [j for j in jobs if _point(j)]
+        shown = [j for j in jobs if not _point(j)][::-1] + [j for j in jobs if _point(j)][::-1]
         listed = [Path(self.job_combo.itemData(i)) for i in range(self.job_combo.count())]
-        if listed == list(reversed(jobs)) and self.dataset_combo.count():
+        if listed == shown and self.dataset_combo.count():
             return  # the history refreshed (a status changed): nothing to re-read here
         new = [job for job in jobs if job not in listed]
         usable = current is not None and bool(job_datasets(current))
         chosen = new[-1] if new and not usable else current
+        if new and not usable and any(not _point(j) for j in new):
+            chosen = [j for j in new if not _point(j)][-1]
         self.job_combo.blockSignals(True)
         self.job_combo.clear()
-        for job in reversed(jobs):
-            self.job_combo.addItem(job.name, str(job))
+        for job in shown:
+            self.job_combo.addItem(_label(job), str(job))
         if chosen is not None and chosen in jobs:
             self.job_combo.setCurrentIndex(self.job_combo.findData(str(chosen)))
         self.job_combo.blockSignals(False)
@@ -337,3 +343,17 @@ class EvaluationTab(QWidget):
         has_output = job is not None and (job / "output_result.csv").exists()
         self.save_output_button.setEnabled(has_output and not running)
         self.save_matrix_button.setEnabled(has_output and not running and bool(self.summary))
+
+
+def _point(job: Path) -> bool:
+    """A point of a quantization experiment (its folder holds results.csv)."""
+    return (job.parent / "results.csv").is_file()
+
+
+def _label(job: Path) -> str:
+    """The name the job history shows (a rename, a sweep point's ``<sweep>: 8-bit PTQ``)."""
+    try:
+        name = json.loads((job / "label.json").read_text(encoding="utf-8")).get("name")
+    except (OSError, ValueError, AttributeError):
+        name = None
+    return str(name) if name else job.name

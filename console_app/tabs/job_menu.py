@@ -195,7 +195,7 @@ def ask_delete(parent: QWidget, names: list[str]) -> str:
     return "trash" if clicked is trash else "delete" if clicked is delete else "cancel"
 
 
-COMPARED = ("Status", "Epoch", "Best epoch", "Best validation error", "Training error", "Cost",
+COMPARED = ("Status", "Epoch", "Best epoch", "Best validation loss", "Training loss", "Cost",
             "CostParameter", "CostMultiplyAdd")  # fmt: skip
 
 

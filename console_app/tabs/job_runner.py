@@ -156,6 +156,16 @@ class JobRunner(QObject):
         if self.is_running() and self.process is not None:
             self.process.kill()
 
+    def shutdown(self, grace_ms: int = 5000) -> None:
+        """End the child before the app quits: ``stop`` (a trainer saves a checkpoint), then
+        kill what has not ended after ``grace_ms``; waits, so no QProcess outlives its child."""
+        if not self.is_running() or self.process is None:
+            return
+        self.stop()
+        if not self.process.waitForFinished(grace_ms):
+            self.process.kill()
+            self.process.waitForFinished(3000)
+
     # -- reading -----------------------------------------------------------------------------
     def _read_stdout(self) -> None:
         assert self.process is not None

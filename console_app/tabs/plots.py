@@ -12,7 +12,7 @@ from engine.report.curves import draw_learning_curves, draw_tradeoff
 from engine.runtime.job_history import JobInfo
 
 CURVE_HINT = "No curve yet: click Run to train, or select jobs in the history"
-TRADEOFF_HINT = "Jobs with a validation error appear here"
+TRADEOFF_HINT = "Jobs with a validation loss appear here"
 
 
 def _hint(ax, text: str) -> str:  # noqa: ANN001 - a matplotlib Axes

@@ -40,6 +40,11 @@ from engine.quantization.sensitivity import ranking_text
 
 __all__ = ["QuantizationExperiment", "open_experiment"]
 
+# The table's headers for results.csv's columns ("error" is 1 - accuracy: an error rate, not the
+# loss TRAINING shows).
+HEADERS = {"error": "error rate", "parameter_bytes": "parameter bytes",
+           "cost_multiply_add": "CostMultiplyAdd"}  # fmt: skip
+
 
 class AccuracyPlot(FigureCanvasQTAgg):
     """Accuracy against bits per target group; the float reference as a dashed line."""
@@ -117,7 +122,8 @@ class QuantizationExperiment(QDialog):
         self.message = QLabel(f"Results go to {self.out_dir}")
         self.message.setWordWrap(True)
         self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(list(COLUMNS))
+        # results.csv's "error" is 1 - accuracy: an error rate, not the loss TRAINING shows.
+        self.table.setHorizontalHeaderLabels([HEADERS.get(c, c) for c in COLUMNS])
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.plot = AccuracyPlot()

@@ -47,7 +47,7 @@ from console_app.tabs.snapshot import write_snapshot
 from engine.formats import ProjectFileError
 from engine.runtime import job_history as H
 
-COLUMNS = ("Name", "Status", "Date", "Epoch", "Cost", "Training error", "Validation error",
+COLUMNS = ("Name", "Status", "Date", "Epoch", "Cost", "Training loss", "Validation loss",
            "CostParameter", "CostMultiplyAdd")  # fmt: skip
 TRADEOFF_STATISTICS = ("CostMultiplyAdd", "CostParameter", "UniqueParameters", "FLOPs",
                        "CostAdd", "CostMultiply", "Output", "ParameterBytes")  # fmt: skip
@@ -214,6 +214,8 @@ class TrainingTab(QWidget):
             self.position.setText("No run")
             self.timing.setText("")
             self.warning_label.setText("")
+            self.warnings = []
+            self.log.clear()  # the last project's output read as this one's
         self.refresh_jobs()
 
     def showEvent(self, event) -> None:  # noqa: ANN001, N802
@@ -432,16 +434,25 @@ class TrainingTab(QWidget):
             self.curve.set_curves([(j.name, j.curve) for j in chosen])
 
     def _draw_tradeoff(self) -> None:
-        self.tradeoff.set_jobs(self.jobs, self.statistic.currentText())
+        # A sweep's float baseline is its job evaluated again: the same point, drawn once.
+        jobs = [j for j in self.jobs if not _sweep_baseline(j.path)]
+        self.tradeoff.set_jobs(jobs, self.statistic.currentText())
 
     def _update_buttons(self, running: bool | None = None) -> None:
         running = self.runner.is_running() if running is None else running
         one = self.selected_job()
         self.run_button.setEnabled(not running)
         self.stop_button.setEnabled(running)
-        # a finished job has nothing left to run (the child would start and end at once)
-        status = next((j.status for j in self.jobs if j.path == one), "")
-        self.resume_button.setEnabled(not running and one is not None and status != "finished")
+        # A finished job has nothing left to run, and one that failed before its first
+        # checkpoint has nothing to continue from (Run starts it anew).
+        info = next((j for j in self.jobs if j.path == one), None)
+        self.resume_button.setEnabled(not running and info is not None and info.resumable)
+        self.resume_button.setToolTip(
+            "Continue the selected stopped job from its checkpoint"
+            if info is None or info.resumable or info.status == "finished"
+            else f"{info.name} has no checkpoint to continue from: it ended before its first "
+            "epoch. Fix the problem and press Run."
+        )
         for b in (self.rename_button, self.open_button, self.quantize_button):
             b.setEnabled(one is not None)
         self.report_button.setEnabled(bool(self.selected_jobs()))
@@ -509,3 +520,8 @@ class TrainingTab(QWidget):
         job = self.selected_job()
         if job is not None:
             self.open_network.emit(job / "network.ncproj")
+
+
+def _sweep_baseline(job: Path) -> bool:
+    """A quantization sweep's float point: its job evaluated again (one point, drawn once)."""
+    return job.name == "float" and (job.parent / "results.csv").is_file()

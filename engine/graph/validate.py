@@ -25,7 +25,7 @@ from engine.graph.network import Network
 from engine.graph.project import Project
 from engine.graph.statistics import pooling_disagreements, pooling_message
 from engine.layers import find_spec
-from engine.layers.evaluate import RuleError
+from engine.layers.evaluate import NOT_CONNECTED, RuleError
 from engine.layers.spec import ConnectorKind, Inputs, LayerSpec, Outputs
 
 __all__ = [
@@ -100,7 +100,7 @@ def validate_network(inference: NetworkInference) -> list[Problem]:
     for name, result in inference.results().items():
         if result.error and not result.upstream:
             reported = "the links form a cycle" in result.error or (
-                name in miswired and "main input is not connected" in result.error
+                name in miswired and NOT_CONNECTED in result.error
             )
             if not reported:
                 problems.append(Problem(result.error, net, name, result.prop))
@@ -216,7 +216,7 @@ def _arity_problems(net: str, layer: str, spec: LayerSpec, count: int) -> list[P
     if spec.inputs is Inputs.NONE and count:
         return [Problem(f"{spec.type} takes no input but {count} are linked", net, layer)]
     if spec.inputs in (Inputs.SINGLE, Inputs.MULTIPLE) and count == 0:
-        return [Problem("the main input is not connected", net, layer)]
+        return [Problem(NOT_CONNECTED, net, layer)]
     if spec.inputs in (Inputs.SINGLE, Inputs.SINGLE_OR_NONE) and count > 1:
         return [Problem(f"{spec.type} takes one main input but {count} are linked", net, layer)]
     if spec.type in _TWO_INPUTS and count != 2:

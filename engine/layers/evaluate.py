@@ -35,6 +35,7 @@ from engine.layers.property_types import (
 from engine.layers.spec import LayerSpec
 
 __all__ = [
+    "NOT_CONNECTED",
     "LayerContext",
     "StaticContext",
     "LayerEval",
@@ -46,6 +47,9 @@ __all__ = [
 
 Shape = tuple[int, ...]
 
+# A layer with nothing linked into its main input, said as a user would (no property, no
+# *GraphInput value): the layer box's tooltip and the problems list show it.
+NOT_CONNECTED = "nothing is linked into its input: draw a link into it from the layer above"
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Text-like types keep a bare word as text; only ``*Macro`` values are resolved.
 # ``Inputs`` always holds a list of shapes (BatchMatmul declares it PIntArray, a slip).
@@ -275,7 +279,7 @@ class LayerEval:
             return self.value("Input")  # type: ignore[return-value]
         shapes = self.input_shapes
         if not shapes:
-            raise RuleError("the main input is not connected", "Input")
+            raise RuleError(NOT_CONNECTED, "Input")
         return shapes[0]
 
     def output_shape(self) -> Shape | None:
@@ -363,7 +367,7 @@ class LayerEval:
             return shapes[0]
         if ident == "GraphIO":
             return self._required("*GraphIO")
-        raise ExpressionError("the main input is not connected")
+        raise ExpressionError(NOT_CONNECTED)
 
     def _graph_inputs(self) -> tuple[Shape, ...]:
         """Links into pin 0, then the data side inputs (BatchMatmul lists its R here)."""
@@ -428,7 +432,7 @@ class _Scope:
 
 def _with_prop(prop: str, raw: str, exc: Exception) -> str:
     message = str(exc)
-    if message.startswith("property "):
+    if message.startswith("property ") or message == NOT_CONNECTED:  # in a user's words
         return message
     if "Received:" in message:  # the rule already shows the values it was given
         return f"property {prop}: {message}"

@@ -350,7 +350,7 @@ def _job(sweep: Any, project: Any, info: dict[str, Any]) -> Job:
     job = points.fixed_job(folder, project, sweep.parameters, base_dir, info, sweep.plan.seed)
     label = folder / "label.json"  # the name TRAINING's job history shows
     if not label.exists():
-        atomic_write_json(label, {"name": f"{sweep.out_dir.name}/{folder.name}"})
+        atomic_write_json(label, {"name": f"{sweep.out_dir.name}: mixed precision"})
     return job
 
 

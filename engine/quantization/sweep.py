@@ -58,6 +58,17 @@ class Point:
         return (self.quantizer, self.target, self.bits, self.mode)
 
     @property
+    def label(self) -> str:
+        """What the job history calls the point: ``8-bit PTQ``, ``4-bit QAT, weights``,
+        ``6-bit PTQ, pow2``, ``float baseline``."""
+        if self.mode == "float":
+            return "float baseline"
+        target = "" if self.target == "both" else self.target
+        quantizer = "" if self.quantizer == "fixed-point" else self.quantizer
+        extra = [t for t in (target, quantizer) if t]
+        return ", ".join([f"{self.bits}-bit {self.mode.upper()}", *extra])
+
+    @property
     def folder(self) -> str:
         if self.mode == "float":
             return "float"
@@ -208,7 +219,7 @@ class Sweep:
             )
         label = folder / "label.json"  # the name TRAINING's job history shows
         if not label.exists():
-            atomic_write_json(label, {"name": f"{self.out_dir.name}/{folder.name}"})
+            atomic_write_json(label, {"name": f"{self.out_dir.name}: {point.label}"})
         accuracy = points.accuracy_of(job)
         size, macs = _costs(project, name)
         return {

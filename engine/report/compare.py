@@ -1,6 +1,6 @@
 """One deck comparing several jobs: a table of their settings and results, the trade-off graph
 with the Pareto front (the TRAINING tab's, :mod:`engine.report.curves`) and their learning
-curves overlaid (native charts: validation error, then cost)."""
+curves overlaid (native charts: validation loss, then cost)."""
 
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ def write_comparison(
     _step(progress, 1, steps, "trade-off")
     _tradeoff_slide(deck, infos)
     _step(progress, 2, steps, "learning curves")
-    for title, column in (("validation error", 3), ("cost", 1)):
+    for title, column in (("validation loss", 3), ("cost", 1)):
         series = [
             (
                 f"{i.name}",
@@ -103,7 +103,7 @@ def _count(value: int | None) -> str:
 
 
 def _tradeoff_slide(deck: Deck, infos: list[JobInfo]) -> None:
-    slide = deck.slide(f"Trade-off : best validation error against {TRADEOFF_STATISTIC}")
+    slide = deck.slide(f"Trade-off : best validation loss against {TRADEOFF_STATISTIC}")
     (png, size), optimal = tradeoff_picture(infos, TRADEOFF_STATISTIC, 8.0, 5.4)
     deck.picture(slide, png, (MARGIN, BODY_TOP, 8.2, BODY_H), size)
     lines = [
@@ -111,5 +111,5 @@ def _tradeoff_slide(deck: Deck, infos: list[JobInfo]) -> None:
         *[f"    {name}" for name in optimal],
     ]
     if not optimal:
-        lines = ["No job has both a validation error and statistics yet."]
+        lines = ["No job has both a validation loss and statistics yet."]
     deck.text(slide, lines, (MARGIN + 8.4, BODY_TOP, WIDTH - 2 * MARGIN - 8.4, BODY_H), largest=16)

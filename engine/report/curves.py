@@ -18,7 +18,9 @@ from engine.runtime.job_history import JobInfo, pareto_front
 __all__ = ["SERIES", "draw_learning_curves", "draw_tradeoff", "tradeoff_points"]
 
 # (legend text, column of a curve row, line style); rows are (epoch, cost, train, valid).
-SERIES = (("cost", 1, "-"), ("training error", 2, "--"), ("validation error", 3, ":"))
+# NNC calls the monitors "Training Error" and "Validation Error"; they are the loss on those
+# sets (the mean of the loss layers), so they are named for what they are.
+SERIES = (("cost", 1, "-"), ("training loss", 2, "--"), ("validation loss", 3, ":"))
 Curve = tuple[str, Sequence[tuple[int, Any, Any, Any]]]
 # Past this many jobs only the Pareto front is named: seen on a real X server, a quantization
 # sweep's six jobs (same cost, long names) piled their names over each other and off the axes.
@@ -45,7 +47,7 @@ def draw_learning_curves(ax: Axes, curves: Sequence[Curve], log_scale: bool = Fa
             ax.plot(xs, ys, style, color=color, marker="." if len(xs) < 30 else None, label=text)
             drawn += 1
     ax.set_xlabel("epoch")
-    ax.set_ylabel("cost / error")
+    ax.set_ylabel("cost / loss")
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if log_scale and drawn:
         ax.set_yscale("log")
@@ -96,6 +98,6 @@ def draw_tradeoff(ax: Axes, jobs: Sequence[JobInfo], statistic: str) -> list[str
     # "46 49 52 +1.0317e6" (matplotlib's offset notation).
     ax.xaxis.set_major_formatter(FuncFormatter(_cost_label))
     ax.set_xlabel(statistic)
-    ax.set_ylabel("best validation error")
+    ax.set_ylabel("best validation loss")
     ax.grid(True, alpha=0.3)
     return [n for n, o in zip(names, optimal, strict=True) if o]

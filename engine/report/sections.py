@@ -214,7 +214,7 @@ def schedule_text(s: dict[str, Any]) -> list[str]:
 
 
 # -- learning curve ----------------------------------------------------------------------------
-CURVE_SERIES = (("cost", 1), ("training error", 2), ("validation error", 3))
+CURVE_SERIES = (("cost", 1), ("training loss", 2), ("validation loss", 3))
 
 
 def learning_curve_slide(deck: Deck, curve: Sequence[tuple]) -> None:

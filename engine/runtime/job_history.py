@@ -43,6 +43,15 @@ class JobInfo:
         return None
 
     @property
+    def resumable(self) -> bool:
+        """Not finished, and with a checkpoint to continue from: a run that failed before its
+        first checkpoint (no dataset, a bad network) has nothing to resume; Run starts anew."""
+        if self.status == "finished":
+            return False
+        last = self.path / "checkpoints" / "last"
+        return last.is_dir() or last.with_name("last.old").is_dir()
+
+    @property
     def best_valid_error(self) -> float | None:
         for row in self.curve:
             if row[0] == self.best_epoch:

@@ -42,6 +42,7 @@ def make_window(qtbot, settings):
     def make(project=None, app_settings=None):
         window = MainWindow(str(project) if project else None, settings=app_settings or settings)
         window.ask_save_changes = lambda: "discard"  # tests that care replace it
+        window.ask_stop_children = lambda text: True  # closing at teardown stops what runs
         qtbot.addWidget(window)
         return window
 

@@ -3,11 +3,12 @@ with keys and clicks, the TRAINING and EDIT tabs."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 from gui_driver import answer_next_dialog
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QPointF, Qt
 from PySide6.QtWidgets import QComboBox
 
 from engine.formats import load_project
@@ -86,3 +87,166 @@ def test_the_first_start_and_open_sample_edit_a_copy_never_the_installed_sample(
     assert window.document.path == settings.projects_dir() / "iris.ncproj"
     again = make_window()  # a second start opens the user's copy as they left it
     assert again.document.path == mine and again.document.project.network("Main").layers == ()
+
+
+def _show_tab(qtbot, window, name):
+    bar = window.tabs.tabBar()
+    index = next(i for i in range(window.tabs.count()) if window.tabs.tabText(i) == name)
+    qtbot.mouseClick(bar, LEFT, pos=bar.tabRect(index).center())
+    assert window.tabs.currentIndex() == index
+
+
+def _type_into(qtbot, field, text):
+    qtbot.mouseClick(field, LEFT)
+    field.selectAll()
+    qtbot.keyClicks(field, text)
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+
+
+def test_a_run_failing_before_it_starts_offers_no_resume_and_open_import_start_clean(
+    qtbot, make_window, tmp_path, monkeypatch
+):
+    monkeypatch.setenv("NEUROCANVAS_CACHE", str(tmp_path / "cache"))
+    project = tmp_path / "iris.ncproj"
+    shutil.copyfile(ROOT / "projects" / "iris.ncproj", project)
+    window = shown(qtbot, make_window(project))
+    _show_tab(qtbot, window, "DATASET")
+    _type_into(qtbot, window.project_tabs.dataset.uri, str(tmp_path / "missing.csv"))
+    _show_tab(qtbot, window, "TRAINING")
+    training = window.project_tabs.training
+    with qtbot.waitSignal(training.run_ended, timeout=60000) as ended:
+        qtbot.mouseClick(training.run_button, LEFT)
+    assert ended.args == ["failed"]
+    failed = training.current_job
+    assert training.selected_job() == failed
+    (info,) = [j for j in training.jobs if j.path == failed]
+    assert (info.status, info.epoch) == ("failed", 0)
+    assert not training.resume_button.isEnabled()  # nothing to continue from
+    assert "no checkpoint to continue from" in training.resume_button.toolTip()
+    assert "missing.csv" in training.log.toPlainText()
+    # File > Open another project: the TRAINING log starts empty.
+    other = tmp_path / "lenet.ncproj"
+    shutil.copyfile(ROOT / "projects" / "lenet_digits.ncproj", other)
+    asked = answer_next_dialog(qtbot, "Open", text=str(other))
+    window.actions_by_name["open"].trigger()
+    assert asked.done and window.document.path == other
+    assert training.log.toPlainText() == ""
+    # File > Import from the TRAINING tab: the imported project is shown in EDIT.
+    nnc = ROOT / "tests" / "fixtures" / "nnc-samples" / "classification" / "iris" / "iris.sdcproj"
+    file_menu = next(a.menu() for a in window.menuBar().actions() if a.text() == "&File")
+    (action,) = [a for a in file_menu.actions() if a.text().replace("&", "") == "Import..."]
+    asked = answer_next_dialog(qtbot, "Open", text=str(nnc))
+    action.trigger()
+    assert asked.done and window.document.path == nnc
+    assert window.tabs.currentWidget() is window.edit_tab
+
+
+def test_input_size_keeps_the_last_valid_value_while_the_text_is_refused(lenet_window, qtbot):
+    window = shown(qtbot, lenet_window)
+    scene = window.edit_tab.current_scene()
+    scene.select_layers(["Input"])
+    pane = window.edit_tab.property_pane
+    field = getattr(pane.rows["Size"].widget, "line", pane.rows["Size"].widget)
+    net = window.document.project.network("Main")
+    steps = len(window.document.stack)
+    qtbot.mouseClick(field, LEFT)
+    field.selectAll()
+    qtbot.keyClicks(field, "1,28,x")  # "1" and "1,28" are valid on the way
+    assert field.text() == "1,28,x" and "x" in pane.error.text()
+    assert net.layer("Input").properties["Size"] == "1,28,28"  # nothing applied
+    assert not any(item.error for item in scene.layer_items.values())
+    assert scene.layer_items["Input"].stat_text == "1,28,28"
+    qtbot.keyClick(field, Qt.Key.Key_Backspace)
+    qtbot.keyClicks(field, "32")  # valid again: applied
+    assert net.layer("Input").properties["Size"] == "1,28,32"
+    assert len(window.document.stack) == steps + 1  # the typing is one undo step
+    window.undo()
+    assert net.layer("Input").properties["Size"] == "1,28,28"
+
+
+def _click_layer(qtbot, window, name):
+    view, scene = window.edit_tab.current_view(), window.edit_tab.current_scene()
+    pos = view.mapFromScene(scene.layer_items[name].mapToScene(QPointF(150, 15)))
+    qtbot.mouseClick(view.viewport(), LEFT, pos=pos)
+
+
+def _search(qtbot, palette, text):
+    qtbot.mouseClick(palette.search, LEFT)
+    palette.search.selectAll()
+    qtbot.keyClicks(palette.search, text)
+
+
+def _double_click(qtbot, palette, type_):
+    rect = palette.tree.visualItemRect(palette.items[type_])
+    assert rect.isValid(), f"{type_} is not shown"
+    # A double-click as the window system sends it: press and release, then the second press.
+    qtbot.mouseClick(palette.tree.viewport(), LEFT, pos=rect.center())
+    qtbot.mouseDClick(palette.tree.viewport(), LEFT, pos=rect.center())
+
+
+def test_palette_search_double_click_inserts_after_the_selection_and_links(lenet_window, qtbot):
+    window = shown(qtbot, lenet_window)
+    net = window.document.project.network("Main")
+    scene, palette = window.edit_tab.current_scene(), window.edit_tab.palette
+    before = {layer.name: layer.position for layer in net.layers}
+    links = sorted((k.source, k.destination) for k in net.links)
+    # Search: the exact name first, then the names starting with it.
+    _search(qtbot, palette, "Softmax")
+    shown_types = palette.visible_types()
+    assert shown_types[0] == "Softmax" and "SoftmaxCrossEntropy" in shown_types
+    tree = palette.tree
+    assert (tree.visualItemRect(palette.items["Softmax"]).top()
+            < tree.visualItemRect(palette.items["SoftmaxCrossEntropy"]).top())  # fmt: skip
+    assert tree.currentItem() is palette.items["Softmax"]
+    # Double-click with Convolution selected: inserted after it, linked in between.
+    _click_layer(qtbot, window, "Convolution")
+    _search(qtbot, palette, "BatchNormalization")
+    assert scene.selected_layers() == ["Convolution"]
+    _double_click(qtbot, palette, "BatchNormalization")
+    assert [k.source for k in net.inputs_of("BatchNormalization")] == ["Convolution"]
+    assert [k.destination for k in net.outputs_of("BatchNormalization")] == ["ReLU"]
+    assert [k.destination for k in net.outputs_of("Convolution")] == ["BatchNormalization"]
+    assert net.layer("BatchNormalization").position == (24, 72 + 48)
+    assert net.layer("ReLU").position == (24, 120 + 48)  # the layers below moved a row
+    assert net.layer("Input").position == (24, 24)
+    assert not any(item.error for item in scene.layer_items.values())
+    assert scene.layer_items["BatchNormalization"].stat_text == "16,22,22"
+    window.undo()  # one step
+    assert {layer.name: layer.position for layer in net.layers} == before
+    assert sorted((k.source, k.destination) for k in net.links) == links
+    # With nothing selected it goes below the others, unlinked, and says so in plain words.
+    view = window.edit_tab.current_view()
+    qtbot.mouseClick(view.viewport(), LEFT, pos=view.mapFromScene(QPointF(900, 40)))
+    assert scene.selected_layers() == []
+    _search(qtbot, palette, "Tanh")
+    _double_click(qtbot, palette, "Tanh")
+    error = scene.layer_items["Tanh"].error
+    assert "nothing is linked into its input" in error
+    assert "Received" not in error and "GraphInput" not in error and "property" not in error
+
+
+def test_closing_while_an_evaluation_runs_asks_then_stops_it(qtbot, make_window, tmp_path,
+                                                             monkeypatch):  # fmt: skip
+    from PySide6.QtCore import QProcess
+
+    from engine.runtime.run import train
+
+    monkeypatch.setenv("NEUROCANVAS_CACHE", str(tmp_path / "cache"))
+    project = tmp_path / "iris.ncproj"
+    shutil.copyfile(ROOT / "projects" / "iris.ncproj", project)
+    train(project, job_dir=tmp_path / "iris.files" / "20260101_000000", epochs=2, seed=0)
+    window = shown(qtbot, make_window(project))
+    del window.ask_stop_children  # the app's own question, answered below
+    _show_tab(qtbot, window, "EVALUATION")
+    evaluation = window.project_tabs.evaluation
+    qtbot.mouseClick(evaluation.evaluate_button, LEFT)
+    runner = evaluation.runner
+    assert runner.is_running()
+    asked = answer_next_dialog(qtbot, "No")
+    window.close()
+    assert asked.done and "Evaluation is still running" in asked.message
+    assert window.isVisible() and runner.is_running()  # No: nothing closed, nothing stopped
+    asked = answer_next_dialog(qtbot, "Yes")
+    window.close()
+    assert asked.done and not window.isVisible()
+    assert runner.process.state() == QProcess.ProcessState.NotRunning  # ended, not orphaned

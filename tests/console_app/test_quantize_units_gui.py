@@ -109,3 +109,39 @@ def test_quantize_network_and_the_experiment_reach_inside_units(qtbot, make_wind
     # The four block Convolutions count at the point's width (BatchNormalization stays float).
     assert [int(r["parameter_bytes"]) for r in rows] == [70_440, 35_860, 18_570, 9_925]
     experiment.close()
+
+
+def test_quantize_network_offers_the_trained_job_not_the_sweeps_points(
+    qtbot, make_window, residual
+):
+    """After a sweep, its float baseline was the newest "job" and the default to calibrate from."""
+    project_file, job = residual
+    sweep = job.with_name(job.name + "_quantization")
+    from engine.quantization.sweep import Sweep, SweepOptions
+
+    Sweep(project_file, job, sweep, SweepOptions(bits=(8,))).run()
+    window = make_window(project_file)
+    names = [j.name for j in window.project_tabs.training.jobs]
+    assert f"{sweep.name}: float baseline" in names  # the history lists the points
+    assert f"{sweep.name}: 8-bit PTQ" in names
+    # The trade-off graph draws the job once: the baseline (the job evaluated again) is left out.
+    from engine.report.curves import tradeoff_points
+
+    tradeoff = window.project_tabs.training.tradeoff
+    drawn = [line for line in tradeoff.axes.lines if line.get_marker() == "o"]
+    _points, plotted, _best = tradeoff_points(window.project_tabs.training.jobs, "CostMultiplyAdd")
+    assert f"{sweep.name}: float baseline" in plotted  # it has a point of its own to leave out
+    assert len(drawn) == len(plotted) - 1
+    (action,) = [a for a in window.findChildren(QAction) if a.objectName() == "quantize_network"]
+    action.trigger()
+    dialog = window.quantize_dialog
+    offered = [dialog.job.itemText(i) for i in range(dialog.job.count())]
+    assert offered == [job.name]
+    dialog.close()
+    # EVALUATION offers the trained job first (and chooses it), then the points by name.
+    _show_tab(qtbot, window, "EVALUATION")
+    combo = window.project_tabs.evaluation.job_combo
+    assert window.project_tabs.evaluation.current_job() == job
+    items = [combo.itemText(i) for i in range(combo.count())]
+    assert items[0] == job.name and set(items[1:]) == {f"{sweep.name}: float baseline",
+                                                       f"{sweep.name}: 8-bit PTQ"}  # fmt: skip

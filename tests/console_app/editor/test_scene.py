@@ -197,8 +197,8 @@ def test_delete_selection_is_one_step_and_errors_show_on_the_box(lenet_window):
     window.delete()
     assert not net.has_layer("ReLU")
     item = scene.layer_items["MaxPooling"]
-    assert item.error and "not connected" in item.error
-    assert "not connected" in item.toolTip()
+    assert item.error and "nothing is linked into its input" in item.error
+    assert "nothing is linked into its input" in item.toolTip()
     problems = [str(p) for p in window.edit_tab.problems.problems]
     assert any('layer "MaxPooling"' in p for p in problems)
     window.undo()
@@ -302,7 +302,7 @@ def test_problem_messages_are_shown_whole(lenet_window, qtbot):
     window.edit_tab.refresh()
     item = problems.item(0)
     text = item.text()
-    assert item.toolTip() == text and "not connected" in text
+    assert item.toolTip() == text and "nothing is linked into its input" in text
     rect = problems.visualItemRect(item)
     line = problems.fontMetrics().height()
     needed = problems.fontMetrics().horizontalAdvance(text)

@@ -69,7 +69,7 @@ def test_entries_follow_the_selection(qtbot, training_tab, two_jobs):
     choose(menu, "Compare selected jobs")
     table = training_tab.comparison.table
     assert [table.horizontalHeaderItem(c).text() for c in range(2)] == [p.name for p in two_jobs]
-    row = job_menu.COMPARED.index("Best validation error")
+    row = job_menu.COMPARED.index("Best validation loss")
     assert [table.item(row, c).text() for c in range(2)] == ["0.25", "0.125"]
     assert training_tab.curve.lines_drawn == 6  # both curves overlaid
 

@@ -56,8 +56,7 @@ def test_a_sweep_fills_the_table_and_plot_and_its_points_join_the_history(qtbot,
         assert dialog.table.columnWidth(c) >= wanted, c
     names = [job.name for job in training_tab.jobs]
     sweep = dialog.out_dir.name
-    assert {f"{sweep}/float", f"{sweep}/fixed-point_both_8bit_ptq",
-            f"{sweep}/fixed-point_both_2bit_ptq"} <= set(names)  # fmt: skip
+    assert {f"{sweep}: float baseline", f"{sweep}: 8-bit PTQ", f"{sweep}: 2-bit PTQ"} <= set(names)
 
 
 def test_after_a_sweep_the_jobs_report_ends_with_the_quantization_slides(qtbot, training_tab):
@@ -138,4 +137,4 @@ def test_a_budget_shows_the_measured_mixed_precision_pick(qtbot, training_tab):
     )
     assert [part.rsplit(" ", 1)[0] for part in dialog.ranking.text().split(": ", 1)[1]
             .split(", ")] == [r["layer"] for r in ranked]  # fmt: skip
-    assert f"{dialog.out_dir.name}/mixed_precision" in [job.name for job in training_tab.jobs]
+    assert f"{dialog.out_dir.name}: mixed precision" in [job.name for job in training_tab.jobs]

@@ -44,7 +44,10 @@ def test_unconnected_and_overconnected_inputs():
     assert 'network "Main", layer "Add", Add2 takes 2 inputs but 1 are linked' in found
     assert any(m.startswith('network "Main", layer "y", Input takes no input') for m in found)
     lonely = Network("N", [Layer("S", "Softmax")])
-    assert messages(lonely) == ['network "N", layer "S", the main input is not connected']
+    assert messages(lonely) == [
+        'network "N", layer "S", nothing is linked into its input: draw a link into it from '
+        "the layer above"
+    ]
 
 
 def test_pins_and_side_inputs():

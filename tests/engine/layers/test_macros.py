@@ -225,7 +225,7 @@ def test_shape_layers():
         ("Add2", ((3, 4, 5), (3, 2, 5)), {}, "input shapes do not broadcast"),
         ("Pad", ((3, 4),), {"PadWidth": "1,1,1"}, "PadWidth needs"),
         ("OneHot", ((5, 2),), {}, "must equal len"),
-        ("Softmax", (), {}, "the main input is not connected"),
+        ("Softmax", (), {}, "nothing is linked into its input"),
     ],
 )
 def test_shape_errors(type_, inputs, props, message):

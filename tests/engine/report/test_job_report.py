@@ -99,9 +99,9 @@ def test_learning_curve_chart_series_equal_the_csv(deck, lenet_job):
     chart = next(s for s in slide(deck, "Experimental Result : Learning Curve").shapes
                  if s.has_chart).chart  # fmt: skip
     got = {series.name: series for series in chart.plots[0].series}
-    assert list(got) == ["cost", "training error", "validation error"]
-    for name, column in (("cost", "cost"), ("training error", "train_error"),
-                         ("validation error", "valid_error")):  # fmt: skip
+    assert list(got) == ["cost", "training loss", "validation loss"]
+    for name, column in (("cost", "cost"), ("training loss", "train_error"),
+                         ("validation loss", "valid_error")):  # fmt: skip
         series = got[name]
         assert list(series.values) == [float(r[column]) for r in rows]
     epochs = chart.plots[0].series[0]._element.xpath("./c:xVal//c:v")

@@ -119,8 +119,8 @@ def test_comparison_deck_of_two_jobs(lenet_job, job_copy, tmp_path):
     assert result.returncode == 0, result.stderr
     prs = Presentation(str(out))
     assert titles(prs) == [
-        "Comparison of 2 jobs", "Jobs", "Trade-off : best validation error against CostMultiplyAdd",
-        "Learning Curves : validation error", "Learning Curves : cost",
+        "Comparison of 2 jobs", "Jobs", "Trade-off : best validation loss against CostMultiplyAdd",
+        "Learning Curves : validation loss", "Learning Curves : cost",
     ]  # fmt: skip
     table = next(s for s in slide(prs, "Jobs").shapes if s.has_table).table
     rows = [[c.text for c in r.cells] for r in table.rows]
