@@ -43,6 +43,7 @@ class _Ctx:
                           13)  # fmt: skip
         self._readers: dict[str, list[Any]] = {}
         self._writer: dict[str, Any] = {}
+        self._declared = {value.name for value in model.graph.output}
         for node in model.graph.node:
             for name in node.input:
                 self._readers.setdefault(name, []).append(node)
@@ -89,7 +90,8 @@ class _Ctx:
         return self._readers.get(var, [])
 
     def uses(self, var: str) -> int:
-        return len(self.consumers(var))
+        """How many nodes read ``var`` (a graph output counts as one more)."""
+        return len(self.consumers(var)) + (var in self._declared)
 
     def fail(self, node: Any, message: str) -> ImportError_:
         return ImportError_(f'{self.where}: node "{node.name or node.output[0]}" '

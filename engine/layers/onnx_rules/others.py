@@ -174,18 +174,31 @@ def read_transpose(ctx: Any, node: Any) -> None:
 
 
 def write_softmax(g: Any, step: Any, ins: list[str]) -> str:
+    """Softmax and LogSoftmax: the operator of the same name over the step's axis."""
     axis = step.kwargs.get("axis")
-    return str(g.node("Softmax", ins[:1], step.name, axis=-1 if axis is None else int(axis)))
+    return str(g.node(step.type, ins[:1], step.name, axis=-1 if axis is None else int(axis)))
 
 
 def read_softmax(ctx: Any, node: Any) -> None:
-    """Softmax over one axis (opset 13+), or over the last axis (older opsets)."""
-    rank = len(ctx.shapes[node.input[0]])
+    """Softmax/LogSoftmax over one axis (opset 13+); before opset 13 over the axes from
+    ``axis`` on, flattened: one layer when that is the last axis, else Reshape -> the layer
+    over the flattened axis -> Reshape back."""
+    shape = ctx.shapes[node.input[0]]
+    rank = len(shape)
     axis = int(ctx.attrs(node).get("axis", -1 if ctx.opset >= 13 else 1))
     axis = axis + rank if axis < 0 else axis
-    if ctx.opset < 13 and axis != rank - 1:
-        raise ctx.fail(node, "opset < 13 Softmax over several axes has no NNC equivalent")
-    ctx.emit(node, "Softmax", node.input[:1], axis=axis)
+    layer = node.op_type  # Softmax, LogSoftmax
+    if ctx.opset >= 13 or axis == rank - 1 or all(d == 1 for d in shape[axis + 1 :]):
+        ctx.emit(node, layer, node.input[:1], axis=axis)
+        return
+    if axis == 0:
+        raise ctx.fail(node, "a softmax over the batch axis has no NNC equivalent")
+    out = node.output[0]
+    flat = [-1, *shape[1:axis], int(np.prod(shape[axis:]))]
+    ctx.emit(node, "Reshape", node.input[:1], output=out + "/flat", suffix="/flat", shape=flat)
+    ctx.emit(node, layer, [out + "/flat"], output=out + "/" + layer, suffix="/" + layer.lower(),
+             axis=axis)  # fmt: skip
+    ctx.emit(node, "Reshape", [out + "/" + layer], shape=[-1, *shape[1:]])
 
 
 def write_dropout(g: Any, step: Any, ins: list[str]) -> str:
