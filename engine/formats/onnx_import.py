@@ -277,6 +277,13 @@ def _infer_shapes(ctx: _Ctx, inputs: dict[str, tuple[int, ...]]) -> None:
             dim = value.type.tensor_type.shape.dim[0]
             dim.Clear()
             dim.dim_value = 1
+    for value in [*model.graph.output, *model.graph.value_info]:
+        # the batch axis a model declares (3 in ONNX's test_relu, or N) is NNC's batch: what
+        # is inferred with batch 1 would differ from a declared fixed size
+        dims = value.type.tensor_type.shape.dim
+        if len(dims) and dims[0].HasField("dim_value"):
+            dims[0].Clear()
+            dims[0].dim_param = "batch"
     try:
         inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
     except Exception as exc:  # noqa: BLE001 - InferenceError and checker errors
