@@ -154,6 +154,7 @@ def read_onnx(path: str | Path) -> ModelGraph:
 
         ctx.consts[init.name] = numpy_helper.to_array(init)
     inputs = {i.name: _input_shape(i, where) for i in graph.input if i.name not in ctx.consts}
+    _check_input_types(graph, inputs, where)
     _infer_shapes(ctx, inputs)
     bad = []
     for node in graph.node:
@@ -170,12 +171,34 @@ def read_onnx(path: str | Path) -> ModelGraph:
         if node.output[0] not in ctx.consts:
             ONNX_OPERATORS[node.op_type](ctx, node)
     _check_constant_outputs(ctx)
+    made = {o for fn in ctx.functions for o in fn.outputs}
+    for value in graph.output:  # an output that is an input (Identity, Dropout, Sum of one)
+        var = ctx.var(value.name)
+        if var not in made and var in inputs:
+            ctx.alias.pop(value.name, None)
+            ctx.functions.append(Function(value.name, "Identity", [var], [value.name], {}))
     outputs = [ctx.var(o.name) for o in graph.output]
     shapes = {k: v[1:] for k, v in inputs.items()}
     generators = _constant_inputs(ctx, shapes)
     return OnnxGraph(graph.name or "Main", shapes, ctx.functions, ctx.params, outputs,
                      data_names=_names(generators), generators=generators,
                      sources=ctx.sources)  # fmt: skip
+
+
+_FLOATS = (1, 10, 11, 16)  # TensorProto FLOAT, FLOAT16, DOUBLE, BFLOAT16
+
+
+def _check_input_types(graph: Any, inputs: dict[str, Any], where: str) -> None:
+    """NNC networks compute in floating point: an integer or boolean input (whose operators
+    round, wrap or compare as integers) is refused rather than computed in floats."""
+    from onnx import TensorProto  # noqa: PLC0415
+
+    for value in graph.input:
+        kind = value.type.tensor_type.elem_type
+        if value.name in inputs and kind not in _FLOATS:
+            raise ImportError_(f'{where}: input "{value.name}" is of type '
+                               f"{TensorProto.DataType.Name(kind).lower()}; NNC networks "
+                               "compute in floating point")  # fmt: skip
 
 
 _ORDINAL = ("first", "second", "third", "fourth", "fifth")

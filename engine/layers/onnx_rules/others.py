@@ -210,8 +210,8 @@ def write_dropout(g: Any, step: Any, ins: list[str]) -> str:
 
 def read_dropout(ctx: Any, node: Any) -> None:
     """Dropout of an inference model (no ``training_mode``, or a constant false; opset < 7's
-    ``is_test``) passes its input, as onnxruntime does: no layer. A training-mode Dropout is
-    the Dropout layer (it drops while training, passes at test)."""
+    ``is_test`` too, as runtimes ignore it) passes its input, as onnxruntime does: no layer.
+    A training-mode Dropout is the Dropout layer (it drops while training, passes at test)."""
     a = ctx.attrs(node)
     ratio = a.get("ratio", 0.5)
     if len(node.input) > 1 and node.input[1]:
@@ -219,8 +219,6 @@ def read_dropout(ctx: Any, node: Any) -> None:
     training = False
     if len(node.input) > 2 and node.input[2]:
         training = bool(ctx.const(node, 2, "training_mode").reshape(-1)[0])
-    elif ctx.opset < 7:
-        training = not a.get("is_test", 0)
     if not training or ratio == 0:
         ctx.alias[node.output[0]] = ctx.var(node.input[0])
         return
