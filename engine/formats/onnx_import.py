@@ -310,7 +310,8 @@ def _infer_shapes(ctx: _Ctx, inputs: dict[str, tuple[int, ...]]) -> None:
     try:
         inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
     except Exception as exc:  # noqa: BLE001 - InferenceError and checker errors
-        raise ImportError_(f"{ctx.where}: shape inference failed: {exc}") from None
+        text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+        raise ImportError_(f"{ctx.where}: shape inference failed: {text}") from None
     graph = inferred.graph
     for value in [*graph.input, *graph.value_info, *graph.output]:
         dims = value.type.tensor_type.shape.dim
@@ -337,6 +338,7 @@ def _fold(ctx: _Ctx, node: Any) -> None:
         feeds = {i: ctx.consts[i] for i in node.input if i}
         results = ReferenceEvaluator(model).run(None, feeds)
     except Exception as exc:  # noqa: BLE001 - the evaluator raises many kinds
-        raise ctx.fail(node, f"cannot fold constants: {exc}") from None
+        text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+        raise ctx.fail(node, f"cannot fold constants: {text}") from None
     for name, value in zip(node.output, results, strict=False):
         ctx.consts[name] = np.asarray(value)
