@@ -43,6 +43,7 @@ class _Ctx:
                           13)  # fmt: skip
         self._readers: dict[str, list[Any]] = {}
         self._writer: dict[str, Any] = {}
+        self._declared = {value.name for value in model.graph.output}
         for node in model.graph.node:
             for name in node.input:
                 self._readers.setdefault(name, []).append(node)
@@ -89,7 +90,8 @@ class _Ctx:
         return self._readers.get(var, [])
 
     def uses(self, var: str) -> int:
-        return len(self.consumers(var))
+        """How many nodes read ``var`` (a graph output counts as one more)."""
+        return len(self.consumers(var)) + (var in self._declared)
 
     def fail(self, node: Any, message: str) -> ImportError_:
         return ImportError_(f'{self.where}: node "{node.name or node.output[0]}" '
@@ -152,6 +154,7 @@ def read_onnx(path: str | Path) -> ModelGraph:
 
         ctx.consts[init.name] = numpy_helper.to_array(init)
     inputs = {i.name: _input_shape(i, where) for i in graph.input if i.name not in ctx.consts}
+    _check_input_types(graph, inputs, where)
     _infer_shapes(ctx, inputs)
     bad = []
     for node in graph.node:
@@ -168,12 +171,34 @@ def read_onnx(path: str | Path) -> ModelGraph:
         if node.output[0] not in ctx.consts:
             ONNX_OPERATORS[node.op_type](ctx, node)
     _check_constant_outputs(ctx)
+    made = {o for fn in ctx.functions for o in fn.outputs}
+    for value in graph.output:  # an output that is an input (Identity, Dropout, Sum of one)
+        var = ctx.var(value.name)
+        if var not in made and var in inputs:
+            ctx.alias.pop(value.name, None)
+            ctx.functions.append(Function(value.name, "Identity", [var], [value.name], {}))
     outputs = [ctx.var(o.name) for o in graph.output]
     shapes = {k: v[1:] for k, v in inputs.items()}
     generators = _constant_inputs(ctx, shapes)
     return OnnxGraph(graph.name or "Main", shapes, ctx.functions, ctx.params, outputs,
                      data_names=_names(generators), generators=generators,
                      sources=ctx.sources)  # fmt: skip
+
+
+_FLOATS = (1, 10, 11, 16)  # TensorProto FLOAT, FLOAT16, DOUBLE, BFLOAT16
+
+
+def _check_input_types(graph: Any, inputs: dict[str, Any], where: str) -> None:
+    """NNC networks compute in floating point: an integer or boolean input (whose operators
+    round, wrap or compare as integers) is refused rather than computed in floats."""
+    from onnx import TensorProto  # noqa: PLC0415
+
+    for value in graph.input:
+        kind = value.type.tensor_type.elem_type
+        if value.name in inputs and kind not in _FLOATS:
+            raise ImportError_(f'{where}: input "{value.name}" is of type '
+                               f"{TensorProto.DataType.Name(kind).lower()}; NNC networks "
+                               "compute in floating point")  # fmt: skip
 
 
 _ORDINAL = ("first", "second", "third", "fourth", "fifth")
@@ -275,10 +300,18 @@ def _infer_shapes(ctx: _Ctx, inputs: dict[str, tuple[int, ...]]) -> None:
             dim = value.type.tensor_type.shape.dim[0]
             dim.Clear()
             dim.dim_value = 1
+    for value in [*model.graph.output, *model.graph.value_info]:
+        # the batch axis a model declares (3 in ONNX's test_relu, or N) is NNC's batch: what
+        # is inferred with batch 1 would differ from a declared fixed size
+        dims = value.type.tensor_type.shape.dim
+        if len(dims) and dims[0].HasField("dim_value"):
+            dims[0].Clear()
+            dims[0].dim_param = "batch"
     try:
         inferred = onnx.shape_inference.infer_shapes(model, strict_mode=True, data_prop=True)
     except Exception as exc:  # noqa: BLE001 - InferenceError and checker errors
-        raise ImportError_(f"{ctx.where}: shape inference failed: {exc}") from None
+        text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+        raise ImportError_(f"{ctx.where}: shape inference failed: {text}") from None
     graph = inferred.graph
     for value in [*graph.input, *graph.value_info, *graph.output]:
         dims = value.type.tensor_type.shape.dim
@@ -305,6 +338,7 @@ def _fold(ctx: _Ctx, node: Any) -> None:
         feeds = {i: ctx.consts[i] for i in node.input if i}
         results = ReferenceEvaluator(model).run(None, feeds)
     except Exception as exc:  # noqa: BLE001 - the evaluator raises many kinds
-        raise ctx.fail(node, f"cannot fold constants: {exc}") from None
+        text = "; ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+        raise ctx.fail(node, f"cannot fold constants: {text}") from None
     for name, value in zip(node.output, results, strict=False):
         ctx.consts[name] = np.asarray(value)

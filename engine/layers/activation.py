@@ -467,5 +467,6 @@ SPECS = (
         },
         function="log_softmax",
         color=0xD77B6A,
+        onnx=OnnxRule("LogSoftmax", onnx_others.write_softmax, onnx_others.read_softmax),
     ),
 )

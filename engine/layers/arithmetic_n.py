@@ -9,9 +9,11 @@ from __future__ import annotations
 from engine.layers.declare import (
     INPUTS,
     Inputs,
+    OnnxRule,
     layer,
     output,
 )
+from engine.layers.onnx_rules import arithmetic as onnx
 
 CATEGORY = "Arithmetic (N Inputs)"
 
@@ -28,6 +30,7 @@ SPECS = (
             "CostAdd": "*Calc +*Output",
         },
         function="add_n",
+        onnx=OnnxRule("Sum", read=onnx.read_sum, reads=("Sum", "Mean")),
         inputs=Inputs.MULTIPLE,
         color=0x848484,
     ),

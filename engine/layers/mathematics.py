@@ -45,6 +45,7 @@ def _extremum(type_: str, word: str, function: str):
         ),
         costs={"CostIf": "*Calc +*Input"},
         function=function,
+        onnx=OnnxRule(f"Reduce{type_}", onnx.write_reduce(f"Reduce{type_}"), onnx.read_reduce),
     )
 
 
@@ -63,6 +64,7 @@ SPECS = (
             "CostAdd": "*Calc +*Input",
         },
         function="sum",
+        onnx=OnnxRule("ReduceSum", onnx.write_reduce("ReduceSum"), onnx.read_reduce),
     ),
     layer(
         "CumSum",
@@ -94,7 +96,7 @@ SPECS = (
             "CostAdd": "*Calc +*Input",
         },
         function="mean",
-        onnx=OnnxRule("ReduceMean", onnx.write_mean, onnx.read_reduce_mean),
+        onnx=OnnxRule("ReduceMean", onnx.write_mean, onnx.read_reduce),
     ),
     layer(
         "Prod",

@@ -125,7 +125,7 @@ SPECS = (
         },
         function="sum_pooling",
         color=0xA58E7F,
-        onnx=OnnxRule("AveragePool", onnx.write_sum_pooling, reads=()),
+        onnx=OnnxRule("AveragePool", onnx.write_sum_pooling, onnx.read_lrn, reads=("LRN",)),
     ),
     layer(
         "Unpooling",

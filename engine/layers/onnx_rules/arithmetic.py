@@ -14,7 +14,7 @@ import numpy as np
 
 from engine.layers.onnx_rules import scalar, uniform
 
-__all__ = ["read_arithmetic", "write_scalar", "write_reverse_scalar", "write_relu6",
+__all__ = ["read_arithmetic", "read_sum", "write_scalar", "write_reverse_scalar", "write_relu6",
            "read_clip", "write_threshold", "read_threshold", "write_selu", "read_selu"]  # fmt: skip
 
 _TWO = {"Add": "Add2", "Sub": "Sub2", "Mul": "Mul2", "Div": "Div2", "Pow": "Pow2"}
@@ -28,12 +28,13 @@ def read_arithmetic(ctx: Any, node: Any) -> None:
         a, b = b, a
     if b in ctx.consts and a not in ctx.consts:
         value = ctx.consts[b]
-        if op == "Add" and _fold_bias(ctx, node, a, value):
+        if op in ("Add", "Sub", "Mul", "Div") and _fold_channels(ctx, node, a, value):
             return
         s = uniform(value, ctx.shapes[a])
         if s is None:
-            raise ctx.fail(node, "a constant operand must be one value (or a bias after a "
-                           "bias-free Conv/Gemm/MatMul)")  # fmt: skip
+            raise ctx.fail(node, "a constant operand must be one value, or one per channel "
+                           "after a Conv, Gemm/MatMul or BatchNormalization read by nothing "
+                           "else")  # fmt: skip
         if op == "Div" and s == 0:
             raise ctx.fail(node, "a division by the constant 0 has no NNC equivalent")
         fn, val = {"Add": ("AddScalar", s), "Sub": ("AddScalar", -s), "Mul": ("MulScalar", s),
@@ -46,24 +47,79 @@ def read_arithmetic(ctx: Any, node: Any) -> None:
             raise ctx.fail(node, "a constant first operand must be one value")
         ctx.emit(node, "RSubScalar" if op == "Sub" else "RDivScalar", [b], val=s)
         return
-    if ctx.shapes.get(a) != ctx.shapes.get(b):
-        raise ctx.fail(node, f"operands of shapes {ctx.shapes.get(a)} and {ctx.shapes.get(b)}: "
-                       "broadcasting has no NNC equivalent here")  # fmt: skip
+    sa, sb = ctx.shapes.get(a), ctx.shapes.get(b)
+    if sa != sb and not _broadcastable(sa, sb):
+        raise ctx.fail(node, f"operands of shapes {sa} and {sb}: only shapes of one rank "
+                       "whose axes agree or are 1 broadcast in NNC")  # fmt: skip
     ctx.emit(node, _TWO[op], [a, b])
 
 
-def _fold_bias(ctx: Any, node: Any, x: str, value: np.ndarray) -> bool:
-    """``Add(Conv/Gemm/MatMul without bias, constant per channel)``: the constant is its bias."""
+def _broadcastable(a: Any, b: Any) -> bool:
+    """Shapes of one rank whose axes agree or are 1 (what Add2 ... Pow2 broadcast)."""
+    if a is None or b is None or len(a) != len(b) or -1 in a or -1 in b:
+        return False
+    return all(x == y or 1 in (x, y) for x, y in zip(a, b, strict=True))
+
+
+def _per_channel(ctx: Any, x: str, value: np.ndarray) -> np.ndarray | None:
+    """The constant as one value per channel of ``x`` (axis 1), if it broadcasts that way."""
+    shape = ctx.shapes[x]
+    if len(shape) < 2 or value.ndim > len(shape):
+        return None
+    aligned = (1,) * (len(shape) - value.ndim) + tuple(value.shape)
+    if any(d != 1 for i, d in enumerate(aligned) if i != 1) or aligned[1] not in (1, shape[1]):
+        return None
+    return np.broadcast_to(value.reshape(-1).astype(np.float64), (shape[1],)).copy()
+
+
+_OUT_AXIS = {"Convolution": 0, "DepthwiseConvolution": 0, "Affine": 1}
+
+
+def _fold_channels(ctx: Any, node: Any, x: str, value: np.ndarray) -> bool:
+    """``x (+ - * /) constant per channel`` where ``x`` is the output of a Conv, Gemm/MatMul
+    or test-mode BatchNormalization read by nothing else: the constant goes into that layer's
+    weights, bias or beta/gamma (a batch normalization written as Mul/Add, a bias after a
+    bias-free layer)."""
     fn = ctx.producer(x)
-    if fn is None or fn.type not in ("Affine", "Convolution") or len(fn.inputs) != 2:
+    vec = _per_channel(ctx, x, value)
+    if fn is None or vec is None or ctx.uses(x) != 1:
         return False
-    out = ctx.shapes[x][1]
-    if value.size != out or ctx.uses(x) != 1:
+    op = node.op_type
+    scale = 1.0 / vec if op == "Div" else vec if op == "Mul" else None
+    shift = -vec if op == "Sub" else vec if op == "Add" else None
+    if scale is not None and op == "Div" and np.any(vec == 0):
         return False
-    bias = node.input[1] if node.input[0] == x else node.input[0]
-    fn.inputs.append(ctx.param(node, value.reshape(out), "b", source=bias))
+    if fn.type == "BatchNormalization" and not fn.args.get("batch_stat"):
+        beta, gamma = fn.inputs[1], fn.inputs[2]
+        if scale is not None:
+            _update(ctx, node, gamma, lambda g: g * scale.reshape(g.shape))
+            _update(ctx, node, beta, lambda b: b * scale.reshape(b.shape))
+        else:
+            _update(ctx, node, beta, lambda b: b + shift.reshape(b.shape))
+    elif fn.type in _OUT_AXIS and not (fn.type == "Affine" and ctx.params[fn.inputs[1]].ndim != 2):
+        if scale is not None:
+            axis = _OUT_AXIS[fn.type]
+            _update(ctx, node, fn.inputs[1], lambda w: w * np.expand_dims(
+                scale, [k for k in range(w.ndim) if k != axis]))  # fmt: skip
+            if len(fn.inputs) > 2:
+                _update(ctx, node, fn.inputs[2], lambda b: b * scale.reshape(b.shape))
+        elif len(fn.inputs) > 2:
+            _update(ctx, node, fn.inputs[2], lambda b: b + shift.reshape(b.shape))
+        else:
+            source = node.input[1] if node.input[0] == x else node.input[0]
+            fn.inputs.append(ctx.param(node, shift, "b", source=source if op == "Add" else None))
+    else:
+        return False
     ctx.alias[node.output[0]] = fn.outputs[0]
     return True
+
+
+def _update(ctx: Any, node: Any, name: str, change: Any) -> None:
+    """Change parameter ``name`` (float32); it is no longer the initializer it was read from,
+    so layers that read that initializer do not share it any more."""
+    ctx.params[name] = np.asarray(change(ctx.params[name].astype(np.float64)), np.float32)
+    if name in ctx.sources:
+        ctx.sources[name] += f"#{node.name or node.output[0]}"
 
 
 def write_scalar(op: str) -> Callable[[Any, Any, list[str]], str]:
@@ -164,3 +220,23 @@ def _threshold_layer(ctx: Any, where: Any, greater: Any) -> str | None:
         return None
     one, low = (float(np.asarray(v).reshape(-1)[0]) for v in values)
     return _THRESHOLDS.get(low) if one == 1.0 else None
+
+
+def read_sum(ctx: Any, node: Any) -> None:
+    """Sum of N tensors as AddN (one input: the input itself); Mean as AddN, MulScalar 1/N."""
+    names = [name for name in node.input if name]
+    if any(name in ctx.consts for name in names):
+        raise ctx.fail(node, "a constant operand has no NNC equivalent here")
+    shapes = [ctx.shapes.get(name) for name in names]
+    if any(not _broadcastable(shapes[0], other) for other in shapes[1:]):
+        raise ctx.fail(node, f"operands of shapes {', '.join(map(str, shapes))}: only shapes of "
+                       "one rank whose axes agree or are 1 broadcast in NNC")  # fmt: skip
+    if len(names) == 1:
+        ctx.alias[node.output[0]] = ctx.var(names[0])
+        return
+    if node.op_type == "Sum":
+        ctx.emit(node, "AddN", names)
+        return
+    total = node.output[0] + "/sum"
+    ctx.emit(node, "AddN", names, output=total, suffix="/sum")
+    ctx.emit(node, "MulScalar", [total], val=1.0 / len(names))

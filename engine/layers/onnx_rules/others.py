@@ -174,18 +174,31 @@ def read_transpose(ctx: Any, node: Any) -> None:
 
 
 def write_softmax(g: Any, step: Any, ins: list[str]) -> str:
+    """Softmax and LogSoftmax: the operator of the same name over the step's axis."""
     axis = step.kwargs.get("axis")
-    return str(g.node("Softmax", ins[:1], step.name, axis=-1 if axis is None else int(axis)))
+    return str(g.node(step.type, ins[:1], step.name, axis=-1 if axis is None else int(axis)))
 
 
 def read_softmax(ctx: Any, node: Any) -> None:
-    """Softmax over one axis (opset 13+), or over the last axis (older opsets)."""
-    rank = len(ctx.shapes[node.input[0]])
+    """Softmax/LogSoftmax over one axis (opset 13+); before opset 13 over the axes from
+    ``axis`` on, flattened: one layer when that is the last axis, else Reshape -> the layer
+    over the flattened axis -> Reshape back."""
+    shape = ctx.shapes[node.input[0]]
+    rank = len(shape)
     axis = int(ctx.attrs(node).get("axis", -1 if ctx.opset >= 13 else 1))
     axis = axis + rank if axis < 0 else axis
-    if ctx.opset < 13 and axis != rank - 1:
-        raise ctx.fail(node, "opset < 13 Softmax over several axes has no NNC equivalent")
-    ctx.emit(node, "Softmax", node.input[:1], axis=axis)
+    layer = node.op_type  # Softmax, LogSoftmax
+    if ctx.opset >= 13 or axis == rank - 1 or all(d == 1 for d in shape[axis + 1 :]):
+        ctx.emit(node, layer, node.input[:1], axis=axis)
+        return
+    if axis == 0:
+        raise ctx.fail(node, "a softmax over the batch axis has no NNC equivalent")
+    out = node.output[0]
+    flat = [-1, *shape[1:axis], int(np.prod(shape[axis:]))]
+    ctx.emit(node, "Reshape", node.input[:1], output=out + "/flat", suffix="/flat", shape=flat)
+    ctx.emit(node, layer, [out + "/flat"], output=out + "/" + layer, suffix="/" + layer.lower(),
+             axis=axis)  # fmt: skip
+    ctx.emit(node, "Reshape", [out + "/" + layer], shape=[-1, *shape[1:]])
 
 
 def write_dropout(g: Any, step: Any, ins: list[str]) -> str:
@@ -197,8 +210,8 @@ def write_dropout(g: Any, step: Any, ins: list[str]) -> str:
 
 def read_dropout(ctx: Any, node: Any) -> None:
     """Dropout of an inference model (no ``training_mode``, or a constant false; opset < 7's
-    ``is_test``) passes its input, as onnxruntime does: no layer. A training-mode Dropout is
-    the Dropout layer (it drops while training, passes at test)."""
+    ``is_test`` too, as runtimes ignore it) passes its input, as onnxruntime does: no layer.
+    A training-mode Dropout is the Dropout layer (it drops while training, passes at test)."""
     a = ctx.attrs(node)
     ratio = a.get("ratio", 0.5)
     if len(node.input) > 1 and node.input[1]:
@@ -206,8 +219,6 @@ def read_dropout(ctx: Any, node: Any) -> None:
     training = False
     if len(node.input) > 2 and node.input[2]:
         training = bool(ctx.const(node, 2, "training_mode").reshape(-1)[0])
-    elif ctx.opset < 7:
-        training = not a.get("is_test", 0)
     if not training or ratio == 0:
         ctx.alias[node.output[0]] = ctx.var(node.input[0])
         return

@@ -15,7 +15,8 @@ import numpy as np
 from engine.layers.onnx_rules.basic import pads
 
 __all__ = ["write_pooling", "write_sum_pooling", "write_unpooling", "write_mean", "read_pool",
-           "read_resize", "read_reduce_mean"]  # fmt: skip
+           "read_resize", "read_reduce_mean", "read_reduce", "write_reduce",
+           "read_lrn"]  # fmt: skip
 
 
 def _error(message: str) -> Exception:
@@ -80,13 +81,54 @@ def write_unpooling(g: Any, step: Any, ins: list[str]) -> str:
 
 def write_mean(g: Any, step: Any, ins: list[str]) -> str:
     """Mean: ReduceMean over the same axes (input from opset 18, attribute before)."""
-    rank = len(g.in_shape(step)) + 1
-    axes = step.kwargs.get("axis")
-    axes = list(range(rank)) if axes is None else [axes] if isinstance(axes, int) else list(axes)
-    keep = int(bool(step.kwargs.get("keepdims", False)))
-    if g.opset >= 18:
-        return str(g.node("ReduceMean", [ins[0], g.ints("axes", axes)], step.name, keepdims=keep))
-    return str(g.node("ReduceMean", ins[:1], step.name, axes=axes, keepdims=keep))
+    return write_reduce("ReduceMean")(g, step, ins)
+
+
+_AXES_INPUT = {"ReduceSum": 13}  # the opset from which the axes are an input (else 18)
+
+
+def write_reduce(op: str) -> Callable[[Any, Any, list[str]], str]:
+    """Mean, Sum, Max, Min: ReduceMean/Sum/Max/Min over the same axes."""
+
+    def write(g: Any, step: Any, ins: list[str]) -> str:
+        if step.kwargs.get("with_index") or step.kwargs.get("only_index"):
+            raise _error(f'layer "{step.name}": an index output is not exportable')
+        rank = len(g.in_shape(step)) + 1
+        axes = step.kwargs.get("axis")
+        axes = list(range(rank)) if axes is None else [axes] if isinstance(axes, int) else list(
+            axes)  # fmt: skip
+        keep = int(bool(step.kwargs.get("keepdims", False)))
+        if g.opset >= _AXES_INPUT.get(op, 18):
+            return str(g.node(op, [ins[0], g.ints("axes", axes)], step.name, keepdims=keep))
+        return str(g.node(op, ins[:1], step.name, axes=axes, keepdims=keep))
+
+    return write
+
+
+def read_lrn(ctx: Any, node: Any) -> None:
+    """LRN as the layers that compute it: ``x / (bias + alpha / size * window_sum(x^2))^beta``,
+    the window sum over channels a SumPooling of kernel (size, 1, ...) (PowScalar 2,
+    SumPooling, MulScalar, AddScalar, PowScalar, Div2; named after the node)."""
+    a = ctx.attrs(node)
+    size = int(a["size"])
+    shape = ctx.shapes[node.input[0]]
+    if size % 2 == 0:
+        raise ctx.fail(node, f"an even window (size {size}) is asymmetric: no NNC equivalent")
+    rest = len(shape) - 2
+    out = node.output[0]
+    names = [f"{out}/{k}" for k in ("square", "window", "scale", "bias", "power")]
+    x = node.input[0]
+    ctx.emit(node, "PowScalar", [x], output=names[0], suffix="/square", val=2.0)
+    ctx.emit(node, "SumPooling", [names[0]], output=names[1], suffix="/window",
+             kernel=[size] + [1] * rest, stride=[1] * (rest + 1), ignore_border=True,
+             pad=[size // 2] + [0] * rest)  # fmt: skip
+    ctx.emit(node, "MulScalar", [names[1]], output=names[2], suffix="/scale",
+             val=float(a.get("alpha", 1e-4)) / size)  # fmt: skip
+    ctx.emit(node, "AddScalar", [names[2]], output=names[3], suffix="/bias",
+             val=float(a.get("bias", 1.0)))  # fmt: skip
+    ctx.emit(node, "PowScalar", [names[3]], output=names[4], suffix="/power",
+             val=float(a.get("beta", 0.75)))  # fmt: skip
+    ctx.emit(node, "Div2", [x, names[4]])
 
 
 def read_pool(ctx: Any, node: Any) -> None:
@@ -98,6 +140,8 @@ def read_pool(ctx: Any, node: Any) -> None:
         raise ctx.fail(node, "ceil_mode/dilations have no NNC equivalent")
     n = len(kernel)
     given = list(a.get("pads", [0] * (2 * n)))
+    if _one_window(ctx, node, a, kernel, given):
+        return
     ignore_border = True
     if given[:n] != given[n:] and a.get("auto_pad") is None:
         # Extra right padding that only completes the last window: IgnoreBorder=False.
@@ -116,6 +160,31 @@ def read_pool(ctx: Any, node: Any) -> None:
     else:
         include = bool(a.get("count_include_pad", 0))
         ctx.emit(node, "AveragePooling", node.input[:1], including_pad=include, **common)
+
+
+def _one_window(ctx: Any, node: Any, a: dict[str, Any], kernel: list[int],
+                given: list[int]) -> bool:  # fmt: skip
+    """A pooling whose one window covers the whole input (Inception's 7x7 average over a 6x6
+    map with a padded border that is not counted): GlobalAveragePooling, or Max over the
+    spatial axes."""
+    n = len(kernel)
+    size, out = ctx.shapes[node.input[0]][2:], ctx.shapes[node.output[0]][2:]
+    if len(size) != n or len(out) != n or any(o != 1 for o in out):
+        return False
+    if a.get("auto_pad") not in (None, b"NOTSET", "NOTSET"):
+        return False
+    windows = zip(kernel, size, given[:n], given[n:], strict=True)
+    if any(k < s or k > s + b + e for k, s, b, e in windows) or tuple(kernel) == tuple(size):
+        return False  # (a window exactly the input: the plain reading)
+    if node.op_type == "AveragePool":
+        if a.get("count_include_pad", 0) or n != 2:
+            return False
+        ctx.emit(node, "GlobalAveragePooling", node.input[:1])
+    else:
+        axes = list(range(2, 2 + n))
+        ctx.emit(node, "Max", node.input[:1], axes=axes, keep_dims=True, with_index=False,
+                 only_index=False)  # fmt: skip
+    return True
 
 
 def read_resize(ctx: Any, node: Any) -> None:
@@ -190,8 +259,11 @@ def _nearest_sources(size: int, length: int, scale: float, transform: str,
     return picked
 
 
-def read_reduce_mean(ctx: Any, node: Any) -> None:
-    """ReduceMean (not over the batch) as Mean."""
+_REDUCED = {"ReduceMean": "Mean", "ReduceSum": "Sum", "ReduceMax": "Max", "ReduceMin": "Min"}
+
+
+def read_reduce(ctx: Any, node: Any) -> None:
+    """ReduceMean/Sum/Max/Min (not over the batch) as Mean/Sum/Max/Min."""
     a = ctx.attrs(node)
     axes = a.get("axes")
     if axes is None and len(node.input) > 1 and node.input[1]:
@@ -202,5 +274,12 @@ def read_reduce_mean(ctx: Any, node: Any) -> None:
         return
     axes = sorted(x + rank if x < 0 else x for x in (axes or range(rank)))  # none: every axis
     if 0 in axes:
-        raise ctx.fail(node, "a mean over the batch axis has no NNC equivalent")
-    ctx.emit(node, "Mean", node.input[:1], axes=axes, keep_dims=bool(a.get("keepdims", 1)))
+        what = _REDUCED[node.op_type].lower()
+        raise ctx.fail(node, f"a {what} over the batch axis has no NNC equivalent")
+    layer = _REDUCED[node.op_type]
+    extra = {"with_index": False, "only_index": False} if layer in ("Max", "Min") else {}
+    ctx.emit(node, layer, node.input[:1], axes=axes, keep_dims=bool(a.get("keepdims", 1)),
+             **extra)  # fmt: skip
+
+
+read_reduce_mean = read_reduce

@@ -266,3 +266,44 @@ def test_training_mode_batch_normalization_uses_the_batch_statistics(tmp_path):
     x = (rng.normal(size=(4, c, 2, 2)) * 3 + 1).astype(np.float32)
     got, expected = _both(model, {"x": x}, tmp_path)
     np.testing.assert_allclose(got[0], expected[0], rtol=1e-4, atol=1e-5)
+
+
+def test_a_fixed_batch_size_is_nnc_batch_axis(tmp_path):
+    """ONNX's own node tests declare batch 3 (test_relu: input and output (3, 4, 5)); shape
+    inference with the batch fixed to 1 refused them ("inferred shape and existing shape
+    differ"). The declared batch is NNC's batch axis: the import runs at any batch."""
+    model = _model([_node("Relu", ["x"], ["y"], "relu")], [("x", [3, 4, 5])], ["y"])
+    from onnx import TensorProto, helper
+
+    model.graph.output[0].CopyFrom(helper.make_tensor_value_info("y", TensorProto.FLOAT, [3, 4, 5]))
+    x = np.random.default_rng(0).normal(size=(3, 4, 5)).astype(np.float32)
+    got, expected = _both(model, {"x": x}, tmp_path)
+    np.testing.assert_array_equal(got[0], expected[0])
+    imported = read_model(tmp_path / "m.onnx")
+    x5 = np.random.default_rng(1).normal(size=(5, 4, 5)).astype(np.float32)
+    five = outputs(imported.project, "Main", imported.parameters, {"x": x5})[0]
+    np.testing.assert_array_equal(five, np.maximum(x5, 0))
+
+
+@pytest.mark.parametrize("op", ["Dropout", "Sum", "Identity"])
+def test_an_output_that_is_the_input_is_an_identity_layer(op, tmp_path):
+    """Dropout (inference) or Sum of one input: the output is the input itself; the network
+    was empty and gave nothing (ONNX's test_dropout_default, test_sum_one_input)."""
+    model = _model([_node(op, ["x"], ["y"], "pass")], [("x", ["N", 2, 3])], ["y"])
+    x = np.random.default_rng(0).normal(size=(2, 2, 3)).astype(np.float32)
+    got, expected = _both(model, {"x": x}, tmp_path)
+    np.testing.assert_array_equal(got[0], expected[0])
+
+
+def test_an_integer_input_is_refused_not_computed_in_floats(tmp_path, capsys):
+    """Div of int8 tensors truncates in onnxruntime; computed in floats it silently differed."""
+    from onnx import TensorProto, helper
+
+    graph = helper.make_graph(
+        [_node("Div", ["x", "z"], ["y"], "div")], "g",
+        [helper.make_tensor_value_info(n, TensorProto.INT8, ["N", 3]) for n in ("x", "z")],
+        [helper.make_tensor_value_info("y", TensorProto.INT8, None)],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    err = _refused(model, tmp_path, capsys)
+    assert err.endswith('input "x" is of type int8; NNC networks compute in floating point')
