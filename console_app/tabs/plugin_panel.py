@@ -79,7 +79,10 @@ class Catalogue(QObject):
         plugins = discover(folders)
         if generation == self._generation:
             self.plugins = plugins
-            self.ready.emit()
+            try:
+                self.ready.emit()
+            except RuntimeError:  # the window closed while the thread read: nobody to tell
+                pass
 
 
 class NumericProxy(QSortFilterProxyModel):
