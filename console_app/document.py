@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import logging
 import os
+import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from engine.formats import load_project, save_project
+from engine.formats.samples import sample_projects
 from engine.graph.commands import Command, UndoStack
 from engine.graph.infer import LayerResult, NetworkInference, ProjectInference
 from engine.graph.project import Project
@@ -22,18 +24,24 @@ from engine.graph.validate import Problem, validate_network
 
 _log = logging.getLogger(__name__)
 
-PROJECTS_DIR = Path(__file__).resolve().parents[1] / "projects"
-
-
-def sample_projects() -> list[Path]:
-    """The sample projects shipped in ``projects/`` (native format), sorted by name."""
-    return sorted(PROJECTS_DIR.glob("*.ncproj")) if PROJECTS_DIR.is_dir() else []
-
 
 def default_project_path() -> Path | None:
     """The project ``neurocanvas`` opens without argument: the LeNet sample when it exists."""
-    found = sorted(PROJECTS_DIR.glob("lenet*.ncproj")) if PROJECTS_DIR.is_dir() else []
+    found = [p for p in sample_projects() if p.stem.startswith("lenet")]
     return found[0] if found else None
+
+
+def copy_of_sample(sample: Path, folder: Path) -> Path:
+    """The user's own copy of an installed sample project in ``folder``: made on first use
+    (atomically), then the same copy (with the user's edits) every time. The installed file
+    is never opened for editing, so Save and Run never write into the installation."""
+    target = folder / sample.name
+    if not target.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(f".{target.name}.partial")
+        shutil.copyfile(sample, partial)
+        os.replace(partial, target)
+    return target
 
 
 class Document:

@@ -1,4 +1,4 @@
-"""File > Export: Python code (for NeuroCanvas or for nnabla), ONNX and NNP of the project
+"""File > Export: Python code (for NeuroCanvas or for nnabla), ONNX, NNP and C source of the project
 being edited (engine.export), and the PowerPoint report of a job (engine.report, through
 :mod:`console_app.report_action`).
 
@@ -16,10 +16,17 @@ from typing import Any
 
 from PySide6.QtWidgets import QFileDialog, QMenu
 
-from engine.export import ExportError, Source, export_nnp, export_onnx, export_python
+from engine.export import (
+    ExportError,
+    Source,
+    export_c,
+    export_nnp,
+    export_onnx,
+    export_python,
+)
 
 __all__ = ["add_to_menu", "export_python_code", "export_onnx_model", "export_nnp_model",
-           "export_report", "PYTHON_TARGETS"]  # fmt: skip
+           "export_c_source", "export_report", "PYTHON_TARGETS"]  # fmt: skip
 
 # What File > Export > ONNX / NNP write: said with the file's name, since a user who has a
 # trained job selected expects its weights (those come from the job menu or its folder).
@@ -35,6 +42,7 @@ def add_to_menu(window: Any, menu: QMenu, texts: Sequence[str]) -> None:
         "ONNX...": export_onnx_model,
         "PowerPoint report...": export_report,
         "NNP...": export_nnp_model,
+        "C source...": export_c_source,
     }
     for text in texts:
         if text == "Python code...":
@@ -81,7 +89,8 @@ def export_python_code(
     except (ExportError, OSError) as exc:
         window.report_error(f"Export Python code: {exc}")
         return None
-    window.show_message(f"Exported {out}")
+    window.show_message(f"Exported {out}: {UNTRAINED}; a trained model: right-click its job in "
+                        f"TRAINING > Export Python code...")  # fmt: skip
     return out
 
 
@@ -139,4 +148,26 @@ def export_nnp_model(window: Any, path: str | Path | None = None) -> Path | None
         return None
     window.show_message(f"Exported {target}: {UNTRAINED}; a trained model: its job folder's "
                         f"results.nnp")  # fmt: skip
+    return target
+
+
+def export_c_source(window: Any, path: str | Path | None = None) -> Path | None:
+    """Write the runtime network as a C99 folder ``path`` (asked when None; a new folder)."""
+    doc = window.document
+    start = doc.path.with_name(doc.path.stem + "_c") if doc.path is not None else Path("model_c")
+    if path is None:
+        chosen, _ = QFileDialog.getSaveFileName(window, "Export C source (a new folder)",
+                                                str(start), "Folder (*)")  # fmt: skip
+        if not chosen:
+            return None
+        path = chosen
+    target = Path(path)
+    try:
+        export_c(_source(window), target)
+    except (ExportError, OSError) as exc:
+        window.report_error(f"Export C source: {exc}")
+        return None
+    window.show_message(f"Exported {target} (model.c, parameters.c, main.c, Makefile): "
+                        f"{UNTRAINED}; a trained model: right-click its job in TRAINING > "
+                        f"Export C source...")  # fmt: skip
     return target

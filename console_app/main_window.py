@@ -8,22 +8,27 @@ answer them.
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
-    QInputDialog,
     QMainWindow,
     QMenu,
     QMessageBox,
     QTabWidget,
 )
 
-from console_app import export_actions, import_actions
+from console_app import export_actions, help_menu, import_actions
 from console_app.autosave import Autosaver, Recovery
-from console_app.document import Document, default_project_path, sample_projects
+from console_app.document import (
+    Document,
+    copy_of_sample,
+    default_project_path,
+    sample_projects,
+)
 from console_app.editor import clipboard, networks, quantize_dialog
 from console_app.editor.arrange import arrange_positions
 from console_app.editor.create_unit import (
@@ -36,6 +41,7 @@ from console_app.editor.create_unit_dialog import CreateUnitDialog
 from console_app.editor.edit_tab import EditTab
 from console_app.settings import AppSettings
 from console_app.tabs import ProjectTabs
+from console_app.text_dialog import ask_text
 from engine.core import backend
 from engine.formats import ProjectFileError
 from engine.graph import commands as C
@@ -46,12 +52,23 @@ FILE_FILTER = ";;".join((
     "Projects (*.ncproj *.sdcproj)", "NeuroCanvas project (*.ncproj)", "NNC project (*.sdcproj)",
     "All files (*)",
 ))  # fmt: skip
+
+
+def with_project_extension(path: str, chosen_filter: str) -> str:
+    """``mycnn`` -> ``mycnn.ncproj`` (or ``.sdcproj`` when the NNC filter was chosen): a name
+    typed without a project extension gets the chosen filter's first one."""
+    if Path(path).suffix.lower() in (".ncproj", ".sdcproj"):
+        return path
+    found = re.search(r"\*(\.(?:ncproj|sdcproj))", chosen_filter or "")
+    return path + (found.group(1) if found else ".ncproj")
+
+
 # An edit is autosaved this long after it (one write per pause, not per keystroke), so a crash
 # or kill -9 loses at most the last two seconds of work.
 AUTOSAVE_MS = 2_000
 FIRST_SIZE = (1400, 860)  # the window's size before any is remembered, screen allowing
 NETWORK_ACTIONS = ("add", "rename", "duplicate", "delete")
-EXPORTS = ("Python code...", "ONNX...", "NNP...", "PowerPoint report...")
+EXPORTS = ("Python code...", "ONNX...", "NNP...", "C source...", "PowerPoint report...")
 EDIT_ONLY = ("cut", "copy", "paste", "delete", "select_all", "arrange", "create_unit",
              "add_network", "rename_network", "duplicate_network", "delete_network",
              "zoom_in", "zoom_out", "zoom_fit", "snap")  # fmt: skip
@@ -111,11 +128,13 @@ class MainWindow(QMainWindow):
         path = Path(project) if project else default_project_path()
         if path is not None:
             try:
+                if not project:  # the installed sample: the user's copy of it
+                    path = copy_of_sample(path, self.settings.projects_dir())
                 document = Document.open(path)
                 if project:
                     self.settings.add_recent(document.path)
                 return document
-            except ProjectFileError as exc:
+            except (ProjectFileError, OSError) as exc:
                 _log.warning("%s", exc)
                 message = str(exc)
                 QTimer.singleShot(0, lambda: self.report_error(message))
@@ -177,7 +196,7 @@ class MainWindow(QMainWindow):
         file_menu.addActions([acts["new"], acts["open"]])
         self.samples_menu = file_menu.addMenu("Open &Sample")
         for path in sample_projects():
-            self.samples_menu.addAction(path.stem, lambda p=path: self.open_path(p))
+            self.samples_menu.addAction(path.stem, lambda p=path: self.open_sample(p))
         if not sample_projects():
             self.samples_menu.addAction("(no sample projects)").setEnabled(False)
         self.recent_menu = file_menu.addMenu("Open &Recent")
@@ -202,6 +221,7 @@ class MainWindow(QMainWindow):
         edit_menu.addActions([acts[f"{k}_network"] for k in NETWORK_ACTIONS])
         view_menu = bar.addMenu("&View")
         view_menu.addActions([acts[k] for k in ("zoom_in", "zoom_out", "zoom_fit", "snap")])
+        self.help_menu = help_menu.add_help_menu(self)
         toolbar = self.addToolBar("Main")
         toolbar.setObjectName("main_toolbar")
         for key in ("new", "open", "save", None, "undo", "redo", None, "zoom_in", "zoom_out",
@@ -266,8 +286,18 @@ class MainWindow(QMainWindow):
 
     def ask_save_path(self) -> str | None:
         start = str(self.document.path or "untitled.ncproj")
-        path, _ = QFileDialog.getSaveFileName(self, "Save project as", start, FILE_FILTER)
-        return path or None
+        path, chosen = QFileDialog.getSaveFileName(self, "Save project as", start, FILE_FILTER)
+        if not path:
+            return None
+        named = with_project_extension(path, chosen)
+        # The dialog asked about replacing the name typed, not the one with the extension.
+        if (
+            named != path
+            and Path(named).exists()
+            and not self.ask_confirm(f"{named} exists already. Replace it?")
+        ):
+            return None
+        return named
 
     def ask_recover(self, original: str | None) -> bool:
         # The path on a line of its own: the message box would break it at a slash.
@@ -288,8 +318,7 @@ class MainWindow(QMainWindow):
         return dialog.unit_name(), dialog.chosen()
 
     def ask_text(self, title: str, label: str, text: str) -> str | None:
-        value, ok = QInputDialog.getText(self, title, label, text=text)
-        return value if ok else None
+        return ask_text(self, title, label, text)
 
     def ask_confirm(self, text: str) -> bool:
         answer = QMessageBox.question(self, "NeuroCanvas", text)
@@ -343,6 +372,18 @@ class MainWindow(QMainWindow):
         self.show_message(f"Opened {document.path}")
         self._offer(self.autosaver.pending_for(document.path))
         return True
+
+    def open_sample(self, sample: Path) -> bool:
+        """File > Open Sample: the user's copy in their projects folder (made on first use),
+        never the installed file."""
+        if not self.maybe_save():
+            return False
+        try:
+            path = copy_of_sample(sample, self.settings.projects_dir())
+        except OSError as exc:
+            self.report_error(f"{sample.stem}: cannot copy the sample to your projects: {exc}")
+            return False
+        return self.open_path(path, ask=False)
 
     def save(self) -> bool:
         if self.document.path is None:

@@ -43,12 +43,39 @@ class ReportController(QObject):
 
     def start(self, job: Path | list[Path], output: Path | None = None) -> bool:
         """Write the report of ``job`` (default ``<job>/report.pptx``), or the comparison of a
-        list of jobs (default ``compare.pptx`` beside them); False when busy."""
+        list of jobs (default ``compare.pptx`` beside them); False when busy. A job that has
+        not been evaluated is offered an evaluation first (a non-modal question), so its deck
+        has results rather than a slide saying it has none."""
         jobs = [Path(p) for p in job] if isinstance(job, list) else [Path(job)]
         if self.is_running() or not jobs:
             return False
         default = jobs[0] / "report.pptx" if len(jobs) == 1 else jobs[0].parent / "compare.pptx"
         self._target = Path(output) if output is not None else default
+        if len(jobs) == 1 and not (jobs[0] / "evaluation.json").is_file():
+            self._offer_evaluation(jobs)
+        else:
+            self._run(jobs, evaluate=False)
+        return True
+
+    def _offer_evaluation(self, jobs: list[Path]) -> None:
+        buttons = (QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No
+                   | QMessageBox.StandardButton.Cancel)  # fmt: skip
+        box = self._show(QMessageBox.Icon.Question,
+                         f"{jobs[0].name} has not been evaluated yet, so its report would have "
+                         "no evaluation results.\n\nEvaluate it first (its validation data, "
+                         "the best parameters)?", buttons)  # fmt: skip
+        box.button(QMessageBox.StandardButton.Yes).setText("Evaluate, then report")
+        box.button(QMessageBox.StandardButton.No).setText("Report without")
+        box.finished.connect(lambda result: self._evaluation_answered(result, jobs))
+
+    def _evaluation_answered(self, result: int, jobs: list[Path]) -> None:
+        if result == QMessageBox.StandardButton.Cancel or self.is_running():
+            self.last_error = "cancelled"
+            self.failed.emit(self.last_error)
+            return
+        self._run(jobs, evaluate=result == QMessageBox.StandardButton.Yes)
+
+    def _run(self, jobs: list[Path], evaluate: bool) -> None:
         self._buffer, self.last_error = b"", ""
         self.process = QProcess(self)
         self.process.readyReadStandardOutput.connect(self._read)
@@ -62,8 +89,8 @@ class ReportController(QObject):
         self.dialog.canceled.connect(self._cancel)
         self.dialog.show()
         args = ["report", *map(str, jobs), "-o", str(self._target), "--events"]
-        self.process.start(self.program[0], [*self.program[1:], *args])
-        return True
+        self.process.start(self.program[0], [*self.program[1:], *args,
+                                             *(["--evaluate"] if evaluate else [])])  # fmt: skip
 
     def _read(self) -> None:
         assert self.process is not None
@@ -75,7 +102,7 @@ class ReportController(QObject):
             except ValueError:
                 continue
             if record.get("event") == "progress" and self.dialog is not None:
-                self.dialog.setMaximum(int(record.get("total", 0)))
+                self.dialog.setMaximum(int(record.get("total", 0)))  # 0 while evaluating: busy
                 self.dialog.setValue(int(record.get("step", 0)))
                 self.dialog.setLabelText(f"Report: {record.get('message', '')}")
             elif record.get("event") == "error":

@@ -1,5 +1,6 @@
 """What the app remembers between sessions (QSettings): recent files, window geometry, the last
-project, and where autosaves go. Tests pass a QSettings on a temporary INI file."""
+project, where autosaves and the copies of the sample projects go. Tests pass a QSettings on a
+temporary INI file."""
 
 from __future__ import annotations
 
@@ -59,6 +60,19 @@ class AppSettings:
             return Path(name).parent / "autosave"
         base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.AppDataLocation)
         return Path(base or Path.home() / ".neurocanvas") / "autosave"
+
+    # -- the user's projects ---------------------------------------------------------------
+    def projects_dir(self) -> Path:
+        """Where copies of the sample projects go: ``projects_dir`` when set, beside the
+        settings file when it is an INI file (tests), else Documents/NeuroCanvas."""
+        chosen = self.qsettings.value("projects_dir", None)
+        if chosen:
+            return Path(str(chosen))
+        name = self.qsettings.fileName()
+        if self.qsettings.format() == QSettings.Format.IniFormat and name:
+            return Path(name).parent / "projects"
+        base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+        return Path(base or Path.home()) / "NeuroCanvas"
 
     def sync(self) -> None:
         self.qsettings.sync()

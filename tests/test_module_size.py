@@ -1,4 +1,4 @@
-"""Modules stay small enough to read in one sitting (STYLE.md habit 10)."""
+"""Modules stay small enough to read in one sitting (docs/architecture.md §5.4)."""
 
 from pathlib import Path
 

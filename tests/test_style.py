@@ -1,4 +1,4 @@
-"""Style is checked by a tool (STYLE.md habit 10): ruff lint and format, as configured in
+"""Style is checked by a tool (docs/architecture.md §5.4): ruff lint and format, as configured in
 pyproject.toml, over the code and the tests."""
 
 import shutil

@@ -2,5 +2,5 @@
 
 The scene mirrors one :class:`engine.graph.network.Network`: it subscribes to the project's
 events and never changes its items on its own; user gestures become command objects pushed on
-the document's undo stack (``STYLE.md`` habits 7 and 8).
+the document's undo stack (docs/architecture.md §5.2, §5.3).
 """

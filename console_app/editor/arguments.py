@@ -2,7 +2,7 @@
 
 An argument is named after its Argument layer and referenced by that name (``*Maps``,
 ``Input[0]/Maps``) inside its network and as a property of every Unit layer that calls the
-network (nnc-behaviour.md §1.1-1.2). Renaming one therefore renames those references in the
+network (docs/nnc-behaviour.md §1.1-§1.2). Renaming one therefore renames those references in the
 same undo step; the name must be an identifier the expression grammar can read, and not one
 of the Unit layer's own properties.
 """

@@ -1,6 +1,6 @@
 """Create Unit: move a selection into a new unit network and call it from a Unit layer (no Qt).
 
-As NNC's editor does (nnc-behaviour.md §1.4): the selected layers and the links among them move
+As NNC's editor does (docs/nnc-behaviour.md §1.4): the selected layers and the links among them move
 into a new network, which gets an Input layer where the selection's input came in; in the
 caller a Unit layer takes the selection's place, wired to the same neighbours (the links out
 keep their order among a consumer's inputs, so Concatenate order is kept). Everything is one

@@ -14,7 +14,9 @@ from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
+    QProxyStyle,
     QSplitter,
+    QStyle,
     QTabWidget,
     QToolButton,
     QVBoxLayout,
@@ -43,6 +45,17 @@ def _titled(title: str, widget: QWidget) -> QWidget:
     layout.addWidget(label)
     layout.addWidget(widget, 1)
     return host
+
+
+class UnclippedTabText(QProxyStyle):
+    """Network names often hold underscores (``Main_q8``); Fusion clips the tab's text rect at
+    the font's descent line, so the underscore vanished ("Main q8"). Two pixels more below."""
+
+    def subElementRect(self, element, option, widget=None):  # noqa: ANN001, N802 - Qt's API
+        rect = super().subElementRect(element, option, widget)
+        if element == QStyle.SubElement.SE_TabBarTabText:
+            rect = rect.adjusted(0, -1, 0, 2)
+        return rect
 
 
 class EditTab(QWidget):
@@ -107,6 +120,8 @@ class EditTab(QWidget):
         self.problems.problem_activated.connect(self.focus_layer)
         self.networks.currentChanged.connect(self._tab_changed)
         bar = self.networks.tabBar()
+        self._tab_style = UnclippedTabText(bar.style().name())  # kept: the bar does not own it
+        bar.setStyle(self._tab_style)
         bar.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         bar.customContextMenuRequested.connect(self._tab_menu)
         self.back.clicked.connect(self.go_back)

@@ -1,6 +1,6 @@
 """One layer box on the canvas: name, important properties, pins, the chosen statistic.
 
-What the box shows follows nnc-layers.md §1.9: the name, then the ``Important`` properties as
+What the box shows follows docs/layers.md §1.9: the name, then the ``Important`` properties as
 ``<ShortName or Name> : <value>``; the statistic chosen in the statistics pane (default the
 output shape) to the right of the box, with a bar for costs. Errors outline the box in red and
 put the message in its tooltip. The item never changes the model: the scene turns gestures into
@@ -50,7 +50,7 @@ _PIN_FONT.setPointSizeF(5.5)
 
 
 class LayerItem(QGraphicsItem):
-    def __init__(self, layer: Layer) -> None:
+    def __init__(self, layer: Layer, arguments: dict[str, str] | None = None) -> None:
         super().__init__()
         self.setFlags(
             QGraphicsItem.GraphicsItemFlag.ItemIsSelectable
@@ -65,19 +65,26 @@ class LayerItem(QGraphicsItem):
         self.stat_fraction: float | None = None
         self.error: str | None = None
         self.warning: str | None = None
-        self.set_layer(layer)
+        self.set_layer(layer, arguments)
 
     # -- model -> item ---------------------------------------------------------------------
-    def set_layer(self, layer: Layer) -> None:
-        """Show ``layer`` (name, properties, type); position is set by :meth:`set_position`."""
+    def set_layer(self, layer: Layer, arguments: dict[str, str] | None = None) -> None:
+        """Show ``layer`` (name, properties, type; a Unit layer also the values of its unit's
+        ``arguments``); position is set by :meth:`set_position`."""
         self.layer = layer
         self.name = layer.name
         self.spec = find_spec(layer.type)
         self.pins = pins_of(self.spec)
-        self.subtitle = important_text(layer, self.spec)
+        self.arguments = arguments
+        self.subtitle = important_text(layer, self.spec, arguments)
         self.color = layer_color(self.spec)
         self._update_tooltip()
         self.update()
+
+    def set_arguments(self, arguments: dict[str, str] | None) -> None:
+        """A Unit layer's unit changed its arguments (in its own tab): show them."""
+        if arguments != self.arguments:
+            self.set_layer(self.layer, arguments)
 
     def set_position(self, position: tuple[float, float]) -> None:
         x, y = g.to_scene(position)

@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayo
 
 from console_app.editor.layer_item import layer_color
 from console_app.editor.view import LAYER_MIME
+from console_app.help_menu import category_icon
 from engine.layers import palette
 
 _TYPE_ROLE = Qt.ItemDataRole.UserRole
@@ -40,6 +41,8 @@ class PaletteWidget(QWidget):
         self.items: dict[str, QTreeWidgetItem] = {}
         for category, specs in palette():
             top = QTreeWidgetItem([category])
+            if specs:  # the category's colour, as its layers have on the canvas
+                top.setIcon(0, category_icon(layer_color(specs[0]).name(), category))
             top.setFlags(Qt.ItemFlag.ItemIsEnabled)
             self.tree.addTopLevelItem(top)
             for spec in specs:

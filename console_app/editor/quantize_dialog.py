@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 from engine.formats import ProjectFileError, load_project
 from engine.graph import commands as C
 from engine.graph.network import Network
-from engine.quantization import QuantizationError, Scheme, quantize_network
+from engine.quantization import QuantizationError, Scheme, quantize_networks
 from engine.quantization.insert import default_name
 from engine.quantization.scheme import QUANTIZERS, TARGETS
 
@@ -96,6 +96,7 @@ class QuantizeDialog(QDialog):
         targets = QHBoxLayout()
         for box in self.targets.values():
             targets.addWidget(box)
+        targets.addStretch(1)  # each box as wide as its text: a click beside it is no toggle
         form = QFormLayout()
         for label, widget in (("Network", self.network), ("New network", self.name),
                               ("Quantizer", self.quantizer), ("Bits", self.bits)):  # fmt: skip
@@ -105,8 +106,17 @@ class QuantizeDialog(QDialog):
                               ("Delta value", self.delta), ("Sign", self.sign)):  # fmt: skip
             form.addRow(label, widget)
         form.addRow("", self.ste)
+        units = QLabel(
+            "Units: they are quantized per call: each Unit layer calls its own quantized copy of "
+            "its unit network (<New network>_<Unit layer>), with its weights, biases and data "
+            "paths quantized at these bits and calibrated on that call's values; its "
+            "parameters keep their names, so calls that share parameters still share them."
+        )
+        units.setObjectName("quantize_units_note")
+        units.setWordWrap(True)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(units)
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
 
@@ -188,29 +198,42 @@ def _finished_jobs(window: Any) -> list[Path]:
 
 
 def apply(window: Any, dialog: QuantizeDialog) -> str | None:
-    """Build the quantized network and add it to the document as one undo step."""
+    """Build the quantized network (and its quantized unit copies) and add them to the
+    document as one undo step."""
     project = window.document.project
     source, name = dialog.network.currentText(), dialog.name.text().strip()
     try:
         scheme = dialog.scheme()
         if dialog.calibrate_job is None:
-            network = quantize_network(project, source, scheme, None, name)
+            networks = quantize_networks(project, source, scheme, None, name)
         else:
-            network = _calibrated(window, dialog, source, name)
+            networks = _calibrated(window, dialog, source, name)
+        for network in networks:
+            if project.has_network(network.name):
+                raise QuantizationError(
+                    f'a network named "{network.name}" exists already (the quantized copy of a '
+                    "unit takes that name); rename it or choose another New network name"
+                )
     except (QuantizationError, ProjectFileError, ValueError, OSError) as exc:
         window.report_error(f"Quantize Network: {exc}")
         return None
-    command = C.AddNetwork(project, network, project.network_index(source) + 1)
-    command.text = f"Quantize network {source}"
+    index = project.network_index(source) + 1
+    adds = [C.AddNetwork(project, n, index + k) for k, n in enumerate(networks)]
+    command = C.Compound(f"Quantize network {source}", adds)
     window.document.push(command)
     window.edit_tab.show_network(name)
-    count = sum(1 for layer in network.layers if layer.type == scheme.layer_type)
-    window.show_message(f'Network "{name}": {count} {scheme.layer_type} layers inserted')
+    count = sum(1 for layer in networks[0].layers if layer.type == scheme.layer_type)
+    inside = sum(1 for n in networks[1:] for layer in n.layers if layer.type == scheme.layer_type)
+    copies = ", ".join(n.name for n in networks[1:])
+    units = f" (and {inside} in its quantized unit copies {copies})"
+    window.show_message(f'Network "{name}": {count} {scheme.layer_type} layers inserted'
+                        f"{units if networks[1:] else ''}")  # fmt: skip
     return name
 
 
-def _calibrated(window: Any, dialog: QuantizeDialog, source: str, name: str) -> Network:
-    """``neurocanvas quantize insert --job`` on a snapshot, in a child process."""
+def _calibrated(window: Any, dialog: QuantizeDialog, source: str, name: str) -> list[Network]:
+    """``neurocanvas quantize insert --job`` on a snapshot, in a child process: the new
+    network and the quantized unit copies its Unit layers call."""
     from console_app.tabs.snapshot import write_snapshot  # noqa: PLC0415
 
     scheme = dialog.scheme()
@@ -229,5 +252,8 @@ def _calibrated(window: Any, dialog: QuantizeDialog, source: str, name: str) -> 
         if done.returncode != 0:
             lines = done.stderr.strip().splitlines() or [f"exit status {done.returncode}"]
             raise QuantizationError(lines[-1].removeprefix("neurocanvas quantize: error: "))
-        network = load_project(out).network(name)
-    return Network(name, network.layers, network.links, network.extra)
+        written = load_project(out)
+    before = set(window.document.project.network_names)
+    new = [n for n in written.networks if n.name == name or n.name not in before]
+    new.sort(key=lambda n: n.name != name)  # the result first, then its unit copies
+    return [Network(n.name, n.layers, n.links, n.extra) for n in new]

@@ -20,6 +20,7 @@ from engine.graph import commands as C
 from engine.graph.project import Link, ModelError, Network
 from engine.layers import find_spec
 from engine.layers.spec import STATISTICS, Inputs, Outputs
+from engine.report.layout import unit_arguments
 
 _EVENTS = (
     "layer_added", "layer_removed", "layer_renamed", "property_changed", "layer_moved",
@@ -68,8 +69,12 @@ class NetworkScene(QGraphicsScene):
             self._add_link_item(link)
         self.stale = True
 
+    def _arguments(self, layer) -> dict[str, str] | None:  # noqa: ANN001
+        """What a Unit layer's box shows of its unit's arguments (None for other layers)."""
+        return unit_arguments(self.document.project, layer) if layer.type == "Unit" else None
+
     def _add_layer_item(self, layer) -> LayerItem:  # noqa: ANN001
-        item = LayerItem(layer)
+        item = LayerItem(layer, self._arguments(layer))
         item.set_position(layer.position)
         self.addItem(item)
         self.layer_items[layer.name] = item
@@ -106,12 +111,13 @@ class NetworkScene(QGraphicsScene):
         elif kind == "layer_renamed":
             item = self.layer_items.pop(event.old)
             self.layer_items[event.new] = item
-            item.set_layer(event.layer)
+            item.set_layer(event.layer, self._arguments(event.layer))
             by_id = {link.id: link for link in self.network.links}
             for link_item in item.links:
                 link_item.link = by_id.get(link_item.link.id, link_item.link)
         elif kind == "property_changed":
-            self.layer_items[event.layer].set_layer(self.network.layer(event.layer))
+            layer = self.network.layer(event.layer)
+            self.layer_items[event.layer].set_layer(layer, self._arguments(layer))
         elif kind == "layer_moved":
             item = self.layer_items[event.layer]
             item.layer = self.network.layer(event.layer)
@@ -124,6 +130,9 @@ class NetworkScene(QGraphicsScene):
     def refresh(self) -> None:
         """Show each layer's statistic and problems from the document's (cached) inference."""
         results = self.document.results(self.network.name)
+        for item in self.layer_items.values():  # a unit's arguments may have changed
+            if item.layer.type == "Unit":
+                item.set_arguments(self._arguments(item.layer))
         errors: dict[str, str] = {}
         warnings: dict[str, str] = {}
         for problem in self.document.problems(self.network.name):

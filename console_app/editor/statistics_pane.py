@@ -2,7 +2,7 @@
 
 The totals are NNC's float32 sums; each one's tooltip gives the exact integer count.
 
-Clicking one of the eight shows it beside every layer of the canvas (nnc-layers.md §1.9).
+Clicking one of the eight shows it beside every layer of the canvas (docs/layers.md §1.9).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
 from engine.graph.statistics import NetworkStatistics
-from engine.layers.spec import STATISTICS
+from engine.layers.spec import STATISTIC_MEANINGS, STATISTICS
 
 EXTRAS = ("UniqueParameters", "FLOPs", "ParameterBytes")
 
@@ -34,6 +34,7 @@ class StatisticsPane(QTableWidget):
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         for row, name in enumerate((*STATISTICS, *EXTRAS)):
             item = QTableWidgetItem(name)
+            item.setToolTip(STATISTIC_MEANINGS[name])
             if name in EXTRAS:
                 item.setFlags(Qt.ItemFlag.ItemIsEnabled)  # not a per-layer statistic
                 item.setForeground(Qt.GlobalColor.darkGray)

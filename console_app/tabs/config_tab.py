@@ -204,7 +204,10 @@ class ConfigTab(QWidget):
     def _show_form(self) -> None:
         section = self.project.section(self.where)
         form_widget = QWidget()
-        form = QFormLayout(form_widget)
+        column = QVBoxLayout(form_widget)
+        form = QFormLayout()
+        column.addLayout(form)
+        column.addStretch(1)  # rows stay together at the top (they spread over the height)
         self.editors = {}
         for key, label, kind in FIELDS[type(section)]:
             editor = self._editor(section, key, kind)

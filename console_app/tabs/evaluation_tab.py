@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSize, Signal
+from PySide6.QtCore import QPoint, QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -32,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from console_app.report_action import ReportController
 from console_app.tabs.job_runner import JobRunner
+from console_app.tabs.plugin_panel import Catalogue, PluginPanel
 from console_app.tabs.table_model import THUMB, CsvTableModel, read_csv_rows
 
 
@@ -64,6 +65,8 @@ class EvaluationTab(QWidget):
         self.runner.log.connect(lambda line: self.log.appendPlainText(line))
         self.summary: dict[str, Any] = {}
         self.last_message = ""
+        self.output_model: CsvTableModel | None = None
+        self.plugin_menu_shown: Any = None
         self.job_combo = QComboBox()
         self.job_combo.setMinimumContentsLength(16)
         adjust = QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
@@ -104,6 +107,11 @@ class EvaluationTab(QWidget):
         self.output_view = QTableView()
         self.output_view.setIconSize(QSize(THUMB, THUMB))
         self.output_view.verticalHeader().setDefaultSectionSize(THUMB + 4)
+        self.output_view.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.output_view.customContextMenuRequested.connect(self._output_menu)
+        self.catalogue = Catalogue()
+        self.plugins = PluginPanel(self.catalogue)
+        self.plugins.finished.connect(lambda status, _: self._plugin_ended(status))
         self.variable_combo = QComboBox()
         self.variable_combo.currentTextChanged.connect(self._show_matrix)
         self.matrix = QTableWidget()
@@ -118,6 +126,7 @@ class EvaluationTab(QWidget):
         self.views = QTabWidget()
         self.views.addTab(self.output_view, "Output Result")
         self.views.addTab(matrix_page, "Confusion Matrix")
+        self.views.addTab(self.plugins, "Plugin Results")
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
         self.log.setMaximumBlockCount(2000)
@@ -167,6 +176,7 @@ class EvaluationTab(QWidget):
 
     def _job_changed(self) -> None:
         job = self.current_job()
+        self.plugins.set_job(job)
         text = self.dataset_combo.currentText()
         self.dataset_combo.clear()
         if job is not None:
@@ -218,6 +228,7 @@ class EvaluationTab(QWidget):
             return
         self.output_model = CsvTableModel(header, rows, job)
         self.output_view.setModel(self.output_model)
+        self.catalogue.load()  # the plugins of the output table's menu, read in a thread
         self.summary_label.setText(self.summary_text())
         self.variable_combo.blockSignals(True)
         self.variable_combo.clear()
@@ -273,6 +284,20 @@ class EvaluationTab(QWidget):
         for k, key in enumerate(("accuracy", "avg_precision", "avg_recall", "avg_f_measure")):
             self.matrix.setItem(n + 3 + k, 0, QTableWidgetItem(_pct(m[key])))
         self.matrix.resizeColumnsToContents()
+
+    # -- plugins ---------------------------------------------------------------------------
+    def _output_menu(self, pos: QPoint) -> None:
+        """Right click on the output table: the plugins, for the row under the pointer."""
+        if self.current_job() is None or self.output_model is None:
+            return
+        index = self.output_view.indexAt(pos)
+        row = index.row() if index.isValid() else None
+        self.plugin_menu_shown = self.plugins.build_menu(self, row)
+        self.plugin_menu_shown.popup(self.output_view.viewport().mapToGlobal(pos))
+
+    def _plugin_ended(self, status: str) -> None:
+        if status == "finished":
+            self.views.setCurrentWidget(self.plugins)
 
     # -- saving ----------------------------------------------------------------------------
     def ask_save_path(self, suggested: str) -> str | None:

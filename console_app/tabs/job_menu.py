@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.tabs import job_history as H
-from engine.export import ExportError, export_onnx, export_python, open_source
+from engine.export import ExportError, export_c, export_onnx, export_python, open_source
 
 
 def one_job(jobs: list[Path]) -> bool:
@@ -59,9 +59,11 @@ def _evaluate(tab: Any, jobs: list[Path]) -> None:
 
 
 def _export(kind: str, target: str = "neurocanvas") -> Callable[[Any, list[Path]], Path | None]:
-    suffix, file_filter = {"python": (".py", "Python (*.py)"), "onnx": (".onnx", "ONNX (*.onnx)")}[
-        kind
-    ]
+    suffix, file_filter = {
+        "python": (".py", "Python (*.py)"),
+        "onnx": (".onnx", "ONNX (*.onnx)"),
+        "c": ("_c", "Folder (*)"),
+    }[kind]
 
     def run(tab: Any, jobs: list[Path]) -> Path | None:
         job = jobs[0]
@@ -73,6 +75,8 @@ def _export(kind: str, target: str = "neurocanvas") -> Callable[[Any, list[Path]
             source = open_source(job)
             if kind == "python":
                 export_python(source, path, target=target)
+            elif kind == "c":
+                export_c(source, path)
             else:
                 export_onnx(source, path)
         except (ExportError, OSError) as exc:
@@ -147,6 +151,7 @@ ENTRIES: list[Entry] = [
     Entry("Export Python code...", _export("python"), trained_job),
     Entry("Export Python code for nnabla...", _export("python", "nnabla"), trained_job),
     Entry("Export ONNX...", _export("onnx"), trained_job),
+    Entry("Export C source...", _export("c"), trained_job),
     Entry("Open job folder", _open_folder, one_job),
     Entry("Rename...", _rename, one_job),
     Entry("Delete...", lambda tab, jobs: delete_jobs(tab, jobs), some_jobs),

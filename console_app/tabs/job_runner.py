@@ -209,6 +209,8 @@ class JobRunner(QObject):
         if self._out_buffer:
             self._handle_line(self._out_buffer.decode("utf-8", "replace").strip())
             self._out_buffer = b""
+        if self.kind == "plugin" and code != 0 and not self._error and self._log_tail:
+            self._error = self._log_tail[-1].strip()  # the CLI's one line
         if self.kind == "evaluate":
             if code == 0:
                 self._end("finished", "")

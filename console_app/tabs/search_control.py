@@ -13,6 +13,9 @@ import datetime as _dt
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from PySide6.QtCore import Qt
+
+from console_app.tabs.search_results import SearchResultsDialog, newest_results
 from engine.runtime.job_history import read_curve
 
 if TYPE_CHECKING:
@@ -47,6 +50,7 @@ class SearchControl:
         self.done = 0
         self.total = 0
         self.jobs: dict[Any, Path] = {}  # attempt number -> job folder
+        self.dialog: SearchResultsDialog | None = None
         tab.runner.event.connect(self._on_event)
 
     def enabled(self) -> bool:
@@ -98,5 +102,19 @@ class SearchControl:
                 tab.curve.set_curves([(job.name, read_curve(job))])
         elif kind == "search_end":
             tab.append_log(f"Structure search ended: {record.get('attempts')} attempts, "
-                           f"Pareto-optimal {record.get('pareto')}; table "
-                           f"{record.get('table')}")  # fmt: skip
+                           f"Pareto-optimal {record.get('pareto')}")  # fmt: skip
+            if record.get("table"):
+                self.show_results(Path(str(record["table"])))
+
+    def show_results(self, table: Path | None = None) -> SearchResultsDialog | None:
+        """The results of ``table`` (default: the newest study in the jobs folder)."""
+        table = table or newest_results(self.tab.jobs_root())
+        if table is None or not table.is_file():
+            self.tab.show_error("No structure search results yet: enable it in CONFIG > "
+                                "Structure Search, then Run")  # fmt: skip
+            return None
+        self.dialog = SearchResultsDialog(table, self.tab)
+        self.dialog.open_network.connect(self.tab.open_network.emit)
+        self.dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.dialog.show()
+        return self.dialog

@@ -126,6 +126,9 @@ class TrainingTab(QWidget):
                   self.position, self.timing):  # fmt: skip
             top.addWidget(w)
 
+        self.search_results_button = QPushButton("Search results...")
+        self.search_results_button.setToolTip("The newest structure search's attempts")
+        self.search_results_button.clicked.connect(lambda: self.search.show_results())
         self.curve = LearningCurvePlot()
         self.log_scale = QCheckBox("Log scale")
         self.log_scale.toggled.connect(self.curve.set_log_scale)
@@ -142,6 +145,8 @@ class TrainingTab(QWidget):
         row = QHBoxLayout()
         row.addWidget(QLabel("Trade-off against:"))
         row.addWidget(self.statistic)
+        row.addStretch(1)
+        row.addWidget(self.search_results_button)  # a search's attempts are the graph's points
         rv.addLayout(row)
         plots.addWidget(left)
         plots.addWidget(right)
@@ -444,10 +449,9 @@ class TrainingTab(QWidget):
 
     # -- history actions (dialogs go through ask_* so tests can answer) ---------------------
     def ask_text(self, title: str, label: str, text: str) -> str | None:
-        from PySide6.QtWidgets import QInputDialog  # noqa: PLC0415
+        from console_app.text_dialog import ask_text  # noqa: PLC0415
 
-        value, ok = QInputDialog.getText(self, title, label, text=text)
-        return value if ok else None
+        return ask_text(self, title, label, text)
 
     def ask_confirm(self, text: str) -> bool:
         return QMessageBox.question(self, "NeuroCanvas", text) == QMessageBox.StandardButton.Yes

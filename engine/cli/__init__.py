@@ -18,7 +18,7 @@ from pathlib import Path
 # Subcommand modules in the order ``--help`` lists them; a module that is not there yet is skipped.
 SUBCOMMANDS = (
     "train", "evaluate", "forward", "cost", "convert", "export", "import", "report", "quantize",
-    "dataset", "search", "doctor",
+    "dataset", "search", "plugin", "samples", "desktop", "doctor",
 )  # fmt: skip
 
 
@@ -50,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
             continue
         module = importlib.import_module(f"engine.cli.{name}")
         sub_parser = module.add_parser(sub)
-        sub_parser.set_defaults(_run=module.run)
+        sub_parser.set_defaults(_run=module.run, _extra_ok=getattr(module, "ACCEPTS_EXTRA", False))
     return parser
 
 
@@ -72,7 +72,11 @@ def main(argv: list[str] | None = None) -> int:
 
         return run_app(argv[0] if argv else None)
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown and getattr(args, "_extra_ok", False):  # a plugin's own options (plugin run)
+        args.extra = unknown
+    elif unknown:
+        parser.parse_args(argv)  # argparse's own message and exit status
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(levelname)s: %(message)s",

@@ -1,15 +1,17 @@
-"""``neurocanvas export {python,onnx,nnp} SOURCE -o FILE``: a project or a trained job as code.
+"""``neurocanvas export {python,onnx,nnp,c} SOURCE -o FILE``: a project or a trained job as code.
 
 ``python`` writes every network as a function on ``engine.nn`` (``--target nnabla``: on
 nnabla itself; from a job folder also the trained parameters and a short ``main``); ``onnx``
 writes the runtime network as an ONNX model (needs the optional extra ``onnx``); ``nnp`` writes
 nnabla's model file (networks, settings and parameters), which nnabla, NNC and nnabla's
-converters read.
+converters read; ``c`` writes the runtime network as a C99 folder (``-o DIR``: model.h, model.c,
+parameters.c, main.c, Makefile, export_summary.json) and prints its flash and RAM bytes.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 from pathlib import Path
 
 from engine.cli import UserError
@@ -19,17 +21,25 @@ def add_parser(
     sub: argparse._SubParsersAction[argparse.ArgumentParser],
 ) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = sub.add_parser(
-        "export", help="export a project or job as Python code, ONNX or NNP",
+        "export", help="export a project or job as Python code, ONNX, NNP or C source",
         description="Export a project file or a trained job folder.",
     )  # fmt: skip
-    parser.add_argument("format", choices=("python", "onnx", "nnp"))
+    parser.add_argument("format", choices=("python", "onnx", "nnp", "c"))
     parser.add_argument("source", metavar="SOURCE", help="project file or job folder")
-    parser.add_argument("-o", "--output", required=True, metavar="FILE")
+    parser.add_argument("-o", "--output", required=True, metavar="FILE",
+                        help="the file to write (c: the folder)")  # fmt: skip
     parser.add_argument("--target", choices=("neurocanvas", "nnabla"), default=None,
                         help="python: the library it imports (default neurocanvas)")  # fmt: skip
+    parser.add_argument("--network", metavar="NAME", default=None,
+                        help="c: the network to write (default: the first executor's; "
+                        "Main_q8Runtime for the quantized Main_q8)")  # fmt: skip
+    parser.add_argument("--params", metavar="FILE.npz", default=None,
+                        help="c: parameters for a project SOURCE (a job's parameters.npz, e.g. "
+                        "for its quantized network from quantize insert)")  # fmt: skip
     parser.add_argument("--opset", type=int, default=None, help="ONNX opset (default 17)")
     parser.add_argument("--force", "-f", action="store_true",
-                        help="overwrite FILE (and its _parameters.npz) if it exists")  # fmt: skip
+                        help="overwrite FILE (and its _parameters.npz), or the C files in an "
+                        "existing folder")  # fmt: skip
     parser.add_argument("--checkpoint", choices=("best", "last"), default="best",
                         help="which trained parameters of a job")  # fmt: skip
     return parser
@@ -38,6 +48,7 @@ def add_parser(
 def run(args: argparse.Namespace) -> int:
     from engine.export import (  # noqa: PLC0415
         ExportError,
+        export_c,
         export_nnp,
         export_onnx,
         export_python,
@@ -48,10 +59,22 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--opset applies to onnx only")
     if args.target is not None and args.format != "python":
         raise UserError("--target applies to python only")
-    _check_output(Path(args.output), args.format, args.force)
+    if (args.network is not None or args.params is not None) and args.format != "c":
+        raise UserError("--network and --params apply to c only")
+    if args.format != "c":
+        _check_output(Path(args.output), args.format, args.force)
     try:
         source = open_source(args.source, args.checkpoint)
-        if args.format == "python":
+        if args.network is not None:
+            source = dataclasses.replace(source, runtime=args.network)
+        if args.params is not None:
+            if not Path(args.params).is_file():
+                raise UserError(f"--params {args.params}: no such file")
+            source = dataclasses.replace(source, parameters=Path(args.params))
+        if args.format == "c":
+            written = export_c(source, args.output, args.force)
+            _print_sizes(Path(args.output) / "export_summary.json")
+        elif args.format == "python":
             written = export_python(source, args.output, args.target or "neurocanvas")
         elif args.format == "nnp":
             written = [export_nnp(source, args.output)]
@@ -64,6 +87,23 @@ def run(args: argparse.Namespace) -> int:
     for path in written:
         print(f"wrote {path}")
     return 0
+
+
+def _print_sizes(summary: Path) -> None:
+    import json  # noqa: PLC0415
+
+    data = json.loads(summary.read_text(encoding="utf-8"))
+    print(f"{'layer':<32} {'type':<22} {'flash bytes':>12} {'RAM bytes':>10}")
+    for row in data["layers"]:
+        ram = "(shared)" if row["shares_input_buffer"] else row["ram_bytes"]
+        print(f"{row['name']:<32} {row['type']:<22} {row['flash_bytes']:>12} {ram:>10}")
+    print(
+        f"flash (parameters): {data['flash_bytes']} bytes; RAM (activation arena): "
+        f"{data['ram_bytes']} bytes (without reuse: {data['activations_without_reuse_bytes']})"
+    )
+    stats = data.get("nnc_statistics") or {}
+    if stats:
+        print("NNC statistics: " + ", ".join(f"{k} {v}" for k, v in stats.items()))
 
 
 def _check_output(out: Path, kind: str, force: bool) -> None:

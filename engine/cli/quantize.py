@@ -165,8 +165,25 @@ def _insert(args: argparse.Namespace) -> int:
     result = insert_quantizers(project, network, scheme, ranges, args.name)
     save_project(project, args.output)
     count = sum(1 for layer in result.layers if layer.type == scheme.layer_type)
-    print(f'network "{result.name}": {count} {scheme.layer_type} layers, {args.output}')
+    units = _called(project, result)
+    inside = sum(1 for u in units for layer in u.layers if layer.type == scheme.layer_type)
+    called = (f" (and {inside} in its quantized unit copies {', '.join(u.name for u in units)})"
+              if units else "")  # fmt: skip
+    print(f'network "{result.name}": {count} {scheme.layer_type} layers{called}, {args.output}')
     return 0
+
+
+def _called(project: Any, network: Any) -> list[Any]:
+    """The networks ``network``'s Unit layers call, transitively, each once."""
+    found: list[Any] = []
+    stack = [network]
+    while stack:
+        for layer in stack.pop().layers:
+            name = layer.properties.get("Network", "") if layer.type == "Unit" else ""
+            if name and project.has_network(name) and name not in [n.name for n in found]:
+                found.append(project.network(name))
+                stack.append(found[-1])
+    return found
 
 
 def _check_output(out: Path, force: bool) -> None:

@@ -40,6 +40,12 @@ def add_parser(
         help="report the evaluation made with these parameters (default: the "
         "job's evaluation, whichever they were)",
     )
+    parser.add_argument(
+        "--evaluate",
+        action="store_true",
+        help="evaluate a job that has not been evaluated (its first executor's dataset) before "
+        "writing its report",
+    )
     parser.add_argument("--events", action="store_true", help="print progress as JSON lines")
     return parser
 
@@ -53,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
             _emit({"event": "progress", "step": step, "total": steps, "message": text})
 
     try:
+        if args.evaluate:
+            _evaluate_unevaluated(args, progress)
         if len(args.jobs) == 1:
             path = write_report(
                 args.jobs[0], args.output, checkpoint=args.checkpoint, progress=progress
@@ -68,6 +76,28 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"wrote {path}")
     return 0
+
+
+def _evaluate_unevaluated(args: argparse.Namespace, progress) -> None:  # noqa: ANN001
+    """``neurocanvas evaluate`` of each job without an evaluation (with the checkpoint asked
+    for), so its report has the evaluation slides; errors end the command as evaluate's do."""
+    from pathlib import Path  # noqa: PLC0415
+
+    from engine.cli.evaluate import _errors  # noqa: PLC0415
+    from engine.runtime.evaluator import evaluate  # noqa: PLC0415
+
+    for job in map(Path, args.jobs):
+        summary = job / "evaluation.json"
+        wanted = args.checkpoint or "best"
+        if summary.is_file() and (
+            args.checkpoint is None or json.loads(summary.read_text()).get("checkpoint") == wanted
+        ):
+            continue
+        progress(0, 0, f"evaluating {job.name} ({wanted} parameters)")
+        try:
+            evaluate(job, checkpoint=wanted)
+        except _errors() as exc:
+            raise UserError(f"evaluating {job}: {exc}") from None
 
 
 def _emit(record: dict) -> None:

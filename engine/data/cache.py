@@ -1,6 +1,6 @@
 """The user's cache folder and the on-disk array cache of decoded dataset files.
 
-NNC (nnabla) converts a dataset CSV into a cache folder before training (nnc-formats.md 2.5).
+NNC (nnabla) converts a dataset CSV into a cache folder before training (docs/formats.md §2.5).
 NeuroCanvas does the same with plain ``.npy`` files: one array (rows, *shape) per file-backed
 variable, in the file's own dtype (8-bit images stay 8-bit), opened memory-mapped so a dataset
 larger than memory is paged in by the operating system as batches ask for rows.

@@ -1,4 +1,4 @@
-"""An NNC dataset CSV as a random-access dataset of float32 samples (nnc-formats.md 2).
+"""An NNC dataset CSV as a random-access dataset of float32 samples (docs/formats.md §2).
 
 :func:`open_dataset` reads and checks the whole CSV before anything is trained: column counts,
 numbers where numbers must be, the extension and existence of every file a cell names. It then

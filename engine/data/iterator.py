@@ -1,4 +1,5 @@
-"""Batches over a dataset as NNC's trainer draws them (nnc-behaviour.md 2, 6; nnabla DataIterator).
+"""Batches over a dataset as NNC's trainer draws them (nnabla DataIterator; docs/nnc-behaviour.md
+§2, §6).
 
 The iterator is an endless stream of samples cut into batches of ``batch_size``:
 
@@ -6,7 +7,7 @@ The iterator is an endless stream of samples cut into batches of ``batch_size``:
   for that epoch: a new permutation every epoch. When the stream reaches the end of an epoch it
   continues with the next epoch's order, so a batch may hold the last rows of one epoch and the
   first of the next, exactly like nnabla's ``DataIterator``. Nothing is dropped: the trainer
-  counts ``iter_per_epoch = floor(N / batch_size)`` iterations as one epoch (nnc-formats.md 2.5)
+  counts ``iter_per_epoch = floor(N / batch_size)`` iterations as one epoch (docs/formats.md §2.5)
   while the stream carries on where it stopped.
 - The permutation of epoch ``e`` is a pure function of ``(seed, e)``
   (``numpy.random.default_rng([seed, e])``), so the same seed gives the same order and the whole

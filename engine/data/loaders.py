@@ -1,4 +1,4 @@
-"""Loaders for the files a dataset CSV cell may name (nnc-formats.md 2.3).
+"""Loaders for the files a dataset CSV cell may name (docs/formats.md §2.3).
 
 The loader is chosen by the lower-cased extension. Every loader returns the array with the dtype
 the file holds (images stay ``uint8``/``uint16`` so that a cache stays small and Image

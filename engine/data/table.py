@@ -1,4 +1,4 @@
-"""Reading an NNC dataset CSV into a checked table: header, variables and rows (nnc-formats.md 2).
+"""Reading an NNC dataset CSV into a checked table: header, variables and rows (docs/formats.md §2).
 
 - UTF-8 with or without BOM; LF, CRLF or CR line ends; standard CSV quoting (quoted cells may
   hold commas and line breaks).

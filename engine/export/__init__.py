@@ -6,6 +6,7 @@
   the parameters, read image/CSV/npy files as the dataset does, run the runtime network).
 * :func:`export_onnx` writes the runtime network as an ONNX model (``engine.export.onnx_model``).
 * :func:`export_nnp` writes nnabla's ``.nnp`` (``engine.formats.nnabla``).
+* :func:`export_c` writes the runtime network as a C99 folder (``engine.export.c_source``).
 
 A SOURCE is a project file or a job folder (its ``network.ncproj`` and checkpoints).
 """
@@ -19,7 +20,15 @@ from pathlib import Path
 from engine.core.atomic import atomic_output, atomic_write_bytes, atomic_write_text
 from engine.export.literals import ExportError
 
-__all__ = ["ExportError", "Source", "open_source", "export_python", "export_onnx", "export_nnp"]
+__all__ = [
+    "ExportError",
+    "Source",
+    "open_source",
+    "export_python",
+    "export_onnx",
+    "export_nnp",
+    "export_c",
+]
 
 
 @dataclass(frozen=True)
@@ -100,10 +109,17 @@ def export_python(source: Source, out: str | Path, target: str = "neurocanvas") 
         raise ExportError(f"{source.title}: no network compiles; nothing to export")
     text, names = python_module(source.project, source.title, networks, target)  # type: ignore[arg-type]
     written = []
+    suffix = ".h5" if target == "nnabla" else ".npz"
+    params = out.with_name(out.stem + "_parameters" + suffix)
+    if source.runtime in networks:
+        # A project's export gets the main too: run without parameters beside it, it says how
+        # to get them instead of silently doing nothing. A job's export needs one.
+        try:
+            text += "\n\n" + inference_source(source, names[source.runtime], params.name, target)
+        except ExportError:
+            if source.parameters is not None:
+                raise
     if source.parameters is not None and source.runtime in networks:
-        suffix = ".h5" if target == "nnabla" else ".npz"
-        params = out.with_name(out.stem + "_parameters" + suffix)
-        text += "\n\n" + inference_source(source, names[source.runtime], params.name, target)
         if target == "nnabla":
             shapes = nnabla_shapes(source.project, networks)
             write_nnabla_h5(source.parameters, params, shapes)
@@ -140,6 +156,13 @@ def export_nnp(source: Source, out: str | Path) -> Path:
     out = Path(out)
     _atomic_write(out, data)
     return out
+
+
+def export_c(source: Source, out: str | Path, force: bool = False) -> list[Path]:
+    """Write the runtime network as C99 into the folder ``out`` (see ``engine.export.c_source``)."""
+    from engine.export.c_source import export_c as write_c  # noqa: PLC0415
+
+    return write_c(source, out, force)
 
 
 def _atomic_write(path: Path, data: str | bytes) -> None:

@@ -1,13 +1,14 @@
-"""The short ``main`` appended to a Python export from a job folder.
+"""The short ``main`` appended to a Python export.
 
-It loads the trained parameters copied beside the file, reads each sample file as the dataset
-reader does (images as (C, H, W), per-sample CSV matrices, ``.npy``), applies Image
+It loads the trained parameters beside the file (a job's export copies them there; a project's
+export has none, and running it says so in one line, with how to get them), reads each sample file
+as the dataset reader does (images as (C, H, W), per-sample CSV matrices, ``.npy``), applies Image
 Normalization (8-bit images x 1/255) when the job's dataset had it, runs the runtime network with
 ``test=True`` and prints each output (and the class of a vector output) in the format of
 ``neurocanvas forward``. A runtime network without real inputs, only generator inputs (a GAN's
-image generator), makes ``COUNT`` samples instead and prints them the same way. The
-``neurocanvas`` target reads files with NeuroCanvas's own loader;
-the ``nnabla`` target, which must run without NeuroCanvas, with Pillow and NumPy.
+image generator), makes ``COUNT`` samples instead and prints them the same way. The ``neurocanvas``
+target reads files with NeuroCanvas's own loader; the ``nnabla`` target, which must run without
+NeuroCanvas, with Pillow and NumPy.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from engine.runtime.compiler import compile_network
 
 __all__ = ["inference_source"]
 
-TEMPLATE = """# -- main: the runtime network {runtime_comment} with the trained parameters
+TEMPLATE = """# -- main: the runtime network {runtime_comment} with trained parameters
 
 import os
 import sys
@@ -30,9 +31,11 @@ IMAGE_NORMALIZATION = {normalize}
 
 {load_input}
 
+{parameters_file}
+
 def main(paths):
     nn.clear_parameters()
-    nn.load_parameters(os.path.join(os.path.dirname(os.path.abspath(__file__)), PARAMETERS))
+    nn.load_parameters(parameters_file())
     x = nn.Variable.from_numpy_array(np.stack([load_input(path) for path in paths]))
     with nn.auto_forward(), nn.no_grad():
         outputs = {function}(x, test=True)
@@ -51,7 +54,7 @@ if __name__ == "__main__":
 
 # A runtime network without real inputs (a GAN's generator): its generator inputs make the
 # samples, so main takes how many.
-TEMPLATE_GENERATED = """# -- main: the runtime network {runtime_comment} with the trained parameters
+TEMPLATE_GENERATED = """# -- main: the runtime network {runtime_comment} with trained parameters
 
 import os
 import sys
@@ -63,9 +66,11 @@ PARAMETERS = {parameters}  # beside this file
 {to_numpy}
 
 
+{parameters_file}
+
 def main(count):
     nn.clear_parameters()
-    nn.load_parameters(os.path.join(os.path.dirname(os.path.abspath(__file__)), PARAMETERS))
+    nn.load_parameters(parameters_file())
     with nn.auto_forward(), nn.no_grad():
         outputs = {function}(batch_size=count, test=True)
     for name, y in outputs.items():
@@ -80,6 +85,18 @@ if __name__ == "__main__":
     if len(sys.argv) > 2 or not count.isdigit() or int(count) < 1:
         sys.exit("usage: python " + os.path.basename(__file__) + " [COUNT] (samples, default 1)")
     main(int(count))
+"""
+
+# Both mains find the parameters so: a project's export runs without them and says how to get them.
+PARAMETERS_FILE = """def parameters_file():
+    # The trained parameters beside this file; without them, one line on how to get them.
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), PARAMETERS)
+    if not os.path.isfile(path):
+        name = os.path.basename(__file__)
+        sys.exit(f"{name}: no trained parameters beside it ({PARAMETERS}). Export a trained job "
+                 f"to get them: neurocanvas export python JOB_FOLDER -o {name}, or in the app "
+                 "right-click the job in TRAINING > Export Python code...")
+    return path
 """
 
 TO_NUMPY = {
@@ -134,6 +151,7 @@ def inference_source(
             runtime_comment=literal(runtime).replace("\n", " "),
             parameters=literal(parameters_file),
             to_numpy=TO_NUMPY[target if target == "nnabla" else "neurocanvas"],
+            parameters_file=PARAMETERS_FILE,
             function=function,
         )
     if len(feeds) != 1:
@@ -148,5 +166,6 @@ def inference_source(
         variable=literal(feeds[0]).replace("\n", " "),
         normalize=literal(bool(source.normalize)),  # type: ignore[attr-defined]
         load_input=LOAD_NNABLA if target == "nnabla" else LOAD_NEUROCANVAS,
+        parameters_file=PARAMETERS_FILE,
         function=function,
     )

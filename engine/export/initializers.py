@@ -2,7 +2,7 @@
 
 NNC names an initializer (``NormalConvolutionGlorot``, multiplier 1.0); nnabla's parametric
 functions take an initializer object. :func:`initializer_text` writes the object nnabla's
-``graph_def._create_initializer`` builds for that name (nnc-layers.md section 1.7), with the fans
+``graph_def._create_initializer`` builds for that name (docs/layers.md §1.7), with the fans
 read from the weight shape, e.g. ``I.NormalInitializer(I.calc_normal_std_glorot(1, 16, (3, 3)))``.
 Only functions both ``engine.nn.initializer`` and ``nnabla.initializer`` have are written.
 

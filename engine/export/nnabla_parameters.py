@@ -1,11 +1,11 @@
 """Trained parameters as nnabla's ``.h5`` parameter file, for a ``--target nnabla`` export.
 
-nnabla's ``nn.load_parameters(FILE.h5)`` (``utils/get_file_handle.py``, nnc-formats.md 4.4)
+nnabla's ``nn.load_parameters(FILE.h5)`` (``utils/get_file_handle.py``, docs/formats.md §4.4)
 reads one float32 dataset per parameter at the path of its name (``Affine/affine/W``), with the
 attributes ``need_grad`` and ``index`` (the save order). Written with h5py, atomically.
 
 Normalization statistics keep the batch axis there, as NNC writes them ((1, C, 1, 1) where
-NeuroCanvas holds (C, 1, 1), nnc-layers.md BatchNormalization), because nnabla's parametric
+NeuroCanvas holds (C, 1, 1), docs/layers.md §4.18), because nnabla's parametric
 functions ask for that shape.
 """
 

@@ -20,7 +20,9 @@ import numpy as np
 from engine.formats.nnabla.graph import Function, ImportError_, ModelGraph
 from engine.graph.network import Network
 
-__all__ = ["read_onnx", "share_parameters", "OnnxGraph", "ONNX_OPERATORS"]
+__all__ = ["read_onnx", "share_parameters", "OnnxGraph", "ONNX_OPERATORS", "MAX_NODES"]
+
+MAX_NODES = 100_000  # import takes about a millisecond per node, in time linear in the nodes
 
 
 class _Ctx:
@@ -33,6 +35,7 @@ class _Ctx:
         self.consts: dict[str, np.ndarray] = {}
         self.shapes: dict[str, tuple[int, ...]] = {}  # with the batch axis (1)
         self.functions: list[Function] = []
+        self._made: dict[str, Function] = {}  # output -> the function emitted that writes it
         self.params: dict[str, np.ndarray] = {}
         self.alias: dict[str, str] = {}
         self.sources: dict[str, str] = {}  # parameter -> the initializer it is
@@ -69,12 +72,13 @@ class _Ctx:
     def emit(self, node: Any, type_: str, inputs: list[str], output: str | None = None,
              suffix: str = "", **args: Any) -> None:  # fmt: skip
         name = (node.name or node.output[0]) + suffix
-        self.functions.append(Function(name, type_, [self.var(i) for i in inputs],
-                                       [output or node.output[0]], args))  # fmt: skip
+        fn = Function(name, type_, [self.var(i) for i in inputs], [output or node.output[0]], args)
+        self.functions.append(fn)
+        self._made[fn.outputs[0]] = fn
 
     def producer(self, var: str) -> Function | None:
-        """The function emitted so far that writes ``var``."""
-        return next((f for f in self.functions if f.outputs == [self.var(var)]), None)
+        """The function emitted so far that writes ``var`` (a lookup: import stays linear)."""
+        return self._made.get(self.var(var))
 
     def node_of(self, var: str) -> Any:
         """The ONNX node that computes ``var``, or None."""
@@ -157,17 +161,52 @@ def read_onnx(path: str | Path) -> ModelGraph:
             _fold(ctx, node)
         elif node.op_type not in ONNX_OPERATORS:
             bad.append(f'{node.op_type} (node "{node.name or node.output[0]}")')
+    _check_extra_outputs(ctx)
     if bad:
         raise ImportError_(f"{where}: no NNC layer for {', '.join(bad)}")
     for node in graph.node:
         if node.output[0] not in ctx.consts:
             ONNX_OPERATORS[node.op_type](ctx, node)
+    _check_constant_outputs(ctx)
     outputs = [ctx.var(o.name) for o in graph.output]
     shapes = {k: v[1:] for k, v in inputs.items()}
     generators = _constant_inputs(ctx, shapes)
     return OnnxGraph(graph.name or "Main", shapes, ctx.functions, ctx.params, outputs,
                      data_names=_names(generators), generators=generators,
                      sources=ctx.sources)  # fmt: skip
+
+
+_ORDINAL = ("first", "second", "third", "fourth", "fifth")
+
+
+def _check_extra_outputs(ctx: _Ctx) -> None:
+    """Only a node's first output becomes a layer's output: a later one (MaxPool's indices,
+    Dropout's mask, training-mode BatchNormalization's running mean and variance) that another
+    node reads or the graph declares as an output is refused, never dropped."""
+    declared = {o.name for o in ctx.model.graph.output}
+    for node in ctx.model.graph.node:
+        if node.output[0] in ctx.consts:
+            continue
+        for k, name in enumerate(node.output[1:], 1):
+            if not name or name in ctx.consts:
+                continue
+            readers = ctx.consumers(name)
+            if readers or name in declared:
+                user = (f'node "{readers[0].name or readers[0].output[0]}" reads it' if readers
+                        else "it is a graph output")  # fmt: skip
+                raise ctx.fail(node, f'its {_ORDINAL[min(k, 4)]} output "{name}" ({user}) has '
+                               "no NNC equivalent: only the first output is imported")  # fmt: skip
+
+
+def _check_constant_outputs(ctx: _Ctx) -> None:
+    """A graph output that does not depend on an input is refused (an NNC network computes
+    its outputs from its inputs)."""
+    for value in ctx.model.graph.output:
+        var = ctx.var(value.name)
+        if var in ctx.consts and var not in ctx.params:
+            raise ImportError_(f'{ctx.where}: the output "{value.name}" is a constant (it '
+                               "depends on no input); an NNC network computes its outputs "
+                               "from its inputs")  # fmt: skip
 
 
 def _constant_inputs(ctx: _Ctx, shapes: dict[str, tuple[int, ...]]) -> dict[str, Any]:
@@ -208,6 +247,9 @@ def _load(path: Path) -> Any:
         raise ImportError_(f"{path}: not an ONNX model ({type(exc).__name__}: {exc})") from None
     if not model.graph.node:
         raise ImportError_(f"{path}: not an ONNX model (no graph nodes)")
+    if len(model.graph.node) > MAX_NODES:
+        raise ImportError_(f"{path}: {len(model.graph.node):,} nodes; the importer takes at most "
+                           f"{MAX_NODES:,} (a canvas that size cannot be edited)")  # fmt: skip
     return model
 
 

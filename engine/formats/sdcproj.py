@@ -1,4 +1,4 @@
-"""NNC's ``.sdcproj`` (Windows INI) read into the model and written back (nnc-formats.md 1).
+"""NNC's ``.sdcproj`` (Windows INI) read into the model and written back (docs/formats.md §1).
 
 Reading keeps everything: layer/link IDs, property order and raw values (``Padding=0,r`` loads
 and is left to validation), every settings key in file order, and any section the model does

@@ -1,4 +1,4 @@
-"""Project settings as NNC keeps them: datasets and the CONFIG tab (nnc-formats.md 1.6-1.11).
+"""Project settings as NNC keeps them: datasets and the CONFIG tab (docs/formats.md §1.6-§1.11).
 
 Each settings section is a frozen :class:`Section` holding the section's keys as RAW strings in
 file order (``values``), exactly as NNC writes them, so an ``.sdcproj`` round-trips byte for byte
@@ -292,7 +292,8 @@ class GlobalConfig(Section):
         return self._typed("AutoEvaluation", bool)
 
 
-# Solver parameters in solver_component.txt order: (display name, default). nnc-behaviour.md 4.
+# Solver parameters in solver_component.txt order: (display name, default).
+# docs/nnc-behaviour.md §4.
 SOLVERS: dict[str, tuple[tuple[str, str], ...]] = {
     "Adam": (("Alpha", "0.001"), ("Beta1", "0.9"), ("Beta2", "0.999"), ("Epsilon", "1e-08")),
     "AdamW": (("Alpha", "0.001"), ("Beta1", "0.9"), ("Beta2", "0.999"), ("Epsilon", "1e-08"),

@@ -1,4 +1,4 @@
-"""Derived ``<Net>Validation`` and ``<Net>Runtime`` networks (nnc-behaviour.md §3.2, §3.3).
+"""Derived ``<Net>Validation`` and ``<Net>Runtime`` networks (docs/nnc-behaviour.md §3.2, §3.3).
 
 When a monitor or executor names ``MainValidation`` or ``MainRuntime`` and no tab has that
 name, NNC derives it from tab ``Main``:
@@ -71,7 +71,7 @@ def counted_as(project: Project, name: str) -> str | None:
     """The drawn network whose statistics NNC reports for ``name`` (None if there is none).
 
     A derived ``MainRuntime`` is counted as the drawn ``Main``, loss layer included; that is
-    why NNC's worked example has Output 85,477 (nnc-layers.md §1.6, §2).
+    why NNC's worked example has Output 85,477 (docs/layers.md §1.6, §2).
     """
     if project.has_network(name):
         return name

@@ -7,7 +7,7 @@ drops a layer and everything that depends on it, so after an edit only the affec
 recomputed. :class:`ProjectInference` keeps one per network, follows the project's events and
 shares unit expansions between callers.
 
-Shapes exclude the batch axis. The eight statistics follow nnc-layers.md §1.6: a Unit layer
+Shapes exclude the batch axis. The eight statistics follow docs/layers.md §1.6: a Unit layer
 carries the sums over its expansion, and counts only its own output.
 """
 

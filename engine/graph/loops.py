@@ -2,7 +2,7 @@
 
 NNC counts the layers of a RepeatStart ... RepeatEnd block once per iteration (x Times) and the
 layers of a RecurrentInput ... RecurrentOutput loop once per time step (x the length of the
-recurrent axis); nested loops multiply (nnc-layers.md §1.6). The opening layer belongs to its
+recurrent axis); nested loops multiply (docs/layers.md §1.6). The opening layer belongs to its
 loop, the closing one does not: resnet-110's Output 4,217,995 counts each RepeatStart Times
 times and each RepeatEnd once, elman_net's 6,303 counts RecurrentInput 28 times.
 """

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 
 from engine.graph import events as ev
 
-# Properties NNC computes and its editor never writes (nnc-formats.md 1.4).
+# Properties NNC computes and its editor never writes (docs/formats.md §1.4).
 _COMPUTED = frozenset({"Input", "Output", "IsParam"})
 
 
@@ -64,6 +64,9 @@ class Network:
         self._links: list[Link] = []
         self._layer_ids: set[int] = set()
         self._link_ids: set[int] = set()
+        # the largest ID of each set, kept while it stays in it (None: recount), so adding N
+        # layers does not take N^2 steps
+        self._top: dict[str, int | None] = {"layer": -1, "link": -1}
         self._cache: _Views | None = None
         self.extra: dict[str, str] = dict(extra or {})
         self._emitter: ev.Emitter = ev.Emitter()
@@ -189,16 +192,33 @@ class Network:
         return Layer(self.unique_name(name or type_), type_, props, position=position)
 
     def next_layer_id(self) -> int:
-        return max(self._layer_ids, default=-1) + 1
+        return self._top_id("layer", self._layer_ids) + 1
 
     def next_link_id(self) -> int:
-        return max(self._link_ids, default=-1) + 1
+        return self._top_id("link", self._link_ids) + 1
+
+    def _top_id(self, kind: str, ids: set[int]) -> int:
+        top = self._top[kind]
+        if top is None:
+            top = self._top[kind] = max(ids, default=-1)
+        return top
+
+    def _id_added(self, kind: str, value: int) -> None:
+        top = self._top[kind]
+        if top is not None and value > top:
+            self._top[kind] = value
+
+    def _id_removed(self, kind: str, value: int | None) -> None:
+        if value is not None and value == self._top[kind]:
+            self._top[kind] = None
 
     # -- edits (each emits one event) ------------------------------------------------------
     def add_layer(self, layer: Layer, index: int | None = None) -> Layer:
         """Insert ``layer`` (at ``index``, default last); returns it with its ID set."""
+        count = len(self._layers)
         layer = self._insert_layer(layer, index)
-        self._emit(ev.LayerAdded(self._name, layer, self.index_of(layer.name)))
+        at = count if index is None or index >= count else self.index_of(layer.name)
+        self._emit(ev.LayerAdded(self._name, layer, at))  # (no view rebuilt per layer added)
         return layer
 
     def remove_layer(self, name: str) -> tuple[Layer, int, list[tuple[int, Link]]]:
@@ -212,9 +232,11 @@ class Network:
         for i, link in reversed(removed):
             del self._links[i]
             self._link_ids.discard(link.id)
+            self._id_removed("link", link.id)
             self._emit(ev.LinkRemoved(self._name, link, i))
         del self._layers[name]
         self._layer_ids.discard(layer.id)
+        self._id_removed("layer", layer.id)
         self._emit(ev.LayerRemoved(self._name, layer, index))
         return layer, index, removed
 
@@ -265,8 +287,10 @@ class Network:
 
     def connect(self, link: Link, index: int | None = None) -> Link:
         """Add a link (at ``index``, default last); returns it with its ID set."""
+        count = len(self._links)
         link = self._insert_link(link, index)
-        self._emit(ev.LinkAdded(self._name, link, self.link_index(link)))
+        at = count if index is None or index >= count else self.link_index(link)
+        self._emit(ev.LinkAdded(self._name, link, at))  # (no scan of the links per link added)
         return link
 
     def disconnect(self, link: Link | int) -> tuple[Link, int]:
@@ -279,6 +303,7 @@ class Network:
             index = self.link_index(link)
         removed = self._links.pop(index)
         self._link_ids.discard(removed.id)
+        self._id_removed("link", removed.id)
         self._emit(ev.LinkRemoved(self._name, removed, index))
         return removed, index
 
@@ -303,6 +328,7 @@ class Network:
         if layer.id is None or layer.id in self._layer_ids:
             layer = replace(layer, id=self.next_layer_id())
         self._layer_ids.add(layer.id)  # type: ignore[arg-type]
+        self._id_added("layer", layer.id)  # type: ignore[arg-type]
         if index is None or index >= len(self._layers):
             self._layers[layer.name] = layer
         else:
@@ -327,6 +353,7 @@ class Network:
         if link.id is None or link.id in self._link_ids:
             link = replace(link, id=self.next_link_id())
         self._link_ids.add(link.id)  # type: ignore[arg-type]
+        self._id_added("link", link.id)  # type: ignore[arg-type]
         self._links.insert(len(self._links) if index is None else index, link)
         return link
 

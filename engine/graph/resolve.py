@@ -1,4 +1,5 @@
-"""Units, arguments, repeat blocks and parameter names (nnc-behaviour.md §1, nnc-layers.md §1.7).
+"""Units, arguments, repeat blocks and parameter names (docs/nnc-behaviour.md §1,
+docs/layers.md §1.7).
 
 * Argument layers declare a unit's arguments (:func:`arguments_of`); a Unit layer binds them
   (:func:`bind_arguments`): its own property of that name, evaluated in the caller (``Input`` is
@@ -574,7 +575,7 @@ class SharedLayers:
 
 
 def auto_in_place(inference, owner: str, once: bool) -> bool:  # noqa: ANN001 - a NetworkInference
-    """``*AutoInPlaceOnce`` / ``*AutoInPlace`` as observed (nnc-layers.md §1.5)."""
+    """``*AutoInPlaceOnce`` / ``*AutoInPlace`` as observed (docs/layers.md §1.5)."""
     adjacency = inference._adj()
     inference._consumer_readers.add(owner)
     sources = [s for s, pin in adjacency.producers.get(owner, ()) if pin == 0]

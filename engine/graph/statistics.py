@@ -1,6 +1,6 @@
 """Network statistics: NNC's eight per-layer and per-network values plus what NNC lacks.
 
-NNC's conventions (nnc-layers.md §1.6): a network value is the sum over its layers (Input,
+NNC's conventions (docs/layers.md §1.6): a network value is the sum over its layers (Input,
 Parameter and loss layers included), each layer counted once per iteration of the repeat blocks
 and time step of the recurrent loops around it (:mod:`engine.graph.loops`); a Unit layer
 carries the sums over its expansion; CostParameter counts a shared parameter at every layer that
@@ -103,7 +103,7 @@ def network_statistics(inference: NetworkInference) -> NetworkStatistics:
         shapes={name: r.shape for name, r in results.items()},
         unique_parameters=sum(table.values()),
         parameters=table,
-        bits=stored_bits(inference.network),
+        bits=_unit_bits(inference),
     )
 
 
@@ -182,6 +182,25 @@ def stored_bits(network) -> dict[str, int]:  # noqa: ANN001 - an engine.graph.ne
     return out
 
 
+def _unit_bits(inference: NetworkInference) -> dict[str, int]:
+    """:func:`stored_bits` of the network and of every unit it calls, by full parameter name
+    (a quantized unit's Parameter layers get the calling Unit layer's ParameterScope)."""
+    out = stored_bits(inference.network)
+    for layer in inference.network.layers:
+        if layer.type != "Unit" or inference.result(layer.name).error:
+            continue
+        sub = inference.expansion(layer.name)
+        if sub is None:
+            continue
+        try:
+            scope = str(inference.eval(layer.name).value("ParameterScope"))
+        except RuleError:
+            continue
+        for key, bits in _unit_bits(sub).items():
+            out.setdefault(f"{scope}/{key}" if scope else key, bits)
+    return out
+
+
 def _width(layer) -> int | None:  # noqa: ANN001 - a Layer
     """The bits a quantizer layer keeps (None for other layers or a width given by name)."""
     try:
@@ -199,7 +218,7 @@ def _width(layer) -> int | None:  # noqa: ANN001 - a Layer
 def parameter_table(inference: NetworkInference) -> dict[str, int]:
     """Every parameter of the network by full name -> element count (shared names once).
 
-    Units add their ParameterScope in front (nnc-behaviour.md §1.3); parameters inside a
+    Units add their ParameterScope in front (docs/nnc-behaviour.md §1.3); parameters inside a
     repeat block exist once per iteration. The first definition of a shared name wins. The
     per-layer lists are cached with the layer's result, so after an edit only the changed
     layers are looked at again.

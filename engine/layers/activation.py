@@ -2,7 +2,7 @@
 LeakyReLU, PReLU, ReLU6, ELU, CELU, SELU, GELU, SoftPlus, SoftSign, Sinc, Swish, Mish, Softmax,
 LogSoftmax.
 
-Declarations follow nnc-layers.md "### Activation"
+Declarations follow docs/layers.md §4.6
 (Sony's ``Activation/*.txt``).
 """
 

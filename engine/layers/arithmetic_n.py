@@ -1,6 +1,6 @@
 """Arithmetic (N Inputs): AddN, MulN.
 
-Declarations follow nnc-layers.md "### Arithmetic (N Inputs)"
+Declarations follow docs/layers.md §4.15
 (Sony's ``Arithmetic (N Inputs)/*.txt``).
 """
 

@@ -1,7 +1,7 @@
 """Arithmetic (Scalar): AddScalar, MulScalar, RSubScalar, RDivScalar, PowScalar, RPowScalar,
 MaximumScalar, MinimumScalar.
 
-Declarations follow nnc-layers.md "### Arithmetic (Scalar)"
+Declarations follow docs/layers.md §4.13
 (Sony's ``Arithmetic (Scalar)/*.txt``).
 """
 

@@ -1,6 +1,6 @@
 """Arithmetic (2 Inputs): Add2, Sub2, Mul2, Div2, Pow2, Maximum2, Minimum2.
 
-Declarations follow nnc-layers.md "### Arithmetic (2 Inputs)"
+Declarations follow docs/layers.md §4.14
 (Sony's ``Arithmetic (2 Inputs)/*.txt``).
 """
 

@@ -1,7 +1,7 @@
 """Basic: Affine, Convolution, DepthwiseConvolution, Deconvolution, DepthwiseDeconvolution,
 DeformableConvolution, AdaptiveSeparableConvolution, Embed.
 
-Declarations follow nnc-layers.md "### Basic"
+Declarations follow docs/layers.md §4.4
 (Sony's ``Basic/*.txt``).
 """
 

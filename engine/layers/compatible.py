@@ -1,6 +1,6 @@
 """NNC's ``[Compatible]`` groups: layers that may be swapped for each other in place.
 
-From ``layer_component.txt`` (nnc-layers.md §1.1); the editor and structure search read them here.
+From ``layer_component.txt`` (docs/layers.md §1.1); the editor and structure search read them here.
 """
 
 from __future__ import annotations

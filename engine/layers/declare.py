@@ -61,7 +61,7 @@ __all__ = [
     "Support",
 ]
 
-# Initializer option lists (nnc-layers.md §1.7) and data generators (§1.8).
+# Initializer option lists (docs/layers.md §1.7) and data generators (§1.8).
 BIAS_INIT = ("Normal", "Uniform", "Constant")
 AFFINE_INIT = (
     "Normal", "NormalAffineHeForward", "NormalAffineHeBackward", "NormalAffineGlorot", "Uniform",
@@ -94,7 +94,7 @@ def prop(
     arg: str | None = None,
     legacy: tuple[str, ...] = (),
 ) -> PropertySpec:
-    """A property; the keywords are the flags of the catalogue tables (nnc-layers.md §4)."""
+    """A property; the keywords are the flags of the catalogue tables (docs/layers.md §1.1)."""
     return PropertySpec(
         name=name,
         type=type_,
@@ -121,7 +121,7 @@ INPUT_IO = prop("Input", PINT_ARRAY, "*GraphIO", computed=True)
 INPUTS = prop("Inputs", PINT_ARRAYS, "*GraphInputs", computed=True)
 PARAMETER_SCOPE = prop("ParameterScope", TEXT, "*Name")
 IS_LOSS = prop("IsLossFunction", BOOLEAN, "True", computed=True)
-# NNCD reads the old name SkipAtInspection as SkipAtTest (nnc-formats.md §1.4).
+# NNCD reads the old name SkipAtInspection as SkipAtTest (docs/formats.md §1.4).
 SKIP_AT_TEST = prop("SkipAtTest", BOOLEAN, "True", legacy=("SkipAtInspection",))
 
 

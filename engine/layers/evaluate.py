@@ -132,7 +132,7 @@ class LayerEval:
     """Lazy, memoized evaluation of one layer instance.
 
     ``raw`` holds the property texts given in the project; missing properties take the spec
-    default, as NNC does (nnc-formats.md §1.4).
+    default, as NNC does (docs/formats.md §1.4).
     """
 
     def __init__(
@@ -314,7 +314,7 @@ class LayerEval:
     # -- costs -------------------------------------------------------------------------------
 
     def cost(self, statistic: str) -> int:
-        """One of the eight statistics of this layer (nnc-layers.md §1.6)."""
+        """One of the eight statistics of this layer (docs/layers.md §1.6)."""
         if statistic == "Output":
             shape = self.output_shape()
             return int(product(shape)) if shape else 0

@@ -1,4 +1,4 @@
-"""NNC property expressions and the ``*Calc`` cost grammar (nnc-layers.md §1.5).
+"""NNC property expressions and the ``*Calc`` cost grammar (docs/layers.md §1.5).
 
 A value such as ``Input[0]/SqueezeRatio``, ``NetNumAnchor*(4+1+NetNumClass)``,
 ``Input[0],OutputSize[0],OutputSize[1]`` or ``*KernelShape`` is tokenized and parsed here by a

@@ -1,6 +1,6 @@
 """IO: Input, Constant.
 
-Declarations follow nnc-layers.md "### IO"
+Declarations follow docs/layers.md §4.1
 (Sony's ``IO/*.txt``).
 """
 

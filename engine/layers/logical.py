@@ -2,7 +2,7 @@
 Less, LogicalAndScalar, LogicalOrScalar, LogicalXorScalar, EqualScalar, NotEqualScalar,
 GreaterEqualScalar, GreaterScalar, LessEqualScalar, LessScalar, LogicalNot, IsNaN, IsInf.
 
-Declarations follow nnc-layers.md "### Logical"
+Declarations follow docs/layers.md §4.16
 (Sony's ``Logical/*.txt``).
 """
 

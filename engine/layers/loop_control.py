@@ -1,6 +1,6 @@
 """LoopControl: RepeatStart, RepeatEnd, RecurrentInput, RecurrentOutput, Delay.
 
-Declarations follow nnc-layers.md "### LoopControl"
+Declarations follow docs/layers.md §4.7
 (Sony's ``LoopControl/*.txt``).
 """
 

@@ -1,7 +1,7 @@
 """Loss: SquaredError, HuberLoss, AbsoluteError, EpsilonInsensitiveLoss, BinaryCrossEntropy,
 SigmoidCrossEntropy, CategoricalCrossEntropy, SoftmaxCrossEntropy, KLMultinomial.
 
-Declarations follow nnc-layers.md "### Loss"
+Declarations follow docs/layers.md §4.2
 (Sony's ``Loss/*.txt``).
 """
 

@@ -1,7 +1,7 @@
 """The macros that NNC evaluates only inside its closed utility, as short Python functions.
 
 Each function takes the layer being evaluated (:class:`engine.layers.evaluate.LayerEval`) and
-returns a shape or a count. The rules are those decoded in nnc-layers.md §1.5/§1.6 and the
+returns a shape or a count. The rules are those decoded in docs/layers.md §1.5/§1.6 and the
 per-layer "Output shape" lines; where NNC's utility and nnabla disagree the choice is noted.
 """
 
@@ -219,7 +219,7 @@ def adaptive_separable_output_size(ev: LayerEval) -> Shape:
 def adaptive_separable_kernel_shape(axis: int) -> Callable[[LayerEval], Shape]:
     """``*AdaptiveSeparableConv{V,H}KernelShape``: (kv or kh, *output spatial), as nnabla.
 
-    NNC's utility emitted the input shape in one test (uncertain, nnc-layers.md); nnabla's
+    NNC's utility emitted the input shape in one test (uncertain, docs/layers.md §4.4); nnabla's
     kernel needs the per-pixel kernels shaped like this, so we follow nnabla.
     """
 

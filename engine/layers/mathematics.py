@@ -1,7 +1,7 @@
 """Math: Sum, CumSum, Mean, Prod, CumProd, Max, Min, Norm, Log, Exp, Sign, BatchMatmul, BatchInv,
 BatchDet, BatchLogdet, Round, Ceil, Floor.
 
-Declarations follow nnc-layers.md "### Math"
+Declarations follow docs/layers.md §4.11
 (Sony's ``Math/*.txt``).
 """
 

@@ -2,7 +2,7 @@
 WeightStandardization, WeightNormalization, SpectralNorm, LayerNormalization,
 InstanceNormalization, GroupNormalization.
 
-Declarations follow nnc-layers.md "### Normalization"
+Declarations follow docs/layers.md §4.18
 (Sony's ``Normalization/*.txt``).
 """
 

@@ -3,7 +3,7 @@ Transpose, Slice, Stack, MatrixDiag, MatrixDiagPart, ClipGradByValue, ClipGradBy
 TopKGrad, Sort, Prune, Interpolate, ResetNaN, ResetInf, NmsDetection2d, VATNoise, Unlink,
 Identity, Comment, Output, Unsupported, ClipByNorm, ClipByValue, Flatten.
 
-Declarations follow nnc-layers.md "### Others"
+Declarations follow docs/layers.md §4.19
 (Sony's ``Others/*.txt``).
 """
 

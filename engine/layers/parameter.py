@@ -1,6 +1,6 @@
 """Parameter: Parameter, WorkingMemory.
 
-Declarations follow nnc-layers.md "### Parameter"
+Declarations follow docs/layers.md §4.3
 (Sony's ``Parameter/*.txt``).
 """
 

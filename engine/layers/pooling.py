@@ -1,6 +1,6 @@
 """Pooling: MaxPooling, AveragePooling, GlobalAveragePooling, SumPooling, Unpooling.
 
-Declarations follow nnc-layers.md "### Pooling"
+Declarations follow docs/layers.md §4.5
 (Sony's ``Pooling/*.txt``).
 """
 

@@ -1,7 +1,7 @@
 """Others(Pre Process): OneHot, RandomCrop, RandomFlip, RandomShift, RandomErase, MeanSubtraction,
 ImageAugmentation.
 
-Declarations follow nnc-layers.md "### Others(Pre Process)"
+Declarations follow docs/layers.md §4.20
 (Sony's ``Others(Pre Process)/*.txt``).
 """
 

@@ -1,6 +1,6 @@
 """Property types of NNC layers: parse a raw property string into a typed value, and back.
 
-The types and their meaning are in nnc-layers.md §1.3. Parsing here is strict and literal: a
+The types and their meaning are in docs/layers.md §1.3. Parsing here is strict and literal: a
 macro (``*KernelShape``), an argument name (``DropP``) or an expression (``Input[0]/4``) is not a
 literal and is resolved by :mod:`engine.layers.evaluate`, which then hands the result to
 :meth:`PropertyType.coerce` for the same checks.
@@ -93,7 +93,7 @@ def format_value(value: Value) -> str:
 def _to_int(x: object) -> int | None:
     """An integer from an int, an integral float or (for results of ``/``) a float rounded down.
 
-    NNC does not say whether ``/`` in an expression is integer division (nnc-layers.md §1.5);
+    NNC does not say whether ``/`` in an expression is integer division (docs/layers.md §1.5);
     Sony's samples only divide exactly. We keep exact division and round a fractional result
     down where an integer is required, as a C-style integer division would for sizes.
     """
@@ -274,7 +274,7 @@ class _FloatArrays(PropertyType):
 class _Boolean(PropertyType):
     def parse(self, raw: str, prop: str = "value") -> Value:
         text = raw.strip()
-        # The editor writes True/False; CONFIG sections use 1/0 (nnc-layers.md §1.3).
+        # The editor writes True/False; CONFIG sections use 1/0 (docs/layers.md §1.3).
         if text in ("True", "true", "1"):
             return True
         if text in ("False", "false", "0"):

@@ -2,7 +2,7 @@
 BinaryConnectConvolution, BinaryWeightAffine, BinaryWeightConvolution, BinaryTanh,
 BinarySigmoid.
 
-Declarations follow nnc-layers.md "### Quantize"
+Declarations follow docs/layers.md §4.8
 (Sony's ``Quantize/*.txt``).
 """
 
@@ -141,8 +141,8 @@ SPECS = (
         "FixedPointQuantize",
         CATEGORY,
         (
-            "Simulated fixed-point quantization (values stay float). See nnc-behaviour.md for the "
-            "exact forward and backward."
+            "Simulated fixed-point quantization (values stay float). See "
+            "docs/nnc-behaviour.md §5.1 for the exact forward and backward."
         ),
         (
             INPUT_IO,
@@ -164,7 +164,7 @@ SPECS = (
         CATEGORY,
         (
             "Simulated linear (min/max) quantization with learnable or tracked range. See "
-            "nnc-behaviour.md."
+            "docs/nnc-behaviour.md §5.3."
         ),
         (
             INPUT_IO,
@@ -195,7 +195,7 @@ SPECS = (
     layer(
         "Pow2Quantize",
         CATEGORY,
-        "Simulated power-of-two quantization. See nnc-behaviour.md.",
+        "Simulated power-of-two quantization. See docs/nnc-behaviour.md §5.2.",
         (
             INPUT_IO,
             prop("Sign", BOOLEAN, "True", arg="pow2_quantize_param.sign"),

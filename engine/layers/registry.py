@@ -1,6 +1,6 @@
 """The layer catalogue: every NNC layer type by name, in palette order.
 
-Categories are listed in the order of NNC's palette (``layer_component.txt``, nnc-layers.md §3);
+Categories are listed in the order of NNC's palette (``layer_component.txt``, docs/layers.md §3);
 inside a category module ``SPECS`` is in palette order too. The three definition files that are
 not in the palette (ClipByNorm, ClipByValue, Flatten) come last in ``others`` with
 ``in_palette=False``.

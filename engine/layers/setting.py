@@ -1,6 +1,6 @@
 """Setting: Import, TestNetwork, StructureSearch.
 
-Declarations follow nnc-layers.md "### Setting"
+Declarations follow docs/layers.md §4.21
 (Sony's ``Setting/*.txt``).
 """
 

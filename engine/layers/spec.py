@@ -1,6 +1,6 @@
 """Frozen declarations of NNC layer types: one :class:`LayerSpec` per type.
 
-A spec mirrors Sony's layer definition file (``<Category>/<Layer>.txt``, nnc-layers.md §1.1):
+A spec mirrors Sony's layer definition file (``<Category>/<Layer>.txt``, docs/layers.md §1.1):
 pins, side connectors, the ordered properties with NNC's raw default strings, costs as NNC writes
 them, plus what NeuroCanvas adds: the ``F`` function that runs the layer and how it is supported.
 Shape and cost rules are the raw NNC strings (``*ConvolutionOutputSize``, ``*Calc +*Input``);
@@ -34,12 +34,31 @@ __all__ = [
     "OnnxRule",
 ]
 
-# The eight statistics in NNC's order (nnc-layers.md §1.6).
+# The eight statistics in NNC's order (docs/layers.md §1.6).
 STATISTICS = (
     "Output", "CostParameter", "CostAdd", "CostMultiply", "CostMultiplyAdd", "CostDivision",
     "CostExp", "CostIf",
 )  # fmt: skip
 COST_STATISTICS = STATISTICS[1:]
+
+# What each statistic counts, per sample, as the statistics pane explains it (docs/layers.md §1.6).
+STATISTIC_MEANINGS = {
+    "Output": "Values the layers output, summed over the network: Input, Parameter and loss "
+    "layers included. As in NNC, a Unit layer counts only its own output, not the outputs of "
+    "the layers inside it (the costs below do count everything inside), so making a Unit of "
+    "some layers lowers Output and leaves the costs unchanged.",
+    "CostParameter": "Parameters the layers own (weights, biases, Parameter layers), counting a "
+    "parameter shared by name once per layer that uses it.",
+    "CostAdd": "Additions and subtractions.",
+    "CostMultiply": "Multiplications that are not part of a multiply-add.",
+    "CostMultiplyAdd": "Multiply-adds (a convolution or affine layer's products summed).",
+    "CostDivision": "Divisions.",
+    "CostExp": "Exponentials, logarithms and powers (also inside tanh and sigmoid).",
+    "CostIf": "Comparisons and branches (max, ReLU, pooling comparisons).",
+    "UniqueParameters": "Parameters counted once each, however many layers share them.",
+    "FLOPs": "Floating-point operations of one forward pass: 2 x the multiply-adds.",
+    "ParameterBytes": "Memory of the unique parameters at their storage type.",
+}
 
 
 class Inputs(enum.StrEnum):
@@ -82,7 +101,7 @@ class Support(enum.StrEnum):
 
 
 # Option values older NNC versions wrote (Sony's binary_semantic_segmentation sample uses
-# ``NormalConvolutionHe``); they read as today's name (nnc-layers.md §1.7 "He(Forward)").
+# ``NormalConvolutionHe``); they read as today's name (docs/layers.md §1.7 "He(Forward)").
 LEGACY_OPTIONS = {
     "NormalConvolutionHe": "NormalConvolutionHeForward",
     "NormalAffineHe": "NormalAffineHeForward",

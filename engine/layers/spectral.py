@@ -1,6 +1,6 @@
 """Spectral: FFT, IFFT.
 
-Declarations follow nnc-layers.md "### Spectral"
+Declarations follow docs/layers.md §4.10
 (Sony's ``Spectral/*.txt``).
 """
 

@@ -1,6 +1,6 @@
 """Trigonometric: Sin, Cos, Tan, Sinh, Cosh, ASin, ACos, ATan, ATan2, ASinh, ACosh, ATanh.
 
-Declarations follow nnc-layers.md "### Trigonometric"
+Declarations follow docs/layers.md §4.12
 (Sony's ``Trigonometric/*.txt``).
 """
 

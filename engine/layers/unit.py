@@ -1,6 +1,6 @@
 """Unit: Unit, Argument, LSTM.
 
-Declarations follow nnc-layers.md "### Unit"
+Declarations follow docs/layers.md §4.9
 (Sony's ``Unit/*.txt``).
 """
 

@@ -1,6 +1,6 @@
 """Validation: BinaryError, TopNError.
 
-Declarations follow nnc-layers.md "### Validation"
+Declarations follow docs/layers.md §4.17
 (Sony's ``Validation/*.txt``).
 """
 

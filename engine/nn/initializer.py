@@ -3,8 +3,8 @@
 nnabla style (``nnabla.initializer``): :class:`NormalInitializer`, :class:`UniformInitializer`,
 :class:`ConstantInitializer`, :class:`RangeInitializer` and the ``calc_*`` helpers.
 
-NNC style (the ``<p>.Initializer`` / ``<p>.InitializerMultiplier`` properties, nnc-layers.md
-section 1.7, as nnabla's ``graph_def._create_initializer`` builds them): one class per NNC name,
+NNC style (the ``<p>.Initializer`` / ``<p>.InitializerMultiplier`` properties, docs/layers.md
+§1.7, as nnabla's ``graph_def._create_initializer`` builds them): one class per NNC name,
 ``NormalAffineGlorot(multiplier=1.0)``; the fan-in/fan-out come from the shape at call time.
 :func:`create_initializer` maps an NNC name to an instance.
 

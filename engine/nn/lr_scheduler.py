@@ -1,8 +1,8 @@
 """Learning-rate schedulers: nnabla's ``utils/learning_rate_scheduler.py`` and NNC's settings.
 
 Each scheduler is a function of the global 0-based iteration ``i`` at which the solver updates:
-``solver.set_learning_rate(scheduler.get_learning_rate(i))``. Formulas: nnc-behaviour.md
-section 2.2. :func:`create_scheduler` turns an NNC ``[Optimizer]`` section's settings (units in
+``solver.set_learning_rate(scheduler.get_learning_rate(i))``. Formulas: docs/nnc-behaviour.md
+§2.2. :func:`create_scheduler` turns an NNC ``[Optimizer]`` section's settings (units in
 epochs or iterations) into a scheduler exactly as NNC converts them to nntxt.
 """
 
@@ -127,7 +127,7 @@ def create_scheduler(
     warmup_length: int = 0,
     warmup_unit: Any = "epoch",
 ) -> BaseLearningRateScheduler:
-    """The scheduler an NNC ``[Optimizer]`` section describes (nnc-behaviour.md section 2.2).
+    """The scheduler an NNC ``[Optimizer]`` section describes (docs/nnc-behaviour.md §2.2).
 
     Args:
         scheduler: ``LearningRateScheduler``: Exponential, Step, Polynomial or Cosine.

@@ -1,7 +1,7 @@
 """One NNC optimizer entry: a solver with its update interval, weight decay, learning-rate
 schedule and effective range, stepping exactly as nnabla's CLI trainer does.
 
-Per iteration ``i`` (0-based, global) an active optimizer (nnc-behaviour.md sections 2.2, 6.1):
+Per iteration ``i`` (0-based, global) an active optimizer (docs/nnc-behaviour.md §2.2, §6.1):
 
 1. zeroes the gradients when ``i % update_interval == 0``;
 2. back-propagates the *mean* of every loss variable (their gradients are summed), so with an

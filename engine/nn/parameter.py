@@ -3,7 +3,7 @@
 Mirrors ``nnabla.parameter``: ``with nn.parameter_scope("conv1"):`` nests scopes, a parameter's
 full name is its scope path plus its own name (``"conv1/conv/W"``), and asking for an existing
 name returns the same :class:`Variable`, which is how layers (and networks) share parameters,
-as NNC does (nnc-layers.md section 1.7, nnc-behaviour.md section 1.3).
+as NNC does (docs/layers.md §1.7, docs/nnc-behaviour.md §1.3).
 
 Each parameter may carry NNC's ``LRateMultiplier``. NNC's trainer only distinguishes 0 (the
 parameter is frozen: ``need_grad`` False, not given to the solver) from > 0 (trained at the plain

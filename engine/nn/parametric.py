@@ -1,14 +1,14 @@
 """``PF``: layers that own parameters (nnabla ``parametric_functions``), with NNC's naming.
 
 ``import engine.nn.parametric as PF``. Each function runs inside its NNC function scope
-(nnc-layers.md section 1.7: ``affine``, ``conv``, ``bn``, ...), so ::
+(docs/layers.md §1.7: ``affine``, ``conv``, ``bn``, ...), so ::
 
     with nn.parameter_scope("Convolution_2"):
         h = PF.convolution(x, 16, (3, 3))       # creates Convolution_2/conv/W and .../conv/b
 
 names parameters exactly as NNC does; ``name="Convolution_2"`` is a shorthand for the outer
 scope. Default initializers are NNC's (e.g. NormalConvolutionGlorot for W, 0 for b, and 0 for
-BatchNormalization's running variance, nnc-behaviour.md section 6.5); the other arguments keep
+BatchNormalization's running variance, docs/nnc-behaviour.md §6.5); the other arguments keep
 nnabla's names and defaults.
 
 Arguments shared by every function:

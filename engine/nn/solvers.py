@@ -11,7 +11,7 @@
 
 The shared machinery (registry, update loop, decay, states) is in ``_solver_base``; the update
 rules below are nnabla's C++ (``src/nbla/solver/generic/*.cpp``) as written in
-nnc-behaviour.md section 4; the defaults are NNC's ``solver_component.txt`` (nnabla's own differ
+docs/nnc-behaviour.md §4; the defaults are NNC's ``solver_component.txt`` (nnabla's own differ
 for some solvers, e.g. ``Sgd(lr=0.01)`` here, 0.001 in nnabla). Semantics worth knowing:
 
 * ``zero_grad()`` sets gradients to None ("received no gradient"); ``update()`` skips those
@@ -24,7 +24,7 @@ for some solvers, e.g. ``Sgd(lr=0.01)`` here, 0.001 in nnabla). Semantics worth 
 * ``use_lr_multipliers=True`` (keyword, all solvers) applies each parameter's NNC
   LRateMultiplier as a real factor, as if that parameter had its own solver whose learning rate
   (initial and scheduled) is multiplied by it. **NNC does not do this**: its trainer only freezes
-  parameters with multiplier 0 (nnc-layers.md section 1.7). Off by default.
+  parameters with multiplier 0 (docs/layers.md §1.7). Off by default.
 """
 
 from __future__ import annotations
@@ -106,7 +106,7 @@ class SgdW(Solver):
 
 
 class Lars(Solver):
-    """LARS with the CONFIG weight decay fused in (nnabla ``lars.cpp``, nnc-behaviour.md §4)."""
+    """LARS with the CONFIG weight decay fused in (``lars.cpp``, docs/nnc-behaviour.md §4)."""
 
     state_names = ("v",)
 

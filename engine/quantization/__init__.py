@@ -11,6 +11,7 @@ from engine.quantization.insert import (
     Ranges,
     insert_quantizers,
     quantize_network,
+    quantize_networks,
     strip_quantizers,
 )
 from engine.quantization.scheme import QuantizationError, Scheme, parse_bits, parse_targets
@@ -23,5 +24,6 @@ __all__ = [
     "parse_bits",
     "parse_targets",
     "quantize_network",
+    "quantize_networks",
     "strip_quantizers",
 ]

@@ -29,8 +29,8 @@ from engine.layers.evaluate import RuleError
 from engine.layers.spec import ConnectorKind
 from engine.quantization.scheme import QUANTIZERS, QuantizationError, Scheme, power_of_two_delta
 
-__all__ = ["Ranges", "quantize_network", "insert_quantizers", "strip_quantizers",
-           "quantizable_layers", "SUFFIX"]  # fmt: skip
+__all__ = ["Ranges", "quantize_network", "quantize_networks", "insert_quantizers",
+           "strip_quantizers", "quantizable_layers", "SUFFIX"]  # fmt: skip
 
 SUFFIX = "_Quantize"
 _TARGET_OF = {"W": "weights", "b": "biases"}
@@ -40,6 +40,7 @@ _NONNEGATIVE = frozenset({"ReLU", "ReLU6", "Sigmoid", "HardSigmoid", "Softmax", 
 _KEEPS_SIGN = frozenset({"MaxPooling", "AveragePooling", "SumPooling", "GlobalAveragePooling",
                          "Unpooling", "Reshape", "Dropout", "Identity", "Concatenate", "Transpose",
                          "Slice", "Flip", "Broadcast", "BroadcastTo", "Tile"})  # fmt: skip
+_FLOAT_NETWORK = "FloatNetwork"  # a Unit layer calling a quantized copy: the float unit network
 _NOT_DATA = frozenset({"Input", "Parameter", "WorkingMemory", "Comment", "Argument"})
 # Layout in NNC's file coordinates (multiples of its 24 grid): a box is 240 x 48; parameter
 # chains start far enough right to leave room for the shape text beside each box.
@@ -99,7 +100,7 @@ def strip_quantizers(network: Network, name: str | None = None) -> Network:
             links.append(replace(link, source=bypass[link.source]))
         elif link.source not in drop and link.destination not in drop:
             links.append(link)
-    kept = [layer for layer in network.layers if layer.name not in drop]
+    kept = [_float_unit(network.name, layer) for layer in network.layers if layer.name not in drop]
     owners = [chain[1].destination for layer in network.layers if layer.name in drop
               and (chain := _chain_of(network, layer)) is not None]  # fmt: skip
     extras = {n: _extra_rows(n in bypass.values(), owners.count(n)) for n in set(owners)
@@ -107,6 +108,18 @@ def strip_quantizers(network: Network, name: str | None = None) -> Network:
     places = _shifted(kept, extras, -1)
     layers = [replace(layer, position=places[layer.name]) for layer in kept]
     return Network(name or network.name, layers, links, network.extra)
+
+
+def _float_unit(network: str, layer: Layer) -> Layer:
+    """A Unit layer calling its quantized unit copy (``<network>_<layer>``) calls the float
+    unit network again (its name is kept in the layer's ``FloatNetwork``)."""
+    original = layer.extra.get(_FLOAT_NETWORK)
+    if layer.type != "Unit" or original is None:
+        return layer
+    extra = {k: v for k, v in layer.extra.items() if k != _FLOAT_NETWORK}
+    if layer.properties.get("Network") != f"{network}_{layer.name}":
+        return replace(layer, extra=extra)  # pointed elsewhere since: left as it is
+    return replace(layer, properties={**layer.properties, "Network": original}, extra=extra)
 
 
 def _extra_rows(activation: bool, chains: int) -> int:
@@ -153,20 +166,23 @@ def _ancestors_of_parametric(network: Network) -> set[str]:
     return seen
 
 
-def quantizable_layers(network: Network, scheme: Scheme) -> list[str]:
-    """Layers whose output/parameters the scheme quantizes, in network order."""
+def quantizable_layers(network: Network, scheme: Scheme, unit: bool = False) -> list[str]:
+    """Layers whose output/parameters the scheme quantizes, in network order. Inside a unit
+    (``unit``) every data layer is, its last one included: the caller decides about the
+    unit's output."""
     names = set(network.layer_names)
     for option, listed in (("skip", scheme.skip), ("only", scheme.only)):
         for name in listed or ():
             if name not in names:
                 raise QuantizationError(f'{option}: network "{network.name}" has no layer "{name}"')
-    keep = _ancestors_of_parametric(network)
+    keep = set(names) if unit else _ancestors_of_parametric(network)
     out = []
     for layer in network.layers:
         spec = find_spec(layer.type)
         default_skip = (
             spec is None or spec.is_loss or layer.type in _NOT_DATA or layer.name not in keep
-            or spec.category in ("Setting", "Quantize") or not network.outputs_of(layer.name)
+            or spec.category in ("Setting", "Quantize")
+            or (not unit and not network.outputs_of(layer.name))
         )  # fmt: skip
         skipped = scheme.skip is None and default_skip
         if skipped or layer.name in (scheme.skip or ()) or (spec is None):
@@ -215,7 +231,7 @@ def _quantizer(
         delta = scheme.delta if max_abs is None else power_of_two_delta(max_abs, bits, sign)
         if delta is None:
             raise QuantizationError(
-                f"{where}: no Delta; give one (--delta X) or calibrate from a job (--job)"
+                f"{where}: no Delta; give a fixed Delta or calibrate from a trained job"
             )
         props.update(Sign=str(sign), N=str(bits), Delta=_number(delta), STEFineGrained=ste)
     elif kind == "Pow2Quantize":
@@ -243,6 +259,16 @@ def _take_name(network_names: set[str], name: str, where: str) -> str:
 # -- the transform --------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Call:
+    """Where a network is quantized: the top network, or a unit network for one Unit layer."""
+
+    path: str = ""  # call path of its layers' outputs in a calibration, "ConvBlock/" in a unit
+    scopes: tuple[str, ...] = ()  # the ParameterScopes of the enclosing Unit layers
+    unit: bool = False
+    overrides: Mapping[str, str] = field(default_factory=dict)  # the Unit's <L>.<p>.* values
+
+
 def quantize_network(
     project: Project,
     source: str,
@@ -250,28 +276,71 @@ def quantize_network(
     ranges: Ranges | None = None,
     name: str | None = None,
 ) -> Network:
-    """The quantized copy of network ``source`` (not added to the project; see the module)."""
-    base = strip_quantizers(project.network(source))
-    scratch = Project([base if n.name == source else Network(n.name, n.layers, n.links, n.extra)
-                       for n in project.networks])  # fmt: skip
+    """The quantized copy of network ``source`` (not added to the project; see the module).
+    Its quantized Unit layers call the unit copies :func:`quantize_networks` also returns."""
+    return quantize_networks(project, source, scheme, ranges, name)[0]
+
+
+def quantize_networks(
+    project: Project,
+    source: str,
+    scheme: Scheme,
+    ranges: Ranges | None = None,
+    name: str | None = None,
+) -> list[Network]:
+    """The quantized copy of ``source`` first, then one quantized copy of a unit network per
+    quantized Unit layer (per call): ``<name>_<Unit layer>``, nested calls
+    ``<that>_<inner Unit layer>``. A call's copy quantizes the weights, biases and outputs
+    inside the unit at the Unit layer's bits, calibrated on that call's values; its Parameter
+    layers keep the float names under the call's ParameterScope (``ConvBlock/Convolution/conv/W``),
+    so calls that share parameters (one ParameterScope) still share them."""
+    if not project.has_network(source):
+        raise QuantizationError(
+            f'no network "{source}" (networks: {", ".join(project.network_names)})'
+        )
+    # Quantizers inserted before (in the source and in the unit copies it calls) are removed.
+    scratch = Project([strip_quantizers(n) for n in project.networks])
     inference = ProjectInference(scratch, follow=False)
+    units: list[Network] = []
     try:
-        return _build(base, inference.network(source), scheme, ranges, name or source)
+        base = scratch.network(source)
+        main = _build(base, inference.network(source), scheme, ranges, name or source, _Call(),
+                      units)  # fmt: skip
     finally:
         inference.close()
+    return [main, *units]
 
 
-def _build(base, inference, scheme: Scheme, ranges: Ranges | None, name: str) -> Network:  # noqa: ANN001
+def _terminal(network: Network) -> str | None:
+    ends = [layer.name for layer in network.layers
+            if not network.outputs_of(layer.name) and layer.type not in _NOT_DATA]  # fmt: skip
+    return ends[0] if len(ends) == 1 else None
+
+
+def _output_key(inference, layer_name: str, path: str) -> str:  # noqa: ANN001
+    """The calibration key of a layer's output: its call path (a Unit layer's output is the
+    last layer of its unit)."""
+    if inference.network.layer(layer_name).type != "Unit":
+        return path + layer_name
+    sub = inference.expansion(layer_name)
+    terminal = None if sub is None else _terminal(sub.network)
+    if terminal is None:
+        return path + layer_name
+    return _output_key(sub, terminal, f"{path}{layer_name}/")
+
+
+def _build(base, inference, scheme: Scheme, ranges: Ranges | None, name: str, call: _Call,
+           units: list[Network]) -> Network:  # noqa: ANN001  # fmt: skip
     layers = list(base.layers)
     extra_links: list[Link] = []
     rewire: dict[str, str] = {}
     taken = set(base.layer_names)
     unsigned = _nonnegative(base)
-    chosen = quantizable_layers(base, scheme)
+    chosen = quantizable_layers(base, scheme, unit=call.unit)
     places: dict[str, tuple[str, int, int]] = {}  # new layer -> (owner, dx, rows below it)
     shared: dict[str, str] = {}  # parameter name -> its quantizer (shared parameters)
     extras: dict[str, int] = {}
-    eligible = set(quantizable_layers(base, replace(scheme, only=None)))
+    eligible = set(quantizable_layers(base, replace(scheme, only=None), unit=call.unit))
     for layer_name in chosen:
         layer = base.layer(layer_name)
         where = _where(base.name, layer_name)
@@ -282,16 +351,22 @@ def _build(base, inference, scheme: Scheme, ranges: Ranges | None, name: str) ->
         feeds_quantized = any(k.destination in eligible for k in base.outputs_of(layer_name))
         if "activations" in scheme.targets and feeds_quantized:
             sign = scheme.sign if scheme.sign is not None else layer_name not in unsigned
-            seen = None if ranges is None else ranges.activations.get(layer_name)
+            seen = None
+            if ranges is not None:
+                seen = ranges.activations.get(_output_key(inference, layer_name, call.path))
             q = _quantizer(base, _take_name(taken, layer_name + SUFFIX, where), scheme, bits,
                            sign, seen, (0, 0), f"{where}, output")  # fmt: skip
             added.append(q)
             places[q.name] = (layer_name, 0, 1)
             rewire[layer_name] = q.name
             extra_links.append(Link(layer_name, q.name))
+        if layer.type == "Unit":
+            copy = _unit_copy(base, inference, layer, scheme, ranges, name, call, units)
+            layers[layers.index(layer)] = copy
+            layer = copy
         rows = 0
         for chain, links in _parameter_chains(
-            base, inference, layer, scheme, ranges, taken, shared
+            base, inference, layer, scheme, ranges, taken, shared, call
         ):
             extra_links.extend(links)
             if chain:  # a new chain (a shared parameter reuses the first one)
@@ -322,7 +397,42 @@ def _build(base, inference, scheme: Scheme, ranges: Ranges | None, name: str) ->
     return Network(name, layers, [*links, *extra_links], base.extra)
 
 
-def _parameter_chains(base, inference, layer: Layer, scheme: Scheme, ranges, taken, shared):  # noqa: ANN001, ANN202, E501
+def _unit_copy(base, inference, layer: Layer, scheme: Scheme, ranges, name: str, call: _Call,
+               units: list[Network]) -> Layer:  # noqa: ANN001  # fmt: skip
+    """Quantizes the unit network ``layer`` calls, for this call, into ``units``; returns the
+    Unit layer calling the copy."""
+    where = _where(base.name, layer.name)
+    sub = inference.expansion(layer.name)
+    if sub is None or inference.result(layer.name).error:
+        raise QuantizationError(
+            f"{where}: the unit cannot be expanded ({inference.result(layer.name).error}); "
+            "fix the network's problems first"
+        )
+    try:
+        scope = str(inference.eval(layer.name).value("ParameterScope") or "")
+    except RuleError as exc:
+        raise QuantizationError(f"{where}, property ParameterScope: {exc}") from None
+    inner = _Call(
+        path=f"{call.path}{layer.name}/",
+        scopes=(*call.scopes, scope),
+        unit=True,
+        overrides={k: v for k, v in layer.properties.items() if k.count(".") >= 2},
+    )
+    unit_scheme = replace(scheme, bits=scheme.bits_of(layer.name), layer_bits={}, skip=None,
+                          only=None)  # fmt: skip
+    copy_name = f"{name}_{layer.name}"
+    units.append(Network(copy_name, [], []))  # its place: before the units it calls
+    index = len(units) - 1
+    units[index] = _build(sub.network, sub, unit_scheme, ranges, copy_name, inner, units)
+    return replace(
+        layer,
+        properties={**layer.properties, "Network": copy_name},
+        extra={**layer.extra, _FLOAT_NETWORK: layer.properties.get("Network", "")},
+    )
+
+
+def _parameter_chains(base, inference, layer: Layer, scheme: Scheme, ranges, taken, shared,  # noqa: ANN001, ANN202, E501
+                      call: _Call):  # fmt: skip
     """``([Quantize, Parameter], [links])`` for each targeted, unwired parameter connector;
     ``([], [link])`` when the parameter is shared with a layer quantized before."""
     spec = find_spec(layer.type)
@@ -351,12 +461,16 @@ def _parameter_chains(base, inference, layer: Layer, scheme: Scheme, ranges, tak
             shape = tuple(ev.connector_shape(connector.name))
         except RuleError as exc:
             raise QuantizationError(f"{where}: unknown shape ({exc})") from None
-        seen = None if ranges is None else ranges.parameters.get(pname)
+        seen = None
+        if ranges is not None:  # calibrated under the full name (the calls' scopes in front)
+            full = parameter_name(spec, layer.name, scope, pspec, call.scopes)
+            seen = ranges.parameters.get(full)
         sign = True if scheme.sign is None else scheme.sign
         q = _quantizer(base, _take_name(taken, f"{layer.name}_{connector.name}{SUFFIX}", where),
                        scheme, scheme.bits_of(layer.name), sign, seen, (0, 0), where)  # fmt: skip
         settings = {
-            key: _setting(layer, ev, f"{connector.name}.{key}")
+            key: call.overrides.get(f"{layer.name}.{connector.name}.{key}")
+            or _setting(layer, ev, f"{connector.name}.{key}")
             for key in ("File", "Initializer", "InitializerMultiplier", "LRateMultiplier")
         }
         parameter = Layer(_take_name(taken, pname, where), "Parameter",
@@ -382,18 +496,35 @@ def insert_quantizers(
     name: str | None = None,
 ) -> Network:
     """Add the quantized copy of ``source`` to ``project`` as ``name`` (default
-    ``<source>_q<bits>``); re-quantizing a network replaces it in place."""
+    ``<source>_q<bits>``), and after it the quantized unit copies its Unit layers call
+    (:func:`quantize_networks`); re-quantizing a network replaces it (and its copies) in
+    place."""
     name = name or default_name(source, scheme.bits)
-    network = quantize_network(project, source, scheme, ranges, name)
-    if project.has_network(name):
-        if name != source:
+    network, *units = quantize_networks(project, source, scheme, ranges, name)
+    replacing = project.has_network(name)
+    if replacing and name != source:
+        raise QuantizationError(
+            f'a network named "{name}" exists already; choose another name for the result'
+        )
+    for unit in units:
+        if project.has_network(unit.name) and not replacing:
             raise QuantizationError(
-                f'a network named "{name}" exists already; choose another name for the result'
+                f'a network named "{unit.name}" exists already (the quantized copy of unit '
+                f'"{unit.name[len(name) + 1 :]}" takes that name); rename it or choose another '
+                "name for the result"
             )
+    for unit in units:
+        if project.has_network(unit.name):
+            project.remove_network(unit.name)
+    if replacing:
         index = project.network_index(name)
         project.remove_network(name)
-        return project.add_network(network, index)
-    return project.add_network(network, project.network_index(source) + 1)
+    else:
+        index = project.network_index(source) + 1
+    result = project.add_network(network, index)
+    for offset, unit in enumerate(units, start=1):
+        project.add_network(unit, index + offset)
+    return result
 
 
 def default_name(source: str, bits: int) -> str:

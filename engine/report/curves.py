@@ -11,7 +11,7 @@ from typing import Any
 
 import matplotlib
 from matplotlib.axes import Axes
-from matplotlib.ticker import MaxNLocator
+from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from engine.runtime.job_history import JobInfo, pareto_front
 
@@ -69,6 +69,12 @@ def tradeoff_points(
     return points, names, pareto_front(points)
 
 
+def _cost_label(value: float, _position: int) -> str:
+    return (
+        f"{value:,.0f}" if abs(value - round(value)) < 1e-9 or abs(value) >= 100 else f"{value:g}"
+    )
+
+
 def draw_tradeoff(ax: Axes, jobs: Sequence[JobInfo], statistic: str) -> list[str]:
     """Best validation error against ``statistic``; the Pareto front in red and named (every
     point named while there are at most ``NAME_ALL_UP_TO``). Returns the front's names."""
@@ -86,7 +92,9 @@ def draw_tradeoff(ax: Axes, jobs: Sequence[JobInfo], statistic: str) -> list[str
     if len(front) > 1:
         ax.plot(*zip(*front, strict=True), "-", color="tab:red", alpha=0.5, label="Pareto")
     ax.xaxis.set_major_locator(MaxNLocator(4))
-    ax.ticklabel_format(axis="x", style="sci", scilimits=(-3, 4))
+    # Whole numbers with separators: costs a few apart around a million read "1,031,746", not
+    # "46 49 52 +1.0317e6" (matplotlib's offset notation).
+    ax.xaxis.set_major_formatter(FuncFormatter(_cost_label))
     ax.set_xlabel(statistic)
     ax.set_ylabel("best validation error")
     ax.grid(True, alpha=0.3)

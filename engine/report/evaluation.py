@@ -86,7 +86,7 @@ def evaluation_slides(
 
 
 def _not_evaluated(job: Path, summary: dict | None, wanted: str | None) -> list[str]:
-    command = f"neurocanvas evaluate {job}" + (f" --checkpoint {wanted}" if wanted else "")
+    """What the slide says instead of results: for whoever reads the deck, so no command."""
     if summary is None:
         first = "This job has not been evaluated yet."
     else:
@@ -94,10 +94,7 @@ def _not_evaluated(job: Path, summary: dict | None, wanted: str | None) -> list[
             f"This job has been evaluated with the {summary.get('checkpoint')} parameters, "
             f"not the {wanted} ones asked for."
         )
-    return [
-        first,
-        f"Evaluate it ({command}, or Evaluate on the EVALUATION tab), then make the report again.",
-    ]
+    return [first, "The evaluation results appear here once the job is evaluated."]
 
 
 def _confusion_slide(deck: Deck, name: str, m: dict) -> None:

@@ -4,13 +4,16 @@ Qt-free so that the editor (:mod:`console_app.editor`) and the report
 (:mod:`engine.report.network_picture`) draw the same boxes at the same places.
 
 Positions in the model are NNC file coordinates; the canvas uses NNC's editor pixels:
-editor = file x 20/24 (nnc-formats.md §1.4), so NNC's 24-unit file grid is a 20 px grid here.
+editor = file x 20/24 (docs/formats.md §1.4), so NNC's 24-unit file grid is a 20 px grid here.
 A layer box fills the top of its 200 x 40 px grid cell and leaves a gap for the links.
 """
 
 from __future__ import annotations
 
-from engine.graph.project import Layer
+from collections.abc import Mapping
+
+from engine.graph.project import Layer, Project
+from engine.graph.resolve import arguments_of
 from engine.layers.spec import Inputs, LayerSpec, Outputs
 
 FILE_TO_SCENE = 20 / 24
@@ -82,8 +85,15 @@ def color_of(spec: LayerSpec | None) -> int:
     return spec.color or CATEGORY_COLORS.get(spec.category, 0x9A9A9A)
 
 
-def important_text(layer: Layer, spec: LayerSpec | None) -> str:
-    """``Label : value`` of the properties shown on the box, as raw text (defaults included)."""
+def important_text(
+    layer: Layer, spec: LayerSpec | None, arguments: Mapping[str, str] | None = None
+) -> str:
+    """``Label : value`` of the properties shown on the box, as raw text (defaults included).
+
+    A Unit layer also shows the value of each argument of the unit it calls (``arguments``:
+    name -> the unit's default, from :func:`unit_arguments`), as set on the layer or else the
+    default, as a layer shows its main properties (``Net : ConvBlock   OutMaps : 32``).
+    """
     if spec is None:
         return f"unknown type {layer.type}"
     parts = []
@@ -91,7 +101,17 @@ def important_text(layer: Layer, spec: LayerSpec | None) -> str:
         if prop.important and prop.editable:
             value = layer.properties.get(prop.name, prop.default)
             parts.append(f"{prop.label} : {value}")
+    for name, default in (arguments or {}).items():
+        parts.append(f"{name} : {layer.properties.get(name, default)}")
     return "   ".join(parts)
+
+
+def unit_arguments(project: Project, layer: Layer) -> dict[str, str]:
+    """The arguments of the unit a Unit layer calls, with their defaults (empty otherwise)."""
+    name = layer.properties.get("Network", "") if layer.type == "Unit" else ""
+    if not name or not project.has_network(name):
+        return {}
+    return {a.name: a.value for a in arguments_of(project.network(name)).values()}
 
 
 def pin_points(spec: LayerSpec | None) -> list[tuple[str, int, str, float, float]]:

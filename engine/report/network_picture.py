@@ -73,10 +73,13 @@ def draw_network(
     max_width: float,
     max_height: float,
     dpi: int = 200,
+    arguments: Mapping[str, Mapping[str, str]] | None = None,
 ) -> list[NetworkPicture]:
     """Pictures of ``network`` that fit ``max_width`` x ``max_height`` inches each.
 
-    ``shapes``: layer name -> output shape (batch axis excluded), shown beside each box.
+    ``shapes``: layer name -> output shape (batch axis excluded), shown beside each box;
+    ``arguments``: Unit layer name -> its unit's arguments (:func:`layout.unit_arguments`),
+    whose values the box shows.
     """
     boxes = _boxes(network)
     if not boxes:
@@ -90,13 +93,15 @@ def draw_network(
         fit = max_height * PX_PER_INCH / (y1 - y0)
         zoom = fit if fit >= MIN_ZOOM else min(zoom, max(MIN_ZOOM, fit))
     bands = _bands(tops, max_height * PX_PER_INCH / zoom)
-    return [_render(network, boxes, shapes, (x0, x1), band, zoom, dpi) for band in bands]
+    args = arguments or {}
+    return [_render(network, boxes, shapes, args, (x0, x1), band, zoom, dpi) for band in bands]
 
 
 def _render(
     network: Network,
     boxes: Mapping[str, tuple[float, float]],
     shapes: Mapping[str, Sequence[int] | None],
+    arguments: Mapping[str, Mapping[str, str]],
     xs: tuple[float, float],
     ys: tuple[float, float],
     zoom: float,
@@ -117,7 +122,7 @@ def _render(
     for layer in network.layers:
         x, y = boxes[layer.name]
         if ys[0] <= y + g.BOX_H / 2 < ys[1]:
-            _draw_box(ax, layer, x, y, shapes.get(layer.name), zoom)
+            _draw_box(ax, layer, x, y, shapes.get(layer.name), zoom, arguments.get(layer.name))
             shown.append((y, layer.name))
     buffer = io.BytesIO()
     figure.savefig(buffer, format="png", dpi=dpi, facecolor="white")
@@ -154,7 +159,8 @@ def _draw_link(ax, network, boxes, source, destination, pin, zoom) -> None:  # n
     )
 
 
-def _draw_box(ax, layer: Layer, x: float, y: float, shape, zoom: float) -> None:  # noqa: ANN001
+def _draw_box(ax, layer: Layer, x: float, y: float, shape, zoom: float,  # noqa: ANN001
+              arguments: Mapping[str, str] | None = None) -> None:  # fmt: skip
     spec = find_spec(layer.type)
     pt = zoom  # 1 scene px = 0.75 pt at 100 %: the canvas's point sizes times the zoom
     ax.add_patch(
@@ -179,7 +185,7 @@ def _draw_box(ax, layer: Layer, x: float, y: float, shape, zoom: float) -> None:
         color="#141414",
         clip_on=True,
     )
-    subtitle = _elide(g.important_text(layer, spec), (g.BOX_W - 16) / (7.0 * 0.55))
+    subtitle = _elide(g.important_text(layer, spec, arguments), (g.BOX_W - 16) / (7.0 * 0.55))
     if subtitle:
         ax.text(x + 12, y + 22, subtitle, fontsize=7.0 * pt, va="center", color="#505050")
     for _kind, _index, label, px, py in g.pin_points(spec):

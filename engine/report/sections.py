@@ -1,4 +1,4 @@
-"""NNC 1.20's report slides, in its order and with its texts (nnc-behaviour.md §8):
+"""NNC 1.20's report slides, in its order and with its texts (docs/nnc-behaviour.md §8):
 datasets and their examples, network architecture, training procedure, learning curve,
 evaluation, references. Each function adds its slides to a :class:`~engine.report.slides.Deck`.
 """
@@ -14,10 +14,12 @@ import numpy as np
 from engine.graph.config import SOLVER_REFERENCES
 from engine.graph.derive import counted_as
 from engine.graph.infer import ProjectInference
+from engine.graph.resolve import unit_calls
 from engine.graph.statistics import network_statistics
 from engine.layers import find_spec
 from engine.layers.spec import STATISTICS
 from engine.report import figures
+from engine.report.layout import unit_arguments
 from engine.report.network_picture import draw_network
 from engine.report.slides import BODY_H, BODY_TOP, MARGIN, WIDTH, Deck
 
@@ -53,13 +55,20 @@ def used_datasets(plan: Any) -> list[str]:
 
 
 def used_networks(project: Any, plan: Any) -> list[str]:
-    """The drawn networks the config uses (derived Validation/Runtime count as their base)."""
+    """The drawn networks the config uses (derived Validation/Runtime count as their base),
+    then the unit networks their Unit layers call (at any depth), each once: the report shows
+    a unit's inside on its own slide, and its layers' papers among the References."""
     names: list[str] = []
     for group in (plan.optimizers, plan.monitors, plan.executors):
         for entry in group:
             base = counted_as(project, entry.get("network", "")) or entry.get("network", "")
             if base in project.network_names and base not in names:
                 names.append(base)
+    calls = unit_calls(project)
+    for name in names:  # grows while it runs: units that units call come last
+        for _layer, unit in calls.get(name, []):
+            if unit in project.network_names and unit not in names:
+                names.append(unit)
     return names
 
 
@@ -122,6 +131,7 @@ def network_slides(deck: Deck, project: Any, names: Sequence[str]) -> dict[str, 
     inference = ProjectInference(project, follow=False)
     totals: dict[str, dict[str, int]] = {}
     picture_box = (MARGIN, BODY_TOP, 7.6, BODY_H)
+    units = {unit for calls in unit_calls(project).values() for _layer, unit in calls}
     table_box = (MARGIN + 7.9, BODY_TOP, WIDTH - 2 * MARGIN - 7.9, BODY_H)
     try:
         for name in names:
@@ -129,9 +139,13 @@ def network_slides(deck: Deck, project: Any, names: Sequence[str]) -> dict[str, 
             stats = network_statistics(network)
             totals[name] = stats.summary()
             shapes = {layer: result.shape for layer, result in network.results().items()}
-            pictures = draw_network(project.network(name), shapes, *picture_box[2:])
+            drawn = project.network(name)
+            arguments = {layer.name: unit_arguments(project, layer) for layer in drawn.layers
+                         if layer.type == "Unit"}  # fmt: skip
+            pictures = draw_network(drawn, shapes, *picture_box[2:], arguments=arguments)
             for k, picture in enumerate(pictures or [None]):
-                slide = deck.slide(f"Network Architecture : {name}" + (" (continued)" if k else ""))
+                title = f"Network Architecture : {name}" + (" (unit)" if name in units else "")
+                slide = deck.slide(title + (" (continued)" if k else ""))
                 if picture is not None:
                     deck.picture(slide, picture.png, picture_box, (picture.width, picture.height))
                 if k == 0:

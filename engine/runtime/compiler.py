@@ -1,6 +1,6 @@
 """Compile one network of a project into a :class:`~engine.runtime.program.Program`.
 
-The network may be drawn or derived (``MainValidation``, ``MainRuntime``: nnc-behaviour.md §3).
+The network may be drawn or derived (``MainValidation``, ``MainRuntime``: docs/nnc-behaviour.md §3).
 Everything a layer needs comes from the catalogue and from shape inference
 (:class:`engine.graph.infer.NetworkInference`), so the compiler keeps no per-layer table:
 
@@ -55,7 +55,7 @@ from engine.runtime.program import (
 
 __all__ = ["CompileError", "compile_network"]
 
-# nnc-layers.md §1.4: SpectralNorm's Itr carries -a by mistake; it is a count, not an axis.
+# docs/layers.md §1.4: SpectralNorm's Itr carries -a by mistake; it is a count, not an axis.
 _NOT_AXIS = frozenset({("SpectralNorm", "Itr")})
 # Parameters nnabla's parametric functions own that NNC's files do not list: inserted after the
 # named connector, shaped like the bias connector (BinaryWeight*: alpha, not trained).
@@ -460,8 +460,8 @@ class _Compiler:
                 pspec = next(p for p in spec.parameters if p.name == connector.name)
                 return ("param", self._parameter(layer, spec, ev, pspec, scope))
             shape = tuple(ev.connector_shape(connector.name))
-            # As for an Input layer, a generator wins over the dataset variable (nnc-layers.md
-            # 1.8): NNC's GANs keep T.Dataset = y beside T.Generator = Constant.
+            # As for an Input layer, a generator wins over the dataset variable (docs/layers.md
+            # §1.8): NNC's GANs keep T.Dataset = y beside T.Generator = Constant.
             generator = str(ev.value(f"{connector.name}.Generator"))
             multiplier = ev.value(f"{connector.name}.GeneratorMultiplier")
             variable = str(ev.value(f"{connector.name}.Dataset") or "")

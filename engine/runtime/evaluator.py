@@ -1,4 +1,4 @@
-"""Evaluation: what NNC's Evaluate button does for a job (nnabla ``forward``, nnc-formats.md §3).
+"""Evaluation: what NNC's Evaluate button does for a job (nnabla ``forward``, docs/formats.md §3).
 
 :func:`evaluate` runs the job's executors (``MainRuntime`` unless the CONFIG says otherwise)
 over every row of a dataset (the first executor's unless told) with the best (default, as NNC
@@ -17,7 +17,7 @@ what the executors after it read for the same batch. The job folder receives:
 
 Each executor's Number of Evaluations and mean/last are honoured (MC dropout). Need Back
 Propagation runs the executor's forward with gradients and a backward from its losses each time
-(nnc-behaviour.md §2.3), as nnabla's ``backward_target``; the parameters' gradients are
+(docs/nnc-behaviour.md §2.3), as nnabla's ``backward_target``; the parameters' gradients are
 dropped, nothing is trained and no checkpoint is written.
 """
 

@@ -44,7 +44,7 @@ logger = logging.getLogger("neurocanvas")
 def evaluate_monitor(session: Session, monitor: MonitorRun) -> tuple[float, str | None]:
     """NNC's monitor value: the mean over ``floor(rows / batch)`` batches of Σ mean(loss).
 
-    Every loss-type layer of the monitored network counts (nnc-behaviour.md §6.3). Returns
+    Every loss-type layer of the monitored network counts (docs/nnc-behaviour.md §6.3). Returns
     ``(value, warning)``; NaN/inf is reported as 0 with a warning, as NNC does.
     """
     program = monitor.program
@@ -171,7 +171,7 @@ class DivergenceWatch:
 
 
 def log_line(trainer: Trainer, record: EpochRecord) -> str:
-    """nnabla's log line (nnc-formats.md §3.4)."""
+    """nnabla's log line (docs/formats.md §3.4)."""
     plan = trainer.session.plan
     elapsed = trainer.elapsed
     done = max(1, trainer.state.iteration)

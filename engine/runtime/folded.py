@@ -1,7 +1,7 @@
 """Loops kept as nnabla writes them: the folded program the NNP writer reads.
 
 NNC's nntxt does not unroll loops. nnabla expands them when it loads a network
-(``nnabla/core/graph_def.py``, ``ProtoNetwork.expand_loop_control``; nnc-formats.md §4.2):
+(``nnabla/core/graph_def.py``, ``ProtoNetwork.expand_loop_control``; docs/formats.md §4.2):
 
 * a block's functions and variables carry ``repeat_id`` (the enclosing loops, outer first) and
   the network a ``repeat_info {id, times}`` per loop;

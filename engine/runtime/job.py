@@ -1,4 +1,4 @@
-"""The job folder: everything about one training run (README section "Job folder").
+"""The job folder: everything about one training run (docs/job-folder.md §1).
 
 ::
 

@@ -173,7 +173,7 @@ def delete_job(path: Path) -> None:
 
 
 def pareto_front(points: list[tuple[float, float]]) -> list[bool]:
-    """Which (cost, error) points are Pareto-optimal by NNC's rule (nnc-behaviour.md 9.1).
+    """Which (cost, error) points are Pareto-optimal by NNC's rule (docs/nnc-behaviour.md §9.1).
 
     Sort by (cost, error); keep a running minimum error. A point is optimal when its error is
     <= the running minimum at a new cost value, or equals its group's minimum among equal costs.

@@ -1,11 +1,11 @@
 """Evaluation metrics as NNC computes them, and the ``confusion_matrix_<var>.csv`` layout.
 
-Classification (nnc-behaviour.md §7): the true class is ``int(value)`` of a single target column
-or the argmax of a one-hot target; the predicted class is ``round(value)`` of a single output
+Classification (docs/nnc-behaviour.md §7): the true class is ``int(value)`` of a single target
+column or the argmax of a one-hot target; the predicted class is ``round(value)`` of a single output
 column (a sigmoid gives 0/1) or the first argmax over several. Classes are 0 .. the largest true
 class; predictions outside that range count in no cell of the matrix. Recall, precision and
 F-measure per class, accuracy, and their unweighted means over the classes (zero-support classes
-count as 0). The CSV follows NNC for Windows (nnc-formats.md §3.2): counts as integers, metrics
+count as 0). The CSV follows NNC for Windows (docs/formats.md §3.2): counts as integers, metrics
 with 4 decimals, CRLF line ends, every row as wide as the matrix plus two cells.
 
 Regression: mean absolute error, mean squared error, its root and R² over every element.

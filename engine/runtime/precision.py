@@ -1,6 +1,6 @@
 """Precision "Half" (NNC's CONFIG option): float16 activations and gradients, float32 masters.
 
-As nnabla's half context (nnc-behaviour.md §6.2): inputs, generated values and the parameter
+As nnabla's half context (docs/nnc-behaviour.md §6.2): inputs, generated values and the parameter
 copies layers read are float16, so activations and their gradients are float16; the parameters
 themselves (the solver's master weights) and their gradients stay float32 (:class:`Cast`
 converts both ways and back-propagates through the conversion); the layers nnabla keeps in
@@ -56,7 +56,7 @@ def runs_in_float32(step: Any) -> bool:
 
 
 class DynamicLossScaler:
-    """nnabla's dynamic loss scaling (``DynamicLossScalingUpdater``, nnc-behaviour.md §6.2).
+    """nnabla's dynamic loss scaling (``DynamicLossScalingUpdater``, docs/nnc-behaviour.md §6.2).
 
     The loss gradient is seeded with :attr:`scale`; before the update the gradients are
     checked: an overflow divides the scale by ``factor``, resets the counter and skips the

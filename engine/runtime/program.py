@@ -240,6 +240,7 @@ class Program:
         batch: Mapping[str, Any],
         params: Mapping[str, Variable],
         drawn: dict[int, Any] | None = None,
+        input_grad: bool = False,
     ) -> Activations:
         """Run every step on one batch ``{variable: array (B, ...)}``; returns all outputs.
 
@@ -248,6 +249,8 @@ class Program:
         draw anew on every call unless ``drawn`` is given: then a generator draws only when
         ``drawn`` lacks its index and stores the draw there, so passing the same dict to the
         repeats of one batch reuses one draw (an executor's Number of Evaluations).
+        ``input_grad``: the dataset variables are fed with ``need_grad`` (their gradients are
+        what saliency methods read) and listed in the result as ``feed:NAME``.
         """
         size = _batch_size(batch, self)
         feeds: dict[Ref, Variable] = {}
@@ -274,6 +277,9 @@ class Program:
             elif kind == "feed":
                 if ref not in feeds:
                     feed = _feed(batch, ref[1], ref[2], size, self.network)
+                    if input_grad:
+                        feed.need_grad = True
+                        acts[f"feed:{ref[1]}"] = feed
                     feeds[ref] = precision.cast(feed, precision.HALF) if half else feed
                 out = feeds[ref]
             elif kind == "gen":

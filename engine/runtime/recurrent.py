@@ -242,7 +242,7 @@ def _initial(
         comp.steps.append(Step(name, "Delay", F.constant, (), {"val": value, "shape": shape},
                                shape, batch_kwargs=("shape",)))  # fmt: skip
         return ("step", name)
-    if generator != "None":  # the generator wins over the dataset variable (nnc-layers.md)
+    if generator != "None":  # the generator wins over the dataset variable (docs/layers.md §1.8)
         multiplier = ev.value(f"{connector}.GeneratorMultiplier")
         return comp._generator(generator, multiplier, shape, f"{layer.name}_{connector}")
     variable = str(ev.value(f"{connector}.Dataset") or "")

@@ -1,4 +1,4 @@
-"""NNC's result files in a job folder: ``result.ini`` and ``results.nnp`` (nnc-formats.md §3.3).
+"""NNC's result files in a job folder: ``result.ini`` and ``results.nnp`` (docs/formats.md §3.3).
 
 :class:`ResultFiles` writes both when a run ends (finished or stopped), so tools that read NNC
 job folders read ours: ``result.ini`` holds the best epoch and validation error, the last

@@ -1,7 +1,7 @@
 """Everything a run needs, built from a project before the first iteration.
 
-:func:`plan_run` reads the project's CONFIG as NNC does (nnc-behaviour.md §2, nnc-formats.md
-§1.6-1.10) into a JSON-able :class:`RunPlan` (stored as the job's ``config.json``, so a resumed
+:func:`plan_run` reads the project's CONFIG as NNC does (docs/nnc-behaviour.md §2, docs/formats.md
+§1.6-§1.10) into a JSON-able :class:`RunPlan` (stored as the job's ``config.json``, so a resumed
 run uses exactly the same settings). :func:`build_session` then compiles every network that an
 optimizer, monitor or executor names (so an unsupported layer stops the run before it starts),
 opens the datasets, checks the variables the networks read, seeds the engine, creates the
@@ -220,7 +220,7 @@ def _locate(uri: str, base: Path | None, name: str, progress: bool, required: bo
 
 
 def _iter_per_epoch(project: Project, datasets: Mapping[str, dict[str, Any]], batch: int) -> int:
-    """floor(rows of the main dataset / batch size) (nnc-behaviour.md §2)."""
+    """floor(rows of the main dataset / batch size) (docs/nnc-behaviour.md §2)."""
     main = project.main_dataset()
     name = main.name if main is not None and main.name in datasets else None
     if name is None or not datasets[name]["csv"]:

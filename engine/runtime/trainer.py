@@ -1,4 +1,4 @@
-"""The training loop, as nnabla's CLI trainer runs an NNC project (nnc-behaviour.md §6).
+"""The training loop, as nnabla's CLI trainer runs an NNC project (docs/nnc-behaviour.md §6).
 
 The loop is short; everything else (monitors, best and last checkpoints, the learning curve,
 events, progress, stop requests) is an :class:`~engine.runtime.extensions.Extension` called at
@@ -153,7 +153,7 @@ class Trainer:
         self._started = 0.0
 
     def update(self) -> None:
-        """One iteration of every active optimizer (nnc-behaviour.md §6.1)."""
+        """One iteration of every active optimizer (docs/nnc-behaviour.md §6.1)."""
         i = self.state.iteration
         batches: dict[str, dict[str, Any]] = {}
         ran = False

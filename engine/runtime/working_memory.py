@@ -2,7 +2,7 @@
 
 As nnabla loads NNC's nntxt, a WorkingMemory read without input is a ``Buffer`` variable of
 shape ``(batch size, *Size)`` filled by its initializer and shared by every network that names
-it (nnc-behaviour.md §3.1); VATNoise's backward writes ``eps * dy`` into it sample by sample,
+it (docs/nnc-behaviour.md §3.1); VATNoise's backward writes ``eps * dy`` into it sample by sample,
 and a WorkingMemory with an input (an Identity into the buffer) stores the batch. The engine
 keeps the same array, under the layer's name, in the parameter registry (so checkpoints and
 ``results.nnp`` carry it), its first axis marked per-sample

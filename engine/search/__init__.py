@@ -1,6 +1,6 @@
 """Structure search (NNC's CONFIG > Structure Search), Qt-free; README "Structure search".
 
-- :mod:`~engine.search.mutations`: NNC's mutation rules (nnc-behaviour.md §9.2), graph edits in
+- :mod:`~engine.search.mutations`: NNC's mutation rules (docs/nnc-behaviour.md §9.2), graph edits in
   :mod:`~engine.search.edit`, new property values in :mod:`~engine.search.values`
 - :mod:`~engine.search.candidate`: a mutated copy that infers, validates and keeps the task
 - :mod:`~engine.search.study`: the Optuna study (SQL storage shared by workers), settings

@@ -1,4 +1,4 @@
-"""NNC's structure-search mutations (nnc-behaviour.md §9.2), one function per rule.
+"""NNC's structure-search mutations (docs/nnc-behaviour.md §9.2), one function per rule.
 
 A rule takes the network to change and a random generator, picks one place where it fits, changes
 the network in place and returns a :class:`Mutation` saying what it did, or ``None`` when the

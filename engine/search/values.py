@@ -1,6 +1,6 @@
 """New values for searchable properties and arguments, with the magnitudes NNC was seen to use.
 
-Observed in NNC's ``mutate`` (nnc-behaviour.md §9.2): OutMaps 16 -> 13, 19, 20; OutShape
+Observed in NNC's ``mutate`` (docs/nnc-behaviour.md §9.2): OutMaps 16 -> 13, 19, 20; OutShape
 100 -> 159, 192 (a factor 2^u); Dropout P 0.5 -> 0.4..0.6 (0.5 x 2^u, small u); KernelShape
 5,5 -> 4,3 / 7,3 / 2,7 and pooling 2,2 -> 2,4 / 1,4 (each axis on its own).
 """

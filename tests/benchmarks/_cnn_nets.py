@@ -20,6 +20,7 @@ import numpy as np
 import engine.nn as nn
 import engine.nn.functions as F
 import engine.nn.parametric as PF
+from engine.core import backend
 
 
 class OursOps:
@@ -50,10 +51,14 @@ class OursOps:
 class TorchOps:
     """The same operations in PyTorch on tensors holding a copy of NeuroCanvas's parameters."""
 
-    def __init__(self, torch, params: dict, buffers: dict) -> None:
+    def __init__(self, torch, params: dict, buffers: dict, device: str = "cpu") -> None:
         self.torch, self.f = torch, torch.nn.functional
-        self.p = {k: torch.nn.Parameter(torch.from_numpy(v.d.copy())) for k, v in params.items()}
-        self.b = {k: torch.from_numpy(v.d.reshape(-1).copy()) for k, v in buffers.items()}
+
+        def tensor(v):
+            return torch.from_numpy(backend.to_numpy(v.d).copy()).to(device)
+
+        self.p = {k: torch.nn.Parameter(tensor(v)) for k, v in params.items()}
+        self.b = {k: tensor(v).reshape(-1) for k, v in buffers.items()}
 
     def conv(self, x, name, maps, k, stride=1, depthwise=False):
         w = self.p[f"{name}/depthwise_conv/W" if depthwise else f"{name}/conv/W"]
@@ -98,7 +103,7 @@ def mobilenet(ops, x):
     return ops.head(h, "fc", 10)
 
 
-def ours_and_torch(net, torch, x_np, t_np, ours_step_fn, torch_step_fn):
+def ours_and_torch(net, torch, x_np, t_np, ours_step_fn, torch_step_fn, device="cpu"):
     """``(ours_step, torch_step)``: one training step (forward, backward, Adam) of ``net`` in
     each framework (made by the step helpers of bench_train_step), from the same initial weights
     and running statistics."""
@@ -108,7 +113,7 @@ def ours_and_torch(net, torch, x_np, t_np, ours_step_fn, torch_step_fn):
     with nn.parameter_scope("bench"):
         every = nn.get_parameters(grad_only=False)
     buffers = {k: v for k, v in every.items() if k not in params}
-    module = _TorchNet(net, TorchOps(torch, params, buffers))
+    module = _TorchNet(net, TorchOps(torch, params, buffers, device))
     return ours, torch_step_fn(torch, module, x_np, t_np)
 
 

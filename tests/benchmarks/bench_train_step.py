@@ -8,7 +8,7 @@ installed, in PyTorch in the same process with the same initial weights; the los
 steps must agree; the ratio ours / PyTorch is printed.
 
     python tests/benchmarks/bench_train_step.py [--steps 30] [--rounds 7] [--only WORD...]
-        [--threads N] [--separate | --memory]
+        [--threads N] [--separate | --memory] [--device cpu|gpu|guard]
 
 ``--separate`` times each framework in its own process instead (alternating), which removes the
 interference of one framework's idle-spinning threads with the other's. ``--threads 1`` runs
@@ -37,11 +37,15 @@ import engine.nn as nn
 import engine.nn.functions as F
 import engine.nn.parametric as PF
 import engine.nn.solvers as S
+from engine.core import backend
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _cnn_nets  # noqa: E402 - beside this file
 
 BATCH = 64
+# PyTorch's device: "cuda" with --device gpu (set in main); each step ends in a read-back of the
+# loss (float()), which waits for the device in both frameworks, so host timers measure the step.
+TORCH_DEVICE = ["cpu"]
 
 
 def lenet(x):
@@ -84,7 +88,7 @@ def torch_mlp(torch):
 
 def copy_weights_to_torch(torch, params: dict, module) -> None:
     """Ours: W (in, out), b (out,) per layer in creation order; torch: weight (out, in...)."""
-    ours = [p.d for p in params.values()]
+    ours = [backend.to_numpy(p.d) for p in params.values()]
     theirs = [p for p in module.parameters()]
     with torch.no_grad():
         for o, t in zip(ours, theirs, strict=True):
@@ -92,6 +96,7 @@ def copy_weights_to_torch(torch, params: dict, module) -> None:
                 t.copy_(torch.from_numpy(np.ascontiguousarray(o.T)))
             else:
                 t.copy_(torch.from_numpy(o.reshape(t.shape)))
+    module.to(TORCH_DEVICE[0])
 
 
 def ours_step_fn(build, x_np, t_np):
@@ -118,8 +123,8 @@ def ours_step_fn(build, x_np, t_np):
 
 def torch_step_fn(torch, module, x_np, t_np):
     opt = torch.optim.Adam(module.parameters(), lr=0.001)
-    x = torch.from_numpy(x_np)
-    t = torch.from_numpy(t_np.reshape(-1).astype(np.int64))
+    x = torch.from_numpy(x_np).to(TORCH_DEVICE[0])
+    t = torch.from_numpy(t_np.reshape(-1).astype(np.int64)).to(TORCH_DEVICE[0])
     lossf = torch.nn.CrossEntropyLoss()
 
     def step():
@@ -172,7 +177,9 @@ def make_steps(name: str, torch):
     if len(spec) == 2:
         return make_mlp_like(*spec, torch, x_np, t_np)
     nn.seed(0)
-    return _cnn_nets.ours_and_torch(spec[0], torch, x_np, t_np, ours_step_fn, torch_step_fn)
+    return _cnn_nets.ours_and_torch(
+        spec[0], torch, x_np, t_np, ours_step_fn, torch_step_fn, TORCH_DEVICE[0]
+    )
 
 
 def run(name, steps, rounds) -> dict:
@@ -318,9 +325,13 @@ def main(argv=None) -> list[dict]:
     parser.add_argument(
         "--memory", action="store_true", help="peak RSS of each framework in its own process"
     )
+    parser.add_argument("--device", choices=("cpu", "gpu", "guard"), default="cpu",
+                        help="ours on the GPU (CuPy) and PyTorch on CUDA; guard: ours on the "
+                        "CuPy-like guard, PyTorch on the CPU (checks the data flow)")  # fmt: skip
     args = parser.parse_args(argv)
     names = [n for n in NETWORKS if not args.only or any(w in n for w in args.only)]
-    nn.set_device("cpu")
+    nn.set_device(args.device)
+    TORCH_DEVICE[0] = "cuda" if args.device == "gpu" else "cpu"
     if args.threads:
         _limit_threads(args.threads)
     if args.alone and args.memory:

@@ -1,4 +1,4 @@
-"""File > Export writes the edited project as Python code and ONNX (engine.export)."""
+"""File > Export writes the edited project as Python code, ONNX and C source (engine.export)."""
 
 from __future__ import annotations
 
@@ -41,6 +41,13 @@ def test_file_export_python_code_offers_both_targets(lenet_window, tmp_path, mon
     action.trigger()
     assert f"import {module} as nn" in out.read_text()
     assert ast.parse(out.read_text())
+    # The file has no trained parameters: the status bar says so and where they come from, and
+    # the file itself, when run, says the same in one line (tests/engine/cli/test_export.py).
+    assert lenet_window.statusBar().currentMessage() == (
+        f"Exported {out}: the network as edited, with freshly initialized parameters; a trained "
+        "model: right-click its job in TRAINING > Export Python code..."
+    )
+    assert "def parameters_file():" in out.read_text()
 
 
 def test_export_onnx_from_the_menu_and_errors_are_reported(lenet_window, tmp_path):
@@ -71,3 +78,33 @@ def test_a_network_with_generator_inputs_exports_from_the_menu(make_window, tmp_
     assert "def network_runtime(batch_size=64, test=False):" in text
     assert "z = nn.Variable.from_numpy_array(I.NormalInitializer(1.0)((batch_size, 100)))" in text
     assert not getattr(window, "last_error", "")
+
+
+def test_file_export_c_source_writes_a_folder_that_builds(lenet_window, tmp_path, monkeypatch):
+    """File > Export > C source...: the action asks for a new folder and writes the C files;
+    the same folder again is refused with the error shown, nothing overwritten."""
+    import json  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+
+    out = tmp_path / "lenet_c"
+    monkeypatch.setattr(export_actions.QFileDialog, "getSaveFileName",
+                        lambda *a, **k: (str(out), "Folder (*)"))  # fmt: skip
+    action = next(a for a in lenet_window.export_menu.actions() if a.text() == "C source...")
+    assert action.isEnabled()
+    action.trigger()
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        ["model.h", "model.c", "parameters.c", "main.c", "Makefile", "export_summary.json"]
+    )
+    assert json.loads((out / "export_summary.json").read_text())["ram_bytes"] == 38720
+    assert not getattr(lenet_window, "last_error", "")
+    if shutil.which("cc"):
+        done = subprocess.run(["cc", "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-o",
+                               "model", "main.c", "model.c", "parameters.c", "-lm"], cwd=out,
+                              capture_output=True, text=True)  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+    before = (out / "model.c").stat().st_mtime_ns
+    action.trigger()
+    assert lenet_window.last_error.startswith("Export C source:") and "new folder" in (
+        lenet_window.last_error
+    )
+    assert (out / "model.c").stat().st_mtime_ns == before

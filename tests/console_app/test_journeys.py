@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -288,6 +289,22 @@ def test_d_job_menu_exports_python_that_predicts_as_the_job(qtbot, app_window, q
     session = onnxruntime.InferenceSession(str(model))
     feed = {session.get_inputs()[0].name: np.array([[float(v) for v in x]], dtype=np.float32)}
     assert session.run(None, feed)[0][0].tolist() == pytest.approx(expected, abs=1e-5)
+
+    if shutil.which("cc"):  # the job menu's C export builds and predicts as the job too
+        right_click(qtbot, training.table.viewport(), rect.center())
+        folder = tmp_path / "exported" / "iris_c"
+        asked = answer_next_dialog(qtbot, "Save", text=str(folder))
+        choose(training.job_menu_shown, "Export C source...")
+        assert asked.done and (folder / "model.c").is_file()
+        done = subprocess.run(["cc", "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-o",
+                               "model", "main.c", "model.c", "parameters.c", "-lm"], cwd=folder,
+                              capture_output=True, text=True, timeout=120)  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        done = subprocess.run([str(folder / "model"), str(sample)], capture_output=True,
+                              text=True, timeout=60)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        got = [float(v) for v in done.stdout.split()]
+        assert got == pytest.approx(expected, abs=1e-5)
     quiet()
 
 

@@ -68,7 +68,16 @@ def _build(numba: ModuleType) -> dict[str, Any]:
                 for j in range(m_n):
                     out[j] = a * grow[j] - b * (row[j] - m) - d
 
-    return dict(forward=forward, backward=backward)
+    @_jit.njit(numba)
+    def normalize(x, mean, scale, beta, y):  # pragma: no cover - compiled
+        # No fastmath: the same float operations as NumPy's (x - mean) * scale + beta.
+        k_n, m_n = x.shape
+        for k in range(k_n):
+            row, out, m, a, b = x[k], y[k], mean[k], scale[k], beta[k]
+            for j in range(m_n):
+                out[j] = (row[j] - m) * a + b
+
+    return dict(forward=forward, backward=backward, normalize=normalize)
 
 
 _compile = _jit.kernels(_build)
@@ -83,6 +92,24 @@ def applies(x2: Any, batch_stat: bool, output_stat: bool) -> bool:
         and x2.shape[1] > 0
         and _compile() is not None
     )
+
+
+def normalize_applies(x2: Any) -> bool:
+    """Test mode (running statistics) with no gradient wanted: :func:`normalize` serves it."""
+    return (
+        type(x2) is np.ndarray and x2.dtype in (np.float32, np.float64) and (_compile() is not None)
+    )
+
+
+def normalize(x2: Any, mean: Any, scale: Any, beta: Any) -> Any:
+    """``(x2 - mean) * scale + beta`` of a (K, M) matrix with per-row (K, 1) values (beta may
+    be None) in one pass, each element computed as NumPy would compute it (bit for bit)."""
+    x2 = np.ascontiguousarray(x2)
+    k, dtype = x2.shape[0], x2.dtype
+    y = np.empty_like(x2)
+    rows = (_per_row(a, k, 0.0, dtype) for a in (mean, scale, beta))
+    _compile()["normalize"](x2, *rows, y)
+    return y
 
 
 def _per_row(p: Any, k: int, fill: float, dtype: Any) -> Any:

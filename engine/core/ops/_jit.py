@@ -1,5 +1,5 @@
 """numba, when installed: compiled CPU loops are optional extras beside the ``xp`` kernels (the
-CPU counterpart of a fused CuPy kernel, see DESIGN.md "Write kernels once"). Imported on first
+CPU counterpart of a fused CuPy kernel, see docs/architecture.md §5.1). Imported on first
 use only: it takes a good fraction of a second.
 """
 

@@ -1,5 +1,5 @@
 """Basic layers: Affine, Convolution, DepthwiseConvolution, Deconvolution, DepthwiseDeconvolution,
-Embed (nnabla ``F.affine``, ``F.convolution``, ...; see nnc-layers.md "### Basic").
+Embed (nnabla ``F.affine``, ``F.convolution``, ...; see docs/layers.md §4.4).
 
 Convolutions are im2col + one GEMM for the whole batch (no cuDNN; cuBLAS on CuPy); the layout is
 explained in :mod:`engine.core.ops._im2col`. Deconvolution is the adjoint: GEMM + col2im forward,

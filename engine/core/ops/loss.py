@@ -1,8 +1,9 @@
 """Loss layers (NNC category Loss): nnabla ``squared_error``, ``softmax_cross_entropy``, ...
 
 Every loss returns per-element values (per label position for the categorical losses, per sample for
-``kl_multinomial``); the trainer takes the mean (nnc-behaviour.md 6.1). The numerics follow nnabla's
-CPU kernels (``src/nbla/function/generic/<name>.cpp``, ``include/nbla/function/<name>.hpp``):
+``kl_multinomial``); the trainer takes the mean (docs/nnc-behaviour.md §6.1). The numerics
+follow nnabla's CPU kernels (``src/nbla/function/generic/<name>.cpp``,
+``include/nbla/function/<name>.hpp``):
 
 * logarithms of probabilities are clipped at the smallest normal number of the dtype, as nnabla's
   ``std::max(p, numeric_limits<T>::min())``;

@@ -4,7 +4,7 @@ Signatures and defaults are nnabla's (``python/src/nnabla/normalization_function
 and ``gamma`` may be None (nnabla's ``no_bias``/``no_scale``). NNC's layer defaults differ in places
 and are passed explicitly by the layer specs: BatchNormalization and FusedBatchNormalization use
 ``Epsilon=0.0001`` (nnabla's F default is 1e-5) and ``DecayRate=0.9``; NNC axis properties exclude
-the batch axis (+1 here); NNC's initial running variance is 0 (nnc-layers.md, "### Normalization").
+the batch axis (+1 here); NNC's initial running variance is 0 (docs/layers.md §4.18).
 
 Hand-written gradients: :class:`BatchNormalization` (which, like nnabla's ``TensorNormalization``,
 also normalizes without running statistics: layer, instance and group normalization and weight
@@ -13,9 +13,9 @@ standardization are built on it, their affine terms composed from the arithmetic
 
 Batch normalization in training mode (``batch_stat=True``) normalizes with the biased batch variance
 and updates the running statistics *in place* in the ``mean``/``variance`` arrays, the variance with
-the unbiased estimate ``var * n / (n - 1)`` (nnabla ``batch_normalization.cpp``, nnc-behaviour.md
-6.5). With ``n == 1`` nnabla divides by zero; here the factor is 1 so the running variance stays
-finite.
+the unbiased estimate ``var * n / (n - 1)`` (nnabla ``batch_normalization.cpp``,
+docs/nnc-behaviour.md §6.5). With ``n == 1`` nnabla divides by zero; here the factor is 1 so the
+running variance stays finite.
 """
 
 from __future__ import annotations
@@ -23,6 +23,8 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from engine.core.autograd import Function, Variable, as_variable
 from engine.core.backend import get_array_module, matmul
@@ -112,6 +114,8 @@ class BatchNormalization(Function):
         x2 = self._rows(x)
         k = x2.shape[0]
         self.n = x2.shape[1]
+        if not self.batch_stat and not any(self.needs_input_grad):
+            return self._inference(xp, x, x2, (beta, gamma, rmean, rvar), pshape)
         self.fast = _batchnorm_cpu.applies(x2, self.batch_stat, self.output_stat)
         self.gamma = None if gamma is None else gamma.reshape(k, 1)
         if self.fast:  # compiled loops, same numbers (see _batchnorm_cpu)
@@ -137,6 +141,30 @@ class BatchNormalization(Function):
             y += beta.reshape(k, 1)
         y = self._unrows(y)
         return (y, m.reshape(pshape), v.reshape(pshape)) if self.output_stat else y
+
+    def _inference(self, xp, x, x2, params, pshape):
+        """Running statistics and no gradient wanted (evaluate, forward, search, sweeps): the
+        same operations as the path below, ``(x - mean) * (inv_std * gamma) + beta`` element for
+        element (the same numbers), keeping nothing for a backward that never comes, and laid
+        out as ``x`` is. When the (kept, reduced) matrix is a contiguous view of ``x`` (a
+        convolution's output), one compiled pass over its rows; else NumPy broadcasts in
+        ``x``'s own layout (no reordered copy of ``x``)."""
+        beta, gamma, rmean, rvar = params
+        dtype = x.dtype.type
+        view = type(x2) is np.ndarray and x2.flags.c_contiguous and np.may_share_memory(x2, x)
+        shape = (x2.shape[0], 1) if view else pshape
+        mean = rmean.reshape(shape).astype(x.dtype, copy=False)
+        inv_std = 1 / xp.sqrt(rvar.reshape(shape).astype(x.dtype, copy=False) + dtype(self.eps))
+        scale = inv_std if gamma is None else inv_std * gamma.reshape(shape)
+        beta = None if beta is None else beta.reshape(shape)
+        if view and _batchnorm_cpu.normalize_applies(x2):
+            return self._unrows(_batchnorm_cpu.normalize(x2, mean, scale, beta))
+        source = x2 if view else x
+        y = xp.subtract(source, mean, out=xp.empty_like(source))  # empty_like keeps the layout
+        y *= scale
+        if beta is not None:
+            y += beta
+        return self._unrows(y) if view else y
 
     def _rows(self, a):
         """``a`` as the (kept, reduced) matrix (a view when its layout allows)."""

@@ -1,5 +1,5 @@
 """Pooling layers: MaxPooling, AveragePooling, SumPooling, GlobalAveragePooling, Unpooling
-(nnabla ``F.max_pooling``, ...; see nnc-layers.md "### Pooling").
+(nnabla ``F.max_pooling``, ...; see docs/layers.md §4.5).
 
 Pooling walks the kernel offsets: each offset is one strided slice of the (padded) input that
 covers every output position at once, so a 2x2 pooling is 3 element-wise maxima instead of a

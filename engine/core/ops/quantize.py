@@ -1,7 +1,7 @@
 """Quantize layers: nnabla ``fixed_point_quantize``, ``pow2_quantize``, ``min_max_quantize``,
 ``binary_connect_*``, ``binary_weight_*``, ``binary_tanh`` and ``binary_sigmoid``.
 
-Exactly nnabla's C++ (nnc-behaviour.md §5): values stay floating point, rounding is half away
+Exactly nnabla's C++ (docs/nnc-behaviour.md §5): values stay floating point, rounding is half away
 from zero, and ``ste_fine_grained=True`` *masks* the straight-through gradient outside the
 representable range (NNC's help text says the opposite; the code NNC trains with wins).
 Layers that own buffers (MinMaxQuantize's range, the binary layers' ``Wb`` and ``alpha``) write

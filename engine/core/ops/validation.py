@@ -1,7 +1,7 @@
 """Validation layers (NNC category Validation): nnabla ``binary_error`` and ``top_n_error``.
 
 Both give 0/1 per element (per label position for ``top_n_error``) in ``x``'s dtype; the monitor
-takes the mean, which is the error rate (nnc-behaviour.md 6.3). Neither has a gradient, as in
+takes the mean, which is the error rate (docs/nnc-behaviour.md §6.3). Neither has a gradient, as in
 nnabla (``src/nbla/function/generic/binary_error.cpp``, ``top_n_error.cpp``).
 """
 

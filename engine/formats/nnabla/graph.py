@@ -86,10 +86,14 @@ def _by_function() -> dict[str, LayerSpec]:
     return table
 
 
+@cache
+def _by_type() -> dict[str, LayerSpec]:
+    return {s.type: s for s in all_specs() if s.function or s.type in (*LOOP_TYPES, "LSTM")}
+
+
 def spec_for(function_type: str) -> LayerSpec | None:
     """The layer spec that computes nnabla function ``function_type``, or None."""
-    by_type = {s.type: s for s in all_specs() if s.function or s.type in (*LOOP_TYPES, "LSTM")}
-    spec = by_type.get(function_type)
+    spec = _by_type().get(function_type)
     return spec if spec is not None else _by_function().get(snake(function_type))
 
 
@@ -210,7 +214,7 @@ def _working_memory(net: Network, graph: ModelGraph, var: str, params: dict[str,
 
 
 class _Loops:
-    """nnabla's loop functions as NNC's layers (nnc-layers.md LoopControl): a RepeatStart links
+    """nnabla's loop functions as NNC's layers (docs/layers.md §4.7): a RepeatStart links
     only its first input (the loop back is implied), a Delay's previous-step input is a link
     into its pin 0 made once its producer exists, and the parameters of a repeat block are
     stored per iteration under the imported layer's name (``Conv[1]/conv/W``), as the engine

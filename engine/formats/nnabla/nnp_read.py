@@ -89,22 +89,80 @@ def _protobuf_parameters(data: bytes, where: str) -> dict[str, np.ndarray]:
 
 
 def _h5_parameters(data: bytes, where: str) -> dict[str, np.ndarray]:
+    """nnabla's ``parameter.h5``: a dataset per parameter, named by its path, saved in the order
+    of its ``index`` attribute. The file is untrusted: HDF5 can make a dataset read another file
+    (external storage, virtual datasets, external links), so every member must be a plain
+    numeric dataset whose bytes are inside this archive (issue 29: an imported ``.nnp`` copied
+    ``/etc/passwd`` into the project's parameters)."""
     try:
         import h5py  # noqa: PLC0415
     except ImportError:
         raise ImportError_(
             f"{where}: reading .h5 parameters needs h5py (pip install h5py)"
         ) from None
+    try:
+        file = h5py.File(io.BytesIO(data), "r")
+    except OSError as exc:
+        raise ImportError_(f"{where}: not an HDF5 file ({exc})") from None
     params: list[tuple[int, str, np.ndarray]] = []
-    with h5py.File(io.BytesIO(data), "r") as f:
-
-        def visit(name: str, obj: Any) -> None:
-            if isinstance(obj, h5py.Dataset):
-                index = int(obj.attrs.get("index", len(params)))
-                params.append((index, name, np.asarray(obj[()], dtype=np.float32)))
-
-        f.visititems(visit)
+    with file:
+        for name, dataset in _h5_datasets(h5py, file, where):
+            params.append((_h5_index(dataset, len(params), f'{where}: "{name}"'), name,
+                           np.asarray(dataset[()], dtype=np.float32)))  # fmt: skip
     return {name: value for _, name, value in sorted(params, key=lambda t: t[0])}
+
+
+def _h5_datasets(h5py: Any, group: Any, where: str, prefix: str = "", seen: set | None = None):
+    """The datasets below ``group`` (path, dataset), each checked by :func:`_h5_checked`;
+    links other than the plain hard links of a tree are refused, and so is a group reached
+    twice (a cycle of hard links)."""
+    seen = set() if seen is None else seen
+    for key in group:
+        name = prefix + key
+        link = group.get(key, getlink=True)
+        if isinstance(link, h5py.ExternalLink):
+            raise ImportError_(f'{where}: "{name}": a link to another file ({link.filename}), '
+                               f"not a dataset in this one")  # fmt: skip
+        if not isinstance(link, h5py.HardLink):
+            raise ImportError_(f'{where}: "{name}": a link ({type(link).__name__}), not a '
+                               f"dataset")  # fmt: skip
+        obj = group[key]
+        if obj.id in seen:
+            raise ImportError_(f'{where}: "{name}": the same object appears twice in the file')
+        seen.add(obj.id)
+        if isinstance(obj, h5py.Group):
+            yield from _h5_datasets(h5py, obj, where, name + "/", seen)
+        elif isinstance(obj, h5py.Dataset):
+            yield name, _h5_checked(h5py, obj, f'{where}: "{name}"')
+        else:
+            raise ImportError_(f'{where}: "{name}": a {type(obj).__name__}, not a dataset')
+
+
+def _h5_checked(h5py: Any, dataset: Any, where: str) -> Any:
+    """``dataset`` if its values are numbers stored in this file, else one error naming why."""
+    if dataset.is_virtual:
+        raise ImportError_(f"{where}: a virtual dataset (its values live in other files)")
+    if dataset.external:
+        raise ImportError_(f"{where}: external storage (its values live in another file, "
+                           f"{dataset.external[0][0]!r})")  # fmt: skip
+    layout = dataset.id.get_create_plist().get_layout()
+    if layout not in (h5py.h5d.CONTIGUOUS, h5py.h5d.CHUNKED, h5py.h5d.COMPACT):
+        raise ImportError_(f"{where}: an unknown storage layout ({layout})")
+    if dataset.dtype.kind not in "biuf" or dataset.dtype.fields or dataset.dtype.subdtype:
+        raise ImportError_(f"{where}: not numeric (dtype {dataset.dtype.str})")
+    if dataset.id.get_space_status() == h5py.h5d.SPACE_STATUS_NOT_ALLOCATED:
+        raise ImportError_(f"{where}: holds no values (only a fill value)")
+    return dataset
+
+
+def _h5_index(dataset: Any, default: int, where: str) -> int:
+    """The ``index`` attribute nnabla saves parameters in order of (absent: file order)."""
+    if "index" not in dataset.attrs:
+        return default
+    index = np.asarray(dataset.attrs["index"])
+    if index.size != 1 or index.dtype.kind not in "iu":
+        raise ImportError_(f'{where}: attribute "index" is not an integer ({index.dtype.str})')
+    return int(index.reshape(()))
 
 
 def _args(fn: Any) -> dict[str, Any]:
@@ -175,7 +233,7 @@ def _parameter(v: Any, params: dict[str, np.ndarray], loops: dict[str, int], net
 def _buffers(proto: Any, net: Any, params: dict[str, np.ndarray],
              where: str) -> dict[str, tuple[dict[str, str], np.ndarray | None]]:  # fmt: skip
     """WorkingMemory layers: Buffer variables that optimizers or executors list as
-    parameters (NNC writes them so: nnc-formats.md §4.3), with their properties and value."""
+    parameters (NNC writes them so: docs/formats.md §4.3), with their properties and value."""
     listed = {
         pv.variable_name
         for item in [*proto.optimizer, *proto.executor]

@@ -1,4 +1,4 @@
-"""Write a project (and trained parameters) as nnabla's ``.nnp`` (nnc-formats.md §4).
+"""Write a project (and trained parameters) as nnabla's ``.nnp`` (docs/formats.md §4).
 
 The networks are the compiled programs (units expanded, as NNC's nntxt has them) of every
 network an optimizer, monitor or executor names; a derived ``MainRuntime`` is written out under
@@ -127,7 +127,7 @@ class _Network:
 
     def function(self, step: Any) -> None:
         where = f'network "{self.program.network}", layer "{step.name}" ({step.type})'
-        # WorkingMemory with an input: an Identity whose output is the buffer (nnc-layers.md)
+        # WorkingMemory with an input: an Identity whose output is the buffer (docs/layers.md §4.3)
         type_, field = (
             ("Identity", None) if step.type == "WorkingMemory" else nnabla_type(step.type)
         )

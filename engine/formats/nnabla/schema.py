@@ -5,6 +5,8 @@ https://github.com/sony/nnabla/blob/master/src/nbla/proto/nnabla.proto.tmpl, gen
 every function's ``<snake>_param`` message), kept here as its serialized ``FileDescriptorProto``
 (zlib, base64) so no ``protoc`` is needed. The messages live in a private descriptor pool: their
 unqualified names (``Shape``, ``Network``) must not clash with other users of protobuf.
+``tools/nnabla_schema.py`` writes the descriptor block and ``NNABLA_VERSION`` from a newer
+nnabla's ``nnabla.proto`` (docs/adding-a-layer.md §5).
 """
 
 from __future__ import annotations

@@ -128,6 +128,72 @@ def pads(ctx: Any, node: Any, a: dict[str, Any], kernel: list[int], strides: lis
     return given[:n]
 
 
+def _transpose_pads(
+    ctx: Any, node: Any, a: dict[str, Any], kernel: list[int], strides: list[int], dil: list[int]
+) -> tuple[list[int], list[int], list[int]]:
+    """ConvTranspose's (begin pads, end pads, output_padding) per axis, ``auto_pad`` and
+    ``output_shape`` resolved as the ONNX specification says."""
+    n = len(kernel)
+    size = ctx.shapes[node.input[0]][2:]
+    extra = list(a.get("output_padding", [0] * n))
+    full = [(i - 1) * s + (k - 1) * d + 1 + o
+            for i, k, s, d, o in zip(size, kernel, strides, dil, extra, strict=True)]  # fmt: skip
+    auto = a.get("auto_pad", b"NOTSET")
+    auto = auto.decode() if isinstance(auto, bytes) else auto
+    if "output_shape" in a and "pads" in a:
+        raise ctx.fail(node, "output_shape together with pads has no NNC equivalent")
+    if "output_shape" in a or auto in ("SAME_UPPER", "SAME_LOWER"):
+        wanted = list(a["output_shape"])[-n:] if "output_shape" in a else [
+            i * s for i, s in zip(size, strides, strict=True)]  # fmt: skip
+        total = [f - w for f, w in zip(full, wanted, strict=True)]
+        if min(total) < 0:
+            raise ctx.fail(node, f"output_shape {wanted} is larger than the transposed "
+                           "convolution's output")  # fmt: skip
+        small = [t // 2 for t in total]
+        big = [t - t // 2 for t in total]
+        return (small, big, extra) if auto == "SAME_UPPER" else (big, small, extra)
+    given = list(a.get("pads", [0] * (2 * n)))
+    return given[:n], given[n:], extra
+
+
+def _read_conv_transpose(ctx: Any, node: Any, a: dict[str, Any], inputs: list[str],
+                         kernel: list[int], strides: list[int], dil: list[int],
+                         group: int) -> None:  # fmt: skip
+    """ConvTranspose as Deconvolution; asymmetric pads, SAME auto-padding, output_shape and
+    output_padding (which NNC's Deconvolution lacks) as Deconvolution with the symmetric part
+    of the padding, then a Slice that crops the rest (and a zero Pad for output_padding beyond
+    the end padding, without a bias)."""
+    begin, end, extra = _transpose_pads(ctx, node, a, kernel, strides, dil)
+    size = ctx.shapes[node.input[0]][2:]
+    full = [(i - 1) * s + (k - 1) * d + 1
+            for i, k, s, d in zip(size, kernel, strides, dil, strict=True)]  # fmt: skip
+    pad = [min(b, max(e - o, 0)) for b, e, o in zip(begin, end, extra, strict=True)]
+    args = {"group": group, "channel_last": False, "pad": pad, "stride": strides,
+            "dilation": dil, "base_axis": 1}  # fmt: skip
+    start = [b - p for b, p in zip(begin, pad, strict=True)]
+    stop = [f + o - e - p for f, o, e, p in zip(full, extra, end, pad, strict=True)]
+    have = [f - 2 * p for f, p in zip(full, pad, strict=True)]
+    grow = [max(s - h, 0) for s, h in zip(stop, have, strict=True)]
+    if start == [0] * len(start) and stop == have:
+        ctx.emit(node, "Deconvolution", inputs, **args)
+        return
+    if any(grow) and len(inputs) > 2:
+        raise ctx.fail(node, "output_padding beyond the end padding with a bias has no NNC "
+                       "equivalent")  # fmt: skip
+    out = node.output[0]
+    ctx.emit(node, "Deconvolution", inputs, output=out + "/deconv", suffix="/deconv", **args)
+    var = out + "/deconv"
+    if any(grow):
+        ctx.emit(node, "Pad", [var], output=out + "/pad", suffix="/pad",
+                 pad_width=[v for g in grow for v in (0, g)], mode="constant",
+                 constant_value=0.0)  # fmt: skip
+        var = out + "/pad"
+    maps = ctx.shapes[out][1]
+    ctx.emit(
+        node, "Slice", [var], start=[0, *start], stop=[maps, *stop], step=[1] * (len(start) + 1)
+    )
+
+
 def read_conv(ctx: Any, node: Any) -> None:
     """Conv as Convolution (DepthwiseConvolution when each group is one channel),
     ConvTranspose as Deconvolution."""
@@ -136,21 +202,18 @@ def read_conv(ctx: Any, node: Any) -> None:
     kernel = list(w.shape[2:])
     strides = list(a.get("strides", [1] * len(kernel)))
     dil = list(a.get("dilations", [1] * len(kernel)))
-    pad = pads(ctx, node, a, kernel, strides, dil)
     inputs = [node.input[0], ctx.param(node, w, "W", source=node.input[1])]
     if len(node.input) > 2 and node.input[2]:
         bias = ctx.const(node, 2, "the bias")
         inputs.append(ctx.param(node, bias, "b", source=node.input[2]))
     group = int(a.get("group", 1))
     channels = ctx.shapes[node.input[0]][1]
-    common = {"pad": pad, "stride": strides, "dilation": dil, "base_axis": 1}
     if node.op_type == "ConvTranspose":
-        if "output_shape" in a:
-            raise ctx.fail(node, "output_shape has no NNC equivalent (give output_padding)")
-        extra = list(a.get("output_padding", [0] * len(kernel)))
-        ctx.emit(node, "Deconvolution", inputs, group=group, channel_last=False,
-                 output_padding=extra, **common)  # fmt: skip
-    elif group > 1 and group == channels and w.shape[1] == 1:
+        _read_conv_transpose(ctx, node, a, inputs, kernel, strides, dil, group)
+        return
+    pad = pads(ctx, node, a, kernel, strides, dil)
+    common = {"pad": pad, "stride": strides, "dilation": dil, "base_axis": 1}
+    if group > 1 and group == channels and w.shape[1] == 1:
         weight = w.reshape(w.shape[0], *kernel)
         inputs[1] = ctx.param(node, weight, "W", source=node.input[1] + "#depthwise")
         ctx.emit(node, "DepthwiseConvolution", inputs, multiplier=w.shape[0] // channels, **common)
@@ -168,7 +231,14 @@ def read_gemm(ctx: Any, node: Any) -> None:
     inputs = [node.input[0], ctx.param(node, w, "W")]
     if len(node.input) > 2 and node.input[2]:
         bias = ctx.const(node, 2, "C") * float(a.get("beta", 1.0))
-        inputs.append(ctx.param(node, np.broadcast_to(bias, (w.shape[1],)), "b"))
+        n = w.shape[1]
+        if bias.ndim > 2 or bias.size not in (1, n) or (bias.ndim == 2 and bias.shape[0] != 1):
+            raise ctx.fail(
+                node,
+                f"a bias C of shape {tuple(bias.shape)} (one row per sample) "
+                f"has no NNC equivalent; Affine takes one of shape ({n},) or (1, {n})",
+            )
+        inputs.append(ctx.param(node, np.broadcast_to(bias.reshape(-1), (n,)), "b"))
     ctx.emit(node, "Affine", inputs, base_axis=1)
 
 

@@ -196,9 +196,21 @@ def write_dropout(g: Any, step: Any, ins: list[str]) -> str:
 
 
 def read_dropout(ctx: Any, node: Any) -> None:
-    ratio = ctx.attrs(node).get("ratio", 0.5)
-    if len(node.input) > 1 and node.input[1] in ctx.consts:
-        ratio = float(ctx.consts[node.input[1]])
+    """Dropout of an inference model (no ``training_mode``, or a constant false; opset < 7's
+    ``is_test``) passes its input, as onnxruntime does: no layer. A training-mode Dropout is
+    the Dropout layer (it drops while training, passes at test)."""
+    a = ctx.attrs(node)
+    ratio = a.get("ratio", 0.5)
+    if len(node.input) > 1 and node.input[1]:
+        ratio = float(ctx.const(node, 1, "the ratio").reshape(-1)[0])
+    training = False
+    if len(node.input) > 2 and node.input[2]:
+        training = bool(ctx.const(node, 2, "training_mode").reshape(-1)[0])
+    elif ctx.opset < 7:
+        training = not a.get("is_test", 0)
+    if not training or ratio == 0:
+        ctx.alias[node.output[0]] = ctx.var(node.input[0])
+        return
     ctx.emit(node, "Dropout", node.input[:1], p=float(ratio), seed=-1)
 
 
@@ -221,5 +233,6 @@ def read_batch_norm(ctx: Any, node: Any) -> None:
         ctx.param(node, v, n)
         for v, n in ((beta, "beta"), (gamma, "gamma"), (mean, "mean"), (var, "var"))
     ]
+    training = bool(a.get("training_mode", 0))  # normalizes by the batch's statistics
     ctx.emit(node, "BatchNormalization", inputs, axes=[1], decay_rate=float(a.get("momentum", 0.9)),
-             eps=float(a.get("epsilon", 1e-5)), batch_stat=False)  # fmt: skip
+             eps=float(a.get("epsilon", 1e-5)), batch_stat=training)  # fmt: skip

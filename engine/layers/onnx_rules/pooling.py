@@ -119,17 +119,75 @@ def read_pool(ctx: Any, node: Any) -> None:
 
 
 def read_resize(ctx: Any, node: Any) -> None:
-    """Resize/Upsample by integer factors, nearest, as Unpooling."""
-    a = ctx.attrs(node)
-    mode = a.get("mode", b"nearest")
-    mode = mode.decode() if isinstance(mode, bytes) else mode
+    """Resize/Upsample, nearest, by integer factors as Unpooling, when the source pixel ONNX
+    picks for each output pixel (its coordinate transformation and rounding) is the one
+    Unpooling repeats; else a clear error."""
+    a = {k: v.decode() if isinstance(v, bytes) else v for k, v in ctx.attrs(node).items()}
     src, out = ctx.shapes[node.input[0]], ctx.shapes[node.output[0]]
-    factors = [o // s for o, s in zip(out[2:], src[2:], strict=True)]
-    if mode != "nearest" or out[:2] != src[:2] or any(
-        f * s != o for f, s, o in zip(factors, src[2:], out[2:], strict=True)
+    factors = [o // s if s else 0 for o, s in zip(out[2:], src[2:], strict=True)]
+    if a.get("mode", "nearest") != "nearest" or out[:2] != src[:2] or any(
+        f < 1 or f * s != o for f, s, o in zip(factors, src[2:], out[2:], strict=True)
     ):  # fmt: skip
         raise ctx.fail(node, "only nearest resizing by integer factors has an NNC layer")
+    if node.op_type == "Resize" and ctx.opset >= 11:
+        transform = a.get("coordinate_transformation_mode", "half_pixel")
+        rounding = a.get("nearest_mode", "round_prefer_floor")
+    else:  # Upsample, Resize-10: asymmetric, floor
+        transform, rounding = "asymmetric", "floor"
+    scales = _resize_scales(ctx, node, src, out)
+    for axis, (size, f) in enumerate(zip(src[2:], factors, strict=True)):
+        picked = _nearest_sources(size, size * f, scales[axis + 2], transform, rounding)
+        if picked is None or picked != [j // f for j in range(size * f)]:
+            raise ctx.fail(node, f"nearest resizing with coordinate_transformation_mode="
+                           f"{transform} and nearest_mode={rounding} picks other pixels than "
+                           f"Unpooling (the only NNC layer that resizes by nearest)")  # fmt: skip
     ctx.emit(node, "Unpooling", node.input[:1], kernel=factors)
+
+
+def _resize_scales(ctx: Any, node: Any, src: Any, out: Any) -> list[float]:
+    """The scales ONNX transforms coordinates with: the ``scales`` given, else out / in."""
+    k = 2 if node.op_type == "Resize" and ctx.opset >= 11 else 1
+    if len(node.input) > k and node.input[k] and node.input[k] in ctx.consts:
+        given = ctx.consts[node.input[k]].astype(float).reshape(-1)
+        if given.size == len(src):
+            return list(given)
+    if node.op_type == "Upsample" and "scales" in ctx.attrs(node):
+        return [float(v) for v in ctx.attrs(node)["scales"]]
+    return [o / s for o, s in zip(out, src, strict=True)]
+
+
+def _nearest_sources(size: int, length: int, scale: float, transform: str,
+                     rounding: str) -> list[int] | None:  # fmt: skip
+    """The input index ONNX's nearest Resize reads for each output index (None: a mode this
+    reading does not know)."""
+    import math  # noqa: PLC0415
+
+    picked = []
+    for j in range(length):
+        if transform == "half_pixel":
+            x = (j + 0.5) / scale - 0.5
+        elif transform == "pytorch_half_pixel":
+            x = (j + 0.5) / scale - 0.5 if length > 1 else 0.0
+        elif transform == "align_corners":
+            x = j * (size - 1) / (length - 1) if length > 1 else 0.0
+        elif transform == "asymmetric":
+            x = j / scale
+        elif transform == "tf_half_pixel_for_nn":
+            x = (j + 0.5) / scale
+        else:
+            return None
+        if rounding == "floor":
+            i = math.floor(x)
+        elif rounding == "ceil":
+            i = math.ceil(x)
+        elif rounding == "round_prefer_ceil":
+            i = math.floor(x + 0.5)
+        elif rounding == "round_prefer_floor":
+            i = math.ceil(x - 0.5)
+        else:
+            return None
+        picked.append(min(max(i, 0), size - 1))
+    return picked
 
 
 def read_reduce_mean(ctx: Any, node: Any) -> None:
@@ -139,7 +197,10 @@ def read_reduce_mean(ctx: Any, node: Any) -> None:
     if axes is None and len(node.input) > 1 and node.input[1]:
         axes = ctx.const(node, 1, "axes").tolist()
     rank = len(ctx.shapes[node.input[0]])
-    axes = sorted(x + rank if x < 0 else x for x in (axes or range(1, rank)))
+    if not axes and a.get("noop_with_empty_axes", 0):
+        ctx.alias[node.output[0]] = ctx.var(node.input[0])
+        return
+    axes = sorted(x + rank if x < 0 else x for x in (axes or range(rank)))  # none: every axis
     if 0 in axes:
         raise ctx.fail(node, "a mean over the batch axis has no NNC equivalent")
     ctx.emit(node, "Mean", node.input[:1], axes=axes, keep_dims=bool(a.get("keepdims", 1)))

@@ -179,3 +179,49 @@ def test_the_dialog_checks_the_unit_name(lenet_window, qtbot):
     dialog.accept()
     assert dialog.result() == CreateUnitDialog.DialogCode.Accepted
     assert [c.prop for c in dialog.chosen()] == ["KernelShape"]
+
+
+def test_making_a_unit_lowers_output_only_as_the_tooltip_explains(lenet_window):
+    """Issue 35, item 6: NNC counts a Unit layer's own output only (not the outputs of the
+    layers inside it) while every cost counts the inside; the statistics pane says so."""
+    window = lenet_window
+    tab = window.edit_tab
+    before = {s: tab.statistics.value(s) for s in ("Output", "CostParameter", "CostMultiplyAdd",
+                                                   "CostIf", "CostExp")}  # fmt: skip
+    inner = 30 * 9 * 9 + 30 * 4 * 4  # Convolution_2 (30,9,9) and MaxPooling_2 (30,4,4)
+    tab.current_scene().select_layers(BLOCK)
+    window.ask_create_unit = lambda choices, name: (name, [])
+    window.actions_by_name["create_unit"].trigger()
+    assert window.document.project.has_network("Unit")
+    after = {s: tab.statistics.value(s) for s in before}
+    assert {s: v for s, v in after.items() if s != "Output"} == {
+        s: v for s, v in before.items() if s != "Output"
+    }
+    as_int = {k: int(v.replace(",", "")) for k, v in (("b", before["Output"]),
+                                                        ("a", after["Output"]))}  # fmt: skip
+    assert as_int["b"] - as_int["a"] == inner  # Tanh_2's output is now the Unit's own
+    tip = tab.statistics.item(0, 0).toolTip()
+    assert tab.statistics.item(0, 0).text() == "Output"
+    assert "a Unit layer counts only its own output" in tip and "costs" in tip
+
+
+def test_a_unit_box_shows_its_argument_values(make_window, tmp_path, qtbot):
+    """Issue 35, item 5: Unit boxes showed only "Net : ResidualBlock"; they show the values of
+    the unit's arguments too, as set on the layer or else the unit's default, and follow edits."""
+    import shutil
+    from pathlib import Path
+
+    target = tmp_path / "residual.ncproj"
+    shutil.copyfile(Path(__file__).resolve().parents[3] / "projects" / "residual_digits.ncproj",
+                    target)  # fmt: skip
+    window = make_window(str(target))
+    tab, doc = window.edit_tab, window.document
+    scene = tab.current_scene()
+    assert scene.layer_items["Res1"].subtitle.endswith("   Maps : 16")
+    scene.select_layers(["Res1"])
+    assert tab.property_pane.set_text("Maps", "32")
+    assert scene.layer_items["Res1"].subtitle.endswith("   Maps : 32")
+    assert tab.property_pane.set_text("Maps", "")  # cleared: the unit's default shows
+    unit = doc.project.network("ResidualBlock")
+    doc.push(C.SetProperty(unit, "Maps", "Value", "24"))  # the default, edited in the unit
+    qtbot.waitUntil(lambda: scene.layer_items["Res1"].subtitle.endswith("   Maps : 24"))

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from PySide6.QtCore import QPoint
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QLineEdit
 
 from console_app.editor import networks
 from engine.graph.project import ModelError
@@ -157,3 +158,50 @@ def test_references_and_the_tab_bar_menu(lenet_window, qtbot):
     window.edit_tab._tab_menu(QPoint(-50, -50))
     assert not window.network_menu_shown.actions()[1].isEnabled()
     window.network_menu_shown.close()
+
+
+def test_an_underscore_in_a_network_name_is_visible_on_its_tab(lenet_window, qtbot):
+    """Issue 35, item 16: "Main_q8" rendered as "Main q8" (Fusion clipped the underscore)."""
+    window = lenet_window
+    window.show()
+    window.actions_by_name["add_network"].trigger()
+    bar = window.edit_tab.networks.tabBar()
+    index = _tabs(window).index("Network")
+
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(0).center())
+    assert bar.currentIndex() == 0  # an inactive tab is drawn lower: there it was clipped
+    bar.setTabText(index, "____")  # only underscores: clipped, the tab showed no text at all
+    qtbot.wait(10)
+    image = bar.grab(bar.tabRect(index)).toImage()
+    dark = sum(
+        image.pixelColor(x, y).lightness() < 110
+        for x in range(image.width())
+        for y in range(image.height())
+    )
+    assert dark >= 8  # the underscores' pixels
+
+
+def test_the_rename_dialog_is_wide_enough_for_its_title(lenet_window, qtbot):
+    """Issue 35, item 16: the Rename Network dialog was as narrow as its label, so window
+    managers cut its title. The real dialog, answered with keys."""
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication, QInputDialog
+
+    window = lenet_window
+    window.show()
+    seen = {}
+
+    def answer():
+        dialog = QApplication.activeModalWidget()
+        assert isinstance(dialog, QInputDialog)
+        seen["title"], seen["width"] = dialog.windowTitle(), dialog.width()
+        seen["needed"] = dialog.fontMetrics().horizontalAdvance(dialog.windowTitle()) + 120
+        line = dialog.findChild(QLineEdit)
+        line.selectAll()
+        qtbot.keyClicks(line, "Model")
+        qtbot.keyClick(line, Qt.Key.Key_Return)
+
+    QTimer.singleShot(200, answer)
+    _menu_action(window, "Main", "Rename Network...").trigger()
+    assert seen["title"] == "Rename network" and seen["width"] >= seen["needed"]
+    assert window.document.project.network_names == ("Model",)

@@ -121,3 +121,15 @@ def test_learning_rate_fields_the_scheduler_ignores_are_disabled(qtbot, config_t
     assert config_tab.editors["LearningRateSteps"].isEnabled()
     assert not config_tab.editors["LearningRatePower"].isEnabled()
     assert not config_tab.editors["LearningRateUpdateInterval"].isEnabled()
+
+
+def test_global_config_rows_stay_together_in_a_tall_window(config_tab, qtbot):
+    """Issue 35, item 16: in a tall window the six Global Config fields spread over the whole
+    height (Max Epoch and Batch Size 76 px apart at 1366x768); they now sit row under row."""
+    config_tab.resize(1200, 900)
+    config_tab.show()
+    qtbot.waitExposed(config_tab)
+    epoch, batch = config_tab.editors["MaxEpoch"], config_tab.editors["BatchSize"]
+    gap = batch.mapTo(config_tab, batch.rect().topLeft()).y() - epoch.mapTo(
+        config_tab, epoch.rect().topLeft()).y()  # fmt: skip
+    assert 0 < gap <= 2 * epoch.height(), gap

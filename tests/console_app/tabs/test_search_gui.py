@@ -65,6 +65,41 @@ def test_run_with_structure_search_enabled_trains_the_attempts(qtbot, tabs, iris
     pareto = sorted(r["job"].rsplit("/", 1)[-1] for r in rows if r["pareto"] == "True")
     assert sorted(training.tradeoff.optimal) == pareto  # the graph marks the same front
 
+    # Issue 35, item 11: the results table opens when the search ends (it was a CSV path in the
+    # log): sortable, the Pareto attempts marked, an attempt's network opens in EDIT.
+    dialog = training.search.dialog
+    qtbot.waitUntil(lambda: dialog.isVisible())
+    table = dialog.table
+    assert table.rowCount() == 4
+    marked = [table.item(r, 1).text() for r in range(4)]
+    optimal = {r["number"] for r in rows if r["pareto"] == "True"}
+    shown = {table.item(r, 0).text() for r in range(4) if marked[r]}
+    assert shown == optimal and all(m in ("", "\u2605 optimal") for m in marked)
+    header = table.horizontalHeader()
+    column = [table.horizontalHeaderItem(c).text() for c in range(table.columnCount())]
+    loss = column.index("Validation loss")
+    qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton,
+                     pos=QPoint(header.sectionViewportPosition(loss) + 5, 5))  # fmt: skip
+    values = [float(table.item(r, loss).text()) for r in range(4)]
+    assert values == sorted(values) or values == sorted(values, reverse=True)
+    assert not dialog.open_button.isEnabled()
+    rect = table.visualRect(table.model().index(0, 0))
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    number = table.item(0, 0).text()
+    job = next(r["job"] for r in rows if r["number"] == number)
+    with qtbot.waitSignal(training.open_network, timeout=5000) as opened:
+        qtbot.mouseClick(dialog.open_button, Qt.MouseButton.LeftButton)
+    assert opened.args[0].parent.name == job.rsplit("/", 1)[-1]
+    assert opened.args[0].name == "network.ncproj" and opened.args[0].is_file()
+    dialog.close()
+    # ...and again from TRAINING's button.
+    qtbot.mouseClick(training.search_results_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(
+        lambda: training.search.dialog is not dialog and training.search.dialog.isVisible()
+    )
+    assert training.search.dialog.table.rowCount() == 4
+    training.search.dialog.close()
+
 
 def test_stop_ends_the_search_cleanly(qtbot, tabs, iris_document):
     config, training = tabs

@@ -28,7 +28,7 @@ WORKED = (
 
 @pytest.fixture()
 def worked(tmp_path):
-    """nnc-layers.md §2 as an .sdcproj saved under another extension (a job's network.ini)."""
+    """docs/layers.md §2 as an .sdcproj saved under another extension (a job's network.ini)."""
     project = Project.new()
     net = project.network("Main")
     for name, type_, props in WORKED:

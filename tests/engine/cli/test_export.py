@@ -11,6 +11,7 @@ import csv
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +21,7 @@ import pytest
 import engine.nn as nn
 from engine.cli import main
 from engine.data import builtin
+from engine.export import open_source
 from engine.formats import load_project, save_project
 from engine.runtime.datasets import BUILTIN_SCHEME
 
@@ -75,6 +77,33 @@ def test_job_export_predicts_like_forward(job, capsys):
     assert done.returncode == 0, done.stderr[-2000:]
     got = [int(m) for m in re.findall(r"\ty' class (\d+)\t", done.stdout)]
     assert got == expected and len(got) == len(images)
+
+
+def test_a_project_export_run_says_where_trained_parameters_come_from(job, capsys):
+    """Exported from a project (no parameters), the file used to define its networks and exit 0
+    doing nothing when run (issue 35, item 20). It now has the same main: one line on how to
+    get trained parameters; with a job's parameters put beside it, it predicts as the job's."""
+    tmp, images = job
+    out = tmp / "from_project.py"
+    assert main(["export", "python", str(tmp / "lenet.ncproj"), "-o", str(out)]) == 0
+    assert not (tmp / "from_project_parameters.npz").exists()
+    done = subprocess.run([sys.executable, str(out), *images[:2]], capture_output=True, text=True,
+                          cwd=tmp, timeout=120)  # fmt: skip
+    assert done.returncode == 1 and not done.stdout
+    assert done.stderr.strip().splitlines() == [
+        "from_project.py: no trained parameters beside it (from_project_parameters.npz). Export "
+        "a trained job to get them: neurocanvas export python JOB_FOLDER -o from_project.py, or "
+        "in the app right-click the job in TRAINING > Export Python code..."
+    ]
+    capsys.readouterr()
+    assert main(["forward", str(tmp / "job"), "--input", *images, "--json"]) == 0
+    expected = [r["outputs"]["y'"]["class"] for r in json.loads(capsys.readouterr().out)]
+    trained = open_source(tmp / "job").parameters  # the best checkpoint's, as export takes
+    (tmp / "from_project_parameters.npz").write_bytes(trained.read_bytes())
+    done = subprocess.run([sys.executable, str(out), *images], capture_output=True, text=True,
+                          cwd=tmp, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert [int(m) for m in re.findall(r"\ty' class (\d+)\t", done.stdout)] == expected
 
 
 @pytest.mark.skipif(
@@ -192,7 +221,6 @@ def test_a_trained_dcgan_exports_a_script_that_generates_the_engines_images(tmp_
     fresh interpreter with nn.seed(5) it prints the engine's images for that seed."""
     import numpy as np  # noqa: PLC0415
 
-    from engine.export import open_source  # noqa: PLC0415
     from engine.runtime.compiler import compile_network  # noqa: PLC0415
 
     mp = pytest.MonkeyPatch()
@@ -234,3 +262,101 @@ def test_a_trained_dcgan_exports_a_script_that_generates_the_engines_images(tmp_
     finally:
         nn.clear_parameters()
         mp.undo()
+
+
+@pytest.mark.skipif(not shutil.which("cc"), reason="no C compiler (cc) on PATH")
+def test_job_c_export_predicts_like_forward(job, capsys):
+    """``export c`` of the trained LeNet: ``make`` builds it with warnings as errors, and the
+    program, given the images as PGM files (and one as CSV), prints the outputs of
+    ``neurocanvas forward`` within 1e-5 and the same classes."""
+    from PIL import Image  # noqa: PLC0415
+
+    from engine.runtime.inference import _load  # noqa: PLC0415 - forward's own preprocessing
+
+    tmp, images = job
+    out = tmp / "lenet_c"
+    assert main(["export", "c", str(tmp / "job"), "-o", str(out)]) == 0
+    printed = capsys.readouterr().out
+    summary = json.loads((out / "export_summary.json").read_text())
+    assert f"RAM (activation arena): {summary['ram_bytes']} bytes" in printed
+    assert summary["flash_bytes"] == summary["nnc_statistics"]["ParameterBytes"] == 315240
+    flags = "CFLAGS=-std=c99 -O2 -Wall -Wextra -Werror"
+    build = (
+        ["make", flags]
+        if shutil.which("make")
+        else ["cc", *flags[7:].split(), "-o", "model", "main.c", "model.c", "parameters.c", "-lm"]
+    )
+    done = subprocess.run(build, cwd=out, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    pgms = []
+    for k, path in enumerate(images):
+        pgm = tmp / f"digit{k}.pgm"
+        Image.open(path).convert("L").save(pgm)
+        pgms.append(str(pgm))
+    csv_file = tmp / "digit0.csv"
+    csv_file.write_text(",".join(f"{v:.9g}" for v in _load(images[0], True).reshape(-1)))
+    done = subprocess.run([str(out / "model"), *pgms, str(csv_file)], capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [[float(v) for v in line.split()] for line in done.stdout.splitlines()]
+    assert main(["forward", str(tmp / "job"), "--input", *images, "--json"]) == 0
+    forward = [r["outputs"]["y'"] for r in json.loads(capsys.readouterr().out)]
+    assert len(rows) == len(images) + 1
+    for got, result in zip(rows, forward + forward[:1], strict=True):
+        assert max(abs(a - b) for a, b in zip(got, result["values"], strict=True)) <= 1e-5
+        assert got.index(max(got)) == result["class"]
+    bad = tmp / "short.bin"
+    bad.write_bytes(b"\0" * 12)
+    done = subprocess.run([str(out / "model"), str(bad)], capture_output=True, text=True)
+    assert done.returncode == 1 and "expected 784 float32 values" in done.stderr
+
+
+def test_c_export_errors(job, tmp_path, capsys):
+    tmp, _ = job
+    out = tmp_path / "c"
+    out.mkdir()
+    assert main(["export", "c", str(tmp / "job"), "-o", str(out)]) == 2
+    assert "exists; choose a new folder (--force" in capsys.readouterr().err
+    assert list(out.iterdir()) == []
+    lstm = ROOT / "projects" / "lstm_4or9.ncproj"
+    assert main(["export", "c", str(lstm), "-o", str(tmp_path / "lstm")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and '"RecurrentInput" (RecurrentInput)' in err
+    assert not (tmp_path / "lstm").exists()
+    assert main(["export", "onnx", str(lstm), "-o", "x.onnx", "--network", "Main"]) == 2
+    assert "--network and --params apply to c only" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(not shutil.which("cc"), reason="no C compiler (cc) on PATH")
+def test_quantized_job_c_export_predicts_like_forward(job, capsys):
+    """The trained LeNet's 8-bit network (``quantize insert``) exported with the job's
+    parameters (``--network``, ``--params``) predicts as ``neurocanvas forward`` of it."""
+    tmp, images = job
+    q8 = tmp / "q8.ncproj"
+    assert main(["quantize", "insert", str(tmp / "job" / "network.ncproj"), "-o", str(q8),
+                 "--bits", "8", "--delta", "0.0625", "--force"]) == 0  # fmt: skip
+    params = tmp / "job" / "checkpoints" / "best" / "parameters.npz"
+    out = tmp / "lenet_q8_c"
+    assert main(["export", "c", str(q8), "--network", "Main_q8Runtime", "--params", str(params),
+                 "-o", str(out)]) == 0  # fmt: skip
+    assert "(FixedPointQuantize)" in (out / "model.c").read_text()
+    done = subprocess.run(["cc", "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-o", "model",
+                           "main.c", "model.c", "parameters.c", "-lm"], cwd=out,
+                          capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    capsys.readouterr()
+    assert main(["forward", str(q8), "--network", "Main_q8Runtime", "--params", str(params),
+                 "--input", *images, "--json"]) == 0  # fmt: skip
+    forward = [r["outputs"]["y'"] for r in json.loads(capsys.readouterr().out)]
+    from PIL import Image  # noqa: PLC0415
+
+    pgms = []
+    for k, path in enumerate(images):
+        Image.open(path).convert("L").save(tmp / f"q{k}.pgm")
+        pgms.append(str(tmp / f"q{k}.pgm"))
+    done = subprocess.run([str(out / "model"), *pgms], capture_output=True, text=True, timeout=60)
+    rows = [[float(v) for v in line.split()] for line in done.stdout.splitlines()]
+    assert len(rows) == len(images) == len(forward)
+    for got, result in zip(rows, forward, strict=True):
+        assert max(abs(a - b) for a, b in zip(got, result["values"], strict=True)) <= 1e-5
+        assert got.index(max(got)) == result["class"]

@@ -14,7 +14,7 @@ def test_missing_keys_take_nnc_reader_defaults():
         False,
     )
     opt = cfg.Optimizer({"Optimizer_Name": "Optimizer", "SolverName": "Momentum"})
-    # older files without the unit count the interval in iterations (nnc-formats.md 1.9)
+    # older files without the unit count the interval in iterations (docs/formats.md §1.9)
     assert opt.get("LearningRateUpdateIntervalUnit") == 1
     assert (opt.get("RangeFrom"), opt.get("RangeTo"), opt.lr_scheduler) == (-1, -1, "Exponential")
     assert opt.get("LearningRateWarmupScheduler") == "None"

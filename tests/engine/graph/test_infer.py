@@ -166,7 +166,7 @@ def test_repeat_times_and_auto_in_place():
     inference = NetworkInference(net)
     assert inference.eval("E").value("Times") == 5
     assert inference.eval("E").value("ID") == "RepeatStart"  # the definition default
-    # Conv -> ReLU -> ReLU -> ReLU gives True, False, True (observed, nnc-layers.md §1.5).
+    # Conv -> ReLU -> ReLU -> ReLU gives True, False, True (observed, docs/layers.md §1.5).
     assert [inference.eval(r).value("InPlace") for r in ("R1", "R2", "R3")] == [True, False, True]
 
 

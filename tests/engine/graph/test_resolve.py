@@ -122,7 +122,7 @@ def test_parameter_names():
     w = conv.parameters[0]
     assert resolve.parameter_name(conv, "Conv", "Conv", w) == "Conv/conv/W"
     assert resolve.parameter_name(conv, "Squeeze", "Squeeze", w, ["SE1"]) == "SE1/Squeeze/conv/W"
-    # An empty unit ParameterScope adds nothing (nnc-behaviour.md §1.3).
+    # An empty unit ParameterScope adds nothing (docs/nnc-behaviour.md §1.3).
     assert resolve.parameter_name(conv, "Conv", "Conv", w, ["", "B1"]) == "B1/Conv/conv/W"
     repeated = resolve.parameter_name(
         conv, "Convolution_5", "Convolution_5", w, (), ["RepeatStart"]

@@ -13,7 +13,7 @@ def layer(type_, inputs=((3, 8, 8),), name=None, **kw):
 
 
 def test_worked_example_per_layer():
-    """nnc-layers.md §2, layer by layer (Output .. CostIf in NNC's order)."""
+    """docs/layers.md §2, layer by layer (Output .. CostIf in NNC's order)."""
     rows = [
         ("Input", {"Size": "1,28,28"}, (1, 28, 28), [784, 0, 0, 0, 0, 0, 0, 0]),
         ("Convolution", {"OutMaps": "32"}, (32, 28, 28), [25088, 320, 25088, 0, 225792, 0, 0, 0]),

@@ -311,7 +311,8 @@ def test_math_costs():
 
 
 def test_lstm_verified_example():
-    # nnc-layers.md: input (3,5,6), Size 4, Axis 1 -> InnerShape (3,6), Length 5, Output (4,5).
+    # docs/layers.md §4.9: input (3,5,6), Size 4, Axis 1 -> InnerShape (3,6), Length 5,
+    # Output (4,5).
     lstm = layer("LSTM", (3, 5, 6), Size="4", Axis="1")
     assert lstm.value("InnerShape") == (3, 6) and lstm.value("Length") == 5
     assert lstm.output_shape() == (4, 5)

@@ -47,7 +47,7 @@ def test_warmup_multiplies_the_wrapped_schedule():
     assert [s(i) for i in range(4)] == pytest.approx([1 / 3, 0.5 * 2 / 3, 0.5, 0.5])
 
 
-# Worked numbers of nnc-behaviour.md section 2.2 (ipe = 937).
+# Worked numbers of docs/nnc-behaviour.md §2.2 (ipe = 937).
 def test_nnc_exponential_interval_in_epochs():
     s = L.create_scheduler(
         "Exponential", 0.001, iter_per_epoch=937, gamma=0.9, interval=2, interval_unit=0

@@ -1,4 +1,4 @@
-"""Each solver's first steps against its formula (nnc-behaviour.md section 4), written out here."""
+"""Each solver's first steps against its formula (docs/nnc-behaviour.md §4), written out here."""
 
 import math
 

@@ -352,3 +352,30 @@ def test_every_nnc_sample_is_quantized_without_new_problems_or_refused_with_the_
     # Only the LSTM sample, whose network has shape problems already (the built-in unit's
     # *UnitProperty outside the unit), is refused.
     assert [(n, "its shape is unknown" in m) for n, m in refused] == [("LSTM.sdcproj", True)]
+
+
+def test_units_get_a_quantized_copy_per_call_and_quantizing_again_replaces_them():
+    project = load_project(Path(__file__).parents[3] / "projects" / "residual_digits.ncproj")
+    q = insert_quantizers(project, "Main", Scheme(bits=8, delta=0.0625))
+    assert project.network_names == ("Main", "Main_q8", "Main_q8_Res1", "Main_q8_Res2",
+                                     "ResidualBlock")  # fmt: skip
+    calls = [q.layer(n).properties["Network"] for n in ("Res1", "Res2")]
+    assert calls == ["Main_q8_Res1", "Main_q8_Res2"]
+    program = compile_network(project, "Main_q8")
+    inside = [s.name for s in program.steps if s.name.startswith("Res1/") and "Quantize" in s.name]
+    assert inside == ["Res1/Convolution_W_Quantize", "Res1/Convolution_b_Quantize",
+                      "Res1/Convolution_Quantize", "Res1/BatchNormalization_Quantize",
+                      "Res1/ReLU_Quantize", "Res1/Convolution_2_W_Quantize",
+                      "Res1/Convolution_2_b_Quantize", "Res1/Convolution_2_Quantize",
+                      "Res1/BatchNormalization_2_Quantize", "Res1/Add2_Quantize"]  # fmt: skip
+    # The float parameter names are kept (each call its own), so a trained job loads as it is.
+    float_names = [d.name for d in compile_network(project, "Main").parameters]
+    assert sorted(d.name for d in program.parameters) == sorted(float_names)
+    once = [_shape(project.network(n)) for n in project.network_names]
+    again = insert_quantizers(project, "Main_q8", Scheme(bits=8, delta=0.0625))
+    assert [_shape(project.network(n)) for n in project.network_names] == once
+    assert strip_quantizers(again, "Main") == project.network("Main")
+    inference = ProjectInference(project, follow=False)
+    stats = network_statistics(inference.network("Main_q8"))
+    inference.close()
+    assert stats.bits["Res2/Convolution_2/conv/W"] == 8  # the statistics count them quantized

@@ -53,3 +53,21 @@ def ax_lines(jobs: list[JobInfo]) -> list:
     ax = Figure().add_subplot(1, 1, 1)
     draw_tradeoff(ax, jobs, "CostMultiplyAdd")
     return ax.lines
+
+
+def test_close_costs_are_labelled_in_full_without_an_offset():
+    """Issue 35, item 16: three jobs a few multiply-adds apart around a million had the axis
+    "46 49 52 +1.0317e6"; the ticks now read as whole numbers with separators."""
+    jobs = [_job(f"j{k}", 1_031_746 + 3 * k, 0.05 - 0.01 * k) for k in range(3)]
+    figure = Figure(figsize=(4, 3.2), tight_layout=True)
+    ax = figure.add_subplot(1, 1, 1)
+    draw_tradeoff(ax, jobs, "CostMultiplyAdd")
+    figure.canvas.draw()
+    labels = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    assert ax.xaxis.get_offset_text().get_text() == ""
+    assert labels and all(label.startswith("1,031,7") for label in labels), labels
+    wide = [_job("a", 2_000, 0.1), _job("b", 80_000_000, 0.05)]
+    draw_tradeoff(ax, wide, "CostMultiplyAdd")
+    figure.canvas.draw()
+    assert ax.xaxis.get_offset_text().get_text() == ""
+    assert any("," in t.get_text() for t in ax.get_xticklabels())

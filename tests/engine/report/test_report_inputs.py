@@ -34,10 +34,30 @@ def test_a_job_not_evaluated_says_so_on_the_evaluation_slide(job_copy, tmp_path)
         (job_copy / name).unlink()
     prs = Presentation(str(write_report(job_copy, tmp_path / "r.pptx")))
     lines = texts(slide(prs, "Experimental Result : Evaluation"))
-    assert lines[0] == "This job has not been evaluated yet."
-    assert f"neurocanvas evaluate {job_copy}" in lines[1]
+    assert lines == [
+        "This job has not been evaluated yet.",
+        "The evaluation results appear here once the job is evaluated.",
+    ]
+    # A deck is for whoever reads it: no slide prints a command (issue 35, item 10).
+    assert not any("neurocanvas" in t for sld in prs.slides for t in texts(sld))
     assert not any("Confusion Matrix" in t for t in titles(prs))
     assert titles(prs)[-1] == "References"
+
+
+def test_report_evaluate_evaluates_a_job_first(job_copy):
+    """``report --evaluate`` (what the app's "Evaluate, then report" runs) evaluates a job that
+    has no evaluation, then writes the deck with its results."""
+    for name in ("evaluation.json", "output_result.csv", "confusion_matrix_y.csv"):
+        (job_copy / name).unlink()
+    result = cli("report", str(job_copy), "--evaluate", "--events")
+    assert result.returncode == 0, result.stderr
+    events = [json.loads(line) for line in result.stdout.splitlines()]
+    assert events[0]["message"] == f"evaluating {job_copy.name} (best parameters)"
+    assert json.loads((job_copy / "evaluation.json").read_text())["checkpoint"] == "best"
+    lines = texts(slide(Presentation(str(job_copy / "report.pptx")),
+                        "Experimental Result : Evaluation"))  # fmt: skip
+    accuracy = next(line for line in lines if line.strip().startswith("Accuracy"))
+    assert 0.0 < float(accuracy.split(":")[1]) <= 1.0
 
 
 def test_a_checkpoint_other_than_the_evaluated_one_is_named(lenet_job, tmp_path):
@@ -46,7 +66,7 @@ def test_a_checkpoint_other_than_the_evaluated_one_is_named(lenet_job, tmp_path)
     assert lines[0] == (
         "This job has been evaluated with the best parameters, not the last ones asked for."
     )
-    assert "--checkpoint last" in lines[1]
+    assert lines[1] == "The evaluation results appear here once the job is evaluated."
 
 
 def test_datasets_that_have_gone_are_named_on_their_slides(job_copy, tmp_path):

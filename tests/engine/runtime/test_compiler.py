@@ -263,7 +263,7 @@ def test_batch_shaped_arguments_and_generators(kit):
 
 
 def test_a_side_inputs_generator_wins_over_its_dataset_variable(kit):
-    """nnc-layers.md 1.8, as for an Input layer: NNC's GAN samples keep T.Dataset = y beside
+    """docs/layers.md §1.8, as for an Input layer: NNC's GAN samples keep T.Dataset = y beside
     T.Generator = Constant, and the target is the constant, not the dataset's labels."""
     layers = [
         kit.layer("Input", "Input", Size=(3,), Dataset="x"),

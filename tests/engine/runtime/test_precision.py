@@ -1,5 +1,5 @@
 """Precision Half: float16 activations and gradients, float32 masters and reductions, nnabla's
-dynamic loss scaling (nnc-behaviour.md §6.2), and the default project trained in Half."""
+dynamic loss scaling (docs/nnc-behaviour.md §6.2), and the default project trained in Half."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""NNC's ``result.ini`` and ``results.nnp`` in every job folder (nnc-formats.md §3.3)."""
+"""NNC's ``result.ini`` and ``results.nnp`` in every job folder (docs/formats.md §3.3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Mutation magnitudes (nnc-behaviour.md §9.2), the [Compatible] groups, and the GP's choice."""
+"""Mutation magnitudes (docs/nnc-behaviour.md §9.2), [Compatible] groups, and the GP's choice."""
 
 from __future__ import annotations
 

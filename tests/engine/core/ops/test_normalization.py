@@ -136,6 +136,49 @@ def test_batch_normalization_inference_uses_running_statistics():
     np.testing.assert_array_equal(v.data, var)
 
 
+@pytest.mark.parametrize(
+    "layout", ["nchw", "channel-last view", "batch-last (direct convolution)", "4-d axes (1, 3)"]
+)
+@pytest.mark.parametrize("affine", [True, False])
+def test_batch_normalization_inference_without_gradients_equals_the_recorded_path(layout, affine):
+    """Without gradients (evaluate, forward) test mode broadcasts in x's own layout; it computes
+    the same operations element for element as the path that records for backward, so the
+    numbers are identical, and the output keeps x's memory order (no copy for the next layer)."""
+    if layout == "nchw":
+        x = RNG.standard_normal((4, 6, 5, 7)).astype(np.float32) * 3 + 2
+        axes = (1,)
+    elif layout == "channel-last view":  # NCHW shape over NHWC memory, as a transposed result
+        x = (RNG.standard_normal((4, 5, 7, 6)).astype(np.float32) * 3 + 2).transpose(0, 3, 1, 2)
+        axes = (1,)
+    elif layout.startswith("batch-last"):  # CHWN memory: the rows are a free view (compiled)
+        x = (RNG.standard_normal((6, 5, 7, 16)).astype(np.float32) * 3 + 2).transpose(3, 0, 1, 2)
+        axes = (1,)
+    else:
+        x = RNG.standard_normal((3, 4, 5, 6)).astype(np.float32)
+        axes = (1, 3)
+    pshape = _keep_shape(x.shape, axes)
+    beta = RNG.standard_normal(pshape).astype(np.float32) if affine else None
+    gamma = RNG.uniform(0.5, 1.5, pshape).astype(np.float32) if affine else None
+    mean = RNG.standard_normal(pshape).astype(np.float32)
+    var = RNG.uniform(0.5, 2.0, pshape).astype(np.float32)
+
+    def run(need_grad):
+        args = [Variable(a, need_grad=need_grad) if a is not None else None
+                for a in (x, beta, gamma)]  # fmt: skip
+        return N.batch_normalization(*args, Variable(mean), Variable(var), axes=axes, eps=1e-4,
+                                     batch_stat=False)  # fmt: skip
+
+    fast, recorded = run(False), run(True)
+    assert not fast.need_grad and fast.creator is None and recorded.creator is not None
+    np.testing.assert_array_equal(fast.data, recorded.data)
+    ref = (x - mean) / np.sqrt(var + np.float32(1e-4))
+    if affine:
+        ref = ref * gamma + beta
+    np.testing.assert_allclose(fast.data, ref, rtol=1e-5, atol=1e-5)
+    assert fast.data.dtype == np.float32
+    assert np.argsort(fast.data.strides).tolist() == np.argsort(x.strides).tolist()
+
+
 def test_batch_normalization_running_statistics_hand_computed():
     # channel 0: [1, 2, 6] -> mean 3, biased var 14/3, unbiased 7
     # channel 1: [0, 0, 3] -> mean 1, biased var 2,    unbiased 3

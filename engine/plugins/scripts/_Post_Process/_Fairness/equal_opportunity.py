@@ -1,0 +1,11 @@
+"""Equal Opportunity (NeuroCanvas built-in fairness plugin, NNC protocol)."""
+
+import argparse  # noqa: F401 - the protocol: an argparse --help (fairness_script.parser)
+
+if __name__ == "__main__":
+    from engine.plugins.fairness_script import main
+
+    main(
+        "Equal Opportunity",
+        "True positive rate of the unprivileged group minus that of the privileged group.",
+    )

@@ -1,0 +1,142 @@
+"""Benchmark: a batch's forward pass through the runtime against onnxruntime on the same model.
+
+The runtime path is the one ``evaluate``, ``forward``, the structure search's attempts and the
+quantization sweeps use: the project's runtime network compiled to a program and run in test
+mode (no gradients). The reference is onnxruntime on that network's ONNX export with the same
+parameters (``neurocanvas export onnx``), on the same number of threads. Both see the same batch;
+their outputs must agree (1e-4 relative to the largest) before anything is timed. Rounds
+alternate the two so a shared machine's drift hits both alike; the ratio ours / onnxruntime of
+each round's pair is reported, with the median.
+
+    python tests/benchmarks/bench_inference.py [--rounds 7] [--iters 50] [--batch 64]
+        [--threads N] [--only WORD...] [--device cpu|gpu|guard]
+
+Timings are reported, never asserted (tests never assert wall-clock times).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+# isort: split
+import engine  # noqa: F401 - before NumPy: it sets OpenBLAS's thread timeout (engine/__init__)
+
+# isort: split
+import numpy as np
+
+import engine.nn as nn
+from engine.core import backend
+from engine.export import Source, export_onnx
+from engine.formats import load_project
+from engine.runtime.compiler import compile_network
+
+PROJECTS = Path(__file__).resolve().parents[2] / "projects"
+NETWORKS = {  # name: sample project (its first executor's network)
+    "LeNet": "lenet_digits.ncproj",
+    "ResNet-style": "residual_digits.ncproj",
+    "MobileNet-style": "mobilenet_digits.ncproj",
+    "SqueezeNet-style": "squeezenet_digits.ncproj",
+}
+
+
+def _pair(project_file: Path, batch: int, threads: int | None, folder: Path):
+    """(ours, theirs) callables running one batch, after checking they agree."""
+    import onnxruntime as ort  # noqa: PLC0415 - the reference, an optional extra
+
+    project = load_project(project_file)
+    network = project.executors[0].network
+    nn.clear_parameters()
+    nn.seed(0)
+    program = compile_network(project, network)
+    params = program.create_parameters(project_file.parent)
+    parameters = folder / f"{project_file.stem}.npz"
+    nn.save_parameters(parameters)
+    onnx_file = folder / f"{project_file.stem}.onnx"
+    export_onnx(Source(project, project_file.stem, network, parameters, True), onnx_file)
+    options = ort.SessionOptions()
+    if threads:
+        options.intra_op_num_threads = threads
+    session = ort.InferenceSession(str(onnx_file), options, providers=_providers(ort))
+    feed = session.get_inputs()[0]
+    (variable,) = program.variables()
+    x = np.random.default_rng(0).random((batch, *feed.shape[1:]), dtype=np.float32)
+    output = program.outputs[0][0]
+
+    def ours() -> np.ndarray:
+        with nn.no_grad():
+            acts = program.forward({variable: x}, params, {})
+            return backend.to_numpy(program.output(acts, output).data)
+
+    def theirs() -> np.ndarray:
+        return session.run(None, {feed.name: x})[0]
+
+    a, b = ours(), theirs()
+    scale = max(float(np.abs(b).max()), 1e-30)
+    assert np.abs(a.reshape(b.shape) - b).max() <= 1e-4 * scale, "outputs differ"
+    return ours, theirs
+
+
+def _providers(ort) -> list[str]:
+    """onnxruntime on CUDA when ours runs on the GPU and this onnxruntime has CUDA, else CPU."""
+    if backend.device() == "gpu" and "CUDAExecutionProvider" in ort.get_available_providers():
+        return ["CUDAExecutionProvider", "CPUExecutionProvider"]
+    return ["CPUExecutionProvider"]
+
+
+def _median_ms(fn, iters: int) -> float:
+    fn()
+    times = []
+    for _ in range(iters):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times) * 1e3
+
+
+def run(name: str, args, folder: Path) -> dict:
+    ours, theirs = _pair(PROJECTS / NETWORKS[name], args.batch, args.threads, folder)
+    times: dict[str, list[float]] = {"ours": [], "ort": []}
+    for _ in range(args.rounds):
+        times["ours"].append(_median_ms(ours, args.iters))
+        times["ort"].append(_median_ms(theirs, args.iters))
+    ratios = sorted(o / t for o, t in zip(times["ours"], times["ort"], strict=True))
+    result = {
+        "name": name,
+        "ours_ms": statistics.median(times["ours"]),
+        "ort_ms": statistics.median(times["ort"]),
+        "ratio": statistics.median(ratios),
+    }
+    print(f"{name:<18} batch {args.batch} ({args.device}): "
+          f"NeuroCanvas {result['ours_ms']:7.3f} ms   "
+          f"onnxruntime {result['ort_ms']:7.3f} ms   ratio {result['ratio']:.2f}x "
+          f"(rounds {ratios[0]:.2f}-{ratios[-1]:.2f})", flush=True)  # fmt: skip
+    return result
+
+
+def main(argv=None) -> list[dict]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--iters", type=int, default=50)
+    parser.add_argument("--batch", type=int, default=64)
+    parser.add_argument("--threads", type=int, help="threads of both (default: each its own)")
+    parser.add_argument("--only", nargs="+", metavar="WORD")
+    parser.add_argument("--device", choices=("cpu", "gpu", "guard"), default="cpu",
+                        help="ours on the GPU (onnxruntime on CUDA where it has it)")  # fmt: skip
+    args = parser.parse_args(argv)
+    nn.set_device(args.device)
+    if args.threads:
+        from threadpoolctl import threadpool_limits  # noqa: PLC0415
+
+        limits = threadpool_limits(args.threads)  # noqa: F841 - kept for the whole run
+    names = [n for n in NETWORKS if not args.only or any(w in n for w in args.only)]
+    with tempfile.TemporaryDirectory() as tmp:
+        return [run(name, args, Path(tmp)) for name in names]
+
+
+if __name__ == "__main__":
+    sys.exit(0 if main() else 1)

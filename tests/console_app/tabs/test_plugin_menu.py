@@ -1,0 +1,116 @@
+"""EVALUATION > output table > right click > a plugin: the dialog built from its parameters,
+the run in a child process, the result shown (picture or sortable table) and listed again
+after reopening; on the default project's trained LeNet, by real clicks."""
+
+from __future__ import annotations
+
+import csv
+
+import numpy as np
+import pytest
+from gui_driver import answer_next_dialog, choose, menu_action, right_click
+from plugin_kit import lenet_job  # noqa: F401 - the trained default project
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtGui import QImage
+from PySide6.QtWidgets import QLineEdit, QSpinBox
+
+
+@pytest.fixture
+def tab(qtbot, lenet_job):  # noqa: F811
+    from console_app.tabs.evaluation_tab import EvaluationTab
+
+    tab = EvaluationTab()
+    qtbot.addWidget(tab)
+    tab.show()
+    tab.set_jobs([lenet_job])
+    assert tab.output_view.model().rowCount() == 297
+    qtbot.waitUntil(lambda: tab.catalogue.plugins is not None, timeout=120000)
+    yield tab
+    tab.plugins.runner.kill()
+
+
+def _mistake(job):
+    rows = list(csv.reader(open(job / "output_result.csv")))[1:]
+    for k, r in enumerate(rows):
+        guess = int(np.argmax([float(v) for v in r[2:12]]))
+        if guess != int(r[1]):
+            return k, r[0], guess
+    raise AssertionError("no misclassified digit")
+
+
+def _run_from_menu(qtbot, tab, row, group, title, before=None):
+    view = tab.output_view
+    view.scrollTo(view.model().index(row, 0))
+    right_click(qtbot, view.viewport(), view.visualRect(view.model().index(row, 0)).center())
+    menu = tab.plugin_menu_shown
+    answer = answer_next_dialog(qtbot, "OK", before=before)
+    with qtbot.waitSignal(tab.plugins.finished, timeout=180000) as blocker:
+        choose(menu_action(menu, group).menu(), title)
+    assert answer.done and answer.title == f"Plugin: {group}/{title}"
+    return blocker.args
+
+
+def test_grad_cam_of_a_misclassified_digit_from_the_context_menu(qtbot, tab, lenet_job):  # noqa: F811
+    row, image, guess = _mistake(lenet_job)
+    seen = {}
+
+    def check(dialog):
+        seen["image"] = dialog.findChild(QLineEdit, "image").text()
+        seen["class"] = dialog.findChild(QSpinBox, "class_index").value()
+
+    status = _run_from_menu(qtbot, tab, row, "XAI", "Grad-CAM", check)
+    assert status == ["finished", ""], tab.plugins.last_message
+    assert seen == {"image": image, "class": guess}  # filled from the clicked row
+    assert tab.views.currentWidget() is tab.plugins
+    panel = tab.plugins
+    assert panel.results.currentItem().text().startswith("XAI/Grad-CAM  (gradcam_")
+    assert panel.current_file().name == "grad_cam.png"
+    assert QImage(str(panel.current_file())).size().toTuple() == (112, 112)
+    pixmap = panel.picture.pixmap()
+    assert not pixmap.isNull() and (pixmap.width(), pixmap.height()) == (224, 224)  # shown x2
+
+
+def test_cross_tabulation_shows_a_sortable_table_and_stays_after_reopening(qtbot, tab, lenet_job):  # noqa: F811
+    status = _run_from_menu(qtbot, tab, 0, "Utils", "Cross Tabulation")
+    assert status == ["finished", ""], tab.plugins.last_message
+    table = tab.plugins.table
+    model = table.model()
+    assert model.rowCount() == 10 and model.columnCount() == 11
+    rows = list(csv.reader(open(lenet_job / "output_result.csv")))[1:]
+    truth_zero = sum(1 for r in rows if r[1] == "0")
+    first = [model.index(0, c).data() for c in range(11)]
+    assert first[0] == "y = 0" and sum(float(v) for v in first[1:]) == truth_zero
+    # a click on the "y' = 0" header sorts by that column's numbers (twice: descending)
+    header = table.horizontalHeader()
+    x = header.sectionViewportPosition(1) + 5
+    for _ in range(2):
+        qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton, pos=QPoint(x, 5))
+    column = [float(model.index(r, 1).data()) for r in range(10)]
+    assert column == sorted(column, reverse=True) and column[0] == float(first[1])
+
+    from console_app.tabs.evaluation_tab import EvaluationTab
+
+    reopened = EvaluationTab()
+    qtbot.addWidget(reopened)
+    reopened.set_jobs([lenet_job])
+    listed = [reopened.plugins.results.item(i).text()
+              for i in range(reopened.plugins.results.count())]  # fmt: skip
+    assert any(text.startswith("Utils/Cross Tabulation  (cross_tabulation_") for text in listed)
+
+
+def test_a_plugin_that_fails_says_why_in_one_line(qtbot, tab, lenet_job):  # noqa: F811
+    def wrong_variable(dialog):
+        field = dialog.findChild(QLineEdit, "output_variable")
+        field.selectAll()
+        qtbot.keyClicks(field, "z'")
+
+    def results():
+        folder = lenet_job / "plugin_results"
+        return sorted(p.name for p in folder.iterdir()) if folder.exists() else []
+
+    before = results()
+    status = _run_from_menu(qtbot, tab, 0, "XAI", "SmoothGrad", wrong_variable)
+    assert status[0] == "failed"
+    assert "--output_variable \"z'\": the network 'MainRuntime' has no such" in status[1]
+    assert tab.plugins.status.text().startswith("Plugin failed: ")
+    assert results() == before
