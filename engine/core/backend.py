@@ -311,3 +311,30 @@ def scatter_add(target: Any, indices: Any, values: Any) -> None:
         import cupyx  # noqa: PLC0415
 
         cupyx.scatter_add(target, indices, values)
+
+
+def available_memory() -> int | None:
+    """Bytes the arrays of the current device may still take (None when unknown)."""
+    if device() == "gpu":  # free on the device plus what CuPy's pool holds for reuse
+        try:
+            cupy = xp()
+            free, _total = cupy.cuda.runtime.memGetInfo()
+            return int(free) + int(cupy.get_default_memory_pool().free_bytes())
+        except Exception:  # noqa: BLE001 - no answer means no check, never a failed run
+            return None
+    return host_memory()
+
+
+def host_memory() -> int | None:
+    """Bytes of host memory still available (None when unknown)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):
+        return None

@@ -50,6 +50,7 @@ def open_source(path: str | Path, checkpoint: str = "best") -> Source:
         ExportError: unreadable project, job without trained parameters.
     """
     from engine.formats import ProjectFileError, load_project  # noqa: PLC0415
+    from engine.nn.parameter import ParameterFileError  # noqa: PLC0415
     from engine.runtime.job import Job, JobError  # noqa: PLC0415
 
     path = Path(path)
@@ -66,9 +67,10 @@ def open_source(path: str | Path, checkpoint: str = "best") -> Source:
         executors = plan.get("executors") or []
         runtime = executors[0]["network"] if executors else None
         dataset = plan.get("datasets", {}).get(executors[0]["dataset"] if executors else "", {})
-        return Source(job.load_project(), path.name, runtime, _trained(job, checkpoint),
+        project = job.load_project()
+        return Source(project, path.name, runtime, _trained(job, project, runtime, checkpoint),
                       bool(dataset.get("normalize", True)), job.project_base())  # fmt: skip
-    except ProjectFileError as exc:  # it names the file (and line) already
+    except (ProjectFileError, ParameterFileError) as exc:  # they name the file already
         raise ExportError(str(exc)) from None
     except (JobError, OSError, KeyError, ValueError, TypeError, AttributeError) as exc:
         if isinstance(exc, ExportError):
@@ -76,14 +78,18 @@ def open_source(path: str | Path, checkpoint: str = "best") -> Source:
         raise ExportError(f"{path}: {exc}") from None
 
 
-def _trained(job: object, checkpoint: str) -> Path:
-    from engine.runtime.checkpoint import PARAMETERS, checkpoint_path  # noqa: PLC0415
+def _trained(job: object, project: object, runtime: str | None, checkpoint: str) -> Path:
+    """The job's parameter file (:func:`~engine.runtime.checkpoint.job_parameters`), checked
+    against the runtime network's parameters before any export reads or copies it."""
+    from engine.runtime.checkpoint import check_job_parameters, job_parameters  # noqa: PLC0415
+    from engine.runtime.compiler import compile_network  # noqa: PLC0415
+    from engine.runtime.program import ProgramError  # noqa: PLC0415
 
-    for kind in (checkpoint, "last"):
-        folder = checkpoint_path(job.checkpoint_dir(kind))  # type: ignore[attr-defined]
-        if (folder / PARAMETERS).is_file():
-            return folder / PARAMETERS
-    raise ExportError(f"{job.root}: no trained parameters yet (checkpoints/{checkpoint})")  # type: ignore[attr-defined]
+    try:
+        programs = [compile_network(project, runtime)] if runtime else []  # type: ignore[arg-type]
+    except (ProgramError, ValueError):
+        return job_parameters(job, checkpoint)[0]  # type: ignore[arg-type]  # the export names it
+    return check_job_parameters(job, programs, checkpoint)[0]  # type: ignore[arg-type]
 
 
 def export_python(source: Source, out: str | Path, target: str = "neurocanvas") -> list[Path]:

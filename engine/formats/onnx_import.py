@@ -150,9 +150,7 @@ def read_onnx(path: str | Path) -> ModelGraph:
     ctx = _Ctx(model, where)
     graph = model.graph
     for init in graph.initializer:
-        from onnx import numpy_helper  # noqa: PLC0415
-
-        ctx.consts[init.name] = numpy_helper.to_array(init)
+        ctx.consts[init.name] = _initializer(init, where)
     inputs = {i.name: _input_shape(i, where) for i in graph.input if i.name not in ctx.consts}
     _check_input_types(graph, inputs, where)
     _infer_shapes(ctx, inputs)
@@ -257,6 +255,43 @@ def _constant_inputs(ctx: _Ctx, shapes: dict[str, tuple[int, ...]]) -> dict[str,
 def _names(generators: dict[str, Any]) -> dict[str, str]:
     """Readable Input names for generated constants (``LSTM/Delay/Initial:42``)."""
     return {var: var.split(":")[0].replace("/", "_") for var in generators}
+
+
+_TYPED_FIELDS = ("float_data", "int32_data", "int64_data", "double_data", "uint64_data")
+
+
+def _initializer(init: Any, where: str) -> np.ndarray:
+    """An initializer's values, its declared dims checked first (sizes >= 0, the count within
+    int64, equal to the values it holds): a tensor that declares 10^12 values and holds none is
+    one line, not an allocation."""
+    import math  # noqa: PLC0415
+
+    from onnx import TensorProto, helper, numpy_helper  # noqa: PLC0415
+
+    here = f'{where}: initializer "{init.name}"'
+    dims = tuple(int(d) for d in init.dims)
+    if any(d < 0 for d in dims) or math.prod(dims) >= 2**63:
+        raise ImportError_(f"{here}: dims {dims} are not a shape (negative or past int64)")
+    count = math.prod(dims)
+    if init.data_type in (TensorProto.STRING, TensorProto.UNDEFINED):
+        raise ImportError_(f"{here}: not numbers (data type {init.data_type})")
+    if init.HasField("raw_data"):
+        itemsize = np.dtype(helper.tensor_dtype_to_np_dtype(init.data_type)).itemsize
+        bits = {TensorProto.INT4: 4, TensorProto.UINT4: 4}.get(init.data_type, 8 * itemsize)
+        held = (
+            count if len(init.raw_data) == -(-count * bits // 8) else len(init.raw_data) * 8 // bits
+        )
+    else:
+        held = max((len(getattr(init, f)) for f in _TYPED_FIELDS), default=0)
+        if init.data_type in (TensorProto.COMPLEX64, TensorProto.COMPLEX128):
+            held //= 2
+    if held != count and not (held == 1 and count == 1):
+        raise ImportError_(f"{here}: declares shape {dims} ({count:,} values) but holds "
+                           f"{held:,}")  # fmt: skip
+    try:
+        return numpy_helper.to_array(init)
+    except (ValueError, TypeError) as exc:
+        raise ImportError_(f"{here}: unreadable values ({exc})") from None
 
 
 def _load(path: Path) -> Any:

@@ -16,10 +16,10 @@ from engine.core import backend
 from engine.data import open_dataset
 from engine.data.iterator import batches_once
 from engine.graph.project import Project
-from engine.nn.parameter import load_arrays
+from engine.nn.parameter import read_index
 from engine.quantization.insert import Ranges
 from engine.quantization.scheme import QuantizationError
-from engine.runtime.checkpoint import PARAMETERS, checkpoint_path
+from engine.runtime.checkpoint import job_parameters
 from engine.runtime.compiler import compile_network
 from engine.runtime.job import Job
 from engine.runtime.program import Program
@@ -30,18 +30,18 @@ __all__ = ["job_parameters_file", "check_parameters", "calibrate", "training_csv
 
 def job_parameters_file(job: Job, checkpoint: str = "best") -> Path:
     """The job's ``best`` parameters (``last`` when no epoch was monitored)."""
-    for kind in (checkpoint, "last"):
-        path = checkpoint_path(job.checkpoint_dir(kind)) / PARAMETERS
-        if path.is_file():
-            return path
-    raise QuantizationError(f"{job.root}: no trained parameters (checkpoints/{checkpoint})")
+    from engine.runtime.job import JobError  # noqa: PLC0415
+
+    try:
+        return job_parameters(job, checkpoint)[0]
+    except JobError as exc:
+        raise QuantizationError(str(exc)) from None
 
 
 def check_parameters(program: Program, path: Path, job: Job) -> None:
     """Every parameter of ``program`` exists in the job with the same shape (else one line
-    naming the parameter and both shapes)."""
-    arrays, meta = load_arrays(path)
-    shapes = {name: tuple(arrays[key].shape) for name, key in _names(arrays, meta).items()}
+    naming the parameter and both shapes), checked from the file's headers (no array read)."""
+    shapes = {name: header.shape for name, header in read_index(path).items()}
     for decl in program.parameters:
         have = shapes.get(decl.name)
         if have is None:
@@ -54,15 +54,6 @@ def check_parameters(program: Program, path: Path, job: Job) -> None:
                 f'{job.root}: parameter "{decl.name}" has shape {have} in the job but '
                 f'{tuple(decl.shape)} in network "{program.network}"'
             )
-
-
-def _names(arrays: dict[str, Any], meta: Any) -> dict[str, str]:
-    entries = (meta or {}).get("parameters") or []
-    out = {}
-    for entry in entries:
-        if isinstance(entry, dict) and "name" in entry and "key" in entry:
-            out[entry["name"]] = entry["key"]
-    return out or {name: name for name in arrays}
 
 
 def training_csv(plan: RunPlan) -> tuple[Path, bool]:

@@ -15,7 +15,8 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from engine.runtime.job_history import JobInfo, pareto_front
 
-__all__ = ["SERIES", "draw_learning_curves", "draw_tradeoff", "tradeoff_points"]
+__all__ = ["SERIES", "draw_learning_curves", "draw_tradeoff", "tradeoff_points", "decimate",
+           "MAX_CURVE_POINTS"]  # fmt: skip
 
 # (legend text, column of a curve row, line style); rows are (epoch, cost, train, valid).
 # NNC calls the monitors "Training Error" and "Validation Error"; they are the loss on those
@@ -25,6 +26,28 @@ Curve = tuple[str, Sequence[tuple[int, Any, Any, Any]]]
 # Past this many jobs only the Pareto front is named: seen on a real X server, a quantization
 # sweep's six jobs (same cost, long names) piled their names over each other and off the axes.
 NAME_ALL_UP_TO = 4
+
+
+# A curve drawn with more points than a slide or a canvas has pixels across only costs time and
+# memory: a 200,000-epoch learning curve took 41 s and 1.5 GB to put in a report.
+MAX_CURVE_POINTS = 2000
+
+
+def decimate(points: Sequence[tuple[Any, Any]], limit: int = MAX_CURVE_POINTS) -> list[Any]:
+    """At most ``limit`` of ``points`` (x, y) in order: per bucket of consecutive points its
+    lowest and highest y (a spike and the best epoch stay visible), the first and last always."""
+    n = len(points)
+    if n <= limit:
+        return list(points)
+    buckets = max(1, (limit - 2) // 2)
+    keep = {0, n - 1}
+    for b in range(buckets):
+        lo, hi = b * n // buckets, (b + 1) * n // buckets
+        if hi > lo:
+            span = range(lo, hi)
+            keep.add(min(span, key=lambda i: points[i][1]))
+            keep.add(max(span, key=lambda i: points[i][1]))
+    return [points[i] for i in sorted(keep)]
 
 
 def draw_learning_curves(ax: Axes, curves: Sequence[Curve], log_scale: bool = False) -> int:
@@ -38,7 +61,7 @@ def draw_learning_curves(ax: Axes, curves: Sequence[Curve], log_scale: bool = Fa
     colors = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
     for k, (label, rows) in enumerate(curves):
         for name, column, style in SERIES:
-            points = [(r[0], r[column]) for r in rows if r[column] is not None]
+            points = decimate([(r[0], r[column]) for r in rows if r[column] is not None])
             if not points:
                 continue
             xs, ys = zip(*points, strict=True)

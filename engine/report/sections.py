@@ -19,6 +19,7 @@ from engine.graph.statistics import network_statistics
 from engine.layers import find_spec
 from engine.layers.spec import STATISTICS
 from engine.report import figures
+from engine.report.curves import decimate
 from engine.report.layout import unit_arguments
 from engine.report.network_picture import draw_network
 from engine.report.slides import BODY_H, BODY_TOP, MARGIN, WIDTH, Deck
@@ -221,7 +222,7 @@ def learning_curve_slide(deck: Deck, curve: Sequence[tuple]) -> None:
     """``Experimental Result : Learning Curve`` as a native chart of learning_curve.csv."""
     title = "Experimental Result : Learning Curve"
     series = [
-        (name, [(float(r[0]), float(r[c])) for r in curve if r[c] is not None])
+        (name, decimate([(float(r[0]), float(r[c])) for r in curve if r[c] is not None]))
         for name, c in CURVE_SERIES
     ]
     series = [(name, points) for name, points in series if points]

@@ -27,11 +27,17 @@ from typing import Any
 import engine.nn as nn
 from engine.core import backend
 from engine.core.atomic import default_mode
-from engine.nn.parameter import ParameterFileError, load_arrays, save_arrays
-from engine.runtime.job import atomic_write_json
+from engine.nn.parameter import (
+    ParameterFileError,
+    check_parameter_file,
+    load_arrays,
+    save_arrays,
+)
+from engine.runtime.job import Job, JobError, atomic_write_json
 from engine.runtime.trainer import Trainer, TrainingError, TrainState
 
-__all__ = ["save_checkpoint", "load_checkpoint", "save_best", "PARAMETERS", "checkpoint_path"]
+__all__ = ["save_checkpoint", "load_checkpoint", "save_best", "PARAMETERS", "checkpoint_path",
+           "job_parameters", "check_job_parameters"]  # fmt: skip
 
 FORMAT = "neurocanvas-checkpoint"
 VERSION = 1
@@ -44,6 +50,38 @@ def checkpoint_path(folder: Path) -> Path:
         return folder
     old = folder.with_name(folder.name + ".old")
     return old if old.is_dir() else folder
+
+
+def job_parameters(job: Job, checkpoint: str = "best") -> tuple[Path, str]:
+    """The parameter file of a job's ``best`` or ``last`` checkpoint and the checkpoint it is
+    from: the one place every command (evaluate, forward, export, quantize) finds it. ``best``
+    falls back to ``last`` only when no epoch was monitored (no ``best`` file at all); a
+    ``parameters.npz`` that is a folder, a device or a dangling link is an error, not a reason
+    to read another checkpoint."""
+    if checkpoint not in ("best", "last"):
+        raise JobError(f"--checkpoint: expected best or last. Received: {checkpoint!r}")
+    for kind in dict.fromkeys((checkpoint, "last")):
+        path = checkpoint_path(job.checkpoint_dir(kind)) / PARAMETERS
+        if os.path.lexists(path):
+            if not path.is_file():
+                raise JobError(f"{path}: not a regular file (a folder, a device or a broken "
+                               f"link): the job's {kind} parameters are damaged")  # fmt: skip
+            return path, kind
+    raise JobError(f"{job.root}: no trained parameters yet (checkpoints/{checkpoint})")
+
+
+def check_job_parameters(
+    job: Job, programs: list[Any], checkpoint: str = "best"
+) -> tuple[Path, str]:
+    """:func:`job_parameters`, checked against the parameters ``programs`` declare (present,
+    same shapes, within the memory left) before anything reads its arrays."""
+    path, kind = job_parameters(job, checkpoint)
+    expected: dict[str, tuple[int, ...]] = {}
+    for program in programs:
+        for decl in program.parameters:
+            expected.setdefault(decl.name, tuple(decl.shape))
+    check_parameter_file(path, expected)
+    return path, kind
 
 
 def _swap_in(build: Path, target: Path) -> None:

@@ -42,7 +42,7 @@ from engine.data.csv_dataset import Dataset
 from engine.data.iterator import batches_once
 from engine.data.writers import save_image
 from engine.runtime import metrics
-from engine.runtime.checkpoint import PARAMETERS, checkpoint_path
+from engine.runtime.checkpoint import job_parameters
 from engine.runtime.compiler import compile_network
 from engine.runtime.datasets import BUILTIN_SCHEME, resolve_uri
 from engine.runtime.job import Job, JobError, atomic_write_json, atomic_write_text
@@ -89,7 +89,7 @@ def evaluate(
     name, csv_path, normalize = _dataset_for(plan, dataset or first["dataset"])
     project = job.load_project()
     programs = [compile_network(project, info["network"]) for info in plan.executors]
-    params = load_parameters(job, programs, checkpoint)
+    params, checkpoint = load_checked(job, programs, checkpoint)
     runs = [ExecutorRun(*run) for run in zip(programs, params, plan.executors, strict=True)]
     nn.seed(plan.seed)
     with open_dataset(csv_path, normalize=normalize, cache=True) as data:
@@ -142,17 +142,20 @@ def load_job_parameters(job: Job, program: Program, checkpoint: str) -> dict[str
 
 def load_parameters(job: Job, programs: Sequence[Program], checkpoint: str) -> list[dict[str, Any]]:
     """Each program's parameters (shared by name, as NNC) loaded from the checkpoint."""
-    if checkpoint not in ("best", "last"):
-        raise JobError(f"--checkpoint: expected best or last. Received: {checkpoint!r}")
-    folder = checkpoint_path(job.checkpoint_dir(checkpoint))
-    if checkpoint == "best" and not (folder / PARAMETERS).is_file():
-        folder = checkpoint_path(job.checkpoint_dir("last"))  # no monitored epoch yet
-    if not (folder / PARAMETERS).is_file():
-        raise JobError(f"{job.root}: no trained parameters yet (checkpoints/{checkpoint})")
+    params, _kind = load_checked(job, programs, checkpoint)
+    return params
+
+
+def load_checked(
+    job: Job, programs: Sequence[Program], checkpoint: str
+) -> tuple[list[dict[str, Any]], str]:
+    """:func:`load_parameters` and the checkpoint the values came from (``best`` falls back to
+    ``last`` when no epoch was monitored); the file is checked before it is read."""
+    path, kind = job_parameters(job, checkpoint)
     nn.clear_parameters()
     params = [program.create_parameters(job.project_base()) for program in programs]
-    nn.load_parameters(folder / PARAMETERS)
-    return params
+    nn.load_parameters(path)  # shapes and sizes checked against these before reading
+    return params, kind
 
 
 def run_outputs(

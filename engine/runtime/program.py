@@ -23,7 +23,6 @@ References (``Ref``) name where a step input comes from:
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -415,24 +414,7 @@ def _check_memory(program: Program, new: list[ParameterDecl]) -> None:
 
 def available_memory() -> int | None:
     """Bytes the arrays of the current device may still take (None when unknown)."""
-    if backend.device() == "gpu":  # free on the device plus what CuPy's pool holds for reuse
-        try:
-            cupy = backend.xp()
-            free, _total = cupy.cuda.runtime.memGetInfo()
-            return int(free) + int(cupy.get_default_memory_pool().free_bytes())
-        except Exception:  # noqa: BLE001 - no answer means no check, never a failed run
-            return None
-    try:
-        with open("/proc/meminfo", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    try:
-        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):
-        return None
+    return backend.available_memory()
 
 
 def _gib(n: int) -> str:

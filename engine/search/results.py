@@ -45,8 +45,15 @@ def summary(trial: optuna.trial.FrozenTrial) -> dict[str, Any]:
         "mutation": trial.user_attrs.get("mutation", ""),
         "parent": trial.user_attrs.get("parent"),
         "job": trial.user_attrs.get("job", ""),
-        "reason": trial.user_attrs.get("reason", ""),
+        "reason": trial.user_attrs.get("reason") or _silent(trial),
     }
+
+
+def _silent(trial: optuna.trial.FrozenTrial) -> str:
+    """A failed attempt that no worker explained: Optuna's heartbeat check failed it."""
+    if trial.state != optuna.trial.TrialState.FAIL:
+        return ""
+    return "its worker stopped sending heartbeats while training it (killed, or its machine lost)"
 
 
 def results(study: optuna.Study, url: str) -> SearchResult:

@@ -323,6 +323,9 @@ def fail_dead_local(study: optuna.Study) -> list[int]:
     for trial in study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
         attrs = trial.user_attrs
         if attrs.get("host") == socket.gethostname() and not _alive(attrs.get("pid")):
+            reason = (f"its worker (process {attrs.get('pid')} on {attrs.get('host')}) ended "
+                      f"while training it (killed?)")  # fmt: skip
+            study._storage.set_trial_user_attr(trial._trial_id, "reason", reason)
             study.tell(trial.number, state=TrialState.FAIL)
             failed.append(trial.number)
     return failed

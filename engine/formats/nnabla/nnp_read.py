@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import math
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,42 @@ def parse_nntxt(text: str, where: str) -> Any:
     return proto
 
 
+MAX_TEXT_BYTES = 256 * 2**20  # a network definition (NNC's resnet-110 nntxt is under 1 MB)
+MAX_PROTOBUF_BYTES = 2**31 - 1  # protobuf cannot parse a larger message
+
+
+def _limit(name: str) -> tuple[int, str]:
+    """How many bytes a member may inflate to, and what it is (for the message)."""
+    from engine.core.backend import host_memory  # noqa: PLC0415
+
+    if name.endswith((".nntxt", ".prototxt")):
+        return MAX_TEXT_BYTES, "a network definition"
+    memory = host_memory()
+    room = memory // 4 if memory else 2**40  # parsing holds the bytes and the values at once
+    if name.endswith(".protobuf"):
+        return min(MAX_PROTOBUF_BYTES, room), "a parameter file (a quarter of the memory left)"
+    return room, "a parameter file (a quarter of the memory left)"
+
+
+def _member(archive: zipfile.ZipFile, name: str, where: str) -> bytes:
+    """A member's bytes, its inflated size capped (by the archive's directory, then while
+    reading: a zip bomb stops at the cap, not at the memory's end)."""
+    info = archive.getinfo(name)
+    limit, what = _limit(name)
+    message = (f"{where}: inflates to more than {limit:,} bytes, the most {what} may take; a "
+               f"damaged or hostile archive")  # fmt: skip
+    if info.file_size > limit:
+        raise ImportError_(message.replace("more than", f"{info.file_size:,} bytes, more than"))
+    chunks, total = [], 0
+    with archive.open(info) as stream:
+        while chunk := stream.read(1 << 20):
+            total += len(chunk)
+            if total > limit:
+                raise ImportError_(message)
+            chunks.append(chunk)
+    return b"".join(chunks)
+
+
 def _read_archive(path: Path) -> tuple[Any, dict[str, np.ndarray]]:
     try:
         archive = zipfile.ZipFile(path)
@@ -46,13 +83,16 @@ def _read_archive(path: Path) -> tuple[Any, dict[str, np.ndarray]]:
         texts = [n for n in names if n.endswith((".nntxt", ".prototxt"))]
         if not texts:
             raise ImportError_(f"{path}: no network definition (.nntxt) in the archive")
-        proto = parse_nntxt(archive.read(texts[0]).decode("utf-8"), f"{path}:{texts[0]}")
+        text = _member(archive, texts[0], f"{path}:{texts[0]}")
+        proto = parse_nntxt(text.decode("utf-8"), f"{path}:{texts[0]}")
         params = _parameters_of(proto)
         for name in names:
             if name.endswith(".protobuf"):
-                params.update(_protobuf_parameters(archive.read(name), f"{path}:{name}"))
+                data = _member(archive, name, f"{path}:{name}")
+                params.update(_protobuf_parameters(data, f"{path}:{name}"))
             elif name.endswith(".h5") and not name.endswith("optimizer.h5"):
-                params.update(_h5_parameters(archive.read(name), f"{path}:{name}"))
+                params.update(_h5_parameters(_member(archive, name, f"{path}:{name}"),
+                                             f"{path}:{name}"))  # fmt: skip
         return proto, params
     except zipfile.BadZipFile as exc:
         raise ImportError_(f"{path}: not an NNP archive (a ZIP file): {exc}") from None
@@ -62,15 +102,25 @@ def _read_archive(path: Path) -> tuple[Any, dict[str, np.ndarray]]:
         raise ImportError_(f"{path}: the network definition is not UTF-8 text") from None
 
 
+def checked_shape(dims: Any, where: str) -> tuple[int, ...]:
+    """A parameter's declared shape: every size >= 0 and the element count within int64 (the
+    product is taken in Python integers, so (2^32, 2^32) is 2^64, not 0)."""
+    shape = tuple(int(d) for d in dims)
+    if any(d < 0 for d in shape):
+        raise ImportError_(f"{where}: shape {shape} has a negative size")
+    if math.prod(shape) >= 2**63:
+        raise ImportError_(f"{where}: shape {shape} has {math.prod(shape):,} values, past int64")
+    return shape
+
+
 def _parameters_of(proto: Any) -> dict[str, np.ndarray]:
     params = {}
     for p in proto.parameter:
-        shape = tuple(p.shape.dim)
-        data = np.asarray(p.data, dtype=np.float32)
-        if data.size != int(np.prod(shape)):
-            raise ImportError_(f'parameter "{p.variable_name}": {data.size} values for shape '
+        shape = checked_shape(p.shape.dim, f'parameter "{p.variable_name}"')
+        if len(p.data) != math.prod(shape):  # before any array is made
+            raise ImportError_(f'parameter "{p.variable_name}": {len(p.data)} values for shape '
                                f"{shape}")  # fmt: skip
-        params[p.variable_name] = data.reshape(shape)
+        params[p.variable_name] = np.asarray(p.data, dtype=np.float32).reshape(shape)
     return params
 
 
@@ -107,8 +157,15 @@ def _h5_parameters(data: bytes, where: str) -> dict[str, np.ndarray]:
     params: list[tuple[int, str, np.ndarray]] = []
     with file:
         for name, dataset in _h5_datasets(h5py, file, where):
-            params.append((_h5_index(dataset, len(params), f'{where}: "{name}"'), name,
-                           np.asarray(dataset[()], dtype=np.float32)))  # fmt: skip
+            here = f'{where}: "{name}"'
+            index = _h5_index(dataset, len(params), here)
+            checked_shape(dataset.shape or (), here)
+            if math.prod(dataset.shape or ()) * 4 > _limit(".h5")[0]:  # chunks may inflate
+                raise ImportError_(
+                    f"{here}: shape {dataset.shape} needs more memory than a parameter file "
+                    f"may take (a quarter of the memory left)"
+                )
+            params.append((index, name, np.asarray(dataset[()], dtype=np.float32)))
     return {name: value for _, name, value in sorted(params, key=lambda t: t[0])}
 
 
@@ -211,7 +268,12 @@ def _parameter(v: Any, params: dict[str, np.ndarray], loops: dict[str, int], net
     """The values of parameter variable ``v``: one per iteration of the repeat blocks whose
     ``{id}`` its name holds (stored expanded, ``Conv[1]/conv/W``), else one."""
     ids = [r for r in v.repeat_id if "{" + r + "}" in v.name]
-    want = tuple(v.shape.dim)
+    want = checked_shape(v.shape.dim, f'{where}: network "{net}", parameter "{v.name}"')
+    if not params and math.prod(want) * 4 > (_limit("values.h5")[0]):
+        raise ImportError_(
+            f'{where}: network "{net}", parameter "{v.name}": shape {want} needs '
+            f"{math.prod(want) * 4:,} bytes, more than the memory allows"
+        )
     found = []
     for index in itertools.product(*(range(loops[r]) for r in ids)):
         name = v.name
@@ -223,7 +285,7 @@ def _parameter(v: Any, params: dict[str, np.ndarray], loops: dict[str, int], net
         if name not in params:
             raise ImportError_(f'{where}: parameter "{name}" (network "{net}") has no values in '
                                f"the file")  # fmt: skip
-        if want and int(np.prod(want)) != params[name].size:
+        if want and math.prod(want) != params[name].size:
             raise ImportError_(f'{where}: parameter "{name}" has shape {params[name].shape}, '
                                f"the network declares {want}")  # fmt: skip
         found.append((index, params[name]))
@@ -295,7 +357,12 @@ def read_nnp(path: str | Path) -> Any:
     from engine.formats.model_import import Imported, finish  # noqa: PLC0415
 
     path = Path(path)
-    data = path.read_bytes()
+    with open(path, "rb") as handle:
+        head = handle.read(2)
+    if head != b"PK" and path.suffix.lower() != ".nnp" and path.stat().st_size > MAX_TEXT_BYTES:
+        raise ImportError_(f"{path}: {path.stat().st_size:,} bytes, more than the "
+                           f"{MAX_TEXT_BYTES:,} a network definition may take")  # fmt: skip
+    data = path.read_bytes() if head != b"PK" else b"PK"
     if data[:2] == b"PK" or path.suffix.lower() == ".nnp":
         proto, params = _read_archive(path)
     else:

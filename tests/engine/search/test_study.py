@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -77,6 +78,9 @@ def test_a_killed_workers_attempt_is_failed_and_resume_continues_the_count(iris_
     assert resumed.returncode == 0, err
     trials = _trials(url)
     assert trials[killed].state == optuna.trial.TrialState.FAIL
+    reason = trials[killed].user_attrs["reason"]  # issue 29: it was empty
+    assert reason == (f"its worker (process {worker.pid} on {socket.gethostname()}) ended while "
+                      f"training it (killed?)")  # fmt: skip
     attempts = [t for t in trials if t.state != optuna.trial.TrialState.PRUNED]
     assert [t.number for t in attempts] == [0, 1, 2, 3]  # the killed one counts
     assert [t.state.name for t in attempts[1:]] == ["COMPLETE"] * 3
