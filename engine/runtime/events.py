@@ -37,6 +37,7 @@ import threading
 import time
 from typing import Any, TextIO
 
+from engine.core.atomic import DISK_FULL
 from engine.runtime.job import Job
 
 __all__ = ["EventSink", "EVENTS"]
@@ -75,6 +76,7 @@ class EventSink:
         self.job = job
         self.stream = stream
         self.history: list[dict[str, Any]] = []
+        self.lost_lines = 0  # events the job's events.jsonl could not take (disk full)
         self._lock = threading.Lock()
 
     def emit(self, event: str, **fields: Any) -> dict[str, Any]:
@@ -85,7 +87,15 @@ class EventSink:
         with self._lock:
             self.history.append(record)
             if self.job is not None:
-                self.job.append_line(self.job.events_file, line)
+                try:
+                    self.job.append_line(self.job.events_file, line)
+                except OSError as exc:
+                    # A full disk: the log loses this line, but the run's own error (the
+                    # checkpoint or file it could not write, named) must stay the one reported,
+                    # not be replaced by "cannot write" of the event that tells of it.
+                    if exc.errno not in DISK_FULL:
+                        raise
+                    self.lost_lines += 1
             if self.stream is not None:
                 self.stream.write(line + "\n")
                 self.stream.flush()

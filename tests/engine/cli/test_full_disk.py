@@ -68,3 +68,26 @@ def test_export_on_a_real_full_disk_names_the_disk(job, tmp_path):
         line = _one_line(done, f"{disk / 'm.onnx'}: cannot write: No space left on device")
         assert f"(the disk mounted at {disk} has " in line, line
         assert sorted(p.name for p in disk.iterdir()) == ["filler"]
+
+
+def test_an_event_the_full_disk_cannot_take_does_not_replace_the_runs_error(tmp_path):
+    """On a full disk the run's error names the file it could not write; the event telling of
+    it may then not fit in events.jsonl either, and that must not become the error reported
+    instead (seen with a longer events.jsonl: "cannot write: File too large" naming nothing)."""
+    import errno
+
+    from engine.runtime.events import EventSink
+
+    class FullJob:
+        events_file = tmp_path / "events.jsonl"
+
+        def __init__(self, code):
+            self.code = code
+
+        def append_line(self, path, line):
+            raise OSError(self.code, "simulated")
+
+    sink = EventSink(FullJob(errno.ENOSPC))
+    assert sink.emit("warning", message="x")["message"] == "x" and sink.lost_lines == 1
+    with pytest.raises(PermissionError):  # not a full disk: still an error
+        EventSink(FullJob(errno.EACCES)).emit("warning", message="x")
