@@ -350,7 +350,18 @@ def read_headers(path: str | os.PathLike) -> dict[str, ArrayHeader]:
     except IsADirectoryError as exc:
         raise ParameterFileError(f"{path}: a folder, not a parameter file") from exc
     except (OSError, zipfile.BadZipFile, EOFError, ValueError, KeyError, RuntimeError) as exc:
+        if _is_npy(path):
+            raise ParameterFileError(f"{path}: not an .npz archive (a single .npy array)") from exc
         raise ParameterFileError(f"{path}: not a readable .npz archive ({exc})") from exc
+
+
+def _is_npy(path: str) -> bool:
+    """Whether ``path`` is one NumPy array (``.npy``), which users hand in for an archive."""
+    try:
+        with open(path, "rb") as f:
+            return f.read(6) == b"\x93NUMPY"
+    except OSError:
+        return False
 
 
 def _header(path: str, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> ArrayHeader | None:
