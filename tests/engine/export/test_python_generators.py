@@ -216,6 +216,9 @@ def test_the_nnabla_target_runs_generator_networks_on_nnabla(name, tmp_path):
     _, constant, got = _run_export(project, tmp_path, networks, "nnabla")
     for key, value in constant.items():
         assert got[key].shape == value.shape == noisy[key].shape, key
-        limit = 1e-5 * np.maximum(1.0, np.abs(value))
-        assert (np.abs(got[key] - value) <= limit).all(), key
+        # float32 through a deep discriminator with batch statistics (which divide by the
+        # batch's spread): 1.4e-5 was measured on an Intel Xeon (AVX-512) against nnabla, where
+        # an AMD EPYC gave under 1e-5; the two libraries sum in different orders.
+        limit = 3e-5 * np.maximum(1.0, np.abs(value))
+        assert (np.abs(got[key] - value) <= limit).all(), (key, np.abs(got[key] - value).max())
     assert any(not np.allclose(noisy[k], got[k]) for k in got)
