@@ -143,12 +143,16 @@ def unsupported_steps(program: Program, quantized: bool = False) -> list[str]:
     inputs (a Constant generator is a ConstantOfShape); ``quantized``: FixedPointQuantize is
     written as QDQ (:mod:`engine.export.onnx_qdq`), the quantizers it cannot express listed."""
     if quantized:
-        from engine.export.onnx_qdq import QDQ_WRITERS, unsupported_quantizers  # noqa: PLC0415
+        from engine.export.onnx_qdq import (  # noqa: PLC0415
+            QDQ_REFUSED,
+            QDQ_WRITERS,
+            unsupported_quantizers,
+        )
 
         bad = unsupported_quantizers(program)
         bad += [f'layer "{s.name}" ({s.type})' for s in program.steps
                 if s.type not in CONVERTERS and s.type not in QDQ_WRITERS
-                and s.type not in ("Pow2Quantize", "MinMaxQuantize")]  # fmt: skip
+                and s.type not in QDQ_REFUSED]  # fmt: skip
         kinds = sorted({g.kind for g in program.generators if g.kind != "Constant"})
         return bad + [f"{kind} generator inputs" for kind in kinds]
     bad = [f'layer "{s.name}" ({s.type})' for s in program.steps if s.type not in CONVERTERS]
@@ -185,9 +189,11 @@ def onnx_model(
         from engine.export.onnx_qdq import quantized_weights  # noqa: PLC0415
 
         values = {**values, **quantized_weights(program, values)}
+    from engine.export.onnx_qdq import is_weight_quantizer  # noqa: PLC0415 - beside QDQ's
+
     g = _Graph(program, values, opset)
     for step in program.steps:
-        params = step.type == "FixedPointQuantize" and step.inputs[0][0] == "param"
+        params = quantized and is_weight_quantizer(step)
         ins = [] if params else [g.ref(r) for r in step.inputs if r[0] != "none"]
         try:
             g.names[step.name] = converters[step.type](g, step, ins)

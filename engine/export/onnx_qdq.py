@@ -23,7 +23,16 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["QDQ_WRITERS", "quantized_weights", "unsupported_quantizers"]
+__all__ = ["QDQ_WRITERS", "QDQ_REFUSED", "is_weight_quantizer", "quantized_weights",
+           "unsupported_quantizers"]  # fmt: skip
+
+# Quantizers with no linear scale: listed by unsupported_quantizers, with the reason.
+QDQ_REFUSED = ("Pow2Quantize", "MinMaxQuantize")
+
+
+def is_weight_quantizer(step: Any) -> bool:
+    """A FixedPointQuantize of a parameter: computed at export (quantized_weights), no node."""
+    return step.type == "FixedPointQuantize" and step.inputs[0][0] == "param"
 
 
 def _codes_range(step: Any) -> tuple[int, int, bool]:
@@ -36,7 +45,7 @@ def unsupported_quantizers(program: Any) -> list[str]:
     """The quantizers of ``program`` that QDQ cannot express, as ``layer "X" (Type): why``."""
     bad = []
     for step in program.steps:
-        if step.type in ("Pow2Quantize", "MinMaxQuantize"):
+        if step.type in QDQ_REFUSED:
             bad.append(f'layer "{step.name}" ({step.type}): no linear scale in ONNX')
         elif step.type == "FixedPointQuantize" and int(step.kwargs.get("n", 8)) > 8:
             bad.append(f'layer "{step.name}" (FixedPointQuantize): {step.kwargs.get("n")} bits '
@@ -58,7 +67,7 @@ def _engine(step: Any, value: np.ndarray) -> np.ndarray:
 def quantized_weights(program: Any, values: Any) -> dict[str, np.ndarray]:
     """Weight quantizer step -> the quantized weight (its float values)."""
     return {s.name: _engine(s, values[s.inputs[0][1]]) for s in program.steps
-            if s.type == "FixedPointQuantize" and s.inputs[0][0] == "param"}  # fmt: skip
+            if is_weight_quantizer(s)}  # fmt: skip
 
 
 def _fixed_point(g: Any, step: Any, ins: list[str]) -> str:
