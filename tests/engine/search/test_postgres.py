@@ -87,7 +87,13 @@ def test_two_workers_and_the_search_share_one_postgres_study(iris_file, postgres
     assert sum(count > 0 for count in by_pid.values()) >= 2, by_pid  # shared, not one alone
     assert "9 attempts, Pareto-optimal" in outputs[search.pid]
     table = (iris_file.parent / "iris.files" / "search_results.csv").read_text().splitlines()
-    assert [row.split(",")[:2] for row in table[1:]] == [[str(n), "complete"] for n in range(9)]
+    # The table is the main search's view when it ends: an attempt a worker is still finishing
+    # then reads "running" (seen once in CI); the database above says every one completed.
+    rows = [row.split(",")[:2] for row in table[1:]]
+    assert [n for n, _ in rows] == [str(n) for n in range(9)]
+    by_number = {t.number: t.user_attrs["pid"] for t in trials}
+    for n, state in rows:
+        assert state == "complete" or (state == "running" and by_number[int(n)] != search.pid)
 
 
 @pytest.mark.slow

@@ -26,7 +26,14 @@ def _neurocanvas(*args, **kwargs):
 
 
 def _trials(url, name="search"):
-    return optuna.load_study(study_name=name, storage=url).get_trials()
+    """The study's trials, read the way the engine opens a study (its retries cover a search
+    process creating the database's tables at the same moment: alembic's version row)."""
+    from engine.search.study import SearchError, open_study
+
+    try:
+        return open_study(url, name).get_trials()
+    except SearchError as exc:
+        raise KeyError(str(exc)) from None  # not created yet: the callers wait and ask again
 
 
 @pytest.mark.slow
