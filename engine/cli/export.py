@@ -110,6 +110,11 @@ def _print_sizes(summary: Path) -> None:
         print(f"{row['name']:<32} {row['type']:<22} {row['flash_bytes']:>12} {ram:>10}")
     because = f" ({data['float_because']})" if data["float_because"] else ""
     print(f"arithmetic: {data['arithmetic']}{because}")
+    rounded = data.get("rounded_layers") or []
+    if rounded:
+        print(f"not bit-equal to the engine (int64 sums past 2^24 units, which the engine's "
+              f"float32 rounds, or C's float function of 16-bit codes; a code after them may "
+              f"differ by one): {', '.join(rounded)}")  # fmt: skip
     print(
         f"flash (parameters): {data['flash_bytes']} bytes; RAM (activation arena): "
         f"{data['ram_bytes']} bytes (without reuse: {data['activations_without_reuse_bytes']})"
