@@ -11,7 +11,6 @@ parameters.c, main.c, Makefile, export_summary.json) and prints its flash and RA
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from pathlib import Path
 
 from engine.cli import UserError
@@ -31,11 +30,13 @@ def add_parser(
     parser.add_argument("--target", choices=("neurocanvas", "nnabla"), default=None,
                         help="python: the library it imports (default neurocanvas)")  # fmt: skip
     parser.add_argument("--network", metavar="NAME", default=None,
-                        help="c, onnx: the network to write (default: the first executor's; "
-                        "Main_q8Runtime for the quantized Main_q8)")  # fmt: skip
-    parser.add_argument("--params", metavar="FILE.npz", default=None,
-                        help="c, onnx: parameters for a project SOURCE (a job's parameters.npz, "
-                        "for its quantized network from quantize insert)")  # fmt: skip
+                        help="c, onnx: the network to write (default: the first executor's); a "
+                        "training network such as quantize insert's Main_q8 is written as its "
+                        "runtime form")  # fmt: skip
+    parser.add_argument("--params", metavar="FILE.npz|JOB_DIR", default=None,
+                        help="c, onnx: parameters for a project SOURCE: a parameters.npz or the "
+                        "trained job folder itself (for its quantized network from quantize "
+                        "insert)")  # fmt: skip
     parser.add_argument("--float", dest="float_only", action="store_true",
                         help="c: float arithmetic also for a network with FixedPointQuantize "
                         "layers (default: integer where it equals the engine exactly)")  # fmt: skip
@@ -59,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
         export_onnx,
         export_python,
         open_source,
+        with_network,
     )
 
     if args.opset is not None and args.format != "onnx":
@@ -75,12 +77,11 @@ def run(args: argparse.Namespace) -> int:
         _check_output(Path(args.output), args.format, args.force)
     try:
         source = open_source(args.source, args.checkpoint)
-        if args.network is not None:
-            source = dataclasses.replace(source, runtime=args.network)
-        if args.params is not None:
-            if not Path(args.params).is_file():
-                raise UserError(f"--params {args.params}: no such file")
-            source = dataclasses.replace(source, parameters=Path(args.params))
+        if args.network is not None or args.params is not None:
+            source, note = with_network(source, args.network or source.runtime or "",
+                                        args.params, args.checkpoint)  # fmt: skip
+            if note:
+                print(note)
         if args.format == "c":
             arithmetic = "float" if args.float_only else "auto"
             written = export_c(source, args.output, args.force, arithmetic)
