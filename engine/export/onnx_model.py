@@ -212,8 +212,9 @@ def onnx_model(
     used = {name for node in g.nodes for name in node.input}  # raw weights replaced by transforms
     inits = [init for name, init in g.inits.items() if name in used]
     graph = helper.make_graph(g.nodes, _graph_name(program.network), inputs, outputs, inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
-                              producer_name="neurocanvas")  # fmt: skip
+    domains = [helper.make_opsetid("", opset)]
+    domains += [helper.make_opsetid(d, 1) for d in sorted({n.domain for n in g.nodes} - {""})]
+    model = helper.make_model(graph, opset_imports=domains, producer_name="neurocanvas")
     model.ir_version = min(model.ir_version, 8)  # readable by older runtimes too
     helper.set_model_props(model, {"neurocanvas.network": program.network, **(metadata or {})})
     try:

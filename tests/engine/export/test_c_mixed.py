@@ -107,3 +107,50 @@ def test_a_calibrated_mixed_pick_runs_in_int16_and_predicts_the_engines_classes(
     print(f"calibrated mixed pick: {summary['flash_bytes']} flash bytes, {summary['ram_bytes']} "
           f"RAM bytes, max |C - engine| {np.abs(got - expected).max():.2e}, rounded layers "
           f"{summary['rounded_layers']}, CC {CC}")  # fmt: skip
+
+
+@pytest.mark.parametrize("delta", ["0.0625", "auto"])
+def test_a_mixed_pick_exports_to_int8_and_int16_onnx(delta, picks, tmp_path, monkeypatch):
+    """``export onnx --quantized`` of the pick: 8-bit quantizers as int8 QDQ, 16-bit ones as
+    int16 QDQ (onnxruntime's com.microsoft operators at opset 17); onnxruntime's outputs lie within one
+    quantization step (the last activation quantizer's Delta) of the engine's on at least 99 %
+    of the outputs, and its accuracy within 0.5 points."""
+    onnx = pytest.importorskip("onnx", reason="onnx not installed")
+    ort = pytest.importorskip("onnxruntime", reason="onnxruntime not installed")
+    tmp, found = picks
+    monkeypatch.setenv("NEUROCANVAS_CACHE", str(tmp / "cache"))
+    model = tmp_path / "mixed.onnx"
+    assert main(["export", "onnx", str(found[delta]), "--quantized", "-o", str(model)]) == 0
+    proto = onnx.load(str(model))
+    assert proto.opset_import[0].version == 17
+    assert {n.domain for n in proto.graph.node if n.op_type == "QuantizeLinear"} == {
+        "",
+        "com.microsoft",
+    }
+    zero_types = {i.data_type for i in proto.graph.initializer if "/zero_point" in i.name}
+    assert {onnx.TensorProto.INT8, onnx.TensorProto.INT16} <= zero_types
+    source = open_source(found[delta])
+    program = compile_network(source.project, source.runtime)
+    with nn.parameter_scope("", {}):
+        params = program.create_parameters(source.base)
+        nn.load_parameters(source.parameters)
+        batch = _validation(source.project, tmp / "cache", ROWS)
+        ((feed, shape),) = program.feeds.items()
+        x = batch["x"].astype(np.float32).reshape(-1, *shape)
+        with nn.no_grad():
+            expected = np.asarray(program.output(program.forward({feed: x}, params),
+                                                 program.outputs[0][0]).data)  # fmt: skip
+    session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
+    (got,) = session.run(None, {session.get_inputs()[0].name: x})
+    quantizers = [s for s in program.steps if s.type == "FixedPointQuantize"
+                  and s.inputs[0][0] == "step"]  # fmt: skip
+    step = quantizers[-1].kwargs["delta"]
+    within = np.abs(got - expected) <= step
+    assert within.mean() >= 0.99
+    labels = batch["y"].reshape(-1)
+    accuracy = (got.argmax(axis=1) == labels).mean()
+    engine_accuracy = (expected.argmax(axis=1) == labels).mean()
+    assert abs(accuracy - engine_accuracy) <= 0.005
+    print(f"ONNX mixed ({delta}): {100 * within.mean():.1f} % within {step}, max "
+          f"{np.abs(got - expected).max():.2e}, accuracy {accuracy:.4f} (engine "
+          f"{engine_accuracy:.4f}), {model.stat().st_size} bytes")  # fmt: skip
