@@ -50,8 +50,9 @@ def test_ranks_that_disagree_on_the_project(kit, tmp_path, mpirun):
 
 
 @pytest.mark.parametrize(("option", "zero", "one"), [("--seed", "1", "2"), ("--epochs", "2", "3")])
-def test_ranks_given_different_options_are_refused_naming_the_option(kit, tmp_path, mpirun,
-                                                                     option, zero, one):
+def test_ranks_given_different_options_are_refused_naming_the_option(
+    kit, tmp_path, mpirun, option, zero, one
+):
     """Rank 0's seed used to win silently, and different --epochs read as different files."""
     path, job = str(_project(kit, tmp_path)), str(tmp_path / "job")
     result = mpirun.apps([path, "--distributed", "-o", job, option, zero],
