@@ -10,7 +10,7 @@ from setuptools import find_packages, setup
 
 setup(
     packages=[
-        *find_packages(include=["engine*", "console_app*"]),
+        *find_packages(include=["engine*", "console_app*", "neurocanvas"]),
         "neurocanvas_samples",
         "neurocanvas_resources",
     ],
