@@ -35,12 +35,7 @@ from engine.runtime.recurrent import Block, _initial, _lstm_step, _reshape, loop
 if TYPE_CHECKING:  # the compiler imports this module
     from engine.runtime.compiler import _Compiler, _Scope
 
-__all__ = ["LOOP_TYPES", "compile_block", "compile_lstm", "repeat_block"]
-
-# Marker step type -> the nnabla message holding its arguments.
-LOOP_TYPES = {"RepeatStart": "repeat_param", "RepeatEnd": "repeat_param",
-              "RecurrentInput": "recurrent_param", "RecurrentOutput": "recurrent_param",
-              "Delay": "recurrent_param"}  # fmt: skip
+__all__ = ["compile_block", "compile_lstm", "repeat_block"]
 
 
 def _marker(*_: Any, **__: Any) -> Any:

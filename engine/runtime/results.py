@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.layers.errors import ExportError
 from engine.runtime.job import Job, atomic_write_text
 
 __all__ = ["ResultFiles", "result_ini", "RESULT_INI", "RESULTS_NNP"]
@@ -86,7 +87,6 @@ class ResultFiles:
         self.write_nnp(session)
 
     def write_nnp(self, session: Any) -> Path | None:
-        from engine.export.literals import ExportError  # noqa: PLC0415
         from engine.formats.nnabla import project_nnp  # noqa: PLC0415
         from engine.runtime.checkpoint import PARAMETERS, checkpoint_path  # noqa: PLC0415
         from engine.runtime.program import ProgramError  # noqa: PLC0415

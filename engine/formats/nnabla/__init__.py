@@ -13,6 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from engine.layers.errors import ExportError
+
 __all__ = ["project_nnp", "project_programs"]
 
 
@@ -36,7 +38,6 @@ def project_nnp(project: Any, parameters: str | Path | None = None) -> bytes:
     """
     import engine.nn as nn  # noqa: PLC0415
     from engine.core import backend  # noqa: PLC0415
-    from engine.export.literals import ExportError  # noqa: PLC0415
     from engine.formats.nnabla.nnp_write import nnp_bytes, nnp_message, unsupported  # noqa: PLC0415
 
     programs = project_programs(project)

@@ -23,8 +23,8 @@ import numpy as np
 
 from engine.graph.network import Layer, Link, Network
 from engine.layers import all_specs, find_spec
+from engine.layers.loop_control import LOOP_TYPES
 from engine.layers.spec import ConnectorKind, Inputs, LayerSpec
-from engine.runtime.folded import LOOP_TYPES
 
 __all__ = ["Function", "ModelGraph", "ImportError_", "build_network", "spec_for", "snake"]
 

@@ -22,7 +22,7 @@ from engine.formats.nnabla.lstm import fold_lstm
 from engine.formats.nnabla.schema import message_class
 from engine.graph import config as cfg
 from engine.graph.project import Project
-from engine.runtime.folded import LOOP_TYPES
+from engine.layers.loop_control import LOOP_TYPES
 
 __all__ = ["read_nnp", "parse_nntxt"]
 

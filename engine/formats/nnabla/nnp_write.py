@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from engine.export.literals import ExportError
 from engine.formats.nnabla.schema import message_class
 from engine.graph.project import Project
 from engine.layers import find_spec
-from engine.runtime.folded import LOOP_TYPES
+from engine.layers.errors import ExportError
+from engine.layers.loop_control import LOOP_TYPES
 from engine.runtime.program import Program, Ref
 
 __all__ = ["nnp_bytes", "nnp_message", "nnabla_type", "NNP_VERSION", "SOLVER_FIELDS"]

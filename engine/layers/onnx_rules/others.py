@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.layers.errors import ExportError
 from engine.layers.onnx_rules.basic import reshape_to
 
 __all__ = [
@@ -22,8 +23,6 @@ _END = -(2**63) + 1  # ONNX's "to the start" for a negative step
 
 
 def _error(message: str) -> Exception:
-    from engine.export.literals import ExportError  # noqa: PLC0415
-
     return ExportError(message)
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.layers.errors import ExportError
 from engine.layers.onnx_rules.basic import pads
 
 __all__ = ["write_pooling", "write_sum_pooling", "write_unpooling", "write_mean", "read_pool",
@@ -20,8 +21,6 @@ __all__ = ["write_pooling", "write_sum_pooling", "write_unpooling", "write_mean"
 
 
 def _error(message: str) -> Exception:
-    from engine.export.literals import ExportError  # noqa: PLC0415
-
     return ExportError(message)
 
 
