@@ -57,6 +57,17 @@ FORMAT = "neurocanvas-job"
 VERSION = 1
 
 
+PARAMETERS = "parameters.npz"  # in each checkpoint folder
+
+
+def checkpoint_path(folder: Path) -> Path:
+    """An existing checkpoint folder, or its predecessor left by an interrupted swap."""
+    if folder.is_dir():
+        return folder
+    old = folder.with_name(folder.name + ".old")
+    return old if old.is_dir() else folder
+
+
 class JobError(ValueError):
     """A job folder that cannot be created or read; the message names the folder."""
 
@@ -316,7 +327,6 @@ class Job:
             status["message"] = (f"the trainer (process {status.get('pid')}) ended without "
                                  f"saving its state; the run can continue from its last "
                                  f"checkpoint")  # fmt: skip
-        from engine.runtime.checkpoint import PARAMETERS, checkpoint_path  # noqa: PLC0415
 
         last = checkpoint_path(self.checkpoint_dir("last"))
         status["resumable"] = status.get("status") != "running" and (last / PARAMETERS).is_file()

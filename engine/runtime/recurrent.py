@@ -40,7 +40,17 @@ from engine.runtime.program import Ref, Step
 if TYPE_CHECKING:  # the compiler imports this module
     from engine.runtime.compiler import _Compiler, _Scope
 
-__all__ = ["Block", "blocks", "order", "compile_block", "compile_lstm"]
+__all__ = [
+    "Block",
+    "blocks",
+    "order",
+    "compile_block",
+    "compile_lstm",
+    "initial_state",
+    "lstm_step",
+    "reshape_step",
+    "loop_entry",
+]
 
 
 @dataclass(frozen=True)
@@ -223,10 +233,10 @@ def _delay_initial(
     ev = comp._eval(inference, delay, scope)
     wired = next((refs[k.source] for k in inference.network.inputs_of(delay.name)
                   if k.dest_pin == 1 and k.source in refs), None)  # fmt: skip
-    return _initial(comp, delay, ev, "Initial", wired, scope)
+    return initial_state(comp, delay, ev, "Initial", wired, scope)
 
 
-def _initial(
+def initial_state(
     comp: _Compiler, layer: Layer, ev: LayerEval, connector: str, wired: Ref | None,
     scope: _Scope,
 ) -> Ref:  # fmt: skip
@@ -279,7 +289,7 @@ def compile_lstm(
     flat = (math.prod(size),)
     base = scope.name(layer.name)
     h, c = (
-        _reshape(comp, f"{base}/{s[0]}", _initial(comp, layer, ev, s,
+        reshape_step(comp, f"{base}/{s[0]}", initial_state(comp, layer, ev, s,
                                                   wired.get(pins[s]), scope), flat)
         for s in ("H.Initial", "C.Initial")
     )  # fmt: skip
@@ -287,14 +297,14 @@ def compile_lstm(
     for t in range(length):
         x_t = _split(comp, f"{base}/RecurrentInput[t={t}]", "RecurrentInput", mains[0], axis, t,
                      inner)  # fmt: skip
-        x_t = _reshape(comp, f"{base}/Input[t={t}]", x_t, (math.prod(inner),))
-        h, c = _lstm_step(comp, f"{base}/{{}}[t={t}]", x_t, h, c, params, flat, inner)
-        outputs.append(_reshape(comp, f"{base}/H[t={t}]", h, size))
+        x_t = reshape_step(comp, f"{base}/Input[t={t}]", x_t, (math.prod(inner),))
+        h, c = lstm_step(comp, f"{base}/{{}}[t={t}]", x_t, h, c, params, flat, inner)
+        outputs.append(reshape_step(comp, f"{base}/H[t={t}]", h, size))
     out_axis = min(axis, len(size))  # *RecurrentOutputSize2: Length inserted at Axis of Size
     return _stack(comp, base, "RecurrentOutput", outputs, out_axis, tuple(ev.output_shape() or ()))
 
 
-def _lstm_step(
+def lstm_step(
     comp: _Compiler, pattern: str, x_t: Ref, h: Ref, c: Ref, params: Mapping[str, Ref],
     flat: tuple[int, ...], inner: tuple[int, ...],
 ) -> tuple[Ref, Ref]:  # fmt: skip
@@ -322,7 +332,7 @@ def _call(comp: _Compiler, name: str, type_: str, fn: object, inputs: tuple[Ref,
     return ("step", name)
 
 
-def _reshape(comp: _Compiler, name: str, x: Ref, shape: tuple[int, ...]) -> Ref:
+def reshape_step(comp: _Compiler, name: str, x: Ref, shape: tuple[int, ...]) -> Ref:
     comp.steps.append(Step(name, "Reshape", F.reshape, (x,), {"shape": shape}, shape,
                            batch_kwargs=("shape",)))  # fmt: skip
     return ("step", name)

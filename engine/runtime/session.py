@@ -28,6 +28,7 @@ from engine.nn.optimizer import Optimizer
 from engine.runtime import precision
 from engine.runtime.compiler import CompileError, compile_network
 from engine.runtime.datasets import open_project_dataset, resolve_uri
+from engine.runtime.job import JobError, typed_fields
 from engine.runtime.program import Program
 
 __all__ = ["RunPlan", "OptimizerRun", "MonitorRun", "Session", "plan_run", "build_session",
@@ -76,8 +77,6 @@ class RunPlan:
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str = "config.json") -> RunPlan:
         """The plan as :meth:`to_json` wrote it; a damaged one is a JobError naming the key."""
-        from engine.runtime.job import JobError, typed_fields  # noqa: PLC0415
-
         try:
             return cls(**typed_fields(cls, data, where))
         except TypeError as exc:  # a missing field
