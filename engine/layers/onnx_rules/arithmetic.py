@@ -15,7 +15,8 @@ import numpy as np
 from engine.layers.onnx_rules import scalar, uniform
 
 __all__ = ["read_arithmetic", "read_sum", "write_scalar", "write_reverse_scalar", "write_relu6",
-           "read_clip", "write_threshold", "read_threshold", "write_selu", "read_selu"]  # fmt: skip
+           "read_clip", "write_threshold", "read_threshold", "write_selu", "read_selu",
+           "read_unary_scalar", "read_extreme"]  # fmt: skip
 
 _TWO = {"Add": "Add2", "Sub": "Sub2", "Mul": "Mul2", "Div": "Div2", "Pow": "Pow2"}
 
@@ -240,3 +241,45 @@ def read_sum(ctx: Any, node: Any) -> None:
     total = node.output[0] + "/sum"
     ctx.emit(node, "AddN", names, output=total, suffix="/sum")
     ctx.emit(node, "MulScalar", [total], val=1.0 / len(names))
+
+
+_UNARY = {"Neg": ("MulScalar", -1.0), "Sqrt": ("PowScalar", 0.5), "Reciprocal": ("RDivScalar", 1.0)}
+
+
+def read_unary_scalar(ctx: Any, node: Any) -> None:
+    """Neg as MulScalar(-1), Sqrt as PowScalar(0.5), Reciprocal as RDivScalar(1)."""
+    layer, val = _UNARY[node.op_type]
+    ctx.emit(node, layer, node.input[:1], val=val)
+
+
+def read_extreme(ctx: Any, node: Any) -> None:
+    """Max/Min of N tensors as a chain of Maximum2/Minimum2 (one input: the input itself); the
+    constant operands, if each is one value, as a final MaximumScalar/MinimumScalar."""
+    two, one, pick = (("Maximum2", "MaximumScalar", max) if node.op_type == "Max"
+                      else ("Minimum2", "MinimumScalar", min))  # fmt: skip
+    names = [name for name in node.input if name]
+    data = [name for name in names if name not in ctx.consts]
+    shapes = [ctx.shapes.get(name) for name in data]
+    if any(not _broadcastable(shapes[0], other) for other in shapes[1:]):
+        raise ctx.fail(node, f"operands of shapes {', '.join(map(str, shapes))}: only shapes of "
+                       "one rank whose axes agree or are 1 broadcast in NNC")  # fmt: skip
+    bound = None
+    for name in names:
+        if name in ctx.consts:
+            value = uniform(ctx.consts[name], shapes[0])
+            if value is None:
+                raise ctx.fail(node, "a constant operand must be one value (it becomes "
+                               f"{one})")  # fmt: skip
+            bound = value if bound is None else pick(bound, value)
+    steps = len(data) - 1 + (bound is not None)
+    if steps == 0:
+        ctx.alias[node.output[0]] = ctx.var(data[0])
+        return
+    current = data[0]
+    for k, other in enumerate(data[1:]):
+        last = k == steps - 1
+        out = node.output[0] if last else f"{node.output[0]}/{two}_{k}"
+        ctx.emit(node, two, [current, other], output=out, suffix="" if last else f"/{two}_{k}")
+        current = out
+    if bound is not None:
+        ctx.emit(node, one, [current], val=bound)
