@@ -84,8 +84,9 @@ SPECS = (
         },
         function="r_div_scalar",
         color=0x848484,
-        onnx=OnnxRule("Div", onnx.write_reverse_scalar("Div"), onnx.read_unary_scalar,
-                      reads=("Reciprocal",)),
+        onnx=OnnxRule(
+            "Div", onnx.write_reverse_scalar("Div"), onnx.read_unary_scalar, reads=("Reciprocal",)
+        ),
     ),
     layer(
         "PowScalar",

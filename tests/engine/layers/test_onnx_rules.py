@@ -32,8 +32,8 @@ onnx = pytest.importorskip("onnx", reason="onnx not installed")
 
 RULED = [spec for spec in all_specs() if spec.onnx]
 RECURRENT = {"RecurrentInput", "RecurrentOutput", "Delay"}
-TWO_INPUTS = {"Add2", "Sub2", "Mul2", "Div2", "Pow2", "Maximum2", "Minimum2", "Concatenate", "Stack",
-              "AddN"}  # fmt: skip
+TWO_INPUTS = {"Add2", "Sub2", "Mul2", "Div2", "Pow2", "Maximum2", "Minimum2", "Concatenate",
+              "Stack", "AddN"}  # fmt: skip
 POSITIVE = {"Log", "Pow2", "PowScalar", "Div2", "RDivScalar"}  # inputs where the layer is real
 # Properties that make the layer do something on a (3, 4, 4) input (defaults where absent).
 PROPERTIES: dict[str, dict[str, object]] = {
