@@ -33,9 +33,8 @@ def read_arithmetic(ctx: Any, node: Any) -> None:
             return
         s = uniform(value, ctx.shapes[a])
         if s is None:
-            raise ctx.fail(node, "a constant operand must be one value, or one per channel "
-                           "after a Conv, Gemm/MatMul or BatchNormalization read by nothing "
-                           "else")  # fmt: skip
+            _with_parameter(ctx, node, a, value, first=False)
+            return
         if op == "Div" and s == 0:
             raise ctx.fail(node, "a division by the constant 0 has no NNC equivalent")
         fn, val = {"Add": ("AddScalar", s), "Sub": ("AddScalar", -s), "Mul": ("MulScalar", s),
@@ -45,7 +44,8 @@ def read_arithmetic(ctx: Any, node: Any) -> None:
     if a in ctx.consts:
         s = uniform(ctx.consts[a], ctx.shapes[b])
         if s is None or op not in ("Sub", "Div"):
-            raise ctx.fail(node, "a constant first operand must be one value")
+            _with_parameter(ctx, node, b, ctx.consts[a], first=True)
+            return
         ctx.emit(node, "RSubScalar" if op == "Sub" else "RDivScalar", [b], val=s)
         return
     sa, sb = ctx.shapes.get(a), ctx.shapes.get(b)
@@ -53,6 +53,37 @@ def read_arithmetic(ctx: Any, node: Any) -> None:
         raise ctx.fail(node, f"operands of shapes {sa} and {sb}: only shapes of one rank "
                        "whose axes agree or are 1 broadcast in NNC")  # fmt: skip
     ctx.emit(node, _TWO[op], [a, b])
+
+
+def _with_parameter(ctx: Any, node: Any, x: str, value: np.ndarray, first: bool) -> None:
+    """``x <op> constant`` (``constant <op> x`` if ``first``) where the constant is neither one
+    value nor foldable into the previous layer: a Parameter layer holding the constant (its
+    shape without the batch axis) and Add2 ... Pow2."""
+    shape = ctx.shapes[x]
+    if value.ndim > len(shape) or -1 in shape:
+        raise ctx.fail(node, f"a constant of shape {value.shape} does not broadcast to the "
+                       f"shape {shape} of its other operand")  # fmt: skip
+    aligned = (1,) * (len(shape) - value.ndim) + tuple(value.shape)
+    if aligned[0] != 1 or any(v not in (1, s) for v, s in zip(aligned, shape, strict=True)):
+        raise ctx.fail(node, f"a constant of shape {value.shape} changes the shape {shape} of "
+                       "its other operand (or spans the batch axis): only constants that "
+                       "broadcast to it without the batch axis have an NNC equivalent (a "
+                       "Parameter layer)")  # fmt: skip
+    op, out = node.op_type, node.output[0]
+    if first and op == "Pow" and ctx.producer(x) is None:
+        raise ctx.fail(node, "a constant base of several values raised to a network input has "
+                       "no NNC equivalent")  # fmt: skip
+    name = ctx.param(node, np.asarray(value, np.float32).reshape(aligned[1:]), "constant")
+    ctx.emit(node, "Parameter", [name], output=out + "/constant", suffix="/constant")
+    if first and op == "Sub":  # c - x = -(x - c): x stays the main input (it may be an Input)
+        ctx.emit(node, "Sub2", [x, out + "/constant"], output=out + "/sub", suffix="/sub")
+        ctx.emit(node, "MulScalar", [out + "/sub"], val=-1.0)
+    elif first and op == "Div":  # c / x = (1 / x) c
+        ctx.emit(node, "RDivScalar", [x], output=out + "/reciprocal", suffix="/reciprocal",
+                 val=1.0)  # fmt: skip
+        ctx.emit(node, "Mul2", [out + "/reciprocal", out + "/constant"])
+    else:
+        ctx.emit(node, _TWO[op], [out + "/constant", x] if first else [x, out + "/constant"])
 
 
 def _broadcastable(a: Any, b: Any) -> bool:
