@@ -19,6 +19,7 @@ from engine.layers.declare import (
     param_props,
     prop,
 )
+from engine.layers.onnx_rules import activation as onnx_activation
 from engine.layers.onnx_rules import arithmetic as onnx
 from engine.layers.onnx_rules import others as onnx_others
 from engine.layers.property_types import (
@@ -111,6 +112,11 @@ SPECS = (
         },
         function="hard_sigmoid",
         color=0xD77B6A,
+        onnx=OnnxRule(
+            "HardSigmoid",
+            read=onnx_activation.read_hard_sigmoid,
+            reads=("HardSigmoid", "HardSwish"),
+        ),
     ),
     layer(
         "LogSigmoid",
@@ -237,6 +243,7 @@ SPECS = (
             "Surpassing Human-Level Performance on ImageNet Classification. "
             "https://arxiv.org/abs/1502.01852"
         ),
+        onnx=OnnxRule("PRelu", onnx_activation.write_prelu, onnx_activation.read_prelu),
     ),
     layer(
         "ReLU6",
@@ -341,6 +348,10 @@ SPECS = (
         reference=(
             "Dan Hendrycks, Kevin Gimpel, Gaussian Error Linear Units (GELUs). "
             "https://arxiv.org/abs/1606.08415"
+        ),
+        # written in opset 13 operators (Tanh ...); Gelu and Erf read back
+        onnx=OnnxRule(
+            "Tanh", onnx_activation.write_gelu, onnx_activation.read_gelu, reads=("Gelu", "Erf")
         ),
     ),
     layer(
