@@ -425,7 +425,7 @@ SPECS = (
             output(),
         ),
         function="identity",
-        onnx="Identity",
+        onnx=OnnxRule("Identity", read=onnx.read_identity, reads=("Identity", "Cast", "CastLike")),
     ),
     layer(
         "Comment",

@@ -247,3 +247,31 @@ def read_batch_norm(ctx: Any, node: Any) -> None:
     training = bool(a.get("training_mode", 0))  # normalizes by the batch's statistics
     ctx.emit(node, "BatchNormalization", inputs, axes=[1], decay_rate=float(a.get("momentum", 0.9)),
              eps=float(a.get("epsilon", 1e-5)), batch_stat=training)  # fmt: skip
+
+
+_KEPT = (1, 11)  # FLOAT, DOUBLE: values the network's float32 holds as they are
+
+
+def read_identity(ctx: Any, node: Any) -> None:
+    """Identity as NNC's Identity. Cast and CastLike to float or double pass their input on
+    (the network computes in float32; CastLike to a computed tensor is a cast to float); a
+    cast to any other type, which rounds the values, is refused."""
+    if node.op_type == "Identity":
+        ctx.emit(node, "Identity", node.input[:1])
+        return
+    from onnx import TensorProto, helper  # noqa: PLC0415
+
+    if node.op_type == "Cast":
+        to = int(ctx.attrs(node).get("to", TensorProto.FLOAT))
+    elif node.input[1] in ctx.consts:
+        to = helper.np_dtype_to_tensor_dtype(ctx.consts[node.input[1]].dtype)
+    else:
+        to = TensorProto.FLOAT
+    if to not in _KEPT:
+        raise ctx.fail(node, f"a cast to {TensorProto.DataType.Name(to).lower()} rounds the "
+                       "values; NNC networks compute in float32")  # fmt: skip
+    source = node.input[0]
+    if source in ctx.consts:
+        ctx.consts[node.output[0]] = np.asarray(ctx.consts[source], np.float32)
+    else:
+        ctx.alias[node.output[0]] = ctx.var(source)
