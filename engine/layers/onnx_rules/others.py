@@ -265,8 +265,9 @@ def read_identity(ctx: Any, node: Any) -> None:
         to = int(ctx.attrs(node).get("to", TensorProto.FLOAT))
     elif node.input[1] in ctx.consts:
         to = helper.np_dtype_to_tensor_dtype(ctx.consts[node.input[1]].dtype)
-    else:
-        to = TensorProto.FLOAT
+    else:  # a graph input's declared type; a computed tensor is float32
+        given = {v.name: v.type.tensor_type.elem_type for v in ctx.model.graph.input}
+        to = given.get(node.input[1]) or TensorProto.FLOAT
     if to not in _KEPT:
         raise ctx.fail(node, f"a cast to {TensorProto.DataType.Name(to).lower()} rounds the "
                        "values; NNC networks compute in float32")  # fmt: skip
