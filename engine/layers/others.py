@@ -150,6 +150,7 @@ SPECS = (
             output("*PadOutputSize"),
         ),
         function="pad",
+        onnx=OnnxRule("Pad", onnx.write_pad, onnx.read_pad),
     ),
     layer(
         "Flip",

@@ -276,3 +276,59 @@ def read_identity(ctx: Any, node: Any) -> None:
         ctx.consts[node.output[0]] = np.asarray(ctx.consts[source], np.float32)
     else:
         ctx.alias[node.output[0]] = ctx.var(source)
+
+
+_PAD_MODES = {"constant": "constant", "reflect": "reflect", "edge": "repeat"}
+
+
+def read_pad(ctx: Any, node: Any) -> None:
+    """Pad (constant, reflect, edge) of the non-batch axes as NNC's Pad (edge is its repeat);
+    its pads, value and axes must be constants."""
+    a = ctx.attrs(node)
+    shape = ctx.shapes[node.input[0]]
+    rank = len(shape)
+    mode = a.get("mode", b"constant")
+    mode = mode.decode() if isinstance(mode, bytes) else mode
+    if mode not in _PAD_MODES:
+        raise ctx.fail(node, f"mode {mode} has no NNC equivalent (constant, reflect and edge have)")
+    given = [node.input[k] if k < len(node.input) else "" for k in range(4)]
+    if given[1]:
+        pads = [int(v) for v in ctx.const(node, 1, "pads").reshape(-1)]
+        value = float(ctx.const(node, 2, "constant_value").reshape(-1)[0]) if given[2] else 0.0
+        axes = [int(v) for v in ctx.const(node, 3, "axes").reshape(-1)] if given[3] else None
+    else:  # before opset 11: attributes
+        pads, value, axes = [int(v) for v in a.get("pads", [])], float(a.get("value", 0.0)), None
+    axes = list(range(rank)) if axes is None else [x + rank if x < 0 else x for x in axes]
+    if len(pads) != 2 * len(axes):
+        raise ctx.fail(node, f"{len(pads)} pads for {len(axes)} axes")
+    before, after = [0] * rank, [0] * rank
+    for k, axis in enumerate(axes):
+        before[axis], after[axis] = pads[k], pads[k + len(axes)]
+    if min(before + after) < 0:
+        raise ctx.fail(node, "negative pads (cropping) have no NNC Pad equivalent")
+    if before[0] or after[0]:
+        raise ctx.fail(node, "padding the batch axis has no NNC equivalent")
+    padded = [k for k in range(1, rank) if before[k] or after[k]]
+    if not padded:
+        ctx.alias[node.output[0]] = ctx.var(node.input[0])
+        return
+    width = [v for k in range(padded[0], rank) for v in (before[k], after[k])]
+    ctx.emit(node, "Pad", node.input[:1], pad_width=width, mode=_PAD_MODES[mode],
+             constant_value=value)  # fmt: skip
+
+
+def write_pad(g: Any, step: Any, ins: list[str]) -> str:
+    """Pad: ONNX's Pad with the pads of every axis (none on the leading ones)."""
+    kw = step.kwargs
+    width = [int(v) for v in kw.get("pad_width", ())]
+    rank = len(g.in_shape(step, 0)) + 1
+    lead = rank - len(width) // 2
+    begins = [0] * lead + width[::2]
+    ends = [0] * lead + width[1::2]
+    mode = {"constant": "constant", "reflect": "reflect", "repeat": "edge"}[
+        kw.get("mode", "constant")
+    ]
+    inputs = [ins[0], g.ints("pads", begins + ends)]
+    if mode == "constant":
+        inputs.append(g.const("value", np.float32(kw.get("constant_value", 0.0))))
+    return str(g.node("Pad", inputs, step.name, mode=mode))

@@ -69,6 +69,7 @@ PROPERTIES: dict[str, dict[str, object]] = {
     "Flip": {"Axes": (0, 2)},
     "Transpose": {"Axes": (2, 0, 1)},
     "Slice": {"Start": (0, 1, 1), "Stop": (2, 4, 3), "Step": (1, 2, 1)},
+    "Pad": {"PadWidth": (1, 2, 0, 1), "Mode": "reflect"},
 }
 
 
