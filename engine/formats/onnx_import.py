@@ -139,6 +139,17 @@ def _readers() -> dict[str, Callable[[_Ctx, Any], None]]:
 ONNX_OPERATORS = _readers()
 
 
+def _all_outputs() -> frozenset[str]:
+    """The operators whose rule writes every output of a node (``OnnxRule.all_outputs``)."""
+    from engine.layers import all_specs  # noqa: PLC0415
+
+    return frozenset(op for spec in all_specs() if spec.onnx and spec.onnx.all_outputs
+                     for op in spec.onnx.operators_read)  # fmt: skip
+
+
+_ALL_OUTPUTS = _all_outputs()
+
+
 def read_onnx(path: str | Path) -> ModelGraph:
     """The model at ``path`` as nnabla functions (see the module docstring).
 
@@ -208,7 +219,7 @@ def _check_extra_outputs(ctx: _Ctx) -> None:
     node reads or the graph declares as an output is refused, never dropped."""
     declared = {o.name for o in ctx.model.graph.output}
     for node in ctx.model.graph.node:
-        if node.output[0] in ctx.consts:
+        if node.output[0] in ctx.consts or node.op_type in _ALL_OUTPUTS:
             continue
         for k, name in enumerate(node.output[1:], 1):
             if not name or name in ctx.consts:

@@ -207,7 +207,9 @@ SPECS = (
             output("*SliceOutputSize"),
         ),
         function="slice",
-        onnx=OnnxRule("Slice", onnx.write_slice, onnx.read_slice),
+        onnx=OnnxRule(
+            "Slice", onnx.write_slice, onnx.read_slice, reads=("Slice", "Split"), all_outputs=True
+        ),
     ),
     layer(
         "Stack",

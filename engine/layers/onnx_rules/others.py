@@ -123,7 +123,10 @@ def write_flip(g: Any, step: Any, ins: list[str]) -> str:
 
 def read_slice(ctx: Any, node: Any) -> None:
     """Constant starts/ends/axes/steps as NNC's Slice over every axis but the batch; a Slice
-    that reverses whole axes (step -1) as Flip."""
+    that reverses whole axes (step -1) as Flip. Split: one Slice per output."""
+    if node.op_type == "Split":
+        _read_split(ctx, node)
+        return
     shape = ctx.shapes[node.input[0]]
     starts, ends, axes, steps = _slice_arguments(ctx, node)
     start, stop, step = [0] * len(shape), list(shape), [1] * len(shape)
@@ -332,3 +335,33 @@ def write_pad(g: Any, step: Any, ins: list[str]) -> str:
     if mode == "constant":
         inputs.append(g.const("value", np.float32(kw.get("constant_value", 0.0))))
     return str(g.node("Pad", inputs, step.name, mode=mode))
+
+
+def _read_split(ctx: Any, node: Any) -> None:
+    """Split along a non-batch axis (sizes given as a constant or an attribute, or equal parts,
+    the last one smaller with ``num_outputs``): one Slice per output, named after the node."""
+    a = ctx.attrs(node)
+    shape = ctx.shapes[node.input[0]]
+    rank = len(shape)
+    axis = int(a.get("axis", 0))
+    axis = axis + rank if axis < 0 else axis
+    if axis == 0:
+        raise ctx.fail(node, "splitting the batch axis has no NNC equivalent")
+    dim, count = shape[axis], len(node.output)
+    if len(node.input) > 1 and node.input[1]:
+        sizes = [int(v) for v in ctx.const(node, 1, "split").reshape(-1)]
+    elif "split" in a:
+        sizes = [int(v) for v in a["split"]]
+    else:
+        part = -(-dim // count)
+        sizes = [min(part, max(dim - part * k, 0)) for k in range(count)]
+    if len(sizes) != count or sum(sizes) != dim or min(sizes) < 0:
+        raise ctx.fail(node, f"sizes {sizes} do not split {dim} into {count} outputs")
+    begin = 0
+    for k, (name, size) in enumerate(zip(node.output, sizes, strict=True)):
+        start, stop = [0] * rank, list(shape)
+        start[axis], stop[axis] = begin, begin + size
+        begin += size
+        if name:
+            ctx.emit(node, "Slice", node.input[:1], output=name, suffix=f"_{k}" if k else "",
+                     start=start[1:], stop=stop[1:], step=[1] * (rank - 1))  # fmt: skip
