@@ -45,7 +45,12 @@ def _extremum(type_: str, word: str, function: str):
         ),
         costs={"CostIf": "*Calc +*Input"},
         function=function,
-        onnx=OnnxRule(f"Reduce{type_}", onnx.write_reduce(f"Reduce{type_}"), onnx.read_reduce),
+        onnx=OnnxRule(
+            f"Reduce{type_}",
+            onnx.write_reduce(f"Reduce{type_}"),
+            onnx.read_reduce,
+            reads=(f"Reduce{type_}", f"Arg{type_}"),
+        ),
     )
 
 
