@@ -357,6 +357,8 @@ def _read_split(ctx: Any, node: Any) -> None:
         sizes = [min(part, max(dim - part * k, 0)) for k in range(count)]
     if len(sizes) != count or sum(sizes) != dim or min(sizes) < 0:
         raise ctx.fail(node, f"sizes {sizes} do not split {dim} into {count} outputs")
+    if 0 in sizes:
+        raise ctx.fail(node, f"sizes {sizes}: an empty part has no NNC equivalent")
     begin = 0
     for k, (name, size) in enumerate(zip(node.output, sizes, strict=True)):
         start, stop = [0] * rank, list(shape)

@@ -135,3 +135,103 @@ def test_what_has_no_nnc_equivalent_is_refused_in_one_line(node, inits, words, t
     with pytest.raises(ImportError_) as info:
         read_model(path)
     assert words in str(info.value) and "\n" not in str(info.value)
+
+
+def _int64(values):
+    return np.asarray(values, np.int64)
+
+
+MORE = {
+    "Pad constant 1.5": ([_node("Pad", ["x", "p", "v"])], {"p": _int64([0, 1, 1, 2, 0, 1, 0, 3]),
+                         "v": np.float32(1.5)}, ["Pad"]),
+    "Pad reflect": ([_node("Pad", ["x", "p"], mode="reflect")],
+                    {"p": _int64([0, 0, 1, 2, 0, 0, 2, 1])}, ["Pad"]),
+    "Pad edge": ([_node("Pad", ["x", "p"], mode="edge")], {"p": _int64([0, 0, 1, 2, 0, 0, 2, 1])},
+                 ["Pad"]),
+    "Gather [0, 2]": ([_node("Gather", ["x", "i"], axis=1)], {"i": _int64([0, 2])}, ["Slice"]),
+    "Gather [3, 0, 1]": ([_node("Gather", ["x", "i"], axis=-1)], {"i": _int64([3, 0, 1])},
+                         ["Slice", "Slice", "Slice", "Concatenate"]),
+    "Gather [[1, 2], [0, 4]]": ([_node("Gather", ["x", "i"], axis=2)],
+                                {"i": _int64([[1, 2], [0, 4]])},
+                                ["Slice"] * 4 + ["Concatenate", "Reshape"]),
+    "ArgMax": ([_node("ArgMax", ["x"], axis=2, keepdims=0)], {}, ["Max"]),
+    "ArgMin last index": ([_node("ArgMin", ["x"], axis=-1, select_last_index=1)], {},
+                          ["Flip", "Min", "RSubScalar"]),
+}  # fmt: skip
+
+
+def _save(nodes, inits, outs, path, opset=18):
+    from onnx import TensorProto, helper, numpy_helper
+
+    graph = helper.make_graph(
+        nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3, 5, 4])],
+        [helper.make_tensor_value_info(o, TensorProto.INT64 if nodes[0].op_type.startswith("Arg")
+                                       else TensorProto.FLOAT, None) for o in outs],
+        [numpy_helper.from_array(np.asarray(v), k) for k, v in inits.items()],
+    )  # fmt: skip
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)]), path)
+
+
+@pytest.mark.parametrize("name", list(MORE))
+def test_data_movement_and_index_operators_match_onnxruntime(name, tmp_path):
+    """Pad, Gather with constant indices, ArgMax/ArgMin (refused before: no NNC layer, or only
+    one constant index)."""
+    nodes, inits, layers = MORE[name]
+    path = tmp_path / "m.onnx"
+    _save(nodes, inits, ["y"], path)
+    x = RNG.normal(size=(2, 3, 5, 4)).astype(np.float32)
+    if name == "ArgMin last index":
+        x = np.round(x)  # ties, where the last index differs from the first
+    expected = ort.InferenceSession(str(path)).run(None, {"x": x})[0]
+    imported = read_model(path)
+    got = outputs(imported.project, "Main", imported.parameters, {"x": x})[0]
+    np.testing.assert_array_equal(got.reshape(expected.shape), expected)
+    assert [layer.type for layer in imported.project.network("Main").layers][1:] == layers
+
+
+@pytest.mark.parametrize(("attrs", "sizes"), [({"num_outputs": 2, "axis": 2}, [3, 2]),
+                                              ({"axis": 1, "split": None}, [1, 2])])  # fmt: skip
+def test_split_writes_every_output_as_a_slice(attrs, sizes, tmp_path):
+    """Split's outputs are all imported (its second output was refused: only the first output
+    of a node was imported)."""
+    from onnx import helper
+
+    outs = [f"y{k}" for k in range(len(sizes))]
+    inits = {}
+    ins = ["x"]
+    if "split" in attrs:
+        attrs = {"axis": attrs["axis"]}
+        inits["s"] = _int64(sizes)
+        ins.append("s")
+    path = tmp_path / "m.onnx"
+    _save([helper.make_node("Split", ins, outs, name="Split", **attrs)], inits, outs, path)
+    x = RNG.normal(size=(2, 3, 5, 4)).astype(np.float32)
+    expected = ort.InferenceSession(str(path)).run(None, {"x": x})
+    imported = read_model(path)
+    got = outputs(imported.project, "Main", imported.parameters, {"x": x})
+    assert [a.shape for a in got] == [b.shape for b in expected]
+    for a, b in zip(got, expected, strict=True):
+        np.testing.assert_array_equal(a, b)
+    assert [layer.type for layer in imported.project.network("Main").layers][1:] == (
+        ["Slice"] * len(sizes)
+    )
+
+
+def test_argmax_exports_back_as_argmax(tmp_path):
+    """A Max with OnlyIndex over one axis writes ArgMax (+ Cast to float); it was refused
+    ('an index output is not exportable')."""
+    from model_kit import save
+
+    from engine.export import Source, export_onnx
+
+    path = tmp_path / "m.onnx"
+    _save([_node("ArgMax", ["x"], axis=1, keepdims=1)], {}, ["y"], path)
+    imported = read_model(path)
+    main = imported.project.executors[0].network
+    again = export_onnx(Source(imported.project, "m", main, save(imported.parameters,
+                        tmp_path / "p.npz"), False), tmp_path / "again.onnx")  # fmt: skip
+    ops = [node.op_type for node in onnx.load(str(again)).graph.node]
+    assert "ArgMax" in ops
+    x = RNG.normal(size=(2, 3, 5, 4)).astype(np.float32)
+    a = ort.InferenceSession(str(again)).run(None, {"x": x})[0]
+    np.testing.assert_array_equal(a.reshape(2, 1, 5, 4), np.argmax(x, axis=1)[:, None])
