@@ -181,11 +181,16 @@ def read_onnx(path: str | Path) -> ModelGraph:
             ONNX_OPERATORS[node.op_type](ctx, node)
     _check_constant_outputs(ctx)
     made = {o for fn in ctx.functions for o in fn.outputs}
+    read = {i for fn in ctx.functions for i in fn.inputs}
     for value in graph.output:  # an output that is an input (Identity, Dropout, Sum of one)
         var = ctx.var(value.name)
         if var not in made and var in inputs:
             ctx.alias.pop(value.name, None)
             ctx.functions.append(Function(value.name, "Identity", [var], [value.name], {}))
+        elif var in read:  # also read by a layer: an NNC output is a layer that nothing reads
+            out = value.name + "/output"
+            ctx.functions.append(Function(out, "Identity", [var], [out], {}))
+            ctx.alias[value.name] = out
     outputs = [ctx.var(o.name) for o in graph.output]
     shapes = {k: v[1:] for k, v in inputs.items()}
     generators = _constant_inputs(ctx, shapes)
