@@ -235,3 +235,31 @@ def test_argmax_exports_back_as_argmax(tmp_path):
     x = RNG.normal(size=(2, 3, 5, 4)).astype(np.float32)
     a = ort.InferenceSession(str(again)).run(None, {"x": x})[0]
     np.testing.assert_array_equal(a.reshape(2, 1, 5, 4), np.argmax(x, axis=1)[:, None])
+
+
+def test_parameter_layers_and_composites_export_back(tmp_path):
+    """A model whose constants became Parameter layers (Mul by a (3, 1, 4) constant after a
+    Relu, a LayerNormalization over the last axis) exports back and matches the original."""
+    from model_kit import save
+
+    from engine.export import Source, export_onnx
+
+    path = tmp_path / "m.onnx"
+    nodes = [
+        _node("Relu", ["x"]),
+        _node("Mul", ["y", "c"]),
+        _node("LayerNormalization", ["y", "w"]),
+    ]
+    nodes[0].output[0], nodes[1].output[0] = "r", "m"
+    nodes[1].input[0], nodes[2].input[0] = "r", "m"
+    onnx.save(_model(nodes, X, {"c": _r(3, 1, 4), "w": _r(4)}, 17), path)
+    imported = read_model(path)
+    types = [layer.type for layer in imported.project.network("Main").layers]
+    assert types.count("Parameter") == 3  # the constant, LayerNormalization's scale and bias
+    main = imported.project.executors[0].network
+    again = export_onnx(Source(imported.project, "m", main, save(imported.parameters,
+                        tmp_path / "p.npz"), False), tmp_path / "again.onnx")  # fmt: skip
+    x = RNG.normal(size=(2, 3, 5, 4)).astype(np.float32)
+    a = ort.InferenceSession(str(again)).run(None, {"x": x})[0]
+    b = ort.InferenceSession(str(path)).run(None, {"x": x})[0]
+    np.testing.assert_allclose(a.reshape(b.shape), b, rtol=1e-5, atol=2e-6)
