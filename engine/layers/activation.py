@@ -385,6 +385,7 @@ SPECS = (
             "CostIf": "*Calc +*Input",
         },
         function="softsign",
+        onnx="Softsign",
         export_name="softsign",
         color=0xD77B6A,
     ),

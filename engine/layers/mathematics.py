@@ -278,6 +278,7 @@ SPECS = (
             output(),
         ),
         function="ceil",
+        onnx="Ceil",
     ),
     layer(
         "Floor",
@@ -288,5 +289,6 @@ SPECS = (
             output(),
         ),
         function="floor",
+        onnx="Floor",
     ),
 )
