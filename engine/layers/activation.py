@@ -162,7 +162,7 @@ SPECS = (
             "CostIf": "*Calc +*Input",
         },
         function="relu",
-        onnx="Relu",
+        onnx=OnnxRule("Relu", read=onnx_activation.read_relu, reads=("Relu", "ThresholdedRelu")),
         export_name="relu",
         color=0xD77B6A,
         reference=(
@@ -277,7 +277,7 @@ SPECS = (
             "CostExp": "*Calc +*Input",
         },
         function="elu",
-        onnx="Elu",
+        onnx=OnnxRule("Elu", read=onnx_activation.read_elu, reads=("Elu", "Celu")),
         export_name="elu",
         color=0xD77B6A,
         reference=(
@@ -440,6 +440,8 @@ SPECS = (
             "CostExp": "*Calc +*Input:*3",
         },
         function="mish",
+        # written in opset 13 operators (Softplus, Tanh, Mul); ONNX's Mish read back
+        onnx=OnnxRule("Softplus", onnx_activation.write_mish, reads=("Mish",)),
         color=0xD77B6A,
         reference=(
             "Diganta Misra, Mish: A Self Regularized Non-Monotonic Activation Function "

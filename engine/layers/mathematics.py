@@ -16,6 +16,7 @@ from engine.layers.declare import (
     output,
     prop,
 )
+from engine.layers.onnx_rules import activation as onnx_activation
 from engine.layers.onnx_rules import pooling as onnx
 from engine.layers.property_types import (
     BOOLEAN,
@@ -195,6 +196,7 @@ SPECS = (
             "CostIf": "*Calc +*Input",
         },
         function="sign",
+        onnx=OnnxRule("Sign", onnx_activation.write_sign, onnx_activation.read_sign),
     ),
     layer(
         "BatchMatmul",

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 __all__ = ["read_hard_sigmoid", "read_gelu", "write_gelu", "read_prelu", "write_prelu",
-           "Steps"]  # fmt: skip
+           "Steps", "read_relu", "read_elu", "read_sign", "write_sign", "write_mish"]  # fmt: skip
 
 
 class Steps:
@@ -162,3 +162,51 @@ def write_prelu(g: Any, step: Any, ins: list[str]) -> str:
     slope = g.param(step.inputs[1][1], lambda v: v.reshape(-1, *([1] * trail)) if v.size > 1
                     else v.reshape(1))  # fmt: skip
     return str(g.node("PRelu", [ins[0], slope], step.name))
+
+
+def read_relu(ctx: Any, node: Any) -> None:
+    """Relu as ReLU; ThresholdedRelu (x if x > alpha else 0) as GreaterScalar and Mul2."""
+    x = node.input[0]
+    if node.op_type == "Relu":
+        ctx.emit(node, "ReLU", [x], inplace=False)
+        return
+    step = Steps(ctx, node)
+    above = step("GreaterScalar", [x], val=float(ctx.attrs(node).get("alpha", 1.0)))
+    step("Mul2", [x, above], last=True)
+
+
+def read_elu(ctx: Any, node: Any) -> None:
+    """Elu as ELU; ONNX's Celu (``max(0, x) + min(0, alpha (exp(x / alpha) - 1))``, not NNC's
+    concatenated CELU) as ``alpha ELU(x / alpha)``: MulScalar, ELU, MulScalar."""
+    a = ctx.attrs(node)
+    x = node.input[0]
+    if node.op_type == "Elu":
+        ctx.emit(node, "ELU", [x], alpha=float(a.get("alpha", 1.0)))
+        return
+    alpha = float(a.get("alpha", 1.0))
+    if alpha == 0:
+        raise ctx.fail(node, "alpha 0 divides by zero")
+    step = Steps(ctx, node)
+    elu = step("ELU", [step("MulScalar", [x], val=1.0 / alpha)], alpha=1.0)
+    step("MulScalar", [elu], val=alpha, last=True)
+
+
+def read_sign(ctx: Any, node: Any) -> None:
+    """Sign as NNC's Sign with Alpha 0 (ONNX's sign of 0 is 0)."""
+    ctx.emit(node, "Sign", node.input[:1], alpha=0.0)
+
+
+def write_sign(g: Any, step: Any, ins: list[str]) -> str:
+    """Sign with Alpha 0 (NNC's default) is ONNX's Sign; another Alpha is refused."""
+    from engine.layers.onnx_rules.others import _error  # noqa: PLC0415
+
+    if float(step.kwargs.get("alpha", 0.0)) != 0.0:
+        raise _error(f'layer "{step.name}": only a Sign with Alpha 0 is exportable (ONNX\'s '
+                     "sign of 0 is 0)")  # fmt: skip
+    return str(g.node("Sign", ins[:1], step.name))
+
+
+def write_mish(g: Any, step: Any, ins: list[str]) -> str:
+    """Mish ``x tanh(softplus(x))`` in operators of every opset (ONNX's Mish came in 18)."""
+    soft = g.node("Softplus", ins[:1], step.name + "/softplus")
+    return str(g.node("Mul", [ins[0], g.node("Tanh", [soft], step.name + "/tanh")], step.name))
