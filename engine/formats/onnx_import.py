@@ -177,7 +177,11 @@ def read_onnx(path: str | Path) -> ModelGraph:
     if bad:
         raise ImportError_(f"{where}: no NNC layer for {', '.join(bad)}")
     for node in graph.node:
-        if node.output[0] not in ctx.consts:
+        if node.output[0] in ctx.consts:
+            continue
+        if node.input and all(i in ctx.consts or not i for i in node.input):
+            _fold(ctx, node)  # its inputs became constants as they were read (CastLike of one)
+        else:
             ONNX_OPERATORS[node.op_type](ctx, node)
     _check_constant_outputs(ctx)
     made = {o for fn in ctx.functions for o in fn.outputs}

@@ -255,23 +255,39 @@ def _threshold_layer(ctx: Any, where: Any, greater: Any) -> str | None:
 
 
 def read_sum(ctx: Any, node: Any) -> None:
-    """Sum of N tensors as AddN (one input: the input itself); Mean as AddN, MulScalar 1/N."""
+    """Sum of N tensors as AddN (one input: the input itself); Mean as AddN, MulScalar 1/N.
+    Constant operands are added as one: AddScalar when it is one value, else a Parameter layer
+    and Add2."""
+    from engine.layers.onnx_rules.activation import Steps  # noqa: PLC0415
+
     names = [name for name in node.input if name]
-    if any(name in ctx.consts for name in names):
-        raise ctx.fail(node, "a constant operand has no NNC equivalent here")
-    shapes = [ctx.shapes.get(name) for name in names]
+    data = [name for name in names if name not in ctx.consts]
+    shapes = [ctx.shapes.get(name) for name in data]
     if any(not _broadcastable(shapes[0], other) for other in shapes[1:]):
         raise ctx.fail(node, f"operands of shapes {', '.join(map(str, shapes))}: only shapes of "
                        "one rank whose axes agree or are 1 broadcast in NNC")  # fmt: skip
-    if len(names) == 1:
-        ctx.alias[node.output[0]] = ctx.var(names[0])
-        return
-    if node.op_type == "Sum":
-        ctx.emit(node, "AddN", names)
-        return
-    total = node.output[0] + "/sum"
-    ctx.emit(node, "AddN", names, output=total, suffix="/sum")
-    ctx.emit(node, "MulScalar", [total], val=1.0 / len(names))
+    consts = [np.asarray(ctx.consts[name], np.float64) for name in names if name in ctx.consts]
+    constant = sum(consts[1:], consts[0]) if consts else None
+    mean = node.op_type == "Mean" and len(names) > 1
+    step = Steps(ctx, node)
+    total = data[0] if len(data) == 1 else step("AddN", data, last=not (mean or consts))
+    if constant is not None:
+        s = uniform(constant, shapes[0])
+        if s is not None:
+            total = step("AddScalar", [total], val=s, last=not mean)
+        else:
+            aligned = (1,) * (len(shapes[0]) - constant.ndim) + tuple(constant.shape)
+            if constant.ndim > len(shapes[0]) or aligned[0] != 1 or any(
+                v not in (1, d) for v, d in zip(aligned, shapes[0], strict=True)
+            ):  # fmt: skip
+                raise ctx.fail(node, f"a constant of shape {constant.shape} changes the shape "
+                               f"{shapes[0]} of the other operands")  # fmt: skip
+            value = ctx.param(node, constant.reshape(aligned[1:]), "constant")
+            total = step("Add2", [total, step("Parameter", [value])], last=not mean)
+    if mean:
+        step("MulScalar", [total], val=1.0 / len(names), last=True)
+    elif total == data[0]:  # one operand
+        ctx.alias[node.output[0]] = ctx.var(data[0])
 
 
 _UNARY = {"Neg": ("MulScalar", -1.0), "Sqrt": ("PowScalar", 0.5), "Reciprocal": ("RDivScalar", 1.0)}

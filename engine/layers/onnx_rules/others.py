@@ -79,6 +79,8 @@ def read_concat(ctx: Any, node: Any) -> None:
     axis = int(ctx.attrs(node)["axis"])
     rank = len(ctx.shapes[node.output[0]])
     axis = axis + rank if axis < 0 else axis
+    if axis == 0:
+        raise ctx.fail(node, "concatenating along the batch axis has no NNC equivalent")
     parts = [_unsqueezed(ctx, name, axis) for name in node.input]
     if all(part is not None for part in parts):
         for name in node.input:
@@ -191,6 +193,8 @@ def read_softmax(ctx: Any, node: Any) -> None:
     axis = int(ctx.attrs(node).get("axis", -1 if ctx.opset >= 13 else 1))
     axis = axis + rank if axis < 0 else axis
     layer = node.op_type  # Softmax, LogSoftmax
+    if axis == 0:
+        raise ctx.fail(node, f"a {layer.lower()} over the batch axis has no NNC equivalent")
     if ctx.opset >= 13 or axis == rank - 1 or all(d == 1 for d in shape[axis + 1 :]):
         ctx.emit(node, layer, node.input[:1], axis=axis)
         return
