@@ -139,6 +139,17 @@ def _readers() -> dict[str, Callable[[_Ctx, Any], None]]:
 ONNX_OPERATORS = _readers()
 
 
+def _all_outputs() -> frozenset[str]:
+    """The operators whose rule writes every output of a node (``OnnxRule.all_outputs``)."""
+    from engine.layers import all_specs  # noqa: PLC0415
+
+    return frozenset(op for spec in all_specs() if spec.onnx and spec.onnx.all_outputs
+                     for op in spec.onnx.operators_read)  # fmt: skip
+
+
+_ALL_OUTPUTS = _all_outputs()
+
+
 def read_onnx(path: str | Path) -> ModelGraph:
     """The model at ``path`` as nnabla functions (see the module docstring).
 
@@ -166,15 +177,24 @@ def read_onnx(path: str | Path) -> ModelGraph:
     if bad:
         raise ImportError_(f"{where}: no NNC layer for {', '.join(bad)}")
     for node in graph.node:
-        if node.output[0] not in ctx.consts:
+        if node.output[0] in ctx.consts:
+            continue
+        if node.input and all(i in ctx.consts or not i for i in node.input):
+            _fold(ctx, node)  # its inputs became constants as they were read (CastLike of one)
+        else:
             ONNX_OPERATORS[node.op_type](ctx, node)
     _check_constant_outputs(ctx)
     made = {o for fn in ctx.functions for o in fn.outputs}
+    read = {i for fn in ctx.functions for i in fn.inputs}
     for value in graph.output:  # an output that is an input (Identity, Dropout, Sum of one)
         var = ctx.var(value.name)
         if var not in made and var in inputs:
             ctx.alias.pop(value.name, None)
             ctx.functions.append(Function(value.name, "Identity", [var], [value.name], {}))
+        elif var in read:  # also read by a layer: an NNC output is a layer that nothing reads
+            out = value.name + "/output"
+            ctx.functions.append(Function(out, "Identity", [var], [out], {}))
+            ctx.alias[value.name] = out
     outputs = [ctx.var(o.name) for o in graph.output]
     shapes = {k: v[1:] for k, v in inputs.items()}
     generators = _constant_inputs(ctx, shapes)
@@ -208,7 +228,7 @@ def _check_extra_outputs(ctx: _Ctx) -> None:
     node reads or the graph declares as an output is refused, never dropped."""
     declared = {o.name for o in ctx.model.graph.output}
     for node in ctx.model.graph.node:
-        if node.output[0] in ctx.consts:
+        if node.output[0] in ctx.consts or node.op_type in _ALL_OUTPUTS:
             continue
         for k, name in enumerate(node.output[1:], 1):
             if not name or name in ctx.consts:

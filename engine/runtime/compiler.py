@@ -57,6 +57,9 @@ __all__ = ["CompileError", "compile_network"]
 
 # docs/layers.md §1.4: SpectralNorm's Itr carries -a by mistake; it is a count, not an axis.
 _NOT_AXIS = frozenset({("SpectralNorm", "Itr")})
+# Axis properties whose -1 is the batch axis itself (docs/layers.md §1.2): every value gets +1.
+_BATCH_IS_MINUS_ONE = frozenset((t, "BatchAxis") for t in ("LayerNormalization",
+                                "InstanceNormalization", "GroupNormalization"))  # fmt: skip
 # Parameters nnabla's parametric functions own that NNC's files do not list: inserted after the
 # named connector, shaped like the bias connector (BinaryWeight*: alpha, not trained).
 _HIDDEN = {"BinaryWeightAffine": ("Wb", "alpha"), "BinaryWeightConvolution": ("Wb", "alpha")}
@@ -540,7 +543,9 @@ class _Compiler:
                     raise self.error(scope, layer.name, str(exc)) from None
             if value == "" and not prop.required:
                 continue
-            if arg.is_axis and (spec.type, prop.name) not in _NOT_AXIS:
+            if (spec.type, prop.name) in _BATCH_IS_MINUS_ONE and isinstance(value, int):
+                value += 1  # -1 (NNC's default) is nnabla's batch_axis 0
+            elif arg.is_axis and (spec.type, prop.name) not in _NOT_AXIS:
                 value = _shift_axis(value)
             if "-0" in arg.flags:
                 value = (0, *value)  # type: ignore[misc]

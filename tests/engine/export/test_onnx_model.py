@@ -79,7 +79,7 @@ def test_unsupported_layers_are_listed_before_writing(tmp_path):
     project = load_project(ROOT / "projects" / "lenet_digits.ncproj")
     main = project.network("Main")  # MainRuntime is derived from it
     relu = next(layer for layer in main.layers if layer.type == "ReLU")
-    for i, kind in enumerate(("Sin", "Cos")):
+    for i, kind in enumerate(("Sinc", "TanhShrink")):
         main.add_layer(Layer(name=f"Odd{i}", type=kind, position=(0, 0)))
     link = main.outputs_of(relu.name)[0]
     main.disconnect(link)
@@ -92,7 +92,7 @@ def test_unsupported_layers_are_listed_before_writing(tmp_path):
         export_onnx(source, out)
     message = str(info.value)
     assert 'network "MainRuntime" cannot be exported to ONNX' in message
-    assert '"Odd0" (Sin)' in message and '"Odd1" (Cos)' in message
+    assert '"Odd0" (Sinc)' in message and '"Odd1" (TanhShrink)' in message
     assert not out.exists()
 
 
