@@ -375,7 +375,7 @@ class Model:
     def build(self, description: str) -> bytes:
         import flatbuffers  # noqa: PLC0415
 
-        (feed, in_shape), = self.program.feeds.items()
+        ((feed, in_shape),) = self.program.feeds.items()
         x = self.tensor(feed, self.file_shape(tuple(in_shape)), self.qp.get(f"feed:{feed}"))
         self.of[f"feed:{feed}"] = x
         problems = []
@@ -495,8 +495,8 @@ def export_tflite(source: Any, out: str | Path, int8: bool = False,
             folded = Model(program, values, None).folded
             qp = activation_params(program, folded, calibrate(source, program, params))
     kind = "int8" if int8 else "float32"
-    data = tflite_bytes(program, values, qp, f"neurocanvas export tflite ({kind}): network "
-                        f"{program.network}; input NHWC"
-                        + ("; 8-bit images divided by 255" if source.normalize else ""))  # fmt: skip
+    note = "; 8-bit images divided by 255" if source.normalize else ""
+    title = f"neurocanvas export tflite ({kind}): network {program.network}; input NHWC{note}"
+    data = tflite_bytes(program, values, qp, title)
     atomic_write_bytes(out, data)
     return out

@@ -35,8 +35,8 @@ def _padding(m: Any, step: Any, x: int, size: tuple[int, int], kernel: tuple[int
     dilation = tuple(kw.get("dilation") or (1, 1))
     out = step.shape[1:3]
     if pad == (0, 0):
-        expected = tuple((n - d * (k - 1) - 1) // s + 1
-                         for n, k, s, d in zip(size, kernel, stride, dilation, strict=True))  # fmt: skip
+        windows = zip(size, kernel, stride, dilation, strict=True)
+        expected = tuple((n - d * (k - 1) - 1) // s + 1 for n, k, s, d in windows)
         if pool and not kw.get("ignore_border", True) and expected != tuple(out):
             raise StepError("IgnoreBorder=False with a partial last window is not written")
         return x, "VALID"
@@ -142,8 +142,10 @@ def _pooling(code: str) -> Callable[[Any, Any], int]:
         kw = step.kwargs
         if kw.get("channel_last", False) or len(m.in_shape(step, 0)) != 3:
             raise StepError("only (C, H, W) inputs, channels first, are written")
-        if code == "AVERAGE_POOL_2D" and any(kw.get("pad") or (0, 0)) and kw.get(
-            "including_pad", True
+        if (
+            code == "AVERAGE_POOL_2D"
+            and any(kw.get("pad") or (0, 0))
+            and kw.get("including_pad", True)
         ):
             raise StepError("padding counted in the average (IncludingPad) is not written")
         kernel = tuple(kw["kernel"])
@@ -186,10 +188,17 @@ def _unary(code: str, fixed: tuple[float, int] | None = None, options: str = "",
     def write(m: Any, step: Any) -> int:
         x = m.act(step, 0)
         y = m.output(step, fixed=fixed)
-        m.op(code, [x], [y], options, **{k: f(step.kwargs) for k, f in values.items()})
+        fields = {k: f(step.kwargs) for k, f in values.items()}
+        m.op(code, [x], [y], options, **{k: v for k, v in fields.items() if v is not None})
         return y
 
     return write
+
+
+def _one(alpha: float) -> None:
+    """TFLite's ELU has alpha 1."""
+    if alpha != 1.0:
+        raise StepError(f"alpha {alpha:g} (TFLite's ELU has alpha 1)")
 
 
 def _scalar(code: str, options: str) -> Callable[[Any, Any], int]:
@@ -252,9 +261,10 @@ WRITERS: dict[str, Callable[[Any, Any], int]] = {
     "ReLU6": _unary("RELU6"),
     "Tanh": _unary("TANH", fixed=(1 / 128, 0)),
     "Sigmoid": _unary("LOGISTIC", fixed=(1 / 256, -128)),
-    "ELU": _unary("ELU"),
-    "LeakyReLU": _unary("LEAKY_RELU", None, "LeakyReluOptions",
-                        alpha=lambda kw: float(kw.get("alpha", 0.1))),  # fmt: skip
+    "ELU": _unary("ELU", alpha=lambda kw: _one(float(kw.get("alpha", 1.0)))),
+    "LeakyReLU": _unary(
+        "LEAKY_RELU", None, "LeakyReluOptions", alpha=lambda kw: float(kw.get("alpha", 0.1))
+    ),  # fmt: skip
     "Abs": _unary("ABS"),
     "Exp": _unary("EXP"),
     "AddScalar": _scalar("ADD", "AddOptions"),
