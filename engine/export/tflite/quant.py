@@ -120,9 +120,10 @@ def calibrate(source: Any, program: Any, params: Mapping[str, Any],
         for _, batch in batches_once(data, 64, program.variables()):
             feeds = {v: np.asarray(batch[v], np.float32).reshape(len(batch[v]), *s)
                      for v, s in program.feeds.items()}  # fmt: skip
-            acts = program.forward(feeds, params)
-            for key, value in acts.items():
-                array = backend.to_numpy(value.data)
+            acts = dict(program.forward(feeds, params).items())
+            arrays = {f"feed:{v}": x for v, x in feeds.items()}
+            arrays.update({k: backend.to_numpy(v.data) for k, v in acts.items()})
+            for key, array in arrays.items():
                 if key.startswith("output:") or not array.size:
                     continue
                 lo, hi = float(array.min()), float(array.max())
