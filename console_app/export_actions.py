@@ -1,5 +1,5 @@
-"""File > Export: Python code (for NeuroCanvas or for nnabla), ONNX, NNP, C source and TFLite of the project
-being edited (engine.export), and the PowerPoint report of a job (engine.report, through
+"""File > Export: Python code (for NeuroCanvas or for nnabla), ONNX, NNP, C source and TFLite of
+the project being edited (engine.export), and the PowerPoint report of a job (engine.report, through
 :mod:`console_app.report_action`).
 
 The exports use the project as it is in the editor (unsaved edits included) with freshly

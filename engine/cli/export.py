@@ -1,4 +1,4 @@
-"""``neurocanvas export {python,onnx,nnp,c,tflite} SOURCE -o FILE``: a project or a trained job as code.
+"""``neurocanvas export {python,onnx,nnp,c,tflite} SOURCE -o FILE``: a project or trained job.
 
 ``python`` writes every network as a function on ``engine.nn`` (``--target nnabla``: on
 nnabla itself; from a job folder also the trained parameters and a short ``main``); ``onnx``
@@ -33,11 +33,12 @@ def add_parser(
     parser.add_argument("--target", choices=("neurocanvas", "nnabla"), default=None,
                         help="python: the library it imports (default neurocanvas)")  # fmt: skip
     parser.add_argument("--network", metavar="NAME", default=None,
-                        help="c, onnx, tflite: the network to write (default: the first executor's; "
-                        "Main_q8Runtime for the quantized Main_q8)")  # fmt: skip
+                        help="c, onnx, tflite: the network to write (default: the first "
+                        "executor's; Main_q8Runtime for the quantized Main_q8)")  # fmt: skip
     parser.add_argument("--params", metavar="FILE.npz", default=None,
-                        help="c, onnx, tflite: parameters for a project SOURCE (a job's parameters.npz, "
-                        "for its quantized network from quantize insert)")  # fmt: skip
+                        help="c, onnx, tflite: parameters for a project SOURCE (a job's "
+                        "parameters.npz, for its quantized network from quantize "
+                        "insert)")  # fmt: skip
     parser.add_argument("--float", dest="float_only", action="store_true",
                         help="c: float arithmetic also for a network with FixedPointQuantize "
                         "layers (default: integer where it equals the engine exactly)")  # fmt: skip
@@ -46,7 +47,8 @@ def add_parser(
                         "(int8 QDQ) instead of refusing them")  # fmt: skip
     parser.add_argument("--int8", action="store_true",
                         help="tflite: full-integer int8 (ranges from the network's "
-                        "FixedPointQuantize layers, else calibrated on the training set)")  # fmt: skip
+                        "FixedPointQuantize layers, else calibrated on the training "
+                        "set)")  # fmt: skip
     parser.add_argument("--opset", type=int, default=None, help="ONNX opset (default 17)")
     parser.add_argument("--force", "-f", action="store_true",
                         help="overwrite FILE (and its _parameters.npz), or the C files in an "

@@ -172,9 +172,7 @@ def export_c(
     return write_c(source, out, force, arithmetic)
 
 
-def export_tflite(
-    source: Source, out: str | Path, int8: bool = False, force: bool = False
-) -> Path:
+def export_tflite(source: Source, out: str | Path, int8: bool = False, force: bool = False) -> Path:
     """Write the runtime network as a ``.tflite`` file (see ``engine.export.tflite``)."""
     from engine.export.tflite import export_tflite as write_tflite  # noqa: PLC0415
 

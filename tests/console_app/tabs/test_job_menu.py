@@ -58,7 +58,8 @@ def test_entries_follow_the_selection(qtbot, training_tab, two_jobs):
         "Report...": True, "Export Python code...": False,
         "Export Python code for nnabla...": False, "Export ONNX...": False,
         "Export C source...": False, "Export TFLite...": False,
-        "Export TFLite int8...": False, "Open job folder": True, "Rename...": True, "Delete...": True,
+        "Export TFLite int8...": False, "Open job folder": True, "Rename...": True,
+        "Delete...": True,
         "Compare selected jobs": False,
     }  # fmt: skip
     menu.close()
