@@ -170,7 +170,7 @@ class Model:
         t.type = getattr(self.s.TensorType, kind)
         if quantization is not None:
             t.quantization = quantization
-        elif kind == "INT8" and qp is not None:
+        elif kind in ("INT8", "INT16") and qp is not None:
             t.quantization = self._quantization(qp[0], qp[1])
         if data is not None:
             buffer = self.s.BufferT()
@@ -179,7 +179,7 @@ class Model:
             t.buffer = len(self.buffers) - 1
         self.tensors.append(t)
         index = len(self.tensors) - 1
-        self.tensor_qp[index] = qp if kind == "INT8" else None
+        self.tensor_qp[index] = qp if kind in ("INT8", "INT16") else None
         return index
 
     def shape(self, index: int) -> list[int]:
@@ -215,10 +215,28 @@ class Model:
         else:
             qp = self.qp_step(step)
         name = self.into.get(step.name, step.name)
-        index = self.tensor(name, self.file_shape(tuple(step.shape)), qp)
+        kind = None
+        if self.wide(step):
+            qp, kind = self.qp[f"int16:{name}"], "INT16"
+        index = self.tensor(name, self.file_shape(tuple(step.shape)), qp, kind=kind)
         if fixed is not None and self.int8:
             self.qp[step.name] = fixed  # a quantizer that reads it requantizes
         return index
+
+    def wide(self, step: Step) -> bool:
+        """Whether the step's output is int16 (:data:`quant.WIDE`)."""
+        return self.int8 and f"int16:{self.into.get(step.name, step.name)}" in self.qp
+
+    def widen(self, step: Step, x: int) -> int:
+        """The input of an int16 layer: ``x`` requantized to int16 (symmetric) over its range."""
+        if not self.wide(step) or self.tensors[x].type != self.s.TensorType.INT8:
+            return x
+        scale, zero = self.qp_of(x)  # type: ignore[misc]
+        top = max(abs(-128 - zero), abs(127 - zero)) * scale
+        y = self.tensor(f"{self.tensors[x].name}/int16", self.shape(x), (top / 32767.0, 0),
+                        kind="INT16")  # fmt: skip
+        self.op("QUANTIZE", [x], [y])
+        return y
 
     def ints(self, name: str, values: Any) -> int:
         array = np.asarray(values, dtype=np.int32)
@@ -264,8 +282,11 @@ class Model:
         in_scale = self.qp_of(x)[0]  # type: ignore[index]
         w_scale = np.asarray(self.tensors[w].quantization.scale, np.float64)
         scale = in_scale * (w_scale if len(w_scale) == size else np.full(size, w_scale[0]))
+        q = self._quantization(scale[: len(w_scale)], np.zeros(len(w_scale), np.int64), 0)
+        if self.tensors[x].type == self.s.TensorType.INT16:  # 16x8 kernels: int64 biases
+            codes = np.round(bias / scale).astype(np.int64)
+            return self.tensor(name, [size], data=codes, kind="INT64", quantization=q)
         codes = np.clip(np.round(bias / scale), -(2**31), 2**31 - 1).astype(np.int32)
-        q = self._quantization(scale, np.zeros(size, np.int64), 0)
         return self.tensor(name, [size], data=codes, kind="INT32", quantization=q)
 
     def constant(self, name: str, value: np.ndarray, like: int) -> int:

@@ -74,6 +74,7 @@ def _convolution(m: Any, step: Any) -> int:
         depthwise = True
     kernel = tuple(weight.shape[-2:])
     x, padding = _padding(m, step, m.act(step, 0), tuple(in_shape[1:]), kernel)
+    x = m.widen(step, x)
     sy, sx = kw["stride"]
     dy, dx = kw.get("dilation") or (1, 1)
     if depthwise:  # engine (C * multiplier, [1,] KH, KW) -> TFLite (1, KH, KW, C * multiplier)
@@ -106,6 +107,7 @@ def _affine(m: Any, step: Any) -> int:
     if m.is_nhwc(x):  # the rows follow the NHWC order of the flattened input
         c, h, w = in_shape
         weight = weight.reshape(c, h, w, outputs).transpose(1, 2, 0, 3).reshape(inputs, outputs)
+    x = m.widen(step, x)
     w_t = m.weights(step, weight.T, axis=None)
     b_t = m.bias(step, bias, outputs, x, w_t)
     flat = m.output(step) if len(step.shape) == 1 else m.tensor(f"{step.name}/2d", [1, outputs],
@@ -179,6 +181,11 @@ def _softmax(m: Any, step: Any) -> int:
     if len(shape) != 1 and not m.is_nhwc(x):
         raise StepError("only (C,) and (C, H, W) inputs are written")
     y = m.output(step, fixed=(1 / 256, -128))
+    if m.int8 and m.tensors[x].type == m.s.TensorType.INT16:  # int16 logits: int16 softmax
+        wide = m.tensor(f"{step.name}/int16", m.shape(y), (1 / 32768, 0), kind="INT16")
+        m.op("SOFTMAX", [x], [wide], "SoftmaxOptions", beta=1.0)
+        m.op("QUANTIZE", [wide], [y])
+        return y
     m.op("SOFTMAX", [x], [y], "SoftmaxOptions", beta=1.0)
     return y
 

@@ -21,9 +21,22 @@ import numpy as np
 
 from engine.export.literals import ExportError
 
-__all__ = ["FIXED", "SAME", "calibrate", "from_quantizer", "from_range", "activation_params"]
+__all__ = [
+    "FIXED",
+    "SAME",
+    "WIDE",
+    "calibrate",
+    "from_quantizer",
+    "from_range",
+    "activation_params",
+]
 
 FIXED = {"Tanh": (1 / 128, 0), "Sigmoid": (1 / 256, -128), "Softmax": (1 / 256, -128)}
+# The layer whose output only the final Softmax reads computes int16 logits from int8 weights
+# and its int8 input (TFLite's 16x8 kernels), and the Softmax runs in int16 before the int8
+# output: int8 logits would move the probabilities by several output steps (the logits of
+# LeNet span about 40 in 256 steps).
+WIDE = frozenset({"Affine", "Convolution", "DepthwiseConvolution"})
 SAME = frozenset({"MaxPooling", "AveragePooling", "GlobalAveragePooling", "Reshape",
                   "Identity", "Dropout"})  # fmt: skip
 
@@ -83,6 +96,19 @@ def activation_params(program: Any, folded: Mapping[str, Any],
     if problems:
         raise ExportError("; ".join(problems))
     outputs = {ref[1] for _, ref in program.outputs if ref[0] == "step"}
+    for step in program.steps:  # the classifier's logits in int16 (see WIDE)
+        source = step.inputs[0] if step.inputs else ("none",)
+        if step.type != "Softmax" or source[0] != "step" or readers.get(source[1]) != [step.name]:
+            continue
+        kind = types[source[1]]
+        if kind == "BatchNormalization":
+            before = next(s for s in program.steps if s.name == source[1]).inputs[0]
+            if before[0] != "step" or readers.get(before[1]) != [source[1]]:
+                continue
+            kind = types[before[1]]
+        if kind in WIDE:
+            top = max(abs(v) for v in ranges[source[1]])
+            qp[f"int16:{source[1]}"] = (float(np.float32(top / 32767.0 or 1.0)), 0)
     for step in program.steps:  # the layer a quantizer alone reads writes its codes
         if step.type != "FixedPointQuantize" or step.name in folded:
             continue
