@@ -26,7 +26,13 @@ import numpy as np
 
 from engine.export.literals import ExportError
 from engine.export.tflite.ops import ALIASES, WRITERS, StepError
-from engine.export.tflite.quant import activation_params, calibrate, from_quantizer
+from engine.export.tflite.quant import (
+    FIXED,
+    TABLED,
+    activation_params,
+    calibrate,
+    from_quantizer,
+)
 from engine.export.tflite.schema import schema
 from engine.runtime.program import Program, Ref, Step
 
@@ -238,6 +244,38 @@ class Model:
         self.op("QUANTIZE", [x], [y])
         return y
 
+    def tabled(self, step: Step) -> bool:
+        """Whether the step is written as a table of codes (:data:`quant.TABLED`)."""
+        return self.int8 and step.type in TABLED and self.qp[step.name] != FIXED[step.type]
+
+    def table(self, step: Step, x: int) -> int:
+        """The step's int8 codes looked up (GATHER) in the table of the engine's own values:
+        its function and then the FixedPointQuantize that alone reads it, for each input code.
+        The index is the code + 128 (QUANTIZE to int16 with the zero point moved, CAST)."""
+        import engine.nn as nn  # noqa: PLC0415
+        from engine.core import backend  # noqa: PLC0415
+
+        reader = next(s for s in self.program.steps
+                      if s.inputs and s.inputs[0] == ("step", step.name))  # fmt: skip
+        scale, zero = self.qp_of(x)  # type: ignore[misc]
+        out_scale, out_zero = self.qp[step.name]
+        codes = np.arange(-128, 128)
+        with nn.no_grad(), backend.using("cpu"):
+            v = nn.Variable.from_numpy_array(((codes - zero) * scale).astype(np.float32)[None])
+            value = reader.function(step.function(v, **step.kwargs), **reader.kwargs)
+            real = np.asarray(backend.to_numpy(value.data), np.float64).reshape(-1)
+        table = np.clip(np.round(real / out_scale) + out_zero, -128, 127).astype(np.int8)
+        shape = self.shape(x)
+        shifted = self.tensor(f"{step.name}/index16", shape, (scale, zero + 128), kind="INT16")
+        self.op("QUANTIZE", [x], [shifted])
+        index = self.tensor(f"{step.name}/index", shape, kind="INT32")
+        self.op("CAST", [shifted], [index])
+        lookup = self.tensor(f"{step.name}/table", [256], (out_scale, out_zero), data=table,
+                             kind="INT8")  # fmt: skip
+        y = self.output(step)
+        self.op("GATHER", [lookup, index], [y], "GatherOptions", axis=0)
+        return y
+
     def ints(self, name: str, values: Any) -> int:
         array = np.asarray(values, dtype=np.int32)
         return self.tensor(name, array.shape, data=array, kind="INT32")
@@ -260,7 +298,11 @@ class Model:
         shaped = scale if axis is None else scale.reshape(
             [-1 if i == axis else 1 for i in range(weight.ndim)])  # fmt: skip
         codes = np.clip(np.round(weight / shaped), -127, 127).astype(np.int8)
-        q = self._quantization(scale, np.zeros(len(scale), np.int64), axis or 0)
+        # The scale written is a hair larger (2^-17): a layer output exactly halfway between
+        # two codes (frequent when inputs and weights are the codes of power-of-two Deltas)
+        # then rounds away from zero, as the engine's FixedPointQuantize does, in TFLite's
+        # fixed-point requantization and in XNNPACK's float one alike.
+        q = self._quantization(scale * (1 + 2.0**-17), np.zeros(len(scale), np.int64), axis or 0)
         return self.tensor(name, weight.shape, data=codes, kind="INT8", quantization=q)
 
     def _weight_delta(self, step: Step) -> float | None:

@@ -194,6 +194,8 @@ def _unary(code: str, fixed: tuple[float, int] | None = None, options: str = "",
            **values: Callable[[dict[str, Any]], Any]) -> Callable[[Any, Any], int]:  # fmt: skip
     def write(m: Any, step: Any) -> int:
         x = m.act(step, 0)
+        if m.tabled(step):
+            return m.table(step, x)
         y = m.output(step, fixed=fixed)
         fields = {k: f(step.kwargs) for k, f in values.items()}
         m.op(code, [x], [y], options, **{k: v for k, v in fields.items() if v is not None})

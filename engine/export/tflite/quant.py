@@ -24,6 +24,7 @@ from engine.export.literals import ExportError
 __all__ = [
     "FIXED",
     "SAME",
+    "TABLED",
     "WIDE",
     "calibrate",
     "from_quantizer",
@@ -37,6 +38,10 @@ FIXED = {"Tanh": (1 / 128, 0), "Sigmoid": (1 / 256, -128), "Softmax": (1 / 256, 
 # output: int8 logits would move the probabilities by several output steps (the logits of
 # LeNet span about 40 in 256 steps).
 WIDE = frozenset({"Affine", "Convolution", "DepthwiseConvolution"})
+# Tanh and Sigmoid that only a FixedPointQuantize reads: a table of the 256 codes the engine
+# computes (GATHER), instead of TFLite's TANH/LOGISTIC at their fixed output scale and a
+# requantization, which rounds twice.
+TABLED = frozenset({"Tanh", "Sigmoid"})
 SAME = frozenset({"MaxPooling", "AveragePooling", "GlobalAveragePooling", "Reshape",
                   "Identity", "Dropout"})  # fmt: skip
 
@@ -114,7 +119,8 @@ def activation_params(program: Any, folded: Mapping[str, Any],
             continue
         source = step.inputs[0]
         if (source[0] == "step" and readers.get(source[1]) == [step.name]
-                and types[source[1]] not in FIXED and types[source[1]] not in SAME
+                and (types[source[1]] not in FIXED or types[source[1]] in TABLED)
+                and types[source[1]] not in SAME
                 and source[1] not in outputs):  # fmt: skip
             qp[source[1]] = qp[step.name]
     return qp
