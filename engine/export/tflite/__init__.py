@@ -5,7 +5,9 @@ object API (:mod:`engine.export.tflite.schema`) and ``flatbuffers``. One subgrap
 the input is NHWC (``1, H, W, C``, TFLite's layout; the same bytes as the engine's (C, H, W)
 for one channel), the output has the engine's shape and order (``1, ...``). The operators of
 each layer come from :data:`engine.export.tflite.ops.WRITERS`; a BatchNormalization that alone
-reads a Convolution/Affine output is folded into its weights.
+reads a Convolution/Affine output is folded into its weights, and a ReLU/ReLU6 that alone reads
+one (or its folded BatchNormalization) becomes the layer's fused activation, as TensorFlow's
+converter does: in int8 the layer's codes then span only the ReLU's range.
 
 ``int8``: full-integer model (int8 input, activations and output; int8 weights; int32 biases),
 quantized as :mod:`engine.export.tflite.quant` says: from the network's FixedPointQuantize
@@ -40,6 +42,7 @@ __all__ = ["tflite_bytes", "export_tflite", "unsupported_tflite_steps"]
 
 _TIME_STEP = re.compile(r"\[t=\d+\]")
 _FOLDABLE = frozenset({"Convolution", "DepthwiseConvolution", "Affine"})
+_ACTIVATIONS = {"ReLU": "RELU", "ReLU6": "RELU6"}
 
 
 def unsupported_tflite_steps(program: Program) -> list[str]:
@@ -84,6 +87,8 @@ class Model:
         self.tensor_qp: dict[int, tuple[float, int] | None] = {}
         self.of: dict[str, int] = {}  # step name (or feed:NAME) -> tensor
         self.into: dict[str, str] = {}  # Convolution/Affine -> the BatchNormalization folded in
+        self.fused: dict[str, tuple[str, int]] = {}  # Convolution/Affine -> (ReLU, activation)
+        self.alias: dict[str, str] = {}  # a folded or fused step -> the layer that writes it
         self._plan_batch_norm()
 
     # -- the graph -------------------------------------------------------------------------
@@ -102,6 +107,28 @@ class Model:
                     and readers.get(source[1]) == [step.name] and source[1] not in outputs
                     and source[1] not in self.folded):  # fmt: skip
                 self.into[source[1]] = step.name
+                self.alias[step.name] = source[1]
+        for step in self.program.steps:
+            source = step.inputs[0] if step.inputs else ("none",)
+            if step.type not in _ACTIVATIONS or source[0] != "step":
+                continue
+            writer = self.alias.get(source[1], source[1])
+            alone = readers.get(source[1]) == [step.name] and source[1] not in outputs
+            if self.types[writer].type in _FOLDABLE and writer not in self.folded and alone:
+                code = getattr(self.s.ActivationFunctionType, _ACTIVATIONS[step.type])
+                self.fused[writer] = (step.name, code)
+                self.alias[step.name] = writer
+
+    def final(self, name: str) -> str:
+        """The step whose output the layer ``name`` writes (its fused ReLU, its folded
+        BatchNormalization, or itself)."""
+        if name in self.fused:
+            return self.fused[name][0]
+        return self.into.get(name, name)
+
+    def activation(self, step: Step) -> int:
+        """The fused activation of a Convolution/Affine (0: none)."""
+        return self.fused.get(step.name, ("", 0))[1]
 
     def in_shape(self, step: Step, k: int) -> tuple[int, ...]:
         ref = step.inputs[k]
@@ -200,7 +227,7 @@ class Model:
     def qp_step(self, step: Step) -> tuple[float, int] | None:
         if not self.int8:
             return None
-        return self.qp[self.into.get(step.name, step.name)]
+        return self.qp[self.final(step.name)]
 
     @staticmethod
     def file_shape(shape: tuple[int, ...]) -> list[int]:
@@ -220,7 +247,7 @@ class Model:
             qp = fixed
         else:
             qp = self.qp_step(step)
-        name = self.into.get(step.name, step.name)
+        name = self.final(step.name)
         kind = None
         if self.wide(step):
             qp, kind = self.qp[f"int16:{name}"], "INT16"
@@ -231,7 +258,7 @@ class Model:
 
     def wide(self, step: Step) -> bool:
         """Whether the step's output is int16 (:data:`quant.WIDE`)."""
-        return self.int8 and f"int16:{self.into.get(step.name, step.name)}" in self.qp
+        return self.int8 and f"int16:{self.final(step.name)}" in self.qp
 
     def widen(self, step: Step, x: int) -> int:
         """The input of an int16 layer: ``x`` requantized to int16 (symmetric) over its range."""
@@ -445,10 +472,9 @@ class Model:
         for step in self.program.steps:
             if step.name in self.folded:
                 continue
-            bn = next((k for k, v in self.into.items() if v == step.name), None)
             try:
-                if bn is not None:
-                    self.of[step.name] = self.of[bn]
+                if step.name in self.alias:
+                    self.of[step.name] = self.of[self.alias[step.name]]
                 elif step.type in ALIASES:
                     self.of[step.name] = self.act(step, 0)
                 else:

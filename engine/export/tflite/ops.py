@@ -81,12 +81,13 @@ def _convolution(m: Any, step: Any) -> int:
         w = weight.reshape(out_channels, *kernel).transpose(1, 2, 0)[None]
         w_t = m.weights(step, w, axis=3)
         options = dict(padding=padding, strideW=sx, strideH=sy, depthMultiplier=out_channels
-                       // channels, dilationWFactor=dx, dilationHFactor=dy)  # fmt: skip
+                       // channels, dilationWFactor=dx, dilationHFactor=dy,
+                       fusedActivationFunction=m.activation(step))  # fmt: skip
         code, kind = "DEPTHWISE_CONV_2D", "DepthwiseConv2DOptions"
     else:  # engine (O, I, KH, KW) -> TFLite (O, KH, KW, I)
         w_t = m.weights(step, weight.transpose(0, 2, 3, 1), axis=0)
         options = dict(padding=padding, strideW=sx, strideH=sy, dilationWFactor=dx,
-                       dilationHFactor=dy)  # fmt: skip
+                       dilationHFactor=dy, fusedActivationFunction=m.activation(step))  # fmt: skip
         code, kind = "CONV_2D", "Conv2DOptions"
     b_t = m.bias(step, bias, out_channels, x, w_t)
     y = m.output(step)
@@ -113,7 +114,7 @@ def _affine(m: Any, step: Any) -> int:
     flat = m.output(step) if len(step.shape) == 1 else m.tensor(f"{step.name}/2d", [1, outputs],
                                                                   m.qp_step(step))  # fmt: skip
     m.op("FULLY_CONNECTED", [x, w_t, b_t], [flat], "FullyConnectedOptions",
-         keepNumDims=False)  # fmt: skip
+         keepNumDims=False, fusedActivationFunction=m.activation(step))  # fmt: skip
     if len(step.shape) == 1:
         return flat
     y = m.output(step)
