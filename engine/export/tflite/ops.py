@@ -109,7 +109,7 @@ def _affine(m: Any, step: Any) -> int:
         c, h, w = in_shape
         weight = weight.reshape(c, h, w, outputs).transpose(1, 2, 0, 3).reshape(inputs, outputs)
     x = m.widen(step, x)
-    w_t = m.weights(step, weight.T, axis=None)
+    w_t = m.weights(step, weight.T, axis=0)
     b_t = m.bias(step, bias, outputs, x, w_t)
     flat = m.output(step) if len(step.shape) == 1 else m.tensor(f"{step.name}/2d", [1, outputs],
                                                                   m.qp_step(step))  # fmt: skip
