@@ -92,6 +92,7 @@ def activation_params(program: Any, folded: Mapping[str, Any],
                 qp[step.name] = from_quantizer(step)
             except ValueError as exc:
                 problems.append(f'layer "{step.name}" (FixedPointQuantize): {exc}')
+                qp[step.name] = from_range(*ranges[step.name])  # to name every one at once
         elif step.type in FIXED:
             qp[step.name] = FIXED[step.type]
         elif step.type in SAME:
@@ -99,7 +100,8 @@ def activation_params(program: Any, folded: Mapping[str, Any],
         else:
             qp[step.name] = from_range(*ranges[step.name])
     if problems:
-        raise ExportError("; ".join(problems))
+        raise ExportError(f'network "{program.network}" cannot be exported to TFLite int8: '
+                          + "; ".join(problems))  # fmt: skip
     outputs = {ref[1] for _, ref in program.outputs if ref[0] == "step"}
     for step in program.steps:  # the classifier's logits in int16 (see WIDE)
         source = step.inputs[0] if step.inputs else ("none",)

@@ -258,3 +258,29 @@ def test_cli_runs_as_a_command(tmp_path):
     interpreter.allocate_tensors()
     assert interpreter.get_input_details()[0]["shape"].tolist() == [1, 28, 28, 1]
     assert json.dumps(interpreter.get_output_details()[0]["shape"].tolist()) == "[1, 10]"
+
+
+def test_six_bit_codes_are_clipped_and_sixteen_bits_refused(trained, capsys):
+    """A 6-bit network (a mixed-precision pick can have one): its codes span 6 bits inside
+    int8 (MINIMUM/MAXIMUM at the quantizer's range), so the file still equals the engine
+    within one output step; 16-bit codes do not fit int8: the layer is named, nothing written."""
+    tmp, x, labels = trained
+    params = tmp / "job" / "checkpoints" / "best" / "parameters.npz"
+    for bits in ("6", "16"):
+        network = str(tmp / "job" / "network.ncproj")
+        assert main(["quantize", "insert", network, "-o", str(tmp / f"q{bits}.ncproj"), "--bits",
+                     bits, "--delta", "0.0625"]) == 0  # fmt: skip
+    out = tmp / "lenet_q6.tflite"
+    assert main(["export", "tflite", str(tmp / "q6.ncproj"), "--network", "Main_q6Runtime",
+                 "--params", str(params), "--int8", "-o", str(out)]) == 0  # fmt: skip
+    expected = _engine(tmp / "q6.ncproj", "Main_q6Runtime", params, x)
+    got, _ = run_tflite(out, x)
+    assert (np.abs(got - expected) <= 1 / 256 + 1e-9).mean() >= 0.99
+    assert (got.argmax(1) == labels).mean() == (expected.argmax(1) == labels).mean()
+    capsys.readouterr()
+    refused = tmp / "lenet_q16.tflite"
+    assert main(["export", "tflite", str(tmp / "q16.ncproj"), "--network", "Main_q16Runtime",
+                 "--params", str(params), "--int8", "-o", str(refused)]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "16-bit codes do not fit int8" in err and "_Quantize" in err
+    assert not refused.exists()
