@@ -410,13 +410,8 @@ class Model:
         top = 2 ** (bits - 1) - 1 if sign else 2**bits - 1
         low = -top if sign else 0
         shape = self.shape(x)
-        if not self.int8:  # codes and back: the engine's rounding and clipping, in float
-            codes = self.tensor(f"{step.name}/codes", shape, (scale, zero), kind="INT8")
-            self.op("QUANTIZE", [x], [codes])
-            x, shape = self._clamp(step, codes, low + zero, top + zero, (scale, zero)), shape
-            y = self.tensor(step.name, shape)
-            self.op("DEQUANTIZE", [x], [y])
-            return y
+        if not self.int8:  # the engine's own float operations (its rounding of halves)
+            return self._float_quantizer(step, x, scale, low, top)
         if self.qp_of(x) != (scale, zero):
             y = self.tensor(step.name, shape, (scale, zero))
             self.op("QUANTIZE", [x], [y])
@@ -424,6 +419,31 @@ class Model:
         if low + zero > -128 + (1 if sign else 0) or top + zero < 127:
             x = self._clamp(step, x, low + zero, top + zero, (scale, zero))
         return x
+
+    def _float_quantizer(self, step: Step, x: int, delta: float, low: int, top: int) -> int:
+        """sign(x) floor(|x| / Delta + 0.5) Delta clipped to [low, top] Delta, in float32 as
+        the engine computes it (QUANTIZE would round halves its own way)."""
+        shape = self.shape(x)
+
+        def const(hint: str, value: float) -> int:
+            data = np.array([value], np.float32)
+            return self.tensor(f"{step.name}/{hint}", [1], data=data, kind="FLOAT32")
+
+        def then(code: str, inputs: list[int], hint: str, options: str = "") -> int:
+            y = self.tensor(f"{step.name}/{hint}", shape, kind="FLOAT32")
+            self.op(code, inputs, [y], options)
+            return y
+
+        d = const("delta", delta)
+        steps = then("FLOOR", [then("ADD", [then("DIV", [then("ABS", [x], "abs"), d], "scaled",
+                                                     "DivOptions"), const("half", 0.5)],
+                                    "halved", "AddOptions")], "floor")  # fmt: skip
+        signed = then("MUL", [then("SIGN", [x], "sign"), steps], "codes", "MulOptions")
+        value = then("MUL", [signed, d], "value", "MulOptions")
+        high = then("MAXIMUM", [value, const("min", low * delta)], "clip_low")
+        y = self.tensor(step.name, shape, kind="FLOAT32")
+        self.op("MINIMUM", [high, const("max", top * delta)], [y])
+        return y
 
     def _clamp(self, step: Step, x: int, low: int, top: int, qp: tuple[float, int]) -> int:
         """Codes clipped to [low, top] (the quantizer's n bits inside int8)."""

@@ -8,8 +8,10 @@ computes.
   ``neurocanvas export tflite``: float32 within 1e-4 of the engine on every validation image;
   its 8-bit network (``quantize insert``) as full-integer int8 within one output step
   (1/256) on at least 99 % of the outputs and within 0.5 points of the engine's quantized
-  accuracy; the float network calibrated to int8 within 0.5 points of the engine's float
-  accuracy (and 97 % of its outputs within one step: int8's rounding of a float network).
+  accuracy, and as float32 (its quantizers in float operations) within 1e-4; the float
+  network calibrated to int8 within 0.5 points of the engine's float accuracy (and 97 % of
+  its outputs within one step: int8's rounding of a float network). A 6-bit network within
+  one step; 16-bit quantizers refused.
 * Bad input: unsupported layers named in one line before anything is written, an existing
   file needs --force, int8 without trained parameters, a job without parameters.
 
@@ -162,6 +164,13 @@ def test_trained_lenet_float_and_int8(trained, capsys):
     assert within >= 0.99
     assert abs(accuracy - engine_accuracy) <= 0.005
     assert q8.stat().st_size < model.stat().st_size / 3  # int8 weights
+
+    # the 8-bit network in float32: its quantizers in the engine's own float operations
+    q8_float = tmp / "lenet_q8_float.tflite"
+    assert main(["export", "tflite", str(tmp / "q8.ncproj"), "--network", "Main_q8Runtime",
+                 "--params", str(params), "-o", str(q8_float)]) == 0  # fmt: skip
+    got, details = run_tflite(q8_float, x)
+    assert details["dtype"] == np.float32 and np.abs(got - expected).max() <= 1e-4
 
     # the float network calibrated on the training set
     calibrated = tmp / "lenet_int8.tflite"
