@@ -1,5 +1,5 @@
-"""File > Export: Python code (for NeuroCanvas or for nnabla), ONNX, NNP and C source of the project
-being edited (engine.export), and the PowerPoint report of a job (engine.report, through
+"""File > Export: Python code (for NeuroCanvas or for nnabla), ONNX, NNP, C source and TFLite of
+the project being edited (engine.export), and the PowerPoint report of a job (engine.report, through
 :mod:`console_app.report_action`).
 
 The exports use the project as it is in the editor (unsaved edits included) with freshly
@@ -23,10 +23,12 @@ from engine.export import (
     export_nnp,
     export_onnx,
     export_python,
+    export_tflite,
 )
 
 __all__ = ["add_to_menu", "export_python_code", "export_onnx_model", "export_nnp_model",
-           "export_c_source", "export_report", "PYTHON_TARGETS"]  # fmt: skip
+           "export_c_source", "export_tflite_model", "export_report",
+           "PYTHON_TARGETS"]  # fmt: skip
 
 # What File > Export > ONNX / NNP write: said with the file's name, since a user who has a
 # trained job selected expects its weights (those come from the job menu or its folder).
@@ -43,6 +45,7 @@ def add_to_menu(window: Any, menu: QMenu, texts: Sequence[str]) -> None:
         "PowerPoint report...": export_report,
         "NNP...": export_nnp_model,
         "C source...": export_c_source,
+        "TFLite...": export_tflite_model,
     }
     for text in texts:
         if text == "Python code...":
@@ -170,4 +173,27 @@ def export_c_source(window: Any, path: str | Path | None = None) -> Path | None:
     window.show_message(f"Exported {target} (model.c, parameters.c, main.c, Makefile): "
                         f"{UNTRAINED}; a trained model: right-click its job in TRAINING > "
                         f"Export C source...")  # fmt: skip
+    return target
+
+
+def export_tflite_model(window: Any, path: str | Path | None = None) -> Path | None:
+    """Write the runtime network as a float32 ``.tflite`` file to ``path`` (asked when None;
+    the file dialog has asked before replacing a file). int8 needs trained parameters: the
+    job menu's Export TFLite int8..."""
+    from PySide6.QtCore import QCoreApplication  # noqa: PLC0415
+
+    def tr(text: str) -> str:
+        return QCoreApplication.translate("ExportActions", text)
+
+    target = Path(path) if path else _ask(window, tr("Export TFLite"), ".tflite",
+                                          tr("TensorFlow Lite (*.tflite)"))  # fmt: skip
+    if target is None:
+        return None
+    try:
+        export_tflite(_source(window), target, force=path is None)
+    except (ExportError, OSError) as exc:
+        window.report_error(tr("Export TFLite: {0}").format(exc))
+        return None
+    window.show_message(tr("Exported {0}: {1}; a trained model: right-click its job in "
+                           "TRAINING > Export TFLite...").format(target, UNTRAINED))  # fmt: skip
     return target

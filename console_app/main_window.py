@@ -68,7 +68,8 @@ def with_project_extension(path: str, chosen_filter: str) -> str:
 AUTOSAVE_MS = 2_000
 FIRST_SIZE = (1400, 860)  # the window's size before any is remembered, screen allowing
 NETWORK_ACTIONS = ("add", "rename", "duplicate", "delete")
-EXPORTS = ("Python code...", "ONNX...", "NNP...", "C source...", "PowerPoint report...")
+EXPORTS = ("Python code...", "ONNX...", "NNP...", "C source...", "TFLite...",
+           "PowerPoint report...")  # fmt: skip
 EDIT_ONLY = ("cut", "copy", "paste", "delete", "select_all", "arrange", "create_unit",
              "add_network", "rename_network", "duplicate_network", "delete_network",
              "zoom_in", "zoom_out", "zoom_fit", "snap")  # fmt: skip

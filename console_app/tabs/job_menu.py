@@ -27,7 +27,14 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.tabs import job_history as H
-from engine.export import ExportError, export_c, export_onnx, export_python, open_source
+from engine.export import (
+    ExportError,
+    export_c,
+    export_onnx,
+    export_python,
+    export_tflite,
+    open_source,
+)
 
 
 def one_job(jobs: list[Path]) -> bool:
@@ -63,6 +70,8 @@ def _export(kind: str, target: str = "neurocanvas") -> Callable[[Any, list[Path]
         "python": (".py", "Python (*.py)"),
         "onnx": (".onnx", "ONNX (*.onnx)"),
         "c": ("_c", "Folder (*)"),
+        "tflite": (".tflite", "TensorFlow Lite (*.tflite)"),
+        "tflite int8": ("_int8.tflite", "TensorFlow Lite (*.tflite)"),
     }[kind]
 
     def run(tab: Any, jobs: list[Path]) -> Path | None:
@@ -77,6 +86,8 @@ def _export(kind: str, target: str = "neurocanvas") -> Callable[[Any, list[Path]
                 export_python(source, path, target=target)
             elif kind == "c":
                 export_c(source, path)
+            elif kind.startswith("tflite"):  # the save dialog asked before replacing a file
+                export_tflite(source, path, int8=kind.endswith("int8"), force=True)
             else:
                 export_onnx(source, path)
         except (ExportError, OSError) as exc:
@@ -152,6 +163,8 @@ ENTRIES: list[Entry] = [
     Entry("Export Python code for nnabla...", _export("python", "nnabla"), trained_job),
     Entry("Export ONNX...", _export("onnx"), trained_job),
     Entry("Export C source...", _export("c"), trained_job),
+    Entry("Export TFLite...", _export("tflite"), trained_job),
+    Entry("Export TFLite int8...", _export("tflite int8"), trained_job),
     Entry("Open job folder", _open_folder, one_job),
     Entry("Rename...", _rename, one_job),
     Entry("Delete...", lambda tab, jobs: delete_jobs(tab, jobs), some_jobs),
