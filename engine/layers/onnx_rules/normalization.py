@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.layers.errors import ExportError
 from engine.layers.onnx_rules.activation import Steps
 
 __all__ = ["read_layer_norm", "read_instance_norm", "write_layer_norm", "write_instance_norm"]
@@ -75,8 +76,6 @@ def read_instance_norm(ctx: Any, node: Any) -> None:
 
 
 def _export_error(message: str) -> Exception:
-    from engine.export.literals import ExportError  # noqa: PLC0415
-
     return ExportError(message)
 
 
