@@ -149,8 +149,8 @@ def export_onnx(
 
 def export_nnp(source: Source, out: str | Path) -> Path:
     """Write the project's networks, settings and (trained) parameters as nnabla's ``.nnp``."""
-    from engine.formats.nnabla import project_nnp  # noqa: PLC0415
     from engine.runtime.program import ProgramError  # noqa: PLC0415
+    from engine.runtime.results import project_nnp  # noqa: PLC0415
 
     try:
         data = project_nnp(source.project, source.parameters)

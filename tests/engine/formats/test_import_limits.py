@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 def _nnp(tmp_path, parameters=None, text=None, extra=None, name="m.nnp"):
     """An .nnp of a 4-8-3 MLP (NNP writer of the engine, then members replaced)."""
-    from engine.formats.nnabla import project_nnp  # noqa: PLC0415
+    from engine.runtime.results import project_nnp  # noqa: PLC0415
 
     train, valid = runtime_kit.blobs(tmp_path, rows=8)
     data = project_nnp(runtime_kit.mlp_project(train, valid), None)
