@@ -1,6 +1,6 @@
 """File > Import...: an ONNX, NNP or nntxt model (or an NNC project) opened for editing.
 
-A model is converted by ``engine.formats.model_import`` (as ``neurocanvas import`` does), saved
+A model is converted by ``engine.model_import`` (as ``neurocanvas import`` does), saved
 where the user says (the project, ``<stem>_parameters.npz`` and, for a model with
 parameters, a job folder ``<stem>.files/<date_time>`` beside it) and opened; an
 ``.sdcproj``/``.ncproj`` simply opens. Errors are reported in one line; nothing is written then.
@@ -14,7 +14,7 @@ from typing import Any
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu
 
-from engine.formats.model_import import ImportError_, read_model, save_imported
+from engine.model_import import ImportError_, read_model, save_imported
 
 __all__ = ["IMPORT_FILTER", "add_to_menu", "import_file"]
 

@@ -32,7 +32,7 @@ def add_parser(
 
 def run(args: argparse.Namespace) -> int:
     from engine.formats import ProjectFileError  # noqa: PLC0415
-    from engine.formats.model_import import (  # noqa: PLC0415
+    from engine.model_import import (  # noqa: PLC0415
         ImportError_,
         import_model,
         parameters_path,

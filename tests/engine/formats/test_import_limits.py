@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 import runtime_kit
 
-from engine.formats.model_import import ImportError_, read_model
 from engine.formats.nnabla import nnp_read
 from engine.formats.nnabla.schema import message_class
+from engine.model_import import ImportError_, read_model
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from model_kit import outputs
 
-from engine.formats.model_import import read_model
+from engine.model_import import read_model
 
 ort = pytest.importorskip("onnxruntime", reason="onnxruntime not installed")
 onnx = pytest.importorskip("onnx", reason="onnx not installed")
@@ -106,7 +106,7 @@ def test_lrn_matches_onnxruntime(size, tmp_path):
 
 
 def test_lrn_of_an_even_window_is_refused(tmp_path):
-    from engine.formats.model_import import ImportError_
+    from engine.model_import import ImportError_
 
     path = tmp_path / "m.onnx"
     onnx.save(_model([_node("LRN", ["x"], ["y"], "norm", size=4)], [("x", ["N", 6, 3, 3])],

@@ -14,7 +14,7 @@ from model_kit import PROJECTS, RECURRENT, ROOT, outputs, randomized, sample_inp
 from engine.cli import main
 from engine.export import Source, export_onnx
 from engine.formats import load_project
-from engine.formats.model_import import ImportError_, parameters_path, read_model
+from engine.model_import import ImportError_, parameters_path, read_model
 from engine.runtime.compiler import compile_network
 
 ort = pytest.importorskip("onnxruntime", reason="onnxruntime not installed")

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from model_kit import outputs
 
-from engine.formats.model_import import ImportError_, read_model
+from engine.model_import import ImportError_, read_model
 
 onnx = pytest.importorskip("onnx", reason="onnx not installed")
 

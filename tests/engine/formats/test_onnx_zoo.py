@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from model_kit import outputs
 
-from engine.formats.model_import import read_model
+from engine.model_import import read_model
 
 ort = pytest.importorskip("onnxruntime", reason="onnxruntime not installed")
 onnx = pytest.importorskip("onnx", reason="onnx not installed")

@@ -19,12 +19,12 @@ from model_kit import ROOT, outputs, randomized, save
 
 from engine.export import ExportError, Source, export_onnx
 from engine.formats import load_project
-from engine.formats.model_import import read_model
 from engine.graph.project import Link
 from engine.layers import all_specs
 from engine.layers.onnx_rules import declared_read
 from engine.layers.registry import _check_onnx_readers
 from engine.layers.spec import Inputs, OnnxRule
+from engine.model_import import read_model
 from engine.runtime.compiler import compile_network
 
 ort = pytest.importorskip("onnxruntime", reason="onnxruntime not installed")
