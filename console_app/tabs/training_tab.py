@@ -616,6 +616,9 @@ def _history_rows(jobs: list[H.JobInfo]) -> tuple[list[H.JobInfo], list[H.JobInf
     for job in jobs:
         if job.experiment is not None:
             experiments.setdefault(job.experiment, []).append(job)
+    for experiment, points in experiments.items():
+        order = H.experiment_order(experiment)
+        points.sort(key=lambda j: order.index(j.path.name) if j.path.name in order else len(order))
     rows: list[H.JobInfo | Path] = []
     for job in jobs:
         if job.experiment is not None:

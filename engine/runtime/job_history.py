@@ -160,6 +160,16 @@ def experiment_source(experiment: Path) -> Path | None:
     return source if name != experiment.name and (source / "network.ncproj").is_file() else None
 
 
+def experiment_order(experiment: Path) -> list[str]:
+    """The point folders of an experiment in the order it ran them (results.csv's ``job``
+    column: the float baseline, then the widths given)."""
+    try:
+        with open(experiment / "results.csv", newline="", encoding="utf-8") as f:
+            return [row.get("job") or "" for row in csv.DictReader(f)]
+    except (OSError, csv.Error, UnicodeDecodeError):
+        return []
+
+
 def evaluated_accuracy(job: Path) -> float | None:
     """The accuracy of the job's last evaluation (evaluation.json, its first classified
     output); None when never evaluated or nothing was classified."""
