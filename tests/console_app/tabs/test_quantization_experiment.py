@@ -140,9 +140,7 @@ def test_a_budget_shows_the_measured_mixed_precision_pick(qtbot, training_tab):
     assert f"{dialog.out_dir.name}: mixed precision" in [job.name for job in training_tab.jobs]
 
 
-def test_the_dialog_reads_whole_headers_a_real_plot_and_targets_as_check_boxes(
-    qtbot, training_tab
-):
+def test_the_dialog_reads_whole_headers_a_real_plot_and_targets_as_check_boxes(qtbot, training_tab):
     """Issue 35, item 16: headers cut before any result, an 80 px plot, and a free-text
     Targets field with its own syntax ("both", "+" joins)."""
     dialog = _finished_job(qtbot, training_tab)
