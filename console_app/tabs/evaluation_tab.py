@@ -161,7 +161,8 @@ class EvaluationTab(QWidget):
         entries = [(_label(j), j) for j in trained[::-1]]
         for experiment in dict.fromkeys(j.parent for j in points[::-1]):
             entries.append((self.tr("Quantization experiment {0}").format(experiment.name), None))
-            entries += [("    " + _label(j), j) for j in points[::-1] if j.parent == experiment]
+            # in the order the sweep ran them (the history's): float baseline, 8-bit PTQ, ...
+            entries += [("    " + _label(j), j) for j in points if j.parent == experiment]
         listed = [self.job_combo.itemData(i) for i in range(self.job_combo.count())]
         if listed == [str(j) if j else None for _t, j in entries] and self.dataset_combo.count():
             return  # the history refreshed (a status changed): nothing to re-read here

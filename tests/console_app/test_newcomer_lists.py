@@ -100,8 +100,8 @@ def test_experiment_points_are_grouped_collapsible_and_show_their_accuracy(
     combo = window.project_tabs.evaluation.job_combo
     items = [combo.itemText(i) for i in range(combo.count())]
     assert items == [newer.name, job.name, f"Quantization experiment {sweep.name}",
-                     f"    {sweep.name}: 4-bit PTQ", f"    {sweep.name}: 8-bit PTQ",
-                     f"    {sweep.name}: float baseline"]  # fmt: skip
+                     f"    {sweep.name}: float baseline", f"    {sweep.name}: 8-bit PTQ",
+                     f"    {sweep.name}: 4-bit PTQ"]  # fmt: skip
     heading = combo.model().item(2)
     assert not heading.isEnabled() and combo.itemData(2) is None
 
