@@ -157,6 +157,11 @@ class QuantizationExperiment(QDialog):
         except QuantizationError:
             self.rows = []
         self._show_rows()
+        if self.rows:
+            self.message.setText(
+                self.tr("{0} points of an earlier sweep in {1}; Run continues it").format(
+                    len(self.rows), self.out_dir)
+            )  # fmt: skip
 
     def _layout(self) -> None:
         form = QFormLayout()

@@ -176,4 +176,6 @@ def test_the_dialog_reads_whole_headers_a_real_plot_and_targets_as_check_boxes(q
     again = training_tab.quantization_dialog
     assert again is not dialog and again.table.rowCount() == len(rows)
     assert again.table.item(1, 1).text() == "weights+activations"
+    assert again.message.text() == (
+        f"4 points of an earlier sweep in {again.out_dir}; Run continues it")  # fmt: skip
     again.close()
