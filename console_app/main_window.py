@@ -25,7 +25,6 @@ from console_app import export_actions, help_menu, import_actions
 from console_app.autosave import Autosaver, Recovery
 from console_app.document import (
     Document,
-    copy_of_sample,
     default_project_path,
     sample_projects,
 )
@@ -44,6 +43,7 @@ from console_app.tabs import ProjectTabs
 from console_app.text_dialog import ask_text
 from engine.core import backend
 from engine.formats import ProjectFileError
+from engine.formats.samples import copy_sample
 from engine.graph import commands as C
 from engine.graph.project import ModelError
 
@@ -130,7 +130,7 @@ class MainWindow(QMainWindow):
         if path is not None:
             try:
                 if not project:  # the installed sample: the user's copy of it
-                    path = copy_of_sample(path, self.settings.projects_dir())
+                    path = copy_sample(path, self.settings.projects_dir(), reuse=True)
                 document = Document.open(path)
                 if project:
                     self.settings.add_recent(document.path)
@@ -384,7 +384,7 @@ class MainWindow(QMainWindow):
         if not self.maybe_save():
             return False
         try:
-            path = copy_of_sample(sample, self.settings.projects_dir())
+            path = copy_sample(sample, self.settings.projects_dir(), reuse=True)
         except OSError as exc:
             self.report_error(f"{sample.stem}: cannot copy the sample to your projects: {exc}")
             return False

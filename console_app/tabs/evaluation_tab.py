@@ -71,9 +71,12 @@ class EvaluationTab(QWidget):
         self.plugin_menu_shown: Any = None
         self.job_combo = QComboBox()
         self.job_combo.setMinimumContentsLength(16)
-        adjust = QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
-        self.job_combo.setSizeAdjustPolicy(adjust)
+        # As wide as the longest job name (they were cut); the list elides in the middle and
+        # each entry's tooltip gives the whole name and folder.
+        self.job_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.job_combo.view().setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.job_combo.currentIndexChanged.connect(self._job_changed)
+        adjust = QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         self.dataset_combo = QComboBox()
         self.dataset_combo.setEditable(True)  # a dataset link name or a CSV path
         self.dataset_combo.setMinimumContentsLength(12)
@@ -146,28 +149,49 @@ class EvaluationTab(QWidget):
 
     # -- jobs ------------------------------------------------------------------------------
     def set_jobs(self, jobs: list[Path]) -> None:
-        """The project's job folders (newest shown first). The chosen job stays, unless it
-        cannot be evaluated (a run that failed before training has no datasets): then a job
-        that appears (the next run) is chosen instead.
+        """The project's job folders (trained jobs newest first, then each quantization
+        experiment's points under the experiment's row). The chosen job stays, unless it cannot
+        be evaluated (a run that failed before training has no datasets): then a job that
+        appears (the next run) is chosen instead. With none chosen yet (the project was just
+        opened), the newest evaluated trained job is chosen: its results show at once.
         """
         current = self.current_job()
-        # Trained jobs first (newest first), then the points of quantization experiments: a
-        # sweep's float baseline and points are never offered ahead of the job they came from.
-        jobs = [j for j in jobs if not _point(j)] + [j for j in jobs if _point(j)]
-        shown = [j for j in jobs if not _point(j)][::-1] + [j for j in jobs if _point(j)][::-1]
-        listed = [Path(self.job_combo.itemData(i)) for i in range(self.job_combo.count())]
-        if listed == shown and self.dataset_combo.count():
+        trained = [j for j in jobs if not _point(j)]
+        points = [j for j in jobs if _point(j)]
+        entries = [(_label(j), j) for j in trained[::-1]]
+        for experiment in dict.fromkeys(j.parent for j in points[::-1]):
+            entries.append((self.tr("Quantization experiment {0}").format(experiment.name), None))
+            # in the order the sweep ran them (the history's): float baseline, 8-bit PTQ, ...
+            entries += [("    " + _label(j), j) for j in points if j.parent == experiment]
+        listed = [self.job_combo.itemData(i) for i in range(self.job_combo.count())]
+        if listed == [str(j) if j else None for _t, j in entries] and self.dataset_combo.count():
             return  # the history refreshed (a status changed): nothing to re-read here
-        new = [job for job in jobs if job not in listed]
+        if current not in jobs:  # another project's, or none yet
+            current = None
+        new = [job for job in jobs if str(job) not in listed]
         usable = current is not None and bool(job_datasets(current))
-        chosen = new[-1] if new and not usable else current
-        if new and not usable and any(not _point(j) for j in new):
-            chosen = [j for j in new if not _point(j)][-1]
+        if current is None:
+            chosen = _preferred(trained, points)
+        elif new and not usable:
+            chosen = ([j for j in new if not _point(j)] or new)[-1]
+        else:
+            chosen = current
         self.job_combo.blockSignals(True)
         self.job_combo.clear()
-        for job in shown:
-            self.job_combo.addItem(_label(job), str(job))
-        if chosen is not None and chosen in jobs:
+        model = self.job_combo.model()
+        for text, job in entries:
+            if job is None:  # an experiment's heading: groups its points, never chosen
+                self.job_combo.addItem(text)
+                item = model.item(self.job_combo.count() - 1)  # type: ignore[attr-defined]
+                item.setEnabled(False)
+                font = item.font()
+                font.setItalic(True)
+                item.setFont(font)
+                continue
+            self.job_combo.addItem(text, str(job))
+            self.job_combo.setItemData(self.job_combo.count() - 1, f"{_label(job)}\n{job}",
+                                       Qt.ItemDataRole.ToolTipRole)  # fmt: skip
+        if chosen is not None:
             self.job_combo.setCurrentIndex(self.job_combo.findData(str(chosen)))
         self.job_combo.blockSignals(False)
         self._job_changed()
@@ -184,6 +208,7 @@ class EvaluationTab(QWidget):
 
     def _job_changed(self) -> None:
         job = self.current_job()
+        self.job_combo.setToolTip(f"{_label(job)}\n{job}" if job is not None else "")
         self.plugins.set_job(job)
         text = self.dataset_combo.currentText()
         self.dataset_combo.clear()
@@ -234,8 +259,12 @@ class EvaluationTab(QWidget):
         except (OSError, ValueError) as exc:
             self.summary_label.setText(f"{job.name}: cannot read the evaluation: {exc}")
             return
-        self.output_model = CsvTableModel(header, rows, job)
+        header, rows = with_predicted_classes(header, rows, list(self.summary.get(
+            "classification", {})), self.tr("{0}: predicted class"))  # fmt: skip
+        dataset = Path(str(self.summary.get("csv") or job)).absolute().parent
+        self.output_model = CsvTableModel(header, rows, job, root=dataset, decimals=4)
         self.output_view.setModel(self.output_model)
+        self.output_view.resizeColumnsToContents()
         self.catalogue.load()  # the plugins of the output table's menu, read in a thread
         self.summary_label.setText(self.summary_text())
         self.variable_combo.blockSignals(True)
@@ -343,6 +372,39 @@ class EvaluationTab(QWidget):
         has_output = job is not None and (job / "output_result.csv").exists()
         self.save_output_button.setEnabled(has_output and not running)
         self.save_matrix_button.setEnabled(has_output and not running and bool(self.summary))
+
+
+def _preferred(trained: list[Path], points: list[Path]) -> Path | None:
+    """What to show first: the newest evaluated trained job, else the newest trained job
+    (a search attempt nobody evaluated is not preferred to an evaluated one)."""
+    evaluated = [j for j in trained if (j / "evaluation.json").is_file()]
+    return (evaluated or trained or points or [None])[-1]
+
+
+def with_predicted_classes(
+    header: list[str], rows: list[list[str]], outputs: list[str], title: str = "{0}: class"
+) -> tuple[list[str], list[list[str]]]:
+    """output_result.csv with a predicted-class column after each classified output's columns
+    (``y'`` or ``y'__0 .. y'__9``), by the rule the confusion matrix counts with
+    (:func:`engine.runtime.metrics.predicted_classes`)."""
+    import numpy as np  # noqa: PLC0415
+
+    from engine.runtime.metrics import predicted_classes  # noqa: PLC0415
+
+    header, rows = list(header), [list(r) for r in rows]
+    for name in outputs:
+        columns = [c for c, h in enumerate(header) if h == name or h.startswith(name + "__")]
+        if not columns or not rows:
+            continue
+        try:
+            values = np.array([[float(r[c]) for c in columns] for r in rows])
+        except (ValueError, IndexError):
+            continue  # not numbers: nothing to predict from
+        at = columns[-1] + 1
+        header.insert(at, title.format(name))
+        for row, k in zip(rows, predicted_classes(values), strict=True):
+            row.insert(at, str(int(k)))
+    return header, rows
 
 
 def _point(job: Path) -> bool:

@@ -17,8 +17,10 @@ from typing import Any
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QCheckBox,
     QComboBox,
     QDialog,
     QFormLayout,
@@ -27,6 +29,7 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QPushButton,
     QSpinBox,
+    QSplitter,
     QTableWidget,
     QTableWidgetItem,
     QVBoxLayout,
@@ -34,8 +37,8 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.tabs.job_runner import JobRunner
-from engine.quantization.results import COLUMNS
-from engine.quantization.scheme import QUANTIZERS
+from engine.quantization.results import COLUMNS, read_results
+from engine.quantization.scheme import QUANTIZERS, TARGETS, QuantizationError
 from engine.quantization.sensitivity import ranking_text
 
 __all__ = ["QuantizationExperiment", "open_experiment"]
@@ -68,6 +71,9 @@ class AccuracyPlot(FigureCanvasQTAgg):
             ax.plot([r["bits"] for r in line], [100 * r["accuracy"] for r in line], "o-",
                     label=f"{group[0]} ({group[1].upper()})")  # fmt: skip
             self.lines_drawn += 1
+        widths = sorted({r["bits"] for r in rows if r["mode"] != "float"})
+        if widths:
+            ax.set_xticks(widths)  # whole bit widths, not 4.5
         ax.set_xlabel("bits")
         ax.set_ylabel("accuracy (%)")
         ax.grid(True, alpha=0.3)
@@ -91,8 +97,16 @@ class QuantizationExperiment(QDialog):
         self.status = ""
         self.bits = QLineEdit("16,8,6,4,3,2")
         self.bits.setObjectName("sweep_bits")
-        self.targets = QLineEdit("both")
-        self.targets.setObjectName("sweep_targets")
+        # What is quantized at each point: one group of the checked targets (all three: the
+        # CLI's "both"); "each alone" adds a point per checked target, to see which hurts.
+        self.targets = {name: QCheckBox(self.tr(name)) for name in TARGETS}
+        for box in self.targets.values():
+            box.setChecked(True)
+            box.toggled.connect(lambda _on: self._update_buttons())
+        self.separately = QCheckBox(self.tr("also each alone"))
+        self.separately.setToolTip(self.tr(
+            "Besides the checked targets together, quantize each checked target on its own "
+            "(which one costs the accuracy)"))  # fmt: skip
         self.quantizer = QComboBox()
         self.quantizer.addItems(list(QUANTIZERS))
         self.mode = QComboBox()
@@ -126,17 +140,37 @@ class QuantizationExperiment(QDialog):
         self.table.setHorizontalHeaderLabels([HEADERS.get(c, c) for c in COLUMNS])
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
+        self.table.resizeColumnsToContents()  # the headers whole before any result
         self.plot = AccuracyPlot()
+        self.plot.setMinimumHeight(260)  # it was squeezed to 80 px under the options
         self.run_button.clicked.connect(self.run)
         self.stop_button.clicked.connect(self.stop)
         self._layout()
         self._update_buttons()
-        self.resize(900, 600)
+        self._fit_screen(1100, 760)
+        self._show_earlier()
+
+    def _show_earlier(self) -> None:
+        """An earlier sweep of this job: its results, until Run continues it."""
+        try:
+            self.rows = read_results(self.out_dir / "results.csv")
+        except QuantizationError:
+            self.rows = []
+        self._show_rows()
+        if self.rows:
+            self.message.setText(
+                self.tr("{0} points of an earlier sweep in {1}; Run continues it").format(
+                    len(self.rows), self.out_dir)
+            )  # fmt: skip
 
     def _layout(self) -> None:
         form = QFormLayout()
         form.addRow("Bits", self.bits)
-        form.addRow("Targets (weights, biases, activations, both; + joins)", self.targets)
+        targets = QHBoxLayout()
+        for box in (*self.targets.values(), self.separately):
+            targets.addWidget(box)
+        targets.addStretch(1)
+        form.addRow(self.tr("Quantize"), targets)
         form.addRow("Quantizer", self.quantizer)
         form.addRow("Mode", self.mode)
         form.addRow("QAT epochs", self.epochs)
@@ -146,26 +180,53 @@ class QuantizationExperiment(QDialog):
         buttons.addWidget(self.run_button)
         buttons.addWidget(self.stop_button)
         buttons.addStretch(1)
+        # The options and messages at the top, the results below: table and plot share the
+        # rest, the plot never squeezed (a splitter lets the user give either more).
+        results = QSplitter(Qt.Orientation.Vertical)
+        results.addWidget(self.table)
+        results.addWidget(self.plot)
+        results.setChildrenCollapsible(False)
+        results.setSizes([200, 320])
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addLayout(buttons)
         layout.addWidget(self.message)
         layout.addWidget(self.ranking)
         layout.addWidget(self.mixed)
-        layout.addWidget(self.table, 1)
-        layout.addWidget(self.plot, 1)
+        layout.addWidget(results, 1)
+
+    def _fit_screen(self, width: int, height: int) -> None:
+        """The size asked for, within the screen's free area (a 1366x768 laptop)."""
+        screen = self.screen()
+        if screen is not None:
+            free = screen.availableGeometry()
+            width, height = min(width, free.width() - 40), min(height, free.height() - 60)
+        self.resize(width, height)
+
+    def target_groups(self) -> list[str]:
+        """The --targets value's groups from the check boxes (all three together: "both",
+        the CLI's default, so an earlier sweep's points are continued, not redone)."""
+        checked = [name for name, box in self.targets.items() if box.isChecked()]
+        if not checked:
+            return []
+        together = "both" if len(checked) == len(TARGETS) else "+".join(checked)
+        alone = checked if self.separately.isChecked() and len(checked) > 1 else []
+        return [together, *alone]
 
     def _update_buttons(self) -> None:
         running = self.runner.is_running()
-        self.run_button.setEnabled(not running)
+        self.run_button.setEnabled(not running and bool(self.target_groups()))
+        self.run_button.setToolTip(
+            "" if self.target_groups() else self.tr("Check what to quantize (Quantize: ...)")
+        )
         self.stop_button.setEnabled(running)
 
     def run(self) -> bool:
-        if self.runner.is_running():
+        if self.runner.is_running() or not self.target_groups():
             return False
         args = ["quantize", "sweep", str(self.job / "network.ncproj"), "--job", str(self.job),
                 "-o", str(self.out_dir), "--bits", self.bits.text(), "--targets",
-                self.targets.text(), "--mode", self.mode.currentText(), "--epochs",
+                ",".join(self.target_groups()), "--mode", self.mode.currentText(), "--epochs",
                 str(self.epochs.value()), "--quantizer", self.quantizer.currentText(),
                 "--events"]  # fmt: skip
         if self.sensitivity.value():

@@ -47,8 +47,9 @@ from console_app.tabs.snapshot import write_snapshot
 from engine.formats import ProjectFileError
 from engine.runtime import job_history as H
 
-COLUMNS = ("Name", "Status", "Date", "Epoch", "Cost", "Training loss", "Validation loss",
-           "CostParameter", "CostMultiplyAdd")  # fmt: skip
+COLUMNS = ("Name", "Status", "Date", "Epoch", "Accuracy", "Cost", "Training loss",
+           "Validation loss", "CostParameter", "CostMultiplyAdd")  # fmt: skip
+GROUP_ROLE = Qt.ItemDataRole.UserRole + 1  # a quantization experiment's row: its folder
 TRADEOFF_STATISTICS = ("CostMultiplyAdd", "CostParameter", "UniqueParameters", "FLOPs",
                        "CostAdd", "CostMultiply", "Output", "ParameterBytes")  # fmt: skip
 STATUS_COLORS = {"running": "#1f77b4", "finished": "#2ca02c", "stopped": "#ff7f0e",
@@ -78,7 +79,9 @@ class TrainingTab(QWidget):
         self.runner.event.connect(self._on_event)
         self.runner.log.connect(self.append_log)
         self.runner.ended.connect(self._on_ended)
-        self.jobs: list[H.JobInfo] = []
+        self.jobs: list[H.JobInfo] = []  # in the table's order (experiment rows left out)
+        self.rows: list[H.JobInfo | Path] = []  # each row: a job, or an experiment's folder
+        self.expanded: set[Path] = set()  # experiments whose points are shown
         self.current_job: Path | None = None
         self.live_curve: list[tuple[int, Any, Any, Any]] = []
         self.last_status = ""
@@ -116,6 +119,7 @@ class TrainingTab(QWidget):
         self.warning_label = QLabel("")
         self.warning_label.setStyleSheet("color: #b36b00; font-weight: bold")
         self.warning_label.setWordWrap(True)
+        self.warning_label.hide()  # shown with a warning (an empty line took the history's room)
         # clicked(bool) must not reach a slot's first parameter (run(epochs=False) never trained)
         self.run_button.clicked.connect(lambda: self.run())
         self.stop_button.clicked.connect(lambda: self.stop())
@@ -157,9 +161,12 @@ class TrainingTab(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
+        # Compact rows: at 1366x768 the history showed 5 jobs.
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.table.itemSelectionChanged.connect(self._selection_changed)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._show_job_menu)
+        self.table.cellClicked.connect(lambda row, _col: self._toggle_group(row))
         self.job_menu_shown: QMenu | None = None
         buttons = QHBoxLayout()
         self.rename_button = QPushButton("Rename...")
@@ -193,11 +200,11 @@ class TrainingTab(QWidget):
         lower = QSplitter(Qt.Orientation.Horizontal)
         lower.addWidget(history)
         lower.addWidget(self.log)
-        lower.setSizes([700, 400])
+        lower.setSizes([1000, 350])  # every history column fits a 1366 px wide window
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(plots)
         body.addWidget(lower)
-        body.setSizes([450, 300])
+        body.setSizes([330, 420])  # the history shows 10 jobs at 1366x768
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.warning_label)
@@ -213,7 +220,7 @@ class TrainingTab(QWidget):
             self.progress.setValue(0)
             self.position.setText("No run")
             self.timing.setText("")
-            self.warning_label.setText("")
+            self._set_warning("")
             self.warnings = []
             self.log.clear()  # the last project's output read as this one's
         self.refresh_jobs()
@@ -287,7 +294,7 @@ class TrainingTab(QWidget):
         self.current_job = job
         self.live_curve = list(curve)
         self.warnings = []
-        self.warning_label.setText("")
+        self._set_warning("")
         self.last_status, self.last_message = "running", ""
         self._started = time.monotonic()
         self._first_iteration = -1
@@ -349,7 +356,7 @@ class TrainingTab(QWidget):
     def _warn(self, message: str) -> None:
         self.warnings.append(message)
         self.append_log(f"WARNING: {message}")
-        self.warning_label.setText("Warning: " + " | ".join(self.warnings[-3:]))
+        self._set_warning("Warning: " + " | ".join(self.warnings[-3:]))
 
     def _on_ended(self, status: str, message: str) -> None:
         self.last_status, self.last_message = status, message
@@ -365,7 +372,7 @@ class TrainingTab(QWidget):
             text = "Training failed: " + message.splitlines()[0] if message else "Training failed"
             if self.warnings:
                 text += "  |  Warning: " + " | ".join(self.warnings[-3:])
-            self.warning_label.setText(text)
+            self._set_warning(text)
         elif status == "finished":
             self.progress.setValue(self.progress.maximum())
         if status in ("finished", "stopped"):
@@ -376,41 +383,118 @@ class TrainingTab(QWidget):
             self.select_jobs([self.current_job])  # what Resume continues
         self.run_ended.emit(status)
 
+    def _set_warning(self, text: str) -> None:
+        self.warning_label.setText(text)
+        self.warning_label.setVisible(bool(text))
+
     def append_log(self, line: str) -> None:
         self.log.appendPlainText(line)
 
     # -- history ---------------------------------------------------------------------------
     def refresh_jobs(self) -> None:
         self._shown_root = self.jobs_root()
-        selected = {p.name for p in self.selected_jobs()}
-        self.jobs = [H.read_job(p) for p in H.list_jobs(self.jobs_root())]
+        selected = set(self.selected_jobs())
+        self.jobs, self.rows = _history_rows([H.read_job(p) for p in H.list_jobs(self.jobs_root())])
         self.watcher.watch(self.jobs_root(), [j.path for j in self.jobs])
         self.table.blockSignals(True)
-        self.table.setRowCount(len(self.jobs))
-        for row, job in enumerate(self.jobs):
-            values = (job.name, job.status, job.date, f"{job.epoch}/{job.max_epoch}",
-                      _fmt(job.last(1)), _fmt(job.last(2)), _fmt(job.last(3)),
+        self.table.clearSpans()
+        self.table.setRowCount(len(self.rows))
+        for row, job in enumerate(self.rows):
+            if isinstance(job, Path):
+                self._set_group_row(row, job)
+                continue
+            point = job.experiment is not None
+            name = "    " + job.name.split(": ", 1)[-1] if point else job.name
+            epoch = "" if point and not job.max_epoch else f"{job.epoch}/{job.max_epoch}"
+            accuracy = "" if job.accuracy is None else f"{100 * job.accuracy:.2f} %"
+            values = (name, job.status, job.date, epoch, accuracy, _fmt(job.last(1)),
+                      _fmt(job.last(2)), _fmt(job.last(3)),
                       job_menu.count_text(job.statistics.get("CostParameter")),
                       job_menu.count_text(job.statistics.get("CostMultiplyAdd")))  # fmt: skip
             for col, text in enumerate(values):
                 item = QTableWidgetItem(text)
                 item.setData(Qt.ItemDataRole.UserRole, str(job.path))
+                if col == 0:
+                    item.setToolTip(f"{job.name}\n{job.path}")
                 if col == 1:
                     item.setForeground(QColor(STATUS_COLORS.get(job.status, "black")))
                     if job.message:
                         item.setToolTip(job.message)
+                if col == 4 and job.accuracy is not None:
+                    item.setToolTip(self.tr("Accuracy of the job's last evaluation"))
                 self.table.setItem(row, col, item)
-            if job.path.name in selected:
+            if job.path in selected:
+                if point:
+                    self.expanded.add(job.experiment)
                 self.table.selectRow(row)
-        self.table.resizeColumnsToContents()
+        self._show_groups()
         self.table.blockSignals(False)
         self._draw_tradeoff()
         self._update_buttons()
         self.jobs_changed.emit([j.path for j in self.jobs])
 
+    def _set_group_row(self, row: int, experiment: Path) -> None:
+        points = [j for j in self.jobs if j.experiment == experiment]
+        source = H.experiment_source(experiment)
+        text = (
+            self.tr("Quantization experiment {0} of {1}: {2} points").format(
+                experiment.name, source.name, len(points))
+            if source is not None
+            else self.tr("Quantization experiment {0}: {1} points").format(
+                experiment.name, len(points))
+        )  # fmt: skip
+        item = QTableWidgetItem(text)
+        item.setData(GROUP_ROLE, str(experiment))
+        item.setFlags(Qt.ItemFlag.ItemIsEnabled)  # not a job: never selected
+        item.setToolTip(self.tr("Click to show or hide the experiment's points"))
+        font = item.font()
+        font.setItalic(True)
+        item.setFont(font)
+        self.table.setItem(row, 0, item)
+        self.table.setSpan(row, 0, 1, len(COLUMNS))
+
+    def _show_groups(self) -> None:
+        """Hide the points of collapsed experiments; the experiment row says which way."""
+        for row, job in enumerate(self.rows):
+            if isinstance(job, Path):
+                item = self.table.item(row, 0)
+                text = item.text().lstrip("▸▾ ")
+                item.setText(("▾ " if job in self.expanded else "▸ ") + text)
+            else:
+                experiment = job.experiment
+                self.table.setRowHidden(row, experiment is not None and
+                                        experiment not in self.expanded)  # fmt: skip
+        self._resize_columns()
+
+    def _resize_columns(self) -> None:
+        """Columns as wide as the jobs' values (an experiment's row spans them all and does
+        not widen the first: its text is left out while measuring)."""
+        groups = [(self.table.item(r, 0), self.table.item(r, 0).text())
+                  for r, j in enumerate(self.rows) if isinstance(j, Path)]  # fmt: skip
+        blocked = self.table.blockSignals(True)
+        for item, _text in groups:
+            item.setText("")
+        self.table.resizeColumnsToContents()
+        for item, text in groups:
+            item.setText(text)
+        self.table.blockSignals(blocked)
+
+    def _toggle_group(self, row: int) -> None:
+        """A click on an experiment's row shows or hides its points."""
+        if 0 <= row < len(self.rows) and isinstance(self.rows[row], Path):
+            experiment = self.rows[row]
+            self.expanded ^= {experiment}
+            self._show_groups()
+
+    def row_of(self, job: Path) -> int:
+        """The history's row showing ``job`` (-1: not listed)."""
+        return next((r for r, j in enumerate(self.rows) if isinstance(j, H.JobInfo)
+                     and j.path == job), -1)  # fmt: skip
+
     def selected_jobs(self) -> list[Path]:
         rows = sorted({i.row() for i in self.table.selectedItems()})
-        return [self.jobs[r].path for r in rows if r < len(self.jobs)]
+        return [job.path for r in rows if r < len(self.rows)
+                and isinstance(job := self.rows[r], H.JobInfo)]  # fmt: skip
 
     def selected_job(self) -> Path | None:
         jobs = self.selected_jobs()
@@ -420,8 +504,11 @@ class TrainingTab(QWidget):
         self.table.clearSelection()
         mode = self.table.selectionMode()
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.MultiSelection)
-        for row, job in enumerate(self.jobs):
-            if job.path in paths:
+        for row, job in enumerate(self.rows):
+            if isinstance(job, H.JobInfo) and job.path in paths:
+                if job.experiment is not None and job.experiment not in self.expanded:
+                    self.expanded.add(job.experiment)
+                    self._show_groups()
                 self.table.selectRow(row)
         self.table.setSelectionMode(mode)
 
@@ -520,6 +607,30 @@ class TrainingTab(QWidget):
         job = self.selected_job()
         if job is not None:
             self.open_network.emit(job / "network.ncproj")
+
+
+def _history_rows(jobs: list[H.JobInfo]) -> tuple[list[H.JobInfo], list[H.JobInfo | Path]]:
+    """The history's order: each trained job, then the quantization experiments run on it (an
+    experiment's row, then its points); experiments whose job is gone come last."""
+    experiments: dict[Path, list[H.JobInfo]] = {}
+    for job in jobs:
+        if job.experiment is not None:
+            experiments.setdefault(job.experiment, []).append(job)
+    for experiment, points in experiments.items():
+        order = H.experiment_order(experiment)
+        points.sort(key=lambda j: order.index(j.path.name) if j.path.name in order else len(order))
+    rows: list[H.JobInfo | Path] = []
+    for job in jobs:
+        if job.experiment is not None:
+            continue
+        rows.append(job)
+        for experiment, points in experiments.items():
+            if H.experiment_source(experiment) == job.path:
+                rows += [experiment, *points]
+    for experiment, points in experiments.items():
+        if experiment not in rows:
+            rows += [experiment, *points]
+    return [r for r in rows if isinstance(r, H.JobInfo)], rows
 
 
 def _sweep_baseline(job: Path) -> bool:

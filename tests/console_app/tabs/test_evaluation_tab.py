@@ -44,7 +44,7 @@ def test_evaluation_fills_output_table_and_confusion_matrix(qtbot, evaluation_ta
     model = tab.output_view.model()
     assert model.rowCount() == 30  # iris validation split
     header = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
-    assert header[-3:] == ["y'__0", "y'__1", "y'__2"]
+    assert header[-4:] == ["y'__0", "y'__1", "y'__2", "y': predicted class"]
     # The counts shown equal those recomputed from the output table itself.
     with open(trained_job / "output_result.csv", newline="") as f:
         rows = list(csv.reader(f))[1:]
