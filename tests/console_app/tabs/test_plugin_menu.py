@@ -135,7 +135,7 @@ def test_stop_ends_a_running_plugin(qtbot, lenet_job, monkeypatch):  # noqa: F81
     assert not bad.isEnabled() and "ModuleNotFoundError" in bad.toolTip()
     answer = answer_next_dialog(qtbot, "OK")
     choose(broken, "Hang")
-    qtbot.waitUntil(lambda: answer.done, timeout=10000)
+    qtbot.waitUntil(lambda: answer.done, timeout=120000)
     assert answer.title == "Plugin: Broken/Hang"
     panel = tab.plugins
     tab.views.setCurrentWidget(panel)  # where the progress and Stop are
