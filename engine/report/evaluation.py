@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.data.loaders import load_file
 from engine.report import figures
 from engine.report.slides import BODY_H, BODY_TOP, MARGIN, WIDTH, Deck
 
@@ -139,7 +140,6 @@ def _misclassified_slide(deck: Deck, output_csv: Path, name: str, classes: int) 
     if not found:
         deck.text_slide(title, ["Every evaluated data is classified correctly."])
         return
-    from engine.data.loaders import load_file  # noqa: PLC0415
 
     tiles, captions = [], []
     for path, true, predicted, score in found[:MISCLASSIFIED]:

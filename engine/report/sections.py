@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from engine import __version__
+from engine.data import DatasetError, open_dataset
 from engine.graph.config import SOLVER_REFERENCES
 from engine.graph.derive import counted_as
 from engine.graph.infer import ProjectInference
@@ -76,7 +78,6 @@ def used_networks(project: Any, plan: Any) -> list[str]:
 # -- datasets ----------------------------------------------------------------------------------
 def dataset_slides(deck: Deck, name: str, info: dict[str, Any]) -> None:
     """``Dataset : <name>`` (rows, variables) and ``Dataset : Examples of variable x in ...``."""
-    from engine.data import DatasetError, open_dataset  # noqa: PLC0415
 
     title = f"Dataset : {name}"
     csv = Path(str(info.get("csv", "")))
@@ -239,7 +240,6 @@ def learning_curve_slide(deck: Deck, curve: Sequence[tuple]) -> None:
 def references_slide(deck: Deck, project: Any, networks: Sequence[str], plan: Any) -> None:
     """The software, then each layer type and solver used that has a paper (one place each:
     the layer catalogue and :data:`engine.graph.config.SOLVER_REFERENCES`)."""
-    from engine import __version__  # noqa: PLC0415
 
     lines = [text.format(version=__version__) for text in SOFTWARE]
     seen: set[str] = set()

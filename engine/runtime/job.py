@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.core import atomic
+from engine.formats import load_project, save_project
 
 __all__ = [
     "Job",
@@ -235,7 +236,6 @@ class Job:
         that is taken gives way to the next free ``<name>_2``, ``<name>_3``...; otherwise a
         taken folder is a :class:`JobError` (see :meth:`check_new`).
         """
-        from engine.formats import save_project  # noqa: PLC0415
 
         existed = Path(root).is_dir()
         job = cls(claim_job_dir(Path(root), numbered))
@@ -307,7 +307,6 @@ class Job:
         return plan
 
     def load_project(self) -> Any:
-        from engine.formats import load_project  # noqa: PLC0415
 
         return load_project(self.project_file)
 

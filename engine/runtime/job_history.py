@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.formats import ProjectFileError, load_project
+from engine.graph.infer import ProjectInference
+from engine.graph.statistics import network_statistics as stats
 from engine.runtime.job import Job, atomic_write_json
 
 STATUSES = ("running", "finished", "stopped", "interrupted", "failed")
@@ -117,9 +120,6 @@ def network_statistics(job: Path) -> dict[str, int]:
 
 
 def _compute_statistics(job: Path) -> dict[str, int]:
-    from engine.formats import ProjectFileError, load_project  # noqa: PLC0415
-    from engine.graph.infer import ProjectInference  # noqa: PLC0415
-    from engine.graph.statistics import network_statistics as stats  # noqa: PLC0415
 
     try:
         project = load_project(job / "network.ncproj")

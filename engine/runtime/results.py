@@ -19,9 +19,14 @@ import numpy as np
 import engine.nn as nn
 from engine.core import backend
 from engine.formats.nnabla.nnp_write import nnp_bytes, nnp_message, unsupported
+from engine.graph.derive import counted_as
+from engine.graph.infer import ProjectInference
+from engine.graph.statistics import network_statistics
 from engine.layers.errors import ExportError
+from engine.runtime.checkpoint import PARAMETERS, checkpoint_path
 from engine.runtime.compiler import compile_network
 from engine.runtime.job import Job, atomic_write_text
+from engine.runtime.program import ProgramError
 
 __all__ = [
     "ResultFiles",
@@ -44,9 +49,6 @@ def _f32(value: float | None) -> str:
 
 def _statistics(project: Any) -> dict[str, int]:
     """The eight totals of the executor network (a derived Runtime counts as its base)."""
-    from engine.graph.derive import counted_as  # noqa: PLC0415
-    from engine.graph.infer import ProjectInference  # noqa: PLC0415
-    from engine.graph.statistics import network_statistics  # noqa: PLC0415
 
     names = [e.network for e in project.executors] or list(project.network_names)[:1]
     totals: dict[str, int] = {}
@@ -99,8 +101,6 @@ class ResultFiles:
         self.write_nnp(session)
 
     def write_nnp(self, session: Any) -> Path | None:
-        from engine.runtime.checkpoint import PARAMETERS, checkpoint_path  # noqa: PLC0415
-        from engine.runtime.program import ProgramError  # noqa: PLC0415
 
         best = checkpoint_path(self.job.checkpoint_dir("best")) / PARAMETERS
         if not best.is_file():

@@ -20,6 +20,7 @@ import engine.nn as nn
 from engine.core.autograd import Variable
 from engine.data import DataIterator, DatasetError
 from engine.data.csv_dataset import Dataset
+from engine.data.table import read_table
 from engine.graph.project import Project
 from engine.graph.validate import config_problems, run_problems, settings_problems
 from engine.nn import solvers as S
@@ -236,7 +237,6 @@ def _iter_per_epoch(project: Project, datasets: Mapping[str, dict[str, Any]], ba
 
 
 def _count_rows(csv: Path) -> int:
-    from engine.data.table import read_table  # noqa: PLC0415
 
     return len(read_table(csv).rows)
 

@@ -15,6 +15,8 @@ from typing import Any
 
 import numpy as np
 
+from engine.layers.onnx_rules.others import _error
+
 __all__ = ["read_hard_sigmoid", "read_gelu", "write_gelu", "read_prelu", "write_prelu",
            "Steps", "read_relu", "read_elu", "read_sign", "write_sign", "write_mish"]  # fmt: skip
 
@@ -151,7 +153,6 @@ def read_prelu(ctx: Any, node: Any) -> None:
 
 def write_prelu(g: Any, step: Any, ins: list[str]) -> str:
     """PReLU: PRelu with the slope shaped (C, 1, ...) to broadcast over the channel axis."""
-    from engine.layers.onnx_rules.others import _error  # noqa: PLC0415
 
     base = int(step.kwargs.get("base_axis", 1))
     rank = len(g.in_shape(step, 0)) + 1
@@ -198,7 +199,6 @@ def read_sign(ctx: Any, node: Any) -> None:
 
 def write_sign(g: Any, step: Any, ins: list[str]) -> str:
     """Sign with Alpha 0 (NNC's default) is ONNX's Sign; another Alpha is refused."""
-    from engine.layers.onnx_rules.others import _error  # noqa: PLC0415
 
     if float(step.kwargs.get("alpha", 0.0)) != 0.0:
         raise _error(f'layer "{step.name}": only a Sign with Alpha 0 is exportable (ONNX\'s '

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from engine.layers.onnx_rules import scalar, uniform
+from engine.layers.onnx_rules.activation import Steps
 
 __all__ = ["read_arithmetic", "read_sum", "write_scalar", "write_reverse_scalar", "write_relu6",
            "read_clip", "write_threshold", "read_threshold", "write_selu", "read_selu",
@@ -258,7 +259,6 @@ def read_sum(ctx: Any, node: Any) -> None:
     """Sum of N tensors as AddN (one input: the input itself); Mean as AddN, MulScalar 1/N.
     Constant operands are added as one: AddScalar when it is one value, else a Parameter layer
     and Add2."""
-    from engine.layers.onnx_rules.activation import Steps  # noqa: PLC0415
 
     names = [name for name in node.input if name]
     data = [name for name in names if name not in ctx.consts]

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.core.ops.pooling import pooled_sizes
 from engine.layers.errors import ExportError
 from engine.layers.onnx_rules.basic import pads
 
@@ -153,7 +154,6 @@ def read_pool(ctx: Any, node: Any) -> None:
     ignore_border = True
     if given[:n] != given[n:] and a.get("auto_pad") is None:
         # Extra right padding that only completes the last window: IgnoreBorder=False.
-        from engine.core.ops.pooling import pooled_sizes  # noqa: PLC0415
 
         size, out = ctx.shapes[node.input[0]][2:], ctx.shapes[node.output[0]][2:]
         if tuple(out) != tuple(pooled_sizes(size, kernel, strides, given[:n], False)):
