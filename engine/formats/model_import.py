@@ -28,7 +28,7 @@ from engine.graph.project import Project
 
 __all__ = ["ImportError_", "Imported", "import_model", "read_model", "write_imported",
            "claim_job", "write_job", "save_imported", "parameters_path",
-           "MODEL_SUFFIXES"]  # fmt: skip
+           "model_kind", "MODEL_SUFFIXES"]  # fmt: skip
 
 MODEL_SUFFIXES = (".onnx", ".nnp", ".nntxt", ".prototxt")
 
@@ -56,7 +56,7 @@ def read_model(path: str | Path) -> Imported:
     path = Path(path)
     if not path.is_file():
         raise ImportError_(f"{path}: no such file")
-    kind = _kind(path)
+    kind = model_kind(path)
     if kind == "onnx":
         from engine.formats.onnx_import import read_onnx  # noqa: PLC0415
 
@@ -66,7 +66,8 @@ def read_model(path: str | Path) -> Imported:
     return read_nnp(path)
 
 
-def _kind(path: Path) -> str:
+def model_kind(path: Path) -> str:
+    """``onnx`` or ``nnabla`` (.nnp, .nntxt), by extension, else by the first bytes."""
     suffix = path.suffix.lower()
     if suffix in (".nnp", ".nntxt", ".prototxt"):
         return "nnabla"
