@@ -210,15 +210,14 @@ def finish_graph(ctx: _Ctx, inputs: dict[str, tuple[int, ...]]) -> OnnxGraph:
 
 def readable_name(name: str, op: str) -> str:
     """A node's name as a layer name: an exporter's counter (``Conv:5``) dropped; a path
-    (PyTorch's ``/layer1/layer1.0/conv1/Conv``, ours ``Affine/matmul:6``) as the module it names
-    (``layer1_0_conv1``, ``Affine``) without the operator at its end; characters other than
+    (PyTorch's ``/layer1/layer1.0/conv1/Conv``, ours ``Affine/matmul:6``, ``Fire1/ReLU:5`` in
+    a Unit) as the module it names, without the operator at its end or a part that the next
+    one repeats (``layer1_0_conv1``, ``Affine``, ``Fire1_ReLU``); characters other than
     letters, digits and ``_`` as ``_``. Empty when nothing readable is left."""
     name = re.sub(r":\d+$", "", name.strip())
     parts = [p for p in name.split("/") if p]
-    if len(parts) > 1 and parts[-1].lower() == op.lower():
+    if len(parts) > 1 and parts[-1] in (op, op.lower()):  # (``ReLU`` in a Unit is a layer)
         parts = parts[:-1]
-    elif len(parts) > 1 and not name.startswith("/"):
-        parts = parts[:1]  # ours: the layer, then the node of it (``Affine/matmul``)
     parts = [p for k, p in enumerate(parts)
              if k + 1 == len(parts) or not parts[k + 1].startswith(p + ".")]  # fmt: skip
     text = re.sub(r"[^0-9A-Za-z_]+", "_", "_".join(parts)).strip("_")
