@@ -82,32 +82,37 @@ def _parameters(path: Path) -> dict[str, np.ndarray]:
         return {p["name"]: npz[p["key"]] for p in index["parameters"]}
 
 
-def _with_loss(project_file: Path, x: np.ndarray, target: np.ndarray, folder: Path) -> None:
-    """Add SquaredError after the network's output, point the Input at dataset column ``x``,
-    and train on two samples (batch 2, one epoch: one iteration) with SGD."""
+def _with_loss(project_file: Path, x: np.ndarray, folder: Path) -> None:
+    """As a user would: a classification loss after the network's output (CategoricalCrossEntropy
+    after its Softmax, else SoftmaxCrossEntropy on its logits) over the class axis, the Input
+    reading dataset column ``x``, two samples with labels 3 and 7, one epoch at batch 2 (one
+    iteration) with SGD at learning rate 1 (a step that float32 shows: the random network's
+    first blocks get gradients near 1e-7, which 0.01 times would not move)."""
     from engine.graph import config as cfg
 
-    rows = []
-    for k in range(2):
-        np.save(folder / f"x{k}.npy", x[k])
-        np.save(folder / f"t{k}.npy", target[k])
-        rows.append([f"x{k}.npy", f"t{k}.npy"])
-    data = folder / "two.csv"
-    with open(data, "w", newline="", encoding="utf-8") as f:
-        csv.writer(f, lineterminator="\n").writerows([["x", "t"], *rows])
     project = load_project(project_file)
     net = project.network("Main")
     (last,) = [layer.name for layer in net.layers if not net.outputs_of(layer.name)]
     (source,) = [layer.name for layer in net.layers if layer.type == "Input"]
+    rows = []
+    for k, label in enumerate((3, 7)):
+        np.save(folder / f"x{k}.npy", x[k])
+        rows.append([f"x{k}.npy", label])
+    data = folder / "two.csv"
+    with open(data, "w", newline="", encoding="utf-8") as f:
+        csv.writer(f, lineterminator="\n").writerows([["x", "y"], *rows])
     net.set_property(source, "Dataset", "x")
-    loss = net.new_layer("SquaredError", name="Loss")
-    net.add_layer(Layer("Loss", "SquaredError", {**loss.properties, "T.Dataset": "t"}))
+    kind = "CategoricalCrossEntropy" if net.layer(last).type == "Softmax" else "SoftmaxCrossEntropy"
+    loss = net.new_layer(kind, name="Loss")
+    net.add_layer(Layer("Loss", kind, {**loss.properties, "Axis": "0", "T.Dataset": "y"}))
     net.connect(Link(last, "Loss"))
     settings = cfg.default_settings()
-    settings["datasets"] = [cfg.Dataset.new(Name="Training", URI=str(data), Shuffle="0"),
-                            cfg.Dataset.new(Name="Validation", URI=str(data), Shuffle="0")]
+    settings["datasets"] = [
+        cfg.Dataset.new(Name="Training", URI=str(data), Shuffle="0"),
+        cfg.Dataset.new(Name="Validation", URI=str(data), Shuffle="0"),
+    ]
     settings["config"] = cfg.GlobalConfig.new(MaxEpoch="1", BatchSize="2", MonitorInterval="1")
-    settings["optimizers"] = [cfg.Optimizer.new().with_solver("Sgd", {"LearningRate": "0.01"})]
+    settings["optimizers"] = [cfg.Optimizer.new().with_solver("Sgd", {"LearningRate": "1.0"})]
     save_project(type(project)([net], **settings), project_file)
 
 
@@ -141,8 +146,7 @@ def test_light_model_zoo_imports_exports_back_and_trains(name, tmp_path):
     np.testing.assert_allclose(again.reshape(expected.shape), expected, rtol=0,
                                atol=1e-4 * scale)  # fmt: skip
 
-    target = np.random.default_rng(2).random((2, *got.shape[1:])).astype(np.float32)
-    _with_loss(project, x, target, tmp_path)
+    _with_loss(project, x, tmp_path)
     job = tmp_path / "job"
     _cli("train", str(project), "-o", str(job), "--params",
          str(tmp_path / "model_parameters.npz"), "--seed", "0", cwd=tmp_path)  # fmt: skip
@@ -151,5 +155,12 @@ def test_light_model_zoo_imports_exports_back_and_trains(name, tmp_path):
     assert np.isfinite(float(row["cost"])) and float(row["cost"]) > 0
     trained = _parameters(job / "checkpoints" / "last" / "parameters.npz")
     assert sorted(trained) == sorted(params)
-    changed = [k for k in params if not np.array_equal(trained[k], params[k])]
-    assert len(changed) >= len(params) // 2, (len(changed), len(params))
+    # the parameters move (batch normalization's mean and variance, imported for inference,
+    # are statistics: they stay). Not all of them: with random weights the first blocks of
+    # Inception v2 and DenseNet barely reach the output (Inception v2's first BN scales its
+    # map to 0.02 and the per-channel bias after it is 0.6), and their gradients, below 1e-8,
+    # move no float32 value even at learning rate 1 (34 of 209 arrays, 1 of 364 in DenseNet)
+    learnt = [k for k in params if not k.endswith(("/mean", "/var"))]
+    moved = [k for k in learnt if not np.array_equal(trained[k], params[k])]
+    assert len(moved) >= 0.8 * len(learnt), (len(moved), len(learnt))
+    assert learnt[-1] in moved  # (the classifier's)
