@@ -116,7 +116,12 @@ def _with_loss(project_file: Path, x: np.ndarray, folder: Path) -> None:
     save_project(type(project)([net], **settings), project_file)
 
 
-@pytest.mark.parametrize("name", MODELS)
+SLOW = {"vgg19", "zfnet512"}  # 143 and 62 M parameters: their files are written five times
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(m, marks=pytest.mark.slow) if m in SLOW else m for m in MODELS]
+)
 def test_light_model_zoo_imports_exports_back_and_trains(name, tmp_path):
     path = tmp_path / f"{name}.onnx"
     onnx.save(_randomized(LIGHT / f"light_{name}.onnx"), path)
