@@ -105,3 +105,25 @@ def test_our_exports_come_back_with_their_layer_names(stem, tmp_path):
     others = set(got) - set(kept) - {"x", "output_y"}  # (the input, the output's Identity)
     assert all(any(k.startswith(unit + "_") for unit in units) for k in others), others
     assert len(others) == (21 if units else 0)  # SqueezeNet: 3 Fire units of 7 layers
+
+
+def test_an_imported_lrn_exports_back_and_matches_onnxruntime(tmp_path):
+    """The LRN composite's channel window (a padded SumPooling over C, H, W) was refused by the
+    exporter ("only unpadded SumPooling is exportable"); it is written as a padded AveragePool
+    of the map made one channel, times the window."""
+    from engine.cli import main
+
+    ort = pytest.importorskip("onnxruntime", reason="onnxruntime not installed")
+    path = tmp_path / "m.onnx"
+    onnx.save(_lrn_model(), path)
+    project = tmp_path / "m.ncproj"
+    assert main(["import", str(path), "-o", str(project)]) == 0
+    back = tmp_path / "back.onnx"
+    assert main(["export", "onnx", str(project), "--params", str(tmp_path / "m_parameters.npz"),
+                 "-o", str(back)]) == 0  # fmt: skip
+    ops = [node.op_type for node in onnx.load(str(back)).graph.node]
+    assert "AveragePool" in ops and "LRN" not in ops
+    x = np.random.default_rng(0).normal(size=(2, 3, 6, 6)).astype(np.float32)
+    expected = ort.InferenceSession(str(path)).run(None, {"x": x})[0]
+    got = ort.InferenceSession(str(back)).run(None, {"x": x})[0]
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-5 * np.abs(expected).max())
