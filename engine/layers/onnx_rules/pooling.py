@@ -60,13 +60,20 @@ def write_pooling(op: str) -> Callable[[Any, Any, list[str]], str]:
 
 
 def write_sum_pooling(g: Any, step: Any, ins: list[str]) -> str:
-    """SumPooling: AveragePool times the window's size (unpadded only)."""
+    """SumPooling: AveragePool times the window's size; zero padding (LRN's channel window)
+    is counted in the average (``count_include_pad``), so the product is the padded sum."""
     kw = step.kwargs
-    if not kw.get("ignore_border", True) or any(kw.get("pad") or ()):
-        raise _error(f'layer "{step.name}": only unpadded SumPooling is exportable')
-    mean = write_pooling("AveragePool")(g, step, ins)
-    return str(g.node("Mul", [mean, g.const("count", np.float32(np.prod(kw["kernel"])))],
-                      step.name))  # fmt: skip
+    if not kw.get("ignore_border", True):  # (a partial last window: a mean of fewer cells)
+        raise _error(f'layer "{step.name}": only IgnoreBorder=True SumPooling is exportable')
+    count = g.const("count", np.float32(np.prod(kw["kernel"])))
+    if len(kw["kernel"]) < len(g.in_shape(step)):
+        mean = write_pooling("AveragePool")(g, step, ins)  # (no IncludingPad: it is 1)
+        return str(g.node("Mul", [mean, count], step.name))
+    # a window over the channels too (LRN's): a pooling of one channel over (C, H, W)
+    axis = g.ints("axis", [1])
+    x = g.node("Unsqueeze", [ins[0], axis], step.name)
+    total = g.node("Mul", [write_pooling("AveragePool")(g, step, [x]), count], step.name)
+    return str(g.node("Squeeze", [total, axis], step.name))
 
 
 def write_unpooling(g: Any, step: Any, ins: list[str]) -> str:

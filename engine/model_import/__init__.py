@@ -39,7 +39,7 @@ from engine.runtime.session import RunPlan
 
 __all__ = ["ImportError_", "Imported", "import_model", "read_model", "write_imported",
            "claim_job", "write_job", "save_imported", "parameters_path",
-           "MODEL_SUFFIXES"]  # fmt: skip
+           "model_kind", "MODEL_SUFFIXES"]  # fmt: skip
 
 MODEL_SUFFIXES = (".onnx", ".nnp", ".nntxt", ".prototxt")
 
@@ -67,14 +67,15 @@ def read_model(path: str | Path) -> Imported:
     path = Path(path)
     if not path.is_file():
         raise ImportError_(f"{path}: no such file")
-    kind = _kind(path)
+    kind = model_kind(path)
     if kind == "onnx":
         return _single(read_onnx(path), str(path))
     project, values = read_nnp(path)
     return finish(project, values, str(path))
 
 
-def _kind(path: Path) -> str:
+def model_kind(path: Path) -> str:
+    """``onnx`` or ``nnabla`` (.nnp, .nntxt), by extension, else by the first bytes."""
     suffix = path.suffix.lower()
     if suffix in (".nnp", ".nntxt", ".prototxt"):
         return "nnabla"
