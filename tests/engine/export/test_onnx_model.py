@@ -96,6 +96,25 @@ def test_unsupported_layers_are_listed_before_writing(tmp_path):
     assert not out.exists()
 
 
+def test_a_model_the_checker_cannot_infer_is_one_error_and_no_file(tmp_path, monkeypatch):
+    """full_check's shape inference raises InferenceError, which is no ValidationError: it was a
+    traceback (seen while writing a padded SumPooling that onnx could not infer)."""
+
+    def refuse(model, full_check=False):
+        raise onnx.shape_inference.InferenceError("[ShapeInferenceError] Inference error(s)")
+
+    monkeypatch.setattr(onnx.checker, "check_model", refuse)
+    project = load_project(ROOT / "projects" / "lenet_digits.ncproj")
+    out = tmp_path / "m.onnx"
+    with pytest.raises(ExportError) as info:
+        export_onnx(Source(project, "lenet", "MainRuntime", None, True), out)
+    assert str(info.value).endswith(
+        'network "MainRuntime": the ONNX checker refused it: [ShapeInferenceError] Inference '
+        "error(s)"
+    )
+    assert not out.exists()
+
+
 def test_metadata_and_opset(tmp_path):
     project = load_project(ROOT / "projects" / "lenet_digits.ncproj")
     out = export_onnx(Source(project, "lenet", "MainRuntime", None, True), tmp_path / "m.onnx", 13)
