@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import QFileDialog, QMenu
 
 from engine.export import (
@@ -81,36 +82,71 @@ def export_python_code(
     """Write the project's networks as Python code for ``target`` (``neurocanvas`` or
     ``nnabla``) to ``path`` (asked when None)."""
     caption = "Export Python code" + (" for nnabla" if target == "nnabla" else "")
-    out = Path(path) if path else _ask(window, caption, ".py", "Python (*.py)")
+    out = (
+        Path(path)
+        if path
+        else _ask(
+            window,
+            caption,
+            QCoreApplication.translate("ExportActions", ".py"),
+            QCoreApplication.translate("ExportActions", "Python (*.py)"),
+        )
+    )
     if out is None:
         return None
     try:
         export_python(_source(window), out, target)
     except (ExportError, OSError) as exc:
-        window.report_error(f"Export Python code: {exc}")
+        window.report_error(
+            QCoreApplication.translate("ExportActions", "Export Python code: {exc}").format(exc=exc)
+        )
         return None
-    window.show_message(f"Exported {out}: {UNTRAINED}; a trained model: right-click its job in "
-                        f"TRAINING > Export Python code...")  # fmt: skip
+    window.show_message(
+        QCoreApplication.translate(
+            "ExportActions",
+            "Exported {out}: {UNTRAINED}; a trained model: right-click its job in "
+            "TRAINING > Export Python code...",
+        ).format(out=out, UNTRAINED=UNTRAINED)
+    )
     return out
 
 
 def export_onnx_model(window: Any, path: str | Path | None = None) -> Path | None:
     """Write the runtime network as ONNX to ``path`` (asked when None)."""
-    target = Path(path) if path else _ask(window, "Export ONNX", ".onnx", "ONNX (*.onnx)")
+    target = (
+        Path(path)
+        if path
+        else _ask(
+            window,
+            QCoreApplication.translate("ExportActions", "Export ONNX"),
+            QCoreApplication.translate("ExportActions", ".onnx"),
+            QCoreApplication.translate("ExportActions", "ONNX (*.onnx)"),
+        )
+    )
     if target is None:
         return None
     try:
         export_onnx(_source(window), target)
     except (ExportError, OSError) as exc:
-        window.report_error(f"Export ONNX: {exc}")
+        window.report_error(
+            QCoreApplication.translate("ExportActions", "Export ONNX: {exc}").format(exc=exc)
+        )
         return None
     except ImportError as exc:
         window.report_error(
-            f"Export ONNX: {exc}; install the extra: pip install 'neurocanvas[onnx]'"
+            QCoreApplication.translate(
+                "ExportActions",
+                "Export ONNX: {exc}; install the extra: pip install 'neurocanvas[onnx]'",
+            ).format(exc=exc)
         )
         return None
-    window.show_message(f"Exported {target}: {UNTRAINED}; a trained model: right-click its job "
-                        f"in TRAINING > Export ONNX...")  # fmt: skip
+    window.show_message(
+        QCoreApplication.translate(
+            "ExportActions",
+            "Exported {target}: {UNTRAINED}; a trained model: right-click its job "
+            "in TRAINING > Export ONNX...",
+        ).format(target=target, UNTRAINED=UNTRAINED)
+    )
     return target
 
 
@@ -121,11 +157,18 @@ def export_report(window: Any, path: str | Path | None = None) -> bool:
     training = window.project_tabs.training
     job = training.selected_job() or (training.jobs[-1].path if training.jobs else None)
     if job is None:
-        window.report_error("PowerPoint report: no job yet; train the project first (TRAINING)")
+        window.report_error(
+            QCoreApplication.translate(
+                "ExportActions", "PowerPoint report: no job yet; train the project first (TRAINING)"
+            )
+        )
         return False
     if path is None:
         chosen, _ = QFileDialog.getSaveFileName(
-            window, "PowerPoint report", str(job / "report.pptx"), "PowerPoint (*.pptx)"
+            window,
+            QCoreApplication.translate("ExportActions", "PowerPoint report"),
+            str(job / "report.pptx"),
+            QCoreApplication.translate("ExportActions", "PowerPoint (*.pptx)"),
         )
         if not chosen:
             return False
@@ -138,16 +181,31 @@ def export_report(window: Any, path: str | Path | None = None) -> bool:
 
 def export_nnp_model(window: Any, path: str | Path | None = None) -> Path | None:
     """Write the project as nnabla's ``.nnp`` to ``path`` (asked when None)."""
-    target = Path(path) if path else _ask(window, "Export NNP", ".nnp", "NNP (*.nnp)")
+    target = (
+        Path(path)
+        if path
+        else _ask(
+            window,
+            QCoreApplication.translate("ExportActions", "Export NNP"),
+            QCoreApplication.translate("ExportActions", ".nnp"),
+            QCoreApplication.translate("ExportActions", "NNP (*.nnp)"),
+        )
+    )
     if target is None:
         return None
     try:
         export_nnp(_source(window), target)
     except (ExportError, OSError, ValueError) as exc:
-        window.report_error(f"Export NNP: {exc}")
+        window.report_error(
+            QCoreApplication.translate("ExportActions", "Export NNP: {exc}").format(exc=exc)
+        )
         return None
-    window.show_message(f"Exported {target}: {UNTRAINED}; a trained model: its job folder's "
-                        f"results.nnp")  # fmt: skip
+    window.show_message(
+        QCoreApplication.translate(
+            "ExportActions",
+            "Exported {target}: {UNTRAINED}; a trained model: its job folder's results.nnp",
+        ).format(target=target, UNTRAINED=UNTRAINED)
+    )
     return target
 
 
@@ -156,8 +214,12 @@ def export_c_source(window: Any, path: str | Path | None = None) -> Path | None:
     doc = window.document
     start = doc.path.with_name(doc.path.stem + "_c") if doc.path is not None else Path("model_c")
     if path is None:
-        chosen, _ = QFileDialog.getSaveFileName(window, "Export C source (a new folder)",
-                                                str(start), "Folder (*)")  # fmt: skip
+        chosen, _ = QFileDialog.getSaveFileName(
+            window,
+            QCoreApplication.translate("ExportActions", "Export C source (a new folder)"),
+            str(start),
+            QCoreApplication.translate("ExportActions", "Folder (*)"),
+        )
         if not chosen:
             return None
         path = chosen
@@ -165,9 +227,16 @@ def export_c_source(window: Any, path: str | Path | None = None) -> Path | None:
     try:
         export_c(_source(window), target)
     except (ExportError, OSError) as exc:
-        window.report_error(f"Export C source: {exc}")
+        window.report_error(
+            QCoreApplication.translate("ExportActions", "Export C source: {exc}").format(exc=exc)
+        )
         return None
-    window.show_message(f"Exported {target} (model.c, parameters.c, main.c, Makefile): "
-                        f"{UNTRAINED}; a trained model: right-click its job in TRAINING > "
-                        f"Export C source...")  # fmt: skip
+    window.show_message(
+        QCoreApplication.translate(
+            "ExportActions",
+            "Exported {target} (model.c, parameters.c, main.c, Makefile): "
+            "{UNTRAINED}; a trained model: right-click its job in TRAINING > Export"
+            " C source...",
+        ).format(target=target, UNTRAINED=UNTRAINED)
+    )
     return target

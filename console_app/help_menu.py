@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QRectF, Qt
+from PySide6.QtCore import QCoreApplication, QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QDialog,
@@ -124,7 +124,12 @@ def show_tour(window: Any) -> _Page:
     browser.setOpenExternalLinks(True)
     browser.setSearchPaths([str(_CHECKOUT_README.parent)])  # the README's screenshots
     browser.setMarkdown(tour_markdown())
-    return _open(window, _Page(window, "NeuroCanvas Tour", browser, (900, 700)))
+    return _open(
+        window,
+        _Page(
+            window, QCoreApplication.translate("HelpMenu", "NeuroCanvas Tour"), browser, (900, 700)
+        ),
+    )
 
 
 def show_shortcuts(window: Any) -> _Page:
@@ -134,25 +139,43 @@ def show_shortcuts(window: Any) -> _Page:
         if not action.shortcut().isEmpty()
     )
     table = QTableWidget(len(rows), 2)
-    table.setHorizontalHeaderLabels(["Command", "Shortcut"])
+    table.setHorizontalHeaderLabels(
+        [
+            QCoreApplication.translate("HelpMenu", "Command"),
+            QCoreApplication.translate("HelpMenu", "Shortcut"),
+        ]
+    )
     table.verticalHeader().hide()
     for r, (text, keys) in enumerate(rows):
         table.setItem(r, 0, QTableWidgetItem(text))
         table.setItem(r, 1, QTableWidgetItem(keys))
     table.resizeColumnsToContents()
     table.horizontalHeader().setStretchLastSection(True)
-    return _open(window, _Page(window, "Keyboard Shortcuts", table, (460, 520)))
+    return _open(
+        window,
+        _Page(
+            window, QCoreApplication.translate("HelpMenu", "Keyboard Shortcuts"), table, (460, 520)
+        ),
+    )
 
 
 def show_about(window: Any) -> _Page:
     rows = "".join(f"<tr><td><b>{k}</b></td><td>{v}</td></tr>" for k, v in _versions())
     browser = QTextBrowser()
     browser.setHtml(
-        "<h2>NeuroCanvas</h2><p>An open-source, cross-platform Neural Network Console: draw "
-        "networks, train and evaluate them, export and report. Apache-2.0.</p>"
-        f"<table cellpadding='3'>{rows}</table>"
+        QCoreApplication.translate(
+            "HelpMenu",
+            "<h2>NeuroCanvas</h2><p>An open-source, cross-platform Neural Network "
+            "Console: draw networks, train and evaluate them, export and report. "
+            "Apache-2.0.</p><table cellpadding='3'>{rows}</table>",
+        ).format(rows=rows)
     )
-    return _open(window, _Page(window, "About NeuroCanvas", browser, (560, 360)))
+    return _open(
+        window,
+        _Page(
+            window, QCoreApplication.translate("HelpMenu", "About NeuroCanvas"), browser, (560, 360)
+        ),
+    )
 
 
 def _open(window: Any, page: _Page) -> _Page:
@@ -164,9 +187,14 @@ def _open(window: Any, page: _Page) -> _Page:
 
 def add_help_menu(window: Any) -> QMenu:
     """The Help menu at the end of ``window``'s menu bar."""
-    menu = window.menuBar().addMenu("&Help")
-    menu.addAction("&Tour", lambda: show_tour(window))
-    menu.addAction("&Keyboard Shortcuts", lambda: show_shortcuts(window))
+    menu = window.menuBar().addMenu(QCoreApplication.translate("HelpMenu", "&Help"))
+    menu.addAction(QCoreApplication.translate("HelpMenu", "&Tour"), lambda: show_tour(window))
+    menu.addAction(
+        QCoreApplication.translate("HelpMenu", "&Keyboard Shortcuts"),
+        lambda: show_shortcuts(window),
+    )
     menu.addSeparator()
-    menu.addAction("&About NeuroCanvas", lambda: show_about(window))
+    menu.addAction(
+        QCoreApplication.translate("HelpMenu", "&About NeuroCanvas"), lambda: show_about(window)
+    )
     return menu

@@ -11,6 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu
 
@@ -26,8 +27,12 @@ IMPORT_FILTER = ";;".join((
 
 def add_to_menu(window: Any, menu: QMenu, before: QAction) -> QAction:
     """``Import...`` in ``menu`` before ``before``, wired to :func:`import_file`."""
-    action = QAction("&Import...", window)
-    action.setStatusTip("Import an ONNX, NNP or nntxt model, or open an NNC project")
+    action = QAction(QCoreApplication.translate("ImportActions", "&Import..."), window)
+    action.setStatusTip(
+        QCoreApplication.translate(
+            "ImportActions", "Import an ONNX, NNP or nntxt model, or open an NNC project"
+        )
+    )
     action.triggered.connect(lambda _checked=False: import_file(window))
     menu.insertAction(before, action)
     return action
@@ -44,7 +49,9 @@ def import_file(window: Any) -> Path | None:
 def _import(window: Any) -> Path | None:
     if not window.maybe_save():
         return None
-    source, _ = QFileDialog.getOpenFileName(window, "Import", "", IMPORT_FILTER)
+    source, _ = QFileDialog.getOpenFileName(
+        window, QCoreApplication.translate("ImportActions", "Import"), "", IMPORT_FILTER
+    )
     if not source:
         return None
     path = Path(source)
@@ -53,19 +60,31 @@ def _import(window: Any) -> Path | None:
     try:
         imported = read_model(path)
     except ImportError_ as exc:
-        window.report_error(f"Import: {exc}")
+        window.report_error(
+            QCoreApplication.translate("ImportActions", "Import: {exc}").format(exc=exc)
+        )
         return None
     start = str(path.with_suffix(".ncproj"))
-    target, _ = QFileDialog.getSaveFileName(window, "Save the imported project", start,
-                                            "NeuroCanvas project (*.ncproj)")  # fmt: skip
+    target, _ = QFileDialog.getSaveFileName(
+        window,
+        QCoreApplication.translate("ImportActions", "Save the imported project"),
+        start,
+        QCoreApplication.translate("ImportActions", "NeuroCanvas project (*.ncproj)"),
+    )
     if not target:
         return None
     try:
         save_imported(imported, target, path)
     except ImportError_ as exc:
-        window.report_error(f"Import: {exc}")
+        window.report_error(
+            QCoreApplication.translate("ImportActions", "Import: {exc}").format(exc=exc)
+        )
         return None
     except OSError as exc:
-        window.report_error(f"Import: {target}: {exc.strerror or exc}")
+        window.report_error(
+            QCoreApplication.translate("ImportActions", "Import: {target}: {value}").format(
+                target=target, value=exc.strerror or exc
+            )
+        )
         return None
     return Path(target) if window.open_path(target, ask=False) else None

@@ -11,7 +11,7 @@ import logging
 import re
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, QSize, Qt, QTimer
+from PySide6.QtCore import QCoreApplication, QPoint, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -153,28 +153,67 @@ class MainWindow(QMainWindow):
         K = QKeySequence.StandardKey
         a = self._action
         self.actions_by_name = {
-            "new": a("&New", self.new_project, K.New),
-            "open": a("&Open...", self.open_dialog, K.Open),
-            "save": a("&Save", self.save, K.Save),
-            "save_as": a("Save &As...", self.save_as, K.SaveAs),
-            "quit": a("&Quit", self.close, K.Quit),
-            "undo": a("&Undo", self.undo, K.Undo),
-            "redo": a("&Redo", self.redo, K.Redo),
-            "cut": a("Cu&t", self.cut, K.Cut),
-            "copy": a("&Copy", self.copy, K.Copy),
-            "paste": a("&Paste", self.paste, K.Paste),
-            "delete": a("&Delete", self.delete, K.Delete),
-            "select_all": a("Select &All", self.select_all, K.SelectAll),
-            "arrange": a("A&rrange Layers", self.arrange, "Ctrl+Shift+A"),
-            "create_unit": a("Create &Unit", self.create_unit, "Ctrl+Shift+U"),
-            "add_network": a("Add &Network", self.add_network),
-            "rename_network": a("Re&name Network...", self.rename_network, "F2"),
-            "duplicate_network": a("Du&plicate Network", self.duplicate_network),
-            "delete_network": a("Delete Net&work...", self.delete_network),
-            "zoom_in": a("Zoom &In", lambda: self._view_call("zoom_in"), K.ZoomIn),
-            "zoom_out": a("Zoom &Out", lambda: self._view_call("zoom_out"), K.ZoomOut),
-            "zoom_fit": a("Zoom to &Fit", self.zoom_fit, "Ctrl+0"),
-            "snap": a("&Snap to Grid", self._toggle_snap),
+            "new": a(QCoreApplication.translate("MainWindow", "&New"), self.new_project, K.New),
+            "open": a(
+                QCoreApplication.translate("MainWindow", "&Open..."), self.open_dialog, K.Open
+            ),
+            "save": a(QCoreApplication.translate("MainWindow", "&Save"), self.save, K.Save),
+            "save_as": a(
+                QCoreApplication.translate("MainWindow", "Save &As..."), self.save_as, K.SaveAs
+            ),
+            "quit": a(QCoreApplication.translate("MainWindow", "&Quit"), self.close, K.Quit),
+            "undo": a(QCoreApplication.translate("MainWindow", "&Undo"), self.undo, K.Undo),
+            "redo": a(QCoreApplication.translate("MainWindow", "&Redo"), self.redo, K.Redo),
+            "cut": a(QCoreApplication.translate("MainWindow", "Cu&t"), self.cut, K.Cut),
+            "copy": a(QCoreApplication.translate("MainWindow", "&Copy"), self.copy, K.Copy),
+            "paste": a(QCoreApplication.translate("MainWindow", "&Paste"), self.paste, K.Paste),
+            "delete": a(QCoreApplication.translate("MainWindow", "&Delete"), self.delete, K.Delete),
+            "select_all": a(
+                QCoreApplication.translate("MainWindow", "Select &All"),
+                self.select_all,
+                K.SelectAll,
+            ),
+            "arrange": a(
+                QCoreApplication.translate("MainWindow", "A&rrange Layers"),
+                self.arrange,
+                QCoreApplication.translate("MainWindow", "Ctrl+Shift+A"),
+            ),
+            "create_unit": a(
+                QCoreApplication.translate("MainWindow", "Create &Unit"),
+                self.create_unit,
+                QCoreApplication.translate("MainWindow", "Ctrl+Shift+U"),
+            ),
+            "add_network": a(
+                QCoreApplication.translate("MainWindow", "Add &Network"), self.add_network
+            ),
+            "rename_network": a(
+                QCoreApplication.translate("MainWindow", "Re&name Network..."),
+                self.rename_network,
+                "F2",
+            ),
+            "duplicate_network": a(
+                QCoreApplication.translate("MainWindow", "Du&plicate Network"),
+                self.duplicate_network,
+            ),
+            "delete_network": a(
+                QCoreApplication.translate("MainWindow", "Delete Net&work..."), self.delete_network
+            ),
+            "zoom_in": a(
+                QCoreApplication.translate("MainWindow", "Zoom &In"),
+                lambda: self._view_call("zoom_in"),
+                K.ZoomIn,
+            ),
+            "zoom_out": a(
+                QCoreApplication.translate("MainWindow", "Zoom &Out"),
+                lambda: self._view_call("zoom_out"),
+                K.ZoomOut,
+            ),
+            "zoom_fit": a(
+                QCoreApplication.translate("MainWindow", "Zoom to &Fit"),
+                self.zoom_fit,
+                QCoreApplication.translate("MainWindow", "Ctrl+0"),
+            ),
+            "snap": a(QCoreApplication.translate("MainWindow", "&Snap to Grid"), self._toggle_snap),
         }
         redo = QKeySequence.keyBindings(K.Redo)  # Ctrl+Shift+Z here; Windows users expect Ctrl+Y
         if QKeySequence("Ctrl+Y") not in redo:
@@ -182,8 +221,8 @@ class MainWindow(QMainWindow):
         self.actions_by_name["redo"].setShortcuts(redo)
         # The toolbar keeps short labels (the menu and tooltip name the command): a label that
         # grows with "Undo Connect ReLU_2 to Sigmoid" pushed every tool after it sideways.
-        self.actions_by_name["undo"].setIconText("Undo")
-        self.actions_by_name["redo"].setIconText("Redo")
+        self.actions_by_name["undo"].setIconText(QCoreApplication.translate("MainWindow", "Undo"))
+        self.actions_by_name["redo"].setIconText(QCoreApplication.translate("MainWindow", "Redo"))
         self.actions_by_name["snap"].setCheckable(True)
         self.actions_by_name["snap"].setChecked(True)
         for action in self.actions_by_name.values():
@@ -192,25 +231,31 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         acts = self.actions_by_name
         bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
+        file_menu = bar.addMenu(QCoreApplication.translate("MainWindow", "&File"))
         file_menu.addActions([acts["new"], acts["open"]])
-        self.samples_menu = file_menu.addMenu("Open &Sample")
+        self.samples_menu = file_menu.addMenu(
+            QCoreApplication.translate("MainWindow", "Open &Sample")
+        )
         for path in sample_projects():
             self.samples_menu.addAction(path.stem, lambda p=path: self.open_sample(p))
         if not sample_projects():
-            self.samples_menu.addAction("(no sample projects)").setEnabled(False)
-        self.recent_menu = file_menu.addMenu("Open &Recent")
+            self.samples_menu.addAction(
+                QCoreApplication.translate("MainWindow", "(no sample projects)")
+            ).setEnabled(False)
+        self.recent_menu = file_menu.addMenu(
+            QCoreApplication.translate("MainWindow", "Open &Recent")
+        )
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         file_menu.addSeparator()
         file_menu.addActions([acts["save"], acts["save_as"]])
-        self.export_menu = file_menu.addMenu("&Export")
+        self.export_menu = file_menu.addMenu(QCoreApplication.translate("MainWindow", "&Export"))
         export_actions.add_to_menu(self, self.export_menu, EXPORTS)
         self.import_action = import_actions.add_to_menu(
             self, file_menu, self.export_menu.menuAction()
         )
         file_menu.addSeparator()
         file_menu.addAction(acts["quit"])
-        edit_menu = bar.addMenu("&Edit")
+        edit_menu = bar.addMenu(QCoreApplication.translate("MainWindow", "&Edit"))
         edit_menu.addActions([acts["undo"], acts["redo"]])
         edit_menu.addSeparator()
         edit_menu.addActions([acts[k] for k in ("cut", "copy", "paste", "delete", "select_all")])
@@ -219,7 +264,7 @@ class MainWindow(QMainWindow):
         quantize_dialog.add_to_menu(self, edit_menu)
         edit_menu.addSeparator()
         edit_menu.addActions([acts[f"{k}_network"] for k in NETWORK_ACTIONS])
-        view_menu = bar.addMenu("&View")
+        view_menu = bar.addMenu(QCoreApplication.translate("MainWindow", "&View"))
         view_menu.addActions([acts[k] for k in ("zoom_in", "zoom_out", "zoom_fit", "snap")])
         self.help_menu = help_menu.add_help_menu(self)
         toolbar = self.addToolBar("Main")
@@ -233,12 +278,18 @@ class MainWindow(QMainWindow):
         for path in self.settings.recent_files():
             self.recent_menu.addAction(path, lambda p=path: self.open_path(p))
         if not self.settings.recent_files():
-            self.recent_menu.addAction("(none)").setEnabled(False)
+            self.recent_menu.addAction(
+                QCoreApplication.translate("MainWindow", "(none)")
+            ).setEnabled(False)
 
     # -- state shown -----------------------------------------------------------------------
     def _document_changed(self) -> None:
         doc = self.document
-        self.setWindowTitle(f"{doc.title}[*] - NeuroCanvas")
+        self.setWindowTitle(
+            QCoreApplication.translate("MainWindow", "{title}[*] - NeuroCanvas").format(
+                title=doc.title
+            )
+        )
         self.setWindowModified(doc.modified)
         stack = doc.stack
         self.actions_by_name["undo"].setEnabled(stack.can_undo())
@@ -264,7 +315,12 @@ class MainWindow(QMainWindow):
         _log.warning("%s", text)
         self.last_error = text
         self.show_message(text)
-        box = QMessageBox(QMessageBox.Icon.Warning, "NeuroCanvas", text, parent=self)
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            QCoreApplication.translate("MainWindow", "NeuroCanvas"),
+            text,
+            parent=self,
+        )
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
 
@@ -272,21 +328,30 @@ class MainWindow(QMainWindow):
     def ask_save_changes(self) -> str:
         """``"save"``, ``"discard"`` or ``"cancel"``."""
         answer = QMessageBox.question(
-            self, "NeuroCanvas", f"Save the changes to {self.document.title}?",
-            QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+            self,
+            QCoreApplication.translate("MainWindow", "NeuroCanvas"),
+            QCoreApplication.translate("MainWindow", "Save the changes to {title}?").format(
+                title=self.document.title
+            ),
+            QMessageBox.StandardButton.Save
+            | QMessageBox.StandardButton.Discard
             | QMessageBox.StandardButton.Cancel,
-        )  # fmt: skip
+        )
         return {QMessageBox.StandardButton.Save: "save",
                 QMessageBox.StandardButton.Discard: "discard"}.get(answer, "cancel")  # fmt: skip
 
     def ask_open_path(self) -> str | None:
         start = str(Path(self.document.path).parent) if self.document.path else ""
-        path, _ = QFileDialog.getOpenFileName(self, "Open project", start, FILE_FILTER)
+        path, _ = QFileDialog.getOpenFileName(
+            self, QCoreApplication.translate("MainWindow", "Open project"), start, FILE_FILTER
+        )
         return path or None
 
     def ask_save_path(self) -> str | None:
         start = str(self.document.path or "untitled.ncproj")
-        path, chosen = QFileDialog.getSaveFileName(self, "Save project as", start, FILE_FILTER)
+        path, chosen = QFileDialog.getSaveFileName(
+            self, QCoreApplication.translate("MainWindow", "Save project as"), start, FILE_FILTER
+        )
         if not path:
             return None
         named = with_project_extension(path, chosen)
@@ -294,7 +359,11 @@ class MainWindow(QMainWindow):
         if (
             named != path
             and Path(named).exists()
-            and not self.ask_confirm(f"{named} exists already. Replace it?")
+            and not self.ask_confirm(
+                QCoreApplication.translate(
+                    "MainWindow", "{named} exists already. Replace it?"
+                ).format(named=named)
+            )
         ):
             return None
         return named
@@ -303,9 +372,13 @@ class MainWindow(QMainWindow):
         # The path on a line of its own: the message box would break it at a slash.
         what = f"this file?\n\n{original}" if original else "an untitled project?"
         answer = QMessageBox.question(
-            self, "Recover unsaved work",
-            f"NeuroCanvas did not close normally. Recover the unsaved work on {what}",
-        )  # fmt: skip
+            self,
+            QCoreApplication.translate("MainWindow", "Recover unsaved work"),
+            QCoreApplication.translate(
+                "MainWindow",
+                "NeuroCanvas did not close normally. Recover the unsaved work on {what}",
+            ).format(what=what),
+        )
         return answer == QMessageBox.StandardButton.Yes
 
     def ask_create_unit(
@@ -325,7 +398,9 @@ class MainWindow(QMainWindow):
         return self.ask_confirm(text)
 
     def ask_confirm(self, text: str) -> bool:
-        answer = QMessageBox.question(self, "NeuroCanvas", text)
+        answer = QMessageBox.question(
+            self, QCoreApplication.translate("MainWindow", "NeuroCanvas"), text
+        )
         return answer == QMessageBox.StandardButton.Yes
 
     # -- files -----------------------------------------------------------------------------
@@ -373,7 +448,9 @@ class MainWindow(QMainWindow):
             return False
         self.set_document(document)
         self.settings.add_recent(document.path)
-        self.show_message(f"Opened {document.path}")
+        self.show_message(
+            QCoreApplication.translate("MainWindow", "Opened {path}").format(path=document.path)
+        )
         self._offer(self.autosaver.pending_for(document.path))
         return True
 
@@ -385,7 +462,11 @@ class MainWindow(QMainWindow):
         try:
             path = copy_of_sample(sample, self.settings.projects_dir())
         except OSError as exc:
-            self.report_error(f"{sample.stem}: cannot copy the sample to your projects: {exc}")
+            self.report_error(
+                QCoreApplication.translate(
+                    "MainWindow", "{stem}: cannot copy the sample to your projects: {exc}"
+                ).format(stem=sample.stem, exc=exc)
+            )
             return False
         return self.open_path(path, ask=False)
 
@@ -402,11 +483,17 @@ class MainWindow(QMainWindow):
         try:
             self.document.save(path)
         except (OSError, ProjectFileError, ValueError) as exc:
-            self.report_error(f"{path}: cannot save: {exc}")
+            self.report_error(
+                QCoreApplication.translate("MainWindow", "{path}: cannot save: {exc}").format(
+                    path=path, exc=exc
+                )
+            )
             return False
         self.settings.add_recent(path)
         self.autosaver.discard()
-        self.show_message(f"Saved {path}")
+        self.show_message(
+            QCoreApplication.translate("MainWindow", "Saved {path}").format(path=path)
+        )
         self._document_changed()
         return True
 
@@ -414,7 +501,7 @@ class MainWindow(QMainWindow):
         try:
             return self.autosaver.save(self.document)
         except OSError as exc:
-            _log.warning("autosave failed: %s", exc)
+            _log.warning(QCoreApplication.translate("MainWindow", "autosave failed: %s"), exc)
             return False
 
     def offer_recovery(self) -> bool:
@@ -438,11 +525,19 @@ class MainWindow(QMainWindow):
         try:
             document = self.autosaver.recover(recovery)
         except ProjectFileError as exc:
-            self.report_error(f"the autosaved work cannot be read: {exc}")
+            self.report_error(
+                QCoreApplication.translate(
+                    "MainWindow", "the autosaved work cannot be read: {exc}"
+                ).format(exc=exc)
+            )
             self.autosaver.drop(recovery)
             return False
         self.set_document(document)
-        self.show_message("Recovered the autosaved work; save it to keep it")
+        self.show_message(
+            QCoreApplication.translate(
+                "MainWindow", "Recovered the autosaved work; save it to keep it"
+            )
+        )
         return True
 
     def running_children(self) -> list[tuple[str, object]]:
@@ -459,7 +554,11 @@ class MainWindow(QMainWindow):
         running = self.running_children()
         if running:
             what = ", ".join(name for name, _ in running)
-            if not self.ask_stop_children(f"{what} is still running. Stop it and quit?"):
+            if not self.ask_stop_children(
+                QCoreApplication.translate(
+                    "MainWindow", "{what} is still running. Stop it and quit?"
+                ).format(what=what)
+            ):
                 event.ignore()
                 return
         if not self.maybe_save():
@@ -563,7 +662,9 @@ class MainWindow(QMainWindow):
         if result is not None:
             scene.select_layers([result[1]])
             self.show_message(
-                f'Created unit network "{result[0]}"; double-click {result[1]} to open it'
+                QCoreApplication.translate(
+                    "MainWindow", 'Created unit network "{value}"; double-click {value2} to open it'
+                ).format(value=result[0], value2=result[1])
             )
         return result
 
@@ -571,7 +672,7 @@ class MainWindow(QMainWindow):
     def network_menu(self, name: str) -> QMenu:
         """The network tabs' context menu for ``name`` ("": off the tabs, only Add)."""
         menu = QMenu(self)
-        menu.addAction("Add Network", self.add_network)
+        menu.addAction(QCoreApplication.translate("MainWindow", "Add Network"), self.add_network)
         for key in NETWORK_ACTIONS[1:]:
             text = self.actions_by_name[f"{key}_network"].text().replace("&", "")
             action = menu.addAction(text, lambda k=key: getattr(self, f"{k}_network")(name))
@@ -596,7 +697,13 @@ class MainWindow(QMainWindow):
         old = self._target(name)
         if old is None:
             return False
-        new = self.ask_text("Rename network", f'New name of network "{old}":', old)
+        new = self.ask_text(
+            QCoreApplication.translate("MainWindow", "Rename network"),
+            QCoreApplication.translate("MainWindow", 'New name of network "{old}":').format(
+                old=old
+            ),
+            old,
+        )
         if new is None or new.strip() == old:
             return False
         command = self._guard(networks.rename_network, self.document.project, old, new)
@@ -622,7 +729,9 @@ class MainWindow(QMainWindow):
             return False
         used = networks.references_to(project, target)
         if used and not self.ask_confirm(
-            f'Network "{target}" is used by {"; ".join(used)}. Delete it anyway?'
+            QCoreApplication.translate(
+                "MainWindow", 'Network "{target}" is used by {join}. Delete it anyway?'
+            ).format(target=target, join="; ".join(used))
         ):
             return False
         return bool(self._guard(self.document.push, command))

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -34,7 +34,7 @@ class CreateUnitDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Create Unit")
+        self.setWindowTitle(QCoreApplication.translate("CreateUnitDialog", "Create Unit"))
         self.choices = list(choices)
         self.taken = set(taken)
         self.name_edit = QLineEdit(default_name)
@@ -54,10 +54,16 @@ class CreateUnitDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form = QFormLayout()
-        form.addRow("Unit network", self.name_edit)
+        form.addRow(QCoreApplication.translate("CreateUnitDialog", "Unit network"), self.name_edit)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
-        layout.addWidget(QLabel("Properties to turn into unit arguments:"))
+        layout.addWidget(
+            QLabel(
+                QCoreApplication.translate(
+                    "CreateUnitDialog", "Properties to turn into unit arguments:"
+                )
+            )
+        )
         layout.addWidget(self.arguments, 1)
         layout.addWidget(self.error)
         layout.addWidget(buttons)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QPoint, Qt, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -80,7 +80,7 @@ class EditTab(QWidget):
         self.networks.setDocumentMode(True)
         self.breadcrumb = QLabel("")
         self.back = QToolButton()
-        self.back.setText("Back")
+        self.back.setText(QCoreApplication.translate("EditTab", "Back"))
         self.back.setEnabled(False)
         self.trail: list[str] = []
         self.property_pane: PropertyPane | None = None
@@ -89,10 +89,12 @@ class EditTab(QWidget):
         self._unsubscribe = [lambda: None]
 
         left = QSplitter(Qt.Orientation.Vertical)
-        left.addWidget(_titled("Layers", self.palette))
+        left.addWidget(_titled(QCoreApplication.translate("EditTab", "Layers"), self.palette))
         self._pane_host = QWidget()
         QVBoxLayout(self._pane_host).setContentsMargins(0, 0, 0, 0)
-        left.addWidget(_titled("Properties", self._pane_host))
+        left.addWidget(
+            _titled(QCoreApplication.translate("EditTab", "Properties"), self._pane_host)
+        )
         left.setSizes([260, 440])
 
         centre = QWidget()
@@ -105,9 +107,11 @@ class EditTab(QWidget):
         centre_layout.addWidget(self.networks, 1)
 
         right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(_titled("Network statistics", self.statistics))
-        right.addWidget(_titled("Overview", self.overview))
-        right.addWidget(_titled("Problems", self.problems))
+        right.addWidget(
+            _titled(QCoreApplication.translate("EditTab", "Network statistics"), self.statistics)
+        )
+        right.addWidget(_titled(QCoreApplication.translate("EditTab", "Overview"), self.overview))
+        right.addWidget(_titled(QCoreApplication.translate("EditTab", "Problems"), self.problems))
         title = self.fontMetrics().height() + 8  # the pane's bold title above the table
         right.setSizes([self.statistics.fitting_height() + title, 180, 140])
 

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -49,7 +50,7 @@ class QuantizeDialog(QDialog):
     def __init__(self, networks: list[str], current: str, jobs: list[Path],
                  taken: set[str], parent: QWidget | None = None) -> None:  # fmt: skip
         super().__init__(parent)
-        self.setWindowTitle("Quantize Network")
+        self.setWindowTitle(QCoreApplication.translate("QuantizeDialog", "Quantize Network"))
         self.taken = taken
         self.network = QComboBox()
         self.network.addItems(networks)
@@ -73,8 +74,18 @@ class QuantizeDialog(QDialog):
         self.delta = QLineEdit("0.0625")
         self.delta.setObjectName("quantize_delta")
         self.sign = QComboBox()
-        self.sign.addItems(["auto (unsigned after ReLU)", "signed", "unsigned"])
-        self.ste = QCheckBox("STEFineGrained (no gradient outside the range)")
+        self.sign.addItems(
+            [
+                QCoreApplication.translate("QuantizeDialog", "auto (unsigned after ReLU)"),
+                QCoreApplication.translate("QuantizeDialog", "signed"),
+                QCoreApplication.translate("QuantizeDialog", "unsigned"),
+            ]
+        )
+        self.ste = QCheckBox(
+            QCoreApplication.translate(
+                "QuantizeDialog", "STEFineGrained (no gradient outside the range)"
+            )
+        )
         self.ste.setChecked(True)
         self.error = QLabel("")
         self.error.setObjectName("quantize_error")
@@ -101,16 +112,19 @@ class QuantizeDialog(QDialog):
         for label, widget in (("Network", self.network), ("New network", self.name),
                               ("Quantizer", self.quantizer), ("Bits", self.bits)):  # fmt: skip
             form.addRow(label, widget)
-        form.addRow("Targets", targets)
+        form.addRow(QCoreApplication.translate("QuantizeDialog", "Targets"), targets)
         for label, widget in (("Delta", self.delta_mode), ("Job", self.job),
                               ("Delta value", self.delta), ("Sign", self.sign)):  # fmt: skip
             form.addRow(label, widget)
         form.addRow("", self.ste)
         units = QLabel(
-            "Units: they are quantized per call: each Unit layer calls its own quantized copy of "
-            "its unit network (<New network>_<Unit layer>), with its weights, biases and data "
-            "paths quantized at these bits and calibrated on that call's values; its "
-            "parameters keep their names, so calls that share parameters still share them."
+            QCoreApplication.translate(
+                "QuantizeDialog",
+                "Units: they are quantized per call: each Unit layer calls its own quantized "
+                "copy of its unit network (<New network>_<Unit layer>), with its weights, biases and data "
+                "paths quantized at these bits and calibrated on that call's values; its "
+                "parameters keep their names, so calls that share parameters still share them.",
+            )
         )
         units.setObjectName("quantize_units_note")
         units.setWordWrap(True)
@@ -170,9 +184,13 @@ class QuantizeDialog(QDialog):
 
 def add_to_menu(window: Any, menu: QMenu) -> None:
     """Edit > Quantize Network... on ``window`` (a MainWindow)."""
-    action = menu.addAction("&Quantize Network...")
+    action = menu.addAction(QCoreApplication.translate("QuantizeDialog", "&Quantize Network..."))
     action.setObjectName("quantize_network")
-    action.setStatusTip("Add a copy of the network with fixed-point quantizers")
+    action.setStatusTip(
+        QCoreApplication.translate(
+            "QuantizeDialog", "Add a copy of the network with fixed-point quantizers"
+        )
+    )
     action.triggered.connect(lambda _checked=False: open_dialog(window))
 
 
@@ -218,7 +236,9 @@ def apply(window: Any, dialog: QuantizeDialog) -> str | None:
                     "unit takes that name); rename it or choose another New network name"
                 )
     except (QuantizationError, ProjectFileError, ValueError, OSError) as exc:
-        window.report_error(f"Quantize Network: {exc}")
+        window.report_error(
+            QCoreApplication.translate("QuantizeDialog", "Quantize Network: {exc}").format(exc=exc)
+        )
         return None
     index = project.network_index(source) + 1
     adds = [C.AddNetwork(project, n, index + k) for k, n in enumerate(networks)]
@@ -229,8 +249,16 @@ def apply(window: Any, dialog: QuantizeDialog) -> str | None:
     inside = sum(1 for n in networks[1:] for layer in n.layers if layer.type == scheme.layer_type)
     copies = ", ".join(n.name for n in networks[1:])
     units = f" (and {inside} in its quantized unit copies {copies})"
-    window.show_message(f'Network "{name}": {count} {scheme.layer_type} layers inserted'
-                        f"{units if networks[1:] else ''}")  # fmt: skip
+    window.show_message(
+        QCoreApplication.translate(
+            "QuantizeDialog", 'Network "{name}": {count} {layer_type} layers inserted{value}'
+        ).format(
+            name=name,
+            count=count,
+            layer_type=scheme.layer_type,
+            value=units if networks[1:] else "",
+        )
+    )
     return name
 
 

@@ -7,7 +7,7 @@ Clicking one of the eight shows it beside every layer of the canvas (docs/layers
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
@@ -22,7 +22,12 @@ class StatisticsPane(QTableWidget):
 
     def __init__(self) -> None:
         super().__init__(len(STATISTICS) + len(EXTRAS), 2)
-        self.setHorizontalHeaderLabels(["Statistic", "Total"])
+        self.setHorizontalHeaderLabels(
+            [
+                QCoreApplication.translate("StatisticsPane", "Statistic"),
+                QCoreApplication.translate("StatisticsPane", "Total"),
+            ]
+        )
         self.verticalHeader().hide()
         # Rows as tall as the text needs, so all twelve show without scrolling (seen on X: with
         # the style's default height, FLOPs and ParameterBytes were below the fold).

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QCoreApplication, QSize, Qt
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
@@ -89,15 +89,22 @@ class DatasetTab(QWidget):
         self.dataset_info = None
         self.list = QListWidget()
         self.list.currentRowChanged.connect(self._chosen)
-        add, remove = QPushButton("Add"), QPushButton("Delete")
-        main = QPushButton("Set as main")
-        main.setToolTip("The main dataset decides the iterations per epoch (NNC's MainIndex)")
+        add, remove = (
+            QPushButton(QCoreApplication.translate("DatasetTab", "Add")),
+            QPushButton(QCoreApplication.translate("DatasetTab", "Delete")),
+        )
+        main = QPushButton(QCoreApplication.translate("DatasetTab", "Set as main"))
+        main.setToolTip(
+            QCoreApplication.translate(
+                "DatasetTab", "The main dataset decides the iterations per epoch (NNC's MainIndex)"
+            )
+        )
         main.clicked.connect(lambda: self.set_main())
         add.clicked.connect(lambda: self.add_dataset())
         remove.clicked.connect(lambda: self.remove_dataset())
         left = QWidget()
         lv = QVBoxLayout(left)
-        lv.addWidget(QLabel("Dataset links"))
+        lv.addWidget(QLabel(QCoreApplication.translate("DatasetTab", "Dataset links")))
         lv.addWidget(self.list)
         row = QHBoxLayout()
         row.addWidget(add)
@@ -109,22 +116,28 @@ class DatasetTab(QWidget):
         self.name.editingFinished.connect(lambda: self.set_value("Name", self.name.text()))
         self.uri = QLineEdit()
         self.uri.editingFinished.connect(lambda: self.set_value("URI", self.uri.text()))
-        self.browse = QPushButton("Link CSV...")
+        self.browse = QPushButton(QCoreApplication.translate("DatasetTab", "Link CSV..."))
         self.browse.clicked.connect(lambda: self.link_csv())
-        self.folders = QPushButton("Create from class folders...")
+        self.folders = QPushButton(
+            QCoreApplication.translate("DatasetTab", "Create from class folders...")
+        )
         self.folders.clicked.connect(lambda: self.create_from_folders())
         self.builtin = QComboBox()
-        self.builtin.addItem("Built-in dataset...", "")
+        self.builtin.addItem(QCoreApplication.translate("DatasetTab", "Built-in dataset..."), "")
         for name in builtin_data.names():
             self.builtin.addItem(name, name)
         self.builtin.activated.connect(lambda _i: self.use_builtin(self.builtin.currentData()))
-        self.generate = QPushButton("Generate now")
-        self.generate.setToolTip("Generate (or download) the built-in dataset and preview it")
+        self.generate = QPushButton(QCoreApplication.translate("DatasetTab", "Generate now"))
+        self.generate.setToolTip(
+            QCoreApplication.translate(
+                "DatasetTab", "Generate (or download) the built-in dataset and preview it"
+            )
+        )
         self.generate.clicked.connect(lambda: self.generate_now())
         self.options: dict[str, QCheckBox] = {}
         form = QFormLayout()
-        form.addRow("Name", self.name)
-        form.addRow("URI", self.uri)
+        form.addRow(QCoreApplication.translate("DatasetTab", "Name"), self.name)
+        form.addRow(QCoreApplication.translate("DatasetTab", "URI"), self.uri)
         sources = QHBoxLayout()
         for w in (self.browse, self.folders, self.builtin):
             sources.addWidget(w)
@@ -138,7 +151,14 @@ class DatasetTab(QWidget):
         self.info = QLabel("")
         self.info.setWordWrap(True)
         self.variables = QTableWidget(0, 4)
-        self.variables.setHorizontalHeaderLabels(["Variable", "Type", "Shape", "Header"])
+        self.variables.setHorizontalHeaderLabels(
+            [
+                QCoreApplication.translate("DatasetTab", "Variable"),
+                QCoreApplication.translate("DatasetTab", "Type"),
+                QCoreApplication.translate("DatasetTab", "Shape"),
+                QCoreApplication.translate("DatasetTab", "Header"),
+            ]
+        )
         self.variables.setMaximumHeight(140)
         self.preview = QTableView()
         self.preview.setIconSize(QSize(THUMB, THUMB))
@@ -219,10 +239,18 @@ class DatasetTab(QWidget):
                 variables = [(v.name, v.kind, v.shape, v.header) for v in data.select(None)]
                 rows = data.size
         except (DatasetError, OSError) as exc:
-            self.info.setText(f"Cannot read the dataset: {exc}")
+            self.info.setText(
+                QCoreApplication.translate("DatasetTab", "Cannot read the dataset: {exc}").format(
+                    exc=exc
+                )
+            )
             return
         self.dataset_info = {"csv": path, "rows": rows, "variables": variables}
-        self.info.setText(f"CSV: {path}    rows: {rows}")
+        self.info.setText(
+            QCoreApplication.translate("DatasetTab", "CSV: {path}    rows: {rows}").format(
+                path=path, rows=rows
+            )
+        )
         self.variables.setRowCount(len(variables))
         for r, (name, kind, shape, header) in enumerate(variables):
             shape_text = ",".join(map(str, shape)) if shape else "?"
@@ -253,7 +281,11 @@ class DatasetTab(QWidget):
         if key == "Name" and (
             not value.strip() or value in {x.name for x in self.project.datasets}
         ):
-            self.info.setText(f"Dataset name {value!r}: must be new and not empty")
+            self.info.setText(
+                QCoreApplication.translate(
+                    "DatasetTab", "Dataset name {value!r}: must be new and not empty"
+                ).format(value=value)
+            )
             self._show()
             return False
         self.document.push(C.SetSectionValue(self.project, ("datasets", self.index), key, value))
@@ -264,7 +296,12 @@ class DatasetTab(QWidget):
         self.document.push(C.SetSectionValue(self.project, where, "URI", uri))
 
     def ask_open_csv(self) -> str | None:
-        path, _ = QFileDialog.getOpenFileName(self, "Dataset CSV", "", "CSV (*.csv)")
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            QCoreApplication.translate("DatasetTab", "Dataset CSV"),
+            "",
+            QCoreApplication.translate("DatasetTab", "CSV (*.csv)"),
+        )
         return path or None
 
     def ask_folder(self, title: str) -> str | None:
@@ -286,7 +323,11 @@ class DatasetTab(QWidget):
         try:
             resolve_uri(d.uri, self.base(), dataset=d.name)
         except (DatasetError, OSError) as exc:
-            self.info.setText(f"Cannot generate the dataset: {exc}")
+            self.info.setText(
+                QCoreApplication.translate(
+                    "DatasetTab", "Cannot generate the dataset: {exc}"
+                ).format(exc=exc)
+            )
             return False
         finally:
             QApplication.restoreOverrideCursor()
@@ -328,7 +369,11 @@ class DatasetTab(QWidget):
                 ratio=options.percent / 100.0, seed=options.seed,
             )  # fmt: skip
         except (DatasetError, OSError) as exc:
-            self.info.setText(f"Cannot create the dataset: {exc}")
+            self.info.setText(
+                QCoreApplication.translate("DatasetTab", "Cannot create the dataset: {exc}").format(
+                    exc=exc
+                )
+            )
             return False
         with self.document.macro("Create dataset from folders"):
             for i, d in enumerate(self.project.datasets):

@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QPoint, QSize, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QPoint, QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -78,24 +78,44 @@ class EvaluationTab(QWidget):
         self.dataset_combo.setEditable(True)  # a dataset link name or a CSV path
         self.dataset_combo.setMinimumContentsLength(12)
         self.dataset_combo.setSizeAdjustPolicy(adjust)
-        self.browse_button = QPushButton("CSV...")
+        self.browse_button = QPushButton(QCoreApplication.translate("EvaluationTab", "CSV..."))
         self.browse_button.clicked.connect(self._browse)
         self.checkpoint = QComboBox()
-        self.checkpoint.addItems(["best", "last"])
-        self.evaluate_button = QPushButton("Evaluate")
+        self.checkpoint.addItems(
+            [
+                QCoreApplication.translate("EvaluationTab", "best"),
+                QCoreApplication.translate("EvaluationTab", "last"),
+            ]
+        )
+        self.evaluate_button = QPushButton(QCoreApplication.translate("EvaluationTab", "Evaluate"))
         self.evaluate_button.clicked.connect(lambda: self.evaluate())
-        self.report_button = QPushButton("Report...")
-        self.report_button.setToolTip("Write this job's PowerPoint report (with its evaluation)")
+        self.report_button = QPushButton(QCoreApplication.translate("EvaluationTab", "Report..."))
+        self.report_button.setToolTip(
+            QCoreApplication.translate(
+                "EvaluationTab", "Write this job's PowerPoint report (with its evaluation)"
+            )
+        )
         self.reports = ReportController(self)
         self.report_button.clicked.connect(lambda: self.reports.start(self.current_job()))
-        self.save_output_button = QPushButton("Save output as CSV...")
+        self.save_output_button = QPushButton(
+            QCoreApplication.translate("EvaluationTab", "Save output as CSV...")
+        )
         self.save_output_button.clicked.connect(lambda: self.save_output())
-        self.save_matrix_button = QPushButton("Save confusion matrix as CSV...")
+        self.save_matrix_button = QPushButton(
+            QCoreApplication.translate("EvaluationTab", "Save confusion matrix as CSV...")
+        )
         self.save_matrix_button.clicked.connect(lambda: self.save_matrix())
         top = QHBoxLayout()
-        for w in (QLabel("Job:"), self.job_combo, QLabel("Dataset:"), self.dataset_combo,
-                  self.browse_button, QLabel("Parameters:"), self.checkpoint,
-                  self.evaluate_button):  # fmt: skip
+        for w in (
+            QLabel(QCoreApplication.translate("EvaluationTab", "Job:")),
+            self.job_combo,
+            QLabel(QCoreApplication.translate("EvaluationTab", "Dataset:")),
+            self.dataset_combo,
+            self.browse_button,
+            QLabel(QCoreApplication.translate("EvaluationTab", "Parameters:")),
+            self.checkpoint,
+            self.evaluate_button,
+        ):
             top.addWidget(w)
         top.addStretch(1)
         saves = QHBoxLayout()
@@ -104,7 +124,9 @@ class EvaluationTab(QWidget):
         saves.addWidget(self.save_output_button)
         saves.addWidget(self.save_matrix_button)
 
-        self.summary_label = QLabel("No evaluation yet")
+        self.summary_label = QLabel(
+            QCoreApplication.translate("EvaluationTab", "No evaluation yet")
+        )
         self.summary_label.setWordWrap(True)
         self.output_view = QTableView()
         self.output_view.setIconSize(QSize(THUMB, THUMB))
@@ -120,15 +142,21 @@ class EvaluationTab(QWidget):
         matrix_page = QWidget()
         mv = QVBoxLayout(matrix_page)
         row = QHBoxLayout()
-        row.addWidget(QLabel("Output:"))
+        row.addWidget(QLabel(QCoreApplication.translate("EvaluationTab", "Output:")))
         row.addWidget(self.variable_combo)
         row.addStretch(1)
         mv.addLayout(row)
         mv.addWidget(self.matrix)
         self.views = QTabWidget()
-        self.views.addTab(self.output_view, "Output Result")
-        self.views.addTab(matrix_page, "Confusion Matrix")
-        self.views.addTab(self.plugins, "Plugin Results")
+        self.views.addTab(
+            self.output_view, QCoreApplication.translate("EvaluationTab", "Output Result")
+        )
+        self.views.addTab(
+            matrix_page, QCoreApplication.translate("EvaluationTab", "Confusion Matrix")
+        )
+        self.views.addTab(
+            self.plugins, QCoreApplication.translate("EvaluationTab", "Plugin Results")
+        )
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
         self.log.setMaximumBlockCount(2000)
@@ -194,13 +222,26 @@ class EvaluationTab(QWidget):
             if (job / "evaluation.json").exists():
                 self.show_results(job)
             else:  # another job's table would read as this one's
-                self.clear_results(f"{job.name}: not evaluated yet (click Evaluate)")
+                self.clear_results(
+                    QCoreApplication.translate(
+                        "EvaluationTab", "{name}: not evaluated yet (click Evaluate)"
+                    ).format(name=job.name)
+                )
         else:  # another project's
-            self.clear_results("No job yet: train the project in TRAINING")
+            self.clear_results(
+                QCoreApplication.translate(
+                    "EvaluationTab", "No job yet: train the project in TRAINING"
+                )
+            )
         self._update_buttons()
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Dataset CSV", "", "CSV (*.csv)")
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            QCoreApplication.translate("EvaluationTab", "Dataset CSV"),
+            "",
+            QCoreApplication.translate("EvaluationTab", "CSV (*.csv)"),
+        )
         if path:
             self.dataset_combo.setCurrentText(path)
 
@@ -212,7 +253,11 @@ class EvaluationTab(QWidget):
             return False
         dataset = dataset if dataset is not None else self.dataset_combo.currentText()
         self.runner.evaluate(job, dataset or None, checkpoint or self.checkpoint.currentText())
-        self.summary_label.setText(f"Evaluating {job.name}...")
+        self.summary_label.setText(
+            QCoreApplication.translate("EvaluationTab", "Evaluating {name}...").format(
+                name=job.name
+            )
+        )
         self._update_buttons(running=True)
         return True
 
@@ -220,7 +265,10 @@ class EvaluationTab(QWidget):
         self.last_message = message
         self._update_buttons(running=False)
         if status == "failed":
-            self.summary_label.setText("Evaluation failed: " + message.splitlines()[0])
+            self.summary_label.setText(
+                QCoreApplication.translate("EvaluationTab", "Evaluation failed: ")
+                + message.splitlines()[0]
+            )
             self.log.appendPlainText(message)
         elif self.runner.job_dir is not None:
             self.show_results(self.runner.job_dir)
@@ -232,7 +280,11 @@ class EvaluationTab(QWidget):
             self.summary = json.loads((job / "evaluation.json").read_text(encoding="utf-8"))
             header, rows = read_csv_rows(job / "output_result.csv")
         except (OSError, ValueError) as exc:
-            self.summary_label.setText(f"{job.name}: cannot read the evaluation: {exc}")
+            self.summary_label.setText(
+                QCoreApplication.translate(
+                    "EvaluationTab", "{name}: cannot read the evaluation: {exc}"
+                ).format(name=job.name, exc=exc)
+            )
             return
         self.output_model = CsvTableModel(header, rows, job)
         self.output_view.setModel(self.output_model)
@@ -277,7 +329,10 @@ class EvaluationTab(QWidget):
         n = len(counts)
         self.matrix.setRowCount(n + 7)
         self.matrix.setColumnCount(n + 1)
-        self.matrix.setHorizontalHeaderLabels([f"{name}={j}" for j in range(n)] + ["Recall"])
+        self.matrix.setHorizontalHeaderLabels(
+            [f"{name}={j}" for j in range(n)]
+            + [QCoreApplication.translate("EvaluationTab", "Recall")]
+        )
         labels = [f"y={i}" for i in range(n)] + ["Precision", "F-Measure", "", "Accuracy",
                                                   "Avg. Precision", "Avg. Recall",
                                                   "Avg. F-Measure"]  # fmt: skip
@@ -311,14 +366,21 @@ class EvaluationTab(QWidget):
 
     # -- saving ----------------------------------------------------------------------------
     def ask_save_path(self, suggested: str) -> str | None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save as CSV", suggested, "CSV (*.csv)")
+        path, _ = QFileDialog.getSaveFileName(
+            self,
+            QCoreApplication.translate("EvaluationTab", "Save as CSV"),
+            suggested,
+            QCoreApplication.translate("EvaluationTab", "CSV (*.csv)"),
+        )
         return path or None
 
     def save_output(self, path: str | None = None) -> bool:
         job = self.current_job()
         if job is None or not (job / "output_result.csv").exists():
             return False
-        path = path or self.ask_save_path("output_result.csv")
+        path = path or self.ask_save_path(
+            QCoreApplication.translate("EvaluationTab", "output_result.csv")
+        )
         if not path:
             return False
         shutil.copyfile(job / "output_result.csv", path)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -56,11 +57,15 @@ def parse_size(text: str) -> tuple[int, int] | None:
 class FolderDatasetDialog(QDialog):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Create dataset from class folders")
+        self.setWindowTitle(
+            QCoreApplication.translate("FolderDatasetDialog", "Create dataset from class folders")
+        )
         self.source = QLineEdit()
         self.out = QLineEdit()
         self.size = QLineEdit()
-        self.size.setPlaceholderText("keep the size (or 28, or 32x24)")
+        self.size.setPlaceholderText(
+            QCoreApplication.translate("FolderDatasetDialog", "keep the size (or 28, or 32x24)")
+        )
         self.channel = QComboBox()
         for key, label in CHANNELS:
             self.channel.addItem(label, key)
@@ -71,13 +76,26 @@ class FolderDatasetDialog(QDialog):
         self.error.setStyleSheet("color: #c00;")
         self.error.setWordWrap(True)
         form = QFormLayout()
-        form.addRow("Class folders", self._with_browse(self.source, "Folder with one sub-folder "
-                                                                   "per class"))  # fmt: skip
-        form.addRow("Output folder", self._with_browse(self.out, "New or empty output folder"))
-        form.addRow("Image size", self.size)
-        form.addRow("Channels", self.channel)
-        form.addRow("Training %", self.percent)
-        form.addRow("Split seed", self.seed)
+        form.addRow(
+            QCoreApplication.translate("FolderDatasetDialog", "Class folders"),
+            self._with_browse(
+                self.source,
+                QCoreApplication.translate(
+                    "FolderDatasetDialog", "Folder with one sub-folder per class"
+                ),
+            ),
+        )
+        form.addRow(
+            QCoreApplication.translate("FolderDatasetDialog", "Output folder"),
+            self._with_browse(
+                self.out,
+                QCoreApplication.translate("FolderDatasetDialog", "New or empty output folder"),
+            ),
+        )
+        form.addRow(QCoreApplication.translate("FolderDatasetDialog", "Image size"), self.size)
+        form.addRow(QCoreApplication.translate("FolderDatasetDialog", "Channels"), self.channel)
+        form.addRow(QCoreApplication.translate("FolderDatasetDialog", "Training %"), self.percent)
+        form.addRow(QCoreApplication.translate("FolderDatasetDialog", "Split seed"), self.seed)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -91,7 +109,7 @@ class FolderDatasetDialog(QDialog):
     def _with_browse(self, edit: QLineEdit, title: str) -> QWidget:
         # Room for a whole path: on a real X server the dialog opened ~15 characters wide.
         edit.setMinimumWidth(edit.fontMetrics().horizontalAdvance("x" * PATH_CHARS))
-        button = QPushButton("Browse...")
+        button = QPushButton(QCoreApplication.translate("FolderDatasetDialog", "Browse..."))
         button.clicked.connect(lambda: self._browse(edit, title))
         row = QWidget()
         box = QHBoxLayout(row)

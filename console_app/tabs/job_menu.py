@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QFile, QUrl
+from PySide6.QtCore import QCoreApplication, QFile, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QDialog,
@@ -68,7 +68,13 @@ def _export(kind: str, target: str = "neurocanvas") -> Callable[[Any, list[Path]
     def run(tab: Any, jobs: list[Path]) -> Path | None:
         job = jobs[0]
         start = job.parent / f"{job.name}{suffix}"
-        path = tab.ask_save_path(f"Export the trained model ({kind})", str(start), file_filter)
+        path = tab.ask_save_path(
+            QCoreApplication.translate("JobMenu", "Export the trained model ({kind})").format(
+                kind=kind
+            ),
+            str(start),
+            file_filter,
+        )
         if not path:
             return None
         try:
@@ -80,12 +86,24 @@ def _export(kind: str, target: str = "neurocanvas") -> Callable[[Any, list[Path]
             else:
                 export_onnx(source, path)
         except (ExportError, OSError) as exc:
-            tab.show_error(f"Export {job.name}: {exc}")
+            tab.show_error(
+                QCoreApplication.translate("JobMenu", "Export {name}: {exc}").format(
+                    name=job.name, exc=exc
+                )
+            )
             return None
         except ImportError as exc:
-            tab.show_error(f"Export {job.name}: {exc}; pip install 'neurocanvas[onnx]'")
+            tab.show_error(
+                QCoreApplication.translate(
+                    "JobMenu", "Export {name}: {exc}; pip install 'neurocanvas[onnx]'"
+                ).format(name=job.name, exc=exc)
+            )
             return None
-        tab.append_log(f"Exported {job.name} to {path}")
+        tab.append_log(
+            QCoreApplication.translate("JobMenu", "Exported {name} to {path}").format(
+                name=job.name, path=path
+            )
+        )
         return Path(path)
 
     return run
@@ -100,13 +118,21 @@ def _train_from(tab: Any, jobs: list[Path]) -> Path | None:
     params = checkpoints / kind / "parameters.npz"
     job = tab.run(params=params)
     if job is not None:
-        tab.append_log(f"{job.name}: training from {jobs[0].name}'s {kind} parameters")
+        tab.append_log(
+            QCoreApplication.translate(
+                "JobMenu", "{name}: training from {name2}'s {kind} parameters"
+            ).format(name=job.name, name2=jobs[0].name, kind=kind)
+        )
     return job
 
 
 def _open_folder(tab: Any, jobs: list[Path]) -> None:
     if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(jobs[0]))):
-        tab.show_error(f"cannot open {jobs[0]}: no file manager answered")
+        tab.show_error(
+            QCoreApplication.translate(
+                "JobMenu", "cannot open {value}: no file manager answered"
+            ).format(value=jobs[0])
+        )
 
 
 def _rename(tab: Any, jobs: list[Path]) -> None:
@@ -128,7 +154,11 @@ def delete_jobs(tab: Any, jobs: list[Path]) -> bool:
     for job in jobs:
         if answer == "trash":
             if not move_to_trash(job):
-                tab.show_error(f"{job}: cannot move it to the trash; nothing was deleted")
+                tab.show_error(
+                    QCoreApplication.translate(
+                        "JobMenu", "{job}: cannot move it to the trash; nothing was deleted"
+                    ).format(job=job)
+                )
                 break
         else:
             H.delete_job(job)
@@ -141,21 +171,37 @@ def _compare(tab: Any, jobs: list[Path]) -> None:
 
 
 ENTRIES: list[Entry] = [
-    Entry("Evaluate", _evaluate, trained_job),
-    Entry("Train from these parameters", _train_from, trained_job),
+    Entry(QCoreApplication.translate("JobMenu", "Evaluate"), _evaluate, trained_job),
     Entry(
-        "Report...",
+        QCoreApplication.translate("JobMenu", "Train from these parameters"),
+        _train_from,
+        trained_job,
+    ),
+    Entry(
+        QCoreApplication.translate("JobMenu", "Report..."),
         lambda tab, jobs: tab.reports.start(jobs[0] if len(jobs) == 1 else jobs),
         some_jobs,
     ),  # fmt: skip
-    Entry("Export Python code...", _export("python"), trained_job),
-    Entry("Export Python code for nnabla...", _export("python", "nnabla"), trained_job),
-    Entry("Export ONNX...", _export("onnx"), trained_job),
-    Entry("Export C source...", _export("c"), trained_job),
-    Entry("Open job folder", _open_folder, one_job),
-    Entry("Rename...", _rename, one_job),
-    Entry("Delete...", lambda tab, jobs: delete_jobs(tab, jobs), some_jobs),
-    Entry("Compare selected jobs", _compare, several_jobs),
+    Entry(
+        QCoreApplication.translate("JobMenu", "Export Python code..."),
+        _export("python"),
+        trained_job,
+    ),
+    Entry(
+        QCoreApplication.translate("JobMenu", "Export Python code for nnabla..."),
+        _export("python", "nnabla"),
+        trained_job,
+    ),
+    Entry(QCoreApplication.translate("JobMenu", "Export ONNX..."), _export("onnx"), trained_job),
+    Entry(QCoreApplication.translate("JobMenu", "Export C source..."), _export("c"), trained_job),
+    Entry(QCoreApplication.translate("JobMenu", "Open job folder"), _open_folder, one_job),
+    Entry(QCoreApplication.translate("JobMenu", "Rename..."), _rename, one_job),
+    Entry(
+        QCoreApplication.translate("JobMenu", "Delete..."),
+        lambda tab, jobs: delete_jobs(tab, jobs),
+        some_jobs,
+    ),
+    Entry(QCoreApplication.translate("JobMenu", "Compare selected jobs"), _compare, several_jobs),
 ]
 
 
@@ -183,11 +229,21 @@ def build_menu(tab: Any, jobs: list[Path], parent: QWidget | None = None) -> QMe
 
 def ask_delete(parent: QWidget, names: list[str]) -> str:
     """``"trash"``, ``"delete"`` or ``"cancel"``: never deletes without the user's choice."""
-    box = QMessageBox(QMessageBox.Icon.Question, "Delete jobs",
-                      f"Delete the job folder(s) {', '.join(names)} and everything in them?",
-                      parent=parent)  # fmt: skip
-    trash = box.addButton("Move to Trash", QMessageBox.ButtonRole.AcceptRole)
-    delete = box.addButton("Delete Permanently", QMessageBox.ButtonRole.DestructiveRole)
+    box = QMessageBox(
+        QMessageBox.Icon.Question,
+        QCoreApplication.translate("JobMenu", "Delete jobs"),
+        QCoreApplication.translate(
+            "JobMenu", "Delete the job folder(s) {join} and everything in them?"
+        ).format(join=", ".join(names)),
+        parent=parent,
+    )
+    trash = box.addButton(
+        QCoreApplication.translate("JobMenu", "Move to Trash"), QMessageBox.ButtonRole.AcceptRole
+    )
+    delete = box.addButton(
+        QCoreApplication.translate("JobMenu", "Delete Permanently"),
+        QMessageBox.ButtonRole.DestructiveRole,
+    )
     box.addButton(QMessageBox.StandardButton.Cancel)
     box.setDefaultButton(trash)
     box.exec()
@@ -218,7 +274,7 @@ def comparison_dialog(parent: QWidget, jobs: list[H.JobInfo]) -> QDialog:
             table.setItem(row, col, QTableWidgetItem(text))
     table.resizeColumnsToContents()
     dialog = QDialog(parent)
-    dialog.setWindowTitle("Compare jobs")
+    dialog.setWindowTitle(QCoreApplication.translate("JobMenu", "Compare jobs"))
     QVBoxLayout(dialog).addWidget(table)
     dialog.table = table  # type: ignore[attr-defined]
     dialog.resize(min(1000, 220 + 140 * len(jobs)), 320)

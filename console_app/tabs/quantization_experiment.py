@@ -17,6 +17,7 @@ from typing import Any
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
+from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -68,8 +69,8 @@ class AccuracyPlot(FigureCanvasQTAgg):
             ax.plot([r["bits"] for r in line], [100 * r["accuracy"] for r in line], "o-",
                     label=f"{group[0]} ({group[1].upper()})")  # fmt: skip
             self.lines_drawn += 1
-        ax.set_xlabel("bits")
-        ax.set_ylabel("accuracy (%)")
+        ax.set_xlabel(QCoreApplication.translate("QuantizationExperiment", "bits"))
+        ax.set_ylabel(QCoreApplication.translate("QuantizationExperiment", "accuracy (%)"))
         ax.grid(True, alpha=0.3)
         if rows:
             ax.legend(fontsize="small")
@@ -83,7 +84,11 @@ class QuantizationExperiment(QDialog):
         super().__init__(parent)
         self.job = Path(job)
         self.out_dir = self.job.with_name(self.job.name + "_quantization")
-        self.setWindowTitle(f"Quantization experiment: {self.job.name}")
+        self.setWindowTitle(
+            QCoreApplication.translate(
+                "QuantizationExperiment", "Quantization experiment: {name}"
+            ).format(name=self.job.name)
+        )
         self.runner = JobRunner(self)
         self.runner.event.connect(self._on_event)
         self.runner.ended.connect(self._on_ended)
@@ -91,24 +96,33 @@ class QuantizationExperiment(QDialog):
         self.status = ""
         self.bits = QLineEdit("16,8,6,4,3,2")
         self.bits.setObjectName("sweep_bits")
-        self.targets = QLineEdit("both")
+        self.targets = QLineEdit(QCoreApplication.translate("QuantizationExperiment", "both"))
         self.targets.setObjectName("sweep_targets")
         self.quantizer = QComboBox()
         self.quantizer.addItems(list(QUANTIZERS))
         self.mode = QComboBox()
-        self.mode.addItems(["ptq", "qat"])
+        self.mode.addItems(
+            [
+                QCoreApplication.translate("QuantizationExperiment", "ptq"),
+                QCoreApplication.translate("QuantizationExperiment", "qat"),
+            ]
+        )
         self.epochs = QSpinBox()
         self.epochs.setRange(1, 1000)
         self.epochs.setValue(2)
         self.sensitivity = QSpinBox()  # --sensitivity BITS; 0: off
         self.sensitivity.setObjectName("sweep_sensitivity")
         self.sensitivity.setRange(0, 32)
-        self.sensitivity.setSpecialValueText("off")
+        self.sensitivity.setSpecialValueText(
+            QCoreApplication.translate("QuantizationExperiment", "off")
+        )
         self.budget = QSpinBox()  # --budget BYTES (needs the ranking); 0: no pick
         self.budget.setObjectName("sweep_budget")
         self.budget.setRange(0, 2_000_000_000)
         self.budget.setSingleStep(1000)
-        self.budget.setSpecialValueText("none")
+        self.budget.setSpecialValueText(
+            QCoreApplication.translate("QuantizationExperiment", "none")
+        )
         self.budget.setEnabled(False)
         self.sensitivity.valueChanged.connect(lambda bits: self.budget.setEnabled(bits > 0))
         self.ranking = QLabel("")  # the layer sensitivity ranking, kept after the sweep ends
@@ -117,9 +131,13 @@ class QuantizationExperiment(QDialog):
         self.mixed = QLabel("")  # the mixed-precision pick, kept after the sweep ends
         self.mixed.setObjectName("mixed_pick")
         self.mixed.setWordWrap(True)
-        self.run_button = QPushButton("Run")
-        self.stop_button = QPushButton("Stop")
-        self.message = QLabel(f"Results go to {self.out_dir}")
+        self.run_button = QPushButton(QCoreApplication.translate("QuantizationExperiment", "Run"))
+        self.stop_button = QPushButton(QCoreApplication.translate("QuantizationExperiment", "Stop"))
+        self.message = QLabel(
+            QCoreApplication.translate("QuantizationExperiment", "Results go to {out_dir}").format(
+                out_dir=self.out_dir
+            )
+        )
         self.message.setWordWrap(True)
         self.table = QTableWidget(0, len(COLUMNS))
         # results.csv's "error" is 1 - accuracy: an error rate, not the loss TRAINING shows.
@@ -135,13 +153,28 @@ class QuantizationExperiment(QDialog):
 
     def _layout(self) -> None:
         form = QFormLayout()
-        form.addRow("Bits", self.bits)
-        form.addRow("Targets (weights, biases, activations, both; + joins)", self.targets)
-        form.addRow("Quantizer", self.quantizer)
-        form.addRow("Mode", self.mode)
-        form.addRow("QAT epochs", self.epochs)
-        form.addRow("Layer sensitivity at (bits)", self.sensitivity)
-        form.addRow("Mixed precision within (parameter bytes)", self.budget)
+        form.addRow(QCoreApplication.translate("QuantizationExperiment", "Bits"), self.bits)
+        form.addRow(
+            QCoreApplication.translate(
+                "QuantizationExperiment", "Targets (weights, biases, activations, both; + joins)"
+            ),
+            self.targets,
+        )
+        form.addRow(
+            QCoreApplication.translate("QuantizationExperiment", "Quantizer"), self.quantizer
+        )
+        form.addRow(QCoreApplication.translate("QuantizationExperiment", "Mode"), self.mode)
+        form.addRow(QCoreApplication.translate("QuantizationExperiment", "QAT epochs"), self.epochs)
+        form.addRow(
+            QCoreApplication.translate("QuantizationExperiment", "Layer sensitivity at (bits)"),
+            self.sensitivity,
+        )
+        form.addRow(
+            QCoreApplication.translate(
+                "QuantizationExperiment", "Mixed precision within (parameter bytes)"
+            ),
+            self.budget,
+        )
         buttons = QHBoxLayout()
         buttons.addWidget(self.run_button)
         buttons.addWidget(self.stop_button)
@@ -174,14 +207,18 @@ class QuantizationExperiment(QDialog):
                 args += ["--budget", str(self.budget.value())]
         self.status = "running"
         self.mixed.setText("")
-        self.message.setText("Running...")
+        self.message.setText(QCoreApplication.translate("QuantizationExperiment", "Running..."))
         self.runner.run_command("quantize", self.out_dir, args)
         self._update_buttons()
         return True
 
     def stop(self) -> bool:
         if self.runner.stop():
-            self.message.setText("Stop requested: the finished points are kept")
+            self.message.setText(
+                QCoreApplication.translate(
+                    "QuantizationExperiment", "Stop requested: the finished points are kept"
+                )
+            )
             self.stop_button.setEnabled(False)
             return True
         return False
@@ -197,18 +234,33 @@ class QuantizationExperiment(QDialog):
             self.rows = list(record.get("rows", []))
             self._show_rows()
         elif kind == "point_start":
-            self.message.setText(f"{record['target']} at {record['bits']} bits "
-                                 f"({record['mode'].upper()})...")  # fmt: skip
+            self.message.setText(
+                QCoreApplication.translate(
+                    "QuantizationExperiment", "{value} at {value2} bits ({upper})..."
+                ).format(
+                    value=record["target"], value2=record["bits"], upper=record["mode"].upper()
+                )
+            )
         elif kind == "point":
             self.rows.append({k: record[k] for k in COLUMNS})
             self._show_rows()
         elif kind == "sensitivity":
-            self.message.setText(f"Layers ranked at {record['bits']} bits (sensitivity.csv)")
+            self.message.setText(
+                QCoreApplication.translate(
+                    "QuantizationExperiment", "Layers ranked at {value} bits (sensitivity.csv)"
+                ).format(value=record["bits"])
+            )
             self.ranking.setText(_ranking_text(record))
         elif kind == "mixed_candidate":
             self.message.setText(
-                f"Mixed precision: network {record['evaluation']} evaluated, "
-                f"{record['parameter_bytes']:,} bytes, {100 * record['accuracy']:.2f} %"
+                QCoreApplication.translate(
+                    "QuantizationExperiment",
+                    "Mixed precision: network {value} evaluated, {value2:,} bytes, {value3:.2f} %",
+                ).format(
+                    value=record["evaluation"],
+                    value2=record["parameter_bytes"],
+                    value3=100 * record["accuracy"],
+                )
             )
         elif kind == "mixed_precision":
             self.mixed.setText(_mixed_text(record))
@@ -229,7 +281,12 @@ class QuantizationExperiment(QDialog):
     def _on_ended(self, status: str, message: str) -> None:
         self.status = status
         first = message.splitlines()[0] if message else ""
-        self.message.setText(f"Sweep {status}. {first}".strip() + f" Results: {self.out_dir}")
+        self.message.setText(
+            f"Sweep {status}. {first}".strip()
+            + QCoreApplication.translate("QuantizationExperiment", " Results: {out_dir}").format(
+                out_dir=self.out_dir
+            )
+        )
         self._update_buttons()
         parent = self.parent()
         if parent is not None and hasattr(parent, "refresh_jobs"):
@@ -266,7 +323,11 @@ def open_experiment(tab: Any) -> QuantizationExperiment | None:
     if job is None:
         return None
     if H.read_job(job, with_statistics=False).status != "finished":
-        tab.append_log(f"{job.name}: a quantization experiment needs a finished job")
+        tab.append_log(
+            QCoreApplication.translate(
+                "QuantizationExperiment", "{name}: a quantization experiment needs a finished job"
+            ).format(name=job.name)
+        )
         return None
     dialog = QuantizationExperiment(job, tab)
     tab.quantization_dialog = dialog

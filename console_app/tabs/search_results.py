@@ -12,7 +12,7 @@ import csv
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -86,13 +86,22 @@ class SearchResultsDialog(QDialog):
         super().__init__(parent)
         self.table_path = table
         study = table.name.removesuffix("_results.csv")
-        self.setWindowTitle(f"Structure search {study}")
+        self.setWindowTitle(
+            QCoreApplication.translate("SearchResults", "Structure search {study}").format(
+                study=study
+            )
+        )
         with open(table, newline="", encoding="utf-8") as f:
             self.rows = list(csv.DictReader(f))
         optimal = sum(r.get("pareto") == "True" for r in self.rows)
-        self.summary = QLabel(f"{len(self.rows)} attempts, {optimal} Pareto-optimal (lowest "
-                              "validation loss for their CostMultiplyAdd). Click a header to "
-                              "sort; double-click an attempt to open its network.")  # fmt: skip
+        self.summary = QLabel(
+            QCoreApplication.translate(
+                "SearchResults",
+                "{len} attempts, {optimal} Pareto-optimal (lowest validation loss for "
+                "their CostMultiplyAdd). Click a header to sort; double-click an "
+                "attempt to open its network.",
+            ).format(len=len(self.rows), optimal=optimal)
+        )
         self.summary.setWordWrap(True)
         self.table = QTableWidget(len(self.rows), len(COLUMNS))
         self.table.setHorizontalHeaderLabels([header for _, header, _ in COLUMNS])
@@ -120,9 +129,11 @@ class SearchResultsDialog(QDialog):
         self.table.sortItems(0, Qt.SortOrder.AscendingOrder)
         self.table.resizeColumnsToContents()
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.open_button = QPushButton("Open network in EDIT")
+        self.open_button = QPushButton(
+            QCoreApplication.translate("SearchResults", "Open network in EDIT")
+        )
         self.open_button.setEnabled(False)
-        close = QPushButton("Close")
+        close = QPushButton(QCoreApplication.translate("SearchResults", "Close"))
         self.table.itemSelectionChanged.connect(self._selected)
         self.table.itemDoubleClicked.connect(lambda _item: self.open_selected())
         self.open_button.clicked.connect(self.open_selected)

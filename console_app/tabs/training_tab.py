@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QPoint, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -95,23 +95,46 @@ class TrainingTab(QWidget):
 
     # -- layout ----------------------------------------------------------------------------
     def _build(self) -> None:
-        self.run_button = QPushButton("Run")
-        self.run_button.setToolTip("Train the current project (a snapshot of it) in a new job")
-        self.stop_button = QPushButton("Stop")
-        self.stop_button.setToolTip("Save a checkpoint, then end the run")
-        self.resume_button = QPushButton("Resume")
-        self.resume_button.setToolTip("Continue the selected stopped job from its checkpoint")
+        self.run_button = QPushButton(QCoreApplication.translate("TrainingTab", "Run"))
+        self.run_button.setToolTip(
+            QCoreApplication.translate(
+                "TrainingTab", "Train the current project (a snapshot of it) in a new job"
+            )
+        )
+        self.stop_button = QPushButton(QCoreApplication.translate("TrainingTab", "Stop"))
+        self.stop_button.setToolTip(
+            QCoreApplication.translate("TrainingTab", "Save a checkpoint, then end the run")
+        )
+        self.resume_button = QPushButton(QCoreApplication.translate("TrainingTab", "Resume"))
+        self.resume_button.setToolTip(
+            QCoreApplication.translate(
+                "TrainingTab", "Continue the selected stopped job from its checkpoint"
+            )
+        )
         self.device = QComboBox()
-        self.device.addItems(["auto", "cpu", "gpu"])
-        self.device.setToolTip("Array backend of the trainer (auto: GPU when CuPy finds one)")
+        self.device.addItems(
+            [
+                QCoreApplication.translate("TrainingTab", "auto"),
+                QCoreApplication.translate("TrainingTab", "cpu"),
+                QCoreApplication.translate("TrainingTab", "gpu"),
+            ]
+        )
+        self.device.setToolTip(
+            QCoreApplication.translate(
+                "TrainingTab", "Array backend of the trainer (auto: GPU when CuPy finds one)"
+            )
+        )
         self.processes = QSpinBox()
         self.processes.setRange(1, 256)
         self.processes.setToolTip(
-            "Data-parallel trainers started through mpirun (one per GPU on a GPU machine); "
-            "Batch Size is per process, so the global batch is Processes x Batch Size"
+            QCoreApplication.translate(
+                "TrainingTab",
+                "Data-parallel trainers started through mpirun (one per GPU on a GPU machine); "
+                "Batch Size is per process, so the global batch is Processes x Batch Size",
+            )
         )
         self.progress = QProgressBar()
-        self.position = QLabel("No run")
+        self.position = QLabel(QCoreApplication.translate("TrainingTab", "No run"))
         self.timing = QLabel("")
         self.warning_label = QLabel("")
         self.warning_label.setStyleSheet("color: #b36b00; font-weight: bold")
@@ -121,16 +144,29 @@ class TrainingTab(QWidget):
         self.stop_button.clicked.connect(lambda: self.stop())
         self.resume_button.clicked.connect(lambda: self.resume())
         top = QHBoxLayout()
-        for w in (self.run_button, self.stop_button, self.resume_button, QLabel("Device:"),
-                  self.device, QLabel("Processes:"), self.processes, self.progress,
-                  self.position, self.timing):  # fmt: skip
+        for w in (
+            self.run_button,
+            self.stop_button,
+            self.resume_button,
+            QLabel(QCoreApplication.translate("TrainingTab", "Device:")),
+            self.device,
+            QLabel(QCoreApplication.translate("TrainingTab", "Processes:")),
+            self.processes,
+            self.progress,
+            self.position,
+            self.timing,
+        ):
             top.addWidget(w)
 
-        self.search_results_button = QPushButton("Search results...")
-        self.search_results_button.setToolTip("The newest structure search's attempts")
+        self.search_results_button = QPushButton(
+            QCoreApplication.translate("TrainingTab", "Search results...")
+        )
+        self.search_results_button.setToolTip(
+            QCoreApplication.translate("TrainingTab", "The newest structure search's attempts")
+        )
         self.search_results_button.clicked.connect(lambda: self.search.show_results())
         self.curve = LearningCurvePlot()
-        self.log_scale = QCheckBox("Log scale")
+        self.log_scale = QCheckBox(QCoreApplication.translate("TrainingTab", "Log scale"))
         self.log_scale.toggled.connect(self.curve.set_log_scale)
         self.tradeoff = TradeoffPlot()
         self.statistic = QComboBox()
@@ -143,7 +179,7 @@ class TrainingTab(QWidget):
         lv.addWidget(self.log_scale)
         rv.addWidget(self.tradeoff)
         row = QHBoxLayout()
-        row.addWidget(QLabel("Trade-off against:"))
+        row.addWidget(QLabel(QCoreApplication.translate("TrainingTab", "Trade-off against:")))
         row.addWidget(self.statistic)
         row.addStretch(1)
         row.addWidget(self.search_results_button)  # a search's attempts are the graph's points
@@ -162,19 +198,26 @@ class TrainingTab(QWidget):
         self.table.customContextMenuRequested.connect(self._show_job_menu)
         self.job_menu_shown: QMenu | None = None
         buttons = QHBoxLayout()
-        self.rename_button = QPushButton("Rename...")
-        self.delete_button = QPushButton("Delete...")
-        self.open_button = QPushButton("Open network in EDIT")
-        self.report_button = QPushButton("Report...")
+        self.rename_button = QPushButton(QCoreApplication.translate("TrainingTab", "Rename..."))
+        self.delete_button = QPushButton(QCoreApplication.translate("TrainingTab", "Delete..."))
+        self.open_button = QPushButton(
+            QCoreApplication.translate("TrainingTab", "Open network in EDIT")
+        )
+        self.report_button = QPushButton(QCoreApplication.translate("TrainingTab", "Report..."))
         self.report_button.setToolTip(
-            "Write the selected job's PowerPoint report (several selected: a comparison deck)"
+            QCoreApplication.translate(
+                "TrainingTab",
+                "Write the selected job's PowerPoint report (several selected: a comparison deck)",
+            )
         )
         self.reports = ReportController(self)
         self.report_button.clicked.connect(self.report_selected)
         self.rename_button.clicked.connect(lambda: self.rename_selected())
         self.delete_button.clicked.connect(lambda: self.delete_selected())
         self.open_button.clicked.connect(lambda: self.open_selected())
-        self.quantize_button = QPushButton("Quantization experiment...")
+        self.quantize_button = QPushButton(
+            QCoreApplication.translate("TrainingTab", "Quantization experiment...")
+        )
         self.quantize_button.clicked.connect(lambda: open_experiment(self))
         for b in (self.rename_button, self.delete_button, self.open_button, self.report_button,
                   self.quantize_button):  # fmt: skip
@@ -183,7 +226,13 @@ class TrainingTab(QWidget):
         history = QWidget()
         hv = QVBoxLayout(history)
         hv.setContentsMargins(0, 0, 0, 0)
-        hv.addWidget(QLabel("Job history (select several to overlay their curves)"))
+        hv.addWidget(
+            QLabel(
+                QCoreApplication.translate(
+                    "TrainingTab", "Job history (select several to overlay their curves)"
+                )
+            )
+        )
         hv.addWidget(self.table)
         hv.addLayout(buttons)
 
@@ -211,7 +260,7 @@ class TrainingTab(QWidget):
             self.current_job, self.live_curve = None, []
             self.curve.set_curves([])
             self.progress.setValue(0)
-            self.position.setText("No run")
+            self.position.setText(QCoreApplication.translate("TrainingTab", "No run"))
             self.timing.setText("")
             self.warning_label.setText("")
             self.warnings = []
@@ -243,7 +292,11 @@ class TrainingTab(QWidget):
         try:
             return write_snapshot(self.document.project, self.document.path, self.jobs_root())
         except (OSError, ProjectFileError, ValueError) as exc:
-            self._fail_before_start(f"cannot write the project snapshot: {exc}")
+            self._fail_before_start(
+                QCoreApplication.translate(
+                    "TrainingTab", "cannot write the project snapshot: {exc}"
+                ).format(exc=exc)
+            )
             return None
 
     def run(
@@ -270,7 +323,11 @@ class TrainingTab(QWidget):
         if job is None or self.runner.is_running():
             return False
         if not (job / "checkpoints" / "last").is_dir():
-            self.append_log(f"{job.name}: no checkpoint to resume from")
+            self.append_log(
+                QCoreApplication.translate(
+                    "TrainingTab", "{name}: no checkpoint to resume from"
+                ).format(name=job.name)
+            )
             return False
         self._begin(job, H.read_curve(job))
         self.runner.resume(job, self.device.currentText(), epochs, self.processes.value())
@@ -278,7 +335,9 @@ class TrainingTab(QWidget):
 
     def stop(self) -> bool:
         if self.runner.stop():
-            self.append_log("Stop requested: saving a checkpoint...")
+            self.append_log(
+                QCoreApplication.translate("TrainingTab", "Stop requested: saving a checkpoint...")
+            )
             self.stop_button.setEnabled(False)
             return True
         return False
@@ -292,13 +351,17 @@ class TrainingTab(QWidget):
         self._started = time.monotonic()
         self._first_iteration = -1
         self.progress.setValue(0)
-        self.position.setText(f"{job.name}: starting...")
+        self.position.setText(
+            QCoreApplication.translate("TrainingTab", "{name}: starting...").format(name=job.name)
+        )
         self.timing.setText("")
         self.curve.set_curves([(job.name, self.live_curve)])
         self._update_buttons(running=True)
 
     def _fail_before_start(self, message: str) -> None:
-        self.append_log(f"ERROR: {message}")
+        self.append_log(
+            QCoreApplication.translate("TrainingTab", "ERROR: {message}").format(message=message)
+        )
         self.last_status, self.last_message = "failed", message
         self.run_ended.emit("failed")
 
@@ -313,12 +376,26 @@ class TrainingTab(QWidget):
             k = int(record.get("processes", 1) or 1)
             on = f"{device} x {k} processes" if k > 1 else device
             per = " per process" if k > 1 else ""
-            self.append_log(f"Training on {on}, {record.get('max_epoch')} epochs of "
-                            f"{record.get('iter_per_epoch')} iterations, batch size "
-                            f"{record.get('batch_size')}{per}, seed "
-                            f"{record.get('seed')}")  # fmt: skip
+            self.append_log(
+                QCoreApplication.translate(
+                    "TrainingTab",
+                    "Training on {on}, {get} epochs of {get2} iterations, batch size "
+                    "{get3}{per}, seed {get4}",
+                ).format(
+                    on=on,
+                    get=record.get("max_epoch"),
+                    get2=record.get("iter_per_epoch"),
+                    get3=record.get("batch_size"),
+                    per=per,
+                    get4=record.get("seed"),
+                )
+            )
             if self.device.currentText() == "gpu" and "gpu" not in str(device).lower():
-                self._warn(f"asked for the GPU, training on {device}")
+                self._warn(
+                    QCoreApplication.translate(
+                        "TrainingTab", "asked for the GPU, training on {device}"
+                    ).format(device=device)
+                )
         elif kind == "iteration":
             self._show_position(record)
         elif kind == "epoch":
@@ -330,7 +407,11 @@ class TrainingTab(QWidget):
         elif kind == "warning":
             self._warn(str(record.get("message", "")))
         elif kind == "error":
-            self.append_log(f"ERROR: {record.get('message', '')}")
+            self.append_log(
+                QCoreApplication.translate("TrainingTab", "ERROR: {get}").format(
+                    get=record.get("message", "")
+                )
+            )
 
     def _show_position(self, record: dict) -> None:
         iteration, total = int(record.get("iteration", 0)), int(record.get("total", 0) or 0)
@@ -343,13 +424,25 @@ class TrainingTab(QWidget):
         if total:
             self.progress.setMaximum(total)
             self.progress.setValue(iteration)
-        self.position.setText(f"epoch {record.get('epoch')}, iteration {iteration}/{total}")
-        self.timing.setText(f"elapsed {_duration(elapsed)}, remaining {_duration(remaining)}")
+        self.position.setText(
+            QCoreApplication.translate(
+                "TrainingTab", "epoch {get}, iteration {iteration}/{total}"
+            ).format(get=record.get("epoch"), iteration=iteration, total=total)
+        )
+        self.timing.setText(
+            QCoreApplication.translate(
+                "TrainingTab", "elapsed {duration}, remaining {duration2}"
+            ).format(duration=_duration(elapsed), duration2=_duration(remaining))
+        )
 
     def _warn(self, message: str) -> None:
         self.warnings.append(message)
-        self.append_log(f"WARNING: {message}")
-        self.warning_label.setText("Warning: " + " | ".join(self.warnings[-3:]))
+        self.append_log(
+            QCoreApplication.translate("TrainingTab", "WARNING: {message}").format(message=message)
+        )
+        self.warning_label.setText(
+            QCoreApplication.translate("TrainingTab", "Warning: ") + " | ".join(self.warnings[-3:])
+        )
 
     def _on_ended(self, status: str, message: str) -> None:
         self.last_status, self.last_message = status, message
@@ -360,7 +453,11 @@ class TrainingTab(QWidget):
             first = message.splitlines()[0] if message else ""
             logged = self.log.toPlainText().splitlines()
             self.append_log(
-                "FAILED" if first and f"ERROR: {first}" in logged else f"FAILED: {first}"
+                QCoreApplication.translate("TrainingTab", "FAILED")
+                if first and f"ERROR: {first}" in logged
+                else QCoreApplication.translate("TrainingTab", "FAILED: {first}").format(
+                    first=first
+                )
             )
             text = "Training failed: " + message.splitlines()[0] if message else "Training failed"
             if self.warnings:
@@ -448,10 +545,15 @@ class TrainingTab(QWidget):
         info = next((j for j in self.jobs if j.path == one), None)
         self.resume_button.setEnabled(not running and info is not None and info.resumable)
         self.resume_button.setToolTip(
-            "Continue the selected stopped job from its checkpoint"
+            QCoreApplication.translate(
+                "TrainingTab", "Continue the selected stopped job from its checkpoint"
+            )
             if info is None or info.resumable or info.status == "finished"
-            else f"{info.name} has no checkpoint to continue from: it ended before its first "
-            "epoch. Fix the problem and press Run."
+            else QCoreApplication.translate(
+                "TrainingTab",
+                "{name} has no checkpoint to continue from: it ended before its first "
+                "epoch. Fix the problem and press Run.",
+            ).format(name=info.name)
         )
         for b in (self.rename_button, self.open_button, self.quantize_button):
             b.setEnabled(one is not None)
@@ -465,14 +567,27 @@ class TrainingTab(QWidget):
         return ask_text(self, title, label, text)
 
     def ask_confirm(self, text: str) -> bool:
-        return QMessageBox.question(self, "NeuroCanvas", text) == QMessageBox.StandardButton.Yes
+        return (
+            QMessageBox.question(
+                self, QCoreApplication.translate("TrainingTab", "NeuroCanvas"), text
+            )
+            == QMessageBox.StandardButton.Yes
+        )
 
     def rename_selected(self, name: str | None = None) -> bool:
         job = self.selected_job()
         if job is None:
             return False
         info = next(j for j in self.jobs if j.path == job)
-        name = name if name is not None else self.ask_text("Rename job", "Job name:", info.name)
+        name = (
+            name
+            if name is not None
+            else self.ask_text(
+                QCoreApplication.translate("TrainingTab", "Rename job"),
+                QCoreApplication.translate("TrainingTab", "Job name:"),
+                info.name,
+            )
+        )
         if not name or not name.strip():
             return False
         H.rename_job(job, name.strip())
@@ -488,9 +603,16 @@ class TrainingTab(QWidget):
 
     def show_error(self, message: str) -> None:
         """Tell the user without blocking (a window-modal box; tests read ``last_error``)."""
-        self.append_log(f"ERROR: {message}")
+        self.append_log(
+            QCoreApplication.translate("TrainingTab", "ERROR: {message}").format(message=message)
+        )
         self.last_error = message
-        box = QMessageBox(QMessageBox.Icon.Warning, "NeuroCanvas", message, parent=self)
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            QCoreApplication.translate("TrainingTab", "NeuroCanvas"),
+            message,
+            parent=self,
+        )
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
 
