@@ -123,7 +123,8 @@ class QuantizeDialog(QDialog):
                 "Units: they are quantized per call: each Unit layer calls its own quantized "
                 "copy of its unit network (<New network>_<Unit layer>), with its weights, "
                 "biases and data paths quantized at these bits and calibrated on that call's "
-                "values; its parameters keep their names, so calls that share parameters still share them.",
+                "values; its parameters keep their names, so calls that share parameters still "
+                "share them.",
             )
         )
         units.setObjectName("quantize_units_note")
