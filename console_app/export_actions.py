@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import QFileDialog, QMenu
 
 from engine.export import (
@@ -34,7 +34,10 @@ __all__ = ["add_to_menu", "export_python_code", "export_onnx_model", "export_nnp
 UNTRAINED = "the network as edited, with freshly initialized parameters"
 
 # "Python code..." opens a submenu: the library the exported code imports (engine.export).
-PYTHON_TARGETS = (("for NeuroCanvas (engine.nn)...", "neurocanvas"), ("for nnabla...", "nnabla"))
+PYTHON_TARGETS = (
+    (QT_TRANSLATE_NOOP("ExportActions", "for NeuroCanvas (engine.nn)..."), "neurocanvas"),
+    (QT_TRANSLATE_NOOP("ExportActions", "for nnabla..."), "nnabla"),
+)
 
 
 def add_to_menu(window: Any, menu: QMenu, texts: Sequence[str]) -> None:
@@ -47,14 +50,14 @@ def add_to_menu(window: Any, menu: QMenu, texts: Sequence[str]) -> None:
     }
     for text in texts:
         if text == "Python code...":
-            targets = menu.addMenu(text)
+            targets = menu.addMenu(QCoreApplication.translate("ExportActions", text))
             for label, target in PYTHON_TARGETS:
-                act = targets.addAction(label)
+                act = targets.addAction(QCoreApplication.translate("ExportActions", label))
                 act.triggered.connect(
                     lambda _checked=False, t=target: export_python_code(window, target=t)
                 )
             continue
-        action = menu.addAction(text)
+        action = menu.addAction(QCoreApplication.translate("ExportActions", text))
         handler = handlers.get(text)
         action.setEnabled(handler is not None)
         if handler is not None:

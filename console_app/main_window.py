@@ -11,7 +11,7 @@ import logging
 import re
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QPoint, QSize, Qt, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPoint, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -47,7 +47,9 @@ from engine.formats import ProjectFileError
 from engine.graph import commands as C
 from engine.graph.project import ModelError
 
-TABS = ("EDIT", "DATASET", "CONFIG", "TRAINING", "EVALUATION")
+TABS = ("EDIT", "DATASET", "CONFIG", "TRAINING", "EVALUATION")  # translated as they are shown
+for _tab in TABS:
+    QT_TRANSLATE_NOOP("MainWindow", _tab)
 FILE_FILTER = ";;".join((
     "Projects (*.ncproj *.sdcproj)", "NeuroCanvas project (*.ncproj)", "NNC project (*.sdcproj)",
     "All files (*)",
@@ -69,6 +71,8 @@ AUTOSAVE_MS = 2_000
 FIRST_SIZE = (1400, 860)  # the window's size before any is remembered, screen allowing
 NETWORK_ACTIONS = ("add", "rename", "duplicate", "delete")
 EXPORTS = ("Python code...", "ONNX...", "NNP...", "C source...", "PowerPoint report...")
+for _export in EXPORTS:
+    QT_TRANSLATE_NOOP("ExportActions", _export)
 EDIT_ONLY = ("cut", "copy", "paste", "delete", "select_all", "arrange", "create_unit",
              "add_network", "rename_network", "duplicate_network", "delete_network",
              "zoom_in", "zoom_out", "zoom_fit", "snap")  # fmt: skip
@@ -89,10 +93,12 @@ class MainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.edit_tab = EditTab(self.document)
         self.edit_tab.setObjectName("tab_edit")
-        self.tabs.addTab(self.edit_tab, TABS[0])
+        self.tabs.addTab(self.edit_tab, QCoreApplication.translate("MainWindow", TABS[0]))
         self.project_tabs = ProjectTabs(self)
         for name in TABS[1:]:
-            self.tabs.addTab(self.project_tabs.widgets[name], name)
+            self.tabs.addTab(
+                self.project_tabs.widgets[name], QCoreApplication.translate("MainWindow", name)
+            )
         self.setCentralWidget(self.tabs)
         # Made now, not on the first message: the actions' status tips need it, and a bar
         # appearing later shrinks every tab under the user's pointer.
@@ -176,12 +182,12 @@ class MainWindow(QMainWindow):
             "arrange": a(
                 QCoreApplication.translate("MainWindow", "A&rrange Layers"),
                 self.arrange,
-                QCoreApplication.translate("MainWindow", "Ctrl+Shift+A"),
+                "Ctrl+Shift+A",
             ),
             "create_unit": a(
                 QCoreApplication.translate("MainWindow", "Create &Unit"),
                 self.create_unit,
-                QCoreApplication.translate("MainWindow", "Ctrl+Shift+U"),
+                "Ctrl+Shift+U",
             ),
             "add_network": a(
                 QCoreApplication.translate("MainWindow", "Add &Network"), self.add_network
@@ -211,7 +217,7 @@ class MainWindow(QMainWindow):
             "zoom_fit": a(
                 QCoreApplication.translate("MainWindow", "Zoom to &Fit"),
                 self.zoom_fit,
-                QCoreApplication.translate("MainWindow", "Ctrl+0"),
+                "Ctrl+0",
             ),
             "snap": a(QCoreApplication.translate("MainWindow", "&Snap to Grid"), self._toggle_snap),
         }
@@ -294,8 +300,16 @@ class MainWindow(QMainWindow):
         stack = doc.stack
         self.actions_by_name["undo"].setEnabled(stack.can_undo())
         self.actions_by_name["redo"].setEnabled(stack.can_redo())
-        self.actions_by_name["undo"].setText(f"&Undo {stack.undo_text()}".rstrip())
-        self.actions_by_name["redo"].setText(f"&Redo {stack.redo_text()}".rstrip())
+        self.actions_by_name["undo"].setText(
+            QCoreApplication.translate("MainWindow", "&Undo {what}")
+            .format(what=stack.undo_text())
+            .rstrip()
+        )
+        self.actions_by_name["redo"].setText(
+            QCoreApplication.translate("MainWindow", "&Redo {what}")
+            .format(what=stack.redo_text())
+            .rstrip()
+        )
         if not doc.modified and self.autosaver.wrote:  # undone back to the saved state
             self.autosaver.discard()
         elif doc.modified and not self.autosave_timer.isActive():

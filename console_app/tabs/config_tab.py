@@ -9,7 +9,7 @@ how each key is labelled and edited.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -85,7 +85,10 @@ SCHEDULER_FIELDS = {
     "LearningRateSteps": ("Step",),
 }
 WARMUP_FIELDS = ("LearningRateWarmupLength", "LearningRateWarmupLengthUnit")
-SINGLETON_TITLES = {"config": "Global Config", "structure_search": "Structure Search"}
+SINGLETON_TITLES = {
+    "config": QT_TRANSLATE_NOOP("ConfigTab", "Global Config"),
+    "structure_search": QT_TRANSLATE_NOOP("ConfigTab", "Structure Search"),
+}
 
 
 def check_value(section: cfg.Section, key: str, text: str) -> str | None:
@@ -183,7 +186,9 @@ class ConfigTab(QWidget):
         self.sections.clear()
         for where in entries:
             if isinstance(where, str):
-                self.sections.addItem(SINGLETON_TITLES[where])
+                self.sections.addItem(
+                    QCoreApplication.translate("ConfigTab", SINGLETON_TITLES[where])
+                )
             else:
                 self.sections.addItem(_item_title(where[0], self.project.section(where)))
         self.sections.setCurrentRow(entries.index(self.where))

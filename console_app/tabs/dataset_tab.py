@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QSize, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Qt
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
@@ -45,8 +45,11 @@ from engine.graph import config as cfg
 from engine.runtime.datasets import BUILTIN_SCHEME, builtin_uri, resolve_uri
 
 PREVIEW_ROWS = 200
-OPTIONS = (("Shuffle", "Shuffle"), ("ImageNormalization", "Image Normalization (1/255)"),
-           ("EnableCache", "Enable Cache"))  # fmt: skip
+OPTIONS = (
+    ("Shuffle", QT_TRANSLATE_NOOP("DatasetTab", "Shuffle")),
+    ("ImageNormalization", QT_TRANSLATE_NOOP("DatasetTab", "Image Normalization (1/255)")),
+    ("EnableCache", QT_TRANSLATE_NOOP("DatasetTab", "Enable Cache")),
+)
 
 
 def builtin_equivalent(uri: str) -> str | None:
@@ -144,7 +147,7 @@ class DatasetTab(QWidget):
         form.addRow("", sources)
         form.addRow("", self.generate)  # a row of its own: the tab stays narrow
         for key, label in OPTIONS:
-            box = QCheckBox(label)
+            box = QCheckBox(QCoreApplication.translate("DatasetTab", label))
             box.toggled.connect(lambda on, k=key: self.set_value(k, "1" if on else "0"))
             self.options[key] = box
             form.addRow("", box)

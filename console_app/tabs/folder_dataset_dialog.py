@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -25,7 +25,10 @@ from PySide6.QtWidgets import (
 )
 
 PATH_CHARS = 50  # the folder fields' width, in characters
-CHANNELS = (("gray", "Gray (1 channel)"), ("rgb", "RGB (3 channels)"))
+CHANNELS = (
+    ("gray", QT_TRANSLATE_NOOP("FolderDatasetDialog", "Gray (1 channel)")),
+    ("rgb", QT_TRANSLATE_NOOP("FolderDatasetDialog", "RGB (3 channels)")),
+)
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,7 @@ class FolderDatasetDialog(QDialog):
         )
         self.channel = QComboBox()
         for key, label in CHANNELS:
-            self.channel.addItem(label, key)
+            self.channel.addItem(QCoreApplication.translate("FolderDatasetDialog", label), key)
         self.channel.setCurrentIndex(1)
         self.percent = QLineEdit("80")
         self.seed = QLineEdit("0")

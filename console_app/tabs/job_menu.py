@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QFile, QUrl
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QFile, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QDialog,
@@ -253,6 +253,8 @@ def ask_delete(parent: QWidget, names: list[str]) -> str:
 
 COMPARED = ("Status", "Epoch", "Best epoch", "Best validation loss", "Training loss", "Cost",
             "CostParameter", "CostMultiplyAdd")  # fmt: skip
+for _row in COMPARED[:6]:
+    QT_TRANSLATE_NOOP("JobMenu", _row)
 
 
 def count_text(value: object) -> str:
@@ -264,7 +266,7 @@ def comparison_dialog(parent: QWidget, jobs: list[H.JobInfo]) -> QDialog:
     """The selected jobs side by side (one column each), as NNC compares results."""
     table = QTableWidget(len(COMPARED), len(jobs))
     table.setHorizontalHeaderLabels([j.name for j in jobs])
-    table.setVerticalHeaderLabels(list(COMPARED))
+    table.setVerticalHeaderLabels([QCoreApplication.translate("JobMenu", c) for c in COMPARED])
     for col, job in enumerate(jobs):
         values = (job.status, f"{job.epoch}/{job.max_epoch}", str(job.best_epoch),
                   _fmt(job.best_valid_error), _fmt(job.last(2)), _fmt(job.last(1)),

@@ -17,7 +17,7 @@ from typing import Any
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -43,7 +43,8 @@ __all__ = ["QuantizationExperiment", "open_experiment"]
 
 # The table's headers for results.csv's columns ("error" is 1 - accuracy: an error rate, not the
 # loss TRAINING shows).
-HEADERS = {"error": "error rate", "parameter_bytes": "parameter bytes",
+HEADERS = {"error": QT_TRANSLATE_NOOP("QuantizationExperiment", "error rate"),
+           "parameter_bytes": QT_TRANSLATE_NOOP("QuantizationExperiment", "parameter bytes"),
            "cost_multiply_add": "CostMultiplyAdd"}  # fmt: skip
 
 
@@ -141,7 +142,12 @@ class QuantizationExperiment(QDialog):
         self.message.setWordWrap(True)
         self.table = QTableWidget(0, len(COLUMNS))
         # results.csv's "error" is 1 - accuracy: an error rate, not the loss TRAINING shows.
-        self.table.setHorizontalHeaderLabels([HEADERS.get(c, c) for c in COLUMNS])
+        self.table.setHorizontalHeaderLabels(
+            [
+                QCoreApplication.translate("QuantizationExperiment", HEADERS.get(c, c))
+                for c in COLUMNS
+            ]
+        )
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
         self.plot = AccuracyPlot()

@@ -12,7 +12,7 @@ import csv
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -29,16 +29,16 @@ __all__ = ["SearchResultsDialog", "newest_results"]
 
 # (CSV column, header, kind): numbers sort as numbers.
 COLUMNS = (
-    ("number", "Attempt", "int"),
+    ("number", QT_TRANSLATE_NOOP("SearchResults", "Attempt"), "int"),
     ("pareto", "Pareto", "mark"),
-    ("state", "State", "text"),
-    ("valid_error", "Validation loss", "float"),
-    ("accuracy", "Accuracy", "percent"),
+    ("state", QT_TRANSLATE_NOOP("SearchResults", "State"), "text"),
+    ("valid_error", QT_TRANSLATE_NOOP("SearchResults", "Validation loss"), "float"),
+    ("accuracy", QT_TRANSLATE_NOOP("SearchResults", "Accuracy"), "percent"),
     ("cost_multiply_add", "CostMultiplyAdd", "int"),
-    ("mutation", "Mutation", "text"),
-    ("reason", "Reason", "text"),
+    ("mutation", QT_TRANSLATE_NOOP("SearchResults", "Mutation"), "text"),
+    ("reason", QT_TRANSLATE_NOOP("SearchResults", "Reason"), "text"),
 )
-PARETO = "\u2605 optimal"
+PARETO = QT_TRANSLATE_NOOP("SearchResults", "\u2605 optimal")
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
 
@@ -64,7 +64,10 @@ class _Item(QTableWidgetItem):
 
 def _cell(value: str, kind: str) -> _Item:
     if kind == "mark":
-        return _Item(PARETO if value == "True" else "", 0.0 if value == "True" else 1.0)
+        return _Item(
+            QCoreApplication.translate("SearchResults", PARETO) if value == "True" else "",
+            0.0 if value == "True" else 1.0,
+        )
     if kind == "text" or value in ("", "None"):
         return _Item("" if value == "None" else value, value if kind == "text" else float("inf"))
     number = float(value)
@@ -104,7 +107,9 @@ class SearchResultsDialog(QDialog):
         )
         self.summary.setWordWrap(True)
         self.table = QTableWidget(len(self.rows), len(COLUMNS))
-        self.table.setHorizontalHeaderLabels([header for _, header, _ in COLUMNS])
+        self.table.setHorizontalHeaderLabels(
+            [QCoreApplication.translate("SearchResults", header) for _, header, _ in COLUMNS]
+        )
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)

@@ -46,6 +46,8 @@ def _name(func: ast.expr) -> str:
 
 def _words(text: str) -> bool:
     """A literal a reader reads: two letters in a row (not '', '%', '...', 'x', '&')."""
+    if re.fullmatch(r"((Ctrl|Shift|Alt|Meta)\+)+\w+", text):  # a key sequence, not words
+        return False
     return re.search(r"[A-Za-z]{2}", text) is not None
 
 
