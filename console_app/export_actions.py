@@ -14,9 +14,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtWidgets import QFileDialog, QMenu
 
+from console_app.language import translate
 from engine.export import (
     ExportError,
     Source,
@@ -40,6 +41,14 @@ PYTHON_TARGETS = (
 )
 
 
+# The texts main_window.EXPORTS passes in, for pyside6-lupdate.
+_EXPORT_TEXTS = (QT_TRANSLATE_NOOP("ExportActions", "Python code..."),
+                 QT_TRANSLATE_NOOP("ExportActions", "ONNX..."),
+                 QT_TRANSLATE_NOOP("ExportActions", "NNP..."),
+                 QT_TRANSLATE_NOOP("ExportActions", "C source..."),
+                 QT_TRANSLATE_NOOP("ExportActions", "PowerPoint report..."))  # fmt: skip
+
+
 def add_to_menu(window: Any, menu: QMenu, texts: Sequence[str]) -> None:
     """One action per text; those with an export here are enabled and wired to ``window``."""
     handlers: dict[str, Callable[[Any], Any]] = {
@@ -50,14 +59,14 @@ def add_to_menu(window: Any, menu: QMenu, texts: Sequence[str]) -> None:
     }
     for text in texts:
         if text == "Python code...":
-            targets = menu.addMenu(QCoreApplication.translate("ExportActions", text))
+            targets = menu.addMenu(translate("ExportActions", text))
             for label, target in PYTHON_TARGETS:
-                act = targets.addAction(QCoreApplication.translate("ExportActions", label))
+                act = targets.addAction(translate("ExportActions", label))
                 act.triggered.connect(
                     lambda _checked=False, t=target: export_python_code(window, target=t)
                 )
             continue
-        action = menu.addAction(QCoreApplication.translate("ExportActions", text))
+        action = menu.addAction(translate("ExportActions", text))
         handler = handlers.get(text)
         action.setEnabled(handler is not None)
         if handler is not None:
@@ -91,8 +100,8 @@ def export_python_code(
         else _ask(
             window,
             caption,
-            QCoreApplication.translate("ExportActions", ".py"),
-            QCoreApplication.translate("ExportActions", "Python (*.py)"),
+            translate("ExportActions", ".py"),
+            translate("ExportActions", "Python (*.py)"),
         )
     )
     if out is None:
@@ -100,12 +109,10 @@ def export_python_code(
     try:
         export_python(_source(window), out, target)
     except (ExportError, OSError) as exc:
-        window.report_error(
-            QCoreApplication.translate("ExportActions", "Export Python code: {exc}").format(exc=exc)
-        )
+        window.report_error(translate("ExportActions", "Export Python code: {exc}").format(exc=exc))
         return None
     window.show_message(
-        QCoreApplication.translate(
+        translate(
             "ExportActions",
             "Exported {out}: {UNTRAINED}; a trained model: right-click its job in "
             "TRAINING > Export Python code...",
@@ -121,9 +128,9 @@ def export_onnx_model(window: Any, path: str | Path | None = None) -> Path | Non
         if path
         else _ask(
             window,
-            QCoreApplication.translate("ExportActions", "Export ONNX"),
-            QCoreApplication.translate("ExportActions", ".onnx"),
-            QCoreApplication.translate("ExportActions", "ONNX (*.onnx)"),
+            translate("ExportActions", "Export ONNX"),
+            translate("ExportActions", ".onnx"),
+            translate("ExportActions", "ONNX (*.onnx)"),
         )
     )
     if target is None:
@@ -131,20 +138,18 @@ def export_onnx_model(window: Any, path: str | Path | None = None) -> Path | Non
     try:
         export_onnx(_source(window), target)
     except (ExportError, OSError) as exc:
-        window.report_error(
-            QCoreApplication.translate("ExportActions", "Export ONNX: {exc}").format(exc=exc)
-        )
+        window.report_error(translate("ExportActions", "Export ONNX: {exc}").format(exc=exc))
         return None
     except ImportError as exc:
         window.report_error(
-            QCoreApplication.translate(
+            translate(
                 "ExportActions",
                 "Export ONNX: {exc}; install the extra: pip install 'neurocanvas[onnx]'",
             ).format(exc=exc)
         )
         return None
     window.show_message(
-        QCoreApplication.translate(
+        translate(
             "ExportActions",
             "Exported {target}: {UNTRAINED}; a trained model: right-click its job "
             "in TRAINING > Export ONNX...",
@@ -161,7 +166,7 @@ def export_report(window: Any, path: str | Path | None = None) -> bool:
     job = training.selected_job() or (training.jobs[-1].path if training.jobs else None)
     if job is None:
         window.report_error(
-            QCoreApplication.translate(
+            translate(
                 "ExportActions", "PowerPoint report: no job yet; train the project first (TRAINING)"
             )
         )
@@ -169,9 +174,9 @@ def export_report(window: Any, path: str | Path | None = None) -> bool:
     if path is None:
         chosen, _ = QFileDialog.getSaveFileName(
             window,
-            QCoreApplication.translate("ExportActions", "PowerPoint report"),
+            translate("ExportActions", "PowerPoint report"),
             str(job / "report.pptx"),
-            QCoreApplication.translate("ExportActions", "PowerPoint (*.pptx)"),
+            translate("ExportActions", "PowerPoint (*.pptx)"),
         )
         if not chosen:
             return False
@@ -189,9 +194,9 @@ def export_nnp_model(window: Any, path: str | Path | None = None) -> Path | None
         if path
         else _ask(
             window,
-            QCoreApplication.translate("ExportActions", "Export NNP"),
-            QCoreApplication.translate("ExportActions", ".nnp"),
-            QCoreApplication.translate("ExportActions", "NNP (*.nnp)"),
+            translate("ExportActions", "Export NNP"),
+            translate("ExportActions", ".nnp"),
+            translate("ExportActions", "NNP (*.nnp)"),
         )
     )
     if target is None:
@@ -199,12 +204,10 @@ def export_nnp_model(window: Any, path: str | Path | None = None) -> Path | None
     try:
         export_nnp(_source(window), target)
     except (ExportError, OSError, ValueError) as exc:
-        window.report_error(
-            QCoreApplication.translate("ExportActions", "Export NNP: {exc}").format(exc=exc)
-        )
+        window.report_error(translate("ExportActions", "Export NNP: {exc}").format(exc=exc))
         return None
     window.show_message(
-        QCoreApplication.translate(
+        translate(
             "ExportActions",
             "Exported {target}: {UNTRAINED}; a trained model: its job folder's results.nnp",
         ).format(target=target, UNTRAINED=UNTRAINED)
@@ -219,9 +222,9 @@ def export_c_source(window: Any, path: str | Path | None = None) -> Path | None:
     if path is None:
         chosen, _ = QFileDialog.getSaveFileName(
             window,
-            QCoreApplication.translate("ExportActions", "Export C source (a new folder)"),
+            translate("ExportActions", "Export C source (a new folder)"),
             str(start),
-            QCoreApplication.translate("ExportActions", "Folder (*)"),
+            translate("ExportActions", "Folder (*)"),
         )
         if not chosen:
             return None
@@ -230,12 +233,10 @@ def export_c_source(window: Any, path: str | Path | None = None) -> Path | None:
     try:
         export_c(_source(window), target)
     except (ExportError, OSError) as exc:
-        window.report_error(
-            QCoreApplication.translate("ExportActions", "Export C source: {exc}").format(exc=exc)
-        )
+        window.report_error(translate("ExportActions", "Export C source: {exc}").format(exc=exc))
         return None
     window.show_message(
-        QCoreApplication.translate(
+        translate(
             "ExportActions",
             "Exported {target} (model.c, parameters.c, main.c, Makefile): "
             "{UNTRAINED}; a trained model: right-click its job in TRAINING > Export"

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QRectF, Qt
+from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QDialog,
@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from console_app.language import translate
 from engine.package_data import data_folder
 
 __all__ = ["add_help_menu", "app_icon", "category_icon", "tour_markdown"]
@@ -125,10 +126,7 @@ def show_tour(window: Any) -> _Page:
     browser.setSearchPaths([str(_CHECKOUT_README.parent)])  # the README's screenshots
     browser.setMarkdown(tour_markdown())
     return _open(
-        window,
-        _Page(
-            window, QCoreApplication.translate("HelpMenu", "NeuroCanvas Tour"), browser, (900, 700)
-        ),
+        window, _Page(window, translate("HelpMenu", "NeuroCanvas Tour"), browser, (900, 700))
     )
 
 
@@ -141,8 +139,8 @@ def show_shortcuts(window: Any) -> _Page:
     table = QTableWidget(len(rows), 2)
     table.setHorizontalHeaderLabels(
         [
-            QCoreApplication.translate("HelpMenu", "Command"),
-            QCoreApplication.translate("HelpMenu", "Shortcut"),
+            translate("HelpMenu", "Command"),
+            translate("HelpMenu", "Shortcut"),
         ]
     )
     table.verticalHeader().hide()
@@ -152,10 +150,7 @@ def show_shortcuts(window: Any) -> _Page:
     table.resizeColumnsToContents()
     table.horizontalHeader().setStretchLastSection(True)
     return _open(
-        window,
-        _Page(
-            window, QCoreApplication.translate("HelpMenu", "Keyboard Shortcuts"), table, (460, 520)
-        ),
+        window, _Page(window, translate("HelpMenu", "Keyboard Shortcuts"), table, (460, 520))
     )
 
 
@@ -163,7 +158,7 @@ def show_about(window: Any) -> _Page:
     rows = "".join(f"<tr><td><b>{k}</b></td><td>{v}</td></tr>" for k, v in _versions())
     browser = QTextBrowser()
     browser.setHtml(
-        QCoreApplication.translate(
+        translate(
             "HelpMenu",
             "<h2>NeuroCanvas</h2><p>An open-source, cross-platform Neural Network "
             "Console: draw networks, train and evaluate them, export and report. "
@@ -171,10 +166,7 @@ def show_about(window: Any) -> _Page:
         ).format(rows=rows)
     )
     return _open(
-        window,
-        _Page(
-            window, QCoreApplication.translate("HelpMenu", "About NeuroCanvas"), browser, (560, 360)
-        ),
+        window, _Page(window, translate("HelpMenu", "About NeuroCanvas"), browser, (560, 360))
     )
 
 
@@ -187,14 +179,9 @@ def _open(window: Any, page: _Page) -> _Page:
 
 def add_help_menu(window: Any) -> QMenu:
     """The Help menu at the end of ``window``'s menu bar."""
-    menu = window.menuBar().addMenu(QCoreApplication.translate("HelpMenu", "&Help"))
-    menu.addAction(QCoreApplication.translate("HelpMenu", "&Tour"), lambda: show_tour(window))
-    menu.addAction(
-        QCoreApplication.translate("HelpMenu", "&Keyboard Shortcuts"),
-        lambda: show_shortcuts(window),
-    )
+    menu = window.menuBar().addMenu(translate("HelpMenu", "&Help"))
+    menu.addAction(translate("HelpMenu", "&Tour"), lambda: show_tour(window))
+    menu.addAction(translate("HelpMenu", "&Keyboard Shortcuts"), lambda: show_shortcuts(window))
     menu.addSeparator()
-    menu.addAction(
-        QCoreApplication.translate("HelpMenu", "&About NeuroCanvas"), lambda: show_about(window)
-    )
+    menu.addAction(translate("HelpMenu", "&About NeuroCanvas"), lambda: show_about(window))
     return menu

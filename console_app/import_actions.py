@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu
 
+from console_app.language import translate
 from engine.formats.model_import import ImportError_, read_model, save_imported
 
 __all__ = ["IMPORT_FILTER", "add_to_menu", "import_file"]
@@ -27,11 +27,9 @@ IMPORT_FILTER = ";;".join((
 
 def add_to_menu(window: Any, menu: QMenu, before: QAction) -> QAction:
     """``Import...`` in ``menu`` before ``before``, wired to :func:`import_file`."""
-    action = QAction(QCoreApplication.translate("ImportActions", "&Import..."), window)
+    action = QAction(translate("ImportActions", "&Import..."), window)
     action.setStatusTip(
-        QCoreApplication.translate(
-            "ImportActions", "Import an ONNX, NNP or nntxt model, or open an NNC project"
-        )
+        translate("ImportActions", "Import an ONNX, NNP or nntxt model, or open an NNC project")
     )
     action.triggered.connect(lambda _checked=False: import_file(window))
     menu.insertAction(before, action)
@@ -50,7 +48,7 @@ def _import(window: Any) -> Path | None:
     if not window.maybe_save():
         return None
     source, _ = QFileDialog.getOpenFileName(
-        window, QCoreApplication.translate("ImportActions", "Import"), "", IMPORT_FILTER
+        window, translate("ImportActions", "Import"), "", IMPORT_FILTER
     )
     if not source:
         return None
@@ -60,29 +58,25 @@ def _import(window: Any) -> Path | None:
     try:
         imported = read_model(path)
     except ImportError_ as exc:
-        window.report_error(
-            QCoreApplication.translate("ImportActions", "Import: {exc}").format(exc=exc)
-        )
+        window.report_error(translate("ImportActions", "Import: {exc}").format(exc=exc))
         return None
     start = str(path.with_suffix(".ncproj"))
     target, _ = QFileDialog.getSaveFileName(
         window,
-        QCoreApplication.translate("ImportActions", "Save the imported project"),
+        translate("ImportActions", "Save the imported project"),
         start,
-        QCoreApplication.translate("ImportActions", "NeuroCanvas project (*.ncproj)"),
+        translate("ImportActions", "NeuroCanvas project (*.ncproj)"),
     )
     if not target:
         return None
     try:
         save_imported(imported, target, path)
     except ImportError_ as exc:
-        window.report_error(
-            QCoreApplication.translate("ImportActions", "Import: {exc}").format(exc=exc)
-        )
+        window.report_error(translate("ImportActions", "Import: {exc}").format(exc=exc))
         return None
     except OSError as exc:
         window.report_error(
-            QCoreApplication.translate("ImportActions", "Import: {target}: {value}").format(
+            translate("ImportActions", "Import: {target}: {value}").format(
                 target=target, value=exc.strerror or exc
             )
         )

@@ -13,9 +13,11 @@ import json
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QObject, QProcess, QUrl, Signal
+from PySide6.QtCore import QObject, QProcess, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
+
+from console_app.language import translate
 
 __all__ = ["ReportController"]
 
@@ -62,7 +64,7 @@ class ReportController(QObject):
                    | QMessageBox.StandardButton.Cancel)  # fmt: skip
         box = self._show(
             QMessageBox.Icon.Question,
-            QCoreApplication.translate(
+            translate(
                 "ReportAction",
                 "{name} has not been evaluated yet, so its report would have no "
                 "evaluation results.\n\nEvaluate it first (its validation data, the best "
@@ -71,10 +73,10 @@ class ReportController(QObject):
             buttons,
         )
         box.button(QMessageBox.StandardButton.Yes).setText(
-            QCoreApplication.translate("ReportAction", "Evaluate, then report")
+            translate("ReportAction", "Evaluate, then report")
         )
         box.button(QMessageBox.StandardButton.No).setText(
-            QCoreApplication.translate("ReportAction", "Report without")
+            translate("ReportAction", "Report without")
         )
         box.finished.connect(lambda result: self._evaluation_answered(result, jobs))
 
@@ -92,15 +94,13 @@ class ReportController(QObject):
         self.process.finished.connect(self._done)
         what = jobs[0].name if len(jobs) == 1 else f"{len(jobs)} jobs"
         self.dialog = QProgressDialog(
-            QCoreApplication.translate("ReportAction", "Writing the report of {what}...").format(
-                what=what
-            ),
-            QCoreApplication.translate("ReportAction", "Cancel"),
+            translate("ReportAction", "Writing the report of {what}...").format(what=what),
+            translate("ReportAction", "Cancel"),
             0,
             0,
             self.widget,
         )
-        self.dialog.setWindowTitle(QCoreApplication.translate("ReportAction", "PowerPoint report"))
+        self.dialog.setWindowTitle(translate("ReportAction", "PowerPoint report"))
         self.dialog.setModal(False)
         self.dialog.setMinimumDuration(0)
         self.dialog.canceled.connect(self._cancel)
@@ -122,9 +122,7 @@ class ReportController(QObject):
                 self.dialog.setMaximum(int(record.get("total", 0)))  # 0 while evaluating: busy
                 self.dialog.setValue(int(record.get("step", 0)))
                 self.dialog.setLabelText(
-                    QCoreApplication.translate("ReportAction", "Report: {get}").format(
-                        get=record.get("message", "")
-                    )
+                    translate("ReportAction", "Report: {get}").format(get=record.get("message", ""))
                 )
             elif record.get("event") == "error":
                 self.last_error = str(record.get("message", ""))
@@ -151,7 +149,7 @@ class ReportController(QObject):
         if self.last_error != "cancelled":
             self._show(
                 QMessageBox.Icon.Warning,
-                QCoreApplication.translate("ReportAction", "No report: {last_error}").format(
+                translate("ReportAction", "No report: {last_error}").format(
                     last_error=self.last_error
                 ),
                 QMessageBox.StandardButton.Close,
@@ -162,9 +160,9 @@ class ReportController(QObject):
         buttons = QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Close
         box = self._show(
             QMessageBox.Icon.Information,
-            QCoreApplication.translate(
-                "ReportAction", "The report is written:\n{path}\n\nOpen it?"
-            ).format(path=path),
+            translate("ReportAction", "The report is written:\n{path}\n\nOpen it?").format(
+                path=path
+            ),
             buttons,
         )
         box.finished.connect(lambda result: self._answered(result, path))
@@ -172,11 +170,7 @@ class ReportController(QObject):
     def _show(self, icon: QMessageBox.Icon, text: str, buttons) -> QMessageBox:  # noqa: ANN001
         """A non-modal message box (the app keeps working; tests click its buttons)."""
         box = QMessageBox(
-            icon,
-            QCoreApplication.translate("ReportAction", "PowerPoint report"),
-            text,
-            buttons,
-            self.widget,
+            icon, translate("ReportAction", "PowerPoint report"), text, buttons, self.widget
         )
         box.setModal(False)
         self.question = box
@@ -189,7 +183,7 @@ class ReportController(QObject):
         if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
             self._show(
                 QMessageBox.Icon.Warning,
-                QCoreApplication.translate(
+                translate(
                     "ReportAction",
                     "No application here opens PowerPoint files. The report is:\n{path}",
                 ).format(path=path),

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.editor.create_unit import ArgumentChoice
+from console_app.language import translate
 
 
 class CreateUnitDialog(QDialog):
@@ -34,7 +35,7 @@ class CreateUnitDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle(QCoreApplication.translate("CreateUnitDialog", "Create Unit"))
+        self.setWindowTitle(translate("CreateUnitDialog", "Create Unit"))
         self.choices = list(choices)
         self.taken = set(taken)
         self.name_edit = QLineEdit(default_name)
@@ -54,15 +55,11 @@ class CreateUnitDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form = QFormLayout()
-        form.addRow(QCoreApplication.translate("CreateUnitDialog", "Unit network"), self.name_edit)
+        form.addRow(translate("CreateUnitDialog", "Unit network"), self.name_edit)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(
-            QLabel(
-                QCoreApplication.translate(
-                    "CreateUnitDialog", "Properties to turn into unit arguments:"
-                )
-            )
+            QLabel(translate("CreateUnitDialog", "Properties to turn into unit arguments:"))
         )
         layout.addWidget(self.arguments, 1)
         layout.addWidget(self.error)

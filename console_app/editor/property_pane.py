@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QCoreApplication, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import (
     QComboBox,
     QCompleter,
@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from console_app.document import Document
 from console_app.editor import arguments
 from console_app.editor.values import MacroRule, check_property, check_typed, macro_rule
+from console_app.language import translate
 from engine.graph import commands as C
 from engine.graph import resolve
 from engine.graph.project import ModelError, Network
@@ -64,7 +65,7 @@ class PropertyPane(QWidget):
         # field -> each selected layer's stored text when typing in it began: refused text
         # puts these back, so a valid prefix typed on the way ("1,28" of "1,28,x") is not kept.
         self._before_typing: dict[str, dict[str, str | None]] = {}
-        self.title = QLabel(QCoreApplication.translate("PropertyPane", "No layer selected"))
+        self.title = QLabel(translate("PropertyPane", "No layer selected"))
         self.title.setWordWrap(True)
         self.error = QLabel("")
         self.error.setWordWrap(True)
@@ -101,7 +102,7 @@ class PropertyPane(QWidget):
             self.show_layer(network if len(names) == 1 else None, names[0] if names else None)
             if len(names) > 1:
                 self.title.setText(
-                    QCoreApplication.translate(
+                    translate(
                         "PropertyPane",
                         "{len} layers of {len2} types selected: select layers of one type to "
                         "edit them together",
@@ -141,7 +142,7 @@ class PropertyPane(QWidget):
         self._before_typing.clear()
         self._clear()
         if self.network is None or self.layer_name is None:
-            self.title.setText(QCoreApplication.translate("PropertyPane", "No layer selected"))
+            self.title.setText(translate("PropertyPane", "No layer selected"))
             return
         layer = self.network.layer(self.layer_name)
         spec = find_spec(layer.type)
@@ -149,9 +150,9 @@ class PropertyPane(QWidget):
         self.title.setText(
             f"<b>{layer.type}</b> ({category})"
             + (
-                QCoreApplication.translate(
-                    "PropertyPane", ": {len} layers, edits apply to all"
-                ).format(len=len(self.selected()))
+                translate("PropertyPane", ": {len} layers, edits apply to all").format(
+                    len=len(self.selected())
+                )
                 if self.others
                 else ""
             )
@@ -160,7 +161,7 @@ class PropertyPane(QWidget):
         self.name_edit.setEnabled(not self.others)
         self.name_edit.setObjectName("prop_Name")
         self.name_edit.editingFinished.connect(self._rename)
-        self._add(QLabel(QCoreApplication.translate("PropertyPane", "Name")), self.name_edit)
+        self._add(QLabel(translate("PropertyPane", "Name")), self.name_edit)
         shown = {"Name"}
         if spec is not None:
             for prop in spec.properties:
@@ -223,7 +224,7 @@ class PropertyPane(QWidget):
         self.rows[key] = row
         label = QLabel(f"<i>{key}</i>" if argument else key)
         label.setToolTip(
-            QCoreApplication.translate("PropertyPane", "{type_name}; default {default!r}").format(
+            translate("PropertyPane", "{type_name}; default {default!r}").format(
                 type_name=type_name, default=default
             )
         )
@@ -264,9 +265,7 @@ class PropertyPane(QWidget):
         return host
 
     def _choose_file(self, host: QWidget) -> None:
-        path, _ = QFileDialog.getOpenFileName(
-            self, QCoreApplication.translate("PropertyPane", "Choose a file")
-        )
+        path, _ = QFileDialog.getOpenFileName(self, translate("PropertyPane", "Choose a file"))
         if path:
             host.line.setText(path)  # type: ignore[attr-defined]
             self._edited(host.objectName()[5:], path)
@@ -282,9 +281,7 @@ class PropertyPane(QWidget):
         self.computed[key] = label
         self._add(
             QLabel(
-                QCoreApplication.translate(
-                    "PropertyPane", "<span style='color:#777'>{key}</span>"
-                ).format(key=key)
+                translate("PropertyPane", "<span style='color:#777'>{key}</span>").format(key=key)
             ),
             label,
         )
@@ -340,9 +337,7 @@ class PropertyPane(QWidget):
             line = getattr(self.rows[key].widget, "line", self.rows[key].widget)
             if isinstance(line, QLineEdit):
                 line.setPlaceholderText(
-                    ""
-                    if len(values) == 1
-                    else QCoreApplication.translate("PropertyPane", "(several values)")
+                    "" if len(values) == 1 else translate("PropertyPane", "(several values)")
                 )
             if self.text_of(key) != shown:
                 self._set_text(key, shown)

@@ -15,7 +15,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -31,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from console_app.language import translate
 from engine.formats import ProjectFileError, load_project
 from engine.graph import commands as C
 from engine.graph.network import Network
@@ -50,7 +50,7 @@ class QuantizeDialog(QDialog):
     def __init__(self, networks: list[str], current: str, jobs: list[Path],
                  taken: set[str], parent: QWidget | None = None) -> None:  # fmt: skip
         super().__init__(parent)
-        self.setWindowTitle(QCoreApplication.translate("QuantizeDialog", "Quantize Network"))
+        self.setWindowTitle(translate("QuantizeDialog", "Quantize Network"))
         self.taken = taken
         self.network = QComboBox()
         self.network.addItems(networks)
@@ -76,15 +76,13 @@ class QuantizeDialog(QDialog):
         self.sign = QComboBox()
         self.sign.addItems(
             [
-                QCoreApplication.translate("QuantizeDialog", "auto (unsigned after ReLU)"),
-                QCoreApplication.translate("QuantizeDialog", "signed"),
-                QCoreApplication.translate("QuantizeDialog", "unsigned"),
+                translate("QuantizeDialog", "auto (unsigned after ReLU)"),
+                translate("QuantizeDialog", "signed"),
+                translate("QuantizeDialog", "unsigned"),
             ]
         )
         self.ste = QCheckBox(
-            QCoreApplication.translate(
-                "QuantizeDialog", "STEFineGrained (no gradient outside the range)"
-            )
+            translate("QuantizeDialog", "STEFineGrained (no gradient outside the range)")
         )
         self.ste.setChecked(True)
         self.error = QLabel("")
@@ -112,13 +110,13 @@ class QuantizeDialog(QDialog):
         for label, widget in (("Network", self.network), ("New network", self.name),
                               ("Quantizer", self.quantizer), ("Bits", self.bits)):  # fmt: skip
             form.addRow(label, widget)
-        form.addRow(QCoreApplication.translate("QuantizeDialog", "Targets"), targets)
+        form.addRow(translate("QuantizeDialog", "Targets"), targets)
         for label, widget in (("Delta", self.delta_mode), ("Job", self.job),
                               ("Delta value", self.delta), ("Sign", self.sign)):  # fmt: skip
             form.addRow(label, widget)
         form.addRow("", self.ste)
         units = QLabel(
-            QCoreApplication.translate(
+            translate(
                 "QuantizeDialog",
                 "Units: they are quantized per call: each Unit layer calls its own quantized "
                 "copy of its unit network (<New network>_<Unit layer>), with its weights, "
@@ -185,12 +183,10 @@ class QuantizeDialog(QDialog):
 
 def add_to_menu(window: Any, menu: QMenu) -> None:
     """Edit > Quantize Network... on ``window`` (a MainWindow)."""
-    action = menu.addAction(QCoreApplication.translate("QuantizeDialog", "&Quantize Network..."))
+    action = menu.addAction(translate("QuantizeDialog", "&Quantize Network..."))
     action.setObjectName("quantize_network")
     action.setStatusTip(
-        QCoreApplication.translate(
-            "QuantizeDialog", "Add a copy of the network with fixed-point quantizers"
-        )
+        translate("QuantizeDialog", "Add a copy of the network with fixed-point quantizers")
     )
     action.triggered.connect(lambda _checked=False: open_dialog(window))
 
@@ -237,9 +233,7 @@ def apply(window: Any, dialog: QuantizeDialog) -> str | None:
                     "unit takes that name); rename it or choose another New network name"
                 )
     except (QuantizationError, ProjectFileError, ValueError, OSError) as exc:
-        window.report_error(
-            QCoreApplication.translate("QuantizeDialog", "Quantize Network: {exc}").format(exc=exc)
-        )
+        window.report_error(translate("QuantizeDialog", "Quantize Network: {exc}").format(exc=exc))
         return None
     index = project.network_index(source) + 1
     adds = [C.AddNetwork(project, n, index + k) for k, n in enumerate(networks)]
@@ -251,7 +245,7 @@ def apply(window: Any, dialog: QuantizeDialog) -> str | None:
     copies = ", ".join(n.name for n in networks[1:])
     units = f" (and {inside} in its quantized unit copies {copies})"
     window.show_message(
-        QCoreApplication.translate(
+        translate(
             "QuantizeDialog", 'Network "{name}": {count} {layer_type} layers inserted{value}'
         ).format(
             name=name,

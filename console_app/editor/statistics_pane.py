@@ -7,10 +7,11 @@ Clicking one of the eight shows it beside every layer of the canvas (docs/layers
 
 from __future__ import annotations
 
-from PySide6.QtCore import QCoreApplication, Qt, Signal
+from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
+from console_app.language import translate
 from engine.graph.statistics import NetworkStatistics
 from engine.layers.spec import STATISTIC_MEANINGS, STATISTICS
 
@@ -24,8 +25,8 @@ class StatisticsPane(QTableWidget):
         super().__init__(len(STATISTICS) + len(EXTRAS), 2)
         self.setHorizontalHeaderLabels(
             [
-                QCoreApplication.translate("StatisticsPane", "Statistic"),
-                QCoreApplication.translate("StatisticsPane", "Total"),
+                translate("StatisticsPane", "Statistic"),
+                translate("StatisticsPane", "Total"),
             ]
         )
         self.verticalHeader().hide()

@@ -9,7 +9,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QEvent, QObject
+from PySide6.QtCore import QEvent, QObject
+
+from console_app.language import translate
 
 STOP_WAIT_MS = 15_000  # how long closing waits for the trainer's checkpoint
 
@@ -45,7 +47,7 @@ class ProjectTabs(QObject):
         """Closing the window while a run goes on: ask, then stop it with a checkpoint."""
         if event.type() == QEvent.Type.Close and self.training.runner.is_running():
             if not self.training.ask_confirm(
-                QCoreApplication.translate(
+                translate(
                     "Init",
                     "A training run is still going. Stop it (a checkpoint is saved) and close?",
                 )

@@ -9,7 +9,7 @@ how each key is labelled and edited.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.document import Document
+from console_app.language import translate
 from console_app.tabs import search_control
 from engine.graph import commands as C
 from engine.graph import config as cfg
@@ -134,12 +135,12 @@ class ConfigTab(QWidget):
         self.add_buttons = {}
         for collection in COLLECTIONS:
             button = QPushButton(
-                QCoreApplication.translate("ConfigTab", "Add {value}").format(value=collection[:-1])
+                translate("ConfigTab", "Add {value}").format(value=collection[:-1])
             )
             button.clicked.connect(lambda _c=False, c=collection: self.add_item(c))
             self.add_buttons[collection] = button
             buttons.addWidget(button)
-        self.remove_button = QPushButton(QCoreApplication.translate("ConfigTab", "Delete"))
+        self.remove_button = QPushButton(translate("ConfigTab", "Delete"))
         self.remove_button.clicked.connect(lambda: self.remove_current())
         left = QWidget()
         lv = QVBoxLayout(left)
@@ -186,9 +187,7 @@ class ConfigTab(QWidget):
         self.sections.clear()
         for where in entries:
             if isinstance(where, str):
-                self.sections.addItem(
-                    QCoreApplication.translate("ConfigTab", SINGLETON_TITLES[where])
-                )
+                self.sections.addItem(translate("ConfigTab", SINGLETON_TITLES[where]))
             else:
                 self.sections.addItem(_item_title(where[0], self.project.section(where)))
         self.sections.setCurrentRow(entries.index(self.where))
@@ -227,7 +226,7 @@ class ConfigTab(QWidget):
             self.description = QPlainTextEdit(self.project.description)
             self.description.setMaximumHeight(120)
             self.description.textChanged.connect(self._description_changed)
-            form.addRow(QCoreApplication.translate("ConfigTab", "Description"), self.description)
+            form.addRow(translate("ConfigTab", "Description"), self.description)
         self._disable_unused(section)
         old = self.form_host.takeWidget()
         if old is not None:  # later: the old form may be the sender of the running signal
@@ -245,9 +244,9 @@ class ConfigTab(QWidget):
             self.editors[key].setToolTip(
                 ""
                 if used
-                else QCoreApplication.translate(
-                    "ConfigTab", "not used by the {scheduler} scheduler"
-                ).format(scheduler=scheduler)
+                else translate("ConfigTab", "not used by the {scheduler} scheduler").format(
+                    scheduler=scheduler
+                )
             )
         warmup = str(section.raw("LearningRateWarmupScheduler") or "None").strip().lower()
         for key in WARMUP_FIELDS:
@@ -305,7 +304,7 @@ class ConfigTab(QWidget):
         for j, (name, value) in enumerate(section.solver_parameters.items()):
             line = QLineEdit(value)
             line.setToolTip(
-                QCoreApplication.translate("ConfigTab", "NNC's default: {get}").format(
+                translate("ConfigTab", "NNC's default: {get}").format(
                     get=dict(cfg.SOLVERS.get(section.solver, ())).get(name, "")
                 )
             )

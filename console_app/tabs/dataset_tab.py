@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QSize, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSize, Qt
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.document import Document
+from console_app.language import translate
 from console_app.tabs.folder_dataset_dialog import FolderDatasetDialog, FolderDatasetOptions
 from console_app.tabs.table_model import THUMB, CsvTableModel, read_csv_rows
 from engine.data import DatasetError, open_dataset
@@ -93,12 +94,12 @@ class DatasetTab(QWidget):
         self.list = QListWidget()
         self.list.currentRowChanged.connect(self._chosen)
         add, remove = (
-            QPushButton(QCoreApplication.translate("DatasetTab", "Add")),
-            QPushButton(QCoreApplication.translate("DatasetTab", "Delete")),
+            QPushButton(translate("DatasetTab", "Add")),
+            QPushButton(translate("DatasetTab", "Delete")),
         )
-        main = QPushButton(QCoreApplication.translate("DatasetTab", "Set as main"))
+        main = QPushButton(translate("DatasetTab", "Set as main"))
         main.setToolTip(
-            QCoreApplication.translate(
+            translate(
                 "DatasetTab", "The main dataset decides the iterations per epoch (NNC's MainIndex)"
             )
         )
@@ -107,7 +108,7 @@ class DatasetTab(QWidget):
         remove.clicked.connect(lambda: self.remove_dataset())
         left = QWidget()
         lv = QVBoxLayout(left)
-        lv.addWidget(QLabel(QCoreApplication.translate("DatasetTab", "Dataset links")))
+        lv.addWidget(QLabel(translate("DatasetTab", "Dataset links")))
         lv.addWidget(self.list)
         row = QHBoxLayout()
         row.addWidget(add)
@@ -119,35 +120,31 @@ class DatasetTab(QWidget):
         self.name.editingFinished.connect(lambda: self.set_value("Name", self.name.text()))
         self.uri = QLineEdit()
         self.uri.editingFinished.connect(lambda: self.set_value("URI", self.uri.text()))
-        self.browse = QPushButton(QCoreApplication.translate("DatasetTab", "Link CSV..."))
+        self.browse = QPushButton(translate("DatasetTab", "Link CSV..."))
         self.browse.clicked.connect(lambda: self.link_csv())
-        self.folders = QPushButton(
-            QCoreApplication.translate("DatasetTab", "Create from class folders...")
-        )
+        self.folders = QPushButton(translate("DatasetTab", "Create from class folders..."))
         self.folders.clicked.connect(lambda: self.create_from_folders())
         self.builtin = QComboBox()
-        self.builtin.addItem(QCoreApplication.translate("DatasetTab", "Built-in dataset..."), "")
+        self.builtin.addItem(translate("DatasetTab", "Built-in dataset..."), "")
         for name in builtin_data.names():
             self.builtin.addItem(name, name)
         self.builtin.activated.connect(lambda _i: self.use_builtin(self.builtin.currentData()))
-        self.generate = QPushButton(QCoreApplication.translate("DatasetTab", "Generate now"))
+        self.generate = QPushButton(translate("DatasetTab", "Generate now"))
         self.generate.setToolTip(
-            QCoreApplication.translate(
-                "DatasetTab", "Generate (or download) the built-in dataset and preview it"
-            )
+            translate("DatasetTab", "Generate (or download) the built-in dataset and preview it")
         )
         self.generate.clicked.connect(lambda: self.generate_now())
         self.options: dict[str, QCheckBox] = {}
         form = QFormLayout()
-        form.addRow(QCoreApplication.translate("DatasetTab", "Name"), self.name)
-        form.addRow(QCoreApplication.translate("DatasetTab", "URI"), self.uri)
+        form.addRow(translate("DatasetTab", "Name"), self.name)
+        form.addRow(translate("DatasetTab", "URI"), self.uri)
         sources = QHBoxLayout()
         for w in (self.browse, self.folders, self.builtin):
             sources.addWidget(w)
         form.addRow("", sources)
         form.addRow("", self.generate)  # a row of its own: the tab stays narrow
         for key, label in OPTIONS:
-            box = QCheckBox(QCoreApplication.translate("DatasetTab", label))
+            box = QCheckBox(translate("DatasetTab", label))
             box.toggled.connect(lambda on, k=key: self.set_value(k, "1" if on else "0"))
             self.options[key] = box
             form.addRow("", box)
@@ -156,10 +153,10 @@ class DatasetTab(QWidget):
         self.variables = QTableWidget(0, 4)
         self.variables.setHorizontalHeaderLabels(
             [
-                QCoreApplication.translate("DatasetTab", "Variable"),
-                QCoreApplication.translate("DatasetTab", "Type"),
-                QCoreApplication.translate("DatasetTab", "Shape"),
-                QCoreApplication.translate("DatasetTab", "Header"),
+                translate("DatasetTab", "Variable"),
+                translate("DatasetTab", "Type"),
+                translate("DatasetTab", "Shape"),
+                translate("DatasetTab", "Header"),
             ]
         )
         self.variables.setMaximumHeight(140)
@@ -243,16 +240,12 @@ class DatasetTab(QWidget):
                 rows = data.size
         except (DatasetError, OSError) as exc:
             self.info.setText(
-                QCoreApplication.translate("DatasetTab", "Cannot read the dataset: {exc}").format(
-                    exc=exc
-                )
+                translate("DatasetTab", "Cannot read the dataset: {exc}").format(exc=exc)
             )
             return
         self.dataset_info = {"csv": path, "rows": rows, "variables": variables}
         self.info.setText(
-            QCoreApplication.translate("DatasetTab", "CSV: {path}    rows: {rows}").format(
-                path=path, rows=rows
-            )
+            translate("DatasetTab", "CSV: {path}    rows: {rows}").format(path=path, rows=rows)
         )
         self.variables.setRowCount(len(variables))
         for r, (name, kind, shape, header) in enumerate(variables):
@@ -285,9 +278,9 @@ class DatasetTab(QWidget):
             not value.strip() or value in {x.name for x in self.project.datasets}
         ):
             self.info.setText(
-                QCoreApplication.translate(
-                    "DatasetTab", "Dataset name {value!r}: must be new and not empty"
-                ).format(value=value)
+                translate("DatasetTab", "Dataset name {value!r}: must be new and not empty").format(
+                    value=value
+                )
             )
             self._show()
             return False
@@ -300,10 +293,7 @@ class DatasetTab(QWidget):
 
     def ask_open_csv(self) -> str | None:
         path, _ = QFileDialog.getOpenFileName(
-            self,
-            QCoreApplication.translate("DatasetTab", "Dataset CSV"),
-            "",
-            QCoreApplication.translate("DatasetTab", "CSV (*.csv)"),
+            self, translate("DatasetTab", "Dataset CSV"), "", translate("DatasetTab", "CSV (*.csv)")
         )
         return path or None
 
@@ -327,9 +317,7 @@ class DatasetTab(QWidget):
             resolve_uri(d.uri, self.base(), dataset=d.name)
         except (DatasetError, OSError) as exc:
             self.info.setText(
-                QCoreApplication.translate(
-                    "DatasetTab", "Cannot generate the dataset: {exc}"
-                ).format(exc=exc)
+                translate("DatasetTab", "Cannot generate the dataset: {exc}").format(exc=exc)
             )
             return False
         finally:
@@ -373,9 +361,7 @@ class DatasetTab(QWidget):
             )  # fmt: skip
         except (DatasetError, OSError) as exc:
             self.info.setText(
-                QCoreApplication.translate("DatasetTab", "Cannot create the dataset: {exc}").format(
-                    exc=exc
-                )
+                translate("DatasetTab", "Cannot create the dataset: {exc}").format(exc=exc)
             )
             return False
         with self.document.macro("Create dataset from folders"):

@@ -13,7 +13,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QCoreApplication, QPoint, QSize, Qt, Signal
+from PySide6.QtCore import QPoint, QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from console_app.language import translate
 from console_app.report_action import ReportController
 from console_app.settings import AppSettings
 from console_app.tabs.job_runner import JobRunner
@@ -78,41 +79,37 @@ class EvaluationTab(QWidget):
         self.dataset_combo.setEditable(True)  # a dataset link name or a CSV path
         self.dataset_combo.setMinimumContentsLength(12)
         self.dataset_combo.setSizeAdjustPolicy(adjust)
-        self.browse_button = QPushButton(QCoreApplication.translate("EvaluationTab", "CSV..."))
+        self.browse_button = QPushButton(translate("EvaluationTab", "CSV..."))
         self.browse_button.clicked.connect(self._browse)
         self.checkpoint = QComboBox()
         self.checkpoint.addItems(
             [
-                QCoreApplication.translate("EvaluationTab", "best"),
-                QCoreApplication.translate("EvaluationTab", "last"),
+                translate("EvaluationTab", "best"),
+                translate("EvaluationTab", "last"),
             ]
         )
-        self.evaluate_button = QPushButton(QCoreApplication.translate("EvaluationTab", "Evaluate"))
+        self.evaluate_button = QPushButton(translate("EvaluationTab", "Evaluate"))
         self.evaluate_button.clicked.connect(lambda: self.evaluate())
-        self.report_button = QPushButton(QCoreApplication.translate("EvaluationTab", "Report..."))
+        self.report_button = QPushButton(translate("EvaluationTab", "Report..."))
         self.report_button.setToolTip(
-            QCoreApplication.translate(
-                "EvaluationTab", "Write this job's PowerPoint report (with its evaluation)"
-            )
+            translate("EvaluationTab", "Write this job's PowerPoint report (with its evaluation)")
         )
         self.reports = ReportController(self)
         self.report_button.clicked.connect(lambda: self.reports.start(self.current_job()))
-        self.save_output_button = QPushButton(
-            QCoreApplication.translate("EvaluationTab", "Save output as CSV...")
-        )
+        self.save_output_button = QPushButton(translate("EvaluationTab", "Save output as CSV..."))
         self.save_output_button.clicked.connect(lambda: self.save_output())
         self.save_matrix_button = QPushButton(
-            QCoreApplication.translate("EvaluationTab", "Save confusion matrix as CSV...")
+            translate("EvaluationTab", "Save confusion matrix as CSV...")
         )
         self.save_matrix_button.clicked.connect(lambda: self.save_matrix())
         top = QHBoxLayout()
         for w in (
-            QLabel(QCoreApplication.translate("EvaluationTab", "Job:")),
+            QLabel(translate("EvaluationTab", "Job:")),
             self.job_combo,
-            QLabel(QCoreApplication.translate("EvaluationTab", "Dataset:")),
+            QLabel(translate("EvaluationTab", "Dataset:")),
             self.dataset_combo,
             self.browse_button,
-            QLabel(QCoreApplication.translate("EvaluationTab", "Parameters:")),
+            QLabel(translate("EvaluationTab", "Parameters:")),
             self.checkpoint,
             self.evaluate_button,
         ):
@@ -124,9 +121,7 @@ class EvaluationTab(QWidget):
         saves.addWidget(self.save_output_button)
         saves.addWidget(self.save_matrix_button)
 
-        self.summary_label = QLabel(
-            QCoreApplication.translate("EvaluationTab", "No evaluation yet")
-        )
+        self.summary_label = QLabel(translate("EvaluationTab", "No evaluation yet"))
         self.summary_label.setWordWrap(True)
         self.output_view = QTableView()
         self.output_view.setIconSize(QSize(THUMB, THUMB))
@@ -142,21 +137,15 @@ class EvaluationTab(QWidget):
         matrix_page = QWidget()
         mv = QVBoxLayout(matrix_page)
         row = QHBoxLayout()
-        row.addWidget(QLabel(QCoreApplication.translate("EvaluationTab", "Output:")))
+        row.addWidget(QLabel(translate("EvaluationTab", "Output:")))
         row.addWidget(self.variable_combo)
         row.addStretch(1)
         mv.addLayout(row)
         mv.addWidget(self.matrix)
         self.views = QTabWidget()
-        self.views.addTab(
-            self.output_view, QCoreApplication.translate("EvaluationTab", "Output Result")
-        )
-        self.views.addTab(
-            matrix_page, QCoreApplication.translate("EvaluationTab", "Confusion Matrix")
-        )
-        self.views.addTab(
-            self.plugins, QCoreApplication.translate("EvaluationTab", "Plugin Results")
-        )
+        self.views.addTab(self.output_view, translate("EvaluationTab", "Output Result"))
+        self.views.addTab(matrix_page, translate("EvaluationTab", "Confusion Matrix"))
+        self.views.addTab(self.plugins, translate("EvaluationTab", "Plugin Results"))
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
         self.log.setMaximumBlockCount(2000)
@@ -223,24 +212,22 @@ class EvaluationTab(QWidget):
                 self.show_results(job)
             else:  # another job's table would read as this one's
                 self.clear_results(
-                    QCoreApplication.translate(
-                        "EvaluationTab", "{name}: not evaluated yet (click Evaluate)"
-                    ).format(name=job.name)
+                    translate("EvaluationTab", "{name}: not evaluated yet (click Evaluate)").format(
+                        name=job.name
+                    )
                 )
         else:  # another project's
             self.clear_results(
-                QCoreApplication.translate(
-                    "EvaluationTab", "No job yet: train the project in TRAINING"
-                )
+                translate("EvaluationTab", "No job yet: train the project in TRAINING")
             )
         self._update_buttons()
 
     def _browse(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
             self,
-            QCoreApplication.translate("EvaluationTab", "Dataset CSV"),
+            translate("EvaluationTab", "Dataset CSV"),
             "",
-            QCoreApplication.translate("EvaluationTab", "CSV (*.csv)"),
+            translate("EvaluationTab", "CSV (*.csv)"),
         )
         if path:
             self.dataset_combo.setCurrentText(path)
@@ -254,9 +241,7 @@ class EvaluationTab(QWidget):
         dataset = dataset if dataset is not None else self.dataset_combo.currentText()
         self.runner.evaluate(job, dataset or None, checkpoint or self.checkpoint.currentText())
         self.summary_label.setText(
-            QCoreApplication.translate("EvaluationTab", "Evaluating {name}...").format(
-                name=job.name
-            )
+            translate("EvaluationTab", "Evaluating {name}...").format(name=job.name)
         )
         self._update_buttons(running=True)
         return True
@@ -266,8 +251,7 @@ class EvaluationTab(QWidget):
         self._update_buttons(running=False)
         if status == "failed":
             self.summary_label.setText(
-                QCoreApplication.translate("EvaluationTab", "Evaluation failed: ")
-                + message.splitlines()[0]
+                translate("EvaluationTab", "Evaluation failed: ") + message.splitlines()[0]
             )
             self.log.appendPlainText(message)
         elif self.runner.job_dir is not None:
@@ -281,9 +265,9 @@ class EvaluationTab(QWidget):
             header, rows = read_csv_rows(job / "output_result.csv")
         except (OSError, ValueError) as exc:
             self.summary_label.setText(
-                QCoreApplication.translate(
-                    "EvaluationTab", "{name}: cannot read the evaluation: {exc}"
-                ).format(name=job.name, exc=exc)
+                translate("EvaluationTab", "{name}: cannot read the evaluation: {exc}").format(
+                    name=job.name, exc=exc
+                )
             )
             return
         self.output_model = CsvTableModel(header, rows, job)
@@ -330,8 +314,7 @@ class EvaluationTab(QWidget):
         self.matrix.setRowCount(n + 7)
         self.matrix.setColumnCount(n + 1)
         self.matrix.setHorizontalHeaderLabels(
-            [f"{name}={j}" for j in range(n)]
-            + [QCoreApplication.translate("EvaluationTab", "Recall")]
+            [f"{name}={j}" for j in range(n)] + [translate("EvaluationTab", "Recall")]
         )
         labels = [f"y={i}" for i in range(n)] + ["Precision", "F-Measure", "", "Accuracy",
                                                   "Avg. Precision", "Avg. Recall",
@@ -368,9 +351,9 @@ class EvaluationTab(QWidget):
     def ask_save_path(self, suggested: str) -> str | None:
         path, _ = QFileDialog.getSaveFileName(
             self,
-            QCoreApplication.translate("EvaluationTab", "Save as CSV"),
+            translate("EvaluationTab", "Save as CSV"),
             suggested,
-            QCoreApplication.translate("EvaluationTab", "CSV (*.csv)"),
+            translate("EvaluationTab", "CSV (*.csv)"),
         )
         return path or None
 
@@ -378,9 +361,7 @@ class EvaluationTab(QWidget):
         job = self.current_job()
         if job is None or not (job / "output_result.csv").exists():
             return False
-        path = path or self.ask_save_path(
-            QCoreApplication.translate("EvaluationTab", "output_result.csv")
-        )
+        path = path or self.ask_save_path(translate("EvaluationTab", "output_result.csv"))
         if not path:
             return False
         shutil.copyfile(job / "output_result.csv", path)

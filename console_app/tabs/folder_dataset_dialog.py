@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -23,6 +23,8 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
     QWidget,
 )
+
+from console_app.language import translate
 
 PATH_CHARS = 50  # the folder fields' width, in characters
 CHANNELS = (
@@ -60,18 +62,16 @@ def parse_size(text: str) -> tuple[int, int] | None:
 class FolderDatasetDialog(QDialog):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle(
-            QCoreApplication.translate("FolderDatasetDialog", "Create dataset from class folders")
-        )
+        self.setWindowTitle(translate("FolderDatasetDialog", "Create dataset from class folders"))
         self.source = QLineEdit()
         self.out = QLineEdit()
         self.size = QLineEdit()
         self.size.setPlaceholderText(
-            QCoreApplication.translate("FolderDatasetDialog", "keep the size (or 28, or 32x24)")
+            translate("FolderDatasetDialog", "keep the size (or 28, or 32x24)")
         )
         self.channel = QComboBox()
         for key, label in CHANNELS:
-            self.channel.addItem(QCoreApplication.translate("FolderDatasetDialog", label), key)
+            self.channel.addItem(translate("FolderDatasetDialog", label), key)
         self.channel.setCurrentIndex(1)
         self.percent = QLineEdit("80")
         self.seed = QLineEdit("0")
@@ -80,25 +80,22 @@ class FolderDatasetDialog(QDialog):
         self.error.setWordWrap(True)
         form = QFormLayout()
         form.addRow(
-            QCoreApplication.translate("FolderDatasetDialog", "Class folders"),
+            translate("FolderDatasetDialog", "Class folders"),
             self._with_browse(
                 self.source,
-                QCoreApplication.translate(
-                    "FolderDatasetDialog", "Folder with one sub-folder per class"
-                ),
+                translate("FolderDatasetDialog", "Folder with one sub-folder per class"),
             ),
         )
         form.addRow(
-            QCoreApplication.translate("FolderDatasetDialog", "Output folder"),
+            translate("FolderDatasetDialog", "Output folder"),
             self._with_browse(
-                self.out,
-                QCoreApplication.translate("FolderDatasetDialog", "New or empty output folder"),
+                self.out, translate("FolderDatasetDialog", "New or empty output folder")
             ),
         )
-        form.addRow(QCoreApplication.translate("FolderDatasetDialog", "Image size"), self.size)
-        form.addRow(QCoreApplication.translate("FolderDatasetDialog", "Channels"), self.channel)
-        form.addRow(QCoreApplication.translate("FolderDatasetDialog", "Training %"), self.percent)
-        form.addRow(QCoreApplication.translate("FolderDatasetDialog", "Split seed"), self.seed)
+        form.addRow(translate("FolderDatasetDialog", "Image size"), self.size)
+        form.addRow(translate("FolderDatasetDialog", "Channels"), self.channel)
+        form.addRow(translate("FolderDatasetDialog", "Training %"), self.percent)
+        form.addRow(translate("FolderDatasetDialog", "Split seed"), self.seed)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -112,7 +109,7 @@ class FolderDatasetDialog(QDialog):
     def _with_browse(self, edit: QLineEdit, title: str) -> QWidget:
         # Room for a whole path: on a real X server the dialog opened ~15 characters wide.
         edit.setMinimumWidth(edit.fontMetrics().horizontalAdvance("x" * PATH_CHARS))
-        button = QPushButton(QCoreApplication.translate("FolderDatasetDialog", "Browse..."))
+        button = QPushButton(translate("FolderDatasetDialog", "Browse..."))
         button.clicked.connect(lambda: self._browse(edit, title))
         row = QWidget()
         box = QHBoxLayout(row)

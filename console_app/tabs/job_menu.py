@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QFile, QUrl
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QFile, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QDialog,
@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from console_app.language import translate
 from console_app.tabs import job_history as H
 from engine.export import ExportError, export_c, export_onnx, export_python, open_source
 
@@ -69,9 +70,7 @@ def _export(kind: str, target: str = "neurocanvas") -> Callable[[Any, list[Path]
         job = jobs[0]
         start = job.parent / f"{job.name}{suffix}"
         path = tab.ask_save_path(
-            QCoreApplication.translate("JobMenu", "Export the trained model ({kind})").format(
-                kind=kind
-            ),
+            translate("JobMenu", "Export the trained model ({kind})").format(kind=kind),
             str(start),
             file_filter,
         )
@@ -87,22 +86,18 @@ def _export(kind: str, target: str = "neurocanvas") -> Callable[[Any, list[Path]
                 export_onnx(source, path)
         except (ExportError, OSError) as exc:
             tab.show_error(
-                QCoreApplication.translate("JobMenu", "Export {name}: {exc}").format(
-                    name=job.name, exc=exc
-                )
+                translate("JobMenu", "Export {name}: {exc}").format(name=job.name, exc=exc)
             )
             return None
         except ImportError as exc:
             tab.show_error(
-                QCoreApplication.translate(
+                translate(
                     "JobMenu", "Export {name}: {exc}; pip install 'neurocanvas[onnx]'"
                 ).format(name=job.name, exc=exc)
             )
             return None
         tab.append_log(
-            QCoreApplication.translate("JobMenu", "Exported {name} to {path}").format(
-                name=job.name, path=path
-            )
+            translate("JobMenu", "Exported {name} to {path}").format(name=job.name, path=path)
         )
         return Path(path)
 
@@ -119,9 +114,9 @@ def _train_from(tab: Any, jobs: list[Path]) -> Path | None:
     job = tab.run(params=params)
     if job is not None:
         tab.append_log(
-            QCoreApplication.translate(
-                "JobMenu", "{name}: training from {name2}'s {kind} parameters"
-            ).format(name=job.name, name2=jobs[0].name, kind=kind)
+            translate("JobMenu", "{name}: training from {name2}'s {kind} parameters").format(
+                name=job.name, name2=jobs[0].name, kind=kind
+            )
         )
     return job
 
@@ -129,9 +124,9 @@ def _train_from(tab: Any, jobs: list[Path]) -> Path | None:
 def _open_folder(tab: Any, jobs: list[Path]) -> None:
     if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(jobs[0]))):
         tab.show_error(
-            QCoreApplication.translate(
-                "JobMenu", "cannot open {value}: no file manager answered"
-            ).format(value=jobs[0])
+            translate("JobMenu", "cannot open {value}: no file manager answered").format(
+                value=jobs[0]
+            )
         )
 
 
@@ -155,7 +150,7 @@ def delete_jobs(tab: Any, jobs: list[Path]) -> bool:
         if answer == "trash":
             if not move_to_trash(job):
                 tab.show_error(
-                    QCoreApplication.translate(
+                    translate(
                         "JobMenu", "{job}: cannot move it to the trash; nothing was deleted"
                     ).format(job=job)
                 )
@@ -171,37 +166,25 @@ def _compare(tab: Any, jobs: list[Path]) -> None:
 
 
 ENTRIES: list[Entry] = [
-    Entry(QCoreApplication.translate("JobMenu", "Evaluate"), _evaluate, trained_job),
+    Entry(translate("JobMenu", "Evaluate"), _evaluate, trained_job),
+    Entry(translate("JobMenu", "Train from these parameters"), _train_from, trained_job),
     Entry(
-        QCoreApplication.translate("JobMenu", "Train from these parameters"),
-        _train_from,
-        trained_job,
-    ),
-    Entry(
-        QCoreApplication.translate("JobMenu", "Report..."),
+        translate("JobMenu", "Report..."),
         lambda tab, jobs: tab.reports.start(jobs[0] if len(jobs) == 1 else jobs),
         some_jobs,
     ),  # fmt: skip
+    Entry(translate("JobMenu", "Export Python code..."), _export("python"), trained_job),
     Entry(
-        QCoreApplication.translate("JobMenu", "Export Python code..."),
-        _export("python"),
-        trained_job,
-    ),
-    Entry(
-        QCoreApplication.translate("JobMenu", "Export Python code for nnabla..."),
+        translate("JobMenu", "Export Python code for nnabla..."),
         _export("python", "nnabla"),
         trained_job,
     ),
-    Entry(QCoreApplication.translate("JobMenu", "Export ONNX..."), _export("onnx"), trained_job),
-    Entry(QCoreApplication.translate("JobMenu", "Export C source..."), _export("c"), trained_job),
-    Entry(QCoreApplication.translate("JobMenu", "Open job folder"), _open_folder, one_job),
-    Entry(QCoreApplication.translate("JobMenu", "Rename..."), _rename, one_job),
-    Entry(
-        QCoreApplication.translate("JobMenu", "Delete..."),
-        lambda tab, jobs: delete_jobs(tab, jobs),
-        some_jobs,
-    ),
-    Entry(QCoreApplication.translate("JobMenu", "Compare selected jobs"), _compare, several_jobs),
+    Entry(translate("JobMenu", "Export ONNX..."), _export("onnx"), trained_job),
+    Entry(translate("JobMenu", "Export C source..."), _export("c"), trained_job),
+    Entry(translate("JobMenu", "Open job folder"), _open_folder, one_job),
+    Entry(translate("JobMenu", "Rename..."), _rename, one_job),
+    Entry(translate("JobMenu", "Delete..."), lambda tab, jobs: delete_jobs(tab, jobs), some_jobs),
+    Entry(translate("JobMenu", "Compare selected jobs"), _compare, several_jobs),
 ]
 
 
@@ -231,18 +214,15 @@ def ask_delete(parent: QWidget, names: list[str]) -> str:
     """``"trash"``, ``"delete"`` or ``"cancel"``: never deletes without the user's choice."""
     box = QMessageBox(
         QMessageBox.Icon.Question,
-        QCoreApplication.translate("JobMenu", "Delete jobs"),
-        QCoreApplication.translate(
-            "JobMenu", "Delete the job folder(s) {join} and everything in them?"
-        ).format(join=", ".join(names)),
+        translate("JobMenu", "Delete jobs"),
+        translate("JobMenu", "Delete the job folder(s) {join} and everything in them?").format(
+            join=", ".join(names)
+        ),
         parent=parent,
     )
-    trash = box.addButton(
-        QCoreApplication.translate("JobMenu", "Move to Trash"), QMessageBox.ButtonRole.AcceptRole
-    )
+    trash = box.addButton(translate("JobMenu", "Move to Trash"), QMessageBox.ButtonRole.AcceptRole)
     delete = box.addButton(
-        QCoreApplication.translate("JobMenu", "Delete Permanently"),
-        QMessageBox.ButtonRole.DestructiveRole,
+        translate("JobMenu", "Delete Permanently"), QMessageBox.ButtonRole.DestructiveRole
     )
     box.addButton(QMessageBox.StandardButton.Cancel)
     box.setDefaultButton(trash)
@@ -253,8 +233,14 @@ def ask_delete(parent: QWidget, names: list[str]) -> str:
 
 COMPARED = ("Status", "Epoch", "Best epoch", "Best validation loss", "Training loss", "Cost",
             "CostParameter", "CostMultiplyAdd")  # fmt: skip
-for _row in COMPARED[:6]:
-    QT_TRANSLATE_NOOP("JobMenu", _row)
+_COMPARED_TEXTS = (
+    QT_TRANSLATE_NOOP("JobMenu", "Status"),
+    QT_TRANSLATE_NOOP("JobMenu", "Epoch"),
+    QT_TRANSLATE_NOOP("JobMenu", "Best epoch"),
+    QT_TRANSLATE_NOOP("JobMenu", "Best validation loss"),
+    QT_TRANSLATE_NOOP("JobMenu", "Training loss"),
+    QT_TRANSLATE_NOOP("JobMenu", "Cost"),
+)  # fmt: skip  (for pyside6-lupdate)
 
 
 def count_text(value: object) -> str:
@@ -266,7 +252,7 @@ def comparison_dialog(parent: QWidget, jobs: list[H.JobInfo]) -> QDialog:
     """The selected jobs side by side (one column each), as NNC compares results."""
     table = QTableWidget(len(COMPARED), len(jobs))
     table.setHorizontalHeaderLabels([j.name for j in jobs])
-    table.setVerticalHeaderLabels([QCoreApplication.translate("JobMenu", c) for c in COMPARED])
+    table.setVerticalHeaderLabels([translate("JobMenu", c) for c in COMPARED])
     for col, job in enumerate(jobs):
         values = (job.status, f"{job.epoch}/{job.max_epoch}", str(job.best_epoch),
                   _fmt(job.best_valid_error), _fmt(job.last(2)), _fmt(job.last(1)),
@@ -276,7 +262,7 @@ def comparison_dialog(parent: QWidget, jobs: list[H.JobInfo]) -> QDialog:
             table.setItem(row, col, QTableWidgetItem(text))
     table.resizeColumnsToContents()
     dialog = QDialog(parent)
-    dialog.setWindowTitle(QCoreApplication.translate("JobMenu", "Compare jobs"))
+    dialog.setWindowTitle(translate("JobMenu", "Compare jobs"))
     QVBoxLayout(dialog).addWidget(table)
     dialog.table = table  # type: ignore[attr-defined]
     dialog.resize(min(1000, 220 + 140 * len(jobs)), 320)

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg  # no global backend switch
 from matplotlib.figure import Figure
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 
+from console_app.language import translate
 from engine.report.curves import draw_learning_curves, draw_tradeoff
 from engine.runtime.job_history import JobInfo
 
@@ -20,7 +21,7 @@ TRADEOFF_HINT = QT_TRANSLATE_NOOP("Plots", "Jobs with a validation loss appear h
 
 def _hint(ax, text: str) -> str:  # noqa: ANN001 - a matplotlib Axes
     """An empty plot keeps its axes and says what will appear (returns the text shown)."""
-    text = QCoreApplication.translate("Plots", text)
+    text = translate("Plots", text)
     ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", wrap=True,
             color="#777", fontsize="small")  # fmt: skip
     return text

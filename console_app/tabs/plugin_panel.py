@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import (
-    QCoreApplication,
     QModelIndex,
     QObject,
     QSize,
@@ -47,6 +46,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from console_app.language import translate
 from console_app.settings import AppSettings
 from console_app.tabs.job_runner import JobRunner
 from console_app.tabs.table_model import IMAGE_SUFFIXES, THUMB, CsvTableModel, read_csv_rows
@@ -110,9 +110,7 @@ class PluginDialog(QDialog):
     def __init__(self, plugin: Plugin, filled: dict[str, str], parent: QWidget | None = None):
         super().__init__(parent)
         self.plugin = plugin
-        self.setWindowTitle(
-            QCoreApplication.translate("PluginPanel", "Plugin: {name}").format(name=plugin.name)
-        )
+        self.setWindowTitle(translate("PluginPanel", "Plugin: {name}").format(name=plugin.name))
         form = QFormLayout()
         self.fields: dict[str, QWidget] = {}
         for p in plugin.params:
@@ -199,21 +197,15 @@ class PluginPanel(QWidget):
         self.viewer.addWidget(self.table)
         self.progress = QProgressBar()
         self.progress.setVisible(False)
-        self.stop_button = QPushButton(QCoreApplication.translate("PluginPanel", "Stop"))
+        self.stop_button = QPushButton(translate("PluginPanel", "Stop"))
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.runner.stop)
         self.status = QLabel(
-            QCoreApplication.translate(
-                "PluginPanel", "Right-click the output table to run a plugin"
-            )
+            translate("PluginPanel", "Right-click the output table to run a plugin")
         )
-        self.folders_button = QPushButton(
-            QCoreApplication.translate("PluginPanel", "Plugin folders...")
-        )
+        self.folders_button = QPushButton(translate("PluginPanel", "Plugin folders..."))
         self.folders_button.setToolTip(
-            QCoreApplication.translate(
-                "PluginPanel", "Add a folder of plugins (holding _Post_Process/...)"
-            )
+            translate("PluginPanel", "Add a folder of plugins (holding _Post_Process/...)")
         )
         self.folders_button.clicked.connect(self.add_folder)
         left = QSplitter(Qt.Orientation.Vertical)
@@ -235,16 +227,16 @@ class PluginPanel(QWidget):
     def add_folder(self) -> bool:
         """Ask for a plugins folder; remember it (settings) and read the catalogue again."""
         folder = QFileDialog.getExistingDirectory(
-            self, QCoreApplication.translate("PluginPanel", "Add a plugins folder")
+            self, translate("PluginPanel", "Add a plugins folder")
         )
         if not folder:
             return False
         self.settings.add_plugin_folder(folder)
         self.catalogue.reload(self.settings.plugin_folders())
         self.status.setText(
-            QCoreApplication.translate(
-                "PluginPanel", "Plugins of {folder} added; reading the plugins..."
-            ).format(folder=folder)
+            translate("PluginPanel", "Plugins of {folder} added; reading the plugins...").format(
+                folder=folder
+            )
         )
         return True
 
@@ -256,9 +248,7 @@ class PluginPanel(QWidget):
         plugins = self.catalogue.plugins
         if plugins is None:
             self.catalogue.load()
-            menu.addAction(
-                QCoreApplication.translate("PluginPanel", "Loading plugins...")
-            ).setEnabled(False)
+            menu.addAction(translate("PluginPanel", "Loading plugins...")).setEnabled(False)
             return menu
         groups: dict[str, QMenu] = {}
         for plugin in sorted(plugins, key=lambda p: p.name):
@@ -292,9 +282,9 @@ class PluginPanel(QWidget):
         self.dialog_shown = PluginDialog(plugin, filled, self)
         if selection:
             self.dialog_shown.setWindowTitle(
-                QCoreApplication.translate(
-                    "PluginPanel", "{windowTitle} ({len} selected rows)"
-                ).format(windowTitle=self.dialog_shown.windowTitle(), len=len(selection))
+                translate("PluginPanel", "{windowTitle} ({len} selected rows)").format(
+                    windowTitle=self.dialog_shown.windowTitle(), len=len(selection)
+                )
             )
         self.dialog_shown.accepted.connect(
             lambda p=plugin, r=row, s=selection: self.run(p, self.dialog_shown.values(), r, s)  # type: ignore[union-attr]
@@ -314,9 +304,7 @@ class PluginPanel(QWidget):
         if rows:
             args += ["--rows", ",".join(str(r) for r in rows)]
         args += [f"{k}={v}" for k, v in values.items()]
-        self.status.setText(
-            QCoreApplication.translate("PluginPanel", "Running {name}...").format(name=plugin.name)
-        )
+        self.status.setText(translate("PluginPanel", "Running {name}...").format(name=plugin.name))
         self.progress.setValue(0)
         self.progress.setVisible(True)
         self.stop_button.setEnabled(True)
@@ -334,13 +322,10 @@ class PluginPanel(QWidget):
         self.stop_button.setEnabled(False)
         if status == "failed":
             self.status.setText(
-                QCoreApplication.translate("PluginPanel", "Plugin failed: ")
-                + (message.splitlines() or [""])[0]
+                translate("PluginPanel", "Plugin failed: ") + (message.splitlines() or [""])[0]
             )
         else:
-            self.status.setText(
-                QCoreApplication.translate("PluginPanel", "Plugin {status}").format(status=status)
-            )
+            self.status.setText(translate("PluginPanel", "Plugin {status}").format(status=status))
         if self.job is not None:
             self.set_job(self.job, select_last=status == "finished")
         self.finished.emit(status, message)

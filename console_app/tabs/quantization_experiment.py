@@ -17,7 +17,7 @@ from typing import Any
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from matplotlib.figure import Figure
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -34,6 +34,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from console_app.language import translate
 from console_app.tabs.job_runner import JobRunner
 from engine.quantization.results import COLUMNS
 from engine.quantization.scheme import QUANTIZERS
@@ -70,8 +71,8 @@ class AccuracyPlot(FigureCanvasQTAgg):
             ax.plot([r["bits"] for r in line], [100 * r["accuracy"] for r in line], "o-",
                     label=f"{group[0]} ({group[1].upper()})")  # fmt: skip
             self.lines_drawn += 1
-        ax.set_xlabel(QCoreApplication.translate("QuantizationExperiment", "bits"))
-        ax.set_ylabel(QCoreApplication.translate("QuantizationExperiment", "accuracy (%)"))
+        ax.set_xlabel(translate("QuantizationExperiment", "bits"))
+        ax.set_ylabel(translate("QuantizationExperiment", "accuracy (%)"))
         ax.grid(True, alpha=0.3)
         if rows:
             ax.legend(fontsize="small")
@@ -86,9 +87,9 @@ class QuantizationExperiment(QDialog):
         self.job = Path(job)
         self.out_dir = self.job.with_name(self.job.name + "_quantization")
         self.setWindowTitle(
-            QCoreApplication.translate(
-                "QuantizationExperiment", "Quantization experiment: {name}"
-            ).format(name=self.job.name)
+            translate("QuantizationExperiment", "Quantization experiment: {name}").format(
+                name=self.job.name
+            )
         )
         self.runner = JobRunner(self)
         self.runner.event.connect(self._on_event)
@@ -97,15 +98,15 @@ class QuantizationExperiment(QDialog):
         self.status = ""
         self.bits = QLineEdit("16,8,6,4,3,2")
         self.bits.setObjectName("sweep_bits")
-        self.targets = QLineEdit(QCoreApplication.translate("QuantizationExperiment", "both"))
+        self.targets = QLineEdit(translate("QuantizationExperiment", "both"))
         self.targets.setObjectName("sweep_targets")
         self.quantizer = QComboBox()
         self.quantizer.addItems(list(QUANTIZERS))
         self.mode = QComboBox()
         self.mode.addItems(
             [
-                QCoreApplication.translate("QuantizationExperiment", "ptq"),
-                QCoreApplication.translate("QuantizationExperiment", "qat"),
+                translate("QuantizationExperiment", "ptq"),
+                translate("QuantizationExperiment", "qat"),
             ]
         )
         self.epochs = QSpinBox()
@@ -114,16 +115,12 @@ class QuantizationExperiment(QDialog):
         self.sensitivity = QSpinBox()  # --sensitivity BITS; 0: off
         self.sensitivity.setObjectName("sweep_sensitivity")
         self.sensitivity.setRange(0, 32)
-        self.sensitivity.setSpecialValueText(
-            QCoreApplication.translate("QuantizationExperiment", "off")
-        )
+        self.sensitivity.setSpecialValueText(translate("QuantizationExperiment", "off"))
         self.budget = QSpinBox()  # --budget BYTES (needs the ranking); 0: no pick
         self.budget.setObjectName("sweep_budget")
         self.budget.setRange(0, 2_000_000_000)
         self.budget.setSingleStep(1000)
-        self.budget.setSpecialValueText(
-            QCoreApplication.translate("QuantizationExperiment", "none")
-        )
+        self.budget.setSpecialValueText(translate("QuantizationExperiment", "none"))
         self.budget.setEnabled(False)
         self.sensitivity.valueChanged.connect(lambda bits: self.budget.setEnabled(bits > 0))
         self.ranking = QLabel("")  # the layer sensitivity ranking, kept after the sweep ends
@@ -132,10 +129,10 @@ class QuantizationExperiment(QDialog):
         self.mixed = QLabel("")  # the mixed-precision pick, kept after the sweep ends
         self.mixed.setObjectName("mixed_pick")
         self.mixed.setWordWrap(True)
-        self.run_button = QPushButton(QCoreApplication.translate("QuantizationExperiment", "Run"))
-        self.stop_button = QPushButton(QCoreApplication.translate("QuantizationExperiment", "Stop"))
+        self.run_button = QPushButton(translate("QuantizationExperiment", "Run"))
+        self.stop_button = QPushButton(translate("QuantizationExperiment", "Stop"))
         self.message = QLabel(
-            QCoreApplication.translate("QuantizationExperiment", "Results go to {out_dir}").format(
+            translate("QuantizationExperiment", "Results go to {out_dir}").format(
                 out_dir=self.out_dir
             )
         )
@@ -143,10 +140,7 @@ class QuantizationExperiment(QDialog):
         self.table = QTableWidget(0, len(COLUMNS))
         # results.csv's "error" is 1 - accuracy: an error rate, not the loss TRAINING shows.
         self.table.setHorizontalHeaderLabels(
-            [
-                QCoreApplication.translate("QuantizationExperiment", HEADERS.get(c, c))
-                for c in COLUMNS
-            ]
+            [translate("QuantizationExperiment", HEADERS.get(c, c)) for c in COLUMNS]
         )
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
@@ -159,26 +153,21 @@ class QuantizationExperiment(QDialog):
 
     def _layout(self) -> None:
         form = QFormLayout()
-        form.addRow(QCoreApplication.translate("QuantizationExperiment", "Bits"), self.bits)
+        form.addRow(translate("QuantizationExperiment", "Bits"), self.bits)
         form.addRow(
-            QCoreApplication.translate(
+            translate(
                 "QuantizationExperiment", "Targets (weights, biases, activations, both; + joins)"
             ),
             self.targets,
         )
+        form.addRow(translate("QuantizationExperiment", "Quantizer"), self.quantizer)
+        form.addRow(translate("QuantizationExperiment", "Mode"), self.mode)
+        form.addRow(translate("QuantizationExperiment", "QAT epochs"), self.epochs)
         form.addRow(
-            QCoreApplication.translate("QuantizationExperiment", "Quantizer"), self.quantizer
-        )
-        form.addRow(QCoreApplication.translate("QuantizationExperiment", "Mode"), self.mode)
-        form.addRow(QCoreApplication.translate("QuantizationExperiment", "QAT epochs"), self.epochs)
-        form.addRow(
-            QCoreApplication.translate("QuantizationExperiment", "Layer sensitivity at (bits)"),
-            self.sensitivity,
+            translate("QuantizationExperiment", "Layer sensitivity at (bits)"), self.sensitivity
         )
         form.addRow(
-            QCoreApplication.translate(
-                "QuantizationExperiment", "Mixed precision within (parameter bytes)"
-            ),
+            translate("QuantizationExperiment", "Mixed precision within (parameter bytes)"),
             self.budget,
         )
         buttons = QHBoxLayout()
@@ -213,7 +202,7 @@ class QuantizationExperiment(QDialog):
                 args += ["--budget", str(self.budget.value())]
         self.status = "running"
         self.mixed.setText("")
-        self.message.setText(QCoreApplication.translate("QuantizationExperiment", "Running..."))
+        self.message.setText(translate("QuantizationExperiment", "Running..."))
         self.runner.run_command("quantize", self.out_dir, args)
         self._update_buttons()
         return True
@@ -221,9 +210,7 @@ class QuantizationExperiment(QDialog):
     def stop(self) -> bool:
         if self.runner.stop():
             self.message.setText(
-                QCoreApplication.translate(
-                    "QuantizationExperiment", "Stop requested: the finished points are kept"
-                )
+                translate("QuantizationExperiment", "Stop requested: the finished points are kept")
             )
             self.stop_button.setEnabled(False)
             return True
@@ -241,9 +228,7 @@ class QuantizationExperiment(QDialog):
             self._show_rows()
         elif kind == "point_start":
             self.message.setText(
-                QCoreApplication.translate(
-                    "QuantizationExperiment", "{value} at {value2} bits ({upper})..."
-                ).format(
+                translate("QuantizationExperiment", "{value} at {value2} bits ({upper})...").format(
                     value=record["target"], value2=record["bits"], upper=record["mode"].upper()
                 )
             )
@@ -252,14 +237,14 @@ class QuantizationExperiment(QDialog):
             self._show_rows()
         elif kind == "sensitivity":
             self.message.setText(
-                QCoreApplication.translate(
+                translate(
                     "QuantizationExperiment", "Layers ranked at {value} bits (sensitivity.csv)"
                 ).format(value=record["bits"])
             )
             self.ranking.setText(_ranking_text(record))
         elif kind == "mixed_candidate":
             self.message.setText(
-                QCoreApplication.translate(
+                translate(
                     "QuantizationExperiment",
                     "Mixed precision: network {value} evaluated, {value2:,} bytes, {value3:.2f} %",
                 ).format(
@@ -289,7 +274,7 @@ class QuantizationExperiment(QDialog):
         first = message.splitlines()[0] if message else ""
         self.message.setText(
             f"Sweep {status}. {first}".strip()
-            + QCoreApplication.translate("QuantizationExperiment", " Results: {out_dir}").format(
+            + translate("QuantizationExperiment", " Results: {out_dir}").format(
                 out_dir=self.out_dir
             )
         )
@@ -330,7 +315,7 @@ def open_experiment(tab: Any) -> QuantizationExperiment | None:
         return None
     if H.read_job(job, with_statistics=False).status != "finished":
         tab.append_log(
-            QCoreApplication.translate(
+            translate(
                 "QuantizationExperiment", "{name}: a quantization experiment needs a finished job"
             ).format(name=job.name)
         )

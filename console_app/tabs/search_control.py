@@ -13,8 +13,9 @@ import datetime as _dt
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtCore import Qt
 
+from console_app.language import translate
 from console_app.tabs.search_results import SearchResultsDialog, newest_results
 from engine.runtime.job_history import read_curve
 
@@ -67,9 +68,9 @@ class SearchControl:
         self.done, self.total = 0, tab.document.project.structure_search.get("AttemptTimes")
         tab._begin(root / self.study, [])  # the status line names the study
         tab.position.setText(
-            QCoreApplication.translate(
-                "SearchControl", "structure search {study}: starting..."
-            ).format(study=self.study)
+            translate("SearchControl", "structure search {study}: starting...").format(
+                study=self.study
+            )
         )
         args = ["--study", self.study]
         if epochs is not None:
@@ -86,7 +87,7 @@ class SearchControl:
             tab.progress.setMaximum(max(1, self.total))
             tab.progress.setValue(self.done)
             tab.append_log(
-                QCoreApplication.translate(
+                translate(
                     "SearchControl",
                     "Structure search {get}: {total} attempts, method {get2}, objective {get3}",
                 ).format(
@@ -98,12 +99,12 @@ class SearchControl:
             )
         elif kind == "attempt_start":
             tab.position.setText(
-                QCoreApplication.translate(
-                    "SearchControl", "attempt {get} of {total}: {get2}"
-                ).format(get=record.get("number"), total=self.total, get2=record.get("mutation"))
+                translate("SearchControl", "attempt {get} of {total}: {get2}").format(
+                    get=record.get("number"), total=self.total, get2=record.get("mutation")
+                )
             )
             tab.append_log(
-                QCoreApplication.translate("SearchControl", "Attempt {get}: {get2}").format(
+                translate("SearchControl", "Attempt {get}: {get2}").format(
                     get=record.get("number"), get2=record.get("mutation")
                 )
             )
@@ -115,7 +116,7 @@ class SearchControl:
             shown = f"validation error {error:.4g}" if error is not None else record.get(
                 "message") or record.get("status", "failed")  # fmt: skip
             tab.append_log(
-                QCoreApplication.translate("SearchControl", "Attempt {get}: {shown}").format(
+                translate("SearchControl", "Attempt {get}: {shown}").format(
                     get=record.get("number"), shown=shown
                 )
             )
@@ -125,7 +126,7 @@ class SearchControl:
                 tab.curve.set_curves([(job.name, read_curve(job))])
         elif kind == "search_end":
             tab.append_log(
-                QCoreApplication.translate(
+                translate(
                     "SearchControl", "Structure search ended: {get} attempts, Pareto-optimal {get2}"
                 ).format(get=record.get("attempts"), get2=record.get("pareto"))
             )
@@ -137,7 +138,7 @@ class SearchControl:
         table = table or newest_results(self.tab.jobs_root())
         if table is None or not table.is_file():
             self.tab.show_error(
-                QCoreApplication.translate(
+                translate(
                     "SearchControl",
                     "No structure search results yet: enable it in CONFIG > "
                     "Structure Search, then Run",

@@ -12,7 +12,7 @@ import csv
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
     QTableWidgetItem,
     QVBoxLayout,
 )
+
+from console_app.language import translate
 
 __all__ = ["SearchResultsDialog", "newest_results"]
 
@@ -65,7 +67,7 @@ class _Item(QTableWidgetItem):
 def _cell(value: str, kind: str) -> _Item:
     if kind == "mark":
         return _Item(
-            QCoreApplication.translate("SearchResults", PARETO) if value == "True" else "",
+            translate("SearchResults", PARETO) if value == "True" else "",
             0.0 if value == "True" else 1.0,
         )
     if kind == "text" or value in ("", "None"):
@@ -90,15 +92,13 @@ class SearchResultsDialog(QDialog):
         self.table_path = table
         study = table.name.removesuffix("_results.csv")
         self.setWindowTitle(
-            QCoreApplication.translate("SearchResults", "Structure search {study}").format(
-                study=study
-            )
+            translate("SearchResults", "Structure search {study}").format(study=study)
         )
         with open(table, newline="", encoding="utf-8") as f:
             self.rows = list(csv.DictReader(f))
         optimal = sum(r.get("pareto") == "True" for r in self.rows)
         self.summary = QLabel(
-            QCoreApplication.translate(
+            translate(
                 "SearchResults",
                 "{len} attempts, {optimal} Pareto-optimal (lowest validation loss for "
                 "their CostMultiplyAdd). Click a header to sort; double-click an "
@@ -108,7 +108,7 @@ class SearchResultsDialog(QDialog):
         self.summary.setWordWrap(True)
         self.table = QTableWidget(len(self.rows), len(COLUMNS))
         self.table.setHorizontalHeaderLabels(
-            [QCoreApplication.translate("SearchResults", header) for _, header, _ in COLUMNS]
+            [translate("SearchResults", header) for _, header, _ in COLUMNS]
         )
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -134,11 +134,9 @@ class SearchResultsDialog(QDialog):
         self.table.sortItems(0, Qt.SortOrder.AscendingOrder)
         self.table.resizeColumnsToContents()
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.open_button = QPushButton(
-            QCoreApplication.translate("SearchResults", "Open network in EDIT")
-        )
+        self.open_button = QPushButton(translate("SearchResults", "Open network in EDIT"))
         self.open_button.setEnabled(False)
-        close = QPushButton(QCoreApplication.translate("SearchResults", "Close"))
+        close = QPushButton(translate("SearchResults", "Close"))
         self.table.itemSelectionChanged.connect(self._selected)
         self.table.itemDoubleClicked.connect(lambda _item: self.open_selected())
         self.open_button.clicked.connect(self.open_selected)

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QCoreApplication, QPoint, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QPoint, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.document import Document
+from console_app.language import translate
 from console_app.report_action import ReportController
 from console_app.tabs import job_menu
 from console_app.tabs.job_runner import JobRunner
@@ -49,8 +50,12 @@ from engine.runtime import job_history as H
 
 COLUMNS = ("Name", "Status", "Date", "Epoch", "Cost", "Training loss", "Validation loss",
            "CostParameter", "CostMultiplyAdd")  # fmt: skip
-for _column in COLUMNS[:7]:
-    QT_TRANSLATE_NOOP("TrainingTab", _column)
+_COLUMN_TEXTS = (  # the headings COLUMNS translates, for pyside6-lupdate
+    QT_TRANSLATE_NOOP("TrainingTab", "Name"), QT_TRANSLATE_NOOP("TrainingTab", "Status"),
+    QT_TRANSLATE_NOOP("TrainingTab", "Date"), QT_TRANSLATE_NOOP("TrainingTab", "Epoch"),
+    QT_TRANSLATE_NOOP("TrainingTab", "Cost"), QT_TRANSLATE_NOOP("TrainingTab", "Training loss"),
+    QT_TRANSLATE_NOOP("TrainingTab", "Validation loss"),
+)  # fmt: skip
 TRADEOFF_STATISTICS = ("CostMultiplyAdd", "CostParameter", "UniqueParameters", "FLOPs",
                        "CostAdd", "CostMultiply", "Output", "ParameterBytes")  # fmt: skip
 STATUS_COLORS = {"running": "#1f77b4", "finished": "#2ca02c", "stopped": "#ff7f0e",
@@ -97,46 +102,38 @@ class TrainingTab(QWidget):
 
     # -- layout ----------------------------------------------------------------------------
     def _build(self) -> None:
-        self.run_button = QPushButton(QCoreApplication.translate("TrainingTab", "Run"))
+        self.run_button = QPushButton(translate("TrainingTab", "Run"))
         self.run_button.setToolTip(
-            QCoreApplication.translate(
-                "TrainingTab", "Train the current project (a snapshot of it) in a new job"
-            )
+            translate("TrainingTab", "Train the current project (a snapshot of it) in a new job")
         )
-        self.stop_button = QPushButton(QCoreApplication.translate("TrainingTab", "Stop"))
-        self.stop_button.setToolTip(
-            QCoreApplication.translate("TrainingTab", "Save a checkpoint, then end the run")
-        )
-        self.resume_button = QPushButton(QCoreApplication.translate("TrainingTab", "Resume"))
+        self.stop_button = QPushButton(translate("TrainingTab", "Stop"))
+        self.stop_button.setToolTip(translate("TrainingTab", "Save a checkpoint, then end the run"))
+        self.resume_button = QPushButton(translate("TrainingTab", "Resume"))
         self.resume_button.setToolTip(
-            QCoreApplication.translate(
-                "TrainingTab", "Continue the selected stopped job from its checkpoint"
-            )
+            translate("TrainingTab", "Continue the selected stopped job from its checkpoint")
         )
         self.device = QComboBox()
         self.device.addItems(
             [
-                QCoreApplication.translate("TrainingTab", "auto"),
-                QCoreApplication.translate("TrainingTab", "cpu"),
-                QCoreApplication.translate("TrainingTab", "gpu"),
+                translate("TrainingTab", "auto"),
+                translate("TrainingTab", "cpu"),
+                translate("TrainingTab", "gpu"),
             ]
         )
         self.device.setToolTip(
-            QCoreApplication.translate(
-                "TrainingTab", "Array backend of the trainer (auto: GPU when CuPy finds one)"
-            )
+            translate("TrainingTab", "Array backend of the trainer (auto: GPU when CuPy finds one)")
         )
         self.processes = QSpinBox()
         self.processes.setRange(1, 256)
         self.processes.setToolTip(
-            QCoreApplication.translate(
+            translate(
                 "TrainingTab",
                 "Data-parallel trainers started through mpirun (one per GPU on a GPU machine); "
                 "Batch Size is per process, so the global batch is Processes x Batch Size",
             )
         )
         self.progress = QProgressBar()
-        self.position = QLabel(QCoreApplication.translate("TrainingTab", "No run"))
+        self.position = QLabel(translate("TrainingTab", "No run"))
         self.timing = QLabel("")
         self.warning_label = QLabel("")
         self.warning_label.setStyleSheet("color: #b36b00; font-weight: bold")
@@ -150,9 +147,9 @@ class TrainingTab(QWidget):
             self.run_button,
             self.stop_button,
             self.resume_button,
-            QLabel(QCoreApplication.translate("TrainingTab", "Device:")),
+            QLabel(translate("TrainingTab", "Device:")),
             self.device,
-            QLabel(QCoreApplication.translate("TrainingTab", "Processes:")),
+            QLabel(translate("TrainingTab", "Processes:")),
             self.processes,
             self.progress,
             self.position,
@@ -160,15 +157,13 @@ class TrainingTab(QWidget):
         ):
             top.addWidget(w)
 
-        self.search_results_button = QPushButton(
-            QCoreApplication.translate("TrainingTab", "Search results...")
-        )
+        self.search_results_button = QPushButton(translate("TrainingTab", "Search results..."))
         self.search_results_button.setToolTip(
-            QCoreApplication.translate("TrainingTab", "The newest structure search's attempts")
+            translate("TrainingTab", "The newest structure search's attempts")
         )
         self.search_results_button.clicked.connect(lambda: self.search.show_results())
         self.curve = LearningCurvePlot()
-        self.log_scale = QCheckBox(QCoreApplication.translate("TrainingTab", "Log scale"))
+        self.log_scale = QCheckBox(translate("TrainingTab", "Log scale"))
         self.log_scale.toggled.connect(self.curve.set_log_scale)
         self.tradeoff = TradeoffPlot()
         self.statistic = QComboBox()
@@ -181,7 +176,7 @@ class TrainingTab(QWidget):
         lv.addWidget(self.log_scale)
         rv.addWidget(self.tradeoff)
         row = QHBoxLayout()
-        row.addWidget(QLabel(QCoreApplication.translate("TrainingTab", "Trade-off against:")))
+        row.addWidget(QLabel(translate("TrainingTab", "Trade-off against:")))
         row.addWidget(self.statistic)
         row.addStretch(1)
         row.addWidget(self.search_results_button)  # a search's attempts are the graph's points
@@ -191,9 +186,7 @@ class TrainingTab(QWidget):
         plots.setSizes([700, 400])
 
         self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(
-            [QCoreApplication.translate("TrainingTab", c) for c in COLUMNS]
-        )
+        self.table.setHorizontalHeaderLabels([translate("TrainingTab", c) for c in COLUMNS])
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
@@ -202,14 +195,12 @@ class TrainingTab(QWidget):
         self.table.customContextMenuRequested.connect(self._show_job_menu)
         self.job_menu_shown: QMenu | None = None
         buttons = QHBoxLayout()
-        self.rename_button = QPushButton(QCoreApplication.translate("TrainingTab", "Rename..."))
-        self.delete_button = QPushButton(QCoreApplication.translate("TrainingTab", "Delete..."))
-        self.open_button = QPushButton(
-            QCoreApplication.translate("TrainingTab", "Open network in EDIT")
-        )
-        self.report_button = QPushButton(QCoreApplication.translate("TrainingTab", "Report..."))
+        self.rename_button = QPushButton(translate("TrainingTab", "Rename..."))
+        self.delete_button = QPushButton(translate("TrainingTab", "Delete..."))
+        self.open_button = QPushButton(translate("TrainingTab", "Open network in EDIT"))
+        self.report_button = QPushButton(translate("TrainingTab", "Report..."))
         self.report_button.setToolTip(
-            QCoreApplication.translate(
+            translate(
                 "TrainingTab",
                 "Write the selected job's PowerPoint report (several selected: a comparison deck)",
             )
@@ -219,9 +210,7 @@ class TrainingTab(QWidget):
         self.rename_button.clicked.connect(lambda: self.rename_selected())
         self.delete_button.clicked.connect(lambda: self.delete_selected())
         self.open_button.clicked.connect(lambda: self.open_selected())
-        self.quantize_button = QPushButton(
-            QCoreApplication.translate("TrainingTab", "Quantization experiment...")
-        )
+        self.quantize_button = QPushButton(translate("TrainingTab", "Quantization experiment..."))
         self.quantize_button.clicked.connect(lambda: open_experiment(self))
         for b in (self.rename_button, self.delete_button, self.open_button, self.report_button,
                   self.quantize_button):  # fmt: skip
@@ -231,11 +220,7 @@ class TrainingTab(QWidget):
         hv = QVBoxLayout(history)
         hv.setContentsMargins(0, 0, 0, 0)
         hv.addWidget(
-            QLabel(
-                QCoreApplication.translate(
-                    "TrainingTab", "Job history (select several to overlay their curves)"
-                )
-            )
+            QLabel(translate("TrainingTab", "Job history (select several to overlay their curves)"))
         )
         hv.addWidget(self.table)
         hv.addLayout(buttons)
@@ -264,7 +249,7 @@ class TrainingTab(QWidget):
             self.current_job, self.live_curve = None, []
             self.curve.set_curves([])
             self.progress.setValue(0)
-            self.position.setText(QCoreApplication.translate("TrainingTab", "No run"))
+            self.position.setText(translate("TrainingTab", "No run"))
             self.timing.setText("")
             self.warning_label.setText("")
             self.warnings = []
@@ -297,9 +282,7 @@ class TrainingTab(QWidget):
             return write_snapshot(self.document.project, self.document.path, self.jobs_root())
         except (OSError, ProjectFileError, ValueError) as exc:
             self._fail_before_start(
-                QCoreApplication.translate(
-                    "TrainingTab", "cannot write the project snapshot: {exc}"
-                ).format(exc=exc)
+                translate("TrainingTab", "cannot write the project snapshot: {exc}").format(exc=exc)
             )
             return None
 
@@ -328,9 +311,9 @@ class TrainingTab(QWidget):
             return False
         if not (job / "checkpoints" / "last").is_dir():
             self.append_log(
-                QCoreApplication.translate(
-                    "TrainingTab", "{name}: no checkpoint to resume from"
-                ).format(name=job.name)
+                translate("TrainingTab", "{name}: no checkpoint to resume from").format(
+                    name=job.name
+                )
             )
             return False
         self._begin(job, H.read_curve(job))
@@ -339,9 +322,7 @@ class TrainingTab(QWidget):
 
     def stop(self) -> bool:
         if self.runner.stop():
-            self.append_log(
-                QCoreApplication.translate("TrainingTab", "Stop requested: saving a checkpoint...")
-            )
+            self.append_log(translate("TrainingTab", "Stop requested: saving a checkpoint..."))
             self.stop_button.setEnabled(False)
             return True
         return False
@@ -355,17 +336,13 @@ class TrainingTab(QWidget):
         self._started = time.monotonic()
         self._first_iteration = -1
         self.progress.setValue(0)
-        self.position.setText(
-            QCoreApplication.translate("TrainingTab", "{name}: starting...").format(name=job.name)
-        )
+        self.position.setText(translate("TrainingTab", "{name}: starting...").format(name=job.name))
         self.timing.setText("")
         self.curve.set_curves([(job.name, self.live_curve)])
         self._update_buttons(running=True)
 
     def _fail_before_start(self, message: str) -> None:
-        self.append_log(
-            QCoreApplication.translate("TrainingTab", "ERROR: {message}").format(message=message)
-        )
+        self.append_log(translate("TrainingTab", "ERROR: {message}").format(message=message))
         self.last_status, self.last_message = "failed", message
         self.run_ended.emit("failed")
 
@@ -381,7 +358,7 @@ class TrainingTab(QWidget):
             on = f"{device} x {k} processes" if k > 1 else device
             per = " per process" if k > 1 else ""
             self.append_log(
-                QCoreApplication.translate(
+                translate(
                     "TrainingTab",
                     "Training on {on}, {get} epochs of {get2} iterations, batch size "
                     "{get3}{per}, seed {get4}",
@@ -396,9 +373,9 @@ class TrainingTab(QWidget):
             )
             if self.device.currentText() == "gpu" and "gpu" not in str(device).lower():
                 self._warn(
-                    QCoreApplication.translate(
-                        "TrainingTab", "asked for the GPU, training on {device}"
-                    ).format(device=device)
+                    translate("TrainingTab", "asked for the GPU, training on {device}").format(
+                        device=device
+                    )
                 )
         elif kind == "iteration":
             self._show_position(record)
@@ -412,9 +389,7 @@ class TrainingTab(QWidget):
             self._warn(str(record.get("message", "")))
         elif kind == "error":
             self.append_log(
-                QCoreApplication.translate("TrainingTab", "ERROR: {get}").format(
-                    get=record.get("message", "")
-                )
+                translate("TrainingTab", "ERROR: {get}").format(get=record.get("message", ""))
             )
 
     def _show_position(self, record: dict) -> None:
@@ -429,23 +404,21 @@ class TrainingTab(QWidget):
             self.progress.setMaximum(total)
             self.progress.setValue(iteration)
         self.position.setText(
-            QCoreApplication.translate(
-                "TrainingTab", "epoch {get}, iteration {iteration}/{total}"
-            ).format(get=record.get("epoch"), iteration=iteration, total=total)
+            translate("TrainingTab", "epoch {get}, iteration {iteration}/{total}").format(
+                get=record.get("epoch"), iteration=iteration, total=total
+            )
         )
         self.timing.setText(
-            QCoreApplication.translate(
-                "TrainingTab", "elapsed {duration}, remaining {duration2}"
-            ).format(duration=_duration(elapsed), duration2=_duration(remaining))
+            translate("TrainingTab", "elapsed {duration}, remaining {duration2}").format(
+                duration=_duration(elapsed), duration2=_duration(remaining)
+            )
         )
 
     def _warn(self, message: str) -> None:
         self.warnings.append(message)
-        self.append_log(
-            QCoreApplication.translate("TrainingTab", "WARNING: {message}").format(message=message)
-        )
+        self.append_log(translate("TrainingTab", "WARNING: {message}").format(message=message))
         self.warning_label.setText(
-            QCoreApplication.translate("TrainingTab", "Warning: ") + " | ".join(self.warnings[-3:])
+            translate("TrainingTab", "Warning: ") + " | ".join(self.warnings[-3:])
         )
 
     def _on_ended(self, status: str, message: str) -> None:
@@ -457,11 +430,9 @@ class TrainingTab(QWidget):
             first = message.splitlines()[0] if message else ""
             logged = self.log.toPlainText().splitlines()
             self.append_log(
-                QCoreApplication.translate("TrainingTab", "FAILED")
+                translate("TrainingTab", "FAILED")
                 if first and f"ERROR: {first}" in logged
-                else QCoreApplication.translate("TrainingTab", "FAILED: {first}").format(
-                    first=first
-                )
+                else translate("TrainingTab", "FAILED: {first}").format(first=first)
             )
             text = "Training failed: " + message.splitlines()[0] if message else "Training failed"
             if self.warnings:
@@ -549,11 +520,9 @@ class TrainingTab(QWidget):
         info = next((j for j in self.jobs if j.path == one), None)
         self.resume_button.setEnabled(not running and info is not None and info.resumable)
         self.resume_button.setToolTip(
-            QCoreApplication.translate(
-                "TrainingTab", "Continue the selected stopped job from its checkpoint"
-            )
+            translate("TrainingTab", "Continue the selected stopped job from its checkpoint")
             if info is None or info.resumable or info.status == "finished"
-            else QCoreApplication.translate(
+            else translate(
                 "TrainingTab",
                 "{name} has no checkpoint to continue from: it ended before its first "
                 "epoch. Fix the problem and press Run.",
@@ -572,9 +541,7 @@ class TrainingTab(QWidget):
 
     def ask_confirm(self, text: str) -> bool:
         return (
-            QMessageBox.question(
-                self, QCoreApplication.translate("TrainingTab", "NeuroCanvas"), text
-            )
+            QMessageBox.question(self, translate("TrainingTab", "NeuroCanvas"), text)
             == QMessageBox.StandardButton.Yes
         )
 
@@ -587,8 +554,8 @@ class TrainingTab(QWidget):
             name
             if name is not None
             else self.ask_text(
-                QCoreApplication.translate("TrainingTab", "Rename job"),
-                QCoreApplication.translate("TrainingTab", "Job name:"),
+                translate("TrainingTab", "Rename job"),
+                translate("TrainingTab", "Job name:"),
                 info.name,
             )
         )
@@ -607,15 +574,10 @@ class TrainingTab(QWidget):
 
     def show_error(self, message: str) -> None:
         """Tell the user without blocking (a window-modal box; tests read ``last_error``)."""
-        self.append_log(
-            QCoreApplication.translate("TrainingTab", "ERROR: {message}").format(message=message)
-        )
+        self.append_log(translate("TrainingTab", "ERROR: {message}").format(message=message))
         self.last_error = message
         box = QMessageBox(
-            QMessageBox.Icon.Warning,
-            QCoreApplication.translate("TrainingTab", "NeuroCanvas"),
-            message,
-            parent=self,
+            QMessageBox.Icon.Warning, translate("TrainingTab", "NeuroCanvas"), message, parent=self
         )
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()

@@ -35,7 +35,7 @@ SHOWN_BY = {
     "show_message", "show_error", "append_log", "clear_results", "a", "Entry", "_titled", "_Page",
     "_show", "_ask", "_warn", "_with_browse", "_fail_before_start",
 }  # fmt: skip
-WRAPPERS = {"tr", "translate", "QT_TRANSLATE_NOOP", "QT_TR_NOOP"}
+LOGGERS = {"_log", "log", "logger", "logging", "_logger", "warnings"}
 
 
 def _name(func: ast.expr) -> str:
@@ -74,6 +74,9 @@ def unwrapped_literals(source: str, filename: str) -> list[str]:
     for node in ast.walk(ast.parse(source, filename)):
         if not isinstance(node, ast.Call) or _name(node.func) not in SHOWN_BY:
             continue
+        owner = node.func.value if isinstance(node.func, ast.Attribute) else None
+        if isinstance(owner, ast.Name) and owner.id in LOGGERS:  # _log.warning(...): for the log
+            continue
         for arg in [*node.args, *(k.value for k in node.keywords if k.arg != "objectName")]:
             for lit in _literals(arg):
                 text = ast.unparse(lit)
@@ -105,4 +108,46 @@ def test_no_literal_reaches_a_widget_unwrapped():
     assert not found, (
         "wrap these in self.tr(...) / QCoreApplication.translate('Context', ...), then run "
         "tools/update_translations.sh and translate the new entries:\n" + "\n".join(found)
+    )
+
+
+def _unfinished(ts: Path) -> list[str]:
+    """``context: source`` of every entry without a finished translation, and of every one whose
+    translation drops or invents a ``{placeholder}`` (``.format`` would fail or lose a value)."""
+    bad = []
+    for context in ET.parse(ts).getroot().iter("context"):
+        name = context.findtext("name")
+        for message in context.iter("message"):
+            source = message.findtext("source") or ""
+            translation = message.find("translation")
+            forms = [f.text or "" for f in translation.iter("numerusform")] or [translation.text]
+            if translation.get("type") or not all(f and f.strip() for f in forms):
+                bad.append(f"{name}: {source!r} ({translation.get('type') or 'empty'})")
+                continue
+            wanted = set(re.findall(r"\{\w*[^{}]*\}", source))
+            for form in forms:
+                if set(re.findall(r"\{\w*[^{}]*\}", form)) != wanted:
+                    bad.append(f"{name}: {source!r}: placeholders differ in {form!r}")
+    return bad
+
+
+def test_the_japanese_catalogue_is_finished():
+    assert _unfinished(TS_FILE) == []
+
+
+def test_the_japanese_catalogue_holds_every_wrapped_string(tmp_path):
+    """pyside6-lupdate run on today's code adds no entry to the committed catalogue."""
+    lupdate = shutil.which("pyside6-lupdate")
+    if lupdate is None:
+        pytest.skip("pyside6-lupdate is not installed")
+    ts = tmp_path / TS_FILE.name
+    shutil.copyfile(TS_FILE, ts)
+    files = sorted(str(p) for p in (ROOT / "console_app").rglob("*.py"))
+    files += sorted(str(p) for p in (ROOT / "engine" / "report").rglob("*.py"))
+    subprocess.run([lupdate, "-no-obsolete", *files, "-ts", str(ts)], check=True,
+                   capture_output=True)  # fmt: skip
+    missing = _unfinished(ts)
+    assert not missing, (
+        "the Japanese catalogue lacks these (run tools/update_translations.sh and translate them "
+        "in resources/i18n/neurocanvas_ja.ts):\n" + "\n".join(missing)
     )
