@@ -100,7 +100,7 @@ def export_python_code(
         else _ask(
             window,
             caption,
-            translate("ExportActions", ".py"),
+            ".py",
             translate("ExportActions", "Python (*.py)"),
         )
     )
@@ -129,7 +129,7 @@ def export_onnx_model(window: Any, path: str | Path | None = None) -> Path | Non
         else _ask(
             window,
             translate("ExportActions", "Export ONNX"),
-            translate("ExportActions", ".onnx"),
+            ".onnx",
             translate("ExportActions", "ONNX (*.onnx)"),
         )
     )
@@ -195,7 +195,7 @@ def export_nnp_model(window: Any, path: str | Path | None = None) -> Path | None
         else _ask(
             window,
             translate("ExportActions", "Export NNP"),
-            translate("ExportActions", ".nnp"),
+            ".nnp",
             translate("ExportActions", "NNP (*.nnp)"),
         )
     )

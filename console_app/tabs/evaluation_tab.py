@@ -84,8 +84,8 @@ class EvaluationTab(QWidget):
         self.checkpoint = QComboBox()
         self.checkpoint.addItems(
             [
-                translate("EvaluationTab", "best"),
-                translate("EvaluationTab", "last"),
+                "best",
+                "last",
             ]
         )
         self.evaluate_button = QPushButton(translate("EvaluationTab", "Evaluate"))
@@ -361,7 +361,7 @@ class EvaluationTab(QWidget):
         job = self.current_job()
         if job is None or not (job / "output_result.csv").exists():
             return False
-        path = path or self.ask_save_path(translate("EvaluationTab", "output_result.csv"))
+        path = path or self.ask_save_path("output_result.csv")
         if not path:
             return False
         shutil.copyfile(job / "output_result.csv", path)

@@ -98,15 +98,15 @@ class QuantizationExperiment(QDialog):
         self.status = ""
         self.bits = QLineEdit("16,8,6,4,3,2")
         self.bits.setObjectName("sweep_bits")
-        self.targets = QLineEdit(translate("QuantizationExperiment", "both"))
+        self.targets = QLineEdit("both")
         self.targets.setObjectName("sweep_targets")
         self.quantizer = QComboBox()
         self.quantizer.addItems(list(QUANTIZERS))
         self.mode = QComboBox()
         self.mode.addItems(
             [
-                translate("QuantizationExperiment", "ptq"),
-                translate("QuantizationExperiment", "qat"),
+                "ptq",
+                "qat",
             ]
         )
         self.epochs = QSpinBox()

@@ -115,9 +115,9 @@ class TrainingTab(QWidget):
         self.device = QComboBox()
         self.device.addItems(
             [
-                translate("TrainingTab", "auto"),
-                translate("TrainingTab", "cpu"),
-                translate("TrainingTab", "gpu"),
+                "auto",
+                "cpu",
+                "gpu",
             ]
         )
         self.device.setToolTip(

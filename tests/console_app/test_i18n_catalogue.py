@@ -16,16 +16,18 @@ ROOT = Path(__file__).resolve().parents[2]
 TS_FILE = ROOT / "resources" / "i18n" / "neurocanvas_ja.ts"
 
 # Calls whose string arguments a user reads: widget constructors and the setters/adders of text.
+# Not QLineEdit(text) nor QComboBox.addItems(list): their strings are usually values the code reads
+# back (a device name, a checkpoint, bits), which a translation would change.
 SHOWN_BY = {
     "setText", "setWindowTitle", "setToolTip", "setStatusTip", "setWhatsThis",
     "setPlaceholderText", "setTitle", "setLabelText", "setInformativeText", "setDetailedText",
     "addAction", "addMenu", "addTab", "insertTab", "setTabText", "addRow", "showMessage",
     "setHeaderLabels", "setHorizontalHeaderLabels", "setVerticalHeaderLabels", "addItem",
-    "addItems", "setSuffix", "setPrefix", "setSpecialValueText", "setFormat", "setHtml",
+    "setSuffix", "setPrefix", "setSpecialValueText", "setFormat", "setHtml",
     "setMarkdown", "setPlainText", "setButtonText", "addButton", "setCancelButtonText",
     "setItemText", "setNameFilter", "setNameFilters", "setWindowIconText",
     "QLabel", "QPushButton", "QAction", "QCheckBox", "QRadioButton", "QGroupBox", "QToolButton",
-    "QMenu", "QMessageBox", "QProgressDialog", "QDialog", "QLineEdit",
+    "QMenu", "QMessageBox", "QProgressDialog", "QDialog",
     "information", "warning", "critical", "question", "about",
     "getText", "getItem", "getInt", "getDouble", "getOpenFileName", "getSaveFileName",
     "getOpenFileNames", "getExistingDirectory",
@@ -47,6 +49,8 @@ def _name(func: ast.expr) -> str:
 def _words(text: str) -> bool:
     """A literal a reader reads: two letters in a row (not '', '%', '...', 'x', '&')."""
     if re.fullmatch(r"((Ctrl|Shift|Alt|Meta)\+)+\w+", text):  # a key sequence, not words
+        return False
+    if re.fullmatch(r"[\w-]*\.\w+", text):  # a file name or suffix: output_result.csv, .onnx
         return False
     return re.search(r"[A-Za-z]{2}", text) is not None
 
