@@ -130,9 +130,14 @@ def show_tour(window: Any) -> _Page:
     )
 
 
+def _plain(text: str) -> str:
+    """A menu text without its mnemonic: ``&Copy`` -> ``Copy``, ``コピー(&C)`` -> ``コピー``."""
+    return re.sub(r"\(&\w\)", "", text).replace("&", "").strip()
+
+
 def show_shortcuts(window: Any) -> _Page:
     rows = sorted(
-        (action.text().replace("&", ""), action.shortcut().toString())
+        (_plain(action.text()), action.shortcut().toString())
         for action in window.actions_by_name.values()
         if not action.shortcut().isEmpty()
     )
