@@ -25,6 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import matplotlib
 import PySide6
 from PySide6.QtCore import (
     QT_TRANSLATE_NOOP,
@@ -38,6 +39,7 @@ from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu, QMessageBox
 
 from engine.package_data import data_folder
+from engine.report.i18n import cjk_matplotlib_fonts
 
 __all__ = [
     "CHOICES", "add_language_menu", "compiled_catalogue", "current", "install", "resolve",
@@ -140,6 +142,8 @@ def install(app: QCoreApplication, language: str) -> str:
                 _installed.append(qt_own)
     for translator in _installed:
         app.installTranslator(translator)
+    if shown != "en":  # the plots' Japanese texts (hints, axis titles) need a font with kana
+        matplotlib.rcParams["font.family"] = cjk_matplotlib_fonts()
     _current[0] = shown
     return shown
 

@@ -17,6 +17,7 @@ from PySide6.QtCore import QObject, QProcess, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 
+from console_app import language
 from console_app.language import translate
 
 __all__ = ["ReportController"]
@@ -105,7 +106,15 @@ class ReportController(QObject):
         self.dialog.setMinimumDuration(0)
         self.dialog.canceled.connect(self._cancel)
         self.dialog.show()
-        args = ["report", *map(str, jobs), "-o", str(self._target), "--events"]
+        args = [
+            "report",
+            *map(str, jobs),
+            "-o",
+            str(self._target),
+            "--events",
+            "--lang",
+            language.current(),
+        ]  # fmt: skip  (the interface's language)
         self.process.start(self.program[0], [*self.program[1:], *args,
                                              *(["--evaluate"] if evaluate else [])])  # fmt: skip
 

@@ -13,6 +13,7 @@ import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from engine.report.i18n import translate
 from engine.runtime.job_history import JobInfo, pareto_front
 
 __all__ = ["SERIES", "draw_learning_curves", "draw_tradeoff", "tradeoff_points", "decimate",
@@ -69,8 +70,8 @@ def draw_learning_curves(ax: Axes, curves: Sequence[Curve], log_scale: bool = Fa
             text = name if len(curves) == 1 else f"{label}: {name}"
             ax.plot(xs, ys, style, color=color, marker="." if len(xs) < 30 else None, label=text)
             drawn += 1
-    ax.set_xlabel("epoch")
-    ax.set_ylabel("cost / loss")
+    ax.set_xlabel(translate("Report", "epoch"))
+    ax.set_ylabel(translate("Report", "cost / loss"))
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if log_scale and drawn:
         ax.set_yscale("log")
@@ -121,6 +122,6 @@ def draw_tradeoff(ax: Axes, jobs: Sequence[JobInfo], statistic: str) -> list[str
     # "46 49 52 +1.0317e6" (matplotlib's offset notation).
     ax.xaxis.set_major_formatter(FuncFormatter(_cost_label))
     ax.set_xlabel(statistic)
-    ax.set_ylabel("best validation loss")
+    ax.set_ylabel(translate("Report", "best validation loss"))
     ax.grid(True, alpha=0.3)
     return [n for n, o in zip(names, optimal, strict=True) if o]

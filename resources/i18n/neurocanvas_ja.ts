@@ -551,7 +551,7 @@
             <translation>NeuroCanvas ツアー</translation>
         </message>
         <message>
-            <location line="+13" />
+            <location line="+18" />
             <source>Command</source>
             <translation>コマンド</translation>
         </message>
@@ -794,7 +794,7 @@
     <context>
         <name>Language</name>
         <message>
-            <location filename="../../console_app/language.py" line="+53" />
+            <location filename="../../console_app/language.py" line="+55" />
             <source>English</source>
             <translation>English</translation>
         </message>
@@ -809,7 +809,7 @@
             <translation>システムに合わせる</translation>
         </message>
         <message>
-            <location line="+94" />
+            <location line="+96" />
             <source>&amp;Language</source>
             <translation>言語(&amp;L)</translation>
         </message>
@@ -1458,9 +1458,463 @@
         </message>
     </context>
     <context>
+        <name>Report</name>
+        <message>
+            <location filename="../../engine/report/compare.py" line="+20" />
+            <source>Job</source>
+            <translation>ジョブ</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>Status</source>
+            <translation>状態</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>Epochs</source>
+            <translation>エポック数</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>Batch size</source>
+            <translation>バッチサイズ</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>Solver</source>
+            <translation>ソルバー</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>Learning rate</source>
+            <translation>学習率</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>Best valid error</source>
+            <translation>最良の検証エラー</translation>
+        </message>
+        <message>
+            <location line="+24" />
+            <source>Comparison of {len} jobs</source>
+            <translation>{len} 個のジョブの比較</translation>
+        </message>
+        <message>
+            <location line="+4" />
+            <source>Jobs</source>
+            <translation>ジョブ</translation>
+        </message>
+        <message>
+            <location line="+16" />
+            <source>Learning Curves : {title}</source>
+            <translation>学習曲線 : {title}</translation>
+        </message>
+        <message>
+            <location line="+6" />
+            <location filename="../../engine/report/curves.py" line="+73" />
+            <location filename="../../engine/report/sections.py" line="+320" />
+            <source>epoch</source>
+            <translation>エポック</translation>
+        </message>
+        <message>
+            <location line="+6" />
+            <source>No job has a {title} curve.</source>
+            <translation>{title} の曲線を持つジョブはありません。</translation>
+        </message>
+        <message>
+            <location line="+37" />
+            <source>Trade-off : best validation loss against {TRADEOFF_STATISTIC}</source>
+            <translation>トレードオフ : {TRADEOFF_STATISTIC} に対する最良の検証ロス</translation>
+        </message>
+        <message>
+            <location line="+7" />
+            <source>Pareto-optimal jobs (no other job is both cheaper and more accurate):</source>
+            <translation>パレート最適なジョブ (より低コストかつ高精度な他のジョブがないもの):</translation>
+        </message>
+        <message>
+            <location line="+6" />
+            <source>No job has both a validation loss and statistics yet.</source>
+            <translation>検証ロスと統計量の両方を持つジョブはまだありません。</translation>
+        </message>
+        <message>
+            <location filename="../../engine/report/curves.py" line="+1" />
+            <source>cost / loss</source>
+            <translation>コスト / ロス</translation>
+        </message>
+        <message>
+            <location line="+51" />
+            <source>best validation loss</source>
+            <translation>最良の検証ロス</translation>
+        </message>
+        <message>
+            <location filename="../../engine/report/evaluation.py" line="+19" />
+            <source>Experimental Result : Evaluation</source>
+            <translation>実験結果 : 評価</translation>
+        </message>
+        <message>
+            <location line="+43" />
+            <source>Evaluate network "{network}" using "{dataset}" dataset.</source>
+            <translation>ネットワーク "{network}" を "{dataset}" データセットで評価しました。</translation>
+        </message>
+        <message>
+            <location line="+7" />
+            <source>The calculation is executed {n} times for each data.</source>
+            <translation>各データについて計算を {n} 回実行します。</translation>
+        </message>
+        <message>
+            <location line="+3" />
+            <source>The {kind} value is used as a final output.</source>
+            <translation>{kind} の値を最終出力とします。</translation>
+        </message>
+        <message>
+            <location line="+7" />
+            <source>Parameters : the {checkpoint} checkpoint{epoch}; {get:,} data</source>
+            <translation>パラメータ : {checkpoint} チェックポイント{epoch}、データ {get:,} 件</translation>
+        </message>
+        <message>
+            <location line="+6" />
+            <location line="+7" />
+            <source>Variable : {variable_name}</source>
+            <translation>変数 : {variable_name}</translation>
+        </message>
+        <message>
+            <location line="+15" />
+            <source>This job has not been evaluated yet.</source>
+            <translation>このジョブはまだ評価されていません。</translation>
+        </message>
+        <message>
+            <location line="+2" />
+            <source>This job has been evaluated with the {get} parameters, not the {wanted} ones asked for.</source>
+            <translation>このジョブは指定された {wanted} ではなく {get} のパラメータで評価されています。</translation>
+        </message>
+        <message>
+            <location line="+12" />
+            <source>Experimental Result : Confusion Matrix of {variable_name}</source>
+            <translation>実験結果 : {variable_name} の混同行列</translation>
+        </message>
+        <message>
+            <location line="+7" />
+            <source>Rows: the true class; columns: the predicted class; each cell counts data.</source>
+            <translation>行: 正解のクラス、列: 予測したクラス、各セルはデータ数です。</translation>
+        </message>
+        <message>
+            <location line="+3" />
+            <source>{int:,} of {int2:,} data are on the diagonal (accuracy {value:.4f}).</source>
+            <translation>{int2:,} 件中 {int:,} 件のデータが対角線上にあります (精度 {value:.4f})。</translation>
+        </message>
+        <message>
+            <location line="+20" />
+            <source>Experimental Result : Per-class Metrics of {variable_name}</source>
+            <translation>実験結果 : {variable_name} のクラス別評価指標</translation>
+        </message>
+        <message>
+            <location line="+4" />
+            <source>Class</source>
+            <translation>クラス</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>Precision</source>
+            <translation>適合率</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>Recall</source>
+            <translation>再現率</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>F-Measure</source>
+            <translation>F 値</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>Data</source>
+            <translation>データ数</translation>
+        </message>
+        <message>
+            <location line="+11" />
+            <source>Experimental Result : Misclassified Examples of {variable_name}</source>
+            <translation>実験結果 : {variable_name} の誤分類の例</translation>
+        </message>
+        <message>
+            <location line="+5" />
+            <source>Every evaluated data is classified correctly.</source>
+            <translation>評価したデータはすべて正しく分類されています。</translation>
+        </message>
+        <message>
+            <location line="+12" />
+            <source>true {true}, predicted {predicted} ({score:.2f})</source>
+            <translation>正解 {true}、予測 {predicted} ({score:.2f})</translation>
+        </message>
+        <message>
+            <location line="+6" />
+            <source>The image files of the misclassified data are gone.</source>
+            <translation>誤分類したデータの画像ファイルがありません。</translation>
+        </message>
+        <message>
+            <location filename="../../engine/report/figures.py" line="+72" />
+            <source>predicted</source>
+            <translation>予測</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>true</source>
+            <translation>正解</translation>
+        </message>
+        <message>
+            <location filename="../../engine/report/job_report.py" line="+82" />
+            <source>{job_dir}: not a NeuroCanvas job folder ({exc})</source>
+            <translation>{job_dir}: NeuroCanvas のジョブフォルダではありません ({exc})</translation>
+        </message>
+        <message>
+            <location line="+6" />
+            <source>{job_dir}: cannot read the job's project ({exc})</source>
+            <translation>{job_dir}: ジョブのプロジェクトを読み込めません ({exc})</translation>
+        </message>
+        <message>
+            <location line="+84" />
+            <source>Job {name}</source>
+            <translation>ジョブ {name}</translation>
+        </message>
+        <message>
+            <location line="+26" />
+            <source>Extra slides</source>
+            <translation>追加のスライド</translation>
+        </message>
+        <message>
+            <location line="+2" />
+            <source>{name} could not make its slides: {exc}</source>
+            <translation>{name} はスライドを作成できませんでした: {exc}</translation>
+        </message>
+        <message>
+            <location line="+12" />
+            <source>{target}: is a folder; give a .pptx file name</source>
+            <translation>{target}: フォルダです。.pptx のファイル名を指定してください</translation>
+        </message>
+        <message>
+            <location line="+9" />
+            <location line="+14" />
+            <source>{target}: cannot write the report ({value})</source>
+            <translation>{target}: レポートを書き込めません ({value})</translation>
+        </message>
+        <message>
+            <location filename="../../engine/report/sections.py" line="-279" />
+            <source>NeuroCanvas {version}, an open-source Neural Network Console</source>
+            <translation>NeuroCanvas {version}: オープンソースの Neural Network Console</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>Neural Network Console (https://dl.sony.com/): the projects, statistics and report NeuroCanvas follows</source>
+            <translation>Neural Network Console (https://dl.sony.com/): NeuroCanvas が準拠するプロジェクト、統計量、レポート</translation>
+        </message>
+        <message>
+            <location line="+5" />
+            <source>Neural Network Libraries (https://nnabla.org/): the API NeuroCanvas's engine mirrors</source>
+            <translation>Neural Network Libraries (https://nnabla.org/): NeuroCanvas のエンジンが倣う API</translation>
+        </message>
+        <message>
+            <location line="+41" />
+            <source>Dataset : {name}</source>
+            <translation>データセット : {name}</translation>
+        </message>
+        <message>
+            <location line="+8" />
+            <source>The dataset file is no longer available: {csv}</source>
+            <translation>データセットのファイルがもうありません: {csv}</translation>
+        </message>
+        <message>
+            <location line="+4" />
+            <source>URI : {get}</source>
+            <translation>URI : {get}</translation>
+        </message>
+        <message>
+            <location line="+5" />
+            <source>Number of data : {size:,}</source>
+            <translation>データ数 : {size:,}</translation>
+        </message>
+        <message>
+            <location line="+4" />
+            <source>Variable : {name}</source>
+            <translation>変数 : {name}</translation>
+        </message>
+        <message>
+            <location line="+4" />
+            <source>    Type : {kind}</source>
+            <translation>    タイプ : {kind}</translation>
+        </message>
+        <message>
+            <location line="+3" />
+            <source>    Shape : {join}</source>
+            <translation>    形状 : {join}</translation>
+        </message>
+        <message>
+            <location line="+11" />
+            <source>Dataset : Examples of variable {variable} in "{dataset}"</source>
+            <translation>データセット : "{dataset}" の変数 {variable} の例</translation>
+        </message>
+        <message>
+            <location line="+12" />
+            <source>The example files cannot be read: {first_line}</source>
+            <translation>例のファイルを読み込めません: {first_line}</translation>
+        </message>
+        <message>
+            <location line="+34" />
+            <source>Network Architecture : {name}</source>
+            <translation>ネットワーク構造 : {name}</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source> (unit)</source>
+            <translation> (Unit)</translation>
+        </message>
+        <message>
+            <location line="+2" />
+            <location line="+171" />
+            <location filename="../../engine/report/slides.py" line="+207" />
+            <source> (continued)</source>
+            <translation> (続き)</translation>
+        </message>
+        <message>
+            <location line="-164" />
+            <source>Type</source>
+            <translation>タイプ</translation>
+        </message>
+        <message>
+            <location line="+0" />
+            <source>Value</source>
+            <translation>値</translation>
+        </message>
+        <message>
+            <location line="+5" />
+            <source>FLOPs : {flops:,}</source>
+            <translation>FLOPs : {flops:,}</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>Unique parameters : {unique_parameters:,} ({parameter_bytes:,} bytes)</source>
+            <translation>固有のパラメータ数 : {unique_parameters:,} ({parameter_bytes:,} バイト)</translation>
+        </message>
+        <message>
+            <location line="+22" />
+            <source>Optimize network "{value}" using "{value2}" dataset.</source>
+            <translation>ネットワーク "{value}" を "{value2}" データセットで最適化しました。</translation>
+        </message>
+        <message>
+            <location line="+3" />
+            <source>Batch size : {value:,}</source>
+            <translation>バッチサイズ : {value:,}</translation>
+        </message>
+        <message>
+            <location line="+4" />
+            <source>    by accumulating the result of batch-size {batch_size} by {k} times</source>
+            <translation>    (バッチサイズ {batch_size} の結果を {k} 回累積)</translation>
+        </message>
+        <message>
+            <location line="+5" />
+            <source>Solver : {value}</source>
+            <translation>ソルバー : {value}</translation>
+        </message>
+        <message>
+            <location line="+3" />
+            <source>Learning rate({value}) : {value2}</source>
+            <translation>学習率({value}) : {value2}</translation>
+        </message>
+        <message>
+            <location line="+7" />
+            <source>Weight decay : {decay:g}</source>
+            <translation>Weight decay : {decay:g}</translation>
+        </message>
+        <message>
+            <location line="+2" />
+            <source>Weight decay is not applied.</source>
+            <translation>Weight decay は適用しません。</translation>
+        </message>
+        <message>
+            <location line="+4" />
+            <source>Max epoch : {max_epoch}</source>
+            <translation>最大エポック数 : {max_epoch}</translation>
+        </message>
+        <message>
+            <location line="+3" />
+            <source>Training Procedure : {value}</source>
+            <translation>学習手順 : {value}</translation>
+        </message>
+        <message>
+            <location line="+7" />
+            <source>epochs</source>
+            <translation>エポック</translation>
+        </message>
+        <message>
+            <location line="+0" />
+            <source>iterations</source>
+            <translation>イテレーション</translation>
+        </message>
+        <message>
+            <location line="+5" />
+            <source>The learning rate is multiplied by {gamma:g} every {get} {unit}.</source>
+            <translation>学習率は {get} {unit}ごとに {gamma:g} 倍されます。</translation>
+        </message>
+        <message>
+            <location line="+7" />
+            <source>The learning rate is multiplied by {gamma:g} at {unit} {steps}.</source>
+            <translation>学習率は{unit} {steps} で {gamma:g} 倍されます。</translation>
+        </message>
+        <message>
+            <location line="+6" />
+            <source>The learning rate follows a cosine curve down to 0 at the last epoch.</source>
+            <translation>学習率はコサイン曲線に従い、最後のエポックで 0 になります。</translation>
+        </message>
+        <message>
+            <location line="+6" />
+            <source>The learning rate decays polynomially (power {float:g}) down to 0 at the last epoch.</source>
+            <translation>学習率は多項式 (べき {float:g}) で減衰し、最後のエポックで 0 になります。</translation>
+        </message>
+        <message>
+            <location line="+10" />
+            <source>Linear warm-up over the first {get} {warm_unit}.</source>
+            <translation>最初の {get} {warm_unit}で線形にウォームアップします。</translation>
+        </message>
+        <message>
+            <location line="+9" />
+            <source>cost</source>
+            <translation>コスト</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>training loss</source>
+            <translation>学習ロス</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>validation loss</source>
+            <translation>検証ロス</translation>
+        </message>
+        <message>
+            <location line="+6" />
+            <source>Experimental Result : Learning Curve</source>
+            <translation>実験結果 : 学習曲線</translation>
+        </message>
+        <message>
+            <location line="+12" />
+            <source>The job has not finished an epoch: no learning curve yet.</source>
+            <translation>ジョブは 1 エポックも終えていません: 学習曲線はまだありません。</translation>
+        </message>
+        <message>
+            <location line="+9" />
+            <source>cost / error</source>
+            <translation>コスト / エラー</translation>
+        </message>
+        <message>
+            <location line="+26" />
+            <source>References</source>
+            <translation>参考文献</translation>
+        </message>
+    </context>
+    <context>
         <name>ReportAction</name>
         <message>
-            <location filename="../../console_app/report_action.py" line="+67" />
+            <location filename="../../console_app/report_action.py" line="+68" />
             <source>{name} has not been evaluated yet, so its report would have no evaluation results.
 
 Evaluate it first (its validation data, the best parameters)?</source>
@@ -1490,7 +1944,7 @@ Evaluate it first (its validation data, the best parameters)?</source>
         </message>
         <message>
             <location line="+5" />
-            <location line="+70" />
+            <location line="+78" />
             <source>PowerPoint report</source>
             <translation>PowerPoint レポート</translation>
         </message>
