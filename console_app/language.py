@@ -39,6 +39,7 @@ from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu, QMessageBox
 
 from engine.package_data import data_folder
+from engine.report import i18n as report_i18n
 from engine.report.i18n import cjk_matplotlib_fonts
 
 __all__ = [
@@ -144,6 +145,7 @@ def install(app: QCoreApplication, language: str) -> str:
         app.installTranslator(translator)
     if shown != "en":  # the plots' Japanese texts (hints, axis titles) need a font with kana
         matplotlib.rcParams["font.family"] = cjk_matplotlib_fonts()
+    report_i18n.use(shown)  # the plots drawn by engine.report (learning curves, trade-off)
     _current[0] = shown
     return shown
 

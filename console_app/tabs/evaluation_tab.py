@@ -292,12 +292,15 @@ class EvaluationTab(QWidget):
     def summary_text(self) -> str:
         s = self.summary
         networks = ", ".join(e["network"] for e in s.get("executors", [])) or s.get("network")
-        parts = [f"{s.get('rows')} rows of {s.get('dataset')} with the {s.get('checkpoint')} "
-                 f"parameters ({networks})"]  # fmt: skip
+        parts = [translate("EvaluationTab", "{rows} rows of {dataset} with the {checkpoint} "
+                           "parameters ({networks})").format(
+            rows=s.get("rows"), dataset=s.get("dataset"), checkpoint=s.get("checkpoint"),
+            networks=networks)]  # fmt: skip
         for name, m in s.get("classification", {}).items():
-            parts.append(f"{name}: accuracy {_pct(m['accuracy'])}, avg. precision "
-                         f"{_pct(m['avg_precision'])}, avg. recall {_pct(m['avg_recall'])}, "
-                         f"avg. F-measure {_pct(m['avg_f_measure'])}")  # fmt: skip
+            parts.append(translate("EvaluationTab", "{name}: accuracy {accuracy}, avg. precision "
+                                   "{precision}, avg. recall {recall}, avg. F-measure {f}").format(
+                name=name, accuracy=_pct(m["accuracy"]), precision=_pct(m["avg_precision"]),
+                recall=_pct(m["avg_recall"]), f=_pct(m["avg_f_measure"])))  # fmt: skip
         for name, m in s.get("regression", {}).items():
             parts.append(f"{name}: MAE {m['mae']:.6g}, RMSE {m['rmse']:.6g}, R2 {m['r2']:.4f}")
         return " | ".join(parts)

@@ -58,6 +58,13 @@ _COLUMN_TEXTS = (  # the headings COLUMNS translates, for pyside6-lupdate
 )  # fmt: skip
 TRADEOFF_STATISTICS = ("CostMultiplyAdd", "CostParameter", "UniqueParameters", "FLOPs",
                        "CostAdd", "CostMultiply", "Output", "ParameterBytes")  # fmt: skip
+_STATUS_TEXTS = (
+    QT_TRANSLATE_NOOP("TrainingTab", "running"),
+    QT_TRANSLATE_NOOP("TrainingTab", "finished"),
+    QT_TRANSLATE_NOOP("TrainingTab", "stopped"),
+    QT_TRANSLATE_NOOP("TrainingTab", "interrupted"),
+    QT_TRANSLATE_NOOP("TrainingTab", "failed"),
+)  # fmt: skip  (job statuses shown)
 STATUS_COLORS = {"running": "#1f77b4", "finished": "#2ca02c", "stopped": "#ff7f0e",
                  "interrupted": "#ff7f0e", "failed": "#d62728"}  # fmt: skip
 
@@ -460,7 +467,8 @@ class TrainingTab(QWidget):
         self.table.blockSignals(True)
         self.table.setRowCount(len(self.jobs))
         for row, job in enumerate(self.jobs):
-            values = (job.name, job.status, job.date, f"{job.epoch}/{job.max_epoch}",
+            status = translate("TrainingTab", job.status)
+            values = (job.name, status, job.date, f"{job.epoch}/{job.max_epoch}",
                       _fmt(job.last(1)), _fmt(job.last(2)), _fmt(job.last(3)),
                       job_menu.count_text(job.statistics.get("CostParameter")),
                       job_menu.count_text(job.statistics.get("CostMultiplyAdd")))  # fmt: skip

@@ -13,7 +13,7 @@ import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from engine.report.i18n import translate
+from engine.report.i18n import QT_TRANSLATE_NOOP, translate
 from engine.runtime.job_history import JobInfo, pareto_front
 
 __all__ = ["SERIES", "draw_learning_curves", "draw_tradeoff", "tradeoff_points", "decimate",
@@ -22,7 +22,11 @@ __all__ = ["SERIES", "draw_learning_curves", "draw_tradeoff", "tradeoff_points",
 # (legend text, column of a curve row, line style); rows are (epoch, cost, train, valid).
 # NNC calls the monitors "Training Error" and "Validation Error"; they are the loss on those
 # sets (the mean of the loss layers), so they are named for what they are.
-SERIES = (("cost", 1, "-"), ("training loss", 2, "--"), ("validation loss", 3, ":"))
+SERIES = (
+    (QT_TRANSLATE_NOOP("Report", "cost"), 1, "-"),
+    (QT_TRANSLATE_NOOP("Report", "training loss"), 2, "--"),
+    (QT_TRANSLATE_NOOP("Report", "validation loss"), 3, ":"),
+)
 Curve = tuple[str, Sequence[tuple[int, Any, Any, Any]]]
 # Past this many jobs only the Pareto front is named: seen on a real X server, a quantization
 # sweep's six jobs (same cost, long names) piled their names over each other and off the axes.
@@ -67,6 +71,7 @@ def draw_learning_curves(ax: Axes, curves: Sequence[Curve], log_scale: bool = Fa
                 continue
             xs, ys = zip(*points, strict=True)
             color = colors[(column - 1 if len(curves) == 1 else k) % len(colors)]
+            name = translate("Report", name)
             text = name if len(curves) == 1 else f"{label}: {name}"
             ax.plot(xs, ys, style, color=color, marker="." if len(xs) < 30 else None, label=text)
             drawn += 1

@@ -68,6 +68,13 @@ def in_language(function: Callable[..., T]) -> Callable[..., T]:
     return wrapper
 
 
+def use(lang: str) -> None:
+    """``lang`` from now on in this thread (the desktop app's plots follow its interface)."""
+    if lang not in LANGUAGES:
+        raise ValueError(f"language {lang!r}: expected one of {', '.join(LANGUAGES)}")
+    _current.set(lang)
+
+
 def current() -> str:
     return _current.get()
 

@@ -312,12 +312,12 @@
         </message>
         <message>
             <location line="+2" />
-            <location line="+126" />
+            <location line="+129" />
             <source>CSV (*.csv)</source>
             <translation>CSV (*.csv)</translation>
         </message>
         <message>
-            <location line="-112" />
+            <location line="-115" />
             <source>Evaluating {name}...</source>
             <translation>{name} を評価中...</translation>
         </message>
@@ -332,7 +332,17 @@
             <translation>{name}: 評価結果を読み込めません: {exc}</translation>
         </message>
         <message>
-            <location line="+49" />
+            <location line="+27" />
+            <source>{rows} rows of {dataset} with the {checkpoint} parameters ({networks})</source>
+            <translation>{dataset} の {rows} 行、{checkpoint} パラメータ ({networks})</translation>
+        </message>
+        <message>
+            <location line="+5" />
+            <source>{name}: accuracy {accuracy}, avg. precision {precision}, avg. recall {recall}, avg. F-measure {f}</source>
+            <translation>{name}: 精度 {accuracy}、平均適合率 {precision}、平均再現率 {recall}、平均 F 値 {f}</translation>
+        </message>
+        <message>
+            <location line="+20" />
             <source>Recall</source>
             <translation>再現率</translation>
         </message>
@@ -794,7 +804,7 @@
     <context>
         <name>Language</name>
         <message>
-            <location filename="../../console_app/language.py" line="+55" />
+            <location filename="../../console_app/language.py" line="+56" />
             <source>English</source>
             <translation>English</translation>
         </message>
@@ -809,7 +819,7 @@
             <translation>システムに合わせる</translation>
         </message>
         <message>
-            <location line="+96" />
+            <location line="+97" />
             <source>&amp;Language</source>
             <translation>言語(&amp;L)</translation>
         </message>
@@ -1511,7 +1521,7 @@
         </message>
         <message>
             <location line="+6" />
-            <location filename="../../engine/report/curves.py" line="+73" />
+            <location filename="../../engine/report/curves.py" line="+78" />
             <location filename="../../engine/report/sections.py" line="+320" />
             <source>epoch</source>
             <translation>エポック</translation>
@@ -1876,22 +1886,25 @@
             <translation>最初の {get} {warm_unit}で線形にウォームアップします。</translation>
         </message>
         <message>
-            <location line="+9" />
+            <location filename="../../engine/report/curves.py" line="-104" />
+            <location filename="../../engine/report/sections.py" line="+9" />
             <source>cost</source>
             <translation>コスト</translation>
         </message>
         <message>
             <location line="+1" />
+            <location filename="../../engine/report/sections.py" line="+1" />
             <source>training loss</source>
             <translation>学習ロス</translation>
         </message>
         <message>
             <location line="+1" />
+            <location filename="../../engine/report/sections.py" line="+1" />
             <source>validation loss</source>
             <translation>検証ロス</translation>
         </message>
         <message>
-            <location line="+6" />
+            <location filename="../../engine/report/sections.py" line="+6" />
             <source>Experimental Result : Learning Curve</source>
             <translation>実験結果 : 学習曲線</translation>
         </message>
@@ -2124,7 +2137,32 @@ Open it?</source>
             <translation>検証ロス</translation>
         </message>
         <message>
-            <location line="+48" />
+            <location line="+5" />
+            <source>running</source>
+            <translation>実行中</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>finished</source>
+            <translation>完了</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>stopped</source>
+            <translation>停止</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>interrupted</source>
+            <translation>中断</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>failed</source>
+            <translation>失敗</translation>
+        </message>
+        <message>
+            <location line="+46" />
             <source>Run</source>
             <translation>実行</translation>
         </message>
@@ -2150,12 +2188,12 @@ Open it?</source>
         </message>
         <message>
             <location line="+2" />
-            <location line="+410" />
+            <location line="+411" />
             <source>Continue the selected stopped job from its checkpoint</source>
             <translation>停止した選択中のジョブをチェックポイントから続けます</translation>
         </message>
         <message>
-            <location line="-399" />
+            <location line="-400" />
             <source>Array backend of the trainer (auto: GPU when CuPy finds one)</source>
             <translation>学習に使う配列バックエンド (auto: CuPy が GPU を見つけたら GPU)</translation>
         </message>
@@ -2257,12 +2295,12 @@ Open it?</source>
         </message>
         <message>
             <location line="+6" />
-            <location line="+232" />
+            <location line="+233" />
             <source>ERROR: {message}</source>
             <translation>エラー: {message}</translation>
         </message>
         <message>
-            <location line="-216" />
+            <location line="-217" />
             <source>Training on {on}, {get} epochs of {get2} iterations, batch size {get3}{per}, seed {get4}</source>
             <translation>{on} で学習: {get} エポック (1 エポック {get2} イテレーション)、バッチサイズ {get3}{per}、シード {get4}</translation>
         </message>
@@ -2307,7 +2345,7 @@ Open it?</source>
             <translation>失敗: {first}</translation>
         </message>
         <message>
-            <location line="+90" />
+            <location line="+91" />
             <source>{name} has no checkpoint to continue from: it ended before its first epoch. Fix the problem and press Run.</source>
             <translation>{name} には続きに使えるチェックポイントがありません: 最初のエポックの前に終了しました。問題を直して [実行] を押してください。</translation>
         </message>
