@@ -107,13 +107,17 @@ class QuantizeDialog(QDialog):
             targets.addWidget(box)
         targets.addStretch(1)  # each box as wide as its text: a click beside it is no toggle
         form = QFormLayout()
-        for label, widget in (("Network", self.network), ("New network", self.name),
-                              ("Quantizer", self.quantizer), ("Bits", self.bits)):  # fmt: skip
-            form.addRow(label, widget)
+        for label, widget in ((QT_TRANSLATE_NOOP("QuantizeDialog", "Network"), self.network),
+                              (QT_TRANSLATE_NOOP("QuantizeDialog", "New network"), self.name),
+                              (QT_TRANSLATE_NOOP("QuantizeDialog", "Quantizer"), self.quantizer),
+                              (QT_TRANSLATE_NOOP("QuantizeDialog", "Bits"), self.bits)):  # fmt: skip
+            form.addRow(translate("QuantizeDialog", label), widget)
         form.addRow(translate("QuantizeDialog", "Targets"), targets)
-        for label, widget in (("Delta", self.delta_mode), ("Job", self.job),
-                              ("Delta value", self.delta), ("Sign", self.sign)):  # fmt: skip
-            form.addRow(label, widget)
+        for label, widget in ((QT_TRANSLATE_NOOP("QuantizeDialog", "Delta"), self.delta_mode),
+                              (QT_TRANSLATE_NOOP("QuantizeDialog", "Job"), self.job),
+                              (QT_TRANSLATE_NOOP("QuantizeDialog", "Delta value"), self.delta),
+                              (QT_TRANSLATE_NOOP("QuantizeDialog", "Sign"), self.sign)):  # fmt: skip
+            form.addRow(translate("QuantizeDialog", label), widget)
         form.addRow("", self.ste)
         units = QLabel(
             translate(

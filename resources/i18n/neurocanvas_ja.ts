@@ -1437,12 +1437,52 @@
             <translation>STEFineGrained (範囲外では勾配なし)</translation>
         </message>
         <message>
-            <location line="+28" />
+            <location line="+25" />
+            <source>Network</source>
+            <translation>ネットワーク</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>New network</source>
+            <translation>新しいネットワーク</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>Quantizer</source>
+            <translation>量子化器</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>Bits</source>
+            <translation>ビット数</translation>
+        </message>
+        <message>
+            <location line="+2" />
             <source>Targets</source>
             <translation>対象</translation>
         </message>
         <message>
-            <location line="+6" />
+            <location line="+1" />
+            <source>Delta</source>
+            <translation>Delta</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>Job</source>
+            <translation>ジョブ</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>Delta value</source>
+            <translation>Delta の値</translation>
+        </message>
+        <message>
+            <location line="+1" />
+            <source>Sign</source>
+            <translation>符号</translation>
+        </message>
+        <message>
+            <location line="+4" />
             <source>Units: they are quantized per call: each Unit layer calls its own quantized copy of its unit network (&lt;New network&gt;_&lt;Unit layer&gt;), with its weights, biases and data paths quantized at these bits and calibrated on that call's values; its parameters keep their names, so calls that share parameters still share them.</source>
             <translation>Unit: 呼び出しごとに量子化されます。各 Unit レイヤーは自分用に量子化された Unit ネットワークのコピー (&lt;新しいネットワーク&gt;_&lt;Unit レイヤー&gt;) を呼び出し、その重み・バイアス・データの経路はこのビット数で量子化され、その呼び出しの値で較正されます。パラメータ名は変わらないので、パラメータを共有する呼び出しは引き続き共有します。</translation>
         </message>
