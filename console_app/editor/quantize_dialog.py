@@ -107,17 +107,17 @@ class QuantizeDialog(QDialog):
             targets.addWidget(box)
         targets.addStretch(1)  # each box as wide as its text: a click beside it is no toggle
         form = QFormLayout()
-        for label, widget in ((QT_TRANSLATE_NOOP("QuantizeDialog", "Network"), self.network),
-                              (QT_TRANSLATE_NOOP("QuantizeDialog", "New network"), self.name),
-                              (QT_TRANSLATE_NOOP("QuantizeDialog", "Quantizer"), self.quantizer),
-                              (QT_TRANSLATE_NOOP("QuantizeDialog", "Bits"), self.bits)):  # fmt: skip
-            form.addRow(translate("QuantizeDialog", label), widget)
+        for label, widget in ((translate("QuantizeDialog", "Network"), self.network),
+                              (translate("QuantizeDialog", "New network"), self.name),
+                              (translate("QuantizeDialog", "Quantizer"), self.quantizer),
+                              (translate("QuantizeDialog", "Bits"), self.bits)):  # fmt: skip
+            form.addRow(label, widget)
         form.addRow(translate("QuantizeDialog", "Targets"), targets)
-        for label, widget in ((QT_TRANSLATE_NOOP("QuantizeDialog", "Delta"), self.delta_mode),
-                              (QT_TRANSLATE_NOOP("QuantizeDialog", "Job"), self.job),
-                              (QT_TRANSLATE_NOOP("QuantizeDialog", "Delta value"), self.delta),
-                              (QT_TRANSLATE_NOOP("QuantizeDialog", "Sign"), self.sign)):  # fmt: skip
-            form.addRow(translate("QuantizeDialog", label), widget)
+        for label, widget in ((translate("QuantizeDialog", "Delta"), self.delta_mode),
+                              (translate("QuantizeDialog", "Job"), self.job),
+                              (translate("QuantizeDialog", "Delta value"), self.delta),
+                              (translate("QuantizeDialog", "Sign"), self.sign)):  # fmt: skip
+            form.addRow(label, widget)
         form.addRow("", self.ste)
         units = QLabel(
             translate(
