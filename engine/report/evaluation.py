@@ -195,8 +195,11 @@ def _misclassified_slide(deck: Deck, output_csv: Path, name: str, classes: int) 
         return
     slide = deck.slide(title)
     intro = [
-        f"{len(found):,} data misclassified; the {len(tiles)} most confident mistakes "
-        "(true class, predicted class and its score):"
+        translate(
+            "Report",
+            "{found:,} data misclassified; the {shown} most confident mistakes "
+            "(true class, predicted class and its score):",
+        ).format(found=len(found), shown=len(tiles))
     ]
     deck.text(slide, intro, (MARGIN, BODY_TOP, WIDTH - 2 * MARGIN, 0.5), largest=16)
     box = (MARGIN, BODY_TOP + 0.6, WIDTH - 2 * MARGIN, BODY_H - 0.6)

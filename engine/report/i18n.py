@@ -124,7 +124,7 @@ def cjk_matplotlib_fonts() -> list[str]:
     wanted = FONTS["ja"]
     if not any(f.name == wanted for f in font_manager.fontManager.ttflist):
         for path in font_manager.findSystemFonts():
-            if "NotoSansCJK-Regular" in Path(path).name:
+            if Path(path).name.startswith(("NotoSansCJK-Regular", "NotoSansCJK-Bold")):
                 with contextlib.suppress(Exception):
                     font_manager.fontManager.addfont(path)
     if any(f.name == wanted for f in font_manager.fontManager.ttflist):

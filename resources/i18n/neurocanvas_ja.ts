@@ -1703,6 +1703,11 @@
             <translation>誤分類したデータの画像ファイルがありません。</translation>
         </message>
         <message>
+            <location line="+5" />
+            <source>{found:,} data misclassified; the {shown} most confident mistakes (true class, predicted class and its score):</source>
+            <translation>誤分類したデータ {found:,} 件のうち、確信度の高い誤り {shown} 件 (正解のクラス、予測したクラスとそのスコア):</translation>
+        </message>
+        <message>
             <location filename="../../engine/report/figures.py" line="+72" />
             <source>predicted</source>
             <translation>予測</translation>
