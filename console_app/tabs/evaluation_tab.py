@@ -57,6 +57,9 @@ def job_datasets(job: Path) -> list[str]:
     return names
 
 
+RECALL = "Recall"  # a metric name: kept as NNC shows it, as the rows' Precision, F-Measure
+
+
 class EvaluationTab(QWidget):
     evaluated = Signal(str)  # finished or failed
 
@@ -316,9 +319,7 @@ class EvaluationTab(QWidget):
         n = len(counts)
         self.matrix.setRowCount(n + 7)
         self.matrix.setColumnCount(n + 1)
-        self.matrix.setHorizontalHeaderLabels(
-            [f"{name}={j}" for j in range(n)] + [translate("EvaluationTab", "Recall")]
-        )
+        self.matrix.setHorizontalHeaderLabels([f"{name}={j}" for j in range(n)] + [RECALL])
         labels = [f"y={i}" for i in range(n)] + ["Precision", "F-Measure", "", "Accuracy",
                                                   "Avg. Precision", "Avg. Recall",
                                                   "Avg. F-Measure"]  # fmt: skip
