@@ -91,7 +91,9 @@ class CreateUnitDialog(QDialog):
         if not name or any(c in name for c in "[]\r\n"):
             return "the unit network needs a one-line name without [ ]"
         if name in self.taken:
-            return f'a network named "{name}" already exists'
+            return translate("CreateUnitDialog", 'a network named "{name}" already exists').format(
+                name=name
+            )
         return None
 
     def accept(self) -> None:

@@ -178,7 +178,11 @@ class QuantizeDialog(QDialog):
         try:
             self.scheme()
             if not name or name in self.taken:
-                raise QuantizationError(f'New network: "{name}" is empty or taken')
+                raise QuantizationError(
+                    translate("QuantizeDialog", 'New network: "{name}" is empty or taken').format(
+                        name=name
+                    )
+                )
         except QuantizationError as exc:
             self.error.setText(str(exc))
             return
@@ -233,8 +237,11 @@ def apply(window: Any, dialog: QuantizeDialog) -> str | None:
         for network in networks:
             if project.has_network(network.name):
                 raise QuantizationError(
-                    f'a network named "{network.name}" exists already (the quantized copy of a '
-                    "unit takes that name); rename it or choose another New network name"
+                    translate(
+                        "QuantizeDialog",
+                        'a network named "{name}" exists already (the quantized copy of a unit '
+                        "takes that name); rename it or choose another New network name",
+                    ).format(name=network.name)
                 )
     except (QuantizationError, ProjectFileError, ValueError, OSError) as exc:
         window.report_error(translate("QuantizeDialog", "Quantize Network: {exc}").format(exc=exc))
@@ -247,7 +254,9 @@ def apply(window: Any, dialog: QuantizeDialog) -> str | None:
     count = sum(1 for layer in networks[0].layers if layer.type == scheme.layer_type)
     inside = sum(1 for n in networks[1:] for layer in n.layers if layer.type == scheme.layer_type)
     copies = ", ".join(n.name for n in networks[1:])
-    units = f" (and {inside} in its quantized unit copies {copies})"
+    units = translate(
+        "QuantizeDialog", " (and {inside} in its quantized unit copies {copies})"
+    ).format(inside=inside, copies=copies)
     window.show_message(
         translate(
             "QuantizeDialog", 'Network "{name}": {count} {layer_type} layers inserted{value}'

@@ -91,8 +91,11 @@ def _exact_tip(shown: int | None, exact: int | None) -> str:
     if shown is None or exact is None:
         return ""
     if shown == exact:
-        return f"Exact count: {exact:,} (NNC shows the same)"
-    return (
-        f"NNC's value: {shown:,} (NNC adds in float32, which rounds above 16,777,216)."
-        f"\nExact count: {exact:,}"
-    )
+        return translate("StatisticsPane", "Exact count: {exact:,} (NNC shows the same)").format(
+            exact=exact
+        )
+    return translate(
+        "StatisticsPane",
+        "NNC's value: {shown:,} (NNC adds in float32, which rounds above "
+        "16,777,216).\nExact count: {exact:,}",
+    ).format(shown=shown, exact=exact)

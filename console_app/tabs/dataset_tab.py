@@ -267,7 +267,10 @@ class DatasetTab(QWidget):
             return "No CSV on disk at this URI"
         if builtin == d.uri.strip():
             return "No CSV on disk yet: Generate now, or the first run generates it"
-        return f"NNC's sample dataset, here {builtin}: Generate now, or the first run makes it"
+        return translate(
+            "DatasetTab",
+            "NNC's sample dataset, here {builtin}: Generate now, or the first run makes it",
+        ).format(builtin=builtin)
 
     # -- edits -----------------------------------------------------------------------------
     def set_value(self, key: str, value: str) -> bool:

@@ -133,20 +133,28 @@ class FolderDatasetDialog(QDialog):
         try:
             size = parse_size(self.size.text())
         except ValueError:
-            return (f"Image size: empty, N or WIDTHxHEIGHT with positive integers. "
-                    f"Received: {self.size.text()!r}")  # fmt: skip
+            return translate(
+                "FolderDatasetDialog",
+                "Image size: empty, N or WIDTHxHEIGHT with positive integers. Received: {text!r}",
+            ).format(text=self.size.text())
         try:
             percent = float(self.percent.text())
         except ValueError:
             percent = float("nan")
         if not 0 < percent <= 100:
-            return f"Training %: a number in (0, 100]. Received: {self.percent.text()!r}"
+            return translate(
+                "FolderDatasetDialog", "Training %: a number in (0, 100]. Received: {text!r}"
+            ).format(text=self.percent.text())
         try:
             seed = int(self.seed.text())
         except ValueError:
-            return f"Split seed: an integer. Received: {self.seed.text()!r}"
+            return translate(
+                "FolderDatasetDialog", "Split seed: an integer. Received: {text!r}"
+            ).format(text=self.seed.text())
         if seed < 0:
-            return f"Split seed: a non-negative integer. Received: {seed}"
+            return translate(
+                "FolderDatasetDialog", "Split seed: a non-negative integer. Received: {seed}"
+            ).format(seed=seed)
         return FolderDatasetOptions(source, out, size, self.channel.currentData(), percent, seed)
 
     def options(self) -> FolderDatasetOptions | None:

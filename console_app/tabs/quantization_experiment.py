@@ -287,22 +287,32 @@ class QuantizationExperiment(QDialog):
 def _ranking_text(record: dict[str, Any]) -> str:
     """The ranking as the CLI prints it: accuracy points each layer costs alone, worst first."""
     lost = ranking_text(record["layers"])
-    return (
-        f"Layer sensitivity at {record['bits']} bits (accuracy points, one layer at a time): {lost}"
-    )
+    return translate(
+        "QuantizationExperiment",
+        "Layer sensitivity at {value} bits (accuracy points, one layer at a time): {lost}",
+    ).format(value=record["bits"], lost=lost)
 
 
 def _mixed_text(record: dict[str, Any]) -> str:
     """The pick as the CLI prints it (engine/quantization/mixed.py), or why there is none."""
     if record.get("status") != "finished":
-        return (f"Mixed precision stopped after {record['evaluations']} evaluations: Run "
-                f"continues it.")  # fmt: skip
+        return translate(
+            "QuantizationExperiment",
+            "Mixed precision stopped after {value} evaluations: Run continues it.",
+        ).format(value=record["evaluations"])
     bits = ", ".join(f"{layer} {b}" for layer, b in record["layer_bits"].items())
-    return (
-        f"Mixed precision within {record['budget']:,} bytes ({bits} bits): accuracy "
-        f"{100 * record['accuracy']:.2f} %, {record['parameter_bytes']:,} parameter bytes; "
-        f"the most accurate that fits of {len(record['candidates'])} networks evaluated "
-        f"(mixed_precision.json, job mixed_precision)"
+    return translate(
+        "QuantizationExperiment",
+        "Mixed precision within {value:,} bytes ({bits} bits): accuracy "
+        "{value2:.2f} %, {value3:,} parameter bytes; the most accurate that "
+        "fits of {len} networks evaluated (mixed_precision.json, job "
+        "mixed_precision)",
+    ).format(
+        value=record["budget"],
+        bits=bits,
+        value2=100 * record["accuracy"],
+        value3=record["parameter_bytes"],
+        len=len(record["candidates"]),
     )
 
 

@@ -113,8 +113,11 @@ class SearchControl:
             self.done += 1
             tab.progress.setValue(min(self.done, tab.progress.maximum()))
             error = record.get("valid_error")
-            shown = f"validation error {error:.4g}" if error is not None else record.get(
-                "message") or record.get("status", "failed")  # fmt: skip
+            shown = (
+                translate("SearchControl", "validation error {error:.4g}").format(error=error)
+                if error is not None
+                else record.get("message") or record.get("status", "failed")
+            )
             tab.append_log(
                 translate("SearchControl", "Attempt {get}: {shown}").format(
                     get=record.get("number"), shown=shown

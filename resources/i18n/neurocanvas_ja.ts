@@ -56,6 +56,11 @@
         <source>Properties to turn into unit arguments:</source>
         <translation>Unit の引数にするプロパティ:</translation>
     </message>
+    <message>
+        <location line="+32"/>
+        <source>a network named &quot;{name}&quot; already exists</source>
+        <translation>ネットワーク &quot;{name}&quot; は既にあります</translation>
+    </message>
 </context>
 <context>
     <name>DatasetTab</name>
@@ -165,7 +170,12 @@
         <translation>CSV: {path}    行数: {rows}</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+22"/>
+        <source>NNC&apos;s sample dataset, here {builtin}: Generate now, or the first run makes it</source>
+        <translation>NNC のサンプルデータセット (ここでは {builtin}): [今すぐ生成] を押すか、最初の実行で作成されます</translation>
+    </message>
+    <message>
+        <location line="+14"/>
         <source>Dataset name {value!r}: must be new and not empty</source>
         <translation>データセット名 {value!r}: 空でない新しい名前にしてください</translation>
     </message>
@@ -546,6 +556,26 @@
         <location line="+14"/>
         <source>Browse...</source>
         <translation>参照...</translation>
+    </message>
+    <message>
+        <location line="+24"/>
+        <source>Image size: empty, N or WIDTHxHEIGHT with positive integers. Received: {text!r}</source>
+        <translation>画像サイズ: 空、N、または 幅x高さ (正の整数) を指定してください。入力: {text!r}</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Training %: a number in (0, 100]. Received: {text!r}</source>
+        <translation>学習用 %: (0, 100] の数値を指定してください。入力: {text!r}</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Split seed: an integer. Received: {text!r}</source>
+        <translation>分割のシード: 整数を指定してください。入力: {text!r}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Split seed: a non-negative integer. Received: {seed}</source>
+        <translation>分割のシード: 0 以上の整数を指定してください。入力: {seed}</translation>
     </message>
 </context>
 <context>
@@ -1399,7 +1429,22 @@
         <translation> 結果: {out_dir}</translation>
     </message>
     <message>
-        <location line="+41"/>
+        <location line="+13"/>
+        <source>Layer sensitivity at {value} bits (accuracy points, one layer at a time): {lost}</source>
+        <translation>{value} ビットでのレイヤー感度 (精度のポイント、1 レイヤーずつ): {lost}</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>Mixed precision stopped after {value} evaluations: Run continues it.</source>
+        <translation>混合精度は {value} 回の評価で停止しました: [実行] で続きを行います。</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Mixed precision within {value:,} bytes ({bits} bits): accuracy {value2:.2f} %, {value3:,} parameter bytes; the most accurate that fits of {len} networks evaluated (mixed_precision.json, job mixed_precision)</source>
+        <translation>{value:,} バイト以内の混合精度 ({bits} ビット): 精度 {value2:.2f} %、パラメータ {value3:,} バイト。評価した {len} 個のネットワークのうち収まる中で最も高精度なもの (mixed_precision.json、ジョブ mixed_precision)</translation>
+    </message>
+    <message>
+        <location line="+24"/>
         <source>{name}: a quantization experiment needs a finished job</source>
         <translation>{name}: 量子化実験には完了したジョブが必要です</translation>
     </message>
@@ -1482,7 +1527,12 @@
         <translation>Unit: 呼び出しごとに量子化されます。各 Unit レイヤーは自分用に量子化された Unit ネットワークのコピー (&lt;新しいネットワーク&gt;_&lt;Unit レイヤー&gt;) を呼び出し、その重み・バイアス・データの経路はこのビット数で量子化され、その呼び出しの値で較正されます。パラメータ名は変わらないので、パラメータを共有する呼び出しは引き続き共有します。</translation>
     </message>
     <message>
-        <location line="+67"/>
+        <location line="+59"/>
+        <source>New network: &quot;{name}&quot; is empty or taken</source>
+        <translation>新しいネットワーク: &quot;{name}&quot; は空か、既に使われています</translation>
+    </message>
+    <message>
+        <location line="+12"/>
         <source>&amp;Quantize Network...</source>
         <translation>ネットワークの量子化(&amp;Q)...</translation>
     </message>
@@ -1492,12 +1542,22 @@
         <translation>固定小数点の量子化器を入れたネットワークのコピーを追加します</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+43"/>
+        <source>a network named &quot;{name}&quot; exists already (the quantized copy of a unit takes that name); rename it or choose another New network name</source>
+        <translation>ネットワーク &quot;{name}&quot; は既にあります (Unit の量子化コピーがその名前を使います)。名前を変えるか、別の新しいネットワーク名を選んでください</translation>
+    </message>
+    <message>
+        <location line="+7"/>
         <source>Quantize Network: {exc}</source>
         <translation>ネットワークの量子化: {exc}</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+10"/>
+        <source> (and {inside} in its quantized unit copies {copies})</source>
+        <translation> (さらに量子化した Unit のコピー {copies} に {inside} 個)</translation>
+    </message>
+    <message>
+        <location line="+4"/>
         <source>Network &quot;{name}&quot;: {count} {layer_type} layers inserted{value}</source>
         <translation>ネットワーク &quot;{name}&quot;: {layer_type} レイヤーを {count} 個挿入しました{value}</translation>
     </message>
@@ -2053,7 +2113,12 @@ Open it?</source>
         <translation>試行 {get}: {get2}</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+10"/>
+        <source>validation error {error:.4g}</source>
+        <translation>検証エラー {error:.4g}</translation>
+    </message>
+    <message>
+        <location line="+5"/>
         <source>Attempt {get}: {shown}</source>
         <translation>試行 {get}: {shown}</translation>
     </message>
@@ -2137,6 +2202,18 @@ Open it?</source>
         <location line="+1"/>
         <source>Total</source>
         <translation>合計</translation>
+    </message>
+    <message>
+        <location line="+65"/>
+        <source>Exact count: {exact:,} (NNC shows the same)</source>
+        <translation>正確な値: {exact:,} (NNC の表示と同じ)</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>NNC&apos;s value: {shown:,} (NNC adds in float32, which rounds above 16,777,216).
+Exact count: {exact:,}</source>
+        <translation>NNC の値: {shown:,} (NNC は float32 で加算するため 16,777,216 を超えると丸められます)。
+正確な値: {exact:,}</translation>
     </message>
 </context>
 <context>
