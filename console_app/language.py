@@ -90,6 +90,9 @@ def _lrelease() -> str | None:
 
 
 def cache_folder() -> Path:
+    """NEUROCANVAS_CACHE's i18n folder when set (as the datasets' cache), else the app's."""
+    if os.environ.get("NEUROCANVAS_CACHE"):
+        return Path(os.environ["NEUROCANVAS_CACHE"]) / "i18n"
     base = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.CacheLocation)
     return Path(base or Path.home() / ".cache" / "neurocanvas") / "i18n"
 

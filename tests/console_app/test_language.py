@@ -115,3 +115,31 @@ def test_the_language_setting_is_remembered(make_window, settings):
     checked = [a.objectName() for a in window.findChild(QMenu, "language_menu").actions()
                if a.isChecked()]  # fmt: skip
     assert checked == ["language_ja"]
+
+
+def test_the_qm_is_built_from_the_ts_and_rebuilt_when_it_changes(tmp_path, monkeypatch, qapp):
+    """The .qm Qt loads is built by lrelease into the cache, named by the .ts's content: an
+    edited .ts gets a new .qm, never the stale one."""
+    from PySide6.QtCore import QTranslator
+
+    from console_app import language
+
+    monkeypatch.setenv("NEUROCANVAS_CACHE", str(tmp_path / "cache"))
+    source = language._catalogue_folder() / "neurocanvas_ja.ts"
+    folder = tmp_path / "i18n"
+    folder.mkdir()
+    (folder / source.name).write_bytes(source.read_bytes())
+    monkeypatch.setattr(language, "_catalogue_folder", lambda: folder)
+    first = language.compiled_catalogue("ja")
+    assert first.parent == tmp_path / "cache" / "i18n" and first.stat().st_size > 0
+    assert language.compiled_catalogue("ja") == first  # built once
+    translator = QTranslator()
+    assert translator.load(str(first))
+    assert translator.translate("MainWindow", "TRAINING") == "学習"
+    edited = source.read_text(encoding="utf-8").replace(">学習<", ">トレーニング<")
+    (folder / source.name).write_text(edited, encoding="utf-8")
+    second = language.compiled_catalogue("ja")
+    assert second != first
+    translator = QTranslator()
+    assert translator.load(str(second))
+    assert translator.translate("MainWindow", "TRAINING") == "トレーニング"
