@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from console_app.language import translate
 from console_app.report_action import ReportController
 from console_app.settings import AppSettings
 from console_app.tabs.job_runner import JobRunner
@@ -54,6 +55,9 @@ def job_datasets(job: Path) -> list[str]:
         names.remove(first)
         names.insert(0, first)
     return names
+
+
+RECALL = "Recall"  # a metric name: kept as NNC shows it, as the rows' Precision, F-Measure
 
 
 class EvaluationTab(QWidget):
@@ -81,24 +85,40 @@ class EvaluationTab(QWidget):
         self.dataset_combo.setEditable(True)  # a dataset link name or a CSV path
         self.dataset_combo.setMinimumContentsLength(12)
         self.dataset_combo.setSizeAdjustPolicy(adjust)
-        self.browse_button = QPushButton("CSV...")
+        self.browse_button = QPushButton(translate("EvaluationTab", "CSV..."))
         self.browse_button.clicked.connect(self._browse)
         self.checkpoint = QComboBox()
-        self.checkpoint.addItems(["best", "last"])
-        self.evaluate_button = QPushButton("Evaluate")
+        self.checkpoint.addItems(
+            [
+                "best",
+                "last",
+            ]
+        )
+        self.evaluate_button = QPushButton(translate("EvaluationTab", "Evaluate"))
         self.evaluate_button.clicked.connect(lambda: self.evaluate())
-        self.report_button = QPushButton("Report...")
-        self.report_button.setToolTip("Write this job's PowerPoint report (with its evaluation)")
+        self.report_button = QPushButton(translate("EvaluationTab", "Report..."))
+        self.report_button.setToolTip(
+            translate("EvaluationTab", "Write this job's PowerPoint report (with its evaluation)")
+        )
         self.reports = ReportController(self)
         self.report_button.clicked.connect(lambda: self.reports.start(self.current_job()))
-        self.save_output_button = QPushButton("Save output as CSV...")
+        self.save_output_button = QPushButton(translate("EvaluationTab", "Save output as CSV..."))
         self.save_output_button.clicked.connect(lambda: self.save_output())
-        self.save_matrix_button = QPushButton("Save confusion matrix as CSV...")
+        self.save_matrix_button = QPushButton(
+            translate("EvaluationTab", "Save confusion matrix as CSV...")
+        )
         self.save_matrix_button.clicked.connect(lambda: self.save_matrix())
         top = QHBoxLayout()
-        for w in (QLabel("Job:"), self.job_combo, QLabel("Dataset:"), self.dataset_combo,
-                  self.browse_button, QLabel("Parameters:"), self.checkpoint,
-                  self.evaluate_button):  # fmt: skip
+        for w in (
+            QLabel(translate("EvaluationTab", "Job:")),
+            self.job_combo,
+            QLabel(translate("EvaluationTab", "Dataset:")),
+            self.dataset_combo,
+            self.browse_button,
+            QLabel(translate("EvaluationTab", "Parameters:")),
+            self.checkpoint,
+            self.evaluate_button,
+        ):
             top.addWidget(w)
         top.addStretch(1)
         saves = QHBoxLayout()
@@ -107,7 +127,7 @@ class EvaluationTab(QWidget):
         saves.addWidget(self.save_output_button)
         saves.addWidget(self.save_matrix_button)
 
-        self.summary_label = QLabel("No evaluation yet")
+        self.summary_label = QLabel(translate("EvaluationTab", "No evaluation yet"))
         self.summary_label.setWordWrap(True)
         self.output_view = QTableView()
         self.output_view.setIconSize(QSize(THUMB, THUMB))
@@ -123,15 +143,15 @@ class EvaluationTab(QWidget):
         matrix_page = QWidget()
         mv = QVBoxLayout(matrix_page)
         row = QHBoxLayout()
-        row.addWidget(QLabel("Output:"))
+        row.addWidget(QLabel(translate("EvaluationTab", "Output:")))
         row.addWidget(self.variable_combo)
         row.addStretch(1)
         mv.addLayout(row)
         mv.addWidget(self.matrix)
         self.views = QTabWidget()
-        self.views.addTab(self.output_view, "Output Result")
-        self.views.addTab(matrix_page, "Confusion Matrix")
-        self.views.addTab(self.plugins, "Plugin Results")
+        self.views.addTab(self.output_view, translate("EvaluationTab", "Output Result"))
+        self.views.addTab(matrix_page, translate("EvaluationTab", "Confusion Matrix"))
+        self.views.addTab(self.plugins, translate("EvaluationTab", "Plugin Results"))
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
         self.log.setMaximumBlockCount(2000)
@@ -219,13 +239,24 @@ class EvaluationTab(QWidget):
             if (job / "evaluation.json").exists():
                 self.show_results(job)
             else:  # another job's table would read as this one's
-                self.clear_results(f"{job.name}: not evaluated yet (click Evaluate)")
+                self.clear_results(
+                    translate("EvaluationTab", "{name}: not evaluated yet (click Evaluate)").format(
+                        name=job.name
+                    )
+                )
         else:  # another project's
-            self.clear_results("No job yet: train the project in TRAINING")
+            self.clear_results(
+                translate("EvaluationTab", "No job yet: train the project in TRAINING")
+            )
         self._update_buttons()
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Dataset CSV", "", "CSV (*.csv)")
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            translate("EvaluationTab", "Dataset CSV"),
+            "",
+            translate("EvaluationTab", "CSV (*.csv)"),
+        )
         if path:
             self.dataset_combo.setCurrentText(path)
 
@@ -237,7 +268,9 @@ class EvaluationTab(QWidget):
             return False
         dataset = dataset if dataset is not None else self.dataset_combo.currentText()
         self.runner.evaluate(job, dataset or None, checkpoint or self.checkpoint.currentText())
-        self.summary_label.setText(f"Evaluating {job.name}...")
+        self.summary_label.setText(
+            translate("EvaluationTab", "Evaluating {name}...").format(name=job.name)
+        )
         self._update_buttons(running=True)
         return True
 
@@ -245,7 +278,9 @@ class EvaluationTab(QWidget):
         self.last_message = message
         self._update_buttons(running=False)
         if status == "failed":
-            self.summary_label.setText("Evaluation failed: " + message.splitlines()[0])
+            self.summary_label.setText(
+                translate("EvaluationTab", "Evaluation failed: ") + message.splitlines()[0]
+            )
             self.log.appendPlainText(message)
         elif self.runner.job_dir is not None:
             self.show_results(self.runner.job_dir)
@@ -257,7 +292,11 @@ class EvaluationTab(QWidget):
             self.summary = json.loads((job / "evaluation.json").read_text(encoding="utf-8"))
             header, rows = read_csv_rows(job / "output_result.csv")
         except (OSError, ValueError) as exc:
-            self.summary_label.setText(f"{job.name}: cannot read the evaluation: {exc}")
+            self.summary_label.setText(
+                translate("EvaluationTab", "{name}: cannot read the evaluation: {exc}").format(
+                    name=job.name, exc=exc
+                )
+            )
             return
         header, rows = with_predicted_classes(header, rows, list(self.summary.get(
             "classification", {})), self.tr("{0}: predicted class"))  # fmt: skip
@@ -285,12 +324,15 @@ class EvaluationTab(QWidget):
     def summary_text(self) -> str:
         s = self.summary
         networks = ", ".join(e["network"] for e in s.get("executors", [])) or s.get("network")
-        parts = [f"{s.get('rows')} rows of {s.get('dataset')} with the {s.get('checkpoint')} "
-                 f"parameters ({networks})"]  # fmt: skip
+        parts = [translate("EvaluationTab", "{rows} rows of {dataset} with the {checkpoint} "
+                           "parameters ({networks})").format(
+            rows=s.get("rows"), dataset=s.get("dataset"), checkpoint=s.get("checkpoint"),
+            networks=networks)]  # fmt: skip
         for name, m in s.get("classification", {}).items():
-            parts.append(f"{name}: accuracy {_pct(m['accuracy'])}, avg. precision "
-                         f"{_pct(m['avg_precision'])}, avg. recall {_pct(m['avg_recall'])}, "
-                         f"avg. F-measure {_pct(m['avg_f_measure'])}")  # fmt: skip
+            parts.append(translate("EvaluationTab", "{name}: accuracy {accuracy}, avg. precision "
+                                   "{precision}, avg. recall {recall}, avg. F-measure {f}").format(
+                name=name, accuracy=_pct(m["accuracy"]), precision=_pct(m["avg_precision"]),
+                recall=_pct(m["avg_recall"]), f=_pct(m["avg_f_measure"])))  # fmt: skip
         for name, m in s.get("regression", {}).items():
             parts.append(f"{name}: MAE {m['mae']:.6g}, RMSE {m['rmse']:.6g}, R2 {m['r2']:.4f}")
         return " | ".join(parts)
@@ -306,7 +348,7 @@ class EvaluationTab(QWidget):
         n = len(counts)
         self.matrix.setRowCount(n + 7)
         self.matrix.setColumnCount(n + 1)
-        self.matrix.setHorizontalHeaderLabels([f"{name}={j}" for j in range(n)] + ["Recall"])
+        self.matrix.setHorizontalHeaderLabels([f"{name}={j}" for j in range(n)] + [RECALL])
         labels = [f"y={i}" for i in range(n)] + ["Precision", "F-Measure", "", "Accuracy",
                                                   "Avg. Precision", "Avg. Recall",
                                                   "Avg. F-Measure"]  # fmt: skip
@@ -340,7 +382,12 @@ class EvaluationTab(QWidget):
 
     # -- saving ----------------------------------------------------------------------------
     def ask_save_path(self, suggested: str) -> str | None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save as CSV", suggested, "CSV (*.csv)")
+        path, _ = QFileDialog.getSaveFileName(
+            self,
+            translate("EvaluationTab", "Save as CSV"),
+            suggested,
+            translate("EvaluationTab", "CSV (*.csv)"),
+        )
         return path or None
 
     def save_output(self, path: str | None = None) -> bool:

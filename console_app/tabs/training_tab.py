@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QPoint, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.document import Document
+from console_app.language import translate
 from console_app.report_action import ReportController
 from console_app.tabs import job_menu
 from console_app.tabs.job_runner import JobRunner
@@ -49,9 +50,23 @@ from engine.runtime import job_history as H
 
 COLUMNS = ("Name", "Status", "Date", "Epoch", "Accuracy", "Cost", "Training loss",
            "Validation loss", "CostParameter", "CostMultiplyAdd")  # fmt: skip
+_COLUMN_TEXTS = (  # the headings COLUMNS translates, for pyside6-lupdate
+    QT_TRANSLATE_NOOP("TrainingTab", "Name"), QT_TRANSLATE_NOOP("TrainingTab", "Status"),
+    QT_TRANSLATE_NOOP("TrainingTab", "Date"), QT_TRANSLATE_NOOP("TrainingTab", "Epoch"),
+    QT_TRANSLATE_NOOP("TrainingTab", "Accuracy"), QT_TRANSLATE_NOOP("TrainingTab", "Cost"),
+    QT_TRANSLATE_NOOP("TrainingTab", "Training loss"),
+    QT_TRANSLATE_NOOP("TrainingTab", "Validation loss"),
+)  # fmt: skip
 GROUP_ROLE = Qt.ItemDataRole.UserRole + 1  # a quantization experiment's row: its folder
 TRADEOFF_STATISTICS = ("CostMultiplyAdd", "CostParameter", "UniqueParameters", "FLOPs",
                        "CostAdd", "CostMultiply", "Output", "ParameterBytes")  # fmt: skip
+_STATUS_TEXTS = (
+    QT_TRANSLATE_NOOP("TrainingTab", "running"),
+    QT_TRANSLATE_NOOP("TrainingTab", "finished"),
+    QT_TRANSLATE_NOOP("TrainingTab", "stopped"),
+    QT_TRANSLATE_NOOP("TrainingTab", "interrupted"),
+    QT_TRANSLATE_NOOP("TrainingTab", "failed"),
+)  # fmt: skip  (job statuses shown)
 STATUS_COLORS = {"running": "#1f77b4", "finished": "#2ca02c", "stopped": "#ff7f0e",
                  "interrupted": "#ff7f0e", "failed": "#d62728"}  # fmt: skip
 
@@ -98,23 +113,38 @@ class TrainingTab(QWidget):
 
     # -- layout ----------------------------------------------------------------------------
     def _build(self) -> None:
-        self.run_button = QPushButton("Run")
-        self.run_button.setToolTip("Train the current project (a snapshot of it) in a new job")
-        self.stop_button = QPushButton("Stop")
-        self.stop_button.setToolTip("Save a checkpoint, then end the run")
-        self.resume_button = QPushButton("Resume")
-        self.resume_button.setToolTip("Continue the selected stopped job from its checkpoint")
+        self.run_button = QPushButton(translate("TrainingTab", "Run"))
+        self.run_button.setToolTip(
+            translate("TrainingTab", "Train the current project (a snapshot of it) in a new job")
+        )
+        self.stop_button = QPushButton(translate("TrainingTab", "Stop"))
+        self.stop_button.setToolTip(translate("TrainingTab", "Save a checkpoint, then end the run"))
+        self.resume_button = QPushButton(translate("TrainingTab", "Resume"))
+        self.resume_button.setToolTip(
+            translate("TrainingTab", "Continue the selected stopped job from its checkpoint")
+        )
         self.device = QComboBox()
-        self.device.addItems(["auto", "cpu", "gpu"])
-        self.device.setToolTip("Array backend of the trainer (auto: GPU when CuPy finds one)")
+        self.device.addItems(
+            [
+                "auto",
+                "cpu",
+                "gpu",
+            ]
+        )
+        self.device.setToolTip(
+            translate("TrainingTab", "Array backend of the trainer (auto: GPU when CuPy finds one)")
+        )
         self.processes = QSpinBox()
         self.processes.setRange(1, 256)
         self.processes.setToolTip(
-            "Data-parallel trainers started through mpirun (one per GPU on a GPU machine); "
-            "Batch Size is per process, so the global batch is Processes x Batch Size"
+            translate(
+                "TrainingTab",
+                "Data-parallel trainers started through mpirun (one per GPU on a GPU machine); "
+                "Batch Size is per process, so the global batch is Processes x Batch Size",
+            )
         )
         self.progress = QProgressBar()
-        self.position = QLabel("No run")
+        self.position = QLabel(translate("TrainingTab", "No run"))
         self.timing = QLabel("")
         self.warning_label = QLabel("")
         self.warning_label.setStyleSheet("color: #b36b00; font-weight: bold")
@@ -125,16 +155,27 @@ class TrainingTab(QWidget):
         self.stop_button.clicked.connect(lambda: self.stop())
         self.resume_button.clicked.connect(lambda: self.resume())
         top = QHBoxLayout()
-        for w in (self.run_button, self.stop_button, self.resume_button, QLabel("Device:"),
-                  self.device, QLabel("Processes:"), self.processes, self.progress,
-                  self.position, self.timing):  # fmt: skip
+        for w in (
+            self.run_button,
+            self.stop_button,
+            self.resume_button,
+            QLabel(translate("TrainingTab", "Device:")),
+            self.device,
+            QLabel(translate("TrainingTab", "Processes:")),
+            self.processes,
+            self.progress,
+            self.position,
+            self.timing,
+        ):
             top.addWidget(w)
 
-        self.search_results_button = QPushButton("Search results...")
-        self.search_results_button.setToolTip("The newest structure search's attempts")
+        self.search_results_button = QPushButton(translate("TrainingTab", "Search results..."))
+        self.search_results_button.setToolTip(
+            translate("TrainingTab", "The newest structure search's attempts")
+        )
         self.search_results_button.clicked.connect(lambda: self.search.show_results())
         self.curve = LearningCurvePlot()
-        self.log_scale = QCheckBox("Log scale")
+        self.log_scale = QCheckBox(translate("TrainingTab", "Log scale"))
         self.log_scale.toggled.connect(self.curve.set_log_scale)
         self.tradeoff = TradeoffPlot()
         self.statistic = QComboBox()
@@ -147,7 +188,7 @@ class TrainingTab(QWidget):
         lv.addWidget(self.log_scale)
         rv.addWidget(self.tradeoff)
         row = QHBoxLayout()
-        row.addWidget(QLabel("Trade-off against:"))
+        row.addWidget(QLabel(translate("TrainingTab", "Trade-off against:")))
         row.addWidget(self.statistic)
         row.addStretch(1)
         row.addWidget(self.search_results_button)  # a search's attempts are the graph's points
@@ -157,7 +198,7 @@ class TrainingTab(QWidget):
         plots.setSizes([700, 400])
 
         self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setHorizontalHeaderLabels([translate("TrainingTab", c) for c in COLUMNS])
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
@@ -169,19 +210,22 @@ class TrainingTab(QWidget):
         self.table.cellClicked.connect(lambda row, _col: self._toggle_group(row))
         self.job_menu_shown: QMenu | None = None
         buttons = QHBoxLayout()
-        self.rename_button = QPushButton("Rename...")
-        self.delete_button = QPushButton("Delete...")
-        self.open_button = QPushButton("Open network in EDIT")
-        self.report_button = QPushButton("Report...")
+        self.rename_button = QPushButton(translate("TrainingTab", "Rename..."))
+        self.delete_button = QPushButton(translate("TrainingTab", "Delete..."))
+        self.open_button = QPushButton(translate("TrainingTab", "Open network in EDIT"))
+        self.report_button = QPushButton(translate("TrainingTab", "Report..."))
         self.report_button.setToolTip(
-            "Write the selected job's PowerPoint report (several selected: a comparison deck)"
+            translate(
+                "TrainingTab",
+                "Write the selected job's PowerPoint report (several selected: a comparison deck)",
+            )
         )
         self.reports = ReportController(self)
         self.report_button.clicked.connect(self.report_selected)
         self.rename_button.clicked.connect(lambda: self.rename_selected())
         self.delete_button.clicked.connect(lambda: self.delete_selected())
         self.open_button.clicked.connect(lambda: self.open_selected())
-        self.quantize_button = QPushButton("Quantization experiment...")
+        self.quantize_button = QPushButton(translate("TrainingTab", "Quantization experiment..."))
         self.quantize_button.clicked.connect(lambda: open_experiment(self))
         for b in (self.rename_button, self.delete_button, self.open_button, self.report_button,
                   self.quantize_button):  # fmt: skip
@@ -190,7 +234,9 @@ class TrainingTab(QWidget):
         history = QWidget()
         hv = QVBoxLayout(history)
         hv.setContentsMargins(0, 0, 0, 0)
-        hv.addWidget(QLabel("Job history (select several to overlay their curves)"))
+        hv.addWidget(
+            QLabel(translate("TrainingTab", "Job history (select several to overlay their curves)"))
+        )
         hv.addWidget(self.table)
         hv.addLayout(buttons)
 
@@ -218,7 +264,7 @@ class TrainingTab(QWidget):
             self.current_job, self.live_curve = None, []
             self.curve.set_curves([])
             self.progress.setValue(0)
-            self.position.setText("No run")
+            self.position.setText(translate("TrainingTab", "No run"))
             self.timing.setText("")
             self._set_warning("")
             self.warnings = []
@@ -250,7 +296,9 @@ class TrainingTab(QWidget):
         try:
             return write_snapshot(self.document.project, self.document.path, self.jobs_root())
         except (OSError, ProjectFileError, ValueError) as exc:
-            self._fail_before_start(f"cannot write the project snapshot: {exc}")
+            self._fail_before_start(
+                translate("TrainingTab", "cannot write the project snapshot: {exc}").format(exc=exc)
+            )
             return None
 
     def run(
@@ -277,7 +325,11 @@ class TrainingTab(QWidget):
         if job is None or self.runner.is_running():
             return False
         if not (job / "checkpoints" / "last").is_dir():
-            self.append_log(f"{job.name}: no checkpoint to resume from")
+            self.append_log(
+                translate("TrainingTab", "{name}: no checkpoint to resume from").format(
+                    name=job.name
+                )
+            )
             return False
         self._begin(job, H.read_curve(job))
         self.runner.resume(job, self.device.currentText(), epochs, self.processes.value())
@@ -285,7 +337,7 @@ class TrainingTab(QWidget):
 
     def stop(self) -> bool:
         if self.runner.stop():
-            self.append_log("Stop requested: saving a checkpoint...")
+            self.append_log(translate("TrainingTab", "Stop requested: saving a checkpoint..."))
             self.stop_button.setEnabled(False)
             return True
         return False
@@ -299,13 +351,13 @@ class TrainingTab(QWidget):
         self._started = time.monotonic()
         self._first_iteration = -1
         self.progress.setValue(0)
-        self.position.setText(f"{job.name}: starting...")
+        self.position.setText(translate("TrainingTab", "{name}: starting...").format(name=job.name))
         self.timing.setText("")
         self.curve.set_curves([(job.name, self.live_curve)])
         self._update_buttons(running=True)
 
     def _fail_before_start(self, message: str) -> None:
-        self.append_log(f"ERROR: {message}")
+        self.append_log(translate("TrainingTab", "ERROR: {message}").format(message=message))
         self.last_status, self.last_message = "failed", message
         self.run_ended.emit("failed")
 
@@ -320,12 +372,26 @@ class TrainingTab(QWidget):
             k = int(record.get("processes", 1) or 1)
             on = f"{device} x {k} processes" if k > 1 else device
             per = " per process" if k > 1 else ""
-            self.append_log(f"Training on {on}, {record.get('max_epoch')} epochs of "
-                            f"{record.get('iter_per_epoch')} iterations, batch size "
-                            f"{record.get('batch_size')}{per}, seed "
-                            f"{record.get('seed')}")  # fmt: skip
+            self.append_log(
+                translate(
+                    "TrainingTab",
+                    "Training on {on}, {get} epochs of {get2} iterations, batch size "
+                    "{get3}{per}, seed {get4}",
+                ).format(
+                    on=on,
+                    get=record.get("max_epoch"),
+                    get2=record.get("iter_per_epoch"),
+                    get3=record.get("batch_size"),
+                    per=per,
+                    get4=record.get("seed"),
+                )
+            )
             if self.device.currentText() == "gpu" and "gpu" not in str(device).lower():
-                self._warn(f"asked for the GPU, training on {device}")
+                self._warn(
+                    translate("TrainingTab", "asked for the GPU, training on {device}").format(
+                        device=device
+                    )
+                )
         elif kind == "iteration":
             self._show_position(record)
         elif kind == "epoch":
@@ -337,7 +403,9 @@ class TrainingTab(QWidget):
         elif kind == "warning":
             self._warn(str(record.get("message", "")))
         elif kind == "error":
-            self.append_log(f"ERROR: {record.get('message', '')}")
+            self.append_log(
+                translate("TrainingTab", "ERROR: {get}").format(get=record.get("message", ""))
+            )
 
     def _show_position(self, record: dict) -> None:
         iteration, total = int(record.get("iteration", 0)), int(record.get("total", 0) or 0)
@@ -350,13 +418,21 @@ class TrainingTab(QWidget):
         if total:
             self.progress.setMaximum(total)
             self.progress.setValue(iteration)
-        self.position.setText(f"epoch {record.get('epoch')}, iteration {iteration}/{total}")
-        self.timing.setText(f"elapsed {_duration(elapsed)}, remaining {_duration(remaining)}")
+        self.position.setText(
+            translate("TrainingTab", "epoch {get}, iteration {iteration}/{total}").format(
+                get=record.get("epoch"), iteration=iteration, total=total
+            )
+        )
+        self.timing.setText(
+            translate("TrainingTab", "elapsed {duration}, remaining {duration2}").format(
+                duration=_duration(elapsed), duration2=_duration(remaining)
+            )
+        )
 
     def _warn(self, message: str) -> None:
         self.warnings.append(message)
-        self.append_log(f"WARNING: {message}")
-        self._set_warning("Warning: " + " | ".join(self.warnings[-3:]))
+        self.append_log(translate("TrainingTab", "WARNING: {message}").format(message=message))
+        self._set_warning(translate("TrainingTab", "Warning: ") + " | ".join(self.warnings[-3:]))
 
     def _on_ended(self, status: str, message: str) -> None:
         self.last_status, self.last_message = status, message
@@ -367,7 +443,9 @@ class TrainingTab(QWidget):
             first = message.splitlines()[0] if message else ""
             logged = self.log.toPlainText().splitlines()
             self.append_log(
-                "FAILED" if first and f"ERROR: {first}" in logged else f"FAILED: {first}"
+                translate("TrainingTab", "FAILED")
+                if first and f"ERROR: {first}" in logged
+                else translate("TrainingTab", "FAILED: {first}").format(first=first)
             )
             text = "Training failed: " + message.splitlines()[0] if message else "Training failed"
             if self.warnings:
@@ -407,7 +485,8 @@ class TrainingTab(QWidget):
             name = "    " + job.name.split(": ", 1)[-1] if point else job.name
             epoch = "" if point and not job.max_epoch else f"{job.epoch}/{job.max_epoch}"
             accuracy = "" if job.accuracy is None else f"{100 * job.accuracy:.2f} %"
-            values = (name, job.status, job.date, epoch, accuracy, _fmt(job.last(1)),
+            status = translate("TrainingTab", job.status)
+            values = (name, status, job.date, epoch, accuracy, _fmt(job.last(1)),
                       _fmt(job.last(2)), _fmt(job.last(3)),
                       job_menu.count_text(job.statistics.get("CostParameter")),
                       job_menu.count_text(job.statistics.get("CostMultiplyAdd")))  # fmt: skip
@@ -535,10 +614,13 @@ class TrainingTab(QWidget):
         info = next((j for j in self.jobs if j.path == one), None)
         self.resume_button.setEnabled(not running and info is not None and info.resumable)
         self.resume_button.setToolTip(
-            "Continue the selected stopped job from its checkpoint"
+            translate("TrainingTab", "Continue the selected stopped job from its checkpoint")
             if info is None or info.resumable or info.status == "finished"
-            else f"{info.name} has no checkpoint to continue from: it ended before its first "
-            "epoch. Fix the problem and press Run."
+            else translate(
+                "TrainingTab",
+                "{name} has no checkpoint to continue from: it ended before its first "
+                "epoch. Fix the problem and press Run.",
+            ).format(name=info.name)
         )
         for b in (self.rename_button, self.open_button, self.quantize_button):
             b.setEnabled(one is not None)
@@ -552,14 +634,25 @@ class TrainingTab(QWidget):
         return ask_text(self, title, label, text)
 
     def ask_confirm(self, text: str) -> bool:
-        return QMessageBox.question(self, "NeuroCanvas", text) == QMessageBox.StandardButton.Yes
+        return (
+            QMessageBox.question(self, translate("TrainingTab", "NeuroCanvas"), text)
+            == QMessageBox.StandardButton.Yes
+        )
 
     def rename_selected(self, name: str | None = None) -> bool:
         job = self.selected_job()
         if job is None:
             return False
         info = next(j for j in self.jobs if j.path == job)
-        name = name if name is not None else self.ask_text("Rename job", "Job name:", info.name)
+        name = (
+            name
+            if name is not None
+            else self.ask_text(
+                translate("TrainingTab", "Rename job"),
+                translate("TrainingTab", "Job name:"),
+                info.name,
+            )
+        )
         if not name or not name.strip():
             return False
         H.rename_job(job, name.strip())
@@ -575,9 +668,11 @@ class TrainingTab(QWidget):
 
     def show_error(self, message: str) -> None:
         """Tell the user without blocking (a window-modal box; tests read ``last_error``)."""
-        self.append_log(f"ERROR: {message}")
+        self.append_log(translate("TrainingTab", "ERROR: {message}").format(message=message))
         self.last_error = message
-        box = QMessageBox(QMessageBox.Icon.Warning, "NeuroCanvas", message, parent=self)
+        box = QMessageBox(
+            QMessageBox.Icon.Warning, translate("TrainingTab", "NeuroCanvas"), message, parent=self
+        )
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
 

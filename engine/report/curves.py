@@ -13,6 +13,7 @@ import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from engine.report.i18n import QT_TRANSLATE_NOOP, translate
 from engine.runtime.job_history import JobInfo, pareto_front
 
 __all__ = ["SERIES", "draw_learning_curves", "draw_tradeoff", "tradeoff_points", "decimate",
@@ -21,7 +22,11 @@ __all__ = ["SERIES", "draw_learning_curves", "draw_tradeoff", "tradeoff_points",
 # (legend text, column of a curve row, line style); rows are (epoch, cost, train, valid).
 # NNC calls the monitors "Training Error" and "Validation Error"; they are the loss on those
 # sets (the mean of the loss layers), so they are named for what they are.
-SERIES = (("cost", 1, "-"), ("training loss", 2, "--"), ("validation loss", 3, ":"))
+SERIES = (
+    (QT_TRANSLATE_NOOP("Report", "cost"), 1, "-"),
+    (QT_TRANSLATE_NOOP("Report", "training loss"), 2, "--"),
+    (QT_TRANSLATE_NOOP("Report", "validation loss"), 3, ":"),
+)
 Curve = tuple[str, Sequence[tuple[int, Any, Any, Any]]]
 # Past this many jobs only the Pareto front is named: seen on a real X server, a quantization
 # sweep's six jobs (same cost, long names) piled their names over each other and off the axes.
@@ -66,11 +71,12 @@ def draw_learning_curves(ax: Axes, curves: Sequence[Curve], log_scale: bool = Fa
                 continue
             xs, ys = zip(*points, strict=True)
             color = colors[(column - 1 if len(curves) == 1 else k) % len(colors)]
+            name = translate("Report", name)
             text = name if len(curves) == 1 else f"{label}: {name}"
             ax.plot(xs, ys, style, color=color, marker="." if len(xs) < 30 else None, label=text)
             drawn += 1
-    ax.set_xlabel("epoch")
-    ax.set_ylabel("cost / loss")
+    ax.set_xlabel(translate("Report", "epoch"))
+    ax.set_ylabel(translate("Report", "cost / loss"))
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if log_scale and drawn:
         ax.set_yscale("log")
@@ -165,6 +171,6 @@ def draw_tradeoff(ax: Axes, jobs: Sequence[JobInfo], statistic: str) -> list[str
     ax.xaxis.set_major_formatter(FuncFormatter(_cost_label))
     ax.ticklabel_format(axis="y", useOffset=False)  # losses a little apart, in full
     ax.set_xlabel(statistic)
-    ax.set_ylabel("best validation loss")
+    ax.set_ylabel(translate("Report", "best validation loss"))
     ax.grid(True, alpha=0.3)
     return [n for n, o in zip(names, optimal, strict=True) if o]
