@@ -12,17 +12,15 @@ a partial file.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import json
-import os
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+from engine.core.atomic import atomic_output
 from engine.report import sections
 from engine.report.evaluation import evaluation_slides
 from engine.report.i18n import in_language, translate
@@ -215,25 +213,11 @@ def save_deck(deck: Deck, target: Path) -> None:
         )
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+        with atomic_output(target, "wb") as f:
+            deck.save(f)
     except OSError as exc:
         raise ReportError(
             translate("Report", "{target}: cannot write the report ({value})").format(
                 target=target, value=exc.strerror or exc
             )
         ) from None
-    try:
-        with os.fdopen(fd, "wb") as f:
-            deck.save(f)
-        os.chmod(tmp, 0o644)  # a document to share, not mkstemp's private 0600
-        os.replace(tmp, target)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise ReportError(
-                translate("Report", "{target}: cannot write the report ({value})").format(
-                    target=target, value=exc.strerror or exc
-                )
-            ) from None
-        raise
