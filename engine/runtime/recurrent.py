@@ -25,7 +25,7 @@ import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
@@ -33,6 +33,7 @@ import engine.nn.functions as F
 from engine.graph import resolve
 from engine.graph.infer import NetworkInference
 from engine.graph.network import Layer, Network
+from engine.graph.order import stable_order
 from engine.layers.evaluate import LayerEval
 from engine.layers.spec import ConnectorKind
 from engine.runtime.program import Ref, Step
@@ -117,7 +118,7 @@ def order(network: Network, found: Mapping[str, Block]) -> list[Layer]:
             graph.add_edge(a, b)
     first = {n: min(index[x] for x in node if node[x] == n) for n in graph.nodes}
     result: list[Layer] = []
-    for n in nx.lexicographical_topological_sort(graph, key=lambda n: first[n]):
+    for n in _sorted(list(graph.nodes), graph.edges, first):
         if n in found:
             inner = _inner_order(network, found[n])
             result.extend(network.layer(x) for x in inner)
@@ -136,7 +137,14 @@ def _inner_order(network: Network, block: Block) -> list[str]:
         and not is_back_edge(network, k.destination, k.dest_pin)
     )  # fmt: skip
     index = {layer.name: i for i, layer in enumerate(network.layers)}
-    return list(nx.lexicographical_topological_sort(graph, key=lambda n: index[n]))
+    return _sorted(list(graph.nodes), graph.edges, index)
+
+
+def _sorted(nodes: list[str], edges: Any, rank: Mapping[str, int]) -> list[str]:
+    ordered, stuck = stable_order(nodes, edges, rank.__getitem__)
+    if stuck:
+        raise ValueError(f'layer "{min(stuck, key=rank.__getitem__)}": the links form a cycle')
+    return ordered
 
 
 # -- compiling one block --------------------------------------------------------------------
