@@ -44,13 +44,20 @@ def _source(tmp_path, rows=PEOPLE):
     return cd.read_source(_write(tmp_path / "people.csv", rows))
 
 
-# -- Simple Tabular Dataset ------------------------------------------------------------------------
+# -- Simple Tabular Dataset
 def test_tabular_standardises_numbers_one_hot_categories_and_indexes_the_objective(tmp_path):
     header, rows, transforms = cd.tabular(_source(tmp_path), objective=["Buys"], comment=["Name"])
     assert header == [
-        "# Name", "x__0:Address=Kanagawa", "x__1:Address=Osaka", "x__2:Address=Tokyo",
-        "x__3:Age", "x__4:Gender=Female", "x__5:Gender=Male", "x__6:Gender=Others", "y__0:Buys",
-    ]  # fmt: skip
+        "# Name",
+        "x__0:Address=Kanagawa",
+        "x__1:Address=Osaka",
+        "x__2:Address=Tokyo",
+        "x__3:Age",
+        "x__4:Gender=Female",
+        "x__5:Gender=Male",
+        "x__6:Gender=Others",
+        "y__0:Buys",
+    ]
     assert [r[1:4] for r in rows] == [[0, 0, 1], [0, 1, 0], [1, 0, 0], [0, 0, 1], [0, 1, 0]]
     assert [r[5:8] for r in rows] == [[0, 1, 0], [0, 0, 1], [1, 0, 0], [1, 0, 0], [0, 1, 0]]
     ages = np.array([r[4] for r in rows])
@@ -71,15 +78,21 @@ def test_saved_parameters_apply_the_same_transform_to_new_rows(tmp_path):
     params = _write(tmp_path / "params.csv", [t.row() for t in transforms])
     new = [PEOPLE[0], ["f", "Osaka", "57.0864", "Female", "no"]]  # 42 + one standard deviation
     source = cd.read_source(_write(tmp_path / "new.csv", new))
-    header, rows, _ = cd.tabular(source, objective=["Buys"], comment=["Name"],
-                                 parameters=cd.read_parameters(params))  # fmt: skip
+    header, rows, _ = cd.tabular(
+        source, objective=["Buys"], comment=["Name"], parameters=cd.read_parameters(params)
+    )
     assert rows == [["f", 0, 1, 0, pytest.approx(1.0, abs=1e-5), 1, 0, 0, 0]]
-    unknown = cd.read_source(_write(tmp_path / "odd.csv", [PEOPLE[0], ["g", "Nara", "1", "Male",
-                                                                       "no"]]))  # fmt: skip
-    with pytest.raises(PluginError, match=r"odd.csv, line 2, column 'Address': category 'Nara' "
-                       r"is not one of Kanagawa, Osaka, Tokyo"):  # fmt: skip
-        cd.tabular(unknown, objective=["Buys"], comment=["Name"],
-                   parameters=cd.read_parameters(params))  # fmt: skip
+    unknown = cd.read_source(
+        _write(tmp_path / "odd.csv", [PEOPLE[0], ["g", "Nara", "1", "Male", "no"]])
+    )
+    with pytest.raises(
+        PluginError,
+        match=r"odd.csv, line 2, column 'Address': category 'Nara' "
+        r"is not one of Kanagawa, Osaka, Tokyo",
+    ):
+        cd.tabular(
+            unknown, objective=["Buys"], comment=["Name"], parameters=cd.read_parameters(params)
+        )
 
 
 def test_split_is_seeded_and_keeps_every_row_once():
@@ -93,7 +106,7 @@ def test_split_is_seeded_and_keeps_every_row_once():
         cd.split_rows(10, 70, 20, True, 0)
 
 
-# -- Split Image and Restore -------------------------------------------------------------------------
+# -- Split Image and Restore
 def test_tiles_step_by_patch_minus_twice_the_overlap_and_restore_exactly():
     # 50 x 70, patch 32, overlap 4: the step is 24, tiles start at -4, 20, 44 (3 x 3)
     assert cd.tile_origins(50, 70, 32, 4) == [(t, x) for t in (-4, 20, 44) for x in (-4, 20, 44)]
@@ -113,7 +126,7 @@ def test_tiles_step_by_patch_minus_twice_the_overlap_and_restore_exactly():
         cd.tile_origins(50, 70, 8, 4)
 
 
-# -- String Classification --------------------------------------------------------------------------
+# -- String Classification
 def test_character_index_by_frequency_and_sequences_padded_with_eos():
     texts = ["(^^)", "(;_;)", ":-)", "(T_T)"]  # NNC's manual's example
     chars = cd.vocabulary(texts, max_length=6, max_characters=256, min_occurrences=2)
@@ -126,16 +139,20 @@ def test_character_index_by_frequency_and_sequences_padded_with_eos():
     assert cd.vocabulary(texts, 6, 4, 1) == ["(EOS)", "(others)", ")", "("]
 
 
-# -- from the CLI, without a job -------------------------------------------------------------------
+# -- from the CLI, without a job
 def test_plugin_list_shows_the_pre_process_plugins_apart():
     done = cli("plugin", "list")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    pre, post = lines.index("Pre-process (DATASET > Create Dataset; no job):"), lines.index(
-        "Post-process (EVALUATION; on a job):")  # fmt: skip
-    assert lines[pre + 1 : post] == ["Create_Dataset/Simple Tabular Dataset",
-                                     "Create_Dataset/Split Image",
-                                     "Create_Dataset/String Classification"]  # fmt: skip
+    pre, post = (
+        lines.index("Pre-process (DATASET > Create Dataset; no job):"),
+        lines.index("Post-process (EVALUATION; on a job):"),
+    )
+    assert lines[pre + 1 : post] == [
+        "Create_Dataset/Simple Tabular Dataset",
+        "Create_Dataset/Split Image",
+        "Create_Dataset/String Classification",
+    ]
     assert "Utils/Restore Split Image" in lines[post:]
     listing = json.loads(cli("plugin", "list", "--json").stdout)
     stages = {p["name"]: p["stage"] for p in listing}
@@ -160,11 +177,22 @@ def test_tabular_from_the_cli_is_read_back_and_trains_an_epoch(tmp_path):
 
     source = _write(tmp_path / "people.csv", _table())
     out = tmp_path / "dataset"
-    done = cli("plugin", "run", "Simple Tabular Dataset", f"input={source}",
-               f"output-dir={out}", "objective-variables=Buys", "comment-cols=Name", "seed=5")  # fmt: skip
+    done = cli(
+        "plugin",
+        "run",
+        "Simple Tabular Dataset",
+        f"input={source}",
+        f"output-dir={out}",
+        "objective-variables=Buys",
+        "comment-cols=Name",
+        "seed=5",
+    )
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in out.iterdir()) == [
-        "preprocessing_parameters.csv", "train.csv", "validation.csv"]  # fmt: skip
+        "preprocessing_parameters.csv",
+        "train.csv",
+        "validation.csv",
+    ]
     train, valid = _read(out / "train.csv"), _read(out / "validation.csv")
     assert (len(train), len(valid)) == (49, 13)  # 80 % of 60 rows, and the header
     names = sorted(r[0] for r in train[1:] + valid[1:])
@@ -184,9 +212,13 @@ def test_tabular_from_the_cli_is_read_back_and_trains_an_epoch(tmp_path):
         kit.layer("Softmax", "Softmax"),
         kit.layer("CategoricalCrossEntropy", "CategoricalCrossEntropy", T__Dataset="y"),
     ]
-    project = kit.make_project([kit.network("Main", layers, kit.chain(*(x.name for x in layers)))],
-                               train=out / "train.csv", valid=out / "validation.csv",
-                               max_epoch=1, batch=8)  # fmt: skip
+    project = kit.make_project(
+        [kit.network("Main", layers, kit.chain(*(x.name for x in layers)))],
+        train=out / "train.csv",
+        valid=out / "validation.csv",
+        max_epoch=1,
+        batch=8,
+    )
     save_project(project, tmp_path / "p.ncproj")
     done = cli("train", str(tmp_path / "p.ncproj"), "-o", str(tmp_path / "job"), "--seed", "0")
     assert done.returncode == 0, done.stderr
@@ -199,22 +231,44 @@ def _images(tmp_path):
     b = rng.integers(0, 256, (40, 40, 3), dtype=np.uint8)
     Image.fromarray(a).save(tmp_path / "a.png")
     Image.fromarray(b).save(tmp_path / "b.png")
-    return _write(tmp_path / "images.csv", [["x:image", "y:label"], ["a.png", "0"],
-                                            ["b.png", "1"]]), {0: a, 1: b}  # fmt: skip
+    return _write(
+        tmp_path / "images.csv", [["x:image", "y:label"], ["a.png", "0"], ["b.png", "1"]]
+    ), {0: a, 1: b}
 
 
 def test_split_image_tiles_read_back_and_restore_exactly(tmp_path):
     source, originals = _images(tmp_path)
     out = tmp_path / "tiles"
-    done = cli("plugin", "run", "split_image", f"input-csv={source}", f"output-dir={out}",
-               "patch-size1=32", "overlap-size1=4", "ratio1=100", "ratio2=0", "shuffle=false")  # fmt: skip
+    done = cli(
+        "plugin",
+        "run",
+        "split_image",
+        f"input-csv={source}",
+        f"output-dir={out}",
+        "patch-size1=32",
+        "overlap-size1=4",
+        "ratio1=100",
+        "ratio2=0",
+        "shuffle=false",
+    )
     assert done.returncode == 0, done.stderr
     rows = _read(out / "train.csv")
-    assert rows[0] == ["# x:image", "y:label", "index", "x_original_height", "x_original_width",
-                       "x_patch_size", "x_overlap_size", "x_top", "x_left", "x:image"]  # fmt: skip
+    assert rows[0] == [
+        "# x:image",
+        "y:label",
+        "index",
+        "x_original_height",
+        "x_original_width",
+        "x_patch_size",
+        "x_overlap_size",
+        "x_top",
+        "x_left",
+        "x:image",
+    ]
     assert len(rows) - 1 == 9 + 4  # 3 x 3 tiles of the 50 x 70 image, 2 x 2 of the 40 x 40
     assert [(int(r[7]), int(r[8])) for r in rows[1:10]] == [
-        (t, x) for t in (-4, 20, 44) for x in (-4, 20, 44)]  # fmt: skip
+        (t, x) for t in (-4, 20, 44) for x in (-4, 20, 44)
+    ]
     assert [(int(r[7]), int(r[8])) for r in rows[10:]] == [(-4, -4), (-4, 20), (20, -4), (20, 20)]
     assert rows[1][0] == str(tmp_path / "a.png") and rows[1][2:7] == ["0", "50", "70", "32", "4"]
     middle = np.asarray(Image.open(out / rows[5][9]))  # an independent reader: Pillow
@@ -222,11 +276,21 @@ def test_split_image_tiles_read_back_and_restore_exactly(tmp_path):
     with open_dataset(out / "train.csv", normalize=False, cache=False) as data:
         assert data.size == 13 and data.variable("x").shape == (3, 32, 32)
         assert np.array_equal(data.load_sample(4)["x"], middle.transpose(2, 0, 1))
-    done = cli("plugin", "run", "restore_split_image", str(out), "input-csv=train.csv",
-               "input-variable=x", "height-variable=x_original_height",
-               "width-variable=x_original_width", "patch-size-variable=x_patch_size",
-               "overlap-size-variable=x_overlap_size", "top-variable=x_top",
-               "left-variable=x_left", "inherit-cols=y")  # fmt: skip
+    done = cli(
+        "plugin",
+        "run",
+        "restore_split_image",
+        str(out),
+        "input-csv=train.csv",
+        "input-variable=x",
+        "height-variable=x_original_height",
+        "width-variable=x_original_width",
+        "patch-size-variable=x_patch_size",
+        "overlap-size-variable=x_overlap_size",
+        "top-variable=x_top",
+        "left-variable=x_left",
+        "inherit-cols=y",
+    )
     assert done.returncode == 0, done.stderr
     [result] = (out / "plugin_results").glob("restore_split_image_*")
     restored = _read(result / "restored_images.csv")
@@ -237,14 +301,34 @@ def test_split_image_tiles_read_back_and_restore_exactly(tmp_path):
 
 
 def test_string_classification_writes_index_sequences_and_the_vocabulary(tmp_path):
-    source = _write(tmp_path / "faces.csv", [["x:input_text", "y:label"], ["(^^)", "0"],
-                    ["(;_;)", "1"], [":-)", "0"], ["(T_T)", "1"]])  # fmt: skip
+    source = _write(
+        tmp_path / "faces.csv",
+        [["x:input_text", "y:label"], ["(^^)", "0"], ["(;_;)", "1"], [":-)", "0"], ["(T_T)", "1"]],
+    )
     out = tmp_path / "strings"
-    done = cli("plugin", "run", "String Classification", f"input={source}", f"output-dir={out}",
-               "max-length=6", "min-occurrences=2", "ratio1=100", "ratio2=0", "shuffle=false")  # fmt: skip
+    done = cli(
+        "plugin",
+        "run",
+        "String Classification",
+        f"input={source}",
+        f"output-dir={out}",
+        "max-length=6",
+        "min-occurrences=2",
+        "ratio1=100",
+        "ratio2=0",
+        "shuffle=false",
+    )
     assert done.returncode == 0, done.stderr
-    assert _read(out / "index.csv") == [["0", "(EOS)"], ["1", "(others)"], ["2", ")"],
-                                        ["3", "("], ["4", "^"], ["5", ";"], ["6", "_"], ["7", "T"]]  # fmt: skip
+    assert _read(out / "index.csv") == [
+        ["0", "(EOS)"],
+        ["1", "(others)"],
+        ["2", ")"],
+        ["3", "("],
+        ["4", "^"],
+        ["5", ";"],
+        ["6", "_"],
+        ["7", "T"],
+    ]
     rows = _read(out / "train.csv")
     assert rows[0] == ["# x:input_text", "y:label", "l", *(f"x__{k}" for k in range(6))]
     assert rows[2] == ["(;_;)", "1", "5", "3", "5", "6", "5", "2", "0"]
@@ -254,7 +338,7 @@ def test_string_classification_writes_index_sequences_and_the_vocabulary(tmp_pat
         assert data.load_sample(1)["x"].tolist() == [3, 5, 6, 5, 2, 0]
 
 
-# -- bad input: one line naming file/line/column, nothing half-written -----------------------------
+# -- bad input: one line naming file/line/column, nothing half-written
 def _fails(*args):
     done = cli("plugin", "run", *args)
     assert done.returncode != 0
@@ -269,20 +353,33 @@ def test_bad_input_is_one_line_and_leaves_the_output_folder_as_it_was(tmp_path):
     out = tmp_path / "dataset"
     out.mkdir()
     (out / "train.csv").write_text("the old one\n")
-    message = _fails("simple_tabular_data", f"input={source}", f"output-dir={out}",
-                     "objective-variables=Buys", "numeric-variables=Age")  # fmt: skip
+    message = _fails(
+        "simple_tabular_data",
+        f"input={source}",
+        f"output-dir={out}",
+        "objective-variables=Buys",
+        "numeric-variables=Age",
+    )
     assert f"{source}, line 4, column 'Age': 'sixty' is not a number" in message
-    message = _fails("simple_tabular_data", f"input={source}", f"output-dir={out}",
-                     "objective-variables=Bought")  # fmt: skip
+    message = _fails(
+        "simple_tabular_data", f"input={source}", f"output-dir={out}", "objective-variables=Bought"
+    )
     assert f"{source}: --objective-variables 'Bought': no such column" in message
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no staging
     assert [p.name for p in out.iterdir()] == ["train.csv"]
     assert (out / "train.csv").read_text() == "the old one\n"
     images, _ = _images(tmp_path)
-    message = _fails("split_image", f"input-csv={images}", f"output-dir={tmp_path / 'tiles'}",
-                     "patch-size1=48", "overlap-size1=4")  # fmt: skip
-    assert f"{images}, line 3, column 'x:image': b.png is 40x40 pixels, smaller than a " \
-           "48-pixel patch" in message  # fmt: skip
+    message = _fails(
+        "split_image",
+        f"input-csv={images}",
+        f"output-dir={tmp_path / 'tiles'}",
+        "patch-size1=48",
+        "overlap-size1=4",
+    )
+    assert (
+        f"{images}, line 3, column 'x:image': b.png is 40x40 pixels, smaller than a "
+        "48-pixel patch" in message
+    )
     assert not (tmp_path / "tiles").exists()
     message = _fails("split_image", str(tmp_path))  # a job folder given to a dataset plugin
     assert "creates a dataset and takes no job folder; give output-dir=DIR" in message
