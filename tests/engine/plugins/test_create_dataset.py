@@ -157,6 +157,11 @@ def test_plugin_list_shows_the_pre_process_plugins_apart():
     listing = json.loads(cli("plugin", "list", "--json").stdout)
     stages = {p["name"]: p["stage"] for p in listing}
     assert stages["Create_Dataset/Split Image"] == "pre" and stages["XAI/Grad-CAM"] == "post"
+    from engine.plugins.protocol import discover
+
+    evaluation = [p.name for p in discover(stage="post")]  # EVALUATION's menu reads these
+    assert "Utils/Restore Split Image" in evaluation
+    assert not [n for n in evaluation if n.startswith("Create_Dataset/")]
 
 
 def _table(n=60, seed=0):
