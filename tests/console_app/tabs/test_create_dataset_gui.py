@@ -13,7 +13,7 @@ from PySide6.QtWidgets import QLineEdit
 HANG = """import argparse, time
 parser = argparse.ArgumentParser(description="Slow Dataset")
 parser.add_argument("-o", "--output-dir", required=True, help="output directory (dir)")
-parser.add_argument("-f1", "--output_file1", default="train.csv", help="output (csv) default=train.csv")
+parser.add_argument("-f1", "--output_file1", help="output (csv) default=train.csv")
 args = parser.parse_args()
 open("partial.csv", "w").write("x\\n")
 for k in range(600):
