@@ -73,6 +73,24 @@ def test_tabular_standardises_numbers_one_hot_categories_and_indexes_the_objecti
     ]
 
 
+def test_sensitive_columns_are_z_and_include_picks_the_explanatory_ones(tmp_path):
+    header, rows, _ = cd.tabular(
+        _source(tmp_path),
+        objective=["Buys"],
+        include=["Age"],
+        sensitive=["Gender"],
+        standardize=False,
+    )
+    assert header == [
+        "x__0:Age",
+        "y__0:Buys",
+        "z__0:Gender=Female",
+        "z__1:Gender=Male",
+        "z__2:Gender=Others",
+    ]
+    assert rows[1] == [23.0, 0, 0, 0, 1]  # not standardised: the age as it is
+
+
 def test_saved_parameters_apply_the_same_transform_to_new_rows(tmp_path):
     _, _, transforms = cd.tabular(_source(tmp_path), objective=["Buys"], comment=["Name"])
     params = _write(tmp_path / "params.csv", [t.row() for t in transforms])
