@@ -276,7 +276,11 @@ def tabular(
             if t.kind == "numeric":
                 std = t.std if t.std > 0 else 1.0  # a constant column stays at 0
                 values = [_number(source, r, k) for r in range(len(source.rows))]
-                columns.append([0.0 if v is None else (v - t.mean) / std for v in values])
+                if (t.mean, std) == (0.0, 1.0):  # as written (a class label stays 0, 1, 2)
+                    columns.append([0 if v is None else int(v) if v.is_integer() else v
+                                    for v in values])  # fmt: skip
+                else:
+                    columns.append([0.0 if v is None else (v - t.mean) / std for v in values])
                 header.append(f"{variable}__{index}:{name}")
                 index += 1
                 continue

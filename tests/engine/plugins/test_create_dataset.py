@@ -88,7 +88,9 @@ def test_sensitive_columns_are_z_and_include_picks_the_explanatory_ones(tmp_path
         "z__1:Gender=Male",
         "z__2:Gender=Others",
     ]
-    assert rows[1] == [23.0, 0, 0, 0, 1]  # not standardised: the age as it is
+    assert rows[1] == [23, 0, 0, 0, 1] and isinstance(rows[1][0], int)  # the age as written
+    _, rows, _ = cd.tabular(_source(tmp_path), objective=["Age"], comment=["Name"])
+    assert [r[-1] for r in rows] == [40, 23, 65, 30, 52]  # a numeric objective stays itself
 
 
 def test_saved_parameters_apply_the_same_transform_to_new_rows(tmp_path):
