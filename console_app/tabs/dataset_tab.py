@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 
 from console_app.document import Document
 from console_app.language import translate
+from console_app.tabs.create_dataset import CreateDataset
 from console_app.tabs.folder_dataset_dialog import FolderDatasetDialog, FolderDatasetOptions
 from console_app.tabs.table_model import THUMB, CsvTableModel, read_csv_rows
 from engine.data import DatasetError, open_dataset
@@ -143,6 +144,8 @@ class DatasetTab(QWidget):
             sources.addWidget(w)
         form.addRow("", sources)
         form.addRow("", self.generate)  # a row of its own: the tab stays narrow
+        self.create = CreateDataset(self)  # NNC's DATASET > Create Dataset (pre-process plugins)
+        form.addRow("", self.create.widget)
         for key, label in OPTIONS:
             box = QCheckBox(translate("DatasetTab", label))
             box.toggled.connect(lambda on, k=key: self.set_value(k, "1" if on else "0"))

@@ -63,9 +63,10 @@ class Catalogue(QObject):
 
     ready = Signal()
 
-    def __init__(self, folders: list[str] | None = None) -> None:
+    def __init__(self, folders: list[str] | None = None, stage: str = "post") -> None:
         super().__init__()
         self.folders = folders or []
+        self.stage = stage  # "post": EVALUATION's plugins; "pre": DATASET > Create Dataset
         self.plugins: list[Plugin] | None = None
         self._thread: threading.Thread | None = None
         self._generation = 0
@@ -84,7 +85,7 @@ class Catalogue(QObject):
             self._thread.start()
 
     def _read(self, generation: int, folders: list[str]) -> None:
-        plugins = discover(folders)
+        plugins = discover(folders, self.stage)
         if generation == self._generation:
             self.plugins = plugins
             try:
