@@ -22,10 +22,10 @@ if TYPE_CHECKING:
     from engine.plugins.model import JobModel
 
 __all__ = [
-    "add_explained", "add_input", "add_model", "add_num_rows", "add_output", "add_seed",
-    "add_superpixels", "absolute", "labelled", "training_set", "batch_parser", "class_curves",
-    "column", "curve_parser", "image_parser", "job_of", "load_model", "main", "parser",
-    "progress", "read_table", "run_batch", "write_csv",
+    "absolute", "add_explained", "add_input", "add_model", "add_num_rows", "add_output",
+    "add_seed", "add_superpixels", "batch_parser", "class_curves", "column", "curve_parser",
+    "image_parser", "influence_parser", "job_of", "labelled", "load_model", "main", "parser",
+    "progress", "read_table", "run_batch", "run_influence", "training_set", "write_csv",
 ]  # fmt: skip
 
 
@@ -254,6 +254,52 @@ def figure(width: float = 6.0, height: float = 5.0):  # type: ignore[no-untyped-
     import matplotlib.pyplot as plt  # noqa: PLC0415
 
     return plt.subplots(figsize=(width, height))
+
+
+def influence_parser(description: str, default_output: str) -> argparse.ArgumentParser:
+    """The parameters an influence script shares (SGD influence, influence functions): the
+    training table scored, the evaluated rows (all, or the one ``--index`` names), how many
+    rows are listed."""
+    p = parser(description)
+    add_model(p)
+    add_input(p)
+    p.add_argument("-ix", "--index", type=int, default=-1,
+                   help="row of the input whose loss is traced, -1 for all rows (int) "
+                        "default=-1")  # fmt: skip
+    p.add_argument("-t", "--train", default="",
+                   help="training dataset csv, empty for the job's (csv)")  # fmt: skip
+    p.add_argument("-n", "--num_samples", type=int, default=0,
+                   help="training rows to score, 0 for all (int) default=0")  # fmt: skip
+    p.add_argument("-k", "--top", type=int, default=0,
+                   help="rows listed, most harmful first, 0 for all (int) default=0")  # fmt: skip
+    add_output(p, default_output)
+    return p
+
+
+def run_influence(args: argparse.Namespace, title: str,
+                  scores: Callable[[JobModel, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+                                   np.ndarray]) -> None:  # fmt: skip
+    """Run an influence script (:func:`influence_parser`'s arguments): ``scores(model, train
+    x, train t, evaluated x, evaluated t)``, one per training row, listed ascending as NNC
+    lists them (the most harmful first) with the training row's cells (file cells absolute,
+    so images show as thumbnails) and its index in the training table."""
+
+    def run() -> None:
+        model = load_model(args.model)
+        header, rows, x, t = training_set(model, args.train, args.num_samples)
+        eh, erows = read_table(args.input)
+        if args.index >= 0:
+            if args.index >= len(erows):
+                raise PluginError(f"--index {args.index}: the input has rows 0 to "
+                                  f"{len(erows) - 1}")  # fmt: skip
+            erows = [erows[args.index]]
+        ex, et = labelled(model, eh, erows, f"--input {args.input}")
+        found = scores(model, x, t, ex, et)
+        order = np.argsort(found, kind="stable")[: args.top if args.top > 0 else None]
+        write_csv(args.output, [*header, "influence", "datasource_index"],
+                  [[*rows[i], f"{found[i]:.6g}", int(i)] for i in order])  # fmt: skip
+
+    main(run, title)
 
 
 def run_batch(args: argparse.Namespace, column: str, explain: Callable[[], Any],

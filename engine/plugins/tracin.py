@@ -18,10 +18,10 @@ import engine.nn as nn
 from engine.plugins.model import JobModel, PluginError
 from engine.runtime.checkpoint import PARAMETERS, checkpoint_path
 
-__all__ = ["job_checkpoints", "tracin_matrix", "tracin_scores"]
+__all__ = ["job_checkpoints", "learning_rate", "tracin_matrix", "tracin_scores"]
 
 
-def _learning_rate(model: JobModel) -> float:
+def learning_rate(model: JobModel) -> float:
     plan = model.job.plan()
     for optimizer in plan.get("optimizers", []):
         params = optimizer.get("solver_parameters", {})
@@ -35,7 +35,7 @@ def job_checkpoints(model: JobModel) -> list[tuple[float, Path]]:
     """``(learning rate, parameters file)`` of each distinct saved checkpoint of the job."""
     found: list[tuple[float, Path]] = []
     seen: list[dict[str, np.ndarray]] = []
-    lr = _learning_rate(model)
+    lr = learning_rate(model)
     for kind in ("best", "last"):
         path = checkpoint_path(model.job.checkpoint_dir(kind)) / PARAMETERS
         if not path.is_file():
