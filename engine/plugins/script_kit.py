@@ -25,7 +25,8 @@ __all__ = [
     "absolute", "add_explained", "add_input", "add_model", "add_num_rows", "add_output",
     "add_seed", "add_superpixels", "batch_parser", "class_curves", "column", "curve_parser",
     "image_parser", "influence_parser", "job_of", "labelled", "load_model", "main", "parser",
-    "progress", "read_table", "run_batch", "run_influence", "training_set", "write_csv",
+    "progress", "read_table", "run_batch", "run_influence", "training_set", "variable_values",
+    "write_csv",
 ]  # fmt: skip
 
 
@@ -206,6 +207,20 @@ def training_set(model: JobModel, path: str, limit: int = 0
     rows = [absolute(header, r, base) for r in rows]
     x, t = labelled(model, header, rows, f"training table {path}")
     return header, rows, x, t
+
+
+def variable_values(header: list[str], rows: list[list[str]], name: str, what: str) -> list[str]:
+    """A column's cells, or for a class output written as ``y'__0..y'__n`` (no ``y'``
+    column), each row's predicted class (the argmax)."""
+    names = [h.split(":")[0] for h in header]
+    classes = [k for k, n in enumerate(names) if n.startswith(f"{name}__")]
+    if name not in names and classes:
+        try:
+            picks = [max(classes, key=lambda k: float(r[k])) for r in rows]
+        except (ValueError, IndexError) as exc:
+            raise PluginError(f"{what} {name!r}: not a number: {exc}") from None
+        return [names[k].rpartition("__")[2] for k in picks]
+    return [c.strip() for c in column(header, rows, name, what)]
 
 
 def numbers(cells: list[str], name: str) -> np.ndarray:

@@ -25,19 +25,11 @@ def main():
 
     from engine.plugins import stats
 
-    def values(header, rows, name):
-        names = [h.split(":")[0] for h in header]
-        classes = [k for k, n in enumerate(names) if n.startswith(f"{name}__")]
-        if name not in names and classes:  # y' written as y'__0..y'__n: the predicted class
-            picks = [max(classes, key=lambda k: float(r[k])) for r in rows]
-            return [names[k].rpartition("__")[2] for k in picks]
-        return [c.strip() for c in script_kit.column(header, rows, name, "--variable")]
-
     def run():
         header, rows = script_kit.read_table(args.input)
         row_values, col_values, table = stats.cross_tabulation(
-            values(header, rows, args.variable1),
-            values(header, rows, args.variable2),
+            script_kit.variable_values(header, rows, args.variable1, "--variable"),
+            script_kit.variable_values(header, rows, args.variable2, "--variable"),
             args.output_in_ratio,
         )
         out = [
