@@ -166,3 +166,43 @@ def test_tracin_batch_equals_the_single_row_plugin(lenet_job):
         assert batch[j]["opponent_row"] == single[-1]["training row"]
         assert float(batch[j]["opponent_influence"]) == pytest.approx(
             float(single[-1]["influence"]), rel=1e-4)  # fmt: skip
+
+
+def test_every_new_plugin_result_gets_a_report_slide(lenet_job, tmp_path):
+    from pptx import Presentation
+    from pptx.enum.shapes import MSO_SHAPE_TYPE
+
+    from engine.plugins import list_results
+
+    runs = [
+        ("Scatter Plot", "width=320", "height=240"),
+        ("Tile Images", "--rows", "0,1,2"),
+        ("Feature Visualization", "--row", "0"),
+        ("Inference", f"input_data={_output_rows(lenet_job)[0][0]}"),
+        ("TracIn (batch)", "num_samples=10", "num_rows=2"),
+        ("SGD Influence", "num_samples=20", "--row", "0"),
+        ("Influence Functions", "num_samples=20", "iterations=5", "--row", "0"),
+    ]
+    for name, *args in runs:
+        done = cli("plugin", "run", name, str(lenet_job), *args)
+        assert done.returncode == 0, (name, done.stderr)
+    deck = tmp_path / "report.pptx"
+    done = cli("report", str(lenet_job), "-o", str(deck))
+    assert done.returncode == 0, done.stderr
+    slides = [s for s in Presentation(deck).slides if s.shapes.title is not None]
+    titles = [s.shapes.title.text for s in slides]
+    for result in list_results(lenet_job):
+        assert any(t.startswith(f"Plugin : {result.plugin} ({result.folder.name})")
+                   for t in titles), (result.plugin, titles)  # fmt: skip
+
+    def shapes(prefix):
+        return [sh for s, t in zip(slides, titles, strict=True) if t.startswith(prefix)
+                for sh in s.shapes]  # fmt: skip
+
+    for picture in ("Visualization/Scatter Plot", "Visualization/Tile Images",
+                    "Utils/Feature Visualization"):  # fmt: skip
+        assert any(sh.shape_type == MSO_SHAPE_TYPE.PICTURE for sh in shapes(f"Plugin : {picture}"))
+    [table] = [sh.table for sh in shapes("Plugin : XAI/SGD Influence (") if sh.has_table][:1]
+    header = [table.cell(0, c).text for c in range(len(table.columns))]
+    assert header == ["x:image", "y:label", "influence", "datasource_index"]
+    assert table.cell(1, 0).text.endswith(".png") and "/" not in table.cell(1, 0).text
