@@ -13,7 +13,6 @@ integer (needs the optional extra ``tflite``).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 from pathlib import Path
 
 from engine.cli import UserError
@@ -34,10 +33,12 @@ def add_parser(
                         help="python: the library it imports (default neurocanvas)")  # fmt: skip
     parser.add_argument("--network", metavar="NAME", default=None,
                         help="c, onnx, tflite: the network to write (default: the first "
-                        "executor's; Main_q8Runtime for the quantized Main_q8)")  # fmt: skip
-    parser.add_argument("--params", metavar="FILE.npz", default=None,
-                        help="c, onnx, tflite: parameters for a project SOURCE (a job's "
-                        "parameters.npz, for its quantized network from quantize "
+                        "executor's); a training network such as quantize insert's Main_q8 is "
+                        "written as its runtime form")  # fmt: skip
+    parser.add_argument("--params", metavar="FILE.npz|JOB_DIR", default=None,
+                        help="c, onnx, tflite: parameters for a project SOURCE: a "
+                        "parameters.npz or the trained job folder itself (for its quantized "
+                        "network from quantize "
                         "insert)")  # fmt: skip
     parser.add_argument("--float", dest="float_only", action="store_true",
                         help="c: float arithmetic also for a network with FixedPointQuantize "
@@ -67,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
         export_python,
         export_tflite,
         open_source,
+        with_network,
     )
 
     if args.opset is not None and args.format != "onnx":
@@ -85,12 +87,11 @@ def run(args: argparse.Namespace) -> int:
         _check_output(Path(args.output), args.format, args.force)
     try:
         source = open_source(args.source, args.checkpoint)
-        if args.network is not None:
-            source = dataclasses.replace(source, runtime=args.network)
-        if args.params is not None:
-            if not Path(args.params).is_file():
-                raise UserError(f"--params {args.params}: no such file")
-            source = dataclasses.replace(source, parameters=Path(args.params))
+        if args.network is not None or args.params is not None:
+            source, note = with_network(source, args.network or source.runtime or "",
+                                        args.params, args.checkpoint)  # fmt: skip
+            if note:
+                print(note)
         if args.format == "c":
             arithmetic = "float" if args.float_only else "auto"
             written = export_c(source, args.output, args.force, arithmetic)
@@ -122,6 +123,11 @@ def _print_sizes(summary: Path) -> None:
         print(f"{row['name']:<32} {row['type']:<22} {row['flash_bytes']:>12} {ram:>10}")
     because = f" ({data['float_because']})" if data["float_because"] else ""
     print(f"arithmetic: {data['arithmetic']}{because}")
+    rounded = data.get("rounded_layers") or []
+    if rounded:
+        print(f"not bit-equal to the engine (int64 sums past 2^24 units, which the engine's "
+              f"float32 rounds, or C's float function of 16-bit codes; a code after them may "
+              f"differ by one): {', '.join(rounded)}")  # fmt: skip
     print(
         f"flash (parameters): {data['flash_bytes']} bytes; RAM (activation arena): "
         f"{data['ram_bytes']} bytes (without reuse: {data['activations_without_reuse_bytes']})"

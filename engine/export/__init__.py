@@ -25,6 +25,7 @@ __all__ = [
     "ExportError",
     "Source",
     "open_source",
+    "with_network",
     "export_python",
     "export_onnx",
     "export_nnp",
@@ -78,6 +79,57 @@ def open_source(path: str | Path, checkpoint: str = "best") -> Source:
         if isinstance(exc, ExportError):
             raise
         raise ExportError(f"{path}: {exc}") from None
+
+
+def with_network(source: Source, network: str, parameters: str | Path | None = None,
+                 checkpoint: str = "best") -> tuple[Source, str]:  # fmt: skip
+    """``source`` exporting ``network``, and a note for the user ('' when none).
+
+    A training network (one with a loss, such as ``quantize insert``'s ``Main_q8``) is
+    exported as its runtime form ``<network>Runtime`` (derived as NNC derives ``MainRuntime``),
+    so nobody needs the derived name. ``parameters``: a parameter file, or a job folder whose
+    trained parameters to use (its ``best`` checkpoint, or ``checkpoint``).
+
+    Raises:
+        ExportError: no such network (the message says where a quantized one comes from), no
+            such parameter file, a job without parameters.
+    """
+    from dataclasses import replace  # noqa: PLC0415
+
+    from engine.graph.derive import has_loss  # noqa: PLC0415
+    from engine.runtime.checkpoint import job_parameters  # noqa: PLC0415
+    from engine.runtime.job import Job, JobError  # noqa: PLC0415
+
+    project = source.project
+    names = list(project.network_names)  # type: ignore[attr-defined]
+    note = ""
+    runtime = network
+    if network in names and network + "Runtime" not in names:
+        if has_loss(project.network(network)):  # type: ignore[attr-defined]
+            runtime = network + "Runtime"
+            note = f'network "{network}" has a loss: exporting its runtime network {runtime}'
+    else:
+        base = network.removesuffix("Runtime").removesuffix("Validation")
+        if base not in names and network not in names:
+            hint = ""
+            if "_q" in network or network.endswith("_mixed"):
+                hint = ("; quantize insert writes a quantized network into a new project: "
+                        f"export that project with --network {network} --params "
+                        f"{source.title if source.parameters else 'JOB_DIR'}")  # fmt: skip
+            raise ExportError(f'{source.title}: no network "{network}" (networks: '
+                              f"{', '.join(names)}){hint}")  # fmt: skip
+    source = replace(source, runtime=runtime)
+    if parameters is not None:
+        path = Path(parameters)
+        if path.is_dir():
+            try:
+                path = job_parameters(Job.open(path), checkpoint)[0]
+            except JobError as exc:
+                raise ExportError(f"--params {parameters}: {exc}") from None
+        elif not path.is_file():
+            raise ExportError(f"--params {parameters}: no such file or job folder")
+        source = replace(source, parameters=path)
+    return source, note
 
 
 def _trained(job: object, project: object, runtime: str | None, checkpoint: str) -> Path:

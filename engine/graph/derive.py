@@ -31,6 +31,7 @@ __all__ = [
     "test_rewrite",
     "runtime_outputs",
     "modifies_for_testing",
+    "has_loss",
 ]
 
 _SUFFIXES = ("Validation", "Runtime")
@@ -190,6 +191,11 @@ def _without_losses(network: Network) -> tuple[Network, tuple[tuple[str, str], .
     layers = [layer for layer in network.layers if layer.name not in removed]
     links = [k for k in kept_links if k.source not in removed]
     return Network(network.name, layers, links), tuple(outputs)
+
+
+def has_loss(network: Network) -> bool:
+    """Whether a drawn network holds a loss-type layer (a training network)."""
+    return any(_is_loss(layer) for layer in network.layers)
 
 
 def _is_loss(layer: Layer) -> bool:

@@ -116,7 +116,7 @@ class Context:
         raise _StepError(message)
 
     def codes(self, k: int) -> Codes | None:
-        """The int8 codes input ``k`` holds (integer arithmetic), or None (float)."""
+        """The integer codes input ``k`` holds (integer arithmetic), or None (float)."""
         ref = self.step.inputs[k]
         kind = self.model.kinds.get(ref[1]) if ref[0] == "step" else None
         return kind if isinstance(kind, Codes) else None
@@ -124,13 +124,20 @@ class Context:
     def codes_of(self, name: str) -> Codes:
         return self.model.kinds[name]  # type: ignore[no-any-return]
 
-    def int8(self, comment: str, array: Any) -> str:
-        name, new = self.model.array(None, np.asarray(array, dtype=np.int8), comment)
+    def codes_array(self, comment: str, array: Any) -> str:
+        """Integer codes as int8, or int16 where a code needs it (a 16-bit weight)."""
+        values = np.asarray(array)
+        wide = values.size and (values.min() < -128 or values.max() > 127)
+        name, new = self.model.array(None, values.astype(np.int16 if wide else np.int8), comment)
         self.flash += new
         return name
 
-    def int32(self, comment: str, array: Any) -> str:
-        name, new = self.model.array(None, np.asarray(array, dtype=np.int32), comment)
+    def integers(self, comment: str, array: Any) -> str:
+        """Integers as int32, or int64 where one needs it (a 16-bit layer's bias in the units
+        of its accumulator)."""
+        values = np.asarray(array)
+        wide = values.size and (values.min() < -(2**31) or values.max() >= 2**31)
+        name, new = self.model.array(None, values.astype(np.int64 if wide else np.int32), comment)
         self.flash += new
         return name
 
@@ -158,7 +165,7 @@ class _Model:
             return "in"
         codes = self.fused.get(ref[1], self.kinds.get(ref[1]))
         if isinstance(codes, Codes):
-            return f"(({codes.ctype} *)nc_arena + {buffer.offset})"
+            return f"(({codes.ctype} *)nc_arena + {buffer.offset // codes.itemsize})"
         return f"(nc_arena + {buffer.offset // 4})"
 
     def shape(self, ref: Ref) -> tuple[int, ...]:
@@ -278,8 +285,8 @@ def c_files(program: Program, values: Mapping[str, np.ndarray], normalize: bool,
             reason = str(exc)
     quantizers = _fusions(program, model) if model.kinds else {}
     model.fused = {layer: model.kinds[q] for q, layer in quantizers.items()}
-    model.item_bytes = {n: 1 for n, k in model.kinds.items() if isinstance(k, Codes)}
-    model.item_bytes.update({n: 1 for n in model.fused})
+    model.item_bytes = {n: k.itemsize for n, k in model.kinds.items() if isinstance(k, Codes)}
+    model.item_bytes.update({n: c.itemsize for n, c in model.fused.items()})
     plan = model.plan = plan_arena(program, model.folded, model.item_bytes, set(quantizers))
     blocks: list[str] = []
     layers: list[dict[str, Any]] = []
@@ -374,6 +381,9 @@ def c_files(program: Program, values: Mapping[str, np.ndarray], normalize: bool,
         "ram_bytes": plan.bytes,
         "arithmetic": "integer" if model.kinds else "float",
         "float_because": reason,
+        # sums that can pass 2^24 units (exact in int64 here, rounded by the engine) and
+        # functions of 16-bit codes (C's float function): a code after them may differ by one
+        "rounded_layers": [n for n, k in model.kinds.items() if k in ("mac64", "fn")],
         "arena_buffers": len(plan.buffers),
         "activations_without_reuse_bytes": sum(r["ram_bytes"] for r in layers),
         "layers": layers,
@@ -398,7 +408,13 @@ static float nc_pow2(float a, float p_max, float p_min, float small) {
 """
 
 
-_CTYPE = {("f", 4): "float", ("i", 1): "int8_t", ("i", 4): "int32_t"}
+_CTYPE = {
+    ("f", 4): "float",
+    ("i", 1): "int8_t",
+    ("i", 2): "int16_t",
+    ("i", 4): "int32_t",
+    ("i", 8): "int64_t",
+}
 
 
 def _array(name: str, value: np.ndarray, comment: str) -> str:

@@ -1,13 +1,13 @@
 """The static memory of a C export: every activation in one arena, planned from lifetimes.
 
-Each step's output is a buffer of ``prod(shape)`` elements (float32, or int8 codes in integer
-arithmetic: ``item_bytes``) alive from the step that writes it to
-the last step that reads it (a network output: to the end, when it is copied out). Reshape-like
-steps (:data:`ALIASES`) write nothing: their output is their input's buffer. An elementwise step
+Each step's output is a buffer of ``prod(shape)`` elements (float32, or int8/int16 codes in
+integer arithmetic: ``item_bytes``) alive from the step that writes it to the last step that
+reads it (a network output: to the end, when it is copied out). Reshape-like steps
+(:data:`ALIASES`) write nothing: their output is their input's buffer. An elementwise step
 (:data:`IN_PLACE`) writes into its first input's buffer when no later step reads that buffer.
 Buffers are then placed greedily, largest first, at the lowest offset that no buffer alive at
-the same time overlaps (as TensorFlow Lite's greedy-by-size planner does), so the arena is
-known at export time.
+the same time overlaps (as TensorFlow Lite's greedy-by-size planner does), so the arena is known
+at export time.
 """
 
 from __future__ import annotations

@@ -377,3 +377,50 @@ def test_quantized_job_c_export_predicts_like_forward(job, capsys):
     (probs,) = session.run(None, {"x": np.stack([_load(path, True) for path in images])})
     assert probs.argmax(axis=1).tolist() == [r["class"] for r in forward]
     assert np.abs(probs - np.array([r["values"] for r in forward])).max() <= 1e-5
+
+
+def test_a_quantized_network_exports_by_its_own_name_with_the_job_as_params(job, tmp_path, capsys):
+    """``export c q8.ncproj --network Main_q8 --params JOB``: the training network quantize
+    insert adds is written as its runtime form, with the job's best parameters; the files are
+    those of the long form (``--network Main_q8Runtime --params .../parameters.npz``), whose
+    program predicts as ``forward`` (test above). The ONNX export takes the same short form."""
+    tmp, _ = job
+    q8 = tmp_path / "q8.ncproj"
+    assert main(["quantize", "insert", str(tmp / "job" / "network.ncproj"), "-o", str(q8),
+                 "--bits", "8", "--delta", "0.0625"]) == 0  # fmt: skip
+    params = tmp / "job" / "checkpoints" / "best" / "parameters.npz"
+    long, short = tmp_path / "long", tmp_path / "short"
+    assert main(["export", "c", str(q8), "--network", "Main_q8Runtime", "--params", str(params),
+                 "-o", str(long)]) == 0  # fmt: skip
+    capsys.readouterr()
+    assert main(["export", "c", str(q8), "--network", "Main_q8", "--params", str(tmp / "job"),
+                 "-o", str(short)]) == 0  # fmt: skip
+    out = capsys.readouterr().out
+    assert 'network "Main_q8" has a loss: exporting its runtime network Main_q8Runtime' in out
+    assert "arithmetic: integer" in out
+    for name in ("model.h", "model.c", "parameters.c"):
+        assert (short / name).read_bytes() == (long / name).read_bytes(), name
+    pytest.importorskip("onnx", reason="onnx not installed")
+    long_onnx, short_onnx = tmp_path / "long.onnx", tmp_path / "short.onnx"
+    assert main(["export", "onnx", str(q8), "--network", "Main_q8Runtime", "--params",
+                 str(params), "--quantized", "-o", str(long_onnx)]) == 0  # fmt: skip
+    assert main(["export", "onnx", str(q8), "--network", "Main_q8", "--params", str(tmp / "job"),
+                 "--quantized", "-o", str(short_onnx)]) == 0  # fmt: skip
+    assert short_onnx.read_bytes() == long_onnx.read_bytes()
+
+
+def test_a_network_the_job_lacks_says_where_it_comes_from(job, tmp_path, capsys):
+    tmp, _ = job
+    out = tmp_path / "c"
+    assert main(["export", "c", str(tmp / "job"), "--network", "Main_q8", "-o", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and 'no network "Main_q8" (networks: Main)' in err
+    assert "quantize insert writes a quantized network into a new project" in err
+    assert main(["export", "c", str(LENET), "--network", "Main", "--params", str(tmp_path),
+                 "-o", str(out)]) == 2  # fmt: skip
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--params {tmp_path}:" in err and "job folder" in err
+    assert main(["export", "c", str(LENET), "--params", str(tmp_path / "none.npz"), "-o",
+                 str(out)]) == 2  # fmt: skip
+    assert "no such file or job folder" in capsys.readouterr().err
+    assert not out.exists()

@@ -1,0 +1,109 @@
+"""C export of mixed-precision picks (``quantize sweep --sensitivity 8 --budget``, widths 16
+and 8) of a trained LeNet: integer arithmetic with int8 and int16 codes.
+
+* With Delta 0.0625 the pick keeps Affine_2 at 16 bits; every sum stays below 2^24 units, so
+  the logits equal the engine's quantized simulation bit for bit on all validation images.
+* With calibrated Deltas (the sweep's default) the 16-bit layers' sums reach 2^35 units, past
+  float32's exact range: the engine's own float32 sums round there, the C program sums exactly
+  in int64 (``rounded_layers``); it predicts the engine's class for every validation image.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import engine.nn as nn
+from engine.cli import main
+from engine.export import open_source
+from engine.export.c_source import c_files
+from engine.runtime.compiler import compile_network
+from tests.engine.export.test_c_source import CC, build, needs_cc, run_program
+from tests.engine.export.test_onnx_model import _validation
+
+ROOT = Path(__file__).resolve().parents[3]
+LENET = ROOT / "projects" / "lenet_digits.ncproj"
+ROWS = 297  # every validation image of digits
+
+
+@pytest.fixture(scope="module")
+def picks(tmp_path_factory):
+    """{delta: the mixed_precision job folder} from one trained LeNet (3 epochs)."""
+    tmp = tmp_path_factory.mktemp("mixed-c")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("NEUROCANVAS_CACHE", str(tmp / "cache"))
+        assert main(["train", str(LENET), "-o", str(tmp / "job"), "--epochs", "3",
+                     "--seed", "0"]) == 0  # fmt: skip
+        found = {}
+        for delta in ("0.0625", "auto"):
+            out = tmp / f"sweep-{delta}"
+            assert main(["quantize", "sweep", str(LENET), "--job", str(tmp / "job"), "-o",
+                         str(out), "--bits", "16,8", "--delta", delta, "--sensitivity", "8",
+                         "--budget", "110000"]) == 0  # fmt: skip
+            found[delta] = out / "mixed_precision"
+    nn.clear_parameters()
+    return tmp, found
+
+
+def _export(job: Path, folder: Path, cache: Path, logits: bool):
+    """(engine outputs, C outputs, files, bits per quantizer) on every validation image."""
+    source = open_source(job)
+    program = compile_network(source.project, source.runtime)
+    if logits:  # up to the layer before the final Softmax
+        last = program.steps[-2].name
+        program = replace(program, steps=program.steps[:-1], outputs=(("logits", ("step", last)),))
+    with nn.parameter_scope("", {}):
+        params = program.create_parameters(source.base)
+        nn.load_parameters(source.parameters)
+        values = {k: np.asarray(v.data) for k, v in params.items()}
+        batch = _validation(source.project, cache, ROWS)
+        ((feed, shape),) = program.feeds.items()
+        x = next(iter(batch.values())).astype(np.float32).reshape(-1, *shape)
+        with nn.no_grad():
+            expected = np.asarray(program.output(program.forward({feed: x}, params),
+                                                 program.outputs[0][0]).data)  # fmt: skip
+    files = c_files(program, values, True)
+    folder.mkdir()
+    for name, text in files.items():
+        (folder / name).write_text(text)
+    got = run_program(build(folder), x, folder)
+    bits = {s.name: s.kwargs["n"] for s in program.steps if s.type == "FixedPointQuantize"}
+    return expected.reshape(len(x), -1), got, files, bits
+
+
+@needs_cc
+def test_a_mixed_pick_within_2_24_equals_the_engine_exactly(picks, tmp_path, monkeypatch):
+    tmp, found = picks
+    monkeypatch.setenv("NEUROCANVAS_CACHE", str(tmp / "cache"))
+    expected, got, files, bits = _export(found["0.0625"], tmp_path / "c", tmp / "cache", True)
+    assert sorted(set(bits.values())) == [8, 16]  # a mixed pick: both widths
+    summary = json.loads(files["export_summary.json"])
+    assert summary["arithmetic"] == "integer", summary["float_because"]
+    assert summary["rounded_layers"] == []
+    assert got.shape == (ROWS, 10)
+    # logits bit for bit on all 297 images (printed with 9 digits: float32 reads them back)
+    assert np.array_equal(got.astype(np.float32), expected)
+
+
+@needs_cc
+def test_a_calibrated_mixed_pick_runs_in_int16_and_predicts_the_engines_classes(
+    picks, tmp_path, monkeypatch
+):
+    tmp, found = picks
+    monkeypatch.setenv("NEUROCANVAS_CACHE", str(tmp / "cache"))
+    expected, got, files, bits = _export(found["auto"], tmp_path / "c", tmp / "cache", False)
+    assert 16 in bits.values() and 8 in bits.values()
+    summary = json.loads(files["export_summary.json"])
+    assert summary["arithmetic"] == "integer", summary["float_because"]
+    assert "int16_t *y" in files["model.c"] and "int64_t acc" in files["model.c"]
+    assert "const int16_t nc_p" in files["parameters.c"]  # 16-bit weights as int16 codes
+    assert summary["rounded_layers"]  # named: the engine's float32 sums round there
+    assert got.argmax(axis=1).tolist() == expected.argmax(axis=1).tolist()
+    assert np.abs(got - expected).max() <= 1e-3
+    print(f"calibrated mixed pick: {summary['flash_bytes']} flash bytes, {summary['ram_bytes']} "
+          f"RAM bytes, max |C - engine| {np.abs(got - expected).max():.2e}, rounded layers "
+          f"{summary['rounded_layers']}, CC {CC}")  # fmt: skip
