@@ -40,6 +40,54 @@
     </message>
 </context>
 <context>
+    <name>CreateDataset</name>
+    <message>
+        <location filename="../../console_app/tabs/create_dataset.py" line="+53"/>
+        <source>Create Dataset...</source>
+        <translation>データセットの作成...</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Create a dataset with a pre-process plugin (tables, split images, strings)</source>
+        <translation>前処理プラグインでデータセットを作成します（表、画像の分割、文字列）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Loading plugins...</source>
+        <translation>プラグインを読み込んでいます...</translation>
+    </message>
+    <message>
+        <location line="+41"/>
+        <source>Running %1...</source>
+        <translation>%1 を実行中...</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>Create Dataset failed: %1</source>
+        <translation>データセットの作成に失敗しました: %1</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Created %1 in %2</source>
+        <translation>%2 に %1 を作成しました</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Create Dataset %1</source>
+        <translation>データセットの作成 %1</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Create dataset</source>
+        <translation>データセットの作成</translation>
+    </message>
+</context>
+<context>
     <name>CreateUnitDialog</name>
     <message>
         <location filename="../../console_app/editor/create_unit_dialog.py" line="+38"/>
@@ -65,7 +113,7 @@
 <context>
     <name>DatasetTab</name>
     <message>
-        <location filename="../../console_app/tabs/dataset_tab.py" line="+50"/>
+        <location filename="../../console_app/tabs/dataset_tab.py" line="+51"/>
         <source>Shuffle</source>
         <translation>Shuffle</translation>
     </message>
@@ -140,7 +188,7 @@
         <translation>URI</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+18"/>
         <source>Variable</source>
         <translation>変数</translation>
     </message>
@@ -1252,7 +1300,7 @@
 <context>
     <name>PluginPanel</name>
     <message>
-        <location filename="../../console_app/tabs/plugin_panel.py" line="+113"/>
+        <location filename="../../console_app/tabs/plugin_panel.py" line="+114"/>
         <source>Plugin: {name}</source>
         <translation>プラグイン: {name}</translation>
     </message>
@@ -1838,7 +1886,7 @@
         <translation>正解</translation>
     </message>
     <message>
-        <location filename="../../engine/report/job_report.py" line="+82"/>
+        <location filename="../../engine/report/job_report.py" line="+80"/>
         <source>{job_dir}: not a NeuroCanvas job folder ({exc})</source>
         <translation>{job_dir}: NeuroCanvas のジョブフォルダではありません ({exc})</translation>
     </message>
@@ -1868,8 +1916,7 @@
         <translation>{target}: フォルダです。.pptx のファイル名を指定してください</translation>
     </message>
     <message>
-        <location line="+9"/>
-        <location line="+14"/>
+        <location line="+10"/>
         <source>{target}: cannot write the report ({value})</source>
         <translation>{target}: レポートを書き込めません ({value})</translation>
     </message>
