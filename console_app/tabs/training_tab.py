@@ -13,17 +13,15 @@ import time
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QPoint, Qt, Signal
+from PySide6.QtCore import QPoint, Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QMenu,
-    QMessageBox,
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
@@ -39,6 +37,17 @@ from console_app.document import Document
 from console_app.language import translate
 from console_app.report_action import ReportController
 from console_app.tabs import job_menu
+from console_app.tabs.history_table import (
+    COLUMNS,
+    GROUP_ROLE,
+    STATUS_COLORS,
+    TRADEOFF_STATISTICS,
+    _duration,
+    _fmt,
+    _history_rows,
+    _sweep_baseline,
+)
+from console_app.tabs.job_dialogs import JobDialogs
 from console_app.tabs.job_runner import JobRunner
 from console_app.tabs.job_watch import JobsWatcher
 from console_app.tabs.plots import LearningCurvePlot, TradeoffPlot
@@ -48,39 +57,8 @@ from console_app.tabs.snapshot import write_snapshot
 from engine.formats import ProjectFileError
 from engine.runtime import job_history as H
 
-COLUMNS = ("Name", "Status", "Date", "Epoch", "Accuracy", "Cost", "Training loss",
-           "Validation loss", "CostParameter", "CostMultiplyAdd")  # fmt: skip
-_COLUMN_TEXTS = (  # the headings COLUMNS translates, for pyside6-lupdate
-    QT_TRANSLATE_NOOP("TrainingTab", "Name"), QT_TRANSLATE_NOOP("TrainingTab", "Status"),
-    QT_TRANSLATE_NOOP("TrainingTab", "Date"), QT_TRANSLATE_NOOP("TrainingTab", "Epoch"),
-    QT_TRANSLATE_NOOP("TrainingTab", "Accuracy"), QT_TRANSLATE_NOOP("TrainingTab", "Cost"),
-    QT_TRANSLATE_NOOP("TrainingTab", "Training loss"),
-    QT_TRANSLATE_NOOP("TrainingTab", "Validation loss"),
-)  # fmt: skip
-GROUP_ROLE = Qt.ItemDataRole.UserRole + 1  # a quantization experiment's row: its folder
-TRADEOFF_STATISTICS = ("CostMultiplyAdd", "CostParameter", "UniqueParameters", "FLOPs",
-                       "CostAdd", "CostMultiply", "Output", "ParameterBytes")  # fmt: skip
-_STATUS_TEXTS = (
-    QT_TRANSLATE_NOOP("TrainingTab", "running"),
-    QT_TRANSLATE_NOOP("TrainingTab", "finished"),
-    QT_TRANSLATE_NOOP("TrainingTab", "stopped"),
-    QT_TRANSLATE_NOOP("TrainingTab", "interrupted"),
-    QT_TRANSLATE_NOOP("TrainingTab", "failed"),
-)  # fmt: skip  (job statuses shown)
-STATUS_COLORS = {"running": "#1f77b4", "finished": "#2ca02c", "stopped": "#ff7f0e",
-                 "interrupted": "#ff7f0e", "failed": "#d62728"}  # fmt: skip
 
-
-def _fmt(value: float | None) -> str:
-    return "" if value is None else f"{value:.6g}"
-
-
-def _duration(seconds: float) -> str:
-    seconds = max(0, int(seconds))
-    return f"{seconds // 3600:d}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
-
-
-class TrainingTab(QWidget):
+class TrainingTab(QWidget, JobDialogs):
     run_ended = Signal(str)  # finished, stopped or failed
     jobs_changed = Signal(list)  # list[Path], oldest first
     open_network = Signal(Path)  # a job's network.ncproj, for EDIT
@@ -628,54 +606,6 @@ class TrainingTab(QWidget):
         self.delete_button.setEnabled(bool(self.selected_jobs()) and not running)
 
     # -- history actions (dialogs go through ask_* so tests can answer) ---------------------
-    def ask_text(self, title: str, label: str, text: str) -> str | None:
-        from console_app.text_dialog import ask_text  # noqa: PLC0415
-
-        return ask_text(self, title, label, text)
-
-    def ask_confirm(self, text: str) -> bool:
-        return (
-            QMessageBox.question(self, translate("TrainingTab", "NeuroCanvas"), text)
-            == QMessageBox.StandardButton.Yes
-        )
-
-    def rename_selected(self, name: str | None = None) -> bool:
-        job = self.selected_job()
-        if job is None:
-            return False
-        info = next(j for j in self.jobs if j.path == job)
-        name = (
-            name
-            if name is not None
-            else self.ask_text(
-                translate("TrainingTab", "Rename job"),
-                translate("TrainingTab", "Job name:"),
-                info.name,
-            )
-        )
-        if not name or not name.strip():
-            return False
-        H.rename_job(job, name.strip())
-        self.refresh_jobs()
-        return True
-
-    def ask_delete(self, names: list[str]) -> str:
-        return job_menu.ask_delete(self, names)
-
-    def ask_save_path(self, caption: str, start: str, file_filter: str) -> str | None:
-        path, _ = QFileDialog.getSaveFileName(self, caption, start, file_filter)
-        return path or None
-
-    def show_error(self, message: str) -> None:
-        """Tell the user without blocking (a window-modal box; tests read ``last_error``)."""
-        self.append_log(translate("TrainingTab", "ERROR: {message}").format(message=message))
-        self.last_error = message
-        box = QMessageBox(
-            QMessageBox.Icon.Warning, translate("TrainingTab", "NeuroCanvas"), message, parent=self
-        )
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
-
     def delete_selected(self) -> bool:
         return job_menu.delete_jobs(self, self.selected_jobs())
 
@@ -702,32 +632,3 @@ class TrainingTab(QWidget):
         job = self.selected_job()
         if job is not None:
             self.open_network.emit(job / "network.ncproj")
-
-
-def _history_rows(jobs: list[H.JobInfo]) -> tuple[list[H.JobInfo], list[H.JobInfo | Path]]:
-    """The history's order: each trained job, then the quantization experiments run on it (an
-    experiment's row, then its points); experiments whose job is gone come last."""
-    experiments: dict[Path, list[H.JobInfo]] = {}
-    for job in jobs:
-        if job.experiment is not None:
-            experiments.setdefault(job.experiment, []).append(job)
-    for experiment, points in experiments.items():
-        order = H.experiment_order(experiment)
-        points.sort(key=lambda j: order.index(j.path.name) if j.path.name in order else len(order))
-    rows: list[H.JobInfo | Path] = []
-    for job in jobs:
-        if job.experiment is not None:
-            continue
-        rows.append(job)
-        for experiment, points in experiments.items():
-            if H.experiment_source(experiment) == job.path:
-                rows += [experiment, *points]
-    for experiment, points in experiments.items():
-        if experiment not in rows:
-            rows += [experiment, *points]
-    return [r for r in rows if isinstance(r, H.JobInfo)], rows
-
-
-def _sweep_baseline(job: Path) -> bool:
-    """A quantization sweep's float point: its job evaluated again (one point, drawn once)."""
-    return job.name == "float" and (job.parent / "results.csv").is_file()
