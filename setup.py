@@ -10,7 +10,7 @@ from setuptools import find_packages, setup
 
 setup(
     packages=[
-        *find_packages(include=["engine*", "console_app*"]),
+        *find_packages(include=["engine*", "console_app*", "neurocanvas"]),
         "neurocanvas_samples",
         "neurocanvas_resources",
     ],
@@ -18,6 +18,6 @@ setup(
     package_data={
         "engine.guard": ["*.json"],
         "neurocanvas_samples": ["*.ncproj"],
-        "neurocanvas_resources": ["*.svg", "*.desktop"],
+        "neurocanvas_resources": ["*.svg", "*.desktop", "i18n/*.ts"],
     },
 )

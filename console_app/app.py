@@ -9,15 +9,19 @@ def run_app(project: str | None = None) -> int:
     from PySide6.QtCore import QTimer  # noqa: PLC0415
     from PySide6.QtWidgets import QApplication  # noqa: PLC0415
 
+    from console_app import language  # noqa: PLC0415
     from console_app.help_menu import app_icon  # noqa: PLC0415
     from console_app.main_window import MainWindow  # noqa: PLC0415
+    from console_app.settings import AppSettings  # noqa: PLC0415
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("NeuroCanvas")
     app.setOrganizationName("NeuroCanvas")
     app.setWindowIcon(app_icon())
     app.setDesktopFileName("neurocanvas")  # Wayland matches the window to neurocanvas.desktop
-    window = MainWindow(project)
+    settings = AppSettings()
+    language.install(app, language.resolve(settings.language()))
+    window = MainWindow(project, settings=settings)
     window.show()
     window.zoom_fit()
     QTimer.singleShot(0, window.offer_recovery)  # after the window is up, not before

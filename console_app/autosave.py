@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from console_app.document import Document
+from engine.core.atomic import atomic_write_text
 from engine.formats import load_project, save_project
 
 UNTITLED = "untitled"
@@ -71,10 +72,7 @@ class Autosaver:
         self.directory.mkdir(parents=True, exist_ok=True)
         save_project(document.project, target)
         note = {"original": str(document.path) if document.path else None, "saved_at": time.time()}
-        note_file = target.with_suffix(".json")
-        tmp = note_file.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(note), encoding="utf-8")
-        os.replace(tmp, note_file)
+        atomic_write_text(target.with_suffix(".json"), json.dumps(note), durable=False)
         self.written = target
         return True
 

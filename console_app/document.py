@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -29,19 +28,6 @@ def default_project_path() -> Path | None:
     """The project ``neurocanvas`` opens without argument: the LeNet sample when it exists."""
     found = [p for p in sample_projects() if p.stem.startswith("lenet")]
     return found[0] if found else None
-
-
-def copy_of_sample(sample: Path, folder: Path) -> Path:
-    """The user's own copy of an installed sample project in ``folder``: made on first use
-    (atomically), then the same copy (with the user's edits) every time. The installed file
-    is never opened for editing, so Save and Run never write into the installation."""
-    target = folder / sample.name
-    if not target.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(f".{target.name}.partial")
-        shutil.copyfile(sample, partial)
-        os.replace(partial, target)
-    return target
 
 
 class Document:

@@ -1,5 +1,5 @@
-"""File > Export: Python code (for NeuroCanvas or for nnabla), ONNX, NNP and C source of the project
-being edited (engine.export), and the PowerPoint report of a job (engine.report, through
+"""File > Export: Python code (for NeuroCanvas or for nnabla), ONNX, NNP, C source and TFLite of
+the project being edited (engine.export), and the PowerPoint report of a job (engine.report, through
 :mod:`console_app.report_action`).
 
 The exports use the project as it is in the editor (unsaved edits included) with freshly
@@ -14,8 +14,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtWidgets import QFileDialog, QMenu
 
+from console_app.language import translate
 from engine.export import (
     ExportError,
     Source,
@@ -23,17 +25,31 @@ from engine.export import (
     export_nnp,
     export_onnx,
     export_python,
+    export_tflite,
 )
 
 __all__ = ["add_to_menu", "export_python_code", "export_onnx_model", "export_nnp_model",
-           "export_c_source", "export_report", "PYTHON_TARGETS"]  # fmt: skip
+           "export_c_source", "export_tflite_model", "export_report",
+           "PYTHON_TARGETS"]  # fmt: skip
 
 # What File > Export > ONNX / NNP write: said with the file's name, since a user who has a
 # trained job selected expects its weights (those come from the job menu or its folder).
 UNTRAINED = "the network as edited, with freshly initialized parameters"
 
 # "Python code..." opens a submenu: the library the exported code imports (engine.export).
-PYTHON_TARGETS = (("for NeuroCanvas (engine.nn)...", "neurocanvas"), ("for nnabla...", "nnabla"))
+PYTHON_TARGETS = (
+    (QT_TRANSLATE_NOOP("ExportActions", "for NeuroCanvas (engine.nn)..."), "neurocanvas"),
+    (QT_TRANSLATE_NOOP("ExportActions", "for nnabla..."), "nnabla"),
+)
+
+
+# The texts main_window.EXPORTS passes in, for pyside6-lupdate.
+_EXPORT_TEXTS = (QT_TRANSLATE_NOOP("ExportActions", "Python code..."),
+                 QT_TRANSLATE_NOOP("ExportActions", "ONNX..."),
+                 QT_TRANSLATE_NOOP("ExportActions", "NNP..."),
+                 QT_TRANSLATE_NOOP("ExportActions", "C source..."),
+                 QT_TRANSLATE_NOOP("ExportActions", "TFLite..."),
+                 QT_TRANSLATE_NOOP("ExportActions", "PowerPoint report..."))  # fmt: skip
 
 
 def add_to_menu(window: Any, menu: QMenu, texts: Sequence[str]) -> None:
@@ -43,17 +59,18 @@ def add_to_menu(window: Any, menu: QMenu, texts: Sequence[str]) -> None:
         "PowerPoint report...": export_report,
         "NNP...": export_nnp_model,
         "C source...": export_c_source,
+        "TFLite...": export_tflite_model,
     }
     for text in texts:
         if text == "Python code...":
-            targets = menu.addMenu(text)
+            targets = menu.addMenu(translate("ExportActions", text))
             for label, target in PYTHON_TARGETS:
-                act = targets.addAction(label)
+                act = targets.addAction(translate("ExportActions", label))
                 act.triggered.connect(
                     lambda _checked=False, t=target: export_python_code(window, target=t)
                 )
             continue
-        action = menu.addAction(text)
+        action = menu.addAction(translate("ExportActions", text))
         handler = handlers.get(text)
         action.setEnabled(handler is not None)
         if handler is not None:
@@ -81,36 +98,67 @@ def export_python_code(
     """Write the project's networks as Python code for ``target`` (``neurocanvas`` or
     ``nnabla``) to ``path`` (asked when None)."""
     caption = "Export Python code" + (" for nnabla" if target == "nnabla" else "")
-    out = Path(path) if path else _ask(window, caption, ".py", "Python (*.py)")
+    out = (
+        Path(path)
+        if path
+        else _ask(
+            window,
+            caption,
+            ".py",
+            translate("ExportActions", "Python (*.py)"),
+        )
+    )
     if out is None:
         return None
     try:
         export_python(_source(window), out, target)
     except (ExportError, OSError) as exc:
-        window.report_error(f"Export Python code: {exc}")
+        window.report_error(translate("ExportActions", "Export Python code: {exc}").format(exc=exc))
         return None
-    window.show_message(f"Exported {out}: {UNTRAINED}; a trained model: right-click its job in "
-                        f"TRAINING > Export Python code...")  # fmt: skip
+    window.show_message(
+        translate(
+            "ExportActions",
+            "Exported {out}: {UNTRAINED}; a trained model: right-click its job in "
+            "TRAINING > Export Python code...",
+        ).format(out=out, UNTRAINED=UNTRAINED)
+    )
     return out
 
 
 def export_onnx_model(window: Any, path: str | Path | None = None) -> Path | None:
     """Write the runtime network as ONNX to ``path`` (asked when None)."""
-    target = Path(path) if path else _ask(window, "Export ONNX", ".onnx", "ONNX (*.onnx)")
+    target = (
+        Path(path)
+        if path
+        else _ask(
+            window,
+            translate("ExportActions", "Export ONNX"),
+            ".onnx",
+            translate("ExportActions", "ONNX (*.onnx)"),
+        )
+    )
     if target is None:
         return None
     try:
         export_onnx(_source(window), target)
     except (ExportError, OSError) as exc:
-        window.report_error(f"Export ONNX: {exc}")
+        window.report_error(translate("ExportActions", "Export ONNX: {exc}").format(exc=exc))
         return None
     except ImportError as exc:
         window.report_error(
-            f"Export ONNX: {exc}; install the extra: pip install 'neurocanvas[onnx]'"
+            translate(
+                "ExportActions",
+                "Export ONNX: {exc}; install the extra: pip install 'neurocanvas[onnx]'",
+            ).format(exc=exc)
         )
         return None
-    window.show_message(f"Exported {target}: {UNTRAINED}; a trained model: right-click its job "
-                        f"in TRAINING > Export ONNX...")  # fmt: skip
+    window.show_message(
+        translate(
+            "ExportActions",
+            "Exported {target}: {UNTRAINED}; a trained model: right-click its job "
+            "in TRAINING > Export ONNX...",
+        ).format(target=target, UNTRAINED=UNTRAINED)
+    )
     return target
 
 
@@ -121,11 +169,18 @@ def export_report(window: Any, path: str | Path | None = None) -> bool:
     training = window.project_tabs.training
     job = training.selected_job() or (training.jobs[-1].path if training.jobs else None)
     if job is None:
-        window.report_error("PowerPoint report: no job yet; train the project first (TRAINING)")
+        window.report_error(
+            translate(
+                "ExportActions", "PowerPoint report: no job yet; train the project first (TRAINING)"
+            )
+        )
         return False
     if path is None:
         chosen, _ = QFileDialog.getSaveFileName(
-            window, "PowerPoint report", str(job / "report.pptx"), "PowerPoint (*.pptx)"
+            window,
+            translate("ExportActions", "PowerPoint report"),
+            str(job / "report.pptx"),
+            translate("ExportActions", "PowerPoint (*.pptx)"),
         )
         if not chosen:
             return False
@@ -138,16 +193,29 @@ def export_report(window: Any, path: str | Path | None = None) -> bool:
 
 def export_nnp_model(window: Any, path: str | Path | None = None) -> Path | None:
     """Write the project as nnabla's ``.nnp`` to ``path`` (asked when None)."""
-    target = Path(path) if path else _ask(window, "Export NNP", ".nnp", "NNP (*.nnp)")
+    target = (
+        Path(path)
+        if path
+        else _ask(
+            window,
+            translate("ExportActions", "Export NNP"),
+            ".nnp",
+            translate("ExportActions", "NNP (*.nnp)"),
+        )
+    )
     if target is None:
         return None
     try:
         export_nnp(_source(window), target)
     except (ExportError, OSError, ValueError) as exc:
-        window.report_error(f"Export NNP: {exc}")
+        window.report_error(translate("ExportActions", "Export NNP: {exc}").format(exc=exc))
         return None
-    window.show_message(f"Exported {target}: {UNTRAINED}; a trained model: its job folder's "
-                        f"results.nnp")  # fmt: skip
+    window.show_message(
+        translate(
+            "ExportActions",
+            "Exported {target}: {UNTRAINED}; a trained model: its job folder's results.nnp",
+        ).format(target=target, UNTRAINED=UNTRAINED)
+    )
     return target
 
 
@@ -156,8 +224,12 @@ def export_c_source(window: Any, path: str | Path | None = None) -> Path | None:
     doc = window.document
     start = doc.path.with_name(doc.path.stem + "_c") if doc.path is not None else Path("model_c")
     if path is None:
-        chosen, _ = QFileDialog.getSaveFileName(window, "Export C source (a new folder)",
-                                                str(start), "Folder (*)")  # fmt: skip
+        chosen, _ = QFileDialog.getSaveFileName(
+            window,
+            translate("ExportActions", "Export C source (a new folder)"),
+            str(start),
+            translate("ExportActions", "Folder (*)"),
+        )
         if not chosen:
             return None
         path = chosen
@@ -165,9 +237,45 @@ def export_c_source(window: Any, path: str | Path | None = None) -> Path | None:
     try:
         export_c(_source(window), target)
     except (ExportError, OSError) as exc:
-        window.report_error(f"Export C source: {exc}")
+        window.report_error(translate("ExportActions", "Export C source: {exc}").format(exc=exc))
         return None
-    window.show_message(f"Exported {target} (model.c, parameters.c, main.c, Makefile): "
-                        f"{UNTRAINED}; a trained model: right-click its job in TRAINING > "
-                        f"Export C source...")  # fmt: skip
+    window.show_message(
+        translate(
+            "ExportActions",
+            "Exported {target} (model.c, parameters.c, main.c, Makefile): "
+            "{UNTRAINED}; a trained model: right-click its job in TRAINING > Export"
+            " C source...",
+        ).format(target=target, UNTRAINED=UNTRAINED)
+    )
+    return target
+
+
+def export_tflite_model(window: Any, path: str | Path | None = None) -> Path | None:
+    """Write the runtime network as a float32 ``.tflite`` file to ``path`` (asked when None;
+    the file dialog has asked before replacing a file). int8 needs trained parameters: the
+    job menu's Export TFLite int8..."""
+    target = (
+        Path(path)
+        if path
+        else _ask(
+            window,
+            translate("ExportActions", "Export TFLite"),
+            ".tflite",
+            translate("ExportActions", "TensorFlow Lite (*.tflite)"),
+        )
+    )
+    if target is None:
+        return None
+    try:
+        export_tflite(_source(window), target, force=path is None)
+    except (ExportError, OSError) as exc:
+        window.report_error(translate("ExportActions", "Export TFLite: {0}").format(exc))
+        return None
+    window.show_message(
+        translate(
+            "ExportActions",
+            "Exported {0}: {1}; a trained model: right-click its job in TRAINING > Export "
+            "TFLite...",
+        ).format(target, UNTRAINED)
+    )
     return target

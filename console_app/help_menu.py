@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from console_app.language import translate
 from engine.package_data import data_folder
 
 __all__ = ["add_help_menu", "app_icon", "category_icon", "tour_markdown"]
@@ -124,35 +125,54 @@ def show_tour(window: Any) -> _Page:
     browser.setOpenExternalLinks(True)
     browser.setSearchPaths([str(_CHECKOUT_README.parent)])  # the README's screenshots
     browser.setMarkdown(tour_markdown())
-    return _open(window, _Page(window, "NeuroCanvas Tour", browser, (900, 700)))
+    return _open(
+        window, _Page(window, translate("HelpMenu", "NeuroCanvas Tour"), browser, (900, 700))
+    )
+
+
+def _plain(text: str) -> str:
+    """A menu text without its mnemonic: ``&Copy`` -> ``Copy``, ``コピー(&C)`` -> ``コピー``."""
+    return re.sub(r"\(&\w\)", "", text).replace("&", "").strip()
 
 
 def show_shortcuts(window: Any) -> _Page:
     rows = sorted(
-        (action.text().replace("&", ""), action.shortcut().toString())
+        (_plain(action.text()), action.shortcut().toString())
         for action in window.actions_by_name.values()
         if not action.shortcut().isEmpty()
     )
     table = QTableWidget(len(rows), 2)
-    table.setHorizontalHeaderLabels(["Command", "Shortcut"])
+    table.setHorizontalHeaderLabels(
+        [
+            translate("HelpMenu", "Command"),
+            translate("HelpMenu", "Shortcut"),
+        ]
+    )
     table.verticalHeader().hide()
     for r, (text, keys) in enumerate(rows):
         table.setItem(r, 0, QTableWidgetItem(text))
         table.setItem(r, 1, QTableWidgetItem(keys))
     table.resizeColumnsToContents()
     table.horizontalHeader().setStretchLastSection(True)
-    return _open(window, _Page(window, "Keyboard Shortcuts", table, (460, 520)))
+    return _open(
+        window, _Page(window, translate("HelpMenu", "Keyboard Shortcuts"), table, (460, 520))
+    )
 
 
 def show_about(window: Any) -> _Page:
     rows = "".join(f"<tr><td><b>{k}</b></td><td>{v}</td></tr>" for k, v in _versions())
     browser = QTextBrowser()
     browser.setHtml(
-        "<h2>NeuroCanvas</h2><p>An open-source, cross-platform Neural Network Console: draw "
-        "networks, train and evaluate them, export and report. Apache-2.0.</p>"
-        f"<table cellpadding='3'>{rows}</table>"
+        translate(
+            "HelpMenu",
+            "<h2>NeuroCanvas</h2><p>An open-source, cross-platform Neural Network "
+            "Console: draw networks, train and evaluate them, export and report. "
+            "Apache-2.0.</p><table cellpadding='3'>{rows}</table>",
+        ).format(rows=rows)
     )
-    return _open(window, _Page(window, "About NeuroCanvas", browser, (560, 360)))
+    return _open(
+        window, _Page(window, translate("HelpMenu", "About NeuroCanvas"), browser, (560, 360))
+    )
 
 
 def _open(window: Any, page: _Page) -> _Page:
@@ -164,9 +184,9 @@ def _open(window: Any, page: _Page) -> _Page:
 
 def add_help_menu(window: Any) -> QMenu:
     """The Help menu at the end of ``window``'s menu bar."""
-    menu = window.menuBar().addMenu("&Help")
-    menu.addAction("&Tour", lambda: show_tour(window))
-    menu.addAction("&Keyboard Shortcuts", lambda: show_shortcuts(window))
+    menu = window.menuBar().addMenu(translate("HelpMenu", "&Help"))
+    menu.addAction(translate("HelpMenu", "&Tour"), lambda: show_tour(window))
+    menu.addAction(translate("HelpMenu", "&Keyboard Shortcuts"), lambda: show_shortcuts(window))
     menu.addSeparator()
-    menu.addAction("&About NeuroCanvas", lambda: show_about(window))
+    menu.addAction(translate("HelpMenu", "&About NeuroCanvas"), lambda: show_about(window))
     return menu

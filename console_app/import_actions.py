@@ -1,6 +1,6 @@
 """File > Import...: an ONNX, NNP or nntxt model (or an NNC project) opened for editing.
 
-A model is converted by ``engine.formats.model_import`` (as ``neurocanvas import`` does), saved
+A model is converted by ``engine.model_import`` (as ``neurocanvas import`` does), saved
 where the user says (the project, ``<stem>_parameters.npz`` and, for a model with
 parameters, a job folder ``<stem>.files/<date_time>`` beside it) and opened; an
 ``.sdcproj``/``.ncproj`` simply opens. Errors are reported in one line; nothing is written then.
@@ -14,7 +14,8 @@ from typing import Any
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu
 
-from engine.formats.model_import import ImportError_, read_model, save_imported
+from console_app.language import translate
+from engine.model_import import ImportError_, read_model, save_imported
 
 __all__ = ["IMPORT_FILTER", "add_to_menu", "import_file"]
 
@@ -26,8 +27,10 @@ IMPORT_FILTER = ";;".join((
 
 def add_to_menu(window: Any, menu: QMenu, before: QAction) -> QAction:
     """``Import...`` in ``menu`` before ``before``, wired to :func:`import_file`."""
-    action = QAction("&Import...", window)
-    action.setStatusTip("Import an ONNX, NNP or nntxt model, or open an NNC project")
+    action = QAction(translate("ImportActions", "&Import..."), window)
+    action.setStatusTip(
+        translate("ImportActions", "Import an ONNX, NNP or nntxt model, or open an NNC project")
+    )
     action.triggered.connect(lambda _checked=False: import_file(window))
     menu.insertAction(before, action)
     return action
@@ -44,7 +47,9 @@ def import_file(window: Any) -> Path | None:
 def _import(window: Any) -> Path | None:
     if not window.maybe_save():
         return None
-    source, _ = QFileDialog.getOpenFileName(window, "Import", "", IMPORT_FILTER)
+    source, _ = QFileDialog.getOpenFileName(
+        window, translate("ImportActions", "Import"), "", IMPORT_FILTER
+    )
     if not source:
         return None
     path = Path(source)
@@ -53,19 +58,27 @@ def _import(window: Any) -> Path | None:
     try:
         imported = read_model(path)
     except ImportError_ as exc:
-        window.report_error(f"Import: {exc}")
+        window.report_error(translate("ImportActions", "Import: {exc}").format(exc=exc))
         return None
     start = str(path.with_suffix(".ncproj"))
-    target, _ = QFileDialog.getSaveFileName(window, "Save the imported project", start,
-                                            "NeuroCanvas project (*.ncproj)")  # fmt: skip
+    target, _ = QFileDialog.getSaveFileName(
+        window,
+        translate("ImportActions", "Save the imported project"),
+        start,
+        translate("ImportActions", "NeuroCanvas project (*.ncproj)"),
+    )
     if not target:
         return None
     try:
         save_imported(imported, target, path)
     except ImportError_ as exc:
-        window.report_error(f"Import: {exc}")
+        window.report_error(translate("ImportActions", "Import: {exc}").format(exc=exc))
         return None
     except OSError as exc:
-        window.report_error(f"Import: {target}: {exc.strerror or exc}")
+        window.report_error(
+            translate("ImportActions", "Import: {target}: {value}").format(
+                target=target, value=exc.strerror or exc
+            )
+        )
         return None
     return Path(target) if window.open_path(target, ask=False) else None

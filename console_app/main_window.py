@@ -11,7 +11,7 @@ import logging
 import re
 from pathlib import Path
 
-from PySide6.QtCore import QPoint, QSize, Qt, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QPoint, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -21,11 +21,10 @@ from PySide6.QtWidgets import (
     QTabWidget,
 )
 
-from console_app import export_actions, help_menu, import_actions
+from console_app import export_actions, help_menu, import_actions, language
 from console_app.autosave import Autosaver, Recovery
 from console_app.document import (
     Document,
-    copy_of_sample,
     default_project_path,
     sample_projects,
 )
@@ -44,10 +43,13 @@ from console_app.tabs import ProjectTabs
 from console_app.text_dialog import ask_text
 from engine.core import backend
 from engine.formats import ProjectFileError
+from engine.formats.samples import copy_sample
 from engine.graph import commands as C
 from engine.graph.project import ModelError
 
-TABS = ("EDIT", "DATASET", "CONFIG", "TRAINING", "EVALUATION")
+TABS = (QT_TRANSLATE_NOOP("MainWindow", "EDIT"), QT_TRANSLATE_NOOP("MainWindow", "DATASET"),
+        QT_TRANSLATE_NOOP("MainWindow", "CONFIG"), QT_TRANSLATE_NOOP("MainWindow", "TRAINING"),
+        QT_TRANSLATE_NOOP("MainWindow", "EVALUATION"))  # fmt: skip
 FILE_FILTER = ";;".join((
     "Projects (*.ncproj *.sdcproj)", "NeuroCanvas project (*.ncproj)", "NNC project (*.sdcproj)",
     "All files (*)",
@@ -63,12 +65,12 @@ def with_project_extension(path: str, chosen_filter: str) -> str:
     return path + (found.group(1) if found else ".ncproj")
 
 
-# An edit is autosaved this long after it (one write per pause, not per keystroke), so a crash
-# or kill -9 loses at most the last two seconds of work.
+# An edit is autosaved 2 s after it (one write per pause): a crash loses at most 2 s of work.
 AUTOSAVE_MS = 2_000
 FIRST_SIZE = (1400, 860)  # the window's size before any is remembered, screen allowing
 NETWORK_ACTIONS = ("add", "rename", "duplicate", "delete")
-EXPORTS = ("Python code...", "ONNX...", "NNP...", "C source...", "PowerPoint report...")
+EXPORTS = ("Python code...", "ONNX...", "NNP...", "C source...", "TFLite...",
+           "PowerPoint report...")  # fmt: skip
 EDIT_ONLY = ("cut", "copy", "paste", "delete", "select_all", "arrange", "create_unit",
              "add_network", "rename_network", "duplicate_network", "delete_network",
              "zoom_in", "zoom_out", "zoom_fit", "snap")  # fmt: skip
@@ -77,7 +79,8 @@ _log = logging.getLogger(__name__)
 
 
 class MainWindow(QMainWindow):
-    def __init__(self, project: str | None = None, settings: AppSettings | None = None) -> None:
+    def __init__(self, project: str | None = None, settings: AppSettings | None = None,
+                 document: Document | None = None) -> None:  # fmt: skip
         super().__init__()
         # The editor never opens a CUDA context (DESIGN principle 4): whatever it computes
         # itself (ONNX export values) stays on the CPU; trainer processes pick their device.
@@ -85,14 +88,14 @@ class MainWindow(QMainWindow):
         self.settings = settings if settings is not None else AppSettings()
         self.autosaver = Autosaver(self.settings.autosave_dir())
         self.opened_by_name = bool(project)  # recovery then offers only that file's work
-        self.document = self._initial_document(project)
+        self.document = document if document is not None else self._initial_document(project)
         self.tabs = QTabWidget()
         self.edit_tab = EditTab(self.document)
         self.edit_tab.setObjectName("tab_edit")
-        self.tabs.addTab(self.edit_tab, TABS[0])
+        self.tabs.addTab(self.edit_tab, self.tr(TABS[0]))
         self.project_tabs = ProjectTabs(self)
         for name in TABS[1:]:
-            self.tabs.addTab(self.project_tabs.widgets[name], name)
+            self.tabs.addTab(self.project_tabs.widgets[name], self.tr(name))
         self.setCentralWidget(self.tabs)
         # Made now, not on the first message: the actions' status tips need it, and a bar
         # appearing later shrinks every tab under the user's pointer.
@@ -129,7 +132,7 @@ class MainWindow(QMainWindow):
         if path is not None:
             try:
                 if not project:  # the installed sample: the user's copy of it
-                    path = copy_of_sample(path, self.settings.projects_dir())
+                    path = copy_sample(path, self.settings.projects_dir(), reuse=True)
                 document = Document.open(path)
                 if project:
                     self.settings.add_recent(document.path)
@@ -153,28 +156,28 @@ class MainWindow(QMainWindow):
         K = QKeySequence.StandardKey
         a = self._action
         self.actions_by_name = {
-            "new": a("&New", self.new_project, K.New),
-            "open": a("&Open...", self.open_dialog, K.Open),
-            "save": a("&Save", self.save, K.Save),
-            "save_as": a("Save &As...", self.save_as, K.SaveAs),
-            "quit": a("&Quit", self.close, K.Quit),
-            "undo": a("&Undo", self.undo, K.Undo),
-            "redo": a("&Redo", self.redo, K.Redo),
-            "cut": a("Cu&t", self.cut, K.Cut),
-            "copy": a("&Copy", self.copy, K.Copy),
-            "paste": a("&Paste", self.paste, K.Paste),
-            "delete": a("&Delete", self.delete, K.Delete),
-            "select_all": a("Select &All", self.select_all, K.SelectAll),
-            "arrange": a("A&rrange Layers", self.arrange, "Ctrl+Shift+A"),
-            "create_unit": a("Create &Unit", self.create_unit, "Ctrl+Shift+U"),
-            "add_network": a("Add &Network", self.add_network),
-            "rename_network": a("Re&name Network...", self.rename_network, "F2"),
-            "duplicate_network": a("Du&plicate Network", self.duplicate_network),
-            "delete_network": a("Delete Net&work...", self.delete_network),
-            "zoom_in": a("Zoom &In", lambda: self._view_call("zoom_in"), K.ZoomIn),
-            "zoom_out": a("Zoom &Out", lambda: self._view_call("zoom_out"), K.ZoomOut),
-            "zoom_fit": a("Zoom to &Fit", self.zoom_fit, "Ctrl+0"),
-            "snap": a("&Snap to Grid", self._toggle_snap),
+            "new": a(self.tr("&New"), self.new_project, K.New),
+            "open": a(self.tr("&Open..."), self.open_dialog, K.Open),
+            "save": a(self.tr("&Save"), self.save, K.Save),
+            "save_as": a(self.tr("Save &As..."), self.save_as, K.SaveAs),
+            "quit": a(self.tr("&Quit"), self.close, K.Quit),
+            "undo": a(self.tr("&Undo"), self.undo, K.Undo),
+            "redo": a(self.tr("&Redo"), self.redo, K.Redo),
+            "cut": a(self.tr("Cu&t"), self.cut, K.Cut),
+            "copy": a(self.tr("&Copy"), self.copy, K.Copy),
+            "paste": a(self.tr("&Paste"), self.paste, K.Paste),
+            "delete": a(self.tr("&Delete"), self.delete, K.Delete),
+            "select_all": a(self.tr("Select &All"), self.select_all, K.SelectAll),
+            "arrange": a(self.tr("A&rrange Layers"), self.arrange, "Ctrl+Shift+A"),
+            "create_unit": a(self.tr("Create &Unit"), self.create_unit, "Ctrl+Shift+U"),
+            "add_network": a(self.tr("Add &Network"), self.add_network),
+            "rename_network": a(self.tr("Re&name Network..."), self.rename_network, "F2"),
+            "duplicate_network": a(self.tr("Du&plicate Network"), self.duplicate_network),
+            "delete_network": a(self.tr("Delete Net&work..."), self.delete_network),
+            "zoom_in": a(self.tr("Zoom &In"), lambda: self._view_call("zoom_in"), K.ZoomIn),
+            "zoom_out": a(self.tr("Zoom &Out"), lambda: self._view_call("zoom_out"), K.ZoomOut),
+            "zoom_fit": a(self.tr("Zoom to &Fit"), self.zoom_fit, "Ctrl+0"),
+            "snap": a(self.tr("&Snap to Grid"), self._toggle_snap),
         }
         redo = QKeySequence.keyBindings(K.Redo)  # Ctrl+Shift+Z here; Windows users expect Ctrl+Y
         if QKeySequence("Ctrl+Y") not in redo:
@@ -182,8 +185,8 @@ class MainWindow(QMainWindow):
         self.actions_by_name["redo"].setShortcuts(redo)
         # The toolbar keeps short labels (the menu and tooltip name the command): a label that
         # grows with "Undo Connect ReLU_2 to Sigmoid" pushed every tool after it sideways.
-        self.actions_by_name["undo"].setIconText("Undo")
-        self.actions_by_name["redo"].setIconText("Redo")
+        self.actions_by_name["undo"].setIconText(self.tr("Undo"))
+        self.actions_by_name["redo"].setIconText(self.tr("Redo"))
         self.actions_by_name["snap"].setCheckable(True)
         self.actions_by_name["snap"].setChecked(True)
         for action in self.actions_by_name.values():
@@ -192,25 +195,25 @@ class MainWindow(QMainWindow):
     def _build_menus(self) -> None:
         acts = self.actions_by_name
         bar = self.menuBar()
-        file_menu = bar.addMenu("&File")
+        file_menu = bar.addMenu(self.tr("&File"))
         file_menu.addActions([acts["new"], acts["open"]])
-        self.samples_menu = file_menu.addMenu("Open &Sample")
+        self.samples_menu = file_menu.addMenu(self.tr("Open &Sample"))
         for path in sample_projects():
             self.samples_menu.addAction(path.stem, lambda p=path: self.open_sample(p))
         if not sample_projects():
-            self.samples_menu.addAction("(no sample projects)").setEnabled(False)
-        self.recent_menu = file_menu.addMenu("Open &Recent")
+            self.samples_menu.addAction(self.tr("(no sample projects)")).setEnabled(False)
+        self.recent_menu = file_menu.addMenu(self.tr("Open &Recent"))
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         file_menu.addSeparator()
         file_menu.addActions([acts["save"], acts["save_as"]])
-        self.export_menu = file_menu.addMenu("&Export")
+        self.export_menu = file_menu.addMenu(self.tr("&Export"))
         export_actions.add_to_menu(self, self.export_menu, EXPORTS)
         self.import_action = import_actions.add_to_menu(
             self, file_menu, self.export_menu.menuAction()
         )
         file_menu.addSeparator()
         file_menu.addAction(acts["quit"])
-        edit_menu = bar.addMenu("&Edit")
+        edit_menu = bar.addMenu(self.tr("&Edit"))
         edit_menu.addActions([acts["undo"], acts["redo"]])
         edit_menu.addSeparator()
         edit_menu.addActions([acts[k] for k in ("cut", "copy", "paste", "delete", "select_all")])
@@ -219,8 +222,10 @@ class MainWindow(QMainWindow):
         quantize_dialog.add_to_menu(self, edit_menu)
         edit_menu.addSeparator()
         edit_menu.addActions([acts[f"{k}_network"] for k in NETWORK_ACTIONS])
-        view_menu = bar.addMenu("&View")
+        view_menu = bar.addMenu(self.tr("&View"))
         view_menu.addActions([acts[k] for k in ("zoom_in", "zoom_out", "zoom_fit", "snap")])
+        view_menu.addSeparator()
+        language.add_language_menu(self, view_menu)
         self.help_menu = help_menu.add_help_menu(self)
         toolbar = self.addToolBar("Main")
         toolbar.setObjectName("main_toolbar")
@@ -233,18 +238,19 @@ class MainWindow(QMainWindow):
         for path in self.settings.recent_files():
             self.recent_menu.addAction(path, lambda p=path: self.open_path(p))
         if not self.settings.recent_files():
-            self.recent_menu.addAction("(none)").setEnabled(False)
+            self.recent_menu.addAction(self.tr("(none)")).setEnabled(False)
 
     # -- state shown -----------------------------------------------------------------------
     def _document_changed(self) -> None:
         doc = self.document
-        self.setWindowTitle(f"{doc.title}[*] - NeuroCanvas")
+        self.setWindowTitle(self.tr("{title}[*] - NeuroCanvas").format(title=doc.title))
         self.setWindowModified(doc.modified)
         stack = doc.stack
         self.actions_by_name["undo"].setEnabled(stack.can_undo())
         self.actions_by_name["redo"].setEnabled(stack.can_redo())
-        self.actions_by_name["undo"].setText(f"&Undo {stack.undo_text()}".rstrip())
-        self.actions_by_name["redo"].setText(f"&Redo {stack.redo_text()}".rstrip())
+        acts = self.actions_by_name
+        acts["undo"].setText(self.tr("&Undo {what}").format(what=stack.undo_text()).rstrip())
+        acts["redo"].setText(self.tr("&Redo {what}").format(what=stack.redo_text()).rstrip())
         if not doc.modified and self.autosaver.wrote:  # undone back to the saved state
             self.autosaver.discard()
         elif doc.modified and not self.autosave_timer.isActive():
@@ -264,29 +270,29 @@ class MainWindow(QMainWindow):
         _log.warning("%s", text)
         self.last_error = text
         self.show_message(text)
-        box = QMessageBox(QMessageBox.Icon.Warning, "NeuroCanvas", text, parent=self)
+        box = QMessageBox(QMessageBox.Icon.Warning, self.tr("NeuroCanvas"), text, parent=self)
         box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         box.open()
 
     # -- dialogs (tests replace these) -----------------------------------------------------
     def ask_save_changes(self) -> str:
         """``"save"``, ``"discard"`` or ``"cancel"``."""
-        answer = QMessageBox.question(
-            self, "NeuroCanvas", f"Save the changes to {self.document.title}?",
+        question = self.tr("Save the changes to {title}?").format(title=self.document.title)
+        answer = QMessageBox.question(self, self.tr("NeuroCanvas"), question,
             QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
-            | QMessageBox.StandardButton.Cancel,
-        )  # fmt: skip
+            | QMessageBox.StandardButton.Cancel)  # fmt: skip
         return {QMessageBox.StandardButton.Save: "save",
                 QMessageBox.StandardButton.Discard: "discard"}.get(answer, "cancel")  # fmt: skip
 
     def ask_open_path(self) -> str | None:
         start = str(Path(self.document.path).parent) if self.document.path else ""
-        path, _ = QFileDialog.getOpenFileName(self, "Open project", start, FILE_FILTER)
+        path, _ = QFileDialog.getOpenFileName(self, self.tr("Open project"), start, FILE_FILTER)
         return path or None
 
     def ask_save_path(self) -> str | None:
         start = str(self.document.path or "untitled.ncproj")
-        path, chosen = QFileDialog.getSaveFileName(self, "Save project as", start, FILE_FILTER)
+        title = self.tr("Save project as")
+        path, chosen = QFileDialog.getSaveFileName(self, title, start, FILE_FILTER)
         if not path:
             return None
         named = with_project_extension(path, chosen)
@@ -294,18 +300,18 @@ class MainWindow(QMainWindow):
         if (
             named != path
             and Path(named).exists()
-            and not self.ask_confirm(f"{named} exists already. Replace it?")
+            and not self.ask_confirm(self.tr("{0} exists already. Replace it?").format(named))
         ):
             return None
         return named
 
     def ask_recover(self, original: str | None) -> bool:
         # The path on a line of its own: the message box would break it at a slash.
-        what = f"this file?\n\n{original}" if original else "an untitled project?"
-        answer = QMessageBox.question(
-            self, "Recover unsaved work",
-            f"NeuroCanvas did not close normally. Recover the unsaved work on {what}",
-        )  # fmt: skip
+        text = (self.tr("NeuroCanvas did not close normally. Recover the unsaved work on this "
+                        "file?\n\n{path}").format(path=original) if original else
+                self.tr("NeuroCanvas did not close normally. Recover the unsaved work on an "
+                        "untitled project?"))  # fmt: skip
+        answer = QMessageBox.question(self, self.tr("Recover unsaved work"), text)
         return answer == QMessageBox.StandardButton.Yes
 
     def ask_create_unit(
@@ -325,7 +331,7 @@ class MainWindow(QMainWindow):
         return self.ask_confirm(text)
 
     def ask_confirm(self, text: str) -> bool:
-        answer = QMessageBox.question(self, "NeuroCanvas", text)
+        answer = QMessageBox.question(self, self.tr("NeuroCanvas"), text)
         return answer == QMessageBox.StandardButton.Yes
 
     # -- files -----------------------------------------------------------------------------
@@ -373,7 +379,7 @@ class MainWindow(QMainWindow):
             return False
         self.set_document(document)
         self.settings.add_recent(document.path)
-        self.show_message(f"Opened {document.path}")
+        self.show_message(self.tr("Opened {path}").format(path=document.path))
         self._offer(self.autosaver.pending_for(document.path))
         return True
 
@@ -383,9 +389,13 @@ class MainWindow(QMainWindow):
         if not self.maybe_save():
             return False
         try:
-            path = copy_of_sample(sample, self.settings.projects_dir())
+            path = copy_sample(sample, self.settings.projects_dir(), reuse=True)
         except OSError as exc:
-            self.report_error(f"{sample.stem}: cannot copy the sample to your projects: {exc}")
+            self.report_error(
+                self.tr("{stem}: cannot copy the sample to your projects: {exc}").format(
+                    stem=sample.stem, exc=exc
+                )
+            )
             return False
         return self.open_path(path, ask=False)
 
@@ -402,11 +412,11 @@ class MainWindow(QMainWindow):
         try:
             self.document.save(path)
         except (OSError, ProjectFileError, ValueError) as exc:
-            self.report_error(f"{path}: cannot save: {exc}")
+            self.report_error(self.tr("{path}: cannot save: {exc}").format(path=path, exc=exc))
             return False
         self.settings.add_recent(path)
         self.autosaver.discard()
-        self.show_message(f"Saved {path}")
+        self.show_message(self.tr("Saved {path}").format(path=path))
         self._document_changed()
         return True
 
@@ -438,28 +448,31 @@ class MainWindow(QMainWindow):
         try:
             document = self.autosaver.recover(recovery)
         except ProjectFileError as exc:
-            self.report_error(f"the autosaved work cannot be read: {exc}")
+            self.report_error(self.tr("the autosaved work cannot be read: {exc}").format(exc=exc))
             self.autosaver.drop(recovery)
             return False
         self.set_document(document)
-        self.show_message("Recovered the autosaved work; save it to keep it")
+        self.show_message(self.tr("Recovered the autosaved work; save it to keep it"))
         return True
 
     def running_children(self) -> list[tuple[str, object]]:
         """(what, runner) of the child processes still running: training, evaluation, a
         quantization experiment."""
         tabs = self.project_tabs
-        found = [("Training", tabs.training.runner), ("Evaluation", tabs.evaluation.runner)]
+        found = [(self.tr("Training"), tabs.training.runner),
+                 (self.tr("Evaluation"), tabs.evaluation.runner)]  # fmt: skip
         dialog = getattr(tabs.training, "quantization_dialog", None)
         if dialog is not None:
-            found.append(("A quantization experiment", dialog.runner))
+            found.append((self.tr("A quantization experiment"), dialog.runner))
         return [(what, runner) for what, runner in found if runner.is_running()]
 
     def closeEvent(self, event: QCloseEvent) -> None:
         running = self.running_children()
         if running:
             what = ", ".join(name for name, _ in running)
-            if not self.ask_stop_children(f"{what} is still running. Stop it and quit?"):
+            if not self.ask_stop_children(
+                self.tr("{what} is still running. Stop it and quit?").format(what=what)
+            ):
                 event.ignore()
                 return
         if not self.maybe_save():
@@ -563,7 +576,9 @@ class MainWindow(QMainWindow):
         if result is not None:
             scene.select_layers([result[1]])
             self.show_message(
-                f'Created unit network "{result[0]}"; double-click {result[1]} to open it'
+                self.tr('Created unit network "{value}"; double-click {value2} to open it').format(
+                    value=result[0], value2=result[1]
+                )
             )
         return result
 
@@ -571,7 +586,7 @@ class MainWindow(QMainWindow):
     def network_menu(self, name: str) -> QMenu:
         """The network tabs' context menu for ``name`` ("": off the tabs, only Add)."""
         menu = QMenu(self)
-        menu.addAction("Add Network", self.add_network)
+        menu.addAction(self.tr("Add Network"), self.add_network)
         for key in NETWORK_ACTIONS[1:]:
             text = self.actions_by_name[f"{key}_network"].text().replace("&", "")
             action = menu.addAction(text, lambda k=key: getattr(self, f"{k}_network")(name))
@@ -596,7 +611,9 @@ class MainWindow(QMainWindow):
         old = self._target(name)
         if old is None:
             return False
-        new = self.ask_text("Rename network", f'New name of network "{old}":', old)
+        new = self.ask_text(
+            self.tr("Rename network"), self.tr('New name of network "{old}":').format(old=old), old
+        )
         if new is None or new.strip() == old:
             return False
         command = self._guard(networks.rename_network, self.document.project, old, new)
@@ -622,7 +639,9 @@ class MainWindow(QMainWindow):
             return False
         used = networks.references_to(project, target)
         if used and not self.ask_confirm(
-            f'Network "{target}" is used by {"; ".join(used)}. Delete it anyway?'
+            self.tr('Network "{target}" is used by {join}. Delete it anyway?').format(
+                target=target, join="; ".join(used)
+            )
         ):
             return False
         return bool(self._guard(self.document.push, command))

@@ -17,6 +17,9 @@ from PySide6.QtCore import QObject, QProcess, QUrl, Signal
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import QMessageBox, QProgressDialog, QWidget
 
+from console_app import language
+from console_app.language import translate
+
 __all__ = ["ReportController"]
 
 
@@ -60,12 +63,22 @@ class ReportController(QObject):
     def _offer_evaluation(self, jobs: list[Path]) -> None:
         buttons = (QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No
                    | QMessageBox.StandardButton.Cancel)  # fmt: skip
-        box = self._show(QMessageBox.Icon.Question,
-                         f"{jobs[0].name} has not been evaluated yet, so its report would have "
-                         "no evaluation results.\n\nEvaluate it first (its validation data, "
-                         "the best parameters)?", buttons)  # fmt: skip
-        box.button(QMessageBox.StandardButton.Yes).setText("Evaluate, then report")
-        box.button(QMessageBox.StandardButton.No).setText("Report without")
+        box = self._show(
+            QMessageBox.Icon.Question,
+            translate(
+                "ReportAction",
+                "{name} has not been evaluated yet, so its report would have no "
+                "evaluation results.\n\nEvaluate it first (its validation data, the best "
+                "parameters)?",
+            ).format(name=jobs[0].name),
+            buttons,
+        )
+        box.button(QMessageBox.StandardButton.Yes).setText(
+            translate("ReportAction", "Evaluate, then report")
+        )
+        box.button(QMessageBox.StandardButton.No).setText(
+            translate("ReportAction", "Report without")
+        )
         box.finished.connect(lambda result: self._evaluation_answered(result, jobs))
 
     def _evaluation_answered(self, result: int, jobs: list[Path]) -> None:
@@ -81,14 +94,27 @@ class ReportController(QObject):
         self.process.readyReadStandardOutput.connect(self._read)
         self.process.finished.connect(self._done)
         what = jobs[0].name if len(jobs) == 1 else f"{len(jobs)} jobs"
-        self.dialog = QProgressDialog(f"Writing the report of {what}...", "Cancel", 0, 0,
-                                      self.widget)  # fmt: skip
-        self.dialog.setWindowTitle("PowerPoint report")
+        self.dialog = QProgressDialog(
+            translate("ReportAction", "Writing the report of {what}...").format(what=what),
+            translate("ReportAction", "Cancel"),
+            0,
+            0,
+            self.widget,
+        )
+        self.dialog.setWindowTitle(translate("ReportAction", "PowerPoint report"))
         self.dialog.setModal(False)
         self.dialog.setMinimumDuration(0)
         self.dialog.canceled.connect(self._cancel)
         self.dialog.show()
-        args = ["report", *map(str, jobs), "-o", str(self._target), "--events"]
+        args = [
+            "report",
+            *map(str, jobs),
+            "-o",
+            str(self._target),
+            "--events",
+            "--lang",
+            language.current(),
+        ]  # fmt: skip  (the interface's language)
         self.process.start(self.program[0], [*self.program[1:], *args,
                                              *(["--evaluate"] if evaluate else [])])  # fmt: skip
 
@@ -104,7 +130,9 @@ class ReportController(QObject):
             if record.get("event") == "progress" and self.dialog is not None:
                 self.dialog.setMaximum(int(record.get("total", 0)))  # 0 while evaluating: busy
                 self.dialog.setValue(int(record.get("step", 0)))
-                self.dialog.setLabelText(f"Report: {record.get('message', '')}")
+                self.dialog.setLabelText(
+                    translate("ReportAction", "Report: {get}").format(get=record.get("message", ""))
+                )
             elif record.get("event") == "error":
                 self.last_error = str(record.get("message", ""))
 
@@ -128,19 +156,31 @@ class ReportController(QObject):
             stderr = bytes(self.process.readAllStandardError().data()).decode(errors="replace")
             self.last_error = stderr.strip().splitlines()[-1] if stderr.strip() else f"exit {code}"
         if self.last_error != "cancelled":
-            self._show(QMessageBox.Icon.Warning, f"No report: {self.last_error}",
-                       QMessageBox.StandardButton.Close)  # fmt: skip
+            self._show(
+                QMessageBox.Icon.Warning,
+                translate("ReportAction", "No report: {last_error}").format(
+                    last_error=self.last_error
+                ),
+                QMessageBox.StandardButton.Close,
+            )
         self.failed.emit(self.last_error)
 
     def _offer_to_open(self, path: Path) -> None:
         buttons = QMessageBox.StandardButton.Open | QMessageBox.StandardButton.Close
-        box = self._show(QMessageBox.Icon.Information,
-                         f"The report is written:\n{path}\n\nOpen it?", buttons)  # fmt: skip
+        box = self._show(
+            QMessageBox.Icon.Information,
+            translate("ReportAction", "The report is written:\n{path}\n\nOpen it?").format(
+                path=path
+            ),
+            buttons,
+        )
         box.finished.connect(lambda result: self._answered(result, path))
 
     def _show(self, icon: QMessageBox.Icon, text: str, buttons) -> QMessageBox:  # noqa: ANN001
         """A non-modal message box (the app keeps working; tests click its buttons)."""
-        box = QMessageBox(icon, "PowerPoint report", text, buttons, self.widget)
+        box = QMessageBox(
+            icon, translate("ReportAction", "PowerPoint report"), text, buttons, self.widget
+        )
         box.setModal(False)
         self.question = box
         box.show()
@@ -150,6 +190,11 @@ class ReportController(QObject):
         if result != QMessageBox.StandardButton.Open:
             return
         if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(path))):
-            self._show(QMessageBox.Icon.Warning,
-                       f"No application here opens PowerPoint files. The report is:\n{path}",
-                       QMessageBox.StandardButton.Close)  # fmt: skip
+            self._show(
+                QMessageBox.Icon.Warning,
+                translate(
+                    "ReportAction",
+                    "No application here opens PowerPoint files. The report is:\n{path}",
+                ).format(path=path),
+                QMessageBox.StandardButton.Close,
+            )

@@ -86,5 +86,14 @@ class AppSettings:
         folders = [f for f in self.plugin_folders() if f != folder] + [folder]
         self.qsettings.setValue("plugins/folders", folders)
 
+    # -- language --------------------------------------------------------------------------
+    def language(self) -> str:
+        """``en``, ``ja`` or ``system`` (the default: the system's language)."""
+        value = str(self.qsettings.value("ui/language", "system") or "system")
+        return value if value in ("en", "ja", "system") else "system"
+
+    def set_language(self, language: str) -> None:
+        self.qsettings.setValue("ui/language", language)
+
     def sync(self) -> None:
         self.qsettings.sync()

@@ -20,6 +20,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+from pptx import Presentation
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -57,7 +58,8 @@ def test_the_wheel_holds_every_sample_project(installed):
     assert names == {p.name for p in (ROOT / "projects").glob("*.ncproj")} and len(names) == 15
     resources = {n for n in zipfile.ZipFile(wheel).namelist() if n.startswith("neurocanvas_res")}
     assert resources == {"neurocanvas_resources/neurocanvas.svg",
-                         "neurocanvas_resources/neurocanvas.desktop"}  # fmt: skip
+                         "neurocanvas_resources/neurocanvas.desktop",
+                         "neurocanvas_resources/i18n/neurocanvas_ja.ts"}  # fmt: skip
 
 
 def test_an_installed_neurocanvas_lists_copies_and_trains_a_sample(installed):
@@ -80,6 +82,11 @@ def test_an_installed_neurocanvas_lists_copies_and_trains_a_sample(installed):
     accuracy = float(out.split("accuracy ")[1].split(",")[0])
     assert accuracy > 0.5, out  # one epoch of LeNet on the digits: about 0.9
     assert not list((tmp / "venv").rglob("lenet_digits.files"))  # nothing written in the install
+    # The Japanese report reads the installed catalogue.
+    deck = work / "ja.pptx"
+    _run([*cli, "report", str(work / "job"), "-o", str(deck), "--lang", "ja"], work, env)
+    titles = [s.shapes.title.text for s in Presentation(str(deck)).slides]
+    assert "実験結果 : 学習曲線" in titles, titles
     # The launcher entry comes from the installed resources, not the checkout's.
     desktop = _run([*cli, "desktop"], work, {**env, "XDG_DATA_HOME": str(tmp / "xdg")}).stdout
     assert "neurocanvas.desktop" in desktop and (tmp / "xdg" / "applications").is_dir()

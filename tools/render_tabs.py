@@ -1,6 +1,6 @@
 """Render the TRAINING and EVALUATION tabs after two short runs to PNGs, offscreen.
 
-    python tools/render_tabs.py [PROJECT] [--epochs 8] [-o docs]
+    python tools/render_tabs.py [PROJECT] [--epochs 8] [-o docs] [--lang ja]
 
 Copies PROJECT (default ``projects/lenet_digits.ncproj``) to a temporary folder, opens it in
 the app and trains it twice with clicks on TRAINING's Run button, as a user does (Max Epoch
@@ -42,7 +42,7 @@ def _grab(app, window, path: Path) -> None:  # noqa: ANN001
     print(path)
 
 
-def render(project: Path, out: Path, epochs: int, size=(1500, 950)) -> None:  # noqa: ANN001
+def render(project: Path, out: Path, epochs: int, size=(1500, 950), lang: str = "en") -> None:  # noqa: ANN001, E501
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
     from PySide6.QtCore import QSettings, Qt
     from PySide6.QtTest import QTest
@@ -53,6 +53,10 @@ def render(project: Path, out: Path, epochs: int, size=(1500, 950)) -> None:  # 
     from console_app.settings import AppSettings
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
+    if lang != "en":  # the interface in that language, as View > Language sets it
+        from console_app import language
+
+        language.install(app, lang)
     out.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory() as tmp:
         copy = Path(tmp) / project.name
@@ -61,6 +65,9 @@ def render(project: Path, out: Path, epochs: int, size=(1500, 950)) -> None:  # 
         window = MainWindow(str(copy), settings=settings)
         window.resize(*size)
         window.show()
+        window.zoom_fit()
+        if lang != "en":
+            _grab(app, window, out / "edit.png")
         tabs = window.project_tabs
         window.tabs.setCurrentWidget(tabs.training)
         tabs.config.set_value("MaxEpoch", str(epochs))
@@ -95,8 +102,10 @@ def main(argv: list[str] | None = None) -> int:
                         default=ROOT / "projects" / "lenet_digits.ncproj")  # fmt: skip
     parser.add_argument("--epochs", type=int, default=8)
     parser.add_argument("-o", "--output", type=Path, default=ROOT / "docs")
+    parser.add_argument("--lang", choices=("en", "ja"), default="en",
+                        help="the interface's language (ja also writes edit.png)")  # fmt: skip
     args = parser.parse_args(argv)
-    render(args.project, args.output, args.epochs)
+    render(args.project, args.output, args.epochs, lang=args.lang)
     return 0
 
 

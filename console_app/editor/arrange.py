@@ -4,7 +4,8 @@ Each layer gets a row by the longest path from the inputs (a layer without input
 above its first consumer, so a Parameter feeding a ``W`` pin is next to it); inside a row,
 layers keep the mean column of their inputs where free, so a chain stays a straight column and
 branches fan out beside it. Layers without links (Arguments, settings) go in a column on the
-right. Recurrent inputs (a Delay's main input) do not order rows.
+right, clear of the shapes drawn beside the boxes. Recurrent inputs (a Delay's main input) do
+not order rows.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from engine.graph.project import Network
 X0, Y0 = 24, 24  # file units, as Sony's samples start
 COLUMN = 264  # 240 box + 24 gap
 ROW = 48
+SHAPE_ROOM = 216  # the loose column clears the shape drawn right of the boxes beside it
 
 
 def arrange_positions(network: Network) -> dict[str, tuple[int, int]]:
@@ -33,8 +35,9 @@ def arrange_positions(network: Network) -> dict[str, tuple[int, int]]:
     columns = _columns(graph, ranks, network)
     positions = {n: (X0 + COLUMN * columns[n], Y0 + ROW * ranks[n]) for n in linked}
     right = max(columns.values(), default=-1) + 1
+    x = X0 + COLUMN * right + (SHAPE_ROOM if right else 0)
     for i, name in enumerate(loose):
-        positions[name] = (X0 + COLUMN * right, Y0 + ROW * i)
+        positions[name] = (x, Y0 + ROW * i)
     return positions
 
 

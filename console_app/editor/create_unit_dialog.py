@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.editor.create_unit import ArgumentChoice
+from console_app.language import translate
 
 
 class CreateUnitDialog(QDialog):
@@ -34,7 +35,7 @@ class CreateUnitDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Create Unit")
+        self.setWindowTitle(translate("CreateUnitDialog", "Create Unit"))
         self.choices = list(choices)
         self.taken = set(taken)
         self.name_edit = QLineEdit(default_name)
@@ -54,10 +55,12 @@ class CreateUnitDialog(QDialog):
         buttons.accepted.connect(self.accept)
         buttons.rejected.connect(self.reject)
         form = QFormLayout()
-        form.addRow("Unit network", self.name_edit)
+        form.addRow(translate("CreateUnitDialog", "Unit network"), self.name_edit)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
-        layout.addWidget(QLabel("Properties to turn into unit arguments:"))
+        layout.addWidget(
+            QLabel(translate("CreateUnitDialog", "Properties to turn into unit arguments:"))
+        )
         layout.addWidget(self.arguments, 1)
         layout.addWidget(self.error)
         layout.addWidget(buttons)
@@ -88,7 +91,9 @@ class CreateUnitDialog(QDialog):
         if not name or any(c in name for c in "[]\r\n"):
             return "the unit network needs a one-line name without [ ]"
         if name in self.taken:
-            return f'a network named "{name}" already exists'
+            return translate("CreateUnitDialog", 'a network named "{name}" already exists').format(
+                name=name
+            )
         return None
 
     def accept(self) -> None:

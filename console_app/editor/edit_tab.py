@@ -32,6 +32,7 @@ from console_app.editor.property_pane import PropertyPane
 from console_app.editor.scene import NetworkScene
 from console_app.editor.statistics_pane import StatisticsPane
 from console_app.editor.view import NetworkView
+from console_app.language import translate
 from engine.graph import commands as C
 from engine.graph.network import Link
 from engine.graph.resolve import has_output
@@ -80,7 +81,7 @@ class EditTab(QWidget):
         self.networks.setDocumentMode(True)
         self.breadcrumb = QLabel("")
         self.back = QToolButton()
-        self.back.setText("Back")
+        self.back.setText(translate("EditTab", "Back"))
         self.back.setEnabled(False)
         self.trail: list[str] = []
         self.property_pane: PropertyPane | None = None
@@ -89,10 +90,10 @@ class EditTab(QWidget):
         self._unsubscribe = [lambda: None]
 
         left = QSplitter(Qt.Orientation.Vertical)
-        left.addWidget(_titled("Layers", self.palette))
+        left.addWidget(_titled(translate("EditTab", "Layers"), self.palette))
         self._pane_host = QWidget()
         QVBoxLayout(self._pane_host).setContentsMargins(0, 0, 0, 0)
-        left.addWidget(_titled("Properties", self._pane_host))
+        left.addWidget(_titled(translate("EditTab", "Properties"), self._pane_host))
         left.setSizes([260, 440])
 
         centre = QWidget()
@@ -105,9 +106,9 @@ class EditTab(QWidget):
         centre_layout.addWidget(self.networks, 1)
 
         right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(_titled("Network statistics", self.statistics))
-        right.addWidget(_titled("Overview", self.overview))
-        right.addWidget(_titled("Problems", self.problems))
+        right.addWidget(_titled(translate("EditTab", "Network statistics"), self.statistics))
+        right.addWidget(_titled(translate("EditTab", "Overview"), self.overview))
+        right.addWidget(_titled(translate("EditTab", "Problems"), self.problems))
         title = self.fontMetrics().height() + 8  # the pane's bold title above the table
         right.setSizes([self.statistics.fitting_height() + title, 180, 140])
 

@@ -10,11 +10,12 @@ from PySide6.QtWidgets import QGraphicsItem, QGraphicsPathItem
 
 from console_app.editor.layer_item import LayerItem
 from engine.graph.project import Link
+from engine.report.layout import link_bend
 
 
 def link_path(start: QPointF, end: QPointF) -> QPainterPath:
     """Leave the output downwards, enter the input from above."""
-    bend = max(12.0, abs(end.y() - start.y()) / 2, abs(end.x() - start.x()) / 4)
+    bend = link_bend((start.x(), start.y()), (end.x(), end.y()))
     path = QPainterPath(start)
     path.cubicTo(start + QPointF(0, bend), end - QPointF(0, bend), end)
     return path

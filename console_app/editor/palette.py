@@ -8,6 +8,7 @@ from PySide6.QtWidgets import QLineEdit, QTreeWidget, QTreeWidgetItem, QVBoxLayo
 from console_app.editor.layer_item import layer_color
 from console_app.editor.view import LAYER_MIME
 from console_app.help_menu import category_icon
+from console_app.language import translate
 from engine.layers import palette
 
 _TYPE_ROLE = Qt.ItemDataRole.UserRole
@@ -51,7 +52,7 @@ class PaletteWidget(QWidget):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.search = QLineEdit()
-        self.search.setPlaceholderText("Search layers")
+        self.search.setPlaceholderText(translate("Palette", "Search layers"))
         self.search.setClearButtonEnabled(True)
         self.tree = _Tree()
         self.tree.setHeaderHidden(True)

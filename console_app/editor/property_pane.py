@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
 from console_app.document import Document
 from console_app.editor import arguments
 from console_app.editor.values import MacroRule, check_property, check_typed, macro_rule
+from console_app.language import translate
 from engine.graph import commands as C
 from engine.graph import resolve
 from engine.graph.project import ModelError, Network
@@ -64,7 +65,7 @@ class PropertyPane(QWidget):
         # field -> each selected layer's stored text when typing in it began: refused text
         # puts these back, so a valid prefix typed on the way ("1,28" of "1,28,x") is not kept.
         self._before_typing: dict[str, dict[str, str | None]] = {}
-        self.title = QLabel("No layer selected")
+        self.title = QLabel(translate("PropertyPane", "No layer selected"))
         self.title.setWordWrap(True)
         self.error = QLabel("")
         self.error.setWordWrap(True)
@@ -100,8 +101,13 @@ class PropertyPane(QWidget):
         if len(names) < 2 or len(types) > 1:
             self.show_layer(network if len(names) == 1 else None, names[0] if names else None)
             if len(names) > 1:
-                self.title.setText(f"{len(names)} layers of {len(types)} types selected: "
-                                   "select layers of one type to edit them together")  # fmt: skip
+                self.title.setText(
+                    translate(
+                        "PropertyPane",
+                        "{len} layers of {len2} types selected: select layers of one type to "
+                        "edit them together",
+                    ).format(len=len(names), len2=len(types))
+                )
             return
         self.network, self.layer_name, self.others = network, names[0], list(names[1:])
         self._rebuild()
@@ -136,20 +142,26 @@ class PropertyPane(QWidget):
         self._before_typing.clear()
         self._clear()
         if self.network is None or self.layer_name is None:
-            self.title.setText("No layer selected")
+            self.title.setText(translate("PropertyPane", "No layer selected"))
             return
         layer = self.network.layer(self.layer_name)
         spec = find_spec(layer.type)
         category = spec.category if spec else "unknown type"
         self.title.setText(
             f"<b>{layer.type}</b> ({category})"
-            + (f": {len(self.selected())} layers, edits apply to all" if self.others else "")
+            + (
+                translate("PropertyPane", ": {len} layers, edits apply to all").format(
+                    len=len(self.selected())
+                )
+                if self.others
+                else ""
+            )
         )
         self.name_edit = QLineEdit(layer.name)
         self.name_edit.setEnabled(not self.others)
         self.name_edit.setObjectName("prop_Name")
         self.name_edit.editingFinished.connect(self._rename)
-        self._add(QLabel("Name"), self.name_edit)
+        self._add(QLabel(translate("PropertyPane", "Name")), self.name_edit)
         shown = {"Name"}
         if spec is not None:
             for prop in spec.properties:
@@ -211,7 +223,11 @@ class PropertyPane(QWidget):
         row = _Row(key, widget, default, type_name, spec, argument)
         self.rows[key] = row
         label = QLabel(f"<i>{key}</i>" if argument else key)
-        label.setToolTip(f"{type_name}; default {default!r}")
+        label.setToolTip(
+            translate("PropertyPane", "{type_name}; default {default!r}").format(
+                type_name=type_name, default=default
+            )
+        )
         self._add(label, widget)
 
     def _combo(self, items, editable: bool) -> QComboBox:  # noqa: ANN001
@@ -249,7 +265,7 @@ class PropertyPane(QWidget):
         return host
 
     def _choose_file(self, host: QWidget) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Choose a file")
+        path, _ = QFileDialog.getOpenFileName(self, translate("PropertyPane", "Choose a file"))
         if path:
             host.line.setText(path)  # type: ignore[attr-defined]
             self._edited(host.objectName()[5:], path)
@@ -263,7 +279,12 @@ class PropertyPane(QWidget):
         label.setStyleSheet("color: #555;")
         label.setWordWrap(True)  # a problem message is long: wrap it, never widen the pane
         self.computed[key] = label
-        self._add(QLabel(f"<span style='color:#777'>{key}</span>"), label)
+        self._add(
+            QLabel(
+                translate("PropertyPane", "<span style='color:#777'>{key}</span>").format(key=key)
+            ),
+            label,
+        )
 
     def _add(self, label: QLabel, field: QWidget) -> None:
         # Rows keep their natural height: the pane scrolls instead of squashing them.
@@ -315,7 +336,9 @@ class PropertyPane(QWidget):
             shown = self.raw_value(key) if len(values) == 1 else ""
             line = getattr(self.rows[key].widget, "line", self.rows[key].widget)
             if isinstance(line, QLineEdit):
-                line.setPlaceholderText("" if len(values) == 1 else "(several values)")
+                line.setPlaceholderText(
+                    "" if len(values) == 1 else translate("PropertyPane", "(several values)")
+                )
             if self.text_of(key) != shown:
                 self._set_text(key, shown)
                 self._mark(key, None)

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from console_app.language import translate
 from engine.formats import ProjectFileError, load_project
 from engine.graph import commands as C
 from engine.graph.network import Network
@@ -49,7 +50,7 @@ class QuantizeDialog(QDialog):
     def __init__(self, networks: list[str], current: str, jobs: list[Path],
                  taken: set[str], parent: QWidget | None = None) -> None:  # fmt: skip
         super().__init__(parent)
-        self.setWindowTitle("Quantize Network")
+        self.setWindowTitle(translate("QuantizeDialog", "Quantize Network"))
         self.taken = taken
         self.network = QComboBox()
         self.network.addItems(networks)
@@ -73,8 +74,16 @@ class QuantizeDialog(QDialog):
         self.delta = QLineEdit("0.0625")
         self.delta.setObjectName("quantize_delta")
         self.sign = QComboBox()
-        self.sign.addItems(["auto (unsigned after ReLU)", "signed", "unsigned"])
-        self.ste = QCheckBox("STEFineGrained (no gradient outside the range)")
+        self.sign.addItems(
+            [
+                translate("QuantizeDialog", "auto (unsigned after ReLU)"),
+                translate("QuantizeDialog", "signed"),
+                translate("QuantizeDialog", "unsigned"),
+            ]
+        )
+        self.ste = QCheckBox(
+            translate("QuantizeDialog", "STEFineGrained (no gradient outside the range)")
+        )
         self.ste.setChecked(True)
         self.error = QLabel("")
         self.error.setObjectName("quantize_error")
@@ -98,19 +107,27 @@ class QuantizeDialog(QDialog):
             targets.addWidget(box)
         targets.addStretch(1)  # each box as wide as its text: a click beside it is no toggle
         form = QFormLayout()
-        for label, widget in (("Network", self.network), ("New network", self.name),
-                              ("Quantizer", self.quantizer), ("Bits", self.bits)):  # fmt: skip
+        for label, widget in ((translate("QuantizeDialog", "Network"), self.network),
+                              (translate("QuantizeDialog", "New network"), self.name),
+                              (translate("QuantizeDialog", "Quantizer"), self.quantizer),
+                              (translate("QuantizeDialog", "Bits"), self.bits)):  # fmt: skip
             form.addRow(label, widget)
-        form.addRow("Targets", targets)
-        for label, widget in (("Delta", self.delta_mode), ("Job", self.job),
-                              ("Delta value", self.delta), ("Sign", self.sign)):  # fmt: skip
+        form.addRow(translate("QuantizeDialog", "Targets"), targets)
+        for label, widget in ((translate("QuantizeDialog", "Delta"), self.delta_mode),
+                              (translate("QuantizeDialog", "Job"), self.job),
+                              (translate("QuantizeDialog", "Delta value"), self.delta),
+                              (translate("QuantizeDialog", "Sign"), self.sign)):  # fmt: skip
             form.addRow(label, widget)
         form.addRow("", self.ste)
         units = QLabel(
-            "Units: they are quantized per call: each Unit layer calls its own quantized copy of "
-            "its unit network (<New network>_<Unit layer>), with its weights, biases and data "
-            "paths quantized at these bits and calibrated on that call's values; its "
-            "parameters keep their names, so calls that share parameters still share them."
+            translate(
+                "QuantizeDialog",
+                "Units: they are quantized per call: each Unit layer calls its own quantized "
+                "copy of its unit network (<New network>_<Unit layer>), with its weights, "
+                "biases and data paths quantized at these bits and calibrated on that call's "
+                "values; its parameters keep their names, so calls that share parameters still "
+                "share them.",
+            )
         )
         units.setObjectName("quantize_units_note")
         units.setWordWrap(True)
@@ -161,7 +178,11 @@ class QuantizeDialog(QDialog):
         try:
             self.scheme()
             if not name or name in self.taken:
-                raise QuantizationError(f'New network: "{name}" is empty or taken')
+                raise QuantizationError(
+                    translate("QuantizeDialog", 'New network: "{name}" is empty or taken').format(
+                        name=name
+                    )
+                )
         except QuantizationError as exc:
             self.error.setText(str(exc))
             return
@@ -170,9 +191,11 @@ class QuantizeDialog(QDialog):
 
 def add_to_menu(window: Any, menu: QMenu) -> None:
     """Edit > Quantize Network... on ``window`` (a MainWindow)."""
-    action = menu.addAction("&Quantize Network...")
+    action = menu.addAction(translate("QuantizeDialog", "&Quantize Network..."))
     action.setObjectName("quantize_network")
-    action.setStatusTip("Add a copy of the network with fixed-point quantizers")
+    action.setStatusTip(
+        translate("QuantizeDialog", "Add a copy of the network with fixed-point quantizers")
+    )
     action.triggered.connect(lambda _checked=False: open_dialog(window))
 
 
@@ -214,11 +237,14 @@ def apply(window: Any, dialog: QuantizeDialog) -> str | None:
         for network in networks:
             if project.has_network(network.name):
                 raise QuantizationError(
-                    f'a network named "{network.name}" exists already (the quantized copy of a '
-                    "unit takes that name); rename it or choose another New network name"
+                    translate(
+                        "QuantizeDialog",
+                        'a network named "{name}" exists already (the quantized copy of a unit '
+                        "takes that name); rename it or choose another New network name",
+                    ).format(name=network.name)
                 )
     except (QuantizationError, ProjectFileError, ValueError, OSError) as exc:
-        window.report_error(f"Quantize Network: {exc}")
+        window.report_error(translate("QuantizeDialog", "Quantize Network: {exc}").format(exc=exc))
         return None
     index = project.network_index(source) + 1
     adds = [C.AddNetwork(project, n, index + k) for k, n in enumerate(networks)]
@@ -228,9 +254,19 @@ def apply(window: Any, dialog: QuantizeDialog) -> str | None:
     count = sum(1 for layer in networks[0].layers if layer.type == scheme.layer_type)
     inside = sum(1 for n in networks[1:] for layer in n.layers if layer.type == scheme.layer_type)
     copies = ", ".join(n.name for n in networks[1:])
-    units = f" (and {inside} in its quantized unit copies {copies})"
-    window.show_message(f'Network "{name}": {count} {scheme.layer_type} layers inserted'
-                        f"{units if networks[1:] else ''}")  # fmt: skip
+    units = translate(
+        "QuantizeDialog", " (and {inside} in its quantized unit copies {copies})"
+    ).format(inside=inside, copies=copies)
+    window.show_message(
+        translate(
+            "QuantizeDialog", 'Network "{name}": {count} {layer_type} layers inserted{value}'
+        ).format(
+            name=name,
+            count=count,
+            layer_type=scheme.layer_type,
+            value=units if networks[1:] else "",
+        )
+    )
     return name
 
 

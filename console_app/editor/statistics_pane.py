@@ -11,6 +11,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QTableWidget, QTableWidgetItem
 
+from console_app.language import translate
 from engine.graph.statistics import NetworkStatistics
 from engine.layers.spec import STATISTIC_MEANINGS, STATISTICS
 
@@ -22,7 +23,12 @@ class StatisticsPane(QTableWidget):
 
     def __init__(self) -> None:
         super().__init__(len(STATISTICS) + len(EXTRAS), 2)
-        self.setHorizontalHeaderLabels(["Statistic", "Total"])
+        self.setHorizontalHeaderLabels(
+            [
+                translate("StatisticsPane", "Statistic"),
+                translate("StatisticsPane", "Total"),
+            ]
+        )
         self.verticalHeader().hide()
         # Rows as tall as the text needs, so all twelve show without scrolling (seen on X: with
         # the style's default height, FLOPs and ParameterBytes were below the fold).
@@ -85,8 +91,11 @@ def _exact_tip(shown: int | None, exact: int | None) -> str:
     if shown is None or exact is None:
         return ""
     if shown == exact:
-        return f"Exact count: {exact:,} (NNC shows the same)"
-    return (
-        f"NNC's value: {shown:,} (NNC adds in float32, which rounds above 16,777,216)."
-        f"\nExact count: {exact:,}"
-    )
+        return translate("StatisticsPane", "Exact count: {exact:,} (NNC shows the same)").format(
+            exact=exact
+        )
+    return translate(
+        "StatisticsPane",
+        "NNC's value: {shown:,} (NNC adds in float32, which rounds above "
+        "16,777,216).\nExact count: {exact:,}",
+    ).format(shown=shown, exact=exact)

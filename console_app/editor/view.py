@@ -12,6 +12,7 @@ LAYER_MIME = "application/x-neurocanvas-layer-type"
 ZOOM_STEP = 1.2
 MIN_ZOOM, MAX_ZOOM = 0.05, 4.0
 MARGIN = 1500.0  # px of canvas beyond the layers: room to drop and scroll
+EDGE = 24  # px between the view's top-left corner and the layers when a network is shown
 
 
 class NetworkView(QGraphicsView):
@@ -29,6 +30,7 @@ class NetworkView(QGraphicsView):
         self.setResizeAnchor(QGraphicsView.ViewportAnchor.NoAnchor)
         self.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         self._canvas = QRectF()
+        self._placed = False  # scrolled to the layers' top-left when first shown
         self._grow_canvas()
         scene.changed.connect(lambda _regions: self._grow_canvas())
 
@@ -37,6 +39,25 @@ class NetworkView(QGraphicsView):
         if self._canvas.isEmpty() or not self._canvas.contains(wanted):
             self._canvas = wanted if self._canvas.isEmpty() else self._canvas.united(wanted)
             self.setSceneRect(self._canvas)
+
+    def showEvent(self, event) -> None:  # noqa: ANN001, N802 - Qt's API
+        """The first time a network is shown (opened, a unit's tab, a new quantized network),
+        its layers start a little in from the top-left corner: not flush against the edge,
+        not scrolled so that names are cut ("ock_Quantize")."""
+        super().showEvent(event)
+        if not self._placed:
+            self._placed = True
+            self.show_top_left()
+
+    def show_top_left(self) -> None:
+        """Scroll so the layers' top-left corner is ``EDGE`` px from the view's."""
+        rect = self.scene().itemsBoundingRect()
+        if rect.isEmpty():
+            return
+        corner = self.mapFromScene(rect.topLeft())
+        bars = self.horizontalScrollBar(), self.verticalScrollBar()
+        for bar, at in zip(bars, (corner.x(), corner.y()), strict=True):
+            bar.setValue(bar.value() + at - EDGE)
 
     @property
     def network_scene(self) -> NetworkScene:
@@ -61,10 +82,11 @@ class NetworkView(QGraphicsView):
         rect = self.scene().itemsBoundingRect()
         if rect.isEmpty():
             rect = QRectF(0, 0, 400, 300)
-        self.fitInView(rect.adjusted(-20, -20, 20, 20), Qt.AspectRatioMode.KeepAspectRatio)
+        pad = 2 * EDGE
+        self.fitInView(rect.adjusted(-pad, -pad, pad, pad), Qt.AspectRatioMode.KeepAspectRatio)
         if self.zoom() > 1.0:
             self.resetTransform()
-            self.centerOn(rect.center())
+            self.show_top_left()
 
     def wheelEvent(self, event: QWheelEvent) -> None:
         if event.modifiers() & Qt.KeyboardModifier.ControlModifier:

@@ -11,6 +11,8 @@ from typing import Any
 
 from PySide6.QtCore import QEvent, QObject
 
+from console_app.language import translate
+
 STOP_WAIT_MS = 15_000  # how long closing waits for the trainer's checkpoint
 
 
@@ -45,7 +47,10 @@ class ProjectTabs(QObject):
         """Closing the window while a run goes on: ask, then stop it with a checkpoint."""
         if event.type() == QEvent.Type.Close and self.training.runner.is_running():
             if not self.training.ask_confirm(
-                "A training run is still going. Stop it (a checkpoint is saved) and close?"
+                translate(
+                    "Init",
+                    "A training run is still going. Stop it (a checkpoint is saved) and close?",
+                )
             ):
                 event.ignore()
                 return True

@@ -9,6 +9,7 @@ how each key is labelled and edited.
 
 from __future__ import annotations
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -26,6 +27,7 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.document import Document
+from console_app.language import translate
 from console_app.tabs import search_control
 from engine.graph import commands as C
 from engine.graph import config as cfg
@@ -84,7 +86,10 @@ SCHEDULER_FIELDS = {
     "LearningRateSteps": ("Step",),
 }
 WARMUP_FIELDS = ("LearningRateWarmupLength", "LearningRateWarmupLengthUnit")
-SINGLETON_TITLES = {"config": "Global Config", "structure_search": "Structure Search"}
+SINGLETON_TITLES = {
+    "config": QT_TRANSLATE_NOOP("ConfigTab", "Global Config"),
+    "structure_search": QT_TRANSLATE_NOOP("ConfigTab", "Structure Search"),
+}
 
 
 def check_value(section: cfg.Section, key: str, text: str) -> str | None:
@@ -129,11 +134,13 @@ class ConfigTab(QWidget):
         buttons = QHBoxLayout()
         self.add_buttons = {}
         for collection in COLLECTIONS:
-            button = QPushButton(f"Add {collection[:-1]}")
+            button = QPushButton(
+                translate("ConfigTab", "Add {value}").format(value=collection[:-1])
+            )
             button.clicked.connect(lambda _c=False, c=collection: self.add_item(c))
             self.add_buttons[collection] = button
             buttons.addWidget(button)
-        self.remove_button = QPushButton("Delete")
+        self.remove_button = QPushButton(translate("ConfigTab", "Delete"))
         self.remove_button.clicked.connect(lambda: self.remove_current())
         left = QWidget()
         lv = QVBoxLayout(left)
@@ -180,7 +187,7 @@ class ConfigTab(QWidget):
         self.sections.clear()
         for where in entries:
             if isinstance(where, str):
-                self.sections.addItem(SINGLETON_TITLES[where])
+                self.sections.addItem(translate("ConfigTab", SINGLETON_TITLES[where]))
             else:
                 self.sections.addItem(_item_title(where[0], self.project.section(where)))
         self.sections.setCurrentRow(entries.index(self.where))
@@ -219,7 +226,7 @@ class ConfigTab(QWidget):
             self.description = QPlainTextEdit(self.project.description)
             self.description.setMaximumHeight(120)
             self.description.textChanged.connect(self._description_changed)
-            form.addRow("Description", self.description)
+            form.addRow(translate("ConfigTab", "Description"), self.description)
         self._disable_unused(section)
         old = self.form_host.takeWidget()
         if old is not None:  # later: the old form may be the sender of the running signal
@@ -234,7 +241,13 @@ class ConfigTab(QWidget):
         for key, users in SCHEDULER_FIELDS.items():
             used = scheduler.lower() in (u.lower() for u in users)
             self.editors[key].setEnabled(used)
-            self.editors[key].setToolTip("" if used else f"not used by the {scheduler} scheduler")
+            self.editors[key].setToolTip(
+                ""
+                if used
+                else translate("ConfigTab", "not used by the {scheduler} scheduler").format(
+                    scheduler=scheduler
+                )
+            )
         warmup = str(section.raw("LearningRateWarmupScheduler") or "None").strip().lower()
         for key in WARMUP_FIELDS:
             if key in self.editors:
@@ -291,7 +304,9 @@ class ConfigTab(QWidget):
         for j, (name, value) in enumerate(section.solver_parameters.items()):
             line = QLineEdit(value)
             line.setToolTip(
-                f"NNC's default: {dict(cfg.SOLVERS.get(section.solver, ())).get(name, '')}"
+                translate("ConfigTab", "NNC's default: {get}").format(
+                    get=dict(cfg.SOLVERS.get(section.solver, ())).get(name, "")
+                )
             )
             line.editingFinished.connect(
                 lambda j=j, n=name, w=line: self.set_solver_parameter(j, n, w.text())

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSize, Qt
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
@@ -34,6 +34,8 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.document import Document
+from console_app.language import translate
+from console_app.tabs.create_dataset import CreateDataset
 from console_app.tabs.folder_dataset_dialog import FolderDatasetDialog, FolderDatasetOptions
 from console_app.tabs.table_model import THUMB, CsvTableModel, read_csv_rows
 from engine.data import DatasetError, open_dataset
@@ -45,8 +47,11 @@ from engine.graph import config as cfg
 from engine.runtime.datasets import BUILTIN_SCHEME, builtin_uri, resolve_uri
 
 PREVIEW_ROWS = 200
-OPTIONS = (("Shuffle", "Shuffle"), ("ImageNormalization", "Image Normalization (1/255)"),
-           ("EnableCache", "Enable Cache"))  # fmt: skip
+OPTIONS = (
+    ("Shuffle", QT_TRANSLATE_NOOP("DatasetTab", "Shuffle")),
+    ("ImageNormalization", QT_TRANSLATE_NOOP("DatasetTab", "Image Normalization (1/255)")),
+    ("EnableCache", QT_TRANSLATE_NOOP("DatasetTab", "Enable Cache")),
+)
 
 
 def builtin_equivalent(uri: str) -> str | None:
@@ -89,15 +94,22 @@ class DatasetTab(QWidget):
         self.dataset_info = None
         self.list = QListWidget()
         self.list.currentRowChanged.connect(self._chosen)
-        add, remove = QPushButton("Add"), QPushButton("Delete")
-        main = QPushButton("Set as main")
-        main.setToolTip("The main dataset decides the iterations per epoch (NNC's MainIndex)")
+        add, remove = (
+            QPushButton(translate("DatasetTab", "Add")),
+            QPushButton(translate("DatasetTab", "Delete")),
+        )
+        main = QPushButton(translate("DatasetTab", "Set as main"))
+        main.setToolTip(
+            translate(
+                "DatasetTab", "The main dataset decides the iterations per epoch (NNC's MainIndex)"
+            )
+        )
         main.clicked.connect(lambda: self.set_main())
         add.clicked.connect(lambda: self.add_dataset())
         remove.clicked.connect(lambda: self.remove_dataset())
         left = QWidget()
         lv = QVBoxLayout(left)
-        lv.addWidget(QLabel("Dataset links"))
+        lv.addWidget(QLabel(translate("DatasetTab", "Dataset links")))
         lv.addWidget(self.list)
         row = QHBoxLayout()
         row.addWidget(add)
@@ -109,36 +121,47 @@ class DatasetTab(QWidget):
         self.name.editingFinished.connect(lambda: self.set_value("Name", self.name.text()))
         self.uri = QLineEdit()
         self.uri.editingFinished.connect(lambda: self.set_value("URI", self.uri.text()))
-        self.browse = QPushButton("Link CSV...")
+        self.browse = QPushButton(translate("DatasetTab", "Link CSV..."))
         self.browse.clicked.connect(lambda: self.link_csv())
-        self.folders = QPushButton("Create from class folders...")
+        self.folders = QPushButton(translate("DatasetTab", "Create from class folders..."))
         self.folders.clicked.connect(lambda: self.create_from_folders())
         self.builtin = QComboBox()
-        self.builtin.addItem("Built-in dataset...", "")
+        self.builtin.addItem(translate("DatasetTab", "Built-in dataset..."), "")
         for name in builtin_data.names():
             self.builtin.addItem(name, name)
         self.builtin.activated.connect(lambda _i: self.use_builtin(self.builtin.currentData()))
-        self.generate = QPushButton("Generate now")
-        self.generate.setToolTip("Generate (or download) the built-in dataset and preview it")
+        self.generate = QPushButton(translate("DatasetTab", "Generate now"))
+        self.generate.setToolTip(
+            translate("DatasetTab", "Generate (or download) the built-in dataset and preview it")
+        )
         self.generate.clicked.connect(lambda: self.generate_now())
         self.options: dict[str, QCheckBox] = {}
         form = QFormLayout()
-        form.addRow("Name", self.name)
-        form.addRow("URI", self.uri)
+        form.addRow(translate("DatasetTab", "Name"), self.name)
+        form.addRow(translate("DatasetTab", "URI"), self.uri)
         sources = QHBoxLayout()
         for w in (self.browse, self.folders, self.builtin):
             sources.addWidget(w)
         form.addRow("", sources)
         form.addRow("", self.generate)  # a row of its own: the tab stays narrow
+        self.create = CreateDataset(self)  # NNC's DATASET > Create Dataset (pre-process plugins)
+        form.addRow("", self.create.widget)
         for key, label in OPTIONS:
-            box = QCheckBox(label)
+            box = QCheckBox(translate("DatasetTab", label))
             box.toggled.connect(lambda on, k=key: self.set_value(k, "1" if on else "0"))
             self.options[key] = box
             form.addRow("", box)
         self.info = QLabel("")
         self.info.setWordWrap(True)
         self.variables = QTableWidget(0, 4)
-        self.variables.setHorizontalHeaderLabels(["Variable", "Type", "Shape", "Header"])
+        self.variables.setHorizontalHeaderLabels(
+            [
+                translate("DatasetTab", "Variable"),
+                translate("DatasetTab", "Type"),
+                translate("DatasetTab", "Shape"),
+                translate("DatasetTab", "Header"),
+            ]
+        )
         self.variables.setMaximumHeight(140)
         self.preview = QTableView()
         self.preview.setIconSize(QSize(THUMB, THUMB))
@@ -219,10 +242,14 @@ class DatasetTab(QWidget):
                 variables = [(v.name, v.kind, v.shape, v.header) for v in data.select(None)]
                 rows = data.size
         except (DatasetError, OSError) as exc:
-            self.info.setText(f"Cannot read the dataset: {exc}")
+            self.info.setText(
+                translate("DatasetTab", "Cannot read the dataset: {exc}").format(exc=exc)
+            )
             return
         self.dataset_info = {"csv": path, "rows": rows, "variables": variables}
-        self.info.setText(f"CSV: {path}    rows: {rows}")
+        self.info.setText(
+            translate("DatasetTab", "CSV: {path}    rows: {rows}").format(path=path, rows=rows)
+        )
         self.variables.setRowCount(len(variables))
         for r, (name, kind, shape, header) in enumerate(variables):
             shape_text = ",".join(map(str, shape)) if shape else "?"
@@ -243,7 +270,10 @@ class DatasetTab(QWidget):
             return "No CSV on disk at this URI"
         if builtin == d.uri.strip():
             return "No CSV on disk yet: Generate now, or the first run generates it"
-        return f"NNC's sample dataset, here {builtin}: Generate now, or the first run makes it"
+        return translate(
+            "DatasetTab",
+            "NNC's sample dataset, here {builtin}: Generate now, or the first run makes it",
+        ).format(builtin=builtin)
 
     # -- edits -----------------------------------------------------------------------------
     def set_value(self, key: str, value: str) -> bool:
@@ -253,7 +283,11 @@ class DatasetTab(QWidget):
         if key == "Name" and (
             not value.strip() or value in {x.name for x in self.project.datasets}
         ):
-            self.info.setText(f"Dataset name {value!r}: must be new and not empty")
+            self.info.setText(
+                translate("DatasetTab", "Dataset name {value!r}: must be new and not empty").format(
+                    value=value
+                )
+            )
             self._show()
             return False
         self.document.push(C.SetSectionValue(self.project, ("datasets", self.index), key, value))
@@ -264,7 +298,9 @@ class DatasetTab(QWidget):
         self.document.push(C.SetSectionValue(self.project, where, "URI", uri))
 
     def ask_open_csv(self) -> str | None:
-        path, _ = QFileDialog.getOpenFileName(self, "Dataset CSV", "", "CSV (*.csv)")
+        path, _ = QFileDialog.getOpenFileName(
+            self, translate("DatasetTab", "Dataset CSV"), "", translate("DatasetTab", "CSV (*.csv)")
+        )
         return path or None
 
     def ask_folder(self, title: str) -> str | None:
@@ -286,7 +322,9 @@ class DatasetTab(QWidget):
         try:
             resolve_uri(d.uri, self.base(), dataset=d.name)
         except (DatasetError, OSError) as exc:
-            self.info.setText(f"Cannot generate the dataset: {exc}")
+            self.info.setText(
+                translate("DatasetTab", "Cannot generate the dataset: {exc}").format(exc=exc)
+            )
             return False
         finally:
             QApplication.restoreOverrideCursor()
@@ -328,7 +366,9 @@ class DatasetTab(QWidget):
                 ratio=options.percent / 100.0, seed=options.seed,
             )  # fmt: skip
         except (DatasetError, OSError) as exc:
-            self.info.setText(f"Cannot create the dataset: {exc}")
+            self.info.setText(
+                translate("DatasetTab", "Cannot create the dataset: {exc}").format(exc=exc)
+            )
             return False
         with self.document.macro("Create dataset from folders"):
             for i, d in enumerate(self.project.datasets):

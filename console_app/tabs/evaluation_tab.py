@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from console_app.language import translate
 from console_app.report_action import ReportController
 from console_app.settings import AppSettings
 from console_app.tabs.job_runner import JobRunner
@@ -56,6 +57,9 @@ def job_datasets(job: Path) -> list[str]:
     return names
 
 
+RECALL = "Recall"  # a metric name: kept as NNC shows it, as the rows' Precision, F-Measure
+
+
 class EvaluationTab(QWidget):
     evaluated = Signal(str)  # finished or failed
 
@@ -71,31 +75,50 @@ class EvaluationTab(QWidget):
         self.plugin_menu_shown: Any = None
         self.job_combo = QComboBox()
         self.job_combo.setMinimumContentsLength(16)
-        adjust = QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
-        self.job_combo.setSizeAdjustPolicy(adjust)
+        # As wide as the longest job name (they were cut); the list elides in the middle and
+        # each entry's tooltip gives the whole name and folder.
+        self.job_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.job_combo.view().setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.job_combo.currentIndexChanged.connect(self._job_changed)
+        adjust = QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         self.dataset_combo = QComboBox()
         self.dataset_combo.setEditable(True)  # a dataset link name or a CSV path
         self.dataset_combo.setMinimumContentsLength(12)
         self.dataset_combo.setSizeAdjustPolicy(adjust)
-        self.browse_button = QPushButton("CSV...")
+        self.browse_button = QPushButton(translate("EvaluationTab", "CSV..."))
         self.browse_button.clicked.connect(self._browse)
         self.checkpoint = QComboBox()
-        self.checkpoint.addItems(["best", "last"])
-        self.evaluate_button = QPushButton("Evaluate")
+        self.checkpoint.addItems(
+            [
+                "best",
+                "last",
+            ]
+        )
+        self.evaluate_button = QPushButton(translate("EvaluationTab", "Evaluate"))
         self.evaluate_button.clicked.connect(lambda: self.evaluate())
-        self.report_button = QPushButton("Report...")
-        self.report_button.setToolTip("Write this job's PowerPoint report (with its evaluation)")
+        self.report_button = QPushButton(translate("EvaluationTab", "Report..."))
+        self.report_button.setToolTip(
+            translate("EvaluationTab", "Write this job's PowerPoint report (with its evaluation)")
+        )
         self.reports = ReportController(self)
         self.report_button.clicked.connect(lambda: self.reports.start(self.current_job()))
-        self.save_output_button = QPushButton("Save output as CSV...")
+        self.save_output_button = QPushButton(translate("EvaluationTab", "Save output as CSV..."))
         self.save_output_button.clicked.connect(lambda: self.save_output())
-        self.save_matrix_button = QPushButton("Save confusion matrix as CSV...")
+        self.save_matrix_button = QPushButton(
+            translate("EvaluationTab", "Save confusion matrix as CSV...")
+        )
         self.save_matrix_button.clicked.connect(lambda: self.save_matrix())
         top = QHBoxLayout()
-        for w in (QLabel("Job:"), self.job_combo, QLabel("Dataset:"), self.dataset_combo,
-                  self.browse_button, QLabel("Parameters:"), self.checkpoint,
-                  self.evaluate_button):  # fmt: skip
+        for w in (
+            QLabel(translate("EvaluationTab", "Job:")),
+            self.job_combo,
+            QLabel(translate("EvaluationTab", "Dataset:")),
+            self.dataset_combo,
+            self.browse_button,
+            QLabel(translate("EvaluationTab", "Parameters:")),
+            self.checkpoint,
+            self.evaluate_button,
+        ):
             top.addWidget(w)
         top.addStretch(1)
         saves = QHBoxLayout()
@@ -104,7 +127,7 @@ class EvaluationTab(QWidget):
         saves.addWidget(self.save_output_button)
         saves.addWidget(self.save_matrix_button)
 
-        self.summary_label = QLabel("No evaluation yet")
+        self.summary_label = QLabel(translate("EvaluationTab", "No evaluation yet"))
         self.summary_label.setWordWrap(True)
         self.output_view = QTableView()
         self.output_view.setIconSize(QSize(THUMB, THUMB))
@@ -120,15 +143,15 @@ class EvaluationTab(QWidget):
         matrix_page = QWidget()
         mv = QVBoxLayout(matrix_page)
         row = QHBoxLayout()
-        row.addWidget(QLabel("Output:"))
+        row.addWidget(QLabel(translate("EvaluationTab", "Output:")))
         row.addWidget(self.variable_combo)
         row.addStretch(1)
         mv.addLayout(row)
         mv.addWidget(self.matrix)
         self.views = QTabWidget()
-        self.views.addTab(self.output_view, "Output Result")
-        self.views.addTab(matrix_page, "Confusion Matrix")
-        self.views.addTab(self.plugins, "Plugin Results")
+        self.views.addTab(self.output_view, translate("EvaluationTab", "Output Result"))
+        self.views.addTab(matrix_page, translate("EvaluationTab", "Confusion Matrix"))
+        self.views.addTab(self.plugins, translate("EvaluationTab", "Plugin Results"))
         self.log = QPlainTextEdit()
         self.log.setReadOnly(True)
         self.log.setMaximumBlockCount(2000)
@@ -146,28 +169,49 @@ class EvaluationTab(QWidget):
 
     # -- jobs ------------------------------------------------------------------------------
     def set_jobs(self, jobs: list[Path]) -> None:
-        """The project's job folders (newest shown first). The chosen job stays, unless it
-        cannot be evaluated (a run that failed before training has no datasets): then a job
-        that appears (the next run) is chosen instead.
+        """The project's job folders (trained jobs newest first, then each quantization
+        experiment's points under the experiment's row). The chosen job stays, unless it cannot
+        be evaluated (a run that failed before training has no datasets): then a job that
+        appears (the next run) is chosen instead. With none chosen yet (the project was just
+        opened), the newest evaluated trained job is chosen: its results show at once.
         """
         current = self.current_job()
-        # Trained jobs first (newest first), then the points of quantization experiments: a
-        # sweep's float baseline and points are never offered ahead of the job they came from.
-        jobs = [j for j in jobs if not _point(j)] + [j for j in jobs if _point(j)]
-        shown = [j for j in jobs if not _point(j)][::-1] + [j for j in jobs if _point(j)][::-1]
-        listed = [Path(self.job_combo.itemData(i)) for i in range(self.job_combo.count())]
-        if listed == shown and self.dataset_combo.count():
+        trained = [j for j in jobs if not _point(j)]
+        points = [j for j in jobs if _point(j)]
+        entries = [(_label(j), j) for j in trained[::-1]]
+        for experiment in dict.fromkeys(j.parent for j in points[::-1]):
+            entries.append((self.tr("Quantization experiment {0}").format(experiment.name), None))
+            # in the order the sweep ran them (the history's): float baseline, 8-bit PTQ, ...
+            entries += [("    " + _label(j), j) for j in points if j.parent == experiment]
+        listed = [self.job_combo.itemData(i) for i in range(self.job_combo.count())]
+        if listed == [str(j) if j else None for _t, j in entries] and self.dataset_combo.count():
             return  # the history refreshed (a status changed): nothing to re-read here
-        new = [job for job in jobs if job not in listed]
+        if current not in jobs:  # another project's, or none yet
+            current = None
+        new = [job for job in jobs if str(job) not in listed]
         usable = current is not None and bool(job_datasets(current))
-        chosen = new[-1] if new and not usable else current
-        if new and not usable and any(not _point(j) for j in new):
-            chosen = [j for j in new if not _point(j)][-1]
+        if current is None:
+            chosen = _preferred(trained, points)
+        elif new and not usable:
+            chosen = ([j for j in new if not _point(j)] or new)[-1]
+        else:
+            chosen = current
         self.job_combo.blockSignals(True)
         self.job_combo.clear()
-        for job in shown:
-            self.job_combo.addItem(_label(job), str(job))
-        if chosen is not None and chosen in jobs:
+        model = self.job_combo.model()
+        for text, job in entries:
+            if job is None:  # an experiment's heading: groups its points, never chosen
+                self.job_combo.addItem(text)
+                item = model.item(self.job_combo.count() - 1)  # type: ignore[attr-defined]
+                item.setEnabled(False)
+                font = item.font()
+                font.setItalic(True)
+                item.setFont(font)
+                continue
+            self.job_combo.addItem(text, str(job))
+            self.job_combo.setItemData(self.job_combo.count() - 1, f"{_label(job)}\n{job}",
+                                       Qt.ItemDataRole.ToolTipRole)  # fmt: skip
+        if chosen is not None:
             self.job_combo.setCurrentIndex(self.job_combo.findData(str(chosen)))
         self.job_combo.blockSignals(False)
         self._job_changed()
@@ -184,6 +228,7 @@ class EvaluationTab(QWidget):
 
     def _job_changed(self) -> None:
         job = self.current_job()
+        self.job_combo.setToolTip(f"{_label(job)}\n{job}" if job is not None else "")
         self.plugins.set_job(job)
         text = self.dataset_combo.currentText()
         self.dataset_combo.clear()
@@ -194,13 +239,24 @@ class EvaluationTab(QWidget):
             if (job / "evaluation.json").exists():
                 self.show_results(job)
             else:  # another job's table would read as this one's
-                self.clear_results(f"{job.name}: not evaluated yet (click Evaluate)")
+                self.clear_results(
+                    translate("EvaluationTab", "{name}: not evaluated yet (click Evaluate)").format(
+                        name=job.name
+                    )
+                )
         else:  # another project's
-            self.clear_results("No job yet: train the project in TRAINING")
+            self.clear_results(
+                translate("EvaluationTab", "No job yet: train the project in TRAINING")
+            )
         self._update_buttons()
 
     def _browse(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Dataset CSV", "", "CSV (*.csv)")
+        path, _ = QFileDialog.getOpenFileName(
+            self,
+            translate("EvaluationTab", "Dataset CSV"),
+            "",
+            translate("EvaluationTab", "CSV (*.csv)"),
+        )
         if path:
             self.dataset_combo.setCurrentText(path)
 
@@ -212,7 +268,9 @@ class EvaluationTab(QWidget):
             return False
         dataset = dataset if dataset is not None else self.dataset_combo.currentText()
         self.runner.evaluate(job, dataset or None, checkpoint or self.checkpoint.currentText())
-        self.summary_label.setText(f"Evaluating {job.name}...")
+        self.summary_label.setText(
+            translate("EvaluationTab", "Evaluating {name}...").format(name=job.name)
+        )
         self._update_buttons(running=True)
         return True
 
@@ -220,7 +278,9 @@ class EvaluationTab(QWidget):
         self.last_message = message
         self._update_buttons(running=False)
         if status == "failed":
-            self.summary_label.setText("Evaluation failed: " + message.splitlines()[0])
+            self.summary_label.setText(
+                translate("EvaluationTab", "Evaluation failed: ") + message.splitlines()[0]
+            )
             self.log.appendPlainText(message)
         elif self.runner.job_dir is not None:
             self.show_results(self.runner.job_dir)
@@ -232,10 +292,18 @@ class EvaluationTab(QWidget):
             self.summary = json.loads((job / "evaluation.json").read_text(encoding="utf-8"))
             header, rows = read_csv_rows(job / "output_result.csv")
         except (OSError, ValueError) as exc:
-            self.summary_label.setText(f"{job.name}: cannot read the evaluation: {exc}")
+            self.summary_label.setText(
+                translate("EvaluationTab", "{name}: cannot read the evaluation: {exc}").format(
+                    name=job.name, exc=exc
+                )
+            )
             return
-        self.output_model = CsvTableModel(header, rows, job)
+        header, rows = with_predicted_classes(header, rows, list(self.summary.get(
+            "classification", {})), self.tr("{0}: predicted class"))  # fmt: skip
+        dataset = Path(str(self.summary.get("csv") or job)).absolute().parent
+        self.output_model = CsvTableModel(header, rows, job, root=dataset, decimals=4)
         self.output_view.setModel(self.output_model)
+        self.output_view.resizeColumnsToContents()
         self.catalogue.load()  # the plugins of the output table's menu, read in a thread
         self.summary_label.setText(self.summary_text())
         self.variable_combo.blockSignals(True)
@@ -256,12 +324,15 @@ class EvaluationTab(QWidget):
     def summary_text(self) -> str:
         s = self.summary
         networks = ", ".join(e["network"] for e in s.get("executors", [])) or s.get("network")
-        parts = [f"{s.get('rows')} rows of {s.get('dataset')} with the {s.get('checkpoint')} "
-                 f"parameters ({networks})"]  # fmt: skip
+        parts = [translate("EvaluationTab", "{rows} rows of {dataset} with the {checkpoint} "
+                           "parameters ({networks})").format(
+            rows=s.get("rows"), dataset=s.get("dataset"), checkpoint=s.get("checkpoint"),
+            networks=networks)]  # fmt: skip
         for name, m in s.get("classification", {}).items():
-            parts.append(f"{name}: accuracy {_pct(m['accuracy'])}, avg. precision "
-                         f"{_pct(m['avg_precision'])}, avg. recall {_pct(m['avg_recall'])}, "
-                         f"avg. F-measure {_pct(m['avg_f_measure'])}")  # fmt: skip
+            parts.append(translate("EvaluationTab", "{name}: accuracy {accuracy}, avg. precision "
+                                   "{precision}, avg. recall {recall}, avg. F-measure {f}").format(
+                name=name, accuracy=_pct(m["accuracy"]), precision=_pct(m["avg_precision"]),
+                recall=_pct(m["avg_recall"]), f=_pct(m["avg_f_measure"])))  # fmt: skip
         for name, m in s.get("regression", {}).items():
             parts.append(f"{name}: MAE {m['mae']:.6g}, RMSE {m['rmse']:.6g}, R2 {m['r2']:.4f}")
         return " | ".join(parts)
@@ -277,7 +348,7 @@ class EvaluationTab(QWidget):
         n = len(counts)
         self.matrix.setRowCount(n + 7)
         self.matrix.setColumnCount(n + 1)
-        self.matrix.setHorizontalHeaderLabels([f"{name}={j}" for j in range(n)] + ["Recall"])
+        self.matrix.setHorizontalHeaderLabels([f"{name}={j}" for j in range(n)] + [RECALL])
         labels = [f"y={i}" for i in range(n)] + ["Precision", "F-Measure", "", "Accuracy",
                                                   "Avg. Precision", "Avg. Recall",
                                                   "Avg. F-Measure"]  # fmt: skip
@@ -311,7 +382,12 @@ class EvaluationTab(QWidget):
 
     # -- saving ----------------------------------------------------------------------------
     def ask_save_path(self, suggested: str) -> str | None:
-        path, _ = QFileDialog.getSaveFileName(self, "Save as CSV", suggested, "CSV (*.csv)")
+        path, _ = QFileDialog.getSaveFileName(
+            self,
+            translate("EvaluationTab", "Save as CSV"),
+            suggested,
+            translate("EvaluationTab", "CSV (*.csv)"),
+        )
         return path or None
 
     def save_output(self, path: str | None = None) -> bool:
@@ -343,6 +419,39 @@ class EvaluationTab(QWidget):
         has_output = job is not None and (job / "output_result.csv").exists()
         self.save_output_button.setEnabled(has_output and not running)
         self.save_matrix_button.setEnabled(has_output and not running and bool(self.summary))
+
+
+def _preferred(trained: list[Path], points: list[Path]) -> Path | None:
+    """What to show first: the newest evaluated trained job, else the newest trained job
+    (a search attempt nobody evaluated is not preferred to an evaluated one)."""
+    evaluated = [j for j in trained if (j / "evaluation.json").is_file()]
+    return (evaluated or trained or points or [None])[-1]
+
+
+def with_predicted_classes(
+    header: list[str], rows: list[list[str]], outputs: list[str], title: str = "{0}: class"
+) -> tuple[list[str], list[list[str]]]:
+    """output_result.csv with a predicted-class column after each classified output's columns
+    (``y'`` or ``y'__0 .. y'__9``), by the rule the confusion matrix counts with
+    (:func:`engine.runtime.metrics.predicted_classes`)."""
+    import numpy as np  # noqa: PLC0415
+
+    from engine.runtime.metrics import predicted_classes  # noqa: PLC0415
+
+    header, rows = list(header), [list(r) for r in rows]
+    for name in outputs:
+        columns = [c for c, h in enumerate(header) if h == name or h.startswith(name + "__")]
+        if not columns or not rows:
+            continue
+        try:
+            values = np.array([[float(r[c]) for c in columns] for r in rows])
+        except (ValueError, IndexError):
+            continue  # not numbers: nothing to predict from
+        at = columns[-1] + 1
+        header.insert(at, title.format(name))
+        for row, k in zip(rows, predicted_classes(values), strict=True):
+            row.insert(at, str(int(k)))
+    return header, rows
 
 
 def _point(job: Path) -> bool:

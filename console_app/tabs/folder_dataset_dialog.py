@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -23,8 +24,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from console_app.language import translate
+
 PATH_CHARS = 50  # the folder fields' width, in characters
-CHANNELS = (("gray", "Gray (1 channel)"), ("rgb", "RGB (3 channels)"))
+CHANNELS = (
+    ("gray", QT_TRANSLATE_NOOP("FolderDatasetDialog", "Gray (1 channel)")),
+    ("rgb", QT_TRANSLATE_NOOP("FolderDatasetDialog", "RGB (3 channels)")),
+)
 
 
 @dataclass(frozen=True)
@@ -56,14 +62,16 @@ def parse_size(text: str) -> tuple[int, int] | None:
 class FolderDatasetDialog(QDialog):
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle("Create dataset from class folders")
+        self.setWindowTitle(translate("FolderDatasetDialog", "Create dataset from class folders"))
         self.source = QLineEdit()
         self.out = QLineEdit()
         self.size = QLineEdit()
-        self.size.setPlaceholderText("keep the size (or 28, or 32x24)")
+        self.size.setPlaceholderText(
+            translate("FolderDatasetDialog", "keep the size (or 28, or 32x24)")
+        )
         self.channel = QComboBox()
         for key, label in CHANNELS:
-            self.channel.addItem(label, key)
+            self.channel.addItem(translate("FolderDatasetDialog", label), key)
         self.channel.setCurrentIndex(1)
         self.percent = QLineEdit("80")
         self.seed = QLineEdit("0")
@@ -71,13 +79,23 @@ class FolderDatasetDialog(QDialog):
         self.error.setStyleSheet("color: #c00;")
         self.error.setWordWrap(True)
         form = QFormLayout()
-        form.addRow("Class folders", self._with_browse(self.source, "Folder with one sub-folder "
-                                                                   "per class"))  # fmt: skip
-        form.addRow("Output folder", self._with_browse(self.out, "New or empty output folder"))
-        form.addRow("Image size", self.size)
-        form.addRow("Channels", self.channel)
-        form.addRow("Training %", self.percent)
-        form.addRow("Split seed", self.seed)
+        form.addRow(
+            translate("FolderDatasetDialog", "Class folders"),
+            self._with_browse(
+                self.source,
+                translate("FolderDatasetDialog", "Folder with one sub-folder per class"),
+            ),
+        )
+        form.addRow(
+            translate("FolderDatasetDialog", "Output folder"),
+            self._with_browse(
+                self.out, translate("FolderDatasetDialog", "New or empty output folder")
+            ),
+        )
+        form.addRow(translate("FolderDatasetDialog", "Image size"), self.size)
+        form.addRow(translate("FolderDatasetDialog", "Channels"), self.channel)
+        form.addRow(translate("FolderDatasetDialog", "Training %"), self.percent)
+        form.addRow(translate("FolderDatasetDialog", "Split seed"), self.seed)
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
         )
@@ -91,7 +109,7 @@ class FolderDatasetDialog(QDialog):
     def _with_browse(self, edit: QLineEdit, title: str) -> QWidget:
         # Room for a whole path: on a real X server the dialog opened ~15 characters wide.
         edit.setMinimumWidth(edit.fontMetrics().horizontalAdvance("x" * PATH_CHARS))
-        button = QPushButton("Browse...")
+        button = QPushButton(translate("FolderDatasetDialog", "Browse..."))
         button.clicked.connect(lambda: self._browse(edit, title))
         row = QWidget()
         box = QHBoxLayout(row)
@@ -115,20 +133,28 @@ class FolderDatasetDialog(QDialog):
         try:
             size = parse_size(self.size.text())
         except ValueError:
-            return (f"Image size: empty, N or WIDTHxHEIGHT with positive integers. "
-                    f"Received: {self.size.text()!r}")  # fmt: skip
+            return translate(
+                "FolderDatasetDialog",
+                "Image size: empty, N or WIDTHxHEIGHT with positive integers. Received: {text!r}",
+            ).format(text=self.size.text())
         try:
             percent = float(self.percent.text())
         except ValueError:
             percent = float("nan")
         if not 0 < percent <= 100:
-            return f"Training %: a number in (0, 100]. Received: {self.percent.text()!r}"
+            return translate(
+                "FolderDatasetDialog", "Training %: a number in (0, 100]. Received: {text!r}"
+            ).format(text=self.percent.text())
         try:
             seed = int(self.seed.text())
         except ValueError:
-            return f"Split seed: an integer. Received: {self.seed.text()!r}"
+            return translate(
+                "FolderDatasetDialog", "Split seed: an integer. Received: {text!r}"
+            ).format(text=self.seed.text())
         if seed < 0:
-            return f"Split seed: a non-negative integer. Received: {seed}"
+            return translate(
+                "FolderDatasetDialog", "Split seed: a non-negative integer. Received: {seed}"
+            ).format(seed=seed)
         return FolderDatasetOptions(source, out, size, self.channel.currentData(), percent, seed)
 
     def options(self) -> FolderDatasetOptions | None:

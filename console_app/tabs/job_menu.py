@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QFile, QUrl
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QFile, QUrl
 from PySide6.QtGui import QDesktopServices
 from PySide6.QtWidgets import (
     QDialog,
@@ -26,8 +26,16 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from console_app.language import translate
 from console_app.tabs import job_history as H
-from engine.export import ExportError, export_c, export_onnx, export_python, open_source
+from engine.export import (
+    ExportError,
+    export_c,
+    export_onnx,
+    export_python,
+    export_tflite,
+    open_source,
+)
 
 
 def one_job(jobs: list[Path]) -> bool:
@@ -63,12 +71,18 @@ def _export(kind: str, target: str = "neurocanvas") -> Callable[[Any, list[Path]
         "python": (".py", "Python (*.py)"),
         "onnx": (".onnx", "ONNX (*.onnx)"),
         "c": ("_c", "Folder (*)"),
+        "tflite": (".tflite", "TensorFlow Lite (*.tflite)"),
+        "tflite int8": ("_int8.tflite", "TensorFlow Lite (*.tflite)"),
     }[kind]
 
     def run(tab: Any, jobs: list[Path]) -> Path | None:
         job = jobs[0]
         start = job.parent / f"{job.name}{suffix}"
-        path = tab.ask_save_path(f"Export the trained model ({kind})", str(start), file_filter)
+        path = tab.ask_save_path(
+            translate("JobMenu", "Export the trained model ({kind})").format(kind=kind),
+            str(start),
+            file_filter,
+        )
         if not path:
             return None
         try:
@@ -77,15 +91,25 @@ def _export(kind: str, target: str = "neurocanvas") -> Callable[[Any, list[Path]
                 export_python(source, path, target=target)
             elif kind == "c":
                 export_c(source, path)
+            elif kind.startswith("tflite"):  # the save dialog asked before replacing a file
+                export_tflite(source, path, int8=kind.endswith("int8"), force=True)
             else:
                 export_onnx(source, path)
         except (ExportError, OSError) as exc:
-            tab.show_error(f"Export {job.name}: {exc}")
+            tab.show_error(
+                translate("JobMenu", "Export {name}: {exc}").format(name=job.name, exc=exc)
+            )
             return None
         except ImportError as exc:
-            tab.show_error(f"Export {job.name}: {exc}; pip install 'neurocanvas[onnx]'")
+            tab.show_error(
+                translate(
+                    "JobMenu", "Export {name}: {exc}; pip install 'neurocanvas[onnx]'"
+                ).format(name=job.name, exc=exc)
+            )
             return None
-        tab.append_log(f"Exported {job.name} to {path}")
+        tab.append_log(
+            translate("JobMenu", "Exported {name} to {path}").format(name=job.name, path=path)
+        )
         return Path(path)
 
     return run
@@ -100,13 +124,21 @@ def _train_from(tab: Any, jobs: list[Path]) -> Path | None:
     params = checkpoints / kind / "parameters.npz"
     job = tab.run(params=params)
     if job is not None:
-        tab.append_log(f"{job.name}: training from {jobs[0].name}'s {kind} parameters")
+        tab.append_log(
+            translate("JobMenu", "{name}: training from {name2}'s {kind} parameters").format(
+                name=job.name, name2=jobs[0].name, kind=kind
+            )
+        )
     return job
 
 
 def _open_folder(tab: Any, jobs: list[Path]) -> None:
     if not QDesktopServices.openUrl(QUrl.fromLocalFile(str(jobs[0]))):
-        tab.show_error(f"cannot open {jobs[0]}: no file manager answered")
+        tab.show_error(
+            translate("JobMenu", "cannot open {value}: no file manager answered").format(
+                value=jobs[0]
+            )
+        )
 
 
 def _rename(tab: Any, jobs: list[Path]) -> None:
@@ -128,7 +160,11 @@ def delete_jobs(tab: Any, jobs: list[Path]) -> bool:
     for job in jobs:
         if answer == "trash":
             if not move_to_trash(job):
-                tab.show_error(f"{job}: cannot move it to the trash; nothing was deleted")
+                tab.show_error(
+                    translate(
+                        "JobMenu", "{job}: cannot move it to the trash; nothing was deleted"
+                    ).format(job=job)
+                )
                 break
         else:
             H.delete_job(job)
@@ -141,21 +177,27 @@ def _compare(tab: Any, jobs: list[Path]) -> None:
 
 
 ENTRIES: list[Entry] = [
-    Entry("Evaluate", _evaluate, trained_job),
-    Entry("Train from these parameters", _train_from, trained_job),
+    Entry(translate("JobMenu", "Evaluate"), _evaluate, trained_job),
+    Entry(translate("JobMenu", "Train from these parameters"), _train_from, trained_job),
     Entry(
-        "Report...",
+        translate("JobMenu", "Report..."),
         lambda tab, jobs: tab.reports.start(jobs[0] if len(jobs) == 1 else jobs),
         some_jobs,
     ),  # fmt: skip
-    Entry("Export Python code...", _export("python"), trained_job),
-    Entry("Export Python code for nnabla...", _export("python", "nnabla"), trained_job),
-    Entry("Export ONNX...", _export("onnx"), trained_job),
-    Entry("Export C source...", _export("c"), trained_job),
-    Entry("Open job folder", _open_folder, one_job),
-    Entry("Rename...", _rename, one_job),
-    Entry("Delete...", lambda tab, jobs: delete_jobs(tab, jobs), some_jobs),
-    Entry("Compare selected jobs", _compare, several_jobs),
+    Entry(translate("JobMenu", "Export Python code..."), _export("python"), trained_job),
+    Entry(
+        translate("JobMenu", "Export Python code for nnabla..."),
+        _export("python", "nnabla"),
+        trained_job,
+    ),
+    Entry(translate("JobMenu", "Export ONNX..."), _export("onnx"), trained_job),
+    Entry(translate("JobMenu", "Export C source..."), _export("c"), trained_job),
+    Entry(translate("JobMenu", "Export TFLite..."), _export("tflite"), trained_job),
+    Entry(translate("JobMenu", "Export TFLite int8..."), _export("tflite int8"), trained_job),
+    Entry(translate("JobMenu", "Open job folder"), _open_folder, one_job),
+    Entry(translate("JobMenu", "Rename..."), _rename, one_job),
+    Entry(translate("JobMenu", "Delete..."), lambda tab, jobs: delete_jobs(tab, jobs), some_jobs),
+    Entry(translate("JobMenu", "Compare selected jobs"), _compare, several_jobs),
 ]
 
 
@@ -183,11 +225,18 @@ def build_menu(tab: Any, jobs: list[Path], parent: QWidget | None = None) -> QMe
 
 def ask_delete(parent: QWidget, names: list[str]) -> str:
     """``"trash"``, ``"delete"`` or ``"cancel"``: never deletes without the user's choice."""
-    box = QMessageBox(QMessageBox.Icon.Question, "Delete jobs",
-                      f"Delete the job folder(s) {', '.join(names)} and everything in them?",
-                      parent=parent)  # fmt: skip
-    trash = box.addButton("Move to Trash", QMessageBox.ButtonRole.AcceptRole)
-    delete = box.addButton("Delete Permanently", QMessageBox.ButtonRole.DestructiveRole)
+    box = QMessageBox(
+        QMessageBox.Icon.Question,
+        translate("JobMenu", "Delete jobs"),
+        translate("JobMenu", "Delete the job folder(s) {join} and everything in them?").format(
+            join=", ".join(names)
+        ),
+        parent=parent,
+    )
+    trash = box.addButton(translate("JobMenu", "Move to Trash"), QMessageBox.ButtonRole.AcceptRole)
+    delete = box.addButton(
+        translate("JobMenu", "Delete Permanently"), QMessageBox.ButtonRole.DestructiveRole
+    )
     box.addButton(QMessageBox.StandardButton.Cancel)
     box.setDefaultButton(trash)
     box.exec()
@@ -197,6 +246,14 @@ def ask_delete(parent: QWidget, names: list[str]) -> str:
 
 COMPARED = ("Status", "Epoch", "Best epoch", "Best validation loss", "Training loss", "Cost",
             "CostParameter", "CostMultiplyAdd")  # fmt: skip
+_COMPARED_TEXTS = (
+    QT_TRANSLATE_NOOP("JobMenu", "Status"),
+    QT_TRANSLATE_NOOP("JobMenu", "Epoch"),
+    QT_TRANSLATE_NOOP("JobMenu", "Best epoch"),
+    QT_TRANSLATE_NOOP("JobMenu", "Best validation loss"),
+    QT_TRANSLATE_NOOP("JobMenu", "Training loss"),
+    QT_TRANSLATE_NOOP("JobMenu", "Cost"),
+)  # fmt: skip  (for pyside6-lupdate)
 
 
 def count_text(value: object) -> str:
@@ -208,7 +265,7 @@ def comparison_dialog(parent: QWidget, jobs: list[H.JobInfo]) -> QDialog:
     """The selected jobs side by side (one column each), as NNC compares results."""
     table = QTableWidget(len(COMPARED), len(jobs))
     table.setHorizontalHeaderLabels([j.name for j in jobs])
-    table.setVerticalHeaderLabels(list(COMPARED))
+    table.setVerticalHeaderLabels([translate("JobMenu", c) for c in COMPARED])
     for col, job in enumerate(jobs):
         values = (job.status, f"{job.epoch}/{job.max_epoch}", str(job.best_epoch),
                   _fmt(job.best_valid_error), _fmt(job.last(2)), _fmt(job.last(1)),
@@ -218,7 +275,7 @@ def comparison_dialog(parent: QWidget, jobs: list[H.JobInfo]) -> QDialog:
             table.setItem(row, col, QTableWidgetItem(text))
     table.resizeColumnsToContents()
     dialog = QDialog(parent)
-    dialog.setWindowTitle("Compare jobs")
+    dialog.setWindowTitle(translate("JobMenu", "Compare jobs"))
     QVBoxLayout(dialog).addWidget(table)
     dialog.table = table  # type: ignore[attr-defined]
     dialog.resize(min(1000, 220 + 140 * len(jobs)), 320)

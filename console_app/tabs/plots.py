@@ -7,16 +7,21 @@ from __future__ import annotations
 
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg  # no global backend switch
 from matplotlib.figure import Figure
+from PySide6.QtCore import QT_TRANSLATE_NOOP
 
+from console_app.language import translate
 from engine.report.curves import draw_learning_curves, draw_tradeoff
 from engine.runtime.job_history import JobInfo
 
-CURVE_HINT = "No curve yet: click Run to train, or select jobs in the history"
-TRADEOFF_HINT = "Jobs with a validation loss appear here"
+CURVE_HINT = QT_TRANSLATE_NOOP(
+    "Plots", "No curve yet: click Run to train, or select jobs in the history"
+)
+TRADEOFF_HINT = QT_TRANSLATE_NOOP("Plots", "Jobs with a validation loss appear here")
 
 
 def _hint(ax, text: str) -> str:  # noqa: ANN001 - a matplotlib Axes
     """An empty plot keeps its axes and says what will appear (returns the text shown)."""
+    text = translate("Plots", text)
     ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", wrap=True,
             color="#777", fontsize="small")  # fmt: skip
     return text

@@ -14,7 +14,14 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QModelIndex, QObject, QSize, QSortFilterProxyModel, Qt, Signal
+from PySide6.QtCore import (
+    QModelIndex,
+    QObject,
+    QSize,
+    QSortFilterProxyModel,
+    Qt,
+    Signal,
+)
 from PySide6.QtGui import QDoubleValidator, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
@@ -39,6 +46,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from console_app.language import translate
 from console_app.settings import AppSettings
 from console_app.tabs.job_runner import JobRunner
 from console_app.tabs.table_model import IMAGE_SUFFIXES, THUMB, CsvTableModel, read_csv_rows
@@ -55,9 +63,10 @@ class Catalogue(QObject):
 
     ready = Signal()
 
-    def __init__(self, folders: list[str] | None = None) -> None:
+    def __init__(self, folders: list[str] | None = None, stage: str = "post") -> None:
         super().__init__()
         self.folders = folders or []
+        self.stage = stage  # "post": EVALUATION's plugins; "pre": DATASET > Create Dataset
         self.plugins: list[Plugin] | None = None
         self._thread: threading.Thread | None = None
         self._generation = 0
@@ -76,7 +85,7 @@ class Catalogue(QObject):
             self._thread.start()
 
     def _read(self, generation: int, folders: list[str]) -> None:
-        plugins = discover(folders)
+        plugins = discover(folders, self.stage)
         if generation == self._generation:
             self.plugins = plugins
             try:
@@ -102,7 +111,7 @@ class PluginDialog(QDialog):
     def __init__(self, plugin: Plugin, filled: dict[str, str], parent: QWidget | None = None):
         super().__init__(parent)
         self.plugin = plugin
-        self.setWindowTitle(f"Plugin: {plugin.name}")
+        self.setWindowTitle(translate("PluginPanel", "Plugin: {name}").format(name=plugin.name))
         form = QFormLayout()
         self.fields: dict[str, QWidget] = {}
         for p in plugin.params:
@@ -189,12 +198,16 @@ class PluginPanel(QWidget):
         self.viewer.addWidget(self.table)
         self.progress = QProgressBar()
         self.progress.setVisible(False)
-        self.stop_button = QPushButton("Stop")
+        self.stop_button = QPushButton(translate("PluginPanel", "Stop"))
         self.stop_button.setEnabled(False)
         self.stop_button.clicked.connect(self.runner.stop)
-        self.status = QLabel("Right-click the output table to run a plugin")
-        self.folders_button = QPushButton("Plugin folders...")
-        self.folders_button.setToolTip("Add a folder of plugins (holding _Post_Process/...)")
+        self.status = QLabel(
+            translate("PluginPanel", "Right-click the output table to run a plugin")
+        )
+        self.folders_button = QPushButton(translate("PluginPanel", "Plugin folders..."))
+        self.folders_button.setToolTip(
+            translate("PluginPanel", "Add a folder of plugins (holding _Post_Process/...)")
+        )
         self.folders_button.clicked.connect(self.add_folder)
         left = QSplitter(Qt.Orientation.Vertical)
         left.addWidget(self.results)
@@ -214,12 +227,18 @@ class PluginPanel(QWidget):
 
     def add_folder(self) -> bool:
         """Ask for a plugins folder; remember it (settings) and read the catalogue again."""
-        folder = QFileDialog.getExistingDirectory(self, "Add a plugins folder")
+        folder = QFileDialog.getExistingDirectory(
+            self, translate("PluginPanel", "Add a plugins folder")
+        )
         if not folder:
             return False
         self.settings.add_plugin_folder(folder)
         self.catalogue.reload(self.settings.plugin_folders())
-        self.status.setText(f"Plugins of {folder} added; reading the plugins...")
+        self.status.setText(
+            translate("PluginPanel", "Plugins of {folder} added; reading the plugins...").format(
+                folder=folder
+            )
+        )
         return True
 
     # -- the menu ----------------------------------------------------------------------------
@@ -230,7 +249,7 @@ class PluginPanel(QWidget):
         plugins = self.catalogue.plugins
         if plugins is None:
             self.catalogue.load()
-            menu.addAction("Loading plugins...").setEnabled(False)
+            menu.addAction(translate("PluginPanel", "Loading plugins...")).setEnabled(False)
             return menu
         groups: dict[str, QMenu] = {}
         for plugin in sorted(plugins, key=lambda p: p.name):
@@ -263,8 +282,11 @@ class PluginPanel(QWidget):
             return
         self.dialog_shown = PluginDialog(plugin, filled, self)
         if selection:
-            self.dialog_shown.setWindowTitle(f"{self.dialog_shown.windowTitle()} "
-                                             f"({len(selection)} selected rows)")  # fmt: skip
+            self.dialog_shown.setWindowTitle(
+                translate("PluginPanel", "{windowTitle} ({len} selected rows)").format(
+                    windowTitle=self.dialog_shown.windowTitle(), len=len(selection)
+                )
+            )
         self.dialog_shown.accepted.connect(
             lambda p=plugin, r=row, s=selection: self.run(p, self.dialog_shown.values(), r, s)  # type: ignore[union-attr]
         )
@@ -283,7 +305,7 @@ class PluginPanel(QWidget):
         if rows:
             args += ["--rows", ",".join(str(r) for r in rows)]
         args += [f"{k}={v}" for k, v in values.items()]
-        self.status.setText(f"Running {plugin.name}...")
+        self.status.setText(translate("PluginPanel", "Running {name}...").format(name=plugin.name))
         self.progress.setValue(0)
         self.progress.setVisible(True)
         self.stop_button.setEnabled(True)
@@ -300,9 +322,11 @@ class PluginPanel(QWidget):
         self.progress.setVisible(False)
         self.stop_button.setEnabled(False)
         if status == "failed":
-            self.status.setText("Plugin failed: " + (message.splitlines() or [""])[0])
+            self.status.setText(
+                translate("PluginPanel", "Plugin failed: ") + (message.splitlines() or [""])[0]
+            )
         else:
-            self.status.setText(f"Plugin {status}")
+            self.status.setText(translate("PluginPanel", "Plugin {status}").format(status=status))
         if self.job is not None:
             self.set_job(self.job, select_last=status == "finished")
         self.finished.emit(status, message)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt
 
+from console_app.language import translate
 from console_app.tabs.search_results import SearchResultsDialog, newest_results
 from engine.runtime.job_history import read_curve
 
@@ -66,7 +67,11 @@ class SearchControl:
         self.study = "search_" + _dt.datetime.now().strftime("%Y%m%d_%H%M%S")
         self.done, self.total = 0, tab.document.project.structure_search.get("AttemptTimes")
         tab._begin(root / self.study, [])  # the status line names the study
-        tab.position.setText(f"structure search {self.study}: starting...")
+        tab.position.setText(
+            translate("SearchControl", "structure search {study}: starting...").format(
+                study=self.study
+            )
+        )
         args = ["--study", self.study]
         if epochs is not None:
             args += ["--epochs", str(epochs)]
@@ -81,28 +86,53 @@ class SearchControl:
             self.done = int(record.get("done", 0))
             tab.progress.setMaximum(max(1, self.total))
             tab.progress.setValue(self.done)
-            tab.append_log(f"Structure search {record.get('study')}: {self.total} attempts, "
-                           f"method {record.get('method')}, objective "
-                           f"{record.get('objective')}")  # fmt: skip
+            tab.append_log(
+                translate(
+                    "SearchControl",
+                    "Structure search {get}: {total} attempts, method {get2}, objective {get3}",
+                ).format(
+                    get=record.get("study"),
+                    total=self.total,
+                    get2=record.get("method"),
+                    get3=record.get("objective"),
+                )
+            )
         elif kind == "attempt_start":
-            tab.position.setText(f"attempt {record.get('number')} of {self.total}: "
-                                 f"{record.get('mutation')}")  # fmt: skip
-            tab.append_log(f"Attempt {record.get('number')}: {record.get('mutation')}")
+            tab.position.setText(
+                translate("SearchControl", "attempt {get} of {total}: {get2}").format(
+                    get=record.get("number"), total=self.total, get2=record.get("mutation")
+                )
+            )
+            tab.append_log(
+                translate("SearchControl", "Attempt {get}: {get2}").format(
+                    get=record.get("number"), get2=record.get("mutation")
+                )
+            )
             self.jobs[record.get("number")] = Path(str(record.get("job")))
         elif kind in ("attempt_end", "attempt_failed"):
             self.done += 1
             tab.progress.setValue(min(self.done, tab.progress.maximum()))
             error = record.get("valid_error")
-            shown = f"validation error {error:.4g}" if error is not None else record.get(
-                "message") or record.get("status", "failed")  # fmt: skip
-            tab.append_log(f"Attempt {record.get('number')}: {shown}")
+            shown = (
+                translate("SearchControl", "validation error {error:.4g}").format(error=error)
+                if error is not None
+                else record.get("message") or record.get("status", "failed")
+            )
+            tab.append_log(
+                translate("SearchControl", "Attempt {get}: {shown}").format(
+                    get=record.get("number"), shown=shown
+                )
+            )
             tab.refresh_jobs()  # the new job folder joins the history and trade-off graph
             job = self.jobs.get(record.get("number"))
             if job is not None:  # the attempt's learning curve, once it is written
                 tab.curve.set_curves([(job.name, read_curve(job))])
         elif kind == "search_end":
-            tab.append_log(f"Structure search ended: {record.get('attempts')} attempts, "
-                           f"Pareto-optimal {record.get('pareto')}")  # fmt: skip
+            tab.append_log(
+                translate(
+                    "SearchControl", "Structure search ended: {get} attempts, Pareto-optimal {get2}"
+                ).format(get=record.get("attempts"), get2=record.get("pareto"))
+            )
             if record.get("table"):
                 self.show_results(Path(str(record["table"])))
 
@@ -110,8 +140,13 @@ class SearchControl:
         """The results of ``table`` (default: the newest study in the jobs folder)."""
         table = table or newest_results(self.tab.jobs_root())
         if table is None or not table.is_file():
-            self.tab.show_error("No structure search results yet: enable it in CONFIG > "
-                                "Structure Search, then Run")  # fmt: skip
+            self.tab.show_error(
+                translate(
+                    "SearchControl",
+                    "No structure search results yet: enable it in CONFIG > "
+                    "Structure Search, then Run",
+                )
+            )
             return None
         self.dialog = SearchResultsDialog(table, self.tab)
         self.dialog.open_network.connect(self.tab.open_network.emit)

@@ -12,7 +12,7 @@ import csv
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -25,20 +25,22 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
+from console_app.language import translate
+
 __all__ = ["SearchResultsDialog", "newest_results"]
 
 # (CSV column, header, kind): numbers sort as numbers.
 COLUMNS = (
-    ("number", "Attempt", "int"),
+    ("number", QT_TRANSLATE_NOOP("SearchResults", "Attempt"), "int"),
     ("pareto", "Pareto", "mark"),
-    ("state", "State", "text"),
-    ("valid_error", "Validation loss", "float"),
-    ("accuracy", "Accuracy", "percent"),
+    ("state", QT_TRANSLATE_NOOP("SearchResults", "State"), "text"),
+    ("valid_error", QT_TRANSLATE_NOOP("SearchResults", "Validation loss"), "float"),
+    ("accuracy", QT_TRANSLATE_NOOP("SearchResults", "Accuracy"), "percent"),
     ("cost_multiply_add", "CostMultiplyAdd", "int"),
-    ("mutation", "Mutation", "text"),
-    ("reason", "Reason", "text"),
+    ("mutation", QT_TRANSLATE_NOOP("SearchResults", "Mutation"), "text"),
+    ("reason", QT_TRANSLATE_NOOP("SearchResults", "Reason"), "text"),
 )
-PARETO = "\u2605 optimal"
+PARETO = QT_TRANSLATE_NOOP("SearchResults", "\u2605 optimal")
 RIGHT = Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter
 
 
@@ -64,7 +66,10 @@ class _Item(QTableWidgetItem):
 
 def _cell(value: str, kind: str) -> _Item:
     if kind == "mark":
-        return _Item(PARETO if value == "True" else "", 0.0 if value == "True" else 1.0)
+        return _Item(
+            translate("SearchResults", PARETO) if value == "True" else "",
+            0.0 if value == "True" else 1.0,
+        )
     if kind == "text" or value in ("", "None"):
         return _Item("" if value == "None" else value, value if kind == "text" else float("inf"))
     number = float(value)
@@ -86,16 +91,25 @@ class SearchResultsDialog(QDialog):
         super().__init__(parent)
         self.table_path = table
         study = table.name.removesuffix("_results.csv")
-        self.setWindowTitle(f"Structure search {study}")
+        self.setWindowTitle(
+            translate("SearchResults", "Structure search {study}").format(study=study)
+        )
         with open(table, newline="", encoding="utf-8") as f:
             self.rows = list(csv.DictReader(f))
         optimal = sum(r.get("pareto") == "True" for r in self.rows)
-        self.summary = QLabel(f"{len(self.rows)} attempts, {optimal} Pareto-optimal (lowest "
-                              "validation loss for their CostMultiplyAdd). Click a header to "
-                              "sort; double-click an attempt to open its network.")  # fmt: skip
+        self.summary = QLabel(
+            translate(
+                "SearchResults",
+                "{len} attempts, {optimal} Pareto-optimal (lowest validation loss for "
+                "their CostMultiplyAdd). Click a header to sort; double-click an "
+                "attempt to open its network.",
+            ).format(len=len(self.rows), optimal=optimal)
+        )
         self.summary.setWordWrap(True)
         self.table = QTableWidget(len(self.rows), len(COLUMNS))
-        self.table.setHorizontalHeaderLabels([header for _, header, _ in COLUMNS])
+        self.table.setHorizontalHeaderLabels(
+            [translate("SearchResults", header) for _, header, _ in COLUMNS]
+        )
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
@@ -120,9 +134,9 @@ class SearchResultsDialog(QDialog):
         self.table.sortItems(0, Qt.SortOrder.AscendingOrder)
         self.table.resizeColumnsToContents()
         self.table.horizontalHeader().setStretchLastSection(True)
-        self.open_button = QPushButton("Open network in EDIT")
+        self.open_button = QPushButton(translate("SearchResults", "Open network in EDIT"))
         self.open_button.setEnabled(False)
-        close = QPushButton("Close")
+        close = QPushButton(translate("SearchResults", "Close"))
         self.table.itemSelectionChanged.connect(self._selected)
         self.table.itemDoubleClicked.connect(lambda _item: self.open_selected())
         self.open_button.clicked.connect(self.open_selected)

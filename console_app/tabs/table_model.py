@@ -32,10 +32,32 @@ def read_csv_rows(path: Path, limit: int | None = None) -> tuple[list[str], list
     return header, rows
 
 
+def _long_number(text: str, decimals: int) -> bool:
+    """A number written with more than ``decimals`` decimals (or in exponent notation)."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    mantissa = text.lower().split("e")[0]
+    return "e" in text.lower() or len(mantissa.partition(".")[2]) > decimals
+
+
 class CsvTableModel(QAbstractTableModel):
-    def __init__(self, header: list[str], rows: list[list[str]], base: Path | None = None):
+    """``base``: where relative paths are. ``root``: absolute paths under it are shown relative
+    to it (EVALUATION: the dataset's folder), others by their file name; ``decimals``: numbers
+    shown rounded (the tooltip keeps the cell as written)."""
+
+    def __init__(
+        self,
+        header: list[str],
+        rows: list[list[str]],
+        base: Path | None = None,
+        root: Path | None = None,
+        decimals: int | None = None,
+    ):
         super().__init__()
         self.header, self.rows, self.base = header, rows, base
+        self.root, self.decimals = root, decimals
         self._thumbs: dict[str, QPixmap | None] = {}
 
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: B008, N802
@@ -54,12 +76,23 @@ class CsvTableModel(QAbstractTableModel):
         text = self.cell(index.row(), index.column())
         image = text.lower().endswith(IMAGE_SUFFIXES)
         if role == Qt.ItemDataRole.DisplayRole:  # the file name beside its thumbnail
-            return text.replace("\\", "/").rsplit("/", 1)[-1] if image else text
+            return self.display(text, image)
         if role == Qt.ItemDataRole.ToolTipRole:
             return text
         if role == Qt.ItemDataRole.DecorationRole and image:
             return self.thumbnail(text)
         return None
+
+    def display(self, text: str, image: bool) -> str:
+        """A cell as shown: a rounded number, a path relative to ``root``, a file name."""
+        if self.decimals is not None and _long_number(text, self.decimals):
+            return f"{float(text):.{self.decimals}f}"
+        if self.root is not None and (image or "/" in text or "\\" in text):
+            try:
+                return Path(text).relative_to(self.root).as_posix()
+            except ValueError:
+                pass
+        return text.replace("\\", "/").rsplit("/", 1)[-1] if image else text
 
     def thumbnail(self, text: str) -> QPixmap | None:
         if text not in self._thumbs:

@@ -19,11 +19,9 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
-    QFileDialog,
     QHBoxLayout,
     QLabel,
     QMenu,
-    QMessageBox,
     QPlainTextEdit,
     QProgressBar,
     QPushButton,
@@ -36,8 +34,20 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.document import Document
+from console_app.language import translate
 from console_app.report_action import ReportController
 from console_app.tabs import job_menu
+from console_app.tabs.history_table import (
+    COLUMNS,
+    GROUP_ROLE,
+    STATUS_COLORS,
+    TRADEOFF_STATISTICS,
+    _duration,
+    _fmt,
+    _history_rows,
+    _sweep_baseline,
+)
+from console_app.tabs.job_dialogs import JobDialogs
 from console_app.tabs.job_runner import JobRunner
 from console_app.tabs.job_watch import JobsWatcher
 from console_app.tabs.plots import LearningCurvePlot, TradeoffPlot
@@ -47,24 +57,8 @@ from console_app.tabs.snapshot import write_snapshot
 from engine.formats import ProjectFileError
 from engine.runtime import job_history as H
 
-COLUMNS = ("Name", "Status", "Date", "Epoch", "Cost", "Training loss", "Validation loss",
-           "CostParameter", "CostMultiplyAdd")  # fmt: skip
-TRADEOFF_STATISTICS = ("CostMultiplyAdd", "CostParameter", "UniqueParameters", "FLOPs",
-                       "CostAdd", "CostMultiply", "Output", "ParameterBytes")  # fmt: skip
-STATUS_COLORS = {"running": "#1f77b4", "finished": "#2ca02c", "stopped": "#ff7f0e",
-                 "interrupted": "#ff7f0e", "failed": "#d62728"}  # fmt: skip
 
-
-def _fmt(value: float | None) -> str:
-    return "" if value is None else f"{value:.6g}"
-
-
-def _duration(seconds: float) -> str:
-    seconds = max(0, int(seconds))
-    return f"{seconds // 3600:d}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"
-
-
-class TrainingTab(QWidget):
+class TrainingTab(QWidget, JobDialogs):
     run_ended = Signal(str)  # finished, stopped or failed
     jobs_changed = Signal(list)  # list[Path], oldest first
     open_network = Signal(Path)  # a job's network.ncproj, for EDIT
@@ -78,7 +72,9 @@ class TrainingTab(QWidget):
         self.runner.event.connect(self._on_event)
         self.runner.log.connect(self.append_log)
         self.runner.ended.connect(self._on_ended)
-        self.jobs: list[H.JobInfo] = []
+        self.jobs: list[H.JobInfo] = []  # in the table's order (experiment rows left out)
+        self.rows: list[H.JobInfo | Path] = []  # each row: a job, or an experiment's folder
+        self.expanded: set[Path] = set()  # experiments whose points are shown
         self.current_job: Path | None = None
         self.live_curve: list[tuple[int, Any, Any, Any]] = []
         self.last_status = ""
@@ -95,42 +91,69 @@ class TrainingTab(QWidget):
 
     # -- layout ----------------------------------------------------------------------------
     def _build(self) -> None:
-        self.run_button = QPushButton("Run")
-        self.run_button.setToolTip("Train the current project (a snapshot of it) in a new job")
-        self.stop_button = QPushButton("Stop")
-        self.stop_button.setToolTip("Save a checkpoint, then end the run")
-        self.resume_button = QPushButton("Resume")
-        self.resume_button.setToolTip("Continue the selected stopped job from its checkpoint")
+        self.run_button = QPushButton(translate("TrainingTab", "Run"))
+        self.run_button.setToolTip(
+            translate("TrainingTab", "Train the current project (a snapshot of it) in a new job")
+        )
+        self.stop_button = QPushButton(translate("TrainingTab", "Stop"))
+        self.stop_button.setToolTip(translate("TrainingTab", "Save a checkpoint, then end the run"))
+        self.resume_button = QPushButton(translate("TrainingTab", "Resume"))
+        self.resume_button.setToolTip(
+            translate("TrainingTab", "Continue the selected stopped job from its checkpoint")
+        )
         self.device = QComboBox()
-        self.device.addItems(["auto", "cpu", "gpu"])
-        self.device.setToolTip("Array backend of the trainer (auto: GPU when CuPy finds one)")
+        self.device.addItems(
+            [
+                "auto",
+                "cpu",
+                "gpu",
+            ]
+        )
+        self.device.setToolTip(
+            translate("TrainingTab", "Array backend of the trainer (auto: GPU when CuPy finds one)")
+        )
         self.processes = QSpinBox()
         self.processes.setRange(1, 256)
         self.processes.setToolTip(
-            "Data-parallel trainers started through mpirun (one per GPU on a GPU machine); "
-            "Batch Size is per process, so the global batch is Processes x Batch Size"
+            translate(
+                "TrainingTab",
+                "Data-parallel trainers started through mpirun (one per GPU on a GPU machine); "
+                "Batch Size is per process, so the global batch is Processes x Batch Size",
+            )
         )
         self.progress = QProgressBar()
-        self.position = QLabel("No run")
+        self.position = QLabel(translate("TrainingTab", "No run"))
         self.timing = QLabel("")
         self.warning_label = QLabel("")
         self.warning_label.setStyleSheet("color: #b36b00; font-weight: bold")
         self.warning_label.setWordWrap(True)
+        self.warning_label.hide()  # shown with a warning (an empty line took the history's room)
         # clicked(bool) must not reach a slot's first parameter (run(epochs=False) never trained)
         self.run_button.clicked.connect(lambda: self.run())
         self.stop_button.clicked.connect(lambda: self.stop())
         self.resume_button.clicked.connect(lambda: self.resume())
         top = QHBoxLayout()
-        for w in (self.run_button, self.stop_button, self.resume_button, QLabel("Device:"),
-                  self.device, QLabel("Processes:"), self.processes, self.progress,
-                  self.position, self.timing):  # fmt: skip
+        for w in (
+            self.run_button,
+            self.stop_button,
+            self.resume_button,
+            QLabel(translate("TrainingTab", "Device:")),
+            self.device,
+            QLabel(translate("TrainingTab", "Processes:")),
+            self.processes,
+            self.progress,
+            self.position,
+            self.timing,
+        ):
             top.addWidget(w)
 
-        self.search_results_button = QPushButton("Search results...")
-        self.search_results_button.setToolTip("The newest structure search's attempts")
+        self.search_results_button = QPushButton(translate("TrainingTab", "Search results..."))
+        self.search_results_button.setToolTip(
+            translate("TrainingTab", "The newest structure search's attempts")
+        )
         self.search_results_button.clicked.connect(lambda: self.search.show_results())
         self.curve = LearningCurvePlot()
-        self.log_scale = QCheckBox("Log scale")
+        self.log_scale = QCheckBox(translate("TrainingTab", "Log scale"))
         self.log_scale.toggled.connect(self.curve.set_log_scale)
         self.tradeoff = TradeoffPlot()
         self.statistic = QComboBox()
@@ -143,7 +166,7 @@ class TrainingTab(QWidget):
         lv.addWidget(self.log_scale)
         rv.addWidget(self.tradeoff)
         row = QHBoxLayout()
-        row.addWidget(QLabel("Trade-off against:"))
+        row.addWidget(QLabel(translate("TrainingTab", "Trade-off against:")))
         row.addWidget(self.statistic)
         row.addStretch(1)
         row.addWidget(self.search_results_button)  # a search's attempts are the graph's points
@@ -153,28 +176,34 @@ class TrainingTab(QWidget):
         plots.setSizes([700, 400])
 
         self.table = QTableWidget(0, len(COLUMNS))
-        self.table.setHorizontalHeaderLabels(COLUMNS)
+        self.table.setHorizontalHeaderLabels([translate("TrainingTab", c) for c in COLUMNS])
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.verticalHeader().setVisible(False)
+        # Compact rows: at 1366x768 the history showed 5 jobs.
+        self.table.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         self.table.itemSelectionChanged.connect(self._selection_changed)
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._show_job_menu)
+        self.table.cellClicked.connect(lambda row, _col: self._toggle_group(row))
         self.job_menu_shown: QMenu | None = None
         buttons = QHBoxLayout()
-        self.rename_button = QPushButton("Rename...")
-        self.delete_button = QPushButton("Delete...")
-        self.open_button = QPushButton("Open network in EDIT")
-        self.report_button = QPushButton("Report...")
+        self.rename_button = QPushButton(translate("TrainingTab", "Rename..."))
+        self.delete_button = QPushButton(translate("TrainingTab", "Delete..."))
+        self.open_button = QPushButton(translate("TrainingTab", "Open network in EDIT"))
+        self.report_button = QPushButton(translate("TrainingTab", "Report..."))
         self.report_button.setToolTip(
-            "Write the selected job's PowerPoint report (several selected: a comparison deck)"
+            translate(
+                "TrainingTab",
+                "Write the selected job's PowerPoint report (several selected: a comparison deck)",
+            )
         )
         self.reports = ReportController(self)
         self.report_button.clicked.connect(self.report_selected)
         self.rename_button.clicked.connect(lambda: self.rename_selected())
         self.delete_button.clicked.connect(lambda: self.delete_selected())
         self.open_button.clicked.connect(lambda: self.open_selected())
-        self.quantize_button = QPushButton("Quantization experiment...")
+        self.quantize_button = QPushButton(translate("TrainingTab", "Quantization experiment..."))
         self.quantize_button.clicked.connect(lambda: open_experiment(self))
         for b in (self.rename_button, self.delete_button, self.open_button, self.report_button,
                   self.quantize_button):  # fmt: skip
@@ -183,7 +212,9 @@ class TrainingTab(QWidget):
         history = QWidget()
         hv = QVBoxLayout(history)
         hv.setContentsMargins(0, 0, 0, 0)
-        hv.addWidget(QLabel("Job history (select several to overlay their curves)"))
+        hv.addWidget(
+            QLabel(translate("TrainingTab", "Job history (select several to overlay their curves)"))
+        )
         hv.addWidget(self.table)
         hv.addLayout(buttons)
 
@@ -193,11 +224,11 @@ class TrainingTab(QWidget):
         lower = QSplitter(Qt.Orientation.Horizontal)
         lower.addWidget(history)
         lower.addWidget(self.log)
-        lower.setSizes([700, 400])
+        lower.setSizes([1000, 350])  # every history column fits a 1366 px wide window
         body = QSplitter(Qt.Orientation.Vertical)
         body.addWidget(plots)
         body.addWidget(lower)
-        body.setSizes([450, 300])
+        body.setSizes([330, 420])  # the history shows 10 jobs at 1366x768
         layout = QVBoxLayout(self)
         layout.addLayout(top)
         layout.addWidget(self.warning_label)
@@ -211,9 +242,9 @@ class TrainingTab(QWidget):
             self.current_job, self.live_curve = None, []
             self.curve.set_curves([])
             self.progress.setValue(0)
-            self.position.setText("No run")
+            self.position.setText(translate("TrainingTab", "No run"))
             self.timing.setText("")
-            self.warning_label.setText("")
+            self._set_warning("")
             self.warnings = []
             self.log.clear()  # the last project's output read as this one's
         self.refresh_jobs()
@@ -243,7 +274,9 @@ class TrainingTab(QWidget):
         try:
             return write_snapshot(self.document.project, self.document.path, self.jobs_root())
         except (OSError, ProjectFileError, ValueError) as exc:
-            self._fail_before_start(f"cannot write the project snapshot: {exc}")
+            self._fail_before_start(
+                translate("TrainingTab", "cannot write the project snapshot: {exc}").format(exc=exc)
+            )
             return None
 
     def run(
@@ -270,7 +303,11 @@ class TrainingTab(QWidget):
         if job is None or self.runner.is_running():
             return False
         if not (job / "checkpoints" / "last").is_dir():
-            self.append_log(f"{job.name}: no checkpoint to resume from")
+            self.append_log(
+                translate("TrainingTab", "{name}: no checkpoint to resume from").format(
+                    name=job.name
+                )
+            )
             return False
         self._begin(job, H.read_curve(job))
         self.runner.resume(job, self.device.currentText(), epochs, self.processes.value())
@@ -278,7 +315,7 @@ class TrainingTab(QWidget):
 
     def stop(self) -> bool:
         if self.runner.stop():
-            self.append_log("Stop requested: saving a checkpoint...")
+            self.append_log(translate("TrainingTab", "Stop requested: saving a checkpoint..."))
             self.stop_button.setEnabled(False)
             return True
         return False
@@ -287,18 +324,18 @@ class TrainingTab(QWidget):
         self.current_job = job
         self.live_curve = list(curve)
         self.warnings = []
-        self.warning_label.setText("")
+        self._set_warning("")
         self.last_status, self.last_message = "running", ""
         self._started = time.monotonic()
         self._first_iteration = -1
         self.progress.setValue(0)
-        self.position.setText(f"{job.name}: starting...")
+        self.position.setText(translate("TrainingTab", "{name}: starting...").format(name=job.name))
         self.timing.setText("")
         self.curve.set_curves([(job.name, self.live_curve)])
         self._update_buttons(running=True)
 
     def _fail_before_start(self, message: str) -> None:
-        self.append_log(f"ERROR: {message}")
+        self.append_log(translate("TrainingTab", "ERROR: {message}").format(message=message))
         self.last_status, self.last_message = "failed", message
         self.run_ended.emit("failed")
 
@@ -313,12 +350,26 @@ class TrainingTab(QWidget):
             k = int(record.get("processes", 1) or 1)
             on = f"{device} x {k} processes" if k > 1 else device
             per = " per process" if k > 1 else ""
-            self.append_log(f"Training on {on}, {record.get('max_epoch')} epochs of "
-                            f"{record.get('iter_per_epoch')} iterations, batch size "
-                            f"{record.get('batch_size')}{per}, seed "
-                            f"{record.get('seed')}")  # fmt: skip
+            self.append_log(
+                translate(
+                    "TrainingTab",
+                    "Training on {on}, {get} epochs of {get2} iterations, batch size "
+                    "{get3}{per}, seed {get4}",
+                ).format(
+                    on=on,
+                    get=record.get("max_epoch"),
+                    get2=record.get("iter_per_epoch"),
+                    get3=record.get("batch_size"),
+                    per=per,
+                    get4=record.get("seed"),
+                )
+            )
             if self.device.currentText() == "gpu" and "gpu" not in str(device).lower():
-                self._warn(f"asked for the GPU, training on {device}")
+                self._warn(
+                    translate("TrainingTab", "asked for the GPU, training on {device}").format(
+                        device=device
+                    )
+                )
         elif kind == "iteration":
             self._show_position(record)
         elif kind == "epoch":
@@ -330,7 +381,9 @@ class TrainingTab(QWidget):
         elif kind == "warning":
             self._warn(str(record.get("message", "")))
         elif kind == "error":
-            self.append_log(f"ERROR: {record.get('message', '')}")
+            self.append_log(
+                translate("TrainingTab", "ERROR: {get}").format(get=record.get("message", ""))
+            )
 
     def _show_position(self, record: dict) -> None:
         iteration, total = int(record.get("iteration", 0)), int(record.get("total", 0) or 0)
@@ -343,13 +396,21 @@ class TrainingTab(QWidget):
         if total:
             self.progress.setMaximum(total)
             self.progress.setValue(iteration)
-        self.position.setText(f"epoch {record.get('epoch')}, iteration {iteration}/{total}")
-        self.timing.setText(f"elapsed {_duration(elapsed)}, remaining {_duration(remaining)}")
+        self.position.setText(
+            translate("TrainingTab", "epoch {get}, iteration {iteration}/{total}").format(
+                get=record.get("epoch"), iteration=iteration, total=total
+            )
+        )
+        self.timing.setText(
+            translate("TrainingTab", "elapsed {duration}, remaining {duration2}").format(
+                duration=_duration(elapsed), duration2=_duration(remaining)
+            )
+        )
 
     def _warn(self, message: str) -> None:
         self.warnings.append(message)
-        self.append_log(f"WARNING: {message}")
-        self.warning_label.setText("Warning: " + " | ".join(self.warnings[-3:]))
+        self.append_log(translate("TrainingTab", "WARNING: {message}").format(message=message))
+        self._set_warning(translate("TrainingTab", "Warning: ") + " | ".join(self.warnings[-3:]))
 
     def _on_ended(self, status: str, message: str) -> None:
         self.last_status, self.last_message = status, message
@@ -360,12 +421,14 @@ class TrainingTab(QWidget):
             first = message.splitlines()[0] if message else ""
             logged = self.log.toPlainText().splitlines()
             self.append_log(
-                "FAILED" if first and f"ERROR: {first}" in logged else f"FAILED: {first}"
+                translate("TrainingTab", "FAILED")
+                if first and f"ERROR: {first}" in logged
+                else translate("TrainingTab", "FAILED: {first}").format(first=first)
             )
             text = "Training failed: " + message.splitlines()[0] if message else "Training failed"
             if self.warnings:
                 text += "  |  Warning: " + " | ".join(self.warnings[-3:])
-            self.warning_label.setText(text)
+            self._set_warning(text)
         elif status == "finished":
             self.progress.setValue(self.progress.maximum())
         if status in ("finished", "stopped"):
@@ -376,41 +439,119 @@ class TrainingTab(QWidget):
             self.select_jobs([self.current_job])  # what Resume continues
         self.run_ended.emit(status)
 
+    def _set_warning(self, text: str) -> None:
+        self.warning_label.setText(text)
+        self.warning_label.setVisible(bool(text))
+
     def append_log(self, line: str) -> None:
         self.log.appendPlainText(line)
 
     # -- history ---------------------------------------------------------------------------
     def refresh_jobs(self) -> None:
         self._shown_root = self.jobs_root()
-        selected = {p.name for p in self.selected_jobs()}
-        self.jobs = [H.read_job(p) for p in H.list_jobs(self.jobs_root())]
+        selected = set(self.selected_jobs())
+        self.jobs, self.rows = _history_rows([H.read_job(p) for p in H.list_jobs(self.jobs_root())])
         self.watcher.watch(self.jobs_root(), [j.path for j in self.jobs])
         self.table.blockSignals(True)
-        self.table.setRowCount(len(self.jobs))
-        for row, job in enumerate(self.jobs):
-            values = (job.name, job.status, job.date, f"{job.epoch}/{job.max_epoch}",
-                      _fmt(job.last(1)), _fmt(job.last(2)), _fmt(job.last(3)),
+        self.table.clearSpans()
+        self.table.setRowCount(len(self.rows))
+        for row, job in enumerate(self.rows):
+            if isinstance(job, Path):
+                self._set_group_row(row, job)
+                continue
+            point = job.experiment is not None
+            name = "    " + job.name.split(": ", 1)[-1] if point else job.name
+            epoch = "" if point and not job.max_epoch else f"{job.epoch}/{job.max_epoch}"
+            accuracy = "" if job.accuracy is None else f"{100 * job.accuracy:.2f} %"
+            status = translate("TrainingTab", job.status)
+            values = (name, status, job.date, epoch, accuracy, _fmt(job.last(1)),
+                      _fmt(job.last(2)), _fmt(job.last(3)),
                       job_menu.count_text(job.statistics.get("CostParameter")),
                       job_menu.count_text(job.statistics.get("CostMultiplyAdd")))  # fmt: skip
             for col, text in enumerate(values):
                 item = QTableWidgetItem(text)
                 item.setData(Qt.ItemDataRole.UserRole, str(job.path))
+                if col == 0:
+                    item.setToolTip(f"{job.name}\n{job.path}")
                 if col == 1:
                     item.setForeground(QColor(STATUS_COLORS.get(job.status, "black")))
                     if job.message:
                         item.setToolTip(job.message)
+                if col == 4 and job.accuracy is not None:
+                    item.setToolTip(self.tr("Accuracy of the job's last evaluation"))
                 self.table.setItem(row, col, item)
-            if job.path.name in selected:
+            if job.path in selected:
+                if point:
+                    self.expanded.add(job.experiment)
                 self.table.selectRow(row)
-        self.table.resizeColumnsToContents()
+        self._show_groups()
         self.table.blockSignals(False)
         self._draw_tradeoff()
         self._update_buttons()
         self.jobs_changed.emit([j.path for j in self.jobs])
 
+    def _set_group_row(self, row: int, experiment: Path) -> None:
+        points = [j for j in self.jobs if j.experiment == experiment]
+        source = H.experiment_source(experiment)
+        text = (
+            self.tr("Quantization experiment {0} of {1}: {2} points").format(
+                experiment.name, source.name, len(points))
+            if source is not None
+            else self.tr("Quantization experiment {0}: {1} points").format(
+                experiment.name, len(points))
+        )  # fmt: skip
+        item = QTableWidgetItem(text)
+        item.setData(GROUP_ROLE, str(experiment))
+        item.setFlags(Qt.ItemFlag.ItemIsEnabled)  # not a job: never selected
+        item.setToolTip(self.tr("Click to show or hide the experiment's points"))
+        font = item.font()
+        font.setItalic(True)
+        item.setFont(font)
+        self.table.setItem(row, 0, item)
+        self.table.setSpan(row, 0, 1, len(COLUMNS))
+
+    def _show_groups(self) -> None:
+        """Hide the points of collapsed experiments; the experiment row says which way."""
+        for row, job in enumerate(self.rows):
+            if isinstance(job, Path):
+                item = self.table.item(row, 0)
+                text = item.text().lstrip("▸▾ ")
+                item.setText(("▾ " if job in self.expanded else "▸ ") + text)
+            else:
+                experiment = job.experiment
+                self.table.setRowHidden(row, experiment is not None and
+                                        experiment not in self.expanded)  # fmt: skip
+        self._resize_columns()
+
+    def _resize_columns(self) -> None:
+        """Columns as wide as the jobs' values (an experiment's row spans them all and does
+        not widen the first: its text is left out while measuring)."""
+        groups = [(self.table.item(r, 0), self.table.item(r, 0).text())
+                  for r, j in enumerate(self.rows) if isinstance(j, Path)]  # fmt: skip
+        blocked = self.table.blockSignals(True)
+        for item, _text in groups:
+            item.setText("")
+        self.table.resizeColumnsToContents()
+        for item, text in groups:
+            item.setText(text)
+        self.table.blockSignals(blocked)
+
+    def _toggle_group(self, row: int) -> None:
+        """A click on an experiment's row shows or hides its points."""
+        if 0 <= row < len(self.rows) and isinstance(self.rows[row], Path):
+            experiment = self.rows[row]
+            self.expanded ^= {experiment}
+            self._show_groups()
+
+    def row_of(self, job: Path) -> int:
+        """The history's row showing ``job`` (-1: not listed)."""
+        return next((r for r, j in enumerate(self.rows) if isinstance(j, H.JobInfo)
+                     and j.path == job), -1)  # fmt: skip
+
     def selected_jobs(self) -> list[Path]:
         rows = sorted({i.row() for i in self.table.selectedItems()})
-        return [self.jobs[r].path for r in rows if r < len(self.jobs)]
+        return [job.path for r in rows if r < len(self.rows)
+                and isinstance(job := self.rows[r], H.JobInfo)]  # fmt: skip
 
     def selected_job(self) -> Path | None:
         jobs = self.selected_jobs()
@@ -420,8 +561,11 @@ class TrainingTab(QWidget):
         self.table.clearSelection()
         mode = self.table.selectionMode()
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.MultiSelection)
-        for row, job in enumerate(self.jobs):
-            if job.path in paths:
+        for row, job in enumerate(self.rows):
+            if isinstance(job, H.JobInfo) and job.path in paths:
+                if job.experiment is not None and job.experiment not in self.expanded:
+                    self.expanded.add(job.experiment)
+                    self._show_groups()
                 self.table.selectRow(row)
         self.table.setSelectionMode(mode)
 
@@ -448,10 +592,13 @@ class TrainingTab(QWidget):
         info = next((j for j in self.jobs if j.path == one), None)
         self.resume_button.setEnabled(not running and info is not None and info.resumable)
         self.resume_button.setToolTip(
-            "Continue the selected stopped job from its checkpoint"
+            translate("TrainingTab", "Continue the selected stopped job from its checkpoint")
             if info is None or info.resumable or info.status == "finished"
-            else f"{info.name} has no checkpoint to continue from: it ended before its first "
-            "epoch. Fix the problem and press Run."
+            else translate(
+                "TrainingTab",
+                "{name} has no checkpoint to continue from: it ended before its first "
+                "epoch. Fix the problem and press Run.",
+            ).format(name=info.name)
         )
         for b in (self.rename_button, self.open_button, self.quantize_button):
             b.setEnabled(one is not None)
@@ -459,41 +606,6 @@ class TrainingTab(QWidget):
         self.delete_button.setEnabled(bool(self.selected_jobs()) and not running)
 
     # -- history actions (dialogs go through ask_* so tests can answer) ---------------------
-    def ask_text(self, title: str, label: str, text: str) -> str | None:
-        from console_app.text_dialog import ask_text  # noqa: PLC0415
-
-        return ask_text(self, title, label, text)
-
-    def ask_confirm(self, text: str) -> bool:
-        return QMessageBox.question(self, "NeuroCanvas", text) == QMessageBox.StandardButton.Yes
-
-    def rename_selected(self, name: str | None = None) -> bool:
-        job = self.selected_job()
-        if job is None:
-            return False
-        info = next(j for j in self.jobs if j.path == job)
-        name = name if name is not None else self.ask_text("Rename job", "Job name:", info.name)
-        if not name or not name.strip():
-            return False
-        H.rename_job(job, name.strip())
-        self.refresh_jobs()
-        return True
-
-    def ask_delete(self, names: list[str]) -> str:
-        return job_menu.ask_delete(self, names)
-
-    def ask_save_path(self, caption: str, start: str, file_filter: str) -> str | None:
-        path, _ = QFileDialog.getSaveFileName(self, caption, start, file_filter)
-        return path or None
-
-    def show_error(self, message: str) -> None:
-        """Tell the user without blocking (a window-modal box; tests read ``last_error``)."""
-        self.append_log(f"ERROR: {message}")
-        self.last_error = message
-        box = QMessageBox(QMessageBox.Icon.Warning, "NeuroCanvas", message, parent=self)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
-
     def delete_selected(self) -> bool:
         return job_menu.delete_jobs(self, self.selected_jobs())
 
@@ -520,8 +632,3 @@ class TrainingTab(QWidget):
         job = self.selected_job()
         if job is not None:
             self.open_network.emit(job / "network.ncproj")
-
-
-def _sweep_baseline(job: Path) -> bool:
-    """A quantization sweep's float point: its job evaluated again (one point, drawn once)."""
-    return job.name == "float" and (job.parent / "results.csv").is_file()

@@ -1,6 +1,7 @@
-"""The ``neurocanvas`` command: one module per subcommand (``add_parser``, ``run(args) -> int``).
+"""The ``neurocanvas`` commands: one module per subcommand (``add_parser``, ``run(args) -> int``).
 
-With no argument it opens the desktop app on the default sample project.
+The ``neurocanvas`` program (the package of that name) opens the desktop app when it is given
+no command; ``python -m engine.cli`` runs commands only.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import os
 import re
 import sys
 import warnings
-from pathlib import Path
 
 # Subcommand modules in the order ``--help`` lists them; a module that is not there yet is skipped.
 SUBCOMMANDS = (
@@ -56,21 +56,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    if not argv or _names_a_project(argv):
-        if argv and not Path(argv[0]).is_file():
-            what = "a folder, not a project file" if Path(argv[0]).is_dir() else "no such file"
-            print(f"neurocanvas: error: {argv[0]}: {what}", file=sys.stderr)
-            return 2
-        if _no_display():
-            print(
-                "neurocanvas: error: no display to open the app on (DISPLAY and WAYLAND_DISPLAY "
-                "are unset); run a command instead (neurocanvas --help)",
-                file=sys.stderr,
-            )
-            return 2
-        from console_app.app import run_app  # noqa: PLC0415 - Qt only when the GUI is wanted
-
-        return run_app(argv[0] if argv else None)
     parser = build_parser()
     args, unknown = parser.parse_known_args(argv)
     if unknown and getattr(args, "_extra_ok", False):  # a plugin's own options (plugin run)
@@ -110,24 +95,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"neurocanvas {args.command}: error: {one_line(describe_write_error(exc))}",
               file=sys.stderr)  # fmt: skip
         return 1
-
-
-def _no_display() -> bool:
-    """On Linux and the BSDs with no X or Wayland display and no Qt platform chosen, Qt would
-    abort with a core dump and a page of messages about plugins."""
-    if not sys.platform.startswith(("linux", "freebsd", "openbsd", "netbsd")):
-        return False
-    env = os.environ
-    return not (env.get("DISPLAY") or env.get("WAYLAND_DISPLAY") or env.get("QT_QPA_PLATFORM"))
-
-
-def _names_a_project(argv: list[str]) -> bool:
-    """``neurocanvas FILE`` opens FILE in the app; a word without an extension that is no file
-    (``neurocanvas trian``) is a mistyped command, which argparse then names."""
-    arg = argv[0]
-    if len(argv) != 1 or arg.startswith("-") or arg in SUBCOMMANDS:
-        return False
-    return bool(Path(arg).suffix) or Path(arg).exists()
 
 
 def _stdout_closed() -> int:

@@ -40,7 +40,7 @@ def _data_home() -> Path:
 def _command() -> str:
     """How the launcher starts this installation: its own interpreter and package, so the entry
     works whether or not ``neurocanvas`` is on the desktop session's PATH."""
-    return f"{shlex.quote(sys.executable)} -m engine.cli"
+    return f"{shlex.quote(sys.executable)} -m neurocanvas"
 
 
 def run(args: argparse.Namespace) -> int:

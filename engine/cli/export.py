@@ -1,11 +1,13 @@
-"""``neurocanvas export {python,onnx,nnp,c} SOURCE -o FILE``: a project or a trained job as code.
+"""``neurocanvas export {python,onnx,nnp,c,tflite} SOURCE -o FILE``: a project or trained job.
 
 ``python`` writes every network as a function on ``engine.nn`` (``--target nnabla``: on
 nnabla itself; from a job folder also the trained parameters and a short ``main``); ``onnx``
 writes the runtime network as an ONNX model (needs the optional extra ``onnx``); ``nnp`` writes
 nnabla's model file (networks, settings and parameters), which nnabla, NNC and nnabla's
 converters read; ``c`` writes the runtime network as a C99 folder (``-o DIR``: model.h, model.c,
-parameters.c, main.c, Makefile, export_summary.json) and prints its flash and RAM bytes.
+parameters.c, main.c, Makefile, export_summary.json) and prints its flash and RAM bytes;
+``tflite`` writes the runtime network as a TensorFlow Lite file, float32 or (``--int8``) full
+integer (needs the optional extra ``tflite``).
 """
 
 from __future__ import annotations
@@ -20,22 +22,23 @@ def add_parser(
     sub: argparse._SubParsersAction[argparse.ArgumentParser],
 ) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = sub.add_parser(
-        "export", help="export a project or job as Python code, ONNX, NNP or C source",
+        "export", help="export a project or job as Python code, ONNX, NNP, C source or TFLite",
         description="Export a project file or a trained job folder.",
     )  # fmt: skip
-    parser.add_argument("format", choices=("python", "onnx", "nnp", "c"))
+    parser.add_argument("format", choices=("python", "onnx", "nnp", "c", "tflite"))
     parser.add_argument("source", metavar="SOURCE", help="project file or job folder")
     parser.add_argument("-o", "--output", required=True, metavar="FILE",
                         help="the file to write (c: the folder)")  # fmt: skip
     parser.add_argument("--target", choices=("neurocanvas", "nnabla"), default=None,
                         help="python: the library it imports (default neurocanvas)")  # fmt: skip
     parser.add_argument("--network", metavar="NAME", default=None,
-                        help="c, onnx: the network to write (default: the first executor's); a "
-                        "training network such as quantize insert's Main_q8 is written as its "
-                        "runtime form")  # fmt: skip
+                        help="c, onnx, tflite: the network to write (default: the first "
+                        "executor's); a training network such as quantize insert's Main_q8 is "
+                        "written as its runtime form")  # fmt: skip
     parser.add_argument("--params", metavar="FILE.npz|JOB_DIR", default=None,
-                        help="c, onnx: parameters for a project SOURCE: a parameters.npz or the "
-                        "trained job folder itself (for its quantized network from quantize "
+                        help="c, onnx, tflite: parameters for a project SOURCE: a "
+                        "parameters.npz or the trained job folder itself (for its quantized "
+                        "network from quantize "
                         "insert)")  # fmt: skip
     parser.add_argument("--float", dest="float_only", action="store_true",
                         help="c: float arithmetic also for a network with FixedPointQuantize "
@@ -43,6 +46,10 @@ def add_parser(
     parser.add_argument("--quantized", action="store_true",
                         help="onnx: FixedPointQuantize layers as QuantizeLinear/DequantizeLinear "
                         "(int8 QDQ) instead of refusing them")  # fmt: skip
+    parser.add_argument("--int8", action="store_true",
+                        help="tflite: full-integer int8 (ranges from the network's "
+                        "FixedPointQuantize layers, else calibrated on the training "
+                        "set)")  # fmt: skip
     parser.add_argument("--opset", type=int, default=None, help="ONNX opset (default 17)")
     parser.add_argument("--force", "-f", action="store_true",
                         help="overwrite FILE (and its _parameters.npz), or the C files in an "
@@ -59,6 +66,7 @@ def run(args: argparse.Namespace) -> int:
         export_nnp,
         export_onnx,
         export_python,
+        export_tflite,
         open_source,
         with_network,
     )
@@ -67,13 +75,15 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--opset applies to onnx only")
     if args.target is not None and args.format != "python":
         raise UserError("--target applies to python only")
-    if (args.network or args.params) and args.format not in ("c", "onnx"):
-        raise UserError("--network and --params apply to c and onnx only")
+    if (args.network or args.params) and args.format not in ("c", "onnx", "tflite"):
+        raise UserError("--network and --params apply to c, onnx and tflite only")
     if args.float_only and args.format != "c":
         raise UserError("--float applies to c only")
     if args.quantized and args.format != "onnx":
         raise UserError("--quantized applies to onnx only")
-    if args.format != "c":
+    if args.int8 and args.format != "tflite":
+        raise UserError("--int8 applies to tflite only")
+    if args.format not in ("c", "tflite"):
         _check_output(Path(args.output), args.format, args.force)
     try:
         source = open_source(args.source, args.checkpoint)
@@ -88,6 +98,8 @@ def run(args: argparse.Namespace) -> int:
             _print_sizes(Path(args.output) / "export_summary.json")
         elif args.format == "python":
             written = export_python(source, args.output, args.target or "neurocanvas")
+        elif args.format == "tflite":
+            written = [export_tflite(source, args.output, args.int8, args.force)]
         elif args.format == "nnp":
             written = [export_nnp(source, args.output)]
         else:

@@ -1,4 +1,6 @@
-"""``neurocanvas plugin list`` and ``neurocanvas plugin run NAME JOB [--row N] [params]``.
+"""``neurocanvas plugin list`` and ``neurocanvas plugin run NAME JOB [--row N] [params]``;
+a pre-process plugin (DATASET > Create Dataset) takes no job:
+``neurocanvas plugin run NAME input=table.csv output-dir=DIR [params]`` writes the dataset.
 
 NNC's plugin protocol (:mod:`engine.plugins`): scripts whose argparse help carries each
 parameter's kind; run in a child process whose result lands in the job's
@@ -26,17 +28,18 @@ def add_parser(
 ) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = sub.add_parser(
         "plugin", help="list or run NNC-style plugins (Grad-CAM, ROC, t-SNE...) on a job",
-        description="NNC's post-process plugins: built-in ones and those of NEUROCANVAS_PLUGINS "
-        "folders (or --plugins DIR).",
+        description="NNC's plugins, pre-process (create a dataset) and post-process (on a job): "
+        "built-in ones and those of NEUROCANVAS_PLUGINS folders (or --plugins DIR).",
     )  # fmt: skip
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     listing = actions.add_parser("list", help="the plugins and their parameters")
     listing.add_argument("--plugins", action="append", metavar="DIR", help="a plugins folder")
     listing.add_argument("--json", action="store_true", help="print JSON")
     listing.add_argument("--verbose", "-v", action="store_true", help="show the parameters")
-    run = actions.add_parser("run", help="run a plugin on a job folder")
+    run = actions.add_parser("run", help="run a plugin on a job folder (a pre-process plugin: "
+                             "no job, output-dir=DIR)")  # fmt: skip
     run.add_argument("name", metavar="NAME", help="plugin name, title or script stem")
-    run.add_argument("job", metavar="JOB", help="job folder")
+    run.add_argument("job", metavar="JOB", nargs="?", help="job folder (post-process plugins)")
     run.add_argument("--row", type=int, metavar="N", help="output_result.csv row to explain")
     run.add_argument("--rows", metavar="N,M,...", help="a selection of output_result.csv's rows "
                      "(0 = the first): the plugin's --input is those rows only")  # fmt: skip
@@ -90,22 +93,50 @@ def run(args: argparse.Namespace) -> int:
         if args.action == "list":
             return _list(discover(args.plugins), args)
         plugin = find_plugin(args.name, args.plugins)
-        values = _values(plugin, args.params + list(getattr(args, "extra", [])))
-        return _run(plugin, args, values, run_plugin)
+        words = args.params + list(getattr(args, "extra", []))
+        if plugin.stage == "pre":
+            if args.job is not None:  # no job: the first word is a parameter
+                if "=" not in args.job:
+                    raise UserError(f"{args.job}: plugin {plugin.name!r} creates a dataset and "
+                                    f"takes no job folder; give output-dir=DIR")  # fmt: skip
+                words.insert(0, args.job)
+            return _run(plugin, args, _values(plugin, words), _pre_process)
+        if args.job is None:
+            raise UserError(f"plugin {plugin.name!r} runs on a job: give the job folder (JOB)")
+        return _run(plugin, args, _values(plugin, words), run_plugin)
     except PluginError as exc:
         if getattr(args, "events", False):
             print(json.dumps({"event": "error", "message": str(exc)}), flush=True)
         raise UserError(str(exc)) from None
 
 
+def _pre_process(plugin: Any, job: Any, values: dict[str, str], **options: Any) -> Any:
+    from engine.plugins.pre_process import run_pre_process  # noqa: PLC0415
+
+    options.pop("row", None)
+    options.pop("rows", None)
+    return run_pre_process(plugin, values, **options)
+
+
 def _list(plugins: list[Any], args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([{"name": p.name, "title": p.title, "script": str(p.path),
-                           "builtin": p.builtin, "error": p.error,
+                           "builtin": p.builtin, "error": p.error, "stage": p.stage,
                            "params": [{"name": q.name, "kind": q.kind, "default": q.default,
                                        "flags": list(q.flags)} for q in p.params]}
                           for p in plugins], indent=1))  # fmt: skip
         return 0
+    stages = (("pre", "Pre-process (DATASET > Create Dataset; no job):"),
+              ("post", "Post-process (EVALUATION; on a job):"))  # fmt: skip
+    for stage, heading in stages:
+        chosen = [p for p in plugins if p.stage == stage]
+        if chosen:
+            print(heading)
+            _list_lines(chosen, args)
+    return 0
+
+
+def _list_lines(plugins: list[Any], args: argparse.Namespace) -> None:
     for p in plugins:
         where = "" if p.builtin else f"  [{p.path}]"
         state = f"  unavailable: {p.error}" if p.error else ""
@@ -114,7 +145,6 @@ def _list(plugins: list[Any], args: argparse.Namespace) -> int:
             for q in p.params:
                 default = f" = {q.default}" if q.default is not None else ""
                 print(f"    --{q.name} ({q.kind}){default}")
-    return 0
 
 
 def _run(plugin: Any, args: argparse.Namespace, values: dict[str, str], run_plugin: Any) -> int:
@@ -144,9 +174,12 @@ def _run(plugin: Any, args: argparse.Namespace, values: dict[str, str], run_plug
             print(json.dumps({"event": "done", "status": "stopped"}), flush=True)
             return 0
         raise exc
+    datasets = [str(d) for d in getattr(result, "datasets", [])]
     if args.events:
         print(json.dumps({"event": "done", "status": "finished", "result": str(result.folder),
-                          "files": result.files}), flush=True)  # fmt: skip
+                          "files": result.files, "datasets": datasets}), flush=True)  # fmt: skip
+    elif datasets:
+        print(f"{plugin.name}: wrote {', '.join(datasets)}")
     else:
         print(f"{plugin.name}: wrote {', '.join(result.files)} in {result.folder}")
     return 0

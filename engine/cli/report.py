@@ -1,4 +1,5 @@
-"""``neurocanvas report JOB_DIR... [-o FILE.pptx] [--checkpoint best|last] [--events]``.
+"""``neurocanvas report JOB_DIR... [-o FILE.pptx] [--checkpoint best|last] [--lang en|ja]
+[--events]``.
 
 One job: its PowerPoint report (:func:`engine.report.job_report.write_report`), by default
 ``report.pptx`` in the job folder. Several jobs: one comparison deck
@@ -46,6 +47,12 @@ def add_parser(
         help="evaluate a job that has not been evaluated (its first executor's dataset) before "
         "writing its report",
     )
+    parser.add_argument(
+        "--lang",
+        choices=("en", "ja"),
+        default="en",
+        help="the deck's language: slide titles, table headings, axis titles (default: en)",
+    )
     parser.add_argument("--events", action="store_true", help="print progress as JSON lines")
     return parser
 
@@ -63,10 +70,14 @@ def run(args: argparse.Namespace) -> int:
             _evaluate_unevaluated(args, progress)
         if len(args.jobs) == 1:
             path = write_report(
-                args.jobs[0], args.output, checkpoint=args.checkpoint, progress=progress
+                args.jobs[0],
+                args.output,
+                checkpoint=args.checkpoint,
+                progress=progress,
+                lang=args.lang,
             )
         else:
-            path = write_comparison(args.jobs, args.output, progress=progress)
+            path = write_comparison(args.jobs, args.output, progress=progress, lang=args.lang)
     except ReportError as exc:
         if args.events:
             _emit({"event": "error", "message": str(exc)})

@@ -7,8 +7,6 @@ Works on CuPy and on the CI's stand-in (:mod:`engine.guard`), which raises look-
 from __future__ import annotations
 
 import re
-import time
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -84,47 +82,3 @@ def describe() -> dict[str, Any]:
 
 def _cuda_version(v: int) -> str:
     return f"{v // 1000}.{v % 1000 // 10}"
-
-
-@dataclass
-class Check:
-    name: str
-    max_error: float
-    seconds: float
-    ok: bool
-
-
-def self_test(seconds: float = 1.0) -> list[Check]:
-    """A small matmul and convolution on the device compared with NumPy (about ``seconds``)."""
-    import engine.nn.functions as F  # noqa: PLC0415
-    from engine.core.autograd import Variable, no_grad  # noqa: PLC0415
-
-    rng = np.random.default_rng(0)
-    a, b = rng.standard_normal((256, 256), np.float32), rng.standard_normal((256, 256), np.float32)
-    x = rng.standard_normal((8, 3, 32, 32), np.float32)
-    w = rng.standard_normal((16, 3, 3, 3), np.float32)
-    cases = {
-        "matmul 256x256": (lambda m, n: m @ n, (a, b)),
-        "convolution 8x3x32x32, 16 3x3 filters": (
-            lambda xs, ws: F.convolution(xs, ws, pad=(1, 1)),
-            (x, w),
-        ),
-    }
-    module = backend.xp()
-    with no_grad():
-        with backend.using("cpu"):
-            expected = {k: fn(*map(Variable, args)).data for k, (fn, args) in cases.items()}
-        checks = []
-        for name, (fn, args) in cases.items():
-            device_args = [Variable(module.asarray(v)) for v in args]
-            start, runs = time.perf_counter(), 0
-            while True:
-                got = backend.to_numpy(fn(*device_args).data)  # the read-back waits for it
-                runs += 1
-                if time.perf_counter() - start > seconds / len(cases) or runs >= 100:
-                    break
-            scale = max(1.0, float(np.max(np.abs(expected[name]))))
-            err = float(np.max(np.abs(got - expected[name]))) / scale
-            elapsed = (time.perf_counter() - start) / runs
-            checks.append(Check(name, err, elapsed, bool(np.isfinite(err) and err < 1e-3)))
-    return checks

@@ -7,6 +7,7 @@
 * :func:`export_onnx` writes the runtime network as an ONNX model (``engine.export.onnx_model``).
 * :func:`export_nnp` writes nnabla's ``.nnp`` (``engine.formats.nnabla``).
 * :func:`export_c` writes the runtime network as a C99 folder (``engine.export.c_source``).
+* :func:`export_tflite` writes the runtime network as TensorFlow Lite (``engine.export.tflite``).
 
 A SOURCE is a project file or a job folder (its ``network.ncproj`` and checkpoints).
 """
@@ -29,6 +30,7 @@ __all__ = [
     "export_onnx",
     "export_nnp",
     "export_c",
+    "export_tflite",
 ]
 
 
@@ -199,8 +201,8 @@ def export_onnx(
 
 def export_nnp(source: Source, out: str | Path) -> Path:
     """Write the project's networks, settings and (trained) parameters as nnabla's ``.nnp``."""
-    from engine.formats.nnabla import project_nnp  # noqa: PLC0415
     from engine.runtime.program import ProgramError  # noqa: PLC0415
+    from engine.runtime.results import project_nnp  # noqa: PLC0415
 
     try:
         data = project_nnp(source.project, source.parameters)
@@ -220,6 +222,13 @@ def export_c(
     from engine.export.c_source import export_c as write_c  # noqa: PLC0415
 
     return write_c(source, out, force, arithmetic)
+
+
+def export_tflite(source: Source, out: str | Path, int8: bool = False, force: bool = False) -> Path:
+    """Write the runtime network as a ``.tflite`` file (see ``engine.export.tflite``)."""
+    from engine.export.tflite import export_tflite as write_tflite  # noqa: PLC0415
+
+    return write_tflite(source, out, int8, force)
 
 
 def _atomic_write(path: Path, data: str | bytes) -> None:

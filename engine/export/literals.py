@@ -11,11 +11,9 @@ import keyword
 import math
 import re
 
+from engine.layers.errors import ExportError
+
 __all__ = ["ExportError", "Identifiers", "comment", "doc", "literal"]
-
-
-class ExportError(ValueError):
-    """A network that cannot be exported; the message names the network and the layer."""
 
 
 class Identifiers:

@@ -11,11 +11,11 @@ functions ask for that shape.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import numpy as np
 
+from engine.core.atomic import atomic_output
 from engine.export.literals import ExportError
 from engine.nn.parameter import ParameterFileError, load_arrays
 
@@ -66,18 +66,12 @@ def write_nnabla_h5(
         import h5py  # noqa: PLC0415 - only this export needs it
     except ImportError:
         raise ExportError("writing nnabla's .h5 parameters needs h5py: pip install h5py") from None
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    try:
-        with h5py.File(tmp, "w") as f:
-            for index, (name, value, need_grad) in enumerate(_entries(parameters)):
-                value = np.asarray(value, dtype=np.float32)
-                if shapes and name in shapes and value.size == np.prod(shapes[name]):
-                    value = value.reshape(shapes[name])
-                data = f.create_dataset(name, data=value)
-                data.attrs["need_grad"] = need_grad
-                data.attrs["index"] = index
-        os.replace(tmp, out)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
+    with atomic_output(out, "w+b") as handle, h5py.File(handle, "w") as f:
+        for index, (name, value, need_grad) in enumerate(_entries(parameters)):
+            value = np.asarray(value, dtype=np.float32)
+            if shapes and name in shapes and value.size == np.prod(shapes[name]):
+                value = value.reshape(shapes[name])
+            data = f.create_dataset(name, data=value)
+            data.attrs["need_grad"] = need_grad
+            data.attrs["index"] = index
     return out

@@ -219,7 +219,8 @@ def onnx_model(
     helper.set_model_props(model, {"neurocanvas.network": program.network, **(metadata or {})})
     try:
         onnx.checker.check_model(model, full_check=True)
-    except onnx.checker.ValidationError as exc:
+    # full_check runs shape inference too, whose InferenceError is no ValidationError
+    except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as exc:
         message = f'network "{program.network}": the ONNX checker refused it: {exc}'
         raise ExportError(message) from None
     return model

@@ -10,7 +10,8 @@ without an NNC equivalent is listed in one error before anything is built.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +44,7 @@ class _Ctx:
                           13)  # fmt: skip
         self._readers: dict[str, list[Any]] = {}
         self._writer: dict[str, Any] = {}
+        self.origin: dict[int, tuple[Any, str]] = {}  # id(function) -> (its node, suffix)
         self._declared = {value.name for value in model.graph.output}
         for node in model.graph.node:
             for name in node.input:
@@ -76,6 +78,7 @@ class _Ctx:
         fn = Function(name, type_, [self.var(i) for i in inputs], [output or node.output[0]], args)
         self.functions.append(fn)
         self._made[fn.outputs[0]] = fn
+        self.origin[id(fn)] = (node, suffix)
 
     def producer(self, var: str) -> Function | None:
         """The function emitted so far that writes ``var`` (a lookup: import stays linear)."""
@@ -139,12 +142,49 @@ def _readers() -> dict[str, Callable[[_Ctx, Any], None]]:
 ONNX_OPERATORS = _readers()
 
 
+def _all_outputs() -> frozenset[str]:
+    """The operators whose rule writes every output of a node (``OnnxRule.all_outputs``)."""
+    from engine.layers import all_specs  # noqa: PLC0415
+
+    return frozenset(op for spec in all_specs() if spec.onnx and spec.onnx.all_outputs
+                     for op in spec.onnx.operators_read)  # fmt: skip
+
+
+_ALL_OUTPUTS = _all_outputs()
+
+
 def read_onnx(path: str | Path) -> ModelGraph:
     """The model at ``path`` as nnabla functions (see the module docstring).
 
     Raises:
         ImportError_: unreadable file, dynamic shapes, operators without an NNC layer (all).
     """
+    ctx, inputs = prepare(path)
+    bad = []
+    for node in ctx.model.graph.node:
+        if folds(ctx, node):
+            _fold(ctx, node)
+        elif node.op_type not in ONNX_OPERATORS:
+            bad.append(f'{node.op_type} (node "{node.name or node.output[0]}")')
+    for node, message in extra_outputs(ctx):
+        raise ctx.fail(node, message)
+    if bad:
+        raise ImportError_(f"{ctx.where}: no NNC layer for {', '.join(bad)}")
+    for node in ctx.model.graph.node:
+        if node.output[0] in ctx.consts:
+            continue
+        if folds(ctx, node):
+            _fold(ctx, node)  # its inputs became constants as they were read (CastLike of one)
+        else:
+            ONNX_OPERATORS[node.op_type](ctx, node)
+    message = constant_output(ctx)
+    if message:
+        raise ImportError_(f"{ctx.where}: {message}")
+    return finish_graph(ctx, inputs)
+
+
+def prepare(path: str | Path) -> tuple[_Ctx, dict[str, tuple[int, ...]]]:
+    """The model read, its initializers and input shapes checked, its shapes inferred."""
     model = _load(Path(path))
     where = str(path)
     ctx = _Ctx(model, where)
@@ -154,33 +194,83 @@ def read_onnx(path: str | Path) -> ModelGraph:
     inputs = {i.name: _input_shape(i, where) for i in graph.input if i.name not in ctx.consts}
     _check_input_types(graph, inputs, where)
     _infer_shapes(ctx, inputs)
-    bad = []
-    for node in graph.node:
-        if node.op_type == "Constant" or node.op_type == "Shape" or (
-            node.input and all(i in ctx.consts or not i for i in node.input)
-        ):  # fmt: skip
-            _fold(ctx, node)
-        elif node.op_type not in ONNX_OPERATORS:
-            bad.append(f'{node.op_type} (node "{node.name or node.output[0]}")')
-    _check_extra_outputs(ctx)
-    if bad:
-        raise ImportError_(f"{where}: no NNC layer for {', '.join(bad)}")
-    for node in graph.node:
-        if node.output[0] not in ctx.consts:
-            ONNX_OPERATORS[node.op_type](ctx, node)
-    _check_constant_outputs(ctx)
+    return ctx, inputs
+
+
+def folds(ctx: _Ctx, node: Any) -> bool:
+    """Whether ``node`` is computed at import (a Constant, a Shape, constants only in)."""
+    return node.op_type in ("Constant", "Shape") or bool(
+        node.input and all(i in ctx.consts or not i for i in node.input)
+    )
+
+
+def finish_graph(ctx: _Ctx, inputs: dict[str, tuple[int, ...]]) -> OnnxGraph:
+    """The converted functions as a graph: outputs that are inputs made Identity layers,
+    readable layer names (:func:`name_layers`), folded data constants made inputs."""
+    graph = ctx.model.graph
     made = {o for fn in ctx.functions for o in fn.outputs}
+    read = {i for fn in ctx.functions for i in fn.inputs}
     for value in graph.output:  # an output that is an input (Identity, Dropout, Sum of one)
         var = ctx.var(value.name)
         if var not in made and var in inputs:
             ctx.alias.pop(value.name, None)
             ctx.functions.append(Function(value.name, "Identity", [var], [value.name], {}))
+        elif var in read:  # also read by a layer: an NNC output is a layer that nothing reads
+            out = value.name + "/output"
+            ctx.functions.append(Function(out, "Identity", [var], [out], {}))
+            ctx.alias[value.name] = out
+    name_layers(ctx)
     outputs = [ctx.var(o.name) for o in graph.output]
     shapes = {k: v[1:] for k, v in inputs.items()}
     generators = _constant_inputs(ctx, shapes)
     return OnnxGraph(graph.name or "Main", shapes, ctx.functions, ctx.params, outputs,
                      data_names=_names(generators), generators=generators,
                      sources=ctx.sources)  # fmt: skip
+
+
+def readable_name(name: str, op: str) -> str:
+    """A node's name as a layer name: an exporter's counter (``Conv:5``) dropped; a path
+    (PyTorch's ``/layer1/layer1.0/conv1/Conv``, ours ``Affine/matmul:6``, ``Fire1/ReLU:5`` in
+    a Unit) as the module it names, without the operator at its end or a part that the next
+    one repeats (``layer1_0_conv1``, ``Affine``, ``Fire1_ReLU``); characters other than
+    letters, digits and ``_`` as ``_``. Empty when nothing readable is left."""
+    name = re.sub(r":\d+$", "", name.strip())
+    parts = [p for p in name.split("/") if p]
+    if len(parts) > 1 and parts[-1] in (op, op.lower()):  # (``ReLU`` in a Unit is a layer)
+        parts = parts[:-1]
+    parts = [p for k, p in enumerate(parts)
+             if k + 1 == len(parts) or not parts[k + 1].startswith(p + ".")]  # fmt: skip
+    text = re.sub(r"[^0-9A-Za-z_]+", "_", "_".join(parts)).strip("_")
+    if text and text[0].isdigit():
+        text = f"{op}_{text}"
+    return text
+
+
+def _suffix_name(suffix: str) -> str:
+    """A composite's part (``/square``) as the end of a layer name (``_Square``)."""
+    words = [w for w in re.split(r"[^0-9A-Za-z]+", suffix) if w]
+    return "".join("_" + w[:1].upper() + w[1:] for w in words)
+
+
+def name_layers(ctx: _Ctx) -> None:
+    """Each function named after its ONNX node (:func:`readable_name`), else the operator and
+    its count (``Conv_3``, counted from 1 per operator over the nodes that give layers); the
+    layers of a composite share that name, each with its part (``LRN_1_Square``) and the last
+    one, which writes the node's output, the name alone."""
+    counts: dict[str, int] = {}
+    base: dict[int, str] = {}
+    for fn in ctx.functions:
+        made = ctx.origin.get(id(fn))
+        if made is None:
+            continue
+        node, suffix = made
+        if id(node) not in base:
+            text = readable_name(node.name, node.op_type)
+            if not text:
+                counts[node.op_type] = counts.get(node.op_type, 0) + 1
+                text = f"{node.op_type}_{counts[node.op_type]}"
+            base[id(node)] = text
+        fn.name = base[id(node)] + _suffix_name(suffix)
 
 
 _FLOATS = (1, 10, 11, 16)  # TensorProto FLOAT, FLOAT16, DOUBLE, BFLOAT16
@@ -202,13 +292,13 @@ def _check_input_types(graph: Any, inputs: dict[str, Any], where: str) -> None:
 _ORDINAL = ("first", "second", "third", "fourth", "fifth")
 
 
-def _check_extra_outputs(ctx: _Ctx) -> None:
+def extra_outputs(ctx: _Ctx) -> Iterator[tuple[Any, str]]:
     """Only a node's first output becomes a layer's output: a later one (MaxPool's indices,
     Dropout's mask, training-mode BatchNormalization's running mean and variance) that another
-    node reads or the graph declares as an output is refused, never dropped."""
+    node reads or the graph declares as an output is refused, never dropped: (node, why)."""
     declared = {o.name for o in ctx.model.graph.output}
     for node in ctx.model.graph.node:
-        if node.output[0] in ctx.consts:
+        if node.output[0] in ctx.consts or node.op_type in _ALL_OUTPUTS:
             continue
         for k, name in enumerate(node.output[1:], 1):
             if not name or name in ctx.consts:
@@ -217,19 +307,20 @@ def _check_extra_outputs(ctx: _Ctx) -> None:
             if readers or name in declared:
                 user = (f'node "{readers[0].name or readers[0].output[0]}" reads it' if readers
                         else "it is a graph output")  # fmt: skip
-                raise ctx.fail(node, f'its {_ORDINAL[min(k, 4)]} output "{name}" ({user}) has '
-                               "no NNC equivalent: only the first output is imported")  # fmt: skip
+                yield node, (f'its {_ORDINAL[min(k, 4)]} output "{name}" ({user}) has no NNC '
+                             "equivalent: only the first output is imported")  # fmt: skip
+                break
 
 
-def _check_constant_outputs(ctx: _Ctx) -> None:
-    """A graph output that does not depend on an input is refused (an NNC network computes
-    its outputs from its inputs)."""
+def constant_output(ctx: _Ctx) -> str | None:
+    """Why the network cannot be imported when a graph output does not depend on an input
+    (an NNC network computes its outputs from its inputs), else None."""
     for value in ctx.model.graph.output:
         var = ctx.var(value.name)
         if var in ctx.consts and var not in ctx.params:
-            raise ImportError_(f'{ctx.where}: the output "{value.name}" is a constant (it '
-                               "depends on no input); an NNC network computes its outputs "
-                               "from its inputs")  # fmt: skip
+            return (f'the output "{value.name}" is a constant (it depends on no input); an NNC '
+                    "network computes its outputs from its inputs")  # fmt: skip
+    return None
 
 
 def _constant_inputs(ctx: _Ctx, shapes: dict[str, tuple[int, ...]]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ its job folders beside the project. :func:`copy_sample` gives the user a copy of
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
@@ -41,13 +42,25 @@ def find_sample(name: str) -> Path:
     raise SampleError(f"no sample called {name!r}; the samples are: {known}")
 
 
-def copy_sample(name: str, folder: str | Path, force: bool = False) -> Path:
-    """Copy the sample ``name`` into ``folder`` (made if missing) and return the copy's path.
-    Its datasets are built-in references (made on first use), so the file is the whole sample."""
-    source = find_sample(name)
+def copy_sample(
+    name: str | Path, folder: str | Path, force: bool = False, reuse: bool = False
+) -> Path:
+    """Copy the sample ``name`` (a sample's name, or one of :func:`sample_projects`) into
+    ``folder`` (made if missing) and return the copy's path. Its datasets are built-in
+    references (made on first use), so the file is the whole sample.
+
+    An existing copy is refused (:class:`SampleError`), replaced (``force``) or, with ``reuse``,
+    returned as it is: the app's File > Open Sample opens the user's copy, with their edits,
+    every time after the first. The copy is written beside the target and renamed into place,
+    so an interrupted copy leaves no half file."""
+    source = Path(name) if isinstance(name, Path) else find_sample(name)
     target = Path(folder) / source.name
+    if target.exists() and reuse:
+        return target
     if target.exists() and not force:
         raise SampleError(f"{target} exists; choose another folder or use --force")
     target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source, target)
+    partial = target.with_name(f".{target.name}.partial")
+    shutil.copyfile(source, partial)
+    os.replace(partial, target)
     return target

@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from engine.graph import events as ev
+from engine.layers import find_spec
 
 # Properties NNC computes and its editor never writes (docs/formats.md §1.4).
 _COMPUTED = frozenset({"Input", "Output", "IsParam"})
@@ -177,7 +178,6 @@ class Network:
         write (computed ``Input``/``Output``/``Cost*``/``IsParam``) are left out; an unknown
         type gets no properties.
         """
-        from engine.layers import find_spec  # noqa: PLC0415 - the catalogue imports late
 
         spec = find_spec(type_)
         props: dict[str, str] = {}

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from engine.graph.network import Layer, Network
+from engine.graph.order import stable_order
 from engine.graph.project import Project
 from engine.layers import find_spec, get_spec
 from engine.layers.evaluate import (
@@ -425,7 +426,7 @@ class Adjacency:
 
 
 def topological_order(adjacency: Adjacency, names: list[str]) -> list[str]:
-    """Layers in an order where inputs come first (Kahn), so computing stays shallow.
+    """Layers in an order where inputs come first, so computing stays shallow.
 
     A Delay's main input is a recurrent back edge and does not order anything. A layer
     whose shape comes from its consumers (``*GraphOutput``/``*GraphIO`` without input) is
@@ -442,22 +443,8 @@ def topological_order(adjacency: Adjacency, names: list[str]) -> list[str]:
                 for other, _ in adjacency.producers.get(consumer, ()):
                     if other != name and name not in before[other]:
                         before[name].add(other)
-    order: list[str] = []
-    ready = [n for n in names if not before[n]]
-    after: dict[str, list[str]] = {}
-    for name, deps in before.items():
-        for dep in deps:
-            after.setdefault(dep, []).append(name)
-    remaining = {n: len(d) for n, d in before.items()}
-    while ready:
-        name = ready.pop()
-        order.append(name)
-        for nxt in after.get(name, ()):
-            remaining[nxt] -= 1
-            if remaining[nxt] == 0:
-                ready.append(nxt)
-    placed = set(order)
-    return order + [n for n in names if n not in placed]  # cycles: found on demand
+    ordered, on_cycles = stable_order(names, ((b, n) for n, deps in before.items() for b in deps))
+    return ordered + on_cycles  # cycles: found on demand
 
 
 class NetworkContext(LayerContext):

@@ -19,6 +19,7 @@ from engine.layers.declare import (
     param_props,
     prop,
 )
+from engine.layers.onnx_rules import activation as onnx_activation
 from engine.layers.onnx_rules import arithmetic as onnx
 from engine.layers.onnx_rules import others as onnx_others
 from engine.layers.property_types import (
@@ -111,6 +112,11 @@ SPECS = (
         },
         function="hard_sigmoid",
         color=0xD77B6A,
+        onnx=OnnxRule(
+            "HardSigmoid",
+            read=onnx_activation.read_hard_sigmoid,
+            reads=("HardSigmoid", "HardSwish"),
+        ),
     ),
     layer(
         "LogSigmoid",
@@ -156,7 +162,7 @@ SPECS = (
             "CostIf": "*Calc +*Input",
         },
         function="relu",
-        onnx="Relu",
+        onnx=OnnxRule("Relu", read=onnx_activation.read_relu, reads=("Relu", "ThresholdedRelu")),
         export_name="relu",
         color=0xD77B6A,
         reference=(
@@ -237,6 +243,7 @@ SPECS = (
             "Surpassing Human-Level Performance on ImageNet Classification. "
             "https://arxiv.org/abs/1502.01852"
         ),
+        onnx=OnnxRule("PRelu", onnx_activation.write_prelu, onnx_activation.read_prelu),
     ),
     layer(
         "ReLU6",
@@ -270,7 +277,7 @@ SPECS = (
             "CostExp": "*Calc +*Input",
         },
         function="elu",
-        onnx="Elu",
+        onnx=OnnxRule("Elu", read=onnx_activation.read_elu, reads=("Elu", "Celu")),
         export_name="elu",
         color=0xD77B6A,
         reference=(
@@ -342,6 +349,10 @@ SPECS = (
             "Dan Hendrycks, Kevin Gimpel, Gaussian Error Linear Units (GELUs). "
             "https://arxiv.org/abs/1606.08415"
         ),
+        # written in opset 13 operators (Tanh ...); Gelu and Erf read back
+        onnx=OnnxRule(
+            "Tanh", onnx_activation.write_gelu, onnx_activation.read_gelu, reads=("Gelu", "Erf")
+        ),
     ),
     layer(
         "SoftPlus",
@@ -374,6 +385,7 @@ SPECS = (
             "CostIf": "*Calc +*Input",
         },
         function="softsign",
+        onnx="Softsign",
         export_name="softsign",
         color=0xD77B6A,
     ),
@@ -428,6 +440,8 @@ SPECS = (
             "CostExp": "*Calc +*Input:*3",
         },
         function="mish",
+        # written in opset 13 operators (Softplus, Tanh, Mul); ONNX's Mish read back
+        onnx=OnnxRule("Softplus", onnx_activation.write_mish, reads=("Mish",)),
         color=0xD77B6A,
         reference=(
             "Diganta Misra, Mish: A Self Regularized Non-Monotonic Activation Function "

@@ -52,7 +52,7 @@ SPECS = (
         },
         function="mul_scalar",
         color=0x848484,
-        onnx=OnnxRule("Mul", onnx.write_scalar("Mul"), reads=()),
+        onnx=OnnxRule("Mul", onnx.write_scalar("Mul"), onnx.read_unary_scalar, reads=("Neg",)),
     ),
     layer(
         "RSubScalar",
@@ -84,7 +84,9 @@ SPECS = (
         },
         function="r_div_scalar",
         color=0x848484,
-        onnx=OnnxRule("Div", onnx.write_reverse_scalar("Div"), reads=()),
+        onnx=OnnxRule(
+            "Div", onnx.write_reverse_scalar("Div"), onnx.read_unary_scalar, reads=("Reciprocal",)
+        ),
     ),
     layer(
         "PowScalar",
@@ -101,7 +103,7 @@ SPECS = (
         },
         function="pow_scalar",
         color=0x848484,
-        onnx=OnnxRule("Pow", onnx.write_scalar("Pow"), reads=()),
+        onnx=OnnxRule("Pow", onnx.write_scalar("Pow"), onnx.read_unary_scalar, reads=("Sqrt",)),
     ),
     layer(
         "RPowScalar",
@@ -133,6 +135,7 @@ SPECS = (
         },
         function="maximum_scalar",
         color=0x848484,
+        onnx=OnnxRule("Max", onnx.write_scalar("Max"), reads=()),  # Maximum2's rule reads it
     ),
     layer(
         "MinimumScalar",
@@ -148,5 +151,6 @@ SPECS = (
         },
         function="minimum_scalar",
         color=0x848484,
+        onnx=OnnxRule("Min", onnx.write_scalar("Min"), reads=()),  # Minimum2's rule reads it
     ),
 )

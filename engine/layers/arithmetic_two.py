@@ -123,6 +123,7 @@ SPECS = (
         },
         function="maximum2",
         inputs=Inputs.MULTIPLE,
+        onnx=OnnxRule("Max", read=onnx.read_extreme),
         color=0x848484,
     ),
     layer(
@@ -138,6 +139,7 @@ SPECS = (
         },
         function="minimum2",
         inputs=Inputs.MULTIPLE,
+        onnx=OnnxRule("Min", read=onnx.read_extreme),
         color=0x848484,
     ),
 )

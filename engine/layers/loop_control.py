@@ -26,6 +26,12 @@ from engine.layers.property_types import (
 
 CATEGORY = "LoopControl"
 
+# Loop layer type -> the nnabla message holding its arguments (NNP files keep these beside the
+# function's parameter oneof).
+LOOP_TYPES = {"RepeatStart": "repeat_param", "RepeatEnd": "repeat_param",
+              "RecurrentInput": "recurrent_param", "RecurrentOutput": "recurrent_param",
+              "Delay": "recurrent_param"}  # fmt: skip
+
 SPECS = (
     layer(
         "RepeatStart",

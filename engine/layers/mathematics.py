@@ -16,6 +16,7 @@ from engine.layers.declare import (
     output,
     prop,
 )
+from engine.layers.onnx_rules import activation as onnx_activation
 from engine.layers.onnx_rules import pooling as onnx
 from engine.layers.property_types import (
     BOOLEAN,
@@ -45,7 +46,12 @@ def _extremum(type_: str, word: str, function: str):
         ),
         costs={"CostIf": "*Calc +*Input"},
         function=function,
-        onnx=OnnxRule(f"Reduce{type_}", onnx.write_reduce(f"Reduce{type_}"), onnx.read_reduce),
+        onnx=OnnxRule(
+            f"Reduce{type_}",
+            onnx.write_reduce(f"Reduce{type_}"),
+            onnx.read_reduce,
+            reads=(f"Reduce{type_}", f"Arg{type_}"),
+        ),
     )
 
 
@@ -190,6 +196,7 @@ SPECS = (
             "CostIf": "*Calc +*Input",
         },
         function="sign",
+        onnx=OnnxRule("Sign", onnx_activation.write_sign, onnx_activation.read_sign),
     ),
     layer(
         "BatchMatmul",
@@ -273,6 +280,7 @@ SPECS = (
             output(),
         ),
         function="ceil",
+        onnx="Ceil",
     ),
     layer(
         "Floor",
@@ -283,5 +291,6 @@ SPECS = (
             output(),
         ),
         function="floor",
+        onnx="Floor",
     ),
 )

@@ -20,6 +20,7 @@ from engine.layers.declare import (
     param_props,
     prop,
 )
+from engine.layers.onnx_rules import normalization as onnx_norm
 from engine.layers.onnx_rules import others as onnx
 from engine.layers.property_types import (
     BOOLEAN_OR_MACRO,
@@ -238,6 +239,7 @@ SPECS = (
         },
         function="layer_normalization",
         fn_scope="layer_normalization",
+        onnx=OnnxRule("LayerNormalization", onnx_norm.write_layer_norm, onnx_norm.read_layer_norm),
         reference=(
             "Jimmy Lei Ba, Jamie Ryan Kiros, Geoffrey E. Hinton, Layer Normalization. "
             "https://arxiv.org/abs/1607.06450"
@@ -268,6 +270,9 @@ SPECS = (
         },
         function="instance_normalization",
         fn_scope="instance_normalization",
+        onnx=OnnxRule(
+            "InstanceNormalization", onnx_norm.write_instance_norm, onnx_norm.read_instance_norm
+        ),
         reference=(
             "Dmitry Ulyanov, Andrea Vedaldi, Victor Lempitsky, Instance Normalization: The Missing"
             " Ingredient for Fast Stylization https://arxiv.org/abs/1607.08022"

@@ -150,6 +150,7 @@ SPECS = (
             output("*PadOutputSize"),
         ),
         function="pad",
+        onnx=OnnxRule("Pad", onnx.write_pad, onnx.read_pad),
     ),
     layer(
         "Flip",
@@ -206,7 +207,9 @@ SPECS = (
             output("*SliceOutputSize"),
         ),
         function="slice",
-        onnx=OnnxRule("Slice", onnx.write_slice, onnx.read_slice),
+        onnx=OnnxRule(
+            "Slice", onnx.write_slice, onnx.read_slice, reads=("Slice", "Split"), all_outputs=True
+        ),
     ),
     layer(
         "Stack",
@@ -425,7 +428,7 @@ SPECS = (
             output(),
         ),
         function="identity",
-        onnx="Identity",
+        onnx=OnnxRule("Identity", read=onnx.read_identity, reads=("Identity", "Cast", "CastLike")),
     ),
     layer(
         "Comment",

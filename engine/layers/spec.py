@@ -235,6 +235,8 @@ class OnnxRule:
     write: Callable[..., str] | None = None
     read: Callable[..., None] | None = None
     reads: tuple[str, ...] | None = None
+    # ``read`` writes every output of the node (Split), not only the first
+    all_outputs: bool = False
 
     @property
     def operators_read(self) -> tuple[str, ...]:

@@ -27,6 +27,7 @@ SPECS = (
             output(),
         ),
         function="sin",
+        onnx="Sin",
     ),
     layer(
         "Cos",
@@ -37,6 +38,7 @@ SPECS = (
             output(),
         ),
         function="cos",
+        onnx="Cos",
     ),
     layer(
         "Tan",
@@ -47,6 +49,7 @@ SPECS = (
             output(),
         ),
         function="tan",
+        onnx="Tan",
     ),
     layer(
         "Sinh",
@@ -57,6 +60,7 @@ SPECS = (
             output(),
         ),
         function="sinh",
+        onnx="Sinh",
     ),
     layer(
         "Cosh",
@@ -67,6 +71,7 @@ SPECS = (
             output(),
         ),
         function="cosh",
+        onnx="Cosh",
     ),
     layer(
         "ASin",
@@ -77,6 +82,7 @@ SPECS = (
             output(),
         ),
         function="asin",
+        onnx="Asin",
         export_name="asin",
     ),
     layer(
@@ -88,6 +94,7 @@ SPECS = (
             output(),
         ),
         function="acos",
+        onnx="Acos",
         export_name="acos",
     ),
     layer(
@@ -99,6 +106,7 @@ SPECS = (
             output(),
         ),
         function="atan",
+        onnx="Atan",
         export_name="atan",
     ),
     layer(
@@ -123,6 +131,7 @@ SPECS = (
             output(),
         ),
         function="asinh",
+        onnx="Asinh",
         export_name="asinh",
     ),
     layer(
@@ -134,6 +143,7 @@ SPECS = (
             output(),
         ),
         function="acosh",
+        onnx="Acosh",
         export_name="acosh",
     ),
     layer(
@@ -145,6 +155,7 @@ SPECS = (
             output(),
         ),
         function="atanh",
+        onnx="Atanh",
         export_name="atanh",
     ),
 )

@@ -1,7 +1,9 @@
 """NNC's plugin protocol: find plugin scripts, read their parameters from ``--help``.
 
-A plugin is a Python script under a plugins folder, ``_Post_Process/<group>/<name>.py``
-(folders whose names start with ``_`` are menu groups; others hold the scripts' helpers). Its
+A plugin is a Python script under a plugins folder, ``_Post_Process/<group>/<name>.py`` (run on
+a job, from EVALUATION) or ``_Pre_Process/<group>/<name>.py`` (creates a dataset, from DATASET >
+Create Dataset; no job) (folders whose names start with ``_`` are menu groups; others hold the
+scripts' helpers). Its
 argparse help strings carry each parameter's kind in parentheses and its default after it::
 
     parser.add_argument('-m', '--model', help='path to model nnp file (model) default=results.nnp')
@@ -9,7 +11,8 @@ argparse help strings carry each parameter's kind in parentheses and its default
 
 Kinds NNC uses: ``model``, ``csv``, ``image``, ``file`` (paths), ``variable`` / ``variables``
 (column names of the output table), ``int``, ``float``, ``bool`` (a ``store_true`` flag),
-``text``. The first line of the parser's description is the plugin's title.
+``text``, ``dir`` (a folder: a pre-process plugin's ``--output-dir``). The first line of the
+parser's description is the plugin's title.
 
 Built-in plugins ship in ``engine/plugins/scripts/`` written the same way; users add theirs in
 folders named by ``NEUROCANVAS_PLUGINS`` (``os.pathsep``-separated) or the app's settings.
@@ -74,6 +77,7 @@ class Plugin:
     description: str = ""
     params: list[Param] = field(default_factory=list)
     error: str = ""
+    stage: str = "post"  # "pre": a _Pre_Process plugin (creates a dataset; needs no job)
 
     @property
     def stem(self) -> str:
@@ -88,7 +92,8 @@ class Plugin:
         for p in self.params:
             if key == p.name or f"-{key}" in p.flags or f"--{key}" in p.flags:
                 return p
-        return None
+        same = key.replace("-", "_")  # NNC mixes --output-dir and --output_file1
+        return next((p for p in self.params if p.name.replace("-", "_") == same), None)
 
 
 def parse_help(text: str) -> tuple[str, str, list[Param]]:
@@ -167,26 +172,30 @@ def child_env() -> dict[str, str]:
     return env
 
 
-def _scripts(folder: Path) -> list[tuple[Path, str]]:
-    root = folder / "_Post_Process"
-    if not root.is_dir() and folder.name == "_Post_Process":
-        root = folder
-    found: list[tuple[Path, str]] = []
-    if not root.is_dir():
-        return found
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d.startswith("_") and d != "__pycache__")
-        rel = Path(dirpath).relative_to(root)
-        group = "/".join(part.lstrip("_") for part in rel.parts)
-        for name in sorted(filenames):
-            if name.endswith(".py") and not name.startswith("__"):
-                found.append((Path(dirpath) / name, group))
+ROOTS = {"_Post_Process": "post", "_Pre_Process": "pre"}
+
+
+def _scripts(folder: Path) -> list[tuple[Path, str, str]]:
+    """``(script, group, stage)`` of the ``_Post_Process`` and ``_Pre_Process`` trees of a
+    plugins folder (or of the folder itself when it is one of them)."""
+    found: list[tuple[Path, str, str]] = []
+    for top, stage in ROOTS.items():
+        root = folder if folder.name == top else folder / top
+        if not root.is_dir():
+            continue
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if d.startswith("_") and d != "__pycache__")
+            rel = Path(dirpath).relative_to(root)
+            group = "/".join(part.lstrip("_") for part in rel.parts)
+            for name in sorted(filenames):
+                if name.endswith(".py") and not name.startswith("__"):
+                    found.append((Path(dirpath) / name, group, stage))
     return found
 
 
-def load_plugin(path: Path, group: str, builtin: bool) -> Plugin:
+def load_plugin(path: Path, group: str, builtin: bool, stage: str = "post") -> Plugin:
     """Run ``script --help`` in a child process and read its parameters from the text."""
-    plugin = Plugin(path, group, builtin)
+    plugin = Plugin(path, group, builtin, stage=stage)
     try:
         done = subprocess.run(
             [*python_for(plugin), str(path), "--help"], capture_output=True, text=True,
@@ -206,10 +215,11 @@ def load_plugin(path: Path, group: str, builtin: bool) -> Plugin:
     return plugin
 
 
-def discover(extra: list[str] | None = None) -> list[Plugin]:
-    """Every plugin script of the plugin folders, with its parameters (or its error)."""
-    jobs = [(path, group, folder == BUILTIN_DIR) for folder in plugin_folders(extra)
-            for path, group in _scripts(folder)]  # fmt: skip
+def discover(extra: list[str] | None = None, stage: str | None = None) -> list[Plugin]:
+    """Every plugin script of the plugin folders, with its parameters (or its error);
+    ``stage``: only the ``"pre"`` or the ``"post"`` ones."""
+    jobs = [(path, group, folder == BUILTIN_DIR, kind) for folder in plugin_folders(extra)
+            for path, group, kind in _scripts(folder) if stage in (None, kind)]  # fmt: skip
     with ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 1)) as pool:
         return list(pool.map(lambda job: load_plugin(*job), jobs))
 
@@ -224,19 +234,21 @@ def find_plugin(name: str, extra: list[str] | None = None) -> Plugin:
     path = Path(name)
     if path.suffix == ".py" and path.is_file():
         parts = list(path.resolve().parent.parts)
-        groups = parts[parts.index("_Post_Process") + 1 :] if "_Post_Process" in parts else []
+        top = next((t for t in ROOTS if t in parts), None)
+        groups = parts[parts.index(top) + 1 :] if top else []
         builtin = path.resolve().is_relative_to(BUILTIN_DIR)
-        return load_plugin(path.resolve(), "/".join(g.lstrip("_") for g in groups), builtin)
+        return load_plugin(path.resolve(), "/".join(g.lstrip("_") for g in groups), builtin,
+                           ROOTS.get(top or "", "post"))  # fmt: skip
     key = _key(name)
     candidates = []
     for folder in plugin_folders(extra):
-        for script, group in _scripts(folder):
+        for script, group, stage in _scripts(folder):
             if key in (_key(script.stem), _key(f"{group}/{script.stem}")):
-                return load_plugin(script, group, folder == BUILTIN_DIR)
-            candidates.append((script, group, folder == BUILTIN_DIR))
-    for script, group, builtin in candidates:  # by title: needs each one's --help
-        plugin = load_plugin(script, group, builtin)
+                return load_plugin(script, group, folder == BUILTIN_DIR, stage)
+            candidates.append((script, group, folder == BUILTIN_DIR, stage))
+    for script, group, builtin, stage in candidates:  # by title: needs each one's --help
+        plugin = load_plugin(script, group, builtin, stage)
         if key in (_key(plugin.title), _key(plugin.name)):
             return plugin
-    names = ", ".join(sorted(s.stem for s, _, _ in candidates)) or "none"
+    names = ", ".join(sorted(s.stem for s, _, _, _ in candidates)) or "none"
     raise PluginError(f"plugin {name!r}: no such plugin (known: {names})")

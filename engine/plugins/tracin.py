@@ -18,10 +18,10 @@ import engine.nn as nn
 from engine.plugins.model import JobModel, PluginError
 from engine.runtime.checkpoint import PARAMETERS, checkpoint_path
 
-__all__ = ["job_checkpoints", "tracin_scores"]
+__all__ = ["job_checkpoints", "learning_rate", "tracin_matrix", "tracin_scores"]
 
 
-def _learning_rate(model: JobModel) -> float:
+def learning_rate(model: JobModel) -> float:
     plan = model.job.plan()
     for optimizer in plan.get("optimizers", []):
         params = optimizer.get("solver_parameters", {})
@@ -35,7 +35,7 @@ def job_checkpoints(model: JobModel) -> list[tuple[float, Path]]:
     """``(learning rate, parameters file)`` of each distinct saved checkpoint of the job."""
     found: list[tuple[float, Path]] = []
     seen: list[dict[str, np.ndarray]] = []
-    lr = _learning_rate(model)
+    lr = learning_rate(model)
     for kind in ("best", "last"):
         path = checkpoint_path(model.job.checkpoint_dir(kind)) / PARAMETERS
         if not path.is_file():
@@ -78,6 +78,42 @@ def tracin_scores(
         for i in range(len(train_x)):
             g = _flat(model.parameter_gradients(train_x[i][None], np.asarray([train_t[i]])))
             scores[i] += lr * float(g @ (g if target is None else target))
+            done += 1
+            if progress is not None and (done % 50 == 0 or done == total):
+                progress(done, total)
+    return scores
+
+
+def tracin_matrix(
+    model: JobModel,
+    checkpoints: Sequence[tuple[float, Path | None]],
+    train_x: np.ndarray,
+    train_t: np.ndarray,
+    test_x: np.ndarray,
+    test_t: np.ndarray,
+    progress: Callable[[int, int], None] | None = None,
+) -> np.ndarray:
+    """Influence of each training sample (columns) on each test sample (rows): the test
+    samples' gradients are held (float32), each training sample's is computed once."""
+    scores = np.zeros((len(test_x), len(train_x)))
+    total = len(checkpoints) * (len(test_x) + len(train_x))
+    done = 0
+    for lr, path in checkpoints:
+        if path is not None:
+            nn.load_parameters(path)
+        held = None
+        for j in range(len(test_x)):
+            g = _flat(model.parameter_gradients(test_x[j][None], np.asarray([test_t[j]])))
+            if held is None:
+                held = np.zeros((len(test_x), g.size), np.float32)
+            held[j] = g
+            done += 1
+            if progress is not None and (done % 50 == 0 or done == total):
+                progress(done, total)
+        assert held is not None
+        for i in range(len(train_x)):
+            g = _flat(model.parameter_gradients(train_x[i][None], np.asarray([train_t[i]])))
+            scores[:, i] += lr * (held @ g.astype(np.float32)).astype(np.float64)
             done += 1
             if progress is not None and (done % 50 == 0 or done == total):
                 progress(done, total)

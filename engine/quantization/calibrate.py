@@ -21,7 +21,7 @@ from engine.quantization.insert import Ranges
 from engine.quantization.scheme import QuantizationError
 from engine.runtime.checkpoint import job_parameters
 from engine.runtime.compiler import compile_network
-from engine.runtime.job import Job
+from engine.runtime.job import Job, JobError
 from engine.runtime.program import Program
 from engine.runtime.session import RunPlan
 
@@ -30,7 +30,6 @@ __all__ = ["job_parameters_file", "check_parameters", "calibrate", "training_csv
 
 def job_parameters_file(job: Job, checkpoint: str = "best") -> Path:
     """The job's ``best`` parameters (``last`` when no epoch was monitored)."""
-    from engine.runtime.job import JobError  # noqa: PLC0415
 
     try:
         return job_parameters(job, checkpoint)[0]

@@ -44,7 +44,9 @@ _FLOAT_NETWORK = "FloatNetwork"  # a Unit layer calling a quantized copy: the fl
 _NOT_DATA = frozenset({"Input", "Parameter", "WorkingMemory", "Comment", "Argument"})
 # Layout in NNC's file coordinates (multiples of its 24 grid): a box is 240 x 48; parameter
 # chains start far enough right to leave room for the shape text beside each box.
-_ROW, _CHAIN, _COLUMN = 48, 336, 264
+_ROW, _CHAIN = 48, 336
+_CHAIN_ROWS = 2  # a parameter chain: the Parameter, then its quantizer, above the layer
+_CHAIN_STEP = 336  # between the W and b chains: a box and the shape drawn beside it
 
 
 @dataclass
@@ -122,24 +124,34 @@ def _float_unit(network: str, layer: Layer) -> Layer:
     return replace(layer, properties={**layer.properties, "Network": original}, extra=extra)
 
 
-def _extra_rows(activation: bool, chains: int) -> int:
-    """Rows a layer needs below its own: its output quantizer, its chains after the first."""
-    return max(int(activation), chains - 1)
+def _extra_rows(activation: bool, chains: int) -> tuple[int, int]:
+    """(rows a layer needs above it, rows below it): its parameter chains stand above it
+    (each a Parameter over its quantizer, so their wires run down into the layer's pins and
+    cross no box), its output quantizer below it."""
+    return (_CHAIN_ROWS if chains else 0), int(activation)
 
 
-def _shifted(layers, extras: Mapping[str, int], direction: int) -> dict[str, tuple]:  # noqa: ANN001
+def _shifted(layers, extras: Mapping[str, tuple[int, int]], direction: int) -> dict[str, tuple]:  # noqa: ANN001, E501
     """Positions with every layer moved down (``direction`` 1) or back up (-1) by the rows
-    the layers above it need. Rows are counted per y (boxes side by side share them), and the
-    shift keeps the order of the ys, so -1 undoes +1 exactly."""
-    rows: dict[float, int] = {}
+    the layers need: rows above a layer move it and every layer at or below its y, rows below
+    it every layer below its y. Rows are counted per y (boxes side by side share them), and
+    the shift keeps the order of the ys, so -1 undoes +1 exactly."""
+    above: dict[float, int] = {}
+    below: dict[float, int] = {}
     for layer in layers:
-        if extras.get(layer.name):
-            y = layer.position[1]
-            rows[y] = max(rows.get(y, 0), extras[layer.name])
+        up, down = extras.get(layer.name, (0, 0))
+        y = layer.position[1]
+        if up:
+            above[y] = max(above.get(y, 0), up)
+        if down:
+            below[y] = max(below.get(y, 0), down)
     out = {}
     for layer in layers:
         x, y = layer.position
-        out[layer.name] = (x, y + direction * _ROW * sum(n for r, n in rows.items() if r < y))
+        rows = sum(n for r, n in above.items() if r <= y) + sum(
+            n for r, n in below.items() if r < y
+        )
+        out[layer.name] = (x, y + direction * _ROW * rows)
     return out
 
 
@@ -339,7 +351,7 @@ def _build(base, inference, scheme: Scheme, ranges: Ranges | None, name: str, ca
     chosen = quantizable_layers(base, scheme, unit=call.unit)
     places: dict[str, tuple[str, int, int]] = {}  # new layer -> (owner, dx, rows below it)
     shared: dict[str, str] = {}  # parameter name -> its quantizer (shared parameters)
-    extras: dict[str, int] = {}
+    extras: dict[str, tuple[int, int]] = {}
     eligible = set(quantizable_layers(base, replace(scheme, only=None), unit=call.unit))
     for layer_name in chosen:
         layer = base.layer(layer_name)
@@ -371,8 +383,10 @@ def _build(base, inference, scheme: Scheme, ranges: Ranges | None, name: str, ca
             extra_links.extend(links)
             if chain:  # a new chain (a shared parameter reuses the first one)
                 added.extend(chain)
-                places[chain[0].name] = (layer_name, _CHAIN, rows)
-                places[chain[1].name] = (layer_name, _CHAIN + _COLUMN, rows)
+                # Side by side above the layer (W, then b): the quantizer one row up, its
+                # Parameter over it; wires run down, Parameter -> quantizer -> the pin.
+                places[chain[0].name] = (layer_name, _CHAIN + _CHAIN_STEP * rows, -1)
+                places[chain[1].name] = (layer_name, _CHAIN + _CHAIN_STEP * rows, -2)
                 rows += 1
         extras[layer_name] = _extra_rows(layer_name in rewire, rows)
         index = layers.index(layer) + 1

@@ -24,12 +24,15 @@ import engine.nn as nn
 from engine.data import DatasetError
 from engine.formats import save_project
 from engine.graph.project import Project
+from engine.quantization.scheme import QuantizationError
+from engine.runtime import run as runner
 from engine.runtime.checkpoint import PARAMETERS, checkpoint_path
 from engine.runtime.compiler import compile_network
-from engine.runtime.datasets import resolve_uri
-from engine.runtime.evaluator import evaluate
+from engine.runtime.datasets import open_project_dataset, resolve_uri
+from engine.runtime.evaluator import evaluate, load_job_parameters
+from engine.runtime.extensions import evaluate_monitor
 from engine.runtime.job import Job, atomic_write_json
-from engine.runtime.session import plan_run
+from engine.runtime.session import MonitorRun, RunPlan, Session, plan_run
 
 __all__ = ["retarget", "absolute_datasets", "fixed_job", "trained_job", "accuracy_of", "free_name"]
 
@@ -108,7 +111,6 @@ def trained_job(
     info: dict[str, Any], on_trainer: Callable[[Any], None],
 ) -> tuple[Job, str]:  # fmt: skip
     """A QAT point: fine-tune from the float parameters; resume an interrupted one."""
-    from engine.runtime import run as runner  # noqa: PLC0415
 
     status = _status(folder)
     if status == "finished":
@@ -157,8 +159,6 @@ def accuracy_of(job: Job) -> float:
     result = evaluate(job.root)
     classes = result.summary.get("classification", {})
     if not classes:
-        from engine.quantization.scheme import QuantizationError  # noqa: PLC0415
-
         raise QuantizationError(
             f"{job.root}: the network has no classification output to measure accuracy on"
         )
@@ -171,10 +171,6 @@ def accuracy_of(job: Job) -> float:
 def validation_error(job: Job) -> float | None:
     """The ``valid_error`` monitor as the trainer computes it (so an untrained point sits
     on the trade-off graph beside trained jobs), with the job's best parameters."""
-    from engine.runtime.datasets import open_project_dataset  # noqa: PLC0415
-    from engine.runtime.evaluator import load_job_parameters  # noqa: PLC0415
-    from engine.runtime.extensions import evaluate_monitor  # noqa: PLC0415
-    from engine.runtime.session import MonitorRun, RunPlan, Session  # noqa: PLC0415
 
     plan = RunPlan.from_json(job.config()["plan"])
     chosen = [m for m in plan.monitors if m["name"] == "valid_error"] or plan.monitors[-1:]

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from engine.report.figures import tradeoff_picture
+from engine.report.i18n import QT_TRANSLATE_NOOP, in_language, translate
 from engine.report.job_report import JobContext, Progress, save_deck
 from engine.report.slides import BODY_H, BODY_TOP, MARGIN, WIDTH, Deck
 from engine.runtime.job_history import JobInfo, read_job
@@ -16,18 +17,19 @@ __all__ = ["write_comparison", "TRADEOFF_STATISTIC"]
 
 TRADEOFF_STATISTIC = "CostMultiplyAdd"
 HEADER = (
-    "Job",
-    "Status",
-    "Epochs",
-    "Batch size",
-    "Solver",
-    "Learning rate",
-    "Best valid error",
+    QT_TRANSLATE_NOOP("Report", "Job"),
+    QT_TRANSLATE_NOOP("Report", "Status"),
+    QT_TRANSLATE_NOOP("Report", "Epochs"),
+    QT_TRANSLATE_NOOP("Report", "Batch size"),
+    QT_TRANSLATE_NOOP("Report", "Solver"),
+    QT_TRANSLATE_NOOP("Report", "Learning rate"),
+    QT_TRANSLATE_NOOP("Report", "Best valid error"),
     "CostMultiplyAdd",
     "CostParameter",
 )
 
 
+@in_language
 def write_comparison(
     job_dirs: Sequence[str | Path],
     output: str | Path | None = None,
@@ -45,11 +47,13 @@ def write_comparison(
     steps = 4
     _step(progress, 0, steps, "table")
     deck.title_slide(
-        f"Comparison of {len(contexts)} jobs",
+        translate("Report", "Comparison of {len} jobs").format(len=len(contexts)),
         "\n".join(f"{i.name}: {c.title}" for c, i in zip(contexts, infos, strict=True)),
     )
     deck.table_slides(
-        "Jobs", list(HEADER), [_row(c, i) for c, i in zip(contexts, infos, strict=True)]
+        translate("Report", "Jobs"),
+        [translate("Report", h) for h in HEADER],
+        [_row(c, i) for c, i in zip(contexts, infos, strict=True)],
     )
     _step(progress, 1, steps, "trade-off")
     _tradeoff_slide(deck, infos)
@@ -63,13 +67,21 @@ def write_comparison(
             for i in infos
         ]
         series = [s for s in series if s[1]]
-        slide = deck.slide(f"Learning Curves : {title}")
+        slide = deck.slide(translate("Report", "Learning Curves : {title}").format(title=title))
         if series:
             deck.xy_chart(
-                slide, series, (MARGIN, BODY_TOP, WIDTH - 2 * MARGIN, BODY_H), "epoch", title
+                slide,
+                series,
+                (MARGIN, BODY_TOP, WIDTH - 2 * MARGIN, BODY_H),
+                translate("Report", "epoch"),
+                title,
             )
         else:
-            deck.text(slide, [f"No job has a {title} curve."], (MARGIN, BODY_TOP, 10, 1))
+            deck.text(
+                slide,
+                [translate("Report", "No job has a {title} curve.").format(title=title)],
+                (MARGIN, BODY_TOP, 10, 1),
+            )
     _step(progress, 3, steps, f"writing {target}")
     save_deck(deck, target)
     return target
@@ -103,13 +115,19 @@ def _count(value: int | None) -> str:
 
 
 def _tradeoff_slide(deck: Deck, infos: list[JobInfo]) -> None:
-    slide = deck.slide(f"Trade-off : best validation loss against {TRADEOFF_STATISTIC}")
+    slide = deck.slide(
+        translate("Report", "Trade-off : best validation loss against {TRADEOFF_STATISTIC}").format(
+            TRADEOFF_STATISTIC=TRADEOFF_STATISTIC
+        )
+    )
     (png, size), optimal = tradeoff_picture(infos, TRADEOFF_STATISTIC, 8.0, 5.4)
     deck.picture(slide, png, (MARGIN, BODY_TOP, 8.2, BODY_H), size)
     lines = [
-        "Pareto-optimal jobs (no other job is both cheaper and more accurate):",
+        translate(
+            "Report", "Pareto-optimal jobs (no other job is both cheaper and more accurate):"
+        ),
         *[f"    {name}" for name in optimal],
     ]
     if not optimal:
-        lines = ["No job has both a validation loss and statistics yet."]
+        lines = [translate("Report", "No job has both a validation loss and statistics yet.")]
     deck.text(slide, lines, (MARGIN + 8.4, BODY_TOP, WIDTH - 2 * MARGIN - 8.4, BODY_H), largest=16)

@@ -13,6 +13,7 @@ import matplotlib
 from matplotlib.axes import Axes
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from engine.report.i18n import QT_TRANSLATE_NOOP, translate
 from engine.runtime.job_history import JobInfo, pareto_front
 
 __all__ = ["SERIES", "draw_learning_curves", "draw_tradeoff", "tradeoff_points", "decimate",
@@ -21,7 +22,11 @@ __all__ = ["SERIES", "draw_learning_curves", "draw_tradeoff", "tradeoff_points",
 # (legend text, column of a curve row, line style); rows are (epoch, cost, train, valid).
 # NNC calls the monitors "Training Error" and "Validation Error"; they are the loss on those
 # sets (the mean of the loss layers), so they are named for what they are.
-SERIES = (("cost", 1, "-"), ("training loss", 2, "--"), ("validation loss", 3, ":"))
+SERIES = (
+    (QT_TRANSLATE_NOOP("Report", "cost"), 1, "-"),
+    (QT_TRANSLATE_NOOP("Report", "training loss"), 2, "--"),
+    (QT_TRANSLATE_NOOP("Report", "validation loss"), 3, ":"),
+)
 Curve = tuple[str, Sequence[tuple[int, Any, Any, Any]]]
 # Past this many jobs only the Pareto front is named: seen on a real X server, a quantization
 # sweep's six jobs (same cost, long names) piled their names over each other and off the axes.
@@ -66,11 +71,12 @@ def draw_learning_curves(ax: Axes, curves: Sequence[Curve], log_scale: bool = Fa
                 continue
             xs, ys = zip(*points, strict=True)
             color = colors[(column - 1 if len(curves) == 1 else k) % len(colors)]
+            name = translate("Report", name)
             text = name if len(curves) == 1 else f"{label}: {name}"
             ax.plot(xs, ys, style, color=color, marker="." if len(xs) < 30 else None, label=text)
             drawn += 1
-    ax.set_xlabel("epoch")
-    ax.set_ylabel("cost / loss")
+    ax.set_xlabel(translate("Report", "epoch"))
+    ax.set_ylabel(translate("Report", "cost / loss"))
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     if log_scale and drawn:
         ax.set_yscale("log")
@@ -100,19 +106,62 @@ def _cost_label(value: float, _position: int) -> str:
     )
 
 
+def _nearby(
+    named: list[tuple[float, float, str]], dx: float, dy: float
+) -> list[tuple[tuple[float, float], list[str]]]:
+    """Names of points drawn at (nearly) one place, together: one label each place, at its
+    first point (a sweep's points share a cost and often a loss; their names overlapped)."""
+    places: list[tuple[tuple[float, float], list[str]]] = []
+    for x, y, name in named:
+        for (px, py), names in places:
+            if abs(x - px) <= dx and abs(y - py) <= dy:
+                names.append(name)
+                break
+        else:
+            places.append(((x, y), [name]))
+    return places
+
+
+def _label_text(names: list[str]) -> str:
+    """Names at one place, one per line; a quantization experiment's points (``<sweep>: 8-bit
+    PTQ``) under one ``<sweep>:`` line, so the label stays narrow enough for the axes."""
+    groups: dict[str, list[str]] = {}  # "" holds the plain names
+    for name in names:
+        prefix, sep, rest = name.partition(": ")
+        if sep:
+            groups.setdefault(prefix + ":", []).append(rest)
+        else:
+            groups.setdefault(name, [])
+    lines = []
+    for head, rests in groups.items():
+        lines.append(head)
+        if rests:
+            lines.append("  " + ", ".join(rests))
+    return "\n".join(lines)
+
+
 def draw_tradeoff(ax: Axes, jobs: Sequence[JobInfo], statistic: str) -> list[str]:
     """Best validation error against ``statistic``; the Pareto front in red and named (every
     point named while there are at most ``NAME_ALL_UP_TO``). Returns the front's names."""
     ax.clear()
     points, names, optimal = tradeoff_points(jobs, statistic)
     name_all = len(points) <= NAME_ALL_UP_TO
+    named: list[tuple[float, float, str]] = []
     for (x, y), name, best in zip(points, names, optimal, strict=True):
         # The front on top: a sweep's points share one cost and would hide it.
         ax.plot([x], [y], "o", color="tab:red" if best else "tab:gray", zorder=3 if best else 2)
         if best or name_all:
-            label = ax.annotate(name, (x, y), fontsize="x-small", xytext=(3, 3),
-                                textcoords="offset points", clip_on=True)  # fmt: skip
-            label.set_in_layout(False)  # a long name must not squeeze the axes
+            named.append((x, y, name))
+    (x0, x1), (y0, y1) = ax.get_xlim(), ax.get_ylim()  # autoscaled to the points now
+    for (x, y), together in _nearby(named, 0.04 * (x1 - x0), 0.04 * (y1 - y0)):
+        # Toward the middle of the axes, so a name at the right or top edge is not cut.
+        right = x1 > x0 and (x - x0) / (x1 - x0) >= 0.5
+        top = y1 > y0 and (y - y0) / (y1 - y0) > 0.5
+        label = ax.annotate(_label_text(together), (x, y), fontsize="x-small",
+                            xytext=(-4 if right else 4, -4 if top else 4),
+                            textcoords="offset points", ha="right" if right else "left",
+                            va="top" if top else "bottom", clip_on=True)  # fmt: skip
+        label.set_in_layout(False)  # a long name must not squeeze the axes
     front = sorted(p for p, o in zip(points, optimal, strict=True) if o)
     if len(front) > 1:
         ax.plot(*zip(*front, strict=True), "-", color="tab:red", alpha=0.5, label="Pareto")
@@ -120,7 +169,8 @@ def draw_tradeoff(ax: Axes, jobs: Sequence[JobInfo], statistic: str) -> list[str
     # Whole numbers with separators: costs a few apart around a million read "1,031,746", not
     # "46 49 52 +1.0317e6" (matplotlib's offset notation).
     ax.xaxis.set_major_formatter(FuncFormatter(_cost_label))
+    ax.ticklabel_format(axis="y", useOffset=False)  # losses a little apart, in full
     ax.set_xlabel(statistic)
-    ax.set_ylabel("best validation loss")
+    ax.set_ylabel(translate("Report", "best validation loss"))
     ax.grid(True, alpha=0.3)
     return [n for n, o in zip(names, optimal, strict=True) if o]

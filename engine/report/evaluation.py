@@ -10,12 +10,14 @@ from typing import Any
 
 import numpy as np
 
+from engine.data.loaders import load_file
 from engine.report import figures
+from engine.report.i18n import QT_TRANSLATE_NOOP, translate
 from engine.report.slides import BODY_H, BODY_TOP, MARGIN, WIDTH, Deck
 
 __all__ = ["evaluation_slides", "CLASSIFICATION_LINES", "REGRESSION_LINES", "variable_name"]
 
-TITLE = "Experimental Result : Evaluation"
+TITLE = QT_TRANSLATE_NOOP("Report", "Experimental Result : Evaluation")
 CLASSIFICATION_LINES = (
     ("Accuracy", "accuracy"),
     ("Avg.Precision", "avg_precision"),
@@ -54,31 +56,46 @@ def evaluation_slides(
     checkpoint the user asked for (None: whichever was evaluated).
     """
     if summary is None or (wanted and summary.get("checkpoint") != wanted):
-        deck.text_slide(TITLE, _not_evaluated(job, summary, wanted))
+        deck.text_slide(translate("Report", TITLE), _not_evaluated(job, summary, wanted))
         return
     lines = []
     for executor in _evaluated_executors(plan, summary):  # NNC: a paragraph per executor
-        lines.append(f'Evaluate network "{executor.get("network", "")}" '
-                     f'using "{summary.get("dataset", "")}" dataset.')  # fmt: skip
+        lines.append(translate("Report", 'Evaluate network "{network}" using "{dataset}" dataset.')
+                     .format(network=executor.get("network", ""),
+                             dataset=summary.get("dataset", "")))  # fmt: skip
         n = int(executor.get("num_evaluations") or 1)
         if n > 1:
             kind = "average" if executor.get("repeat_evaluation_type") == "mean" else "last"
             lines += [
-                f"The calculation is executed {n} times for each data.",
-                f"The {kind} value is used as a final output.",
+                translate("Report", "The calculation is executed {n} times for each data.").format(
+                    n=n
+                ),
+                translate("Report", "The {kind} value is used as a final output.").format(
+                    kind=kind
+                ),
             ]
     checkpoint = summary.get("checkpoint", "best")
     epoch = f" (epoch {best_epoch})" if checkpoint == "best" and best_epoch else ""
     lines.append(
-        f"Parameters : the {checkpoint} checkpoint{epoch}; {summary.get('rows', 0):,} data"
+        translate("Report", "Parameters : the {checkpoint} checkpoint{epoch}; {get:,} data").format(
+            checkpoint=checkpoint, epoch=epoch, get=summary.get("rows", 0)
+        )
     )
     for name, m in summary.get("classification", {}).items():
-        lines.append(f"Variable : {variable_name(name)}")
+        lines.append(
+            translate("Report", "Variable : {variable_name}").format(
+                variable_name=variable_name(name)
+            )
+        )
         lines += [f"    {label} : {m[key]:.4f}" for label, key in CLASSIFICATION_LINES]
     for name, m in summary.get("regression", {}).items():
-        lines.append(f"Variable : {variable_name(name)}")
+        lines.append(
+            translate("Report", "Variable : {variable_name}").format(
+                variable_name=variable_name(name)
+            )
+        )
         lines += [f"    {label} : {m[key]:.6g}" for label, key in REGRESSION_LINES if key in m]
-    deck.text_slide(TITLE, lines)
+    deck.text_slide(translate("Report", TITLE), lines)
     for name, m in summary.get("classification", {}).items():
         _confusion_slide(deck, name, m)
         _per_class_slides(deck, name, m)
@@ -88,25 +105,33 @@ def evaluation_slides(
 def _not_evaluated(job: Path, summary: dict | None, wanted: str | None) -> list[str]:
     """What the slide says instead of results: for whoever reads the deck, so no command."""
     if summary is None:
-        first = "This job has not been evaluated yet."
+        first = translate("Report", "This job has not been evaluated yet.")
     else:
-        first = (
-            f"This job has been evaluated with the {summary.get('checkpoint')} parameters, "
-            f"not the {wanted} ones asked for."
-        )
+        first = translate(
+            "Report",
+            "This job has been evaluated with the {get} parameters, not the {wanted} ones "
+            "asked for.",
+        ).format(get=summary.get("checkpoint"), wanted=wanted)
     return [first, "The evaluation results appear here once the job is evaluated."]
 
 
 def _confusion_slide(deck: Deck, name: str, m: dict) -> None:
     matrix = np.asarray(m["confusion_matrix"], dtype=np.int64)
     labels = [str(k) for k in range(matrix.shape[0])]
-    slide = deck.slide(f"Experimental Result : Confusion Matrix of {variable_name(name)}")
+    slide = deck.slide(
+        translate("Report", "Experimental Result : Confusion Matrix of {variable_name}").format(
+            variable_name=variable_name(name)
+        )
+    )
     png, size = figures.confusion_heatmap(matrix, labels, min(BODY_H, 7.0))
     deck.picture(slide, png, (MARGIN, BODY_TOP, 7.0, BODY_H), size)
     lines = [
-        "Rows: the true class; columns: the predicted class; each cell counts data.",
-        f"{int(np.trace(matrix)):,} of {int(matrix.sum()):,} data are on the diagonal "
-        f"(accuracy {m['accuracy']:.4f}).",
+        translate(
+            "Report", "Rows: the true class; columns: the predicted class; each cell counts data."
+        ),
+        translate(
+            "Report", "{int:,} of {int2:,} data are on the diagonal (accuracy {value:.4f})."
+        ).format(int=int(np.trace(matrix)), int2=int(matrix.sum()), value=m["accuracy"]),
     ]
     deck.text(slide, lines, (MARGIN + 7.3, BODY_TOP, WIDTH - 2 * MARGIN - 7.3, 2.0), largest=16)
 
@@ -124,8 +149,16 @@ def _per_class_slides(deck: Deck, name: str, m: dict) -> None:
         for k in range(matrix.shape[0])
     ]
     deck.table_slides(
-        f"Experimental Result : Per-class Metrics of {variable_name(name)}",
-        ["Class", "Precision", "Recall", "F-Measure", "Data"],
+        translate("Report", "Experimental Result : Per-class Metrics of {variable_name}").format(
+            variable_name=variable_name(name)
+        ),
+        [
+            translate("Report", "Class"),
+            translate("Report", "Precision"),
+            translate("Report", "Recall"),
+            translate("Report", "F-Measure"),
+            translate("Report", "Data"),
+        ],
         rows,
     )
 
@@ -135,11 +168,14 @@ def _misclassified_slide(deck: Deck, output_csv: Path, name: str, classes: int) 
     found = _misclassified(output_csv, name, classes)
     if found is None:
         return  # not an image classification, or output_result.csv is gone
-    title = f"Experimental Result : Misclassified Examples of {variable_name(name)}"
+    title = translate(
+        "Report", "Experimental Result : Misclassified Examples of {variable_name}"
+    ).format(variable_name=variable_name(name))
     if not found:
-        deck.text_slide(title, ["Every evaluated data is classified correctly."])
+        deck.text_slide(
+            title, [translate("Report", "Every evaluated data is classified correctly.")]
+        )
         return
-    from engine.data.loaders import load_file  # noqa: PLC0415
 
     tiles, captions = [], []
     for path, true, predicted, score in found[:MISCLASSIFIED]:
@@ -147,14 +183,23 @@ def _misclassified_slide(deck: Deck, output_csv: Path, name: str, classes: int) 
             tiles.append(figures.tile_png(figures.to_display(load_file(Path(path)))))
         except Exception:  # noqa: BLE001, S112 - a file that has gone: leave it out
             continue
-        captions.append(f"true {true}, predicted {predicted} ({score:.2f})")
+        captions.append(
+            translate("Report", "true {true}, predicted {predicted} ({score:.2f})").format(
+                true=true, predicted=predicted, score=score
+            )
+        )
     if not tiles:
-        deck.text_slide(title, ["The image files of the misclassified data are gone."])
+        deck.text_slide(
+            title, [translate("Report", "The image files of the misclassified data are gone.")]
+        )
         return
     slide = deck.slide(title)
     intro = [
-        f"{len(found):,} data misclassified; the {len(tiles)} most confident mistakes "
-        "(true class, predicted class and its score):"
+        translate(
+            "Report",
+            "{found:,} data misclassified; the {shown} most confident mistakes "
+            "(true class, predicted class and its score):",
+        ).format(found=len(found), shown=len(tiles))
     ]
     deck.text(slide, intro, (MARGIN, BODY_TOP, WIDTH - 2 * MARGIN, 0.5), largest=16)
     box = (MARGIN, BODY_TOP + 0.6, WIDTH - 2 * MARGIN, BODY_H - 0.6)

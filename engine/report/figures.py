@@ -16,6 +16,7 @@ from matplotlib.figure import Figure
 from PIL import Image as PILImage
 
 from engine.report.curves import draw_tradeoff
+from engine.report.i18n import translate
 from engine.runtime.job_history import JobInfo
 
 __all__ = ["Picture", "tile_png", "confusion_heatmap", "tradeoff_picture", "to_display"]
@@ -68,8 +69,8 @@ def confusion_heatmap(matrix: np.ndarray, labels: Sequence[str], size: float) ->
     font = max(5.0, min(10.0, 120.0 / max(k, 1)))
     ax.set_xticks(ticks, labels, fontsize=font, rotation=90 if k > 12 else 0)
     ax.set_yticks(ticks, labels, fontsize=font)
-    ax.set_xlabel("predicted")
-    ax.set_ylabel("true")
+    ax.set_xlabel(translate("Report", "predicted"))
+    ax.set_ylabel(translate("Report", "true"))
     if k <= 30:
         peak = float(matrix.max()) if matrix.size else 0.0
         for (i, j), value in np.ndenumerate(matrix):

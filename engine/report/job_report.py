@@ -12,19 +12,18 @@ a partial file.
 
 from __future__ import annotations
 
-import contextlib
 import importlib
 import json
-import os
-import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+from engine.core.atomic import atomic_output
 from engine.report import sections
 from engine.report.evaluation import evaluation_slides
+from engine.report.i18n import in_language, translate
 from engine.report.slides import Deck
 from engine.runtime.job import Job, JobError
 from engine.runtime.job_history import read_curve
@@ -78,10 +77,16 @@ class JobContext:
             raise ReportError(
                 str(exc)
                 if isinstance(exc, JobError)
-                else f"{job_dir}: not a NeuroCanvas job folder ({exc})"
+                else translate("Report", "{job_dir}: not a NeuroCanvas job folder ({exc})").format(
+                    job_dir=job_dir, exc=exc
+                )
             ) from None
         except Exception as exc:  # noqa: BLE001 - a broken project snapshot: one line
-            raise ReportError(f"{job_dir}: cannot read the job's project ({exc})") from None
+            raise ReportError(
+                translate("Report", "{job_dir}: cannot read the job's project ({exc})").format(
+                    job_dir=job_dir, exc=exc
+                )
+            ) from None
         return cls(
             job,
             plan,
@@ -100,6 +105,7 @@ def _json(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+@in_language
 def write_report(
     job_dir: str | Path,
     output: str | Path | None = None,
@@ -115,6 +121,8 @@ def write_report(
             those parameters, and say so when the job's evaluation used the other ones. None:
             whichever evaluation the job has.
         progress: called before each part as ``progress(step, steps, text)``.
+        lang: ``en`` or ``ja``, the deck's language (titles, table headings, axis titles) and
+            its font (one with Japanese glyphs for ``ja``); a keyword of ``in_language``.
         extra: more slide makers ``hook(deck, context)`` for this report only, run after the
             modules of :data:`SLIDE_PROVIDERS`. A maker reads whatever it needs from
             ``context.root`` (e.g. a sweep's CSV) and adds slides with the
@@ -158,7 +166,10 @@ def write_report(
 def _title(deck: Deck, context: JobContext) -> None:
     lines = [line for line in (context.project.description or "").splitlines() if line.strip()]
     state = context.status.get("status", "")
-    lines.append(f"Job {context.root.name}" + (f" ({state})" if state else ""))
+    lines.append(
+        translate("Report", "Job {name}").format(name=context.root.name)
+        + (f" ({state})" if state else "")
+    )
     deck.title_slide(context.title, "\n".join(lines))
 
 
@@ -181,29 +192,32 @@ def _extra(hook: SlideHook, deck: Deck, context: JobContext) -> None:
         hook(deck, context)
     except Exception as exc:  # noqa: BLE001 - a plug-in's bug must not cost the whole report
         name = f"{getattr(hook, '__module__', '')}.{getattr(hook, '__qualname__', hook)}"
-        deck.text_slide("Extra slides", [f"{name} could not make its slides: {exc}"])
+        deck.text_slide(
+            translate("Report", "Extra slides"),
+            [
+                translate("Report", "{name} could not make its slides: {exc}").format(
+                    name=name, exc=exc
+                )
+            ],
+        )
 
 
 def save_deck(deck: Deck, target: Path) -> None:
     """Save through a temporary file in the target's folder and a rename (no partial file)."""
     target = Path(target)
     if target.is_dir():
-        raise ReportError(f"{target}: is a folder; give a .pptx file name")
+        raise ReportError(
+            translate("Report", "{target}: is a folder; give a .pptx file name").format(
+                target=target
+            )
+        )
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    except OSError as exc:
-        raise ReportError(f"{target}: cannot write the report ({exc.strerror or exc})") from None
-    try:
-        with os.fdopen(fd, "wb") as f:
+        with atomic_output(target, "wb") as f:
             deck.save(f)
-        os.chmod(tmp, 0o644)  # a document to share, not mkstemp's private 0600
-        os.replace(tmp, target)
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise ReportError(
-                f"{target}: cannot write the report ({exc.strerror or exc})"
-            ) from None
-        raise
+    except OSError as exc:
+        raise ReportError(
+            translate("Report", "{target}: cannot write the report ({value})").format(
+                target=target, value=exc.strerror or exc
+            )
+        ) from None

@@ -46,6 +46,15 @@ def _tidy(value: float) -> float:
     return int(rounded) if float(rounded).is_integer() else rounded
 
 
+def link_bend(start: tuple[float, float], end: tuple[float, float]) -> float:
+    """How far a link leaves its output downwards and enters its input from above (the
+    control points of its cubic curve). A link that runs far sideways bends more, but never
+    much beyond its drop: a W/b quantizer's wire into its layer's pin, a row lower, stays in
+    the gap between the rows instead of looping up through the boxes beside the pin."""
+    dx, dy = abs(end[0] - start[0]), abs(end[1] - start[1])
+    return max(12.0, dy / 2, min(dx / 4, 12.0 + dy))
+
+
 def side_pin_xs(count: int) -> list[float]:
     """x of each side connector on the top edge, left to right, clear of the main input.
 

@@ -141,7 +141,7 @@ def _draw_link(ax, network, boxes, source, destination, pin, zoom) -> None:  # n
     dx, dy = _pin(network.layer(destination), "in", pin)
     start = (boxes[source][0] + sx, boxes[source][1] + sy)
     end = (boxes[destination][0] + dx, boxes[destination][1] + dy)
-    bend = max(12.0, abs(end[1] - start[1]) / 2, abs(end[0] - start[0]) / 4)
+    bend = g.link_bend(start, end)
     path = MplPath(
         [start, (start[0], start[1] + bend), (end[0], end[1] - bend), end],
         [MplPath.MOVETO, MplPath.CURVE4, MplPath.CURVE4, MplPath.CURVE4],

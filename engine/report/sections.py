@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 
+from engine import __version__
+from engine.data import DatasetError, open_dataset
 from engine.graph.config import SOLVER_REFERENCES
 from engine.graph.derive import counted_as
 from engine.graph.infer import ProjectInference
@@ -20,6 +22,7 @@ from engine.layers import find_spec
 from engine.layers.spec import STATISTICS
 from engine.report import figures
 from engine.report.curves import decimate
+from engine.report.i18n import QT_TRANSLATE_NOOP, translate
 from engine.report.layout import unit_arguments
 from engine.report.network_picture import draw_network
 from engine.report.slides import BODY_H, BODY_TOP, MARGIN, WIDTH, Deck
@@ -37,10 +40,16 @@ __all__ = [
 
 EXAMPLES = 10  # NNC shows up to ten samples per image variable
 SOFTWARE = (
-    "NeuroCanvas {version}, an open-source Neural Network Console",
-    "Neural Network Console (https://dl.sony.com/): the projects, statistics and report "
-    "NeuroCanvas follows",
-    "Neural Network Libraries (https://nnabla.org/): the API NeuroCanvas's engine mirrors",
+    QT_TRANSLATE_NOOP("Report", "NeuroCanvas {version}, an open-source Neural Network Console"),
+    QT_TRANSLATE_NOOP(
+        "Report",
+        "Neural Network Console (https://dl.sony.com/): the projects, statistics and report "
+        "NeuroCanvas follows",
+    ),
+    QT_TRANSLATE_NOOP(
+        "Report",
+        "Neural Network Libraries (https://nnabla.org/): the API NeuroCanvas's engine mirrors",
+    ),
 )
 _KINDS = {"image": "Image", "csv": "Matrix", "npy": "Array", "wav": "Audio"}
 
@@ -76,9 +85,8 @@ def used_networks(project: Any, plan: Any) -> list[str]:
 # -- datasets ----------------------------------------------------------------------------------
 def dataset_slides(deck: Deck, name: str, info: dict[str, Any]) -> None:
     """``Dataset : <name>`` (rows, variables) and ``Dataset : Examples of variable x in ...``."""
-    from engine.data import DatasetError, open_dataset  # noqa: PLC0415
 
-    title = f"Dataset : {name}"
+    title = translate("Report", "Dataset : {name}").format(name=name)
     csv = Path(str(info.get("csv", "")))
     try:
         data = open_dataset(csv, normalize=bool(info.get("normalize", True)), cache=False)
@@ -86,21 +94,30 @@ def dataset_slides(deck: Deck, name: str, info: dict[str, Any]) -> None:
         deck.text_slide(
             title,
             [
-                f"The dataset file is no longer available: {csv}",
+                translate("Report", "The dataset file is no longer available: {csv}").format(
+                    csv=csv
+                ),
                 f"({_first_line(exc)})",
-                f"URI : {info.get('uri', '')}",
+                translate("Report", "URI : {get}").format(get=info.get("uri", "")),
             ],
         )
         return
     with data:
-        lines = [f"Number of data : {data.size:,}"]
+        lines = [translate("Report", "Number of data : {size:,}").format(size=data.size)]
         for v in data.variables:
             label = v.label if len(v.columns) == 1 else None  # x__0:sepal length names x__0 only
-            lines.append(f"Variable : {v.name}" + (f" ({label})" if label else ""))
+            lines.append(
+                translate("Report", "Variable : {name}").format(name=v.name)
+                + (f" ({label})" if label else "")
+            )
             kind = _KINDS.get(v.kind) or ("Scalar" if v.shape in (None, (1,)) else "Tensor")
-            lines.append(f"    Type : {kind}")
+            lines.append(translate("Report", "    Type : {kind}").format(kind=kind))
             if kind != "Scalar" and v.shape is not None:
-                lines.append(f"    Shape : {', '.join(str(s) for s in v.shape)}")
+                lines.append(
+                    translate("Report", "    Shape : {join}").format(
+                        join=", ".join(str(s) for s in v.shape)
+                    )
+                )
         deck.text_slide(title, lines)
         for v in data.variables:
             if v.is_image:
@@ -108,14 +125,23 @@ def dataset_slides(deck: Deck, name: str, info: dict[str, Any]) -> None:
 
 
 def _examples_slide(deck: Deck, dataset: str, data: Any, variable: str) -> None:
-    title = f'Dataset : Examples of variable {variable} in "{dataset}"'
+    title = translate("Report", 'Dataset : Examples of variable {variable} in "{dataset}"').format(
+        variable=variable, dataset=dataset
+    )
     rows = np.random.default_rng(0).choice(data.size, size=min(EXAMPLES, data.size), replace=False)
     rows = np.sort(rows)
     labels = [v.name for v in data.variables if not v.is_file and v.shape in (None, (1,))]
     try:
         batch = data.get_batch(rows)
     except Exception as exc:  # noqa: BLE001 - any unreadable file: say so on the slide
-        deck.text_slide(title, [f"The example files cannot be read: {_first_line(exc)}"])
+        deck.text_slide(
+            title,
+            [
+                translate("Report", "The example files cannot be read: {first_line}").format(
+                    first_line=_first_line(exc)
+                )
+            ],
+        )
         return
     tiles = [figures.tile_png(figures.to_display(batch[variable][k])) for k in range(len(rows))]
     captions = [
@@ -145,17 +171,29 @@ def network_slides(deck: Deck, project: Any, names: Sequence[str]) -> dict[str, 
                          if layer.type == "Unit"}  # fmt: skip
             pictures = draw_network(drawn, shapes, *picture_box[2:], arguments=arguments)
             for k, picture in enumerate(pictures or [None]):
-                title = f"Network Architecture : {name}" + (" (unit)" if name in units else "")
-                slide = deck.slide(title + (" (continued)" if k else ""))
+                title = translate("Report", "Network Architecture : {name}").format(name=name) + (
+                    translate("Report", " (unit)") if name in units else ""
+                )
+                slide = deck.slide(title + (translate("Report", " (continued)") if k else ""))
                 if picture is not None:
                     deck.picture(slide, picture.png, picture_box, (picture.width, picture.height))
                 if k == 0:
                     rows = [[s, f"{stats.totals[s]:,}"] for s in STATISTICS]
-                    deck.table(slide, ["Type", "Value"], rows, table_box)
+                    deck.table(
+                        slide,
+                        [translate("Report", "Type"), translate("Report", "Value")],
+                        rows,
+                        table_box,
+                    )
                     note = (
-                        f"FLOPs : {stats.flops:,}",
-                        f"Unique parameters : "
-                        f"{stats.unique_parameters:,} ({stats.parameter_bytes:,} bytes)",
+                        translate("Report", "FLOPs : {flops:,}").format(flops=stats.flops),
+                        translate(
+                            "Report",
+                            "Unique parameters : {unique_parameters:,} ({parameter_bytes:,} bytes)",
+                        ).format(
+                            unique_parameters=stats.unique_parameters,
+                            parameter_bytes=stats.parameter_bytes,
+                        ),
                     )
                     top = BODY_TOP + 0.36 * (len(rows) + 1) + 0.3
                     deck.text(slide, note, (table_box[0], top, table_box[2], 1.0), largest=14)
@@ -171,67 +209,117 @@ def optimizer_slides(deck: Deck, plan: Any) -> None:
         params = list(dict(opt.get("solver_parameters") or {}).items())
         k = int(opt.get("update_interval") or 1)
         lines = [
-            f'Optimize network "{opt["network"]}" using "{opt["dataset"]}" dataset.',
-            f"Batch size : {plan.batch_size * k:,}",
+            translate("Report", 'Optimize network "{value}" using "{value2}" dataset.').format(
+                value=opt["network"], value2=opt["dataset"]
+            ),
+            translate("Report", "Batch size : {value:,}").format(value=plan.batch_size * k),
         ]
         if k > 1:
             lines.append(
-                f"    by accumulating the result of batch-size {plan.batch_size} by {k} times"
+                translate(
+                    "Report",
+                    "    by accumulating the result of batch-size {batch_size} by {k} times",
+                ).format(batch_size=plan.batch_size, k=k)
             )
-        lines.append(f"Solver : {opt['solver']}")
+        lines.append(translate("Report", "Solver : {value}").format(value=opt["solver"]))
         if params:
-            lines.append(f"Learning rate({params[0][0]}) : {params[0][1]}")
+            lines.append(
+                translate("Report", "Learning rate({value}) : {value2}").format(
+                    value=params[0][0], value2=params[0][1]
+                )
+            )
         lines += [f"{key} : {value}" for key, value in params[1:]]
         decay = float(opt.get("weight_decay") or 0.0)
-        lines.append(f"Weight decay : {decay:g}" if decay else "Weight decay is not applied.")
+        lines.append(
+            translate("Report", "Weight decay : {decay:g}").format(decay=decay)
+            if decay
+            else translate("Report", "Weight decay is not applied.")
+        )
         lines += schedule_text(opt.get("scheduler") or {})
-        lines.append(f"Max epoch : {plan.max_epoch}")
-        deck.text_slide(f"Training Procedure : {opt['name']}", lines)
+        lines.append(
+            translate("Report", "Max epoch : {max_epoch}").format(max_epoch=plan.max_epoch)
+        )
+        deck.text_slide(
+            translate("Report", "Training Procedure : {value}").format(value=opt["name"]), lines
+        )
 
 
 def schedule_text(s: dict[str, Any]) -> list[str]:
     """The learning-rate schedule in words; nothing for a constant rate."""
-    unit = "epochs" if str(s.get("interval_unit")) in ("0", "epoch") else "iterations"
+    epochs = str(s.get("interval_unit")) in ("0", "epoch")
+    unit = translate("Report", "epochs") if epochs else translate("Report", "iterations")
     kind, gamma = s.get("scheduler", "Exponential"), float(s.get("gamma", 1.0))
     lines = []
     if kind == "Exponential" and gamma != 1.0:
         lines.append(
-            f"The learning rate is multiplied by {gamma:g} every {s.get('interval', 1)} {unit}."
+            translate(
+                "Report", "The learning rate is multiplied by {gamma:g} every {get} {unit}."
+            ).format(gamma=gamma, get=s.get("interval", 1), unit=unit)
         )
     elif kind == "Step" and s.get("steps"):
         steps = ", ".join(str(v) for v in s["steps"])
-        lines.append(f"The learning rate is multiplied by {gamma:g} at {unit} {steps}.")
+        lines.append(
+            translate(
+                "Report", "The learning rate is multiplied by {gamma:g} at {unit} {steps}."
+            ).format(gamma=gamma, unit=unit, steps=steps)
+        )
     elif kind == "Cosine":
-        lines.append("The learning rate follows a cosine curve down to 0 at the last epoch.")
+        lines.append(
+            translate(
+                "Report", "The learning rate follows a cosine curve down to 0 at the last epoch."
+            )
+        )
     elif kind == "Polynomial":
         lines.append(
-            f"The learning rate decays polynomially (power {float(s.get('power', 1)):g})"
-            " down to 0 at the last epoch."
+            translate(
+                "Report",
+                "The learning rate decays polynomially (power {float:g}) down to 0 at the last "
+                "epoch.",
+            ).format(float=float(s.get("power", 1)))
         )
     if str(s.get("warmup", "None")) not in ("None", "", "none"):
-        warm_unit = "epochs" if str(s.get("warmup_unit")) in ("0", "epoch") else "iterations"
-        lines.append(f"Linear warm-up over the first {s.get('warmup_length')} {warm_unit}.")
+        warm_epochs = str(s.get("warmup_unit")) in ("0", "epoch")
+        warm_unit = translate("Report", "epochs" if warm_epochs else "iterations")
+        lines.append(
+            translate("Report", "Linear warm-up over the first {get} {warm_unit}.").format(
+                get=s.get("warmup_length"), warm_unit=warm_unit
+            )
+        )
     return lines
 
 
 # -- learning curve ----------------------------------------------------------------------------
-CURVE_SERIES = (("cost", 1), ("training loss", 2), ("validation loss", 3))
+CURVE_SERIES = (
+    (QT_TRANSLATE_NOOP("Report", "cost"), 1),
+    (QT_TRANSLATE_NOOP("Report", "training loss"), 2),
+    (QT_TRANSLATE_NOOP("Report", "validation loss"), 3),
+)
 
 
 def learning_curve_slide(deck: Deck, curve: Sequence[tuple]) -> None:
     """``Experimental Result : Learning Curve`` as a native chart of learning_curve.csv."""
-    title = "Experimental Result : Learning Curve"
+    title = translate("Report", "Experimental Result : Learning Curve")
     series = [
-        (name, decimate([(float(r[0]), float(r[c])) for r in curve if r[c] is not None]))
+        (
+            translate("Report", name),
+            decimate([(float(r[0]), float(r[c])) for r in curve if r[c] is not None]),
+        )
         for name, c in CURVE_SERIES
     ]
     series = [(name, points) for name, points in series if points]
     if not series:
-        deck.text_slide(title, ["The job has not finished an epoch: no learning curve yet."])
+        deck.text_slide(
+            title,
+            [translate("Report", "The job has not finished an epoch: no learning curve yet.")],
+        )
         return
     slide = deck.slide(title)
     deck.xy_chart(
-        slide, series, (MARGIN, BODY_TOP, WIDTH - 2 * MARGIN, BODY_H), "epoch", "cost / error"
+        slide,
+        series,
+        (MARGIN, BODY_TOP, WIDTH - 2 * MARGIN, BODY_H),
+        translate("Report", "epoch"),
+        translate("Report", "cost / error"),
     )
 
 
@@ -239,9 +327,8 @@ def learning_curve_slide(deck: Deck, curve: Sequence[tuple]) -> None:
 def references_slide(deck: Deck, project: Any, networks: Sequence[str], plan: Any) -> None:
     """The software, then each layer type and solver used that has a paper (one place each:
     the layer catalogue and :data:`engine.graph.config.SOLVER_REFERENCES`)."""
-    from engine import __version__  # noqa: PLC0415
 
-    lines = [text.format(version=__version__) for text in SOFTWARE]
+    lines = [translate("Report", text).format(version=__version__) for text in SOFTWARE]
     seen: set[str] = set()
     for name in networks:
         for layer in project.network(name).layers:
@@ -256,7 +343,10 @@ def references_slide(deck: Deck, project: Any, networks: Sequence[str], plan: An
             lines.append(f"{solver} - {SOLVER_REFERENCES[solver]}")
     per_slide = 9
     for k in range(0, len(lines), per_slide):
-        deck.text_slide("References" + (" (continued)" if k else ""), lines[k : k + per_slide])
+        deck.text_slide(
+            translate("Report", "References") + (translate("Report", " (continued)") if k else ""),
+            lines[k : k + per_slide],
+        )
 
 
 def _first_line(exc: BaseException) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import math
+import unicodedata
 from collections.abc import Sequence
 
 from PIL import Image as PILImage
@@ -18,7 +19,10 @@ from pptx import Presentation
 from pptx.chart.data import XyChartData
 from pptx.enum.chart import XL_CHART_TYPE, XL_LEGEND_POSITION
 from pptx.enum.text import MSO_AUTO_SIZE, PP_ALIGN
+from pptx.oxml.ns import qn
 from pptx.util import Emu, Inches, Pt
+
+from engine.report.i18n import deck_font, translate
 
 __all__ = ["Deck", "Box", "fit_font_size"]
 
@@ -44,10 +48,15 @@ def fit_font_size(
     """
     for size in range(largest, smallest - 1, -1):
         per_line = max(1, int(width * 72 / (0.5 * size)))
-        rows = sum(max(1, math.ceil(len(line) / per_line)) for line in lines)
+        rows = sum(max(1, math.ceil(_width(line) / per_line)) for line in lines)
         if rows * 1.25 * size / 72 <= height:
             return size
     return smallest
+
+
+def _width(text: str) -> int:
+    """Length in average glyphs: a wide (CJK) character counts two."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
 
 
 class Deck:
@@ -59,6 +68,9 @@ class Deck:
         self.prs.slide_height = Inches(HEIGHT)
 
     def save(self, target: io.BufferedIOBase | str) -> None:
+        font = deck_font()
+        if font is not None:
+            _name_font(self.prs, font)
         self.prs.save(target)
 
     @property
@@ -121,7 +133,9 @@ class Deck:
         caption_h = 0.32 if any(captions) else 0.0
         cell_w = box[2] / columns
         side = min(cell_w * 0.9, box[3] / rows - caption_h - 0.1)
-        font = fit_font_size([max(captions, key=len, default="")], cell_w - 0.1, caption_h, 12, 7)
+        font = fit_font_size(
+            [max(captions, key=_width, default="")], cell_w - 0.1, caption_h, 12, 7
+        )
         for k, (tile, caption) in enumerate(zip(tiles, captions, strict=True)):
             left = box[0] + (k % columns) * cell_w + (cell_w - side) / 2
             top = box[1] + (k // columns) * (side + caption_h + 0.1)
@@ -151,9 +165,9 @@ class Deck:
         9 pt) until the longest cell of each column fits one line.
         """
         longest = [
-            max([title, *(row[c] for row in rows)], key=len) for c, title in enumerate(header)
+            max([title, *(row[c] for row in rows)], key=_width) for c, title in enumerate(header)
         ]
-        weights = [len(text) + 3 for text in longest]
+        weights = [_width(text) + 3 for text in longest]
         widths = [box[2] * w / sum(weights) for w in weights]
         for text, width in zip(longest, widths, strict=True):
             # bold headers and digits run wider than the average glyph, and LibreOffice draws
@@ -190,7 +204,7 @@ class Deck:
             for i in range(0, max(1, len(rows)), per_slide)
         ]
         for k, (group, chunk) in enumerate(pages):
-            name = title if k == 0 else f"{title} (continued)"
+            name = title if k == 0 else title + translate("Report", " (continued)")
             slide = self.slide(name)
             if intro:
                 self.text(slide, intro, (MARGIN, BODY_TOP, WIDTH - 2 * MARGIN, top - BODY_TOP))
@@ -240,6 +254,41 @@ class Deck:
 
 def _place(shape, box: Box) -> None:  # noqa: ANN001
     shape.left, shape.top, shape.width, shape.height = (Inches(v) for v in box)
+
+
+def _name_font(prs, font: str) -> None:  # noqa: ANN001 - a python-pptx Presentation
+    """Every text run, table cell and chart of the deck names ``font`` (its Latin and East Asian
+    typefaces), so Japanese text gets Japanese glyphs in PowerPoint and LibreOffice alike."""
+
+    def name(run_font) -> None:  # noqa: ANN001
+        run_font.name = font
+        rpr = run_font._rPr  # noqa: SLF001 - python-pptx has no setter for <a:ea>
+        ea = rpr.find(qn("a:ea"))
+        if ea is None:
+            ea = rpr.makeelement(qn("a:ea"), {})
+            latin = rpr.find(qn("a:latin"))
+            latin.addnext(ea) if latin is not None else rpr.append(ea)
+        ea.set("typeface", font)
+
+    def frames(shape):  # noqa: ANN001, ANN202
+        if shape.has_text_frame:
+            yield shape.text_frame
+        if getattr(shape, "has_table", False) and shape.has_table:
+            yield from (cell.text_frame for row in shape.table.rows for cell in row.cells)
+        if getattr(shape, "has_chart", False) and shape.has_chart:
+            chart = shape.chart
+            name(chart.font)
+            for axis in (chart.category_axis, chart.value_axis):
+                if axis.has_title:
+                    yield axis.axis_title.text_frame
+
+    for slide in prs.slides:
+        for shape in slide.shapes:
+            for frame in frames(shape):
+                for paragraph in frame.paragraphs:
+                    name(paragraph.font)
+                    for run in paragraph.runs:
+                        name(run.font)
 
 
 def _column_groups(count: int) -> list[list[int]]:

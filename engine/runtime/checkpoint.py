@@ -33,7 +33,7 @@ from engine.nn.parameter import (
     load_arrays,
     save_arrays,
 )
-from engine.runtime.job import Job, JobError, atomic_write_json
+from engine.runtime.job import PARAMETERS, Job, JobError, atomic_write_json, checkpoint_path
 from engine.runtime.trainer import Trainer, TrainingError, TrainState
 
 __all__ = ["save_checkpoint", "load_checkpoint", "save_best", "PARAMETERS", "checkpoint_path",
@@ -41,15 +41,6 @@ __all__ = ["save_checkpoint", "load_checkpoint", "save_best", "PARAMETERS", "che
 
 FORMAT = "neurocanvas-checkpoint"
 VERSION = 1
-PARAMETERS = "parameters.npz"
-
-
-def checkpoint_path(folder: Path) -> Path:
-    """An existing checkpoint folder, or its predecessor left by an interrupted swap."""
-    if folder.is_dir():
-        return folder
-    old = folder.with_name(folder.name + ".old")
-    return old if old.is_dir() else folder
 
 
 def job_parameters(job: Job, checkpoint: str = "best") -> tuple[Path, str]:

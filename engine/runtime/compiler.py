@@ -30,7 +30,6 @@ runs.
 from __future__ import annotations
 
 import functools
-import heapq
 import inspect
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
@@ -39,6 +38,7 @@ import engine.nn.functions as F
 from engine.graph import derive, resolve
 from engine.graph.infer import NetworkInference
 from engine.graph.network import Layer, Network
+from engine.graph.order import stable_order
 from engine.graph.project import Project
 from engine.layers import find_spec
 from engine.layers.evaluate import LayerEval, RuleError
@@ -57,6 +57,9 @@ __all__ = ["CompileError", "compile_network"]
 
 # docs/layers.md §1.4: SpectralNorm's Itr carries -a by mistake; it is a count, not an axis.
 _NOT_AXIS = frozenset({("SpectralNorm", "Itr")})
+# Axis properties whose -1 is the batch axis itself (docs/layers.md §1.2): every value gets +1.
+_BATCH_IS_MINUS_ONE = frozenset((t, "BatchAxis") for t in ("LayerNormalization",
+                                "InstanceNormalization", "GroupNormalization"))  # fmt: skip
 # Parameters nnabla's parametric functions own that NNC's files do not list: inserted after the
 # named connector, shaped like the bias connector (BinaryWeight*: alpha, not trained).
 _HIDDEN = {"BinaryWeightAffine": ("Wb", "alpha"), "BinaryWeightConvolution": ("Wb", "alpha")}
@@ -540,7 +543,9 @@ class _Compiler:
                     raise self.error(scope, layer.name, str(exc)) from None
             if value == "" and not prop.required:
                 continue
-            if arg.is_axis and (spec.type, prop.name) not in _NOT_AXIS:
+            if (spec.type, prop.name) in _BATCH_IS_MINUS_ONE and isinstance(value, int):
+                value += 1  # -1 (NNC's default) is nnabla's batch_axis 0
+            elif arg.is_axis and (spec.type, prop.name) not in _NOT_AXIS:
                 value = _shift_axis(value)
             if "-0" in arg.flags:
                 value = (0, *value)  # type: ignore[misc]
@@ -572,29 +577,12 @@ def _parameters_of(function: object) -> frozenset[str]:
 
 def _order(network: Network) -> list[Layer]:
     """Layers with every producer before its consumers; ties keep the network's order."""
-    layers = network.layers
-    index = {layer.name: i for i, layer in enumerate(layers)}
-    waiting = {layer.name: 0 for layer in layers}
-    edges = [k for k in network.links if k.source in index and k.destination in index
-             and not recurrent.is_back_edge(network, k.destination, k.dest_pin)]  # fmt: skip
-    for link in edges:
-        waiting[link.destination] += 1
-    ready = [index[name] for name, n in waiting.items() if n == 0]
-    heapq.heapify(ready)
-    order: list[Layer] = []
-    while ready:
-        layer = layers[heapq.heappop(ready)]
-        order.append(layer)
-        for link in network.outputs_of(layer.name):
-            if recurrent.is_back_edge(network, link.destination, link.dest_pin):
-                continue
-            waiting[link.destination] -= 1
-            if waiting[link.destination] == 0:
-                heapq.heappush(ready, index[link.destination])
-    if len(order) != len(layers):
-        stuck = next(layer.name for layer in layers if layer not in order)
-        raise CompileError(f'network "{network.name}", layer "{stuck}": the links form a cycle')
-    return order
+    edges = [(k.source, k.destination) for k in network.links
+             if not recurrent.is_back_edge(network, k.destination, k.dest_pin)]  # fmt: skip
+    ordered, stuck = stable_order(network.layer_names, edges)
+    if stuck:
+        raise CompileError(f'network "{network.name}", layer "{stuck[0]}": the links form a cycle')
+    return [network.layer(name) for name in ordered]
 
 
 def _terminal(network: Network) -> str | None:

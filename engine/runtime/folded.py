@@ -30,17 +30,12 @@ from engine.graph.network import Layer
 from engine.layers.evaluate import LayerEval
 from engine.layers.spec import ConnectorKind
 from engine.runtime.program import Ref, Step
-from engine.runtime.recurrent import Block, _initial, _lstm_step, _reshape, loop_entry
+from engine.runtime.recurrent import Block, initial_state, loop_entry, lstm_step, reshape_step
 
 if TYPE_CHECKING:  # the compiler imports this module
     from engine.runtime.compiler import _Compiler, _Scope
 
-__all__ = ["LOOP_TYPES", "compile_block", "compile_lstm", "repeat_block"]
-
-# Marker step type -> the nnabla message holding its arguments.
-LOOP_TYPES = {"RepeatStart": "repeat_param", "RepeatEnd": "repeat_param",
-              "RecurrentInput": "recurrent_param", "RecurrentOutput": "recurrent_param",
-              "Delay": "recurrent_param"}  # fmt: skip
+__all__ = ["compile_block", "compile_lstm", "repeat_block"]
 
 
 def _marker(*_: Any, **__: Any) -> Any:
@@ -143,19 +138,22 @@ def compile_lstm(
     repeat_id = str(ev.value("RecurrentGroupID") or layer.name)
     flat = (math.prod(size),)
     base = scope.name(layer.name)
-    h0, c0 = (_reshape(comp, f"{base}/{s}", _initial(comp, layer, ev, s, wired.get(pins[s]),
-                                                     scope), flat)
-              for s in ("H.Initial", "C.Initial"))  # fmt: skip
+    h0, c0 = (
+        reshape_step(
+            comp, f"{base}/{s}", initial_state(comp, layer, ev, s, wired.get(pins[s]), scope), flat
+        )
+        for s in ("H.Initial", "C.Initial")
+    )
     begin = len(comp.steps)
     x_t = _add(comp, f"{base}/RecurrentInput", "RecurrentInput", (mains[0],),
                {"repeat_id": repeat_id, "axis": axis + 1}, inner)  # fmt: skip
-    x_t = _reshape(comp, f"{base}/Input", x_t, (math.prod(inner),))
+    x_t = reshape_step(comp, f"{base}/Input", x_t, (math.prod(inner),))
     h = _add(comp, f"{base}/H", "Delay", (h0, h0), {"repeat_id": repeat_id}, flat)
     c = _add(comp, f"{base}/C", "Delay", (c0, c0), {"repeat_id": repeat_id}, flat)
-    h_new, c_new = _lstm_step(comp, f"{base}/{{}}", x_t, h, c, params, flat, inner)
+    h_new, c_new = lstm_step(comp, f"{base}/{{}}", x_t, h, c, params, flat, inner)
     _set_input(comp, h, 0, h_new)
     _set_input(comp, c, 0, c_new)
-    out = _reshape(comp, f"{base}/Output", h_new, size)
+    out = reshape_step(comp, f"{base}/Output", h_new, size)
     _mark(comp, begin, repeat_id)
     out_axis = min(axis, len(size))  # *RecurrentOutputSize2: Length inserted at Axis of Size
     args = {"repeat_id": repeat_id, "length": int(ev.value("Length")), "axis": out_axis + 1}  # type: ignore[call-overload]

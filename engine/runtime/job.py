@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.core import atomic
+from engine.formats import load_project, save_project
 
 __all__ = [
     "Job",
@@ -55,6 +56,17 @@ __all__ = [
 
 FORMAT = "neurocanvas-job"
 VERSION = 1
+
+
+PARAMETERS = "parameters.npz"  # in each checkpoint folder
+
+
+def checkpoint_path(folder: Path) -> Path:
+    """An existing checkpoint folder, or its predecessor left by an interrupted swap."""
+    if folder.is_dir():
+        return folder
+    old = folder.with_name(folder.name + ".old")
+    return old if old.is_dir() else folder
 
 
 class JobError(ValueError):
@@ -224,7 +236,6 @@ class Job:
         that is taken gives way to the next free ``<name>_2``, ``<name>_3``...; otherwise a
         taken folder is a :class:`JobError` (see :meth:`check_new`).
         """
-        from engine.formats import save_project  # noqa: PLC0415
 
         existed = Path(root).is_dir()
         job = cls(claim_job_dir(Path(root), numbered))
@@ -296,7 +307,6 @@ class Job:
         return plan
 
     def load_project(self) -> Any:
-        from engine.formats import load_project  # noqa: PLC0415
 
         return load_project(self.project_file)
 
@@ -316,7 +326,6 @@ class Job:
             status["message"] = (f"the trainer (process {status.get('pid')}) ended without "
                                  f"saving its state; the run can continue from its last "
                                  f"checkpoint")  # fmt: skip
-        from engine.runtime.checkpoint import PARAMETERS, checkpoint_path  # noqa: PLC0415
 
         last = checkpoint_path(self.checkpoint_dir("last"))
         status["resumable"] = status.get("status") != "running" and (last / PARAMETERS).is_file()

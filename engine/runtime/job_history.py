@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from engine.formats import ProjectFileError, load_project
+from engine.graph.infer import ProjectInference
+from engine.graph.statistics import network_statistics as stats
 from engine.runtime.job import Job, atomic_write_json
 
 STATUSES = ("running", "finished", "stopped", "interrupted", "failed")
@@ -34,6 +37,12 @@ class JobInfo:
     message: str = ""
     curve: list[tuple[int, float | None, float | None, float | None]] = field(default_factory=list)
     statistics: dict[str, int] = field(default_factory=dict)
+    accuracy: float | None = None  # the last evaluation's (first classified output), if any
+
+    @property
+    def experiment(self) -> Path | None:
+        """The quantization experiment (sweep folder) this job is a point of, else None."""
+        return experiment_of(self.path)
 
     def last(self, column: int) -> float | None:
         """The last non-empty value of a curve column (1 cost, 2 training, 3 validation)."""
@@ -111,9 +120,6 @@ def network_statistics(job: Path) -> dict[str, int]:
 
 
 def _compute_statistics(job: Path) -> dict[str, int]:
-    from engine.formats import ProjectFileError, load_project  # noqa: PLC0415
-    from engine.graph.infer import ProjectInference  # noqa: PLC0415
-    from engine.graph.statistics import network_statistics as stats  # noqa: PLC0415
 
     try:
         project = load_project(job / "network.ncproj")
@@ -141,6 +147,42 @@ def _start_time(path: Path) -> float | None:
         return None
 
 
+def experiment_of(job: Path) -> Path | None:
+    """The quantization experiment folder ``job`` is a point of (it holds results.csv)."""
+    return job.parent if (job.parent / "results.csv").is_file() else None
+
+
+def experiment_source(experiment: Path) -> Path | None:
+    """The trained job an experiment was run on: ``<job>_quantization`` beside ``<job>``
+    (where TRAINING > Quantization experiment writes it); None when that job is gone."""
+    name = experiment.name.removesuffix("_quantization")
+    source = experiment.with_name(name)
+    return source if name != experiment.name and (source / "network.ncproj").is_file() else None
+
+
+def experiment_order(experiment: Path) -> list[str]:
+    """The point folders of an experiment in the order it ran them (results.csv's ``job``
+    column: the float baseline, then the widths given)."""
+    try:
+        with open(experiment / "results.csv", newline="", encoding="utf-8") as f:
+            return [row.get("job") or "" for row in csv.DictReader(f)]
+    except (OSError, csv.Error, UnicodeDecodeError):
+        return []
+
+
+def evaluated_accuracy(job: Path) -> float | None:
+    """The accuracy of the job's last evaluation (evaluation.json, its first classified
+    output); None when never evaluated or nothing was classified."""
+    classes = _read_json(job / "evaluation.json").get("classification")
+    if not isinstance(classes, dict) or not classes:
+        return None
+    first = next(iter(classes.values()))
+    try:
+        return float(first["accuracy"])
+    except (TypeError, KeyError, ValueError):
+        return None
+
+
 def read_job(path: Path, with_statistics: bool = True) -> JobInfo:
     status = Job(path).status()  # a dead trainer's "running" reads "interrupted"
     state = str(status.get("status", "failed" if not (path / "events.jsonl").exists() else ""))
@@ -157,6 +199,7 @@ def read_job(path: Path, with_statistics: bool = True) -> JobInfo:
         best_epoch=int(status.get("best_epoch") or 0), message=str(status.get("message") or ""),
         curve=read_curve(path),
         statistics=network_statistics(path) if with_statistics else {},
+        accuracy=evaluated_accuracy(path),
     )  # fmt: skip
 
 

@@ -33,6 +33,7 @@ import numpy as np
 import engine.nn as nn
 from engine.core import backend, gpu
 from engine.core.autograd import Variable
+from engine.data.loaders import FileLoadError, load_file
 from engine.nn import initializer as I
 from engine.runtime import precision, working_memory
 
@@ -423,7 +424,6 @@ def _gib(n: int) -> str:
 
 def _load_parameter_file(decl: ParameterDecl, base: Path | None) -> Any:
     """A parameter's ``File``: a ``.npy`` or headerless ``.csv`` holding its initial value."""
-    from engine.data.loaders import FileLoadError, load_file  # noqa: PLC0415
 
     path = Path(decl.file.replace("\\", "/"))
     if not path.is_absolute() and base is not None:

@@ -25,7 +25,7 @@ import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
@@ -33,6 +33,7 @@ import engine.nn.functions as F
 from engine.graph import resolve
 from engine.graph.infer import NetworkInference
 from engine.graph.network import Layer, Network
+from engine.graph.order import stable_order
 from engine.layers.evaluate import LayerEval
 from engine.layers.spec import ConnectorKind
 from engine.runtime.program import Ref, Step
@@ -40,7 +41,17 @@ from engine.runtime.program import Ref, Step
 if TYPE_CHECKING:  # the compiler imports this module
     from engine.runtime.compiler import _Compiler, _Scope
 
-__all__ = ["Block", "blocks", "order", "compile_block", "compile_lstm"]
+__all__ = [
+    "Block",
+    "blocks",
+    "order",
+    "compile_block",
+    "compile_lstm",
+    "initial_state",
+    "lstm_step",
+    "reshape_step",
+    "loop_entry",
+]
 
 
 @dataclass(frozen=True)
@@ -107,7 +118,7 @@ def order(network: Network, found: Mapping[str, Block]) -> list[Layer]:
             graph.add_edge(a, b)
     first = {n: min(index[x] for x in node if node[x] == n) for n in graph.nodes}
     result: list[Layer] = []
-    for n in nx.lexicographical_topological_sort(graph, key=lambda n: first[n]):
+    for n in _sorted(list(graph.nodes), graph.edges, first):
         if n in found:
             inner = _inner_order(network, found[n])
             result.extend(network.layer(x) for x in inner)
@@ -126,7 +137,14 @@ def _inner_order(network: Network, block: Block) -> list[str]:
         and not is_back_edge(network, k.destination, k.dest_pin)
     )  # fmt: skip
     index = {layer.name: i for i, layer in enumerate(network.layers)}
-    return list(nx.lexicographical_topological_sort(graph, key=lambda n: index[n]))
+    return _sorted(list(graph.nodes), graph.edges, index)
+
+
+def _sorted(nodes: list[str], edges: Any, rank: Mapping[str, int]) -> list[str]:
+    ordered, stuck = stable_order(nodes, edges, rank.__getitem__)
+    if stuck:
+        raise ValueError(f'layer "{min(stuck, key=rank.__getitem__)}": the links form a cycle')
+    return ordered
 
 
 # -- compiling one block --------------------------------------------------------------------
@@ -223,10 +241,10 @@ def _delay_initial(
     ev = comp._eval(inference, delay, scope)
     wired = next((refs[k.source] for k in inference.network.inputs_of(delay.name)
                   if k.dest_pin == 1 and k.source in refs), None)  # fmt: skip
-    return _initial(comp, delay, ev, "Initial", wired, scope)
+    return initial_state(comp, delay, ev, "Initial", wired, scope)
 
 
-def _initial(
+def initial_state(
     comp: _Compiler, layer: Layer, ev: LayerEval, connector: str, wired: Ref | None,
     scope: _Scope,
 ) -> Ref:  # fmt: skip
@@ -279,7 +297,7 @@ def compile_lstm(
     flat = (math.prod(size),)
     base = scope.name(layer.name)
     h, c = (
-        _reshape(comp, f"{base}/{s[0]}", _initial(comp, layer, ev, s,
+        reshape_step(comp, f"{base}/{s[0]}", initial_state(comp, layer, ev, s,
                                                   wired.get(pins[s]), scope), flat)
         for s in ("H.Initial", "C.Initial")
     )  # fmt: skip
@@ -287,14 +305,14 @@ def compile_lstm(
     for t in range(length):
         x_t = _split(comp, f"{base}/RecurrentInput[t={t}]", "RecurrentInput", mains[0], axis, t,
                      inner)  # fmt: skip
-        x_t = _reshape(comp, f"{base}/Input[t={t}]", x_t, (math.prod(inner),))
-        h, c = _lstm_step(comp, f"{base}/{{}}[t={t}]", x_t, h, c, params, flat, inner)
-        outputs.append(_reshape(comp, f"{base}/H[t={t}]", h, size))
+        x_t = reshape_step(comp, f"{base}/Input[t={t}]", x_t, (math.prod(inner),))
+        h, c = lstm_step(comp, f"{base}/{{}}[t={t}]", x_t, h, c, params, flat, inner)
+        outputs.append(reshape_step(comp, f"{base}/H[t={t}]", h, size))
     out_axis = min(axis, len(size))  # *RecurrentOutputSize2: Length inserted at Axis of Size
     return _stack(comp, base, "RecurrentOutput", outputs, out_axis, tuple(ev.output_shape() or ()))
 
 
-def _lstm_step(
+def lstm_step(
     comp: _Compiler, pattern: str, x_t: Ref, h: Ref, c: Ref, params: Mapping[str, Ref],
     flat: tuple[int, ...], inner: tuple[int, ...],
 ) -> tuple[Ref, Ref]:  # fmt: skip
@@ -322,7 +340,7 @@ def _call(comp: _Compiler, name: str, type_: str, fn: object, inputs: tuple[Ref,
     return ("step", name)
 
 
-def _reshape(comp: _Compiler, name: str, x: Ref, shape: tuple[int, ...]) -> Ref:
+def reshape_step(comp: _Compiler, name: str, x: Ref, shape: tuple[int, ...]) -> Ref:
     comp.steps.append(Step(name, "Reshape", F.reshape, (x,), {"shape": shape}, shape,
                            batch_kwargs=("shape",)))  # fmt: skip
     return ("step", name)

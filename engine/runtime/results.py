@@ -1,4 +1,5 @@
-"""NNC's result files in a job folder: ``result.ini`` and ``results.nnp`` (docs/formats.md §3.3).
+"""NNC's result files in a job folder: ``result.ini`` and ``results.nnp`` (docs/formats.md §3.3),
+and :func:`project_nnp`, the ``.nnp`` of a project (compiled here, written by formats.nnabla).
 
 :class:`ResultFiles` writes both when a run ends (finished or stopped), so tools that read NNC
 job folders read ours: ``result.ini`` holds the best epoch and validation error, the last
@@ -15,9 +16,26 @@ from typing import Any
 
 import numpy as np
 
+import engine.nn as nn
+from engine.core import backend
+from engine.formats.nnabla.nnp_write import nnp_bytes, nnp_message, unsupported
+from engine.graph.derive import counted_as
+from engine.graph.infer import ProjectInference
+from engine.graph.statistics import network_statistics
+from engine.layers.errors import ExportError
+from engine.runtime.checkpoint import PARAMETERS, checkpoint_path
+from engine.runtime.compiler import compile_network
 from engine.runtime.job import Job, atomic_write_text
+from engine.runtime.program import ProgramError
 
-__all__ = ["ResultFiles", "result_ini", "RESULT_INI", "RESULTS_NNP"]
+__all__ = [
+    "ResultFiles",
+    "result_ini",
+    "project_nnp",
+    "project_programs",
+    "RESULT_INI",
+    "RESULTS_NNP",
+]
 
 RESULT_INI = "result.ini"
 RESULTS_NNP = "results.nnp"
@@ -31,9 +49,6 @@ def _f32(value: float | None) -> str:
 
 def _statistics(project: Any) -> dict[str, int]:
     """The eight totals of the executor network (a derived Runtime counts as its base)."""
-    from engine.graph.derive import counted_as  # noqa: PLC0415
-    from engine.graph.infer import ProjectInference  # noqa: PLC0415
-    from engine.graph.statistics import network_statistics  # noqa: PLC0415
 
     names = [e.network for e in project.executors] or list(project.network_names)[:1]
     totals: dict[str, int] = {}
@@ -86,10 +101,6 @@ class ResultFiles:
         self.write_nnp(session)
 
     def write_nnp(self, session: Any) -> Path | None:
-        from engine.export.literals import ExportError  # noqa: PLC0415
-        from engine.formats.nnabla import project_nnp  # noqa: PLC0415
-        from engine.runtime.checkpoint import PARAMETERS, checkpoint_path  # noqa: PLC0415
-        from engine.runtime.program import ProgramError  # noqa: PLC0415
 
         best = checkpoint_path(self.job.checkpoint_dir("best")) / PARAMETERS
         if not best.is_file():
@@ -104,3 +115,34 @@ class ResultFiles:
         tmp.write_bytes(data)
         tmp.replace(path)
         return path
+
+
+def project_programs(project: Any, folded: bool = False) -> dict[str, Any]:
+    """The compiled program of every network an optimizer, monitor or executor names
+    (``folded``: loops kept in nnabla's repeat form, as the nntxt writes them)."""
+    names = [o.network for o in project.optimizers] + [m.network for m in project.monitors]
+    names += [e.network for e in project.executors]
+    return {name: compile_network(project, name, folded=folded) for name in dict.fromkeys(names)}
+
+
+def project_nnp(project: Any, parameters: str | Path | None = None) -> bytes:
+    """The ``.nnp`` bytes of ``project`` with the parameters file (``.npz``) or initial values.
+
+    Raises:
+        ExportError: a network nntxt cannot express (every such layer listed), a layer whose
+            arguments nnabla does not have; ProgramError/CompileError: a network that does not
+            compile.
+    """
+    programs = project_programs(project)
+    folded = project_programs(project, folded=True)
+    bad = [f'network "{n}": {b}' for n, p in folded.items() for b in unsupported(p)]
+    if bad:
+        raise ExportError(f"cannot be written as NNP: {'; '.join(bad)}")
+    with nn.parameter_scope("", {}):  # a private registry: the caller's stays untouched
+        params: dict[str, Any] = {}
+        for program in programs.values():
+            params.update(program.create_parameters())
+        if parameters is not None:
+            nn.load_parameters(parameters)
+        values = {k: backend.to_numpy(v.data) for k, v in params.items()}
+    return nnp_bytes(nnp_message(project, folded, values, programs))

@@ -20,6 +20,7 @@ import engine.nn as nn
 from engine.core.autograd import Variable
 from engine.data import DataIterator, DatasetError
 from engine.data.csv_dataset import Dataset
+from engine.data.table import read_table
 from engine.graph.project import Project
 from engine.graph.validate import config_problems, run_problems, settings_problems
 from engine.nn import solvers as S
@@ -28,6 +29,7 @@ from engine.nn.optimizer import Optimizer
 from engine.runtime import precision
 from engine.runtime.compiler import CompileError, compile_network
 from engine.runtime.datasets import open_project_dataset, resolve_uri
+from engine.runtime.job import JobError, typed_fields
 from engine.runtime.program import Program
 
 __all__ = ["RunPlan", "OptimizerRun", "MonitorRun", "Session", "plan_run", "build_session",
@@ -76,8 +78,6 @@ class RunPlan:
     @classmethod
     def from_json(cls, data: Mapping[str, Any], where: str = "config.json") -> RunPlan:
         """The plan as :meth:`to_json` wrote it; a damaged one is a JobError naming the key."""
-        from engine.runtime.job import JobError, typed_fields  # noqa: PLC0415
-
         try:
             return cls(**typed_fields(cls, data, where))
         except TypeError as exc:  # a missing field
@@ -237,7 +237,6 @@ def _iter_per_epoch(project: Project, datasets: Mapping[str, dict[str, Any]], ba
 
 
 def _count_rows(csv: Path) -> int:
-    from engine.data.table import read_table  # noqa: PLC0415
 
     return len(read_table(csv).rows)
 

@@ -28,6 +28,7 @@ import numpy as np
 import engine.nn as nn
 from engine.core import backend, gpu
 from engine.runtime.events import EventSink
+from engine.runtime.job import typed_fields
 from engine.runtime.session import OptimizerRun, Session
 
 __all__ = ["TrainState", "EpochRecord", "Trainer", "TrainingError", "NonFiniteError"]
@@ -72,8 +73,6 @@ class TrainState:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TrainState:
         """The state as :meth:`to_json` wrote it; raises ValueError (JobError) when damaged."""
-        from engine.runtime.job import typed_fields  # noqa: PLC0415
-
         values = typed_fields(cls, data, "state.json state")
         records = [
             typed_fields(EpochRecord, r, "state.json history") for r in values.get("history", [])

@@ -22,6 +22,7 @@ from engine.graph.project import Project
 from engine.layers import find_spec
 from engine.layers.compatible import compatible_with
 from engine.search import edit
+from engine.search.values import argument_sites, new_value
 
 __all__ = ["Mutation", "RULES", "mutate", "searchable_networks", "NothingToSearch"]
 
@@ -246,7 +247,6 @@ def swap(project: Project, network: Network, rng: random.Random) -> Mutation | N
 def mutate_property(project: Project, network: Network, rng: random.Random) -> Mutation | None:
     """Change one literal property that the catalogue marks searchable, or one Argument with
     Search=True (the Unit layer's value when it sets one, else the Argument's default)."""
-    from engine.search.values import argument_sites, new_value  # noqa: PLC0415
 
     sites: list[tuple[Network, str, str, str]] = []  # network, layer, property, type name
     for layer in network.layers:

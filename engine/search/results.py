@@ -16,7 +16,9 @@ from typing import Any
 
 import optuna
 
+from engine.report.curves import draw_tradeoff
 from engine.runtime.job import atomic_write_text
+from engine.runtime.job_history import read_job
 from engine.search.study import Settings, attempts, front
 
 __all__ = ["SearchResult", "results", "summary", "COLUMNS"]
@@ -78,9 +80,6 @@ def _plot(rows: list[dict[str, Any]], path: Path) -> Path | None:
     factors)."""
     from matplotlib.figure import Figure  # noqa: PLC0415 - only when a search ends
     from matplotlib.ticker import NullFormatter  # noqa: PLC0415
-
-    from engine.report.curves import draw_tradeoff  # noqa: PLC0415
-    from engine.runtime.job_history import read_job  # noqa: PLC0415
 
     jobs = [replace(read_job(Path(r["job"])), name=str(r["number"])) for r in rows
             if r["state"] == "complete" and Path(r["job"], "network.ncproj").is_file()]  # fmt: skip

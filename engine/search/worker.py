@@ -21,10 +21,14 @@ from typing import Any
 import optuna
 from optuna.trial import TrialState
 
-from engine.formats import native
+from engine.data import DatasetError
+from engine.formats import ProjectFileError, load_project, native
 from engine.graph.project import Project
+from engine.runtime import run as runner
+from engine.runtime.evaluator import evaluate
 from engine.runtime.job import Job, JobError
 from engine.runtime.job_history import read_job
+from engine.runtime.trainer import TrainingError
 from engine.search import model
 from engine.search.candidate import Candidate, CandidateError, describe, propose
 from engine.search.study import (
@@ -211,8 +215,6 @@ class Worker:
 
     def _train(self, trial: optuna.Trial, found: Candidate, job: Path,
                seed: int) -> tuple[str, float | None, str]:  # fmt: skip
-        from engine.runtime import run as runner  # noqa: PLC0415
-        from engine.runtime.trainer import TrainingError  # noqa: PLC0415
 
         beat = threading.Event()
         storage = self.study._storage  # the heartbeat is per trial id, Optuna's own mechanism
@@ -267,8 +269,6 @@ class Worker:
 def _setup_errors() -> tuple[type[BaseException], ...]:
     """Errors of the project's datasets or files, never of the candidate network (SetupError is
     left out: a candidate that does not compile raises it)."""
-    from engine.data import DatasetError  # noqa: PLC0415
-    from engine.formats import ProjectFileError  # noqa: PLC0415
 
     return (DatasetError, ProjectFileError, JobError)
 
@@ -277,7 +277,6 @@ def _evaluate(trial: optuna.Trial, job: Path) -> None:
     """NNC's Evaluate on the attempt (best parameters, the executor's dataset): output_result.csv
     and evaluation.json in its job folder; the accuracy joins the results table. A failure here
     is noted on the attempt, which still counts (it trained)."""
-    from engine.runtime.evaluator import evaluate  # noqa: PLC0415
 
     try:
         summary = evaluate(job).summary
@@ -344,6 +343,5 @@ def _alive(pid: Any) -> bool:
 
 
 def _load(path: str) -> Project:
-    from engine.formats import load_project  # noqa: PLC0415
 
     return load_project(path)

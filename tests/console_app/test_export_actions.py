@@ -108,3 +108,42 @@ def test_file_export_c_source_writes_a_folder_that_builds(lenet_window, tmp_path
         lenet_window.last_error
     )
     assert (out / "model.c").stat().st_mtime_ns == before
+
+
+def test_file_export_tflite_writes_a_model_litert_runs(lenet_window, tmp_path, monkeypatch):
+    """File > Export > TFLite...: the action asks for a file and writes the edited network as
+    float32 TFLite; LiteRT runs it (NHWC input, the 10 Softmax probabilities out). A network
+    the writer cannot express is named in the error shown, nothing written."""
+    import numpy as np  # noqa: PLC0415
+
+    litert = pytest.importorskip(
+        "ai_edge_litert.interpreter", reason="ai-edge-litert (the tflite extra) is not installed"
+    )
+    out = tmp_path / "lenet.tflite"
+    monkeypatch.setattr(export_actions.QFileDialog, "getSaveFileName",
+                        lambda *a, **k: (str(out), "TensorFlow Lite (*.tflite)"))  # fmt: skip
+    action = next(a for a in lenet_window.export_menu.actions() if a.text() == "TFLite...")
+    assert action.isEnabled()
+    action.trigger()
+    assert not getattr(lenet_window, "last_error", "")
+    interpreter = litert.Interpreter(model_path=str(out))
+    interpreter.allocate_tensors()
+    inp, output = interpreter.get_input_details()[0], interpreter.get_output_details()[0]
+    assert inp["shape"].tolist() == [1, 28, 28, 1] and inp["dtype"] == np.float32
+    interpreter.set_tensor(inp["index"], np.full((1, 28, 28, 1), 0.5, np.float32))
+    interpreter.invoke()
+    probabilities = interpreter.get_tensor(output["index"])
+    assert probabilities.shape == (1, 10) and abs(float(probabilities.sum()) - 1) < 1e-5
+
+
+def test_file_export_tflite_names_the_layers_it_cannot_write(make_window, tmp_path, monkeypatch):
+    lstm = tmp_path / "lstm.ncproj"
+    shutil.copyfile(ROOT / "projects" / "lstm_4or9.ncproj", lstm)
+    window = make_window(str(lstm))
+    out = tmp_path / "lstm.tflite"
+    monkeypatch.setattr(export_actions.QFileDialog, "getSaveFileName",
+                        lambda *a, **k: (str(out), "TensorFlow Lite (*.tflite)"))  # fmt: skip
+    next(a for a in window.export_menu.actions() if a.text() == "TFLite...").trigger()
+    assert window.last_error.startswith("Export TFLite:")
+    assert '"RecurrentInput" (RecurrentInput)' in window.last_error
+    assert not out.exists()

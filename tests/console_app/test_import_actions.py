@@ -15,7 +15,7 @@ import pytest
 from PySide6.QtWidgets import QFileDialog
 
 from console_app.import_actions import IMPORT_FILTER
-from engine.formats.model_import import parameters_path
+from engine.model_import import parameters_path
 
 onnx = pytest.importorskip("onnx", reason="onnx not installed")
 

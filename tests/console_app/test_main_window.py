@@ -48,7 +48,8 @@ def test_menus_hold_the_editor_actions_and_export_waits(make_window):
         assert name in texts
     enabled = {a.text(): a.isEnabled() for a in window.export_menu.actions()}
     assert enabled == {"Python code...": True, "ONNX...": True, "NNP...": True,
-                       "C source...": True, "PowerPoint report...": True}  # fmt: skip
+                       "C source...": True, "TFLite...": True,
+                       "PowerPoint report...": True}  # fmt: skip
 
 
 def test_title_shows_unsaved_changes_and_save_reopen_gives_the_same_project(

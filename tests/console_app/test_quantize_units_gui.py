@@ -138,10 +138,11 @@ def test_quantize_network_offers_the_trained_job_not_the_sweeps_points(
     offered = [dialog.job.itemText(i) for i in range(dialog.job.count())]
     assert offered == [job.name]
     dialog.close()
-    # EVALUATION offers the trained job first (and chooses it), then the points by name.
+    # EVALUATION offers the trained job first (and chooses it), then the points by name under
+    # their experiment's heading.
     _show_tab(qtbot, window, "EVALUATION")
     combo = window.project_tabs.evaluation.job_combo
     assert window.project_tabs.evaluation.current_job() == job
     items = [combo.itemText(i) for i in range(combo.count())]
-    assert items[0] == job.name and set(items[1:]) == {f"{sweep.name}: float baseline",
-                                                       f"{sweep.name}: 8-bit PTQ"}  # fmt: skip
+    assert items[:2] == [job.name, f"Quantization experiment {sweep.name}"]
+    assert set(items[2:]) == {f"    {sweep.name}: float baseline", f"    {sweep.name}: 8-bit PTQ"}

@@ -23,8 +23,8 @@ import numpy as np
 
 from engine.graph.network import Layer, Link, Network
 from engine.layers import all_specs, find_spec
+from engine.layers.loop_control import LOOP_TYPES
 from engine.layers.spec import ConnectorKind, Inputs, LayerSpec
-from engine.runtime.folded import LOOP_TYPES
 
 __all__ = ["Function", "ModelGraph", "ImportError_", "build_network", "spec_for", "snake"]
 
@@ -158,8 +158,8 @@ def build_network(graph: ModelGraph, where: str) -> tuple[Network, dict[str, np.
     Raises:
         ImportError_: functions without a layer (all listed), before anything is built.
     """
-    missing = sorted({f'{f.type} (node "{f.name}")' for f in graph.functions if spec_for(f.type)
-                      is None})  # fmt: skip
+    missing = sorted({f'{f.type} (node "{f.name}")' for f in graph.functions
+                      if f.type != "Parameter" and spec_for(f.type) is None})  # fmt: skip
     if missing:
         raise ImportError_(f"{where}: no NNC layer for {', '.join(missing)}")
     net = Network(graph.name)
@@ -181,6 +181,9 @@ def build_network(graph: ModelGraph, where: str) -> tuple[Network, dict[str, np.
         if var not in produced and any(var in f.inputs for f in graph.functions):
             producer[var] = _working_memory(net, graph, var, params)
     for fn in graph.functions:
+        if fn.type == "Parameter":  # a constant operand: a Parameter layer holding it
+            producer[fn.outputs[0]] = _parameter(net, graph, fn, params)
+            continue
         spec = spec_for(fn.type)
         if fn.type == "Identity" and fn.outputs[0] in graph.buffers:  # one that stores
             spec = find_spec("WorkingMemory")
@@ -194,6 +197,19 @@ def build_network(graph: ModelGraph, where: str) -> tuple[Network, dict[str, np.
     loops.finish(net, graph, producer, params, where)
     _layout(net)
     return net, params
+
+
+def _parameter(net: Network, graph: ModelGraph, fn: Function,
+               params: dict[str, np.ndarray]) -> str:  # fmt: skip
+    """A Parameter layer whose value is the function's one input (a parameter): what an ONNX
+    operator's constant operand becomes when no layer can take it as its own parameter."""
+    value = graph.parameters[fn.inputs[0]]
+    layer = net.unique_name(_clean(fn.name.replace("/", "_")))
+    props = {**net.new_layer("Parameter").properties, "Size": _text(list(value.shape)),
+             "Initializer": "Constant"}  # fmt: skip
+    net.add_layer(Layer(layer, "Parameter", props))
+    params[layer] = value
+    return layer
 
 
 def _working_memory(net: Network, graph: ModelGraph, var: str, params: dict[str, np.ndarray],

@@ -22,7 +22,7 @@ from engine.formats.nnabla.lstm import fold_lstm
 from engine.formats.nnabla.schema import message_class
 from engine.graph import config as cfg
 from engine.graph.project import Project
-from engine.runtime.folded import LOOP_TYPES
+from engine.layers.loop_control import LOOP_TYPES
 
 __all__ = ["read_nnp", "parse_nntxt"]
 
@@ -352,10 +352,10 @@ def _graph(net: Any, params: dict[str, np.ndarray], data_names: dict[str, str],
     return fold_lstm(graph)
 
 
-def read_nnp(path: str | Path) -> Any:
-    """The project of an ``.nnp`` or ``.nntxt`` file (see the module docstring)."""
-    from engine.formats.model_import import Imported, finish  # noqa: PLC0415
-
+def read_nnp(path: str | Path) -> tuple[Project, dict[str, np.ndarray]]:
+    """The project of an ``.nnp`` or ``.nntxt`` file and its parameters as stored (see the
+    module docstring); :func:`engine.model_import.read_model` checks them against the shapes
+    the compiled networks declare."""
     path = Path(path)
     with open(path, "rb") as handle:
         head = handle.read(2)
@@ -390,9 +390,7 @@ def read_nnp(path: str | Path) -> Any:
         values.update(renamed)
     if not params:
         values = {}
-    project = Project(_without_derived(networks), **_settings(proto))
-    imported: Imported = finish(project, values, str(path))
-    return imported
+    return Project(_without_derived(networks), **_settings(proto)), values
 
 
 def _without_derived(networks: list[Any]) -> list[Any]:

@@ -17,16 +17,18 @@ from __future__ import annotations
 import io
 import zipfile
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine.export.literals import ExportError
 from engine.formats.nnabla.schema import message_class
 from engine.graph.project import Project
 from engine.layers import find_spec
-from engine.runtime.folded import LOOP_TYPES
-from engine.runtime.program import Program, Ref
+from engine.layers.errors import ExportError
+from engine.layers.loop_control import LOOP_TYPES
+
+if TYPE_CHECKING:  # a compiled program is what the writer reads; runtime compiles it
+    from engine.runtime.program import Program, Ref
 
 __all__ = ["nnp_bytes", "nnp_message", "nnabla_type", "NNP_VERSION", "SOLVER_FIELDS"]
 

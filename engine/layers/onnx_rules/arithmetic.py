@@ -13,9 +13,11 @@ from typing import Any
 import numpy as np
 
 from engine.layers.onnx_rules import scalar, uniform
+from engine.layers.onnx_rules.activation import Steps
 
 __all__ = ["read_arithmetic", "read_sum", "write_scalar", "write_reverse_scalar", "write_relu6",
-           "read_clip", "write_threshold", "read_threshold", "write_selu", "read_selu"]  # fmt: skip
+           "read_clip", "write_threshold", "read_threshold", "write_selu", "read_selu",
+           "read_unary_scalar", "read_extreme"]  # fmt: skip
 
 _TWO = {"Add": "Add2", "Sub": "Sub2", "Mul": "Mul2", "Div": "Div2", "Pow": "Pow2"}
 
@@ -32,9 +34,8 @@ def read_arithmetic(ctx: Any, node: Any) -> None:
             return
         s = uniform(value, ctx.shapes[a])
         if s is None:
-            raise ctx.fail(node, "a constant operand must be one value, or one per channel "
-                           "after a Conv, Gemm/MatMul or BatchNormalization read by nothing "
-                           "else")  # fmt: skip
+            _with_parameter(ctx, node, a, value, first=False)
+            return
         if op == "Div" and s == 0:
             raise ctx.fail(node, "a division by the constant 0 has no NNC equivalent")
         fn, val = {"Add": ("AddScalar", s), "Sub": ("AddScalar", -s), "Mul": ("MulScalar", s),
@@ -44,7 +45,8 @@ def read_arithmetic(ctx: Any, node: Any) -> None:
     if a in ctx.consts:
         s = uniform(ctx.consts[a], ctx.shapes[b])
         if s is None or op not in ("Sub", "Div"):
-            raise ctx.fail(node, "a constant first operand must be one value")
+            _with_parameter(ctx, node, b, ctx.consts[a], first=True)
+            return
         ctx.emit(node, "RSubScalar" if op == "Sub" else "RDivScalar", [b], val=s)
         return
     sa, sb = ctx.shapes.get(a), ctx.shapes.get(b)
@@ -52,6 +54,37 @@ def read_arithmetic(ctx: Any, node: Any) -> None:
         raise ctx.fail(node, f"operands of shapes {sa} and {sb}: only shapes of one rank "
                        "whose axes agree or are 1 broadcast in NNC")  # fmt: skip
     ctx.emit(node, _TWO[op], [a, b])
+
+
+def _with_parameter(ctx: Any, node: Any, x: str, value: np.ndarray, first: bool) -> None:
+    """``x <op> constant`` (``constant <op> x`` if ``first``) where the constant is neither one
+    value nor foldable into the previous layer: a Parameter layer holding the constant (its
+    shape without the batch axis) and Add2 ... Pow2."""
+    shape = ctx.shapes[x]
+    if value.ndim > len(shape) or -1 in shape:
+        raise ctx.fail(node, f"a constant of shape {value.shape} does not broadcast to the "
+                       f"shape {shape} of its other operand")  # fmt: skip
+    aligned = (1,) * (len(shape) - value.ndim) + tuple(value.shape)
+    if aligned[0] != 1 or any(v not in (1, s) for v, s in zip(aligned, shape, strict=True)):
+        raise ctx.fail(node, f"a constant of shape {value.shape} changes the shape {shape} of "
+                       "its other operand (or spans the batch axis): only constants that "
+                       "broadcast to it without the batch axis have an NNC equivalent (a "
+                       "Parameter layer)")  # fmt: skip
+    op, out = node.op_type, node.output[0]
+    if first and op == "Pow" and ctx.producer(x) is None:
+        raise ctx.fail(node, "a constant base of several values raised to a network input has "
+                       "no NNC equivalent")  # fmt: skip
+    name = ctx.param(node, np.asarray(value, np.float32).reshape(aligned[1:]), "constant")
+    ctx.emit(node, "Parameter", [name], output=out + "/constant", suffix="/constant")
+    if first and op == "Sub":  # c - x = -(x - c): x stays the main input (it may be an Input)
+        ctx.emit(node, "Sub2", [x, out + "/constant"], output=out + "/sub", suffix="/sub")
+        ctx.emit(node, "MulScalar", [out + "/sub"], val=-1.0)
+    elif first and op == "Div":  # c / x = (1 / x) c
+        ctx.emit(node, "RDivScalar", [x], output=out + "/reciprocal", suffix="/reciprocal",
+                 val=1.0)  # fmt: skip
+        ctx.emit(node, "Mul2", [out + "/reciprocal", out + "/constant"])
+    else:
+        ctx.emit(node, _TWO[op], [out + "/constant", x] if first else [x, out + "/constant"])
 
 
 def _broadcastable(a: Any, b: Any) -> bool:
@@ -223,20 +256,77 @@ def _threshold_layer(ctx: Any, where: Any, greater: Any) -> str | None:
 
 
 def read_sum(ctx: Any, node: Any) -> None:
-    """Sum of N tensors as AddN (one input: the input itself); Mean as AddN, MulScalar 1/N."""
+    """Sum of N tensors as AddN (one input: the input itself); Mean as AddN, MulScalar 1/N.
+    Constant operands are added as one: AddScalar when it is one value, else a Parameter layer
+    and Add2."""
+
     names = [name for name in node.input if name]
-    if any(name in ctx.consts for name in names):
-        raise ctx.fail(node, "a constant operand has no NNC equivalent here")
-    shapes = [ctx.shapes.get(name) for name in names]
+    data = [name for name in names if name not in ctx.consts]
+    shapes = [ctx.shapes.get(name) for name in data]
     if any(not _broadcastable(shapes[0], other) for other in shapes[1:]):
         raise ctx.fail(node, f"operands of shapes {', '.join(map(str, shapes))}: only shapes of "
                        "one rank whose axes agree or are 1 broadcast in NNC")  # fmt: skip
-    if len(names) == 1:
-        ctx.alias[node.output[0]] = ctx.var(names[0])
+    consts = [np.asarray(ctx.consts[name], np.float64) for name in names if name in ctx.consts]
+    constant = sum(consts[1:], consts[0]) if consts else None
+    mean = node.op_type == "Mean" and len(names) > 1
+    step = Steps(ctx, node)
+    total = data[0] if len(data) == 1 else step("AddN", data, last=not (mean or consts))
+    if constant is not None:
+        s = uniform(constant, shapes[0])
+        if s is not None:
+            total = step("AddScalar", [total], val=s, last=not mean)
+        else:
+            aligned = (1,) * (len(shapes[0]) - constant.ndim) + tuple(constant.shape)
+            if constant.ndim > len(shapes[0]) or aligned[0] != 1 or any(
+                v not in (1, d) for v, d in zip(aligned, shapes[0], strict=True)
+            ):  # fmt: skip
+                raise ctx.fail(node, f"a constant of shape {constant.shape} changes the shape "
+                               f"{shapes[0]} of the other operands")  # fmt: skip
+            value = ctx.param(node, constant.reshape(aligned[1:]), "constant")
+            total = step("Add2", [total, step("Parameter", [value])], last=not mean)
+    if mean:
+        step("MulScalar", [total], val=1.0 / len(names), last=True)
+    elif total == data[0]:  # one operand
+        ctx.alias[node.output[0]] = ctx.var(data[0])
+
+
+_UNARY = {"Neg": ("MulScalar", -1.0), "Sqrt": ("PowScalar", 0.5), "Reciprocal": ("RDivScalar", 1.0)}
+
+
+def read_unary_scalar(ctx: Any, node: Any) -> None:
+    """Neg as MulScalar(-1), Sqrt as PowScalar(0.5), Reciprocal as RDivScalar(1)."""
+    layer, val = _UNARY[node.op_type]
+    ctx.emit(node, layer, node.input[:1], val=val)
+
+
+def read_extreme(ctx: Any, node: Any) -> None:
+    """Max/Min of N tensors as a chain of Maximum2/Minimum2 (one input: the input itself); the
+    constant operands, if each is one value, as a final MaximumScalar/MinimumScalar."""
+    two, one, pick = (("Maximum2", "MaximumScalar", max) if node.op_type == "Max"
+                      else ("Minimum2", "MinimumScalar", min))  # fmt: skip
+    names = [name for name in node.input if name]
+    data = [name for name in names if name not in ctx.consts]
+    shapes = [ctx.shapes.get(name) for name in data]
+    if any(not _broadcastable(shapes[0], other) for other in shapes[1:]):
+        raise ctx.fail(node, f"operands of shapes {', '.join(map(str, shapes))}: only shapes of "
+                       "one rank whose axes agree or are 1 broadcast in NNC")  # fmt: skip
+    bound = None
+    for name in names:
+        if name in ctx.consts:
+            value = uniform(ctx.consts[name], shapes[0])
+            if value is None:
+                raise ctx.fail(node, "a constant operand must be one value (it becomes "
+                               f"{one})")  # fmt: skip
+            bound = value if bound is None else pick(bound, value)
+    steps = len(data) - 1 + (bound is not None)
+    if steps == 0:
+        ctx.alias[node.output[0]] = ctx.var(data[0])
         return
-    if node.op_type == "Sum":
-        ctx.emit(node, "AddN", names)
-        return
-    total = node.output[0] + "/sum"
-    ctx.emit(node, "AddN", names, output=total, suffix="/sum")
-    ctx.emit(node, "MulScalar", [total], val=1.0 / len(names))
+    current = data[0]
+    for k, other in enumerate(data[1:]):
+        last = k == steps - 1
+        out = node.output[0] if last else f"{node.output[0]}/{two}_{k}"
+        ctx.emit(node, two, [current, other], output=out, suffix="" if last else f"/{two}_{k}")
+        current = out
+    if bound is not None:
+        ctx.emit(node, one, [current], val=bound)

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.layers.errors import ExportError
 from engine.layers.onnx_rules import NONE
 
 __all__ = [
@@ -33,8 +34,6 @@ def _conv_attrs(step: Any, kernel: tuple[int, ...]) -> dict[str, Any]:
 
 
 def _check_base_axis(step: Any) -> None:
-    from engine.export.literals import ExportError  # noqa: PLC0415
-
     if step.kwargs.get("base_axis", 1) != 1 or step.kwargs.get("channel_last"):
         raise ExportError(f'layer "{step.name}": only BaseAxis 1, channels first, is exportable')
 

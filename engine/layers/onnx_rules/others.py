@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.layers.errors import ExportError
 from engine.layers.onnx_rules.basic import reshape_to
 
 __all__ = [
@@ -22,8 +23,6 @@ _END = -(2**63) + 1  # ONNX's "to the start" for a negative step
 
 
 def _error(message: str) -> Exception:
-    from engine.export.literals import ExportError  # noqa: PLC0415
-
     return ExportError(message)
 
 
@@ -79,6 +78,8 @@ def read_concat(ctx: Any, node: Any) -> None:
     axis = int(ctx.attrs(node)["axis"])
     rank = len(ctx.shapes[node.output[0]])
     axis = axis + rank if axis < 0 else axis
+    if axis == 0:
+        raise ctx.fail(node, "concatenating along the batch axis has no NNC equivalent")
     parts = [_unsqueezed(ctx, name, axis) for name in node.input]
     if all(part is not None for part in parts):
         for name in node.input:
@@ -123,7 +124,10 @@ def write_flip(g: Any, step: Any, ins: list[str]) -> str:
 
 def read_slice(ctx: Any, node: Any) -> None:
     """Constant starts/ends/axes/steps as NNC's Slice over every axis but the batch; a Slice
-    that reverses whole axes (step -1) as Flip."""
+    that reverses whole axes (step -1) as Flip. Split: one Slice per output."""
+    if node.op_type == "Split":
+        _read_split(ctx, node)
+        return
     shape = ctx.shapes[node.input[0]]
     starts, ends, axes, steps = _slice_arguments(ctx, node)
     start, stop, step = [0] * len(shape), list(shape), [1] * len(shape)
@@ -188,6 +192,8 @@ def read_softmax(ctx: Any, node: Any) -> None:
     axis = int(ctx.attrs(node).get("axis", -1 if ctx.opset >= 13 else 1))
     axis = axis + rank if axis < 0 else axis
     layer = node.op_type  # Softmax, LogSoftmax
+    if axis == 0:
+        raise ctx.fail(node, f"a {layer.lower()} over the batch axis has no NNC equivalent")
     if ctx.opset >= 13 or axis == rank - 1 or all(d == 1 for d in shape[axis + 1 :]):
         ctx.emit(node, layer, node.input[:1], axis=axis)
         return
@@ -247,3 +253,120 @@ def read_batch_norm(ctx: Any, node: Any) -> None:
     training = bool(a.get("training_mode", 0))  # normalizes by the batch's statistics
     ctx.emit(node, "BatchNormalization", inputs, axes=[1], decay_rate=float(a.get("momentum", 0.9)),
              eps=float(a.get("epsilon", 1e-5)), batch_stat=training)  # fmt: skip
+
+
+_KEPT = (1, 11)  # FLOAT, DOUBLE: values the network's float32 holds as they are
+
+
+def read_identity(ctx: Any, node: Any) -> None:
+    """Identity as NNC's Identity. Cast and CastLike to float or double pass their input on
+    (the network computes in float32; CastLike to a computed tensor is a cast to float); a
+    cast to any other type, which rounds the values, is refused."""
+    if node.op_type == "Identity":
+        ctx.emit(node, "Identity", node.input[:1])
+        return
+    from onnx import TensorProto, helper  # noqa: PLC0415
+
+    if node.op_type == "Cast":
+        to = int(ctx.attrs(node).get("to", TensorProto.FLOAT))
+    elif node.input[1] in ctx.consts:
+        to = helper.np_dtype_to_tensor_dtype(ctx.consts[node.input[1]].dtype)
+    else:  # a graph input's declared type; a computed tensor is float32
+        given = {v.name: v.type.tensor_type.elem_type for v in ctx.model.graph.input}
+        to = given.get(node.input[1]) or TensorProto.FLOAT
+    if to not in _KEPT:
+        raise ctx.fail(node, f"a cast to {TensorProto.DataType.Name(to).lower()} rounds the "
+                       "values; NNC networks compute in float32")  # fmt: skip
+    source = node.input[0]
+    if source in ctx.consts:
+        ctx.consts[node.output[0]] = np.asarray(ctx.consts[source], np.float32)
+    else:
+        ctx.alias[node.output[0]] = ctx.var(source)
+
+
+_PAD_MODES = {"constant": "constant", "reflect": "reflect", "edge": "repeat"}
+
+
+def read_pad(ctx: Any, node: Any) -> None:
+    """Pad (constant, reflect, edge) of the non-batch axes as NNC's Pad (edge is its repeat);
+    its pads, value and axes must be constants."""
+    a = ctx.attrs(node)
+    shape = ctx.shapes[node.input[0]]
+    rank = len(shape)
+    mode = a.get("mode", b"constant")
+    mode = mode.decode() if isinstance(mode, bytes) else mode
+    if mode not in _PAD_MODES:
+        raise ctx.fail(node, f"mode {mode} has no NNC equivalent (constant, reflect and edge have)")
+    given = [node.input[k] if k < len(node.input) else "" for k in range(4)]
+    if given[1]:
+        pads = [int(v) for v in ctx.const(node, 1, "pads").reshape(-1)]
+        value = float(ctx.const(node, 2, "constant_value").reshape(-1)[0]) if given[2] else 0.0
+        axes = [int(v) for v in ctx.const(node, 3, "axes").reshape(-1)] if given[3] else None
+    else:  # before opset 11: attributes
+        pads, value, axes = [int(v) for v in a.get("pads", [])], float(a.get("value", 0.0)), None
+    axes = list(range(rank)) if axes is None else [x + rank if x < 0 else x for x in axes]
+    if len(pads) != 2 * len(axes):
+        raise ctx.fail(node, f"{len(pads)} pads for {len(axes)} axes")
+    before, after = [0] * rank, [0] * rank
+    for k, axis in enumerate(axes):
+        before[axis], after[axis] = pads[k], pads[k + len(axes)]
+    if min(before + after) < 0:
+        raise ctx.fail(node, "negative pads (cropping) have no NNC Pad equivalent")
+    if before[0] or after[0]:
+        raise ctx.fail(node, "padding the batch axis has no NNC equivalent")
+    padded = [k for k in range(1, rank) if before[k] or after[k]]
+    if not padded:
+        ctx.alias[node.output[0]] = ctx.var(node.input[0])
+        return
+    width = [v for k in range(padded[0], rank) for v in (before[k], after[k])]
+    ctx.emit(node, "Pad", node.input[:1], pad_width=width, mode=_PAD_MODES[mode],
+             constant_value=value)  # fmt: skip
+
+
+def write_pad(g: Any, step: Any, ins: list[str]) -> str:
+    """Pad: ONNX's Pad with the pads of every axis (none on the leading ones)."""
+    kw = step.kwargs
+    width = [int(v) for v in kw.get("pad_width", ())]
+    rank = len(g.in_shape(step, 0)) + 1
+    lead = rank - len(width) // 2
+    begins = [0] * lead + width[::2]
+    ends = [0] * lead + width[1::2]
+    mode = {"constant": "constant", "reflect": "reflect", "repeat": "edge"}[
+        kw.get("mode", "constant")
+    ]
+    inputs = [ins[0], g.ints("pads", begins + ends)]
+    if mode == "constant":
+        inputs.append(g.const("value", np.float32(kw.get("constant_value", 0.0))))
+    return str(g.node("Pad", inputs, step.name, mode=mode))
+
+
+def _read_split(ctx: Any, node: Any) -> None:
+    """Split along a non-batch axis (sizes given as a constant or an attribute, or equal parts,
+    the last one smaller with ``num_outputs``): one Slice per output, named after the node."""
+    a = ctx.attrs(node)
+    shape = ctx.shapes[node.input[0]]
+    rank = len(shape)
+    axis = int(a.get("axis", 0))
+    axis = axis + rank if axis < 0 else axis
+    if axis == 0:
+        raise ctx.fail(node, "splitting the batch axis has no NNC equivalent")
+    dim, count = shape[axis], len(node.output)
+    if len(node.input) > 1 and node.input[1]:
+        sizes = [int(v) for v in ctx.const(node, 1, "split").reshape(-1)]
+    elif "split" in a:
+        sizes = [int(v) for v in a["split"]]
+    else:
+        part = -(-dim // count)
+        sizes = [min(part, max(dim - part * k, 0)) for k in range(count)]
+    if len(sizes) != count or sum(sizes) != dim or min(sizes) < 0:
+        raise ctx.fail(node, f"sizes {sizes} do not split {dim} into {count} outputs")
+    if 0 in sizes:
+        raise ctx.fail(node, f"sizes {sizes}: an empty part has no NNC equivalent")
+    begin = 0
+    for k, (name, size) in enumerate(zip(node.output, sizes, strict=True)):
+        start, stop = [0] * rank, list(shape)
+        start[axis], stop[axis] = begin, begin + size
+        begin += size
+        if name:
+            ctx.emit(node, "Slice", node.input[:1], output=name, suffix=f"_{k}" if k else "",
+                     start=start[1:], stop=stop[1:], step=[1] * (rank - 1))  # fmt: skip

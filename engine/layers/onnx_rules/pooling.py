@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from engine.core.ops.pooling import pooled_sizes
+from engine.layers.errors import ExportError
 from engine.layers.onnx_rules.basic import pads
 
 __all__ = ["write_pooling", "write_sum_pooling", "write_unpooling", "write_mean", "read_pool",
@@ -20,8 +22,6 @@ __all__ = ["write_pooling", "write_sum_pooling", "write_unpooling", "write_mean"
 
 
 def _error(message: str) -> Exception:
-    from engine.export.literals import ExportError  # noqa: PLC0415
-
     return ExportError(message)
 
 
@@ -60,13 +60,20 @@ def write_pooling(op: str) -> Callable[[Any, Any, list[str]], str]:
 
 
 def write_sum_pooling(g: Any, step: Any, ins: list[str]) -> str:
-    """SumPooling: AveragePool times the window's size (unpadded only)."""
+    """SumPooling: AveragePool times the window's size; zero padding (LRN's channel window)
+    is counted in the average (``count_include_pad``), so the product is the padded sum."""
     kw = step.kwargs
-    if not kw.get("ignore_border", True) or any(kw.get("pad") or ()):
-        raise _error(f'layer "{step.name}": only unpadded SumPooling is exportable')
-    mean = write_pooling("AveragePool")(g, step, ins)
-    return str(g.node("Mul", [mean, g.const("count", np.float32(np.prod(kw["kernel"])))],
-                      step.name))  # fmt: skip
+    if not kw.get("ignore_border", True):  # (a partial last window: a mean of fewer cells)
+        raise _error(f'layer "{step.name}": only IgnoreBorder=True SumPooling is exportable')
+    count = g.const("count", np.float32(np.prod(kw["kernel"])))
+    if len(kw["kernel"]) < len(g.in_shape(step)):
+        mean = write_pooling("AveragePool")(g, step, ins)  # (no IncludingPad: it is 1)
+        return str(g.node("Mul", [mean, count], step.name))
+    # a window over the channels too (LRN's): a pooling of one channel over (C, H, W)
+    axis = g.ints("axis", [1])
+    x = g.node("Unsqueeze", [ins[0], axis], step.name)
+    total = g.node("Mul", [write_pooling("AveragePool")(g, step, [x]), count], step.name)
+    return str(g.node("Squeeze", [total, axis], step.name))
 
 
 def write_unpooling(g: Any, step: Any, ins: list[str]) -> str:
@@ -91,13 +98,22 @@ def write_reduce(op: str) -> Callable[[Any, Any, list[str]], str]:
     """Mean, Sum, Max, Min: ReduceMean/Sum/Max/Min over the same axes."""
 
     def write(g: Any, step: Any, ins: list[str]) -> str:
-        if step.kwargs.get("with_index") or step.kwargs.get("only_index"):
-            raise _error(f'layer "{step.name}": an index output is not exportable')
         rank = len(g.in_shape(step)) + 1
         axes = step.kwargs.get("axis")
         axes = list(range(rank)) if axes is None else [axes] if isinstance(axes, int) else list(
             axes)  # fmt: skip
         keep = int(bool(step.kwargs.get("keepdims", False)))
+        if (
+            step.kwargs.get("only_index")
+            and not step.kwargs.get("with_index")
+            and (len(axes) == 1 and op in _ARG)
+        ):  # the index over one axis: ArgMax/ArgMin, as float (the network's type)
+            index = g.node(_ARG[op], ins[:1], step.name + "/index", axis=int(axes[0]),
+                           keepdims=keep)  # fmt: skip
+            return str(g.node("Cast", [index], step.name, to=1))
+        if step.kwargs.get("with_index") or step.kwargs.get("only_index"):
+            raise _error(f'layer "{step.name}": an index output is not exportable (but the '
+                         "index alone over one axis, ArgMax/ArgMin)")  # fmt: skip
         if g.opset >= _AXES_INPUT.get(op, 18):
             return str(g.node(op, [ins[0], g.ints("axes", axes)], step.name, keepdims=keep))
         return str(g.node(op, ins[:1], step.name, axes=axes, keepdims=keep))
@@ -145,7 +161,6 @@ def read_pool(ctx: Any, node: Any) -> None:
     ignore_border = True
     if given[:n] != given[n:] and a.get("auto_pad") is None:
         # Extra right padding that only completes the last window: IgnoreBorder=False.
-        from engine.core.ops.pooling import pooled_sizes  # noqa: PLC0415
 
         size, out = ctx.shapes[node.input[0]][2:], ctx.shapes[node.output[0]][2:]
         if tuple(out) != tuple(pooled_sizes(size, kernel, strides, given[:n], False)):
@@ -260,10 +275,36 @@ def _nearest_sources(size: int, length: int, scale: float, transform: str,
 
 
 _REDUCED = {"ReduceMean": "Mean", "ReduceSum": "Sum", "ReduceMax": "Max", "ReduceMin": "Min"}
+_ARG = {"ReduceMax": "ArgMax", "ReduceMin": "ArgMin"}
+
+
+def _read_arg(ctx: Any, node: Any) -> None:
+    """ArgMax/ArgMin over one non-batch axis (the first index of the extreme) as Max/Min with
+    OnlyIndex; the index is a float in the network."""
+    a = ctx.attrs(node)
+    rank = len(ctx.shapes[node.input[0]])
+    axis = int(a.get("axis", 0))
+    axis = axis + rank if axis < 0 else axis
+    if axis == 0:
+        raise ctx.fail(node, "an index over the batch axis has no NNC equivalent")
+    layer, keep, out = node.op_type.removeprefix("Arg"), bool(a.get("keepdims", 1)), node.output[0]
+    if not a.get("select_last_index", 0):
+        ctx.emit(node, layer, node.input[:1], axes=[axis], keep_dims=keep, with_index=False,
+                 only_index=True)  # fmt: skip
+        return
+    # the last index: (n - 1) - the first index in the axis reversed
+    ctx.emit(node, "Flip", node.input[:1], output=out + "/flip", suffix="/flip", axes=[axis])
+    ctx.emit(node, layer, [out + "/flip"], output=out + "/index", suffix="/index", axes=[axis],
+             keep_dims=keep, with_index=False, only_index=True)  # fmt: skip
+    ctx.emit(node, "RSubScalar", [out + "/index"], val=float(ctx.shapes[node.input[0]][axis] - 1))
 
 
 def read_reduce(ctx: Any, node: Any) -> None:
-    """ReduceMean/Sum/Max/Min (not over the batch) as Mean/Sum/Max/Min."""
+    """ReduceMean/Sum/Max/Min (not over the batch) as Mean/Sum/Max/Min; ArgMax/ArgMin as
+    Max/Min with OnlyIndex."""
+    if node.op_type in ("ArgMax", "ArgMin"):
+        _read_arg(ctx, node)
+        return
     a = ctx.attrs(node)
     axes = a.get("axes")
     if axes is None and len(node.input) > 1 and node.input[1]:

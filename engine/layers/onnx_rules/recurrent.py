@@ -37,26 +37,42 @@ def write_initial(g: Any, step: Any, ins: list[str]) -> str:
 
 
 def read_gather(ctx: Any, node: Any) -> None:
-    """Gather with a constant index (a scalar: the axis removed, as one time step of an unrolled
-    loop; or one index in a list: the axis kept) as Slice (+ Reshape)."""
-    index = ctx.const(node, 1, "the index")
+    """Gather with constant indices over an axis other than the batch: indices in steps of one
+    stride (one index: a time step of an unrolled loop) as one Slice, others as a Slice per
+    index and Concatenate; a Reshape after when the indices are not one list (a scalar index
+    removes the axis)."""
+    index = np.asarray(ctx.const(node, 1, "the index"))
     shape = ctx.shapes[node.input[0]]
     axis = int(ctx.attrs(node).get("axis", 0))
     axis = axis + len(shape) if axis < 0 else axis
-    if axis == 0 or index.size != 1 or index.ndim > 1:
-        raise ctx.fail(node, "only one constant index over an axis other than the batch has an "
-                       "NNC equivalent (Slice)")  # fmt: skip
+    if axis == 0:
+        raise ctx.fail(node, "gathering along the batch axis has no NNC equivalent")
     dim = shape[axis]
-    at = int(index.reshape(-1)[0])
-    at = at + dim if at < 0 else at
-    if not 0 <= at < dim:
-        raise ctx.fail(node, f"index {at} is outside the axis of size {dim}")
-    start, stop = [0] * len(shape), list(shape)
-    start[axis], stop[axis] = at, at + 1
-    args = {"start": start[1:], "stop": stop[1:], "step": [1] * (len(shape) - 1)}
-    if index.ndim == 1:
-        ctx.emit(node, "Slice", node.input[:1], **args)
-        return
-    sliced = node.output[0] + "/slice"
-    ctx.emit(node, "Slice", node.input[:1], output=sliced, suffix="/slice", **args)
-    ctx.emit(node, "Reshape", [sliced], shape=[-1, *ctx.shapes[node.output[0]][1:]])
+    flat = [int(v) + dim if int(v) < 0 else int(v) for v in index.reshape(-1)]
+    if not flat or any(not 0 <= at < dim for at in flat):
+        raise ctx.fail(node, f"indices {flat} are outside the axis of size {dim} (or none)")
+    out = node.output[0]
+    last = index.ndim == 1
+    stride = flat[1] - flat[0] if len(flat) > 1 else 1
+    if stride > 0 and flat == list(range(flat[0], flat[-1] + 1, stride)):
+        runs = [(flat[0], flat[-1] + 1, stride)]
+    else:
+        runs = [(at, at + 1, 1) for at in flat]
+    parts = []
+    for k, (begin, end, step) in enumerate(runs):
+        start, stop, steps = [0] * len(shape), list(shape), [1] * len(shape)
+        start[axis], stop[axis], steps[axis] = begin, end, step
+        args = {"start": start[1:], "stop": stop[1:], "step": steps[1:]}
+        if last and len(runs) == 1:
+            ctx.emit(node, "Slice", node.input[:1], **args)
+            return
+        part = f"{out}/slice_{k}" if len(runs) > 1 else f"{out}/slice"
+        ctx.emit(node, "Slice", node.input[:1], output=part, suffix=part[len(out) :], **args)
+        parts.append(part)
+    joined = parts[0]
+    if len(parts) > 1:
+        joined = out if last else out + "/concatenate"
+        ctx.emit(node, "Concatenate", parts, output=joined, suffix="" if last else "/concatenate",
+                 axis=axis)  # fmt: skip
+    if not last:
+        ctx.emit(node, "Reshape", [joined], shape=[-1, *ctx.shapes[out][1:]])

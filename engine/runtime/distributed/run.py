@@ -59,6 +59,9 @@ def train(
     folder is a proposal; rank 0 claims it or the next free ``_2``, ``_3``... and tells the others.
     """
     options = options or Options()
+    agree_on_options(w, {"--seed": seed, "--epochs": epochs, "-o": job_dir,
+                         "--loss-scaling": loss_scaling, "--lr-scaling": lr_scaling,
+                         "--lr-warmup": lr_warmup})  # fmt: skip
     seed = w.bcast(seed if seed is not None else random.SystemRandom().randrange(2**31))
     source = Path(project_file)
     root = Path(w.bcast(str(job_dir or default_job_dir(source)) if w.is_root else None))
@@ -94,6 +97,7 @@ def resume(
 ) -> TrainResult:
     """Continue a job (distributed or not) from its last checkpoint with this run's K."""
     options = options or Options()
+    agree_on_options(w, {"--resume": job_dir, "--epochs": epochs})
 
     def setup() -> tuple[Job, RunPlan, Session, RunPlan]:
         job = Job.open(Path(job_dir))
@@ -164,6 +168,24 @@ def _build(project: Any, plan: RunPlan, w: World, options: Options) -> Session:
     scale_learning_rates(session, w.size)
     _seed_rank(w, plan.seed, 0)
     return session
+
+
+def agree_on_options(w: World, given: dict[str, Any]) -> None:
+    """Every rank must be given the same options: rank 0's would otherwise win silently (its
+    seed and job folder are the ones used) or, for --epochs, look like different files."""
+    mine = {name: None if value is None else str(value) for name, value in given.items()}
+    everyone = w.allgather(mine)
+    for rank, theirs in enumerate(everyone[1:], start=1):
+        for name, value in theirs.items():
+            if value != everyone[0][name]:
+                raise DistributedError(
+                    f"process {rank} was given {_shown(name, value)}, process 0 "
+                    f"{_shown(name, everyone[0][name])}; give every process the same options"
+                )
+
+
+def _shown(name: str, value: str | None) -> str:
+    return f"no {name}" if value is None else f"{name} {value}"
 
 
 def _seed_rank(w: World, seed: int, iteration: int) -> None:

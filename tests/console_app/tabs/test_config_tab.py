@@ -91,7 +91,7 @@ def test_config_edits_reach_the_trained_job(qtbot, config_tab, training_tab):
     config_tab.set_value("BatchSize", "40")
     config_tab.select(("optimizers", 0))
     config_tab.editors["SolverName"].setCurrentText("Sgd")
-    with qtbot.waitSignal(training_tab.run_ended, timeout=15000) as blocker:
+    with qtbot.waitSignal(training_tab.run_ended, timeout=120000) as blocker:
         job = training_tab.run()
     assert blocker.args == ["finished"]
     plan = json.loads((job / "config.json").read_text())["plan"]

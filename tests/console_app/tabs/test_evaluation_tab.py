@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt
 
 @pytest.fixture
 def trained_job(qtbot, training_tab):
-    with qtbot.waitSignal(training_tab.run_ended, timeout=15000) as blocker:
+    with qtbot.waitSignal(training_tab.run_ended, timeout=120000) as blocker:
         job = training_tab.run(epochs=5)
     assert blocker.args == ["finished"]
     return job
@@ -30,7 +30,7 @@ def evaluation_tab(qtbot, training_tab, trained_job):
 
 
 def _evaluate(qtbot, tab, **kw):
-    with qtbot.waitSignal(tab.evaluated, timeout=15000) as blocker:
+    with qtbot.waitSignal(tab.evaluated, timeout=120000) as blocker:
         assert tab.evaluate(**kw)
     return blocker.args[0]
 
@@ -44,7 +44,7 @@ def test_evaluation_fills_output_table_and_confusion_matrix(qtbot, evaluation_ta
     model = tab.output_view.model()
     assert model.rowCount() == 30  # iris validation split
     header = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
-    assert header[-3:] == ["y'__0", "y'__1", "y'__2"]
+    assert header[-4:] == ["y'__0", "y'__1", "y'__2", "y': predicted class"]
     # The counts shown equal those recomputed from the output table itself.
     with open(trained_job / "output_result.csv", newline="") as f:
         rows = list(csv.reader(f))[1:]
@@ -84,12 +84,12 @@ def test_choosing_a_job_not_evaluated_clears_the_last_results(
     """The table of another job's evaluation must not stay on screen under a job without one."""
     from gui_driver import click  # noqa: PLC0415
 
-    with qtbot.waitSignal(training_tab.run_ended, timeout=15000):
+    with qtbot.waitSignal(training_tab.run_ended, timeout=120000):
         other = training_tab.run(epochs=1)
     tab = evaluation_tab
     tab.show()
     assert tab.current_job() == trained_job  # kept when the newer job appeared above it
-    with qtbot.waitSignal(tab.evaluated, timeout=15000) as blocker:
+    with qtbot.waitSignal(tab.evaluated, timeout=120000) as blocker:
         click(qtbot, tab.evaluate_button)
     assert blocker.args == ["finished"], tab.last_message
     assert tab.output_view.model().rowCount() == 30 and tab.matrix.rowCount() > 0

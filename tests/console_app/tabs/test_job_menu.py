@@ -57,7 +57,9 @@ def test_entries_follow_the_selection(qtbot, training_tab, two_jobs):
         "Evaluate": False, "Train from these parameters": False,  # untrained
         "Report...": True, "Export Python code...": False,
         "Export Python code for nnabla...": False, "Export ONNX...": False,
-        "Export C source...": False, "Open job folder": True, "Rename...": True, "Delete...": True,
+        "Export C source...": False, "Export TFLite...": False,
+        "Export TFLite int8...": False, "Open job folder": True, "Rename...": True,
+        "Delete...": True,
         "Compare selected jobs": False,
     }  # fmt: skip
     menu.close()
@@ -157,3 +159,61 @@ def test_training_from_a_jobs_parameters_starts_where_it_ended(qtbot, training_t
     assert len(costs) == 3  # the project's Max Epoch
     assert costs[0] < (fresh[0] + fresh[-1]) / 2, (costs, fresh)
     assert f"{tuned.name}: training from {source.name}'s best parameters" in tab.log.toPlainText()
+
+
+def test_export_tflite_float_and_int8_from_a_trained_job(qtbot, training_tab, tmp_path):
+    """The job menu's Export TFLite... and Export TFLite int8... write the trained iris network;
+    LiteRT runs both: float32 as the engine computes (1e-4), int8 with int8 input and output
+    whose probabilities are the engine's within a few output steps."""
+    import numpy as np  # noqa: PLC0415
+    from gui_driver import answer_next_dialog, choose  # noqa: PLC0415
+
+    import engine.nn as nn  # noqa: PLC0415
+    from engine.cli import main  # noqa: PLC0415
+    from engine.export import open_source  # noqa: PLC0415
+    from engine.runtime.compiler import compile_network  # noqa: PLC0415
+
+    litert = pytest.importorskip(
+        "ai_edge_litert.interpreter", reason="ai-edge-litert (the tflite extra) is not installed"
+    )
+    job = training_tab.jobs_root() / "20260101_000003"
+    assert main(["train", str(IRIS), "-o", str(job), "--epochs", "3", "--seed", "0"]) == 0
+    training_tab.refresh_jobs()
+    training_tab.show()
+    x = np.random.default_rng(0).uniform(0, 1, (20, 4))  # the dataset's features span [0, 1]
+    source = open_source(job)
+    program = compile_network(source.project, source.runtime)
+    with nn.parameter_scope("", {}):
+        params = program.create_parameters()
+        nn.load_parameters(source.parameters)
+        with nn.no_grad():
+            out = program.forward({next(iter(program.feeds)): x.astype(np.float32)}, params)
+            expected = np.asarray(program.output(out, program.outputs[0][0]).data)
+    nn.clear_parameters()
+    for entry, name in (("Export TFLite...", "iris.tflite"),
+                        ("Export TFLite int8...", "iris_int8.tflite")):  # fmt: skip
+        model = tmp_path / name
+        asked = answer_next_dialog(qtbot, "Save", text=str(model))
+        choose(_menu_on(qtbot, training_tab, 0), entry)
+        assert asked.done and model.is_file(), training_tab.last_error
+        interpreter = litert.Interpreter(model_path=str(model))
+        interpreter.allocate_tensors()
+        inp, output = interpreter.get_input_details()[0], interpreter.get_output_details()[0]
+        got = []
+        for row in x:
+            value = row[None].astype(np.float32)
+            if inp["dtype"] == np.int8:
+                scale, zero = inp["quantization"]
+                value = np.clip(np.round(value / scale) + zero, -128, 127).astype(np.int8)
+            interpreter.set_tensor(inp["index"], value)
+            interpreter.invoke()
+            y = interpreter.get_tensor(output["index"]).astype(np.float64)[0]
+            if output["dtype"] == np.int8:
+                scale, zero = output["quantization"]
+                y = (y - zero) * scale
+            got.append(y)
+        error = np.abs(np.array(got) - expected).max()
+        if entry == "Export TFLite...":
+            assert inp["dtype"] == np.float32 and error <= 1e-4
+        else:
+            assert inp["dtype"] == output["dtype"] == np.int8 and error <= 8 / 256

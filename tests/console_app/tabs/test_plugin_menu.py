@@ -135,7 +135,7 @@ def test_stop_ends_a_running_plugin(qtbot, lenet_job, monkeypatch):  # noqa: F81
     assert not bad.isEnabled() and "ModuleNotFoundError" in bad.toolTip()
     answer = answer_next_dialog(qtbot, "OK")
     choose(broken, "Hang")
-    qtbot.waitUntil(lambda: answer.done, timeout=10000)
+    qtbot.waitUntil(lambda: answer.done, timeout=120000)
     assert answer.title == "Plugin: Broken/Hang"
     panel = tab.plugins
     tab.views.setCurrentWidget(panel)  # where the progress and Stop are
@@ -195,3 +195,42 @@ def test_a_table_plugin_on_a_selection_of_rows(qtbot, tab, lenet_job):  # noqa: 
     total = sum(float(model.index(r, c).data()) for r in range(model.rowCount())
                 for c in range(1, model.columnCount()))  # fmt: skip
     assert total == 5
+
+
+def test_sgd_influence_of_a_row_lists_training_images_as_thumbnails(qtbot, tab, lenet_job):  # noqa: F811
+    seen = {}
+
+    def fewer(dialog):
+        seen["index"] = dialog.findChild(QSpinBox, "index").value()
+        box = dialog.findChild(QSpinBox, "num_samples")
+        box.lineEdit().selectAll()
+        qtbot.keyClicks(box.lineEdit(), "60")
+
+    status = _run_from_menu(qtbot, tab, 7, "XAI", "SGD Influence", fewer)
+    assert status == ["finished", ""], tab.plugins.last_message
+    assert seen["index"] == 7  # the clicked row is the one traced
+    model = tab.plugins.table.model()
+    header = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+    assert model.rowCount() == 60 and "influence" in header and "datasource_index" in header
+    values = [float(model.index(r, header.index("influence")).data()) for r in range(60)]
+    assert values == sorted(values)  # the most harmful first, as NNC lists them
+    picture = model.index(0, 0).data(Qt.ItemDataRole.DecorationRole)
+    assert picture is not None and not picture.isNull()  # the training image's thumbnail
+
+
+def test_feature_visualization_of_a_clicked_digit(qtbot, tab, lenet_job):  # noqa: F811
+    seen = {}
+
+    def check(dialog):
+        seen["image"] = dialog.findChild(QLineEdit, "image").text()
+
+    status = _run_from_menu(qtbot, tab, 12, "Utils", "Feature Visualization", check)
+    assert status == ["finished", ""], tab.plugins.last_message
+    rows = list(csv.reader(open(lenet_job / "output_result.csv")))[1:]
+    assert seen["image"] == rows[12][0]
+    model = tab.plugins.table.model()  # 16 maps: the table, each map a thumbnail
+    assert model.rowCount() == 16
+    header = [model.headerData(c, Qt.Orientation.Horizontal) for c in range(model.columnCount())]
+    column = next(c for c, h in enumerate(header) if h.startswith("map"))
+    picture = model.index(3, column).data(Qt.ItemDataRole.DecorationRole)
+    assert picture is not None and (picture.width(), picture.height()) != (0, 0)

@@ -138,3 +138,44 @@ def test_a_budget_shows_the_measured_mixed_precision_pick(qtbot, training_tab):
     assert [part.rsplit(" ", 1)[0] for part in dialog.ranking.text().split(": ", 1)[1]
             .split(", ")] == [r["layer"] for r in ranked]  # fmt: skip
     assert f"{dialog.out_dir.name}: mixed precision" in [job.name for job in training_tab.jobs]
+
+
+def test_the_dialog_reads_whole_headers_a_real_plot_and_targets_as_check_boxes(qtbot, training_tab):
+    """Issue 35, item 16: headers cut before any result, an 80 px plot, and a free-text
+    Targets field with its own syntax ("both", "+" joins)."""
+    dialog = _finished_job(qtbot, training_tab)
+    qtbot.waitExposed(dialog)
+    header = dialog.table.horizontalHeader()
+    for c in range(dialog.table.columnCount()):  # whole before the first result
+        assert dialog.table.columnWidth(c) >= header.sectionSizeFromContents(c).width(), c
+    assert dialog.plot.height() >= 240
+    assert [box.text() for box in dialog.targets.values()] == ["weights", "biases", "activations"]
+    assert all(box.isChecked() for box in dialog.targets.values())
+    for box in dialog.targets.values():  # nothing to quantize: nothing to run
+        qtbot.mouseClick(box, LEFT)
+    assert not dialog.run_button.isEnabled()
+    qtbot.mouseClick(dialog.targets["weights"], LEFT)
+    qtbot.mouseClick(dialog.targets["activations"], LEFT)
+    qtbot.mouseClick(dialog.separately, LEFT)
+    assert dialog.run_button.isEnabled()
+    _set(qtbot, dialog.bits, "8")
+    with qtbot.waitSignal(dialog.runner.ended, timeout=120000) as blocker:
+        qtbot.mouseClick(dialog.run_button, LEFT)
+    assert blocker.args[0] == "finished", blocker.args[1]
+    rows = _results(dialog)
+    assert [(r["target"], r["bits"], r["mode"]) for r in rows] == [
+        ("none", "32", "float"), ("weights+activations", "8", "ptq"), ("weights", "8", "ptq"),
+        ("activations", "8", "ptq")]  # fmt: skip
+    shown = [[dialog.table.item(r, c).text() for c in (1, 4)] for r in range(len(rows))]
+    assert shown == [[r["target"], f"{100 * float(r['accuracy']):.2f} %"] for r in rows]
+    assert dialog.plot.lines_drawn == 3
+    assert [t.get_text() for t in dialog.plot.axes.get_xticklabels()] == ["8"]
+    dialog.close()
+    # Opened again, the dialog shows the sweep it ran (Run continues it).
+    qtbot.mouseClick(training_tab.quantize_button, LEFT)
+    again = training_tab.quantization_dialog
+    assert again is not dialog and again.table.rowCount() == len(rows)
+    assert again.table.item(1, 1).text() == "weights+activations"
+    assert again.message.text() == (
+        f"4 points of an earlier sweep in {again.out_dir}; Run continues it")  # fmt: skip
+    again.close()

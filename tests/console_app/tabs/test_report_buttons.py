@@ -17,7 +17,7 @@ IRIS = Path(__file__).resolve().parents[3] / "projects" / "iris.ncproj"
 
 @pytest.fixture
 def trained(qtbot, training_tab):
-    with qtbot.waitSignal(training_tab.run_ended, timeout=30000) as blocker:
+    with qtbot.waitSignal(training_tab.run_ended, timeout=120000) as blocker:
         job = training_tab.run(epochs=2)
     assert blocker.args == ["finished"]
     return job
@@ -104,7 +104,7 @@ def test_cancel_writes_no_report(qtbot, training_tab, trained):
     row = [j.path for j in tab.jobs].index(trained)
     rect = tab.table.visualRect(tab.table.model().index(row, 0))
     qtbot.mouseClick(tab.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    with qtbot.waitSignal(tab.reports.failed, timeout=30000) as blocker:
+    with qtbot.waitSignal(tab.reports.failed, timeout=120000) as blocker:
         qtbot.mouseClick(tab.report_button, Qt.MouseButton.LeftButton)
         qtbot.waitUntil(lambda: tab.reports.question is not None
                         and tab.reports.question.isVisible())  # fmt: skip

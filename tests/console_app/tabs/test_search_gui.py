@@ -87,7 +87,7 @@ def test_run_with_structure_search_enabled_trains_the_attempts(qtbot, tabs, iris
     qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
     number = table.item(0, 0).text()
     job = next(r["job"] for r in rows if r["number"] == number)
-    with qtbot.waitSignal(training.open_network, timeout=5000) as opened:
+    with qtbot.waitSignal(training.open_network, timeout=120000) as opened:
         qtbot.mouseClick(dialog.open_button, Qt.MouseButton.LeftButton)
     assert opened.args[0].parent.name == job.rsplit("/", 1)[-1]
     assert opened.args[0].name == "network.ncproj" and opened.args[0].is_file()

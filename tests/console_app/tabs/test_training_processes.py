@@ -52,7 +52,7 @@ def test_two_processes_train_one_job(qtbot, training_tab, monkeypatch):
 def test_without_mpirun_processes_fail_with_the_reason(qtbot, training_tab, monkeypatch):
     monkeypatch.setattr(launch, "find_mpirun", lambda: None)
     _set_processes(qtbot, training_tab, 3)
-    assert _click_run(qtbot, training_tab, timeout=10000) == "failed"
+    assert _click_run(qtbot, training_tab, timeout=120000) == "failed"
     assert training_tab.last_message == (
         '3 processes need mpirun, which is not installed: pip install "neurocanvas[mpi]" '
         "(or a system MPI), or set Processes to 1"

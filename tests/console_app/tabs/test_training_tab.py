@@ -25,7 +25,7 @@ IRIS = ROOT / "projects" / "iris.ncproj"
 def _run(qtbot, tab):
     tab.show()
     before = {j.path for j in tab.jobs}
-    with qtbot.waitSignal(tab.run_ended, timeout=30000) as blocker:
+    with qtbot.waitSignal(tab.run_ended, timeout=120000) as blocker:
         click(qtbot, tab.run_button)
     new = [j.path for j in tab.jobs if j.path not in before]
     assert len(new) == 1, tab.log.toPlainText()[-2000:]
@@ -65,9 +65,9 @@ def test_stop_then_resume(qtbot, training_tab, iris_document):
     project = iris_document.project
     iris_document.push(C.SetSectionValue(project, "config", "MaxEpoch", "400"))
     training_tab.show()
-    with qtbot.waitSignal(training_tab.run_ended, timeout=30000) as blocker:
+    with qtbot.waitSignal(training_tab.run_ended, timeout=120000) as blocker:
         click(qtbot, training_tab.run_button)
-        qtbot.waitUntil(lambda: len(training_tab.live_curve) >= 2, timeout=20000)
+        qtbot.waitUntil(lambda: len(training_tab.live_curve) >= 2, timeout=120000)
         click(qtbot, training_tab.stop_button)
     assert blocker.args == ["stopped"]
     job = training_tab.current_job
@@ -75,7 +75,7 @@ def test_stop_then_resume(qtbot, training_tab, iris_document):
     assert stopped_at < 400
     assert H.read_job(job).status == "stopped"
     training_tab.select_jobs([job])
-    with qtbot.waitSignal(training_tab.run_ended, timeout=15000) as blocker:
+    with qtbot.waitSignal(training_tab.run_ended, timeout=120000) as blocker:
         assert training_tab.resume(epochs=stopped_at + 2)  # Resume's button: the journeys
     assert blocker.args == ["finished"], training_tab.last_message
     epochs = [r[0] for r in training_tab.live_curve]
@@ -97,9 +97,9 @@ def test_a_crashing_trainer_marks_the_job_failed_and_shows_its_log(qtbot, traini
 def test_a_killed_trainer_marks_the_job_failed(qtbot, training_tab, iris_document):
     iris_document.push(C.SetSectionValue(iris_document.project, "config", "MaxEpoch", "400"))
     training_tab.show()
-    with qtbot.waitSignal(training_tab.run_ended, timeout=30000) as blocker:
+    with qtbot.waitSignal(training_tab.run_ended, timeout=120000) as blocker:
         click(qtbot, training_tab.run_button)
-        qtbot.waitUntil(lambda: len(training_tab.live_curve) >= 1, timeout=20000)
+        qtbot.waitUntil(lambda: len(training_tab.live_curve) >= 1, timeout=120000)
         training_tab.runner.kill()
     assert blocker.args == ["failed"]
     job = training_tab.current_job
@@ -198,7 +198,7 @@ def test_a_resume_that_fails_at_start_leaves_the_stopped_job_as_it_was(qtbot, tr
     training_tab.runner.program = [sys.executable, "-c", "import sys; sys.exit(2)", "--"]
     rect = training_tab.table.visualItemRect(training_tab.table.item(0, 0))
     qtbot.mouseClick(training_tab.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    with qtbot.waitSignal(training_tab.run_ended, timeout=15000) as ended:
+    with qtbot.waitSignal(training_tab.run_ended, timeout=120000) as ended:
         click(qtbot, training_tab.resume_button)
     assert ended.args == ["failed"]
     assert json.loads((job / "status.json").read_text(encoding="utf-8"))["status"] == "stopped"
@@ -225,7 +225,7 @@ def test_the_trainer_gets_absolute_paths(qtbot, training_tab, tmp_path, monkeypa
     seen = tmp_path / "argv.json"
     record = f"import json, sys; json.dump(sys.argv[1:], open({str(seen)!r}, 'w')); sys.exit(1)"
     training_tab.runner.program = [sys.executable, "-c", record]
-    with qtbot.waitSignal(training_tab.run_ended, timeout=15000):
+    with qtbot.waitSignal(training_tab.run_ended, timeout=120000):
         training_tab.runner.resume(job.relative_to(tmp_path))
     args = json.loads(seen.read_text(encoding="utf-8"))
     assert args[:2] == ["train", "--resume"] and Path(args[2]).is_absolute()
@@ -243,10 +243,12 @@ def test_jobs_made_outside_the_app_appear_without_a_restart(qtbot, training_tab)
         capture_output=True, text=True, cwd=ROOT, timeout=120,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
-    qtbot.waitUntil(lambda: [j.path.name for j in training_tab.jobs] == ["from_cli"], timeout=5000)
+    qtbot.waitUntil(
+        lambda: [j.path.name for j in training_tab.jobs] == ["from_cli"], timeout=120000
+    )
     assert training_tab.table.item(0, 1).text() == "finished"
     atomic_write_json(root / "from_cli" / "status.json", {"status": "stopped"})  # as trainers do
-    qtbot.waitUntil(lambda: training_tab.table.item(0, 1).text() == "stopped", timeout=5000)
+    qtbot.waitUntil(lambda: training_tab.table.item(0, 1).text() == "stopped", timeout=120000)
 
 
 def test_a_run_that_fails_at_start_shows_in_the_history_with_its_error(qtbot, training_tab):

@@ -18,11 +18,11 @@ def test_tabs_train_evaluate_and_open_the_job_network(qtbot, make_window, tmp_pa
     assert window.tabs.widget(3) is tabs.training
     tabs.config.set_value("MaxEpoch", "2")
     assert window.isWindowModified()
-    with qtbot.waitSignal(tabs.training.run_ended, timeout=15000) as blocker:
+    with qtbot.waitSignal(tabs.training.run_ended, timeout=120000) as blocker:
         job = tabs.training.run()
     assert blocker.args == ["finished"]
     assert tabs.evaluation.current_job() == job
-    with qtbot.waitSignal(tabs.evaluation.evaluated, timeout=15000):
+    with qtbot.waitSignal(tabs.evaluation.evaluated, timeout=120000):
         tabs.evaluation.evaluate()
     assert tabs.evaluation.output_view.model().rowCount() == 30
     tabs.training.select_jobs([job])
@@ -40,7 +40,7 @@ def test_closing_during_a_run_asks_then_stops_it_with_a_checkpoint(qtbot, make_w
     window = make_window(project)
     training = window.project_tabs.training
     training.run(epochs=400)
-    qtbot.waitUntil(lambda: len(training.live_curve) >= 1, timeout=10000)
+    qtbot.waitUntil(lambda: len(training.live_curve) >= 1, timeout=120000)
     training.ask_confirm = lambda text: False
     assert not window.close()
     assert training.runner.is_running()

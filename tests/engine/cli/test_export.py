@@ -324,7 +324,7 @@ def test_c_export_errors(job, tmp_path, capsys):
     assert err.count("\n") == 1 and '"RecurrentInput" (RecurrentInput)' in err
     assert not (tmp_path / "lstm").exists()
     assert main(["export", "python", str(lstm), "-o", "x.py", "--network", "Main"]) == 2
-    assert "--network and --params apply to c and onnx only" in capsys.readouterr().err
+    assert "--network and --params apply to c, onnx and tflite only" in capsys.readouterr().err
     assert main(["export", "onnx", str(lstm), "-o", "x.onnx", "--float"]) == 2
     assert "--float applies to c only" in capsys.readouterr().err
     assert main(["export", "c", str(lstm), "-o", str(tmp_path / "q"), "--quantized"]) == 2

@@ -15,7 +15,7 @@ ROOT = Path(__file__).resolve().parents[3]
 def _launch(arg: str, cwd: Path) -> subprocess.CompletedProcess:
     # offscreen: were the app started by mistake, it would run until the timeout, not abort
     env = {**os.environ, "PYTHONPATH": str(ROOT), "QT_QPA_PLATFORM": "offscreen"}
-    return subprocess.run([sys.executable, "-m", "engine.cli", arg], cwd=cwd, env=env,
+    return subprocess.run([sys.executable, "-m", "neurocanvas", arg], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=60)  # fmt: skip
 
 
@@ -43,7 +43,7 @@ def test_no_display_is_one_line_instead_of_a_qt_abort(tmp_path):
     env.update(PYTHONPATH=str(ROOT), QT_QPA_PLATFORM="")
     project = ROOT / "projects" / "iris.ncproj"
     for argv in ([], [str(project)]):
-        done = subprocess.run([sys.executable, "-m", "engine.cli", *argv], cwd=tmp_path, env=env,
+        done = subprocess.run([sys.executable, "-m", "neurocanvas", *argv], cwd=tmp_path, env=env,
                               capture_output=True, text=True, timeout=60)  # fmt: skip
         assert done.returncode == 2, done.stderr
         assert done.stderr.strip() == (

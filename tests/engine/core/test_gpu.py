@@ -90,10 +90,10 @@ def test_doctor_reports_the_device_and_runs_the_self_test():
 
 
 def test_doctor_self_test_failing_is_reported(monkeypatch, capsys):
-    from engine.cli import main
+    from engine.cli import doctor, main
 
     monkeypatch.setenv("NEUROCANVAS_DEVICE", "guard")
-    monkeypatch.setattr(gpu, "self_test", lambda: [gpu.Check("matmul", 0.5, 0.001, False)])
+    monkeypatch.setattr(doctor, "self_test", lambda: [doctor.Check("matmul", 0.5, 0.001, False)])
     with backend.using("cpu"):  # doctor selects the device: restore this process's after
         assert main(["doctor"]) == 1
     assert "self-test   matmul: WRONG" in capsys.readouterr().out

@@ -79,7 +79,7 @@ def test_unsupported_layers_are_listed_before_writing(tmp_path):
     project = load_project(ROOT / "projects" / "lenet_digits.ncproj")
     main = project.network("Main")  # MainRuntime is derived from it
     relu = next(layer for layer in main.layers if layer.type == "ReLU")
-    for i, kind in enumerate(("Sin", "Cos")):
+    for i, kind in enumerate(("Sinc", "TanhShrink")):
         main.add_layer(Layer(name=f"Odd{i}", type=kind, position=(0, 0)))
     link = main.outputs_of(relu.name)[0]
     main.disconnect(link)
@@ -92,7 +92,26 @@ def test_unsupported_layers_are_listed_before_writing(tmp_path):
         export_onnx(source, out)
     message = str(info.value)
     assert 'network "MainRuntime" cannot be exported to ONNX' in message
-    assert '"Odd0" (Sin)' in message and '"Odd1" (Cos)' in message
+    assert '"Odd0" (Sinc)' in message and '"Odd1" (TanhShrink)' in message
+    assert not out.exists()
+
+
+def test_a_model_the_checker_cannot_infer_is_one_error_and_no_file(tmp_path, monkeypatch):
+    """full_check's shape inference raises InferenceError, which is no ValidationError: it was a
+    traceback (seen while writing a padded SumPooling that onnx could not infer)."""
+
+    def refuse(model, full_check=False):
+        raise onnx.shape_inference.InferenceError("[ShapeInferenceError] Inference error(s)")
+
+    monkeypatch.setattr(onnx.checker, "check_model", refuse)
+    project = load_project(ROOT / "projects" / "lenet_digits.ncproj")
+    out = tmp_path / "m.onnx"
+    with pytest.raises(ExportError) as info:
+        export_onnx(Source(project, "lenet", "MainRuntime", None, True), out)
+    assert str(info.value).endswith(
+        'network "MainRuntime": the ONNX checker refused it: [ShapeInferenceError] Inference '
+        "error(s)"
+    )
     assert not out.exists()
 
 

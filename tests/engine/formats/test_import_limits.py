@@ -15,16 +15,16 @@ import numpy as np
 import pytest
 import runtime_kit
 
-from engine.formats.model_import import ImportError_, read_model
 from engine.formats.nnabla import nnp_read
 from engine.formats.nnabla.schema import message_class
+from engine.model_import import ImportError_, read_model
 
 ROOT = Path(__file__).resolve().parents[3]
 
 
 def _nnp(tmp_path, parameters=None, text=None, extra=None, name="m.nnp"):
     """An .nnp of a 4-8-3 MLP (NNP writer of the engine, then members replaced)."""
-    from engine.formats.nnabla import project_nnp  # noqa: PLC0415
+    from engine.runtime.results import project_nnp  # noqa: PLC0415
 
     train, valid = runtime_kit.blobs(tmp_path, rows=8)
     data = project_nnp(runtime_kit.mlp_project(train, valid), None)

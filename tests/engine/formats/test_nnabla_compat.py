@@ -223,7 +223,7 @@ def test_an_nnp_written_by_nnabla_imports_and_matches_nnabla(tmp_path):
     done = subprocess.run([NNABLA, str(tmp_path / "write.py"), str(nnp), str(x), str(y)],
                           capture_output=True, text=True, timeout=600)  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
-    from engine.formats.model_import import read_model
+    from engine.model_import import read_model
 
     imported = read_model(nnp)
     layers = [layer.type for layer in imported.project.network("net").layers]

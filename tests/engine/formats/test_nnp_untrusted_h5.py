@@ -17,7 +17,7 @@ from model_kit import PROJECTS
 from engine.cli import main
 from engine.export import Source, export_nnp
 from engine.formats import load_project
-from engine.formats.model_import import ImportError_, parameters_path, read_model
+from engine.model_import import ImportError_, parameters_path, read_model
 
 h5py = pytest.importorskip("h5py", reason="h5py reads nnabla's .h5 parameter files")
 

@@ -8,7 +8,7 @@ import pytest
 from model_kit import outputs
 
 from engine.cli import main
-from engine.formats.model_import import ImportError_, parameters_path, read_model
+from engine.model_import import ImportError_, parameters_path, read_model
 
 ort = pytest.importorskip("onnxruntime", reason="onnxruntime not installed")
 onnx = pytest.importorskip("onnx", reason="onnx not installed")

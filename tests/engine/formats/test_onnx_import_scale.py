@@ -10,8 +10,8 @@ from model_kit import outputs
 
 import engine.formats.onnx_import as onnx_import
 from engine.cli import main
-from engine.formats.model_import import read_model
 from engine.graph.network import Link, Network
+from engine.model_import import read_model
 
 onnx = pytest.importorskip("onnx", reason="onnx not installed")
 

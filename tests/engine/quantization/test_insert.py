@@ -287,7 +287,7 @@ def test_one_layer_at_a_time_quantizes_its_output_and_its_parameters_only():
 
 
 @pytest.mark.parametrize("targets", ["weights,biases,activations", "weights,biases", "weights"])
-def test_layout_puts_quantizers_below_and_chains_beside_their_layer_without_overlaps(targets):
+def test_layout_puts_quantizers_below_and_chains_above_their_layer_without_overlaps(targets):
     from engine.quantization import parse_targets
 
     project = load_project(LENET)
@@ -300,8 +300,12 @@ def test_layout_puts_quantizers_below_and_chains_beside_their_layer_without_over
         x, y = layer.position
         if q.has_layer(layer.name + "_Quantize"):
             assert q.layer(layer.name + "_Quantize").position == (x, y + 48)
-        if q.has_layer(layer.name + "_W_Quantize"):
-            assert q.layer(layer.name + "_W_Quantize").position == (x + 336, y)
+        if q.has_layer(layer.name + "_W_Quantize"):  # its Parameter over it: wires run down
+            assert q.layer(layer.name + "_W_Quantize").position == (x + 336, y - 48)
+            (w,) = [k.source for k in q.inputs_of(layer.name + "_W_Quantize")]
+            assert q.layer(w).type == "Parameter" and q.layer(w).position == (x + 336, y - 96)
+        if q.has_layer(layer.name + "_b_Quantize"):
+            assert q.layer(layer.name + "_b_Quantize").position == (x + 672, y - 48)
     # The float layers keep their order from top to bottom.
     main = project.network("Main")
     order = sorted(main.layer_names, key=lambda n: main.layer(n).position[1])

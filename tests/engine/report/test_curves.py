@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
 from engine.report.curves import NAME_ALL_UP_TO, draw_tradeoff
@@ -71,3 +72,33 @@ def test_close_costs_are_labelled_in_full_without_an_offset():
     figure.canvas.draw()
     assert ax.xaxis.get_offset_text().get_text() == ""
     assert any("," in t.get_text() for t in ax.get_xticklabels())
+
+
+def test_point_labels_stay_inside_the_axes_and_close_losses_have_no_offset():
+    """Issue 35, item 16: the name of a point at the right edge ran out of the axes (cut in
+    the GUI), a sweep's points at one place drew their names over each other, and losses a
+    little apart read "+3.46e-1" on the loss axis."""
+    sweep = "20261128_170000_quantization"
+    jobs = [_job("20261128_171000", 802_876, 1.0842), _job("20261128_170000", 900_000, 0.346609),
+            _job(f"{sweep}: 8-bit PTQ", 900_000, 0.346194),
+            _job(f"{sweep}: 4-bit PTQ", 900_000, 0.346194)]  # fmt: skip
+    figure = Figure(figsize=(4, 3.2), tight_layout=True)
+    canvas = FigureCanvasAgg(figure)
+    ax = figure.add_subplot(1, 1, 1)
+    draw_tradeoff(ax, jobs, "CostMultiplyAdd")
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    box = ax.get_window_extent(renderer)
+    texts = {t.get_text(): t.get_window_extent(renderer) for t in ax.texts}
+    assert set(texts) == {"20261128_171000",
+                          f"20261128_170000\n{sweep}:\n  8-bit PTQ, 4-bit PTQ"}  # fmt: skip
+    for text, extent in texts.items():
+        assert box.x0 <= extent.x0 and extent.x1 <= box.x1, text
+        assert box.y0 <= extent.y0 and extent.y1 <= box.y1, text
+    assert ax.yaxis.get_offset_text().get_text() == ""
+    assert ax.xaxis.get_offset_text().get_text() == ""
+    close = [_job(f"j{k}", 1000 * (k + 1), 0.3462 + 0.0001 * k) for k in range(3)]
+    draw_tradeoff(ax, close, "CostMultiplyAdd")
+    figure.canvas.draw()
+    assert ax.yaxis.get_offset_text().get_text() == ""
+    assert all(t.get_text().startswith("0.346") for t in ax.get_yticklabels() if t.get_text())

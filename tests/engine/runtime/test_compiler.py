@@ -411,3 +411,22 @@ def test_repeat_block_must_keep_its_shape(kit):
     project = kit.make_project([kit.network("Main", layers, kit.chain(*[x.name for x in layers]))])
     with pytest.raises(CompileError, match=r'layer "RepeatStart": the repeated block must keep'):
         compile_network(project, "Main")
+
+
+@pytest.mark.parametrize("kind", ["LayerNormalization", "InstanceNormalization",
+                                  "GroupNormalization"])  # fmt: skip
+def test_normalizations_default_batch_axis_is_the_batch(kit, kind):
+    """NNC's BatchAxis -1 is the batch axis itself (nnabla batch_axis 0, docs/layers.md 1.2);
+    it ran as the last axis (a LayerNormalization of (2, 4, 3, 3) asked for beta (2, 4, 3, 1))."""
+    props = {"NumGroups": 2} if kind == "GroupNormalization" else {}
+    layers = [kit.layer("x", "Input", Size=(4, 3, 3), Dataset="x"), kit.layer("N", kind, **props)]
+    project = kit.make_project([kit.network("Main", layers, kit.chain("x", "N"))])
+    program = compile_network(project, "Main")
+    x = np.random.default_rng(2).normal(size=(2, 4, 3, 3)).astype(np.float32) * 3 + 1
+    acts, _ = _run(program, {"x": x})
+    y = acts["N"].data
+    groups = {"LayerNormalization": (2, -1), "InstanceNormalization": (2, 4, -1),
+              "GroupNormalization": (2, 2, -1)}[kind]  # fmt: skip
+    v = x.reshape(groups)
+    expected = (v - v.mean(-1, keepdims=True)) / np.sqrt(v.var(-1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(y, expected.reshape(x.shape), atol=1e-5)

@@ -17,7 +17,7 @@ from nnc_samples import SAMPLES_DIR
 import engine.nn as nn
 from engine.data import builtin
 from engine.formats import load_project, save_project
-from engine.formats.model_import import read_model
+from engine.model_import import read_model
 from engine.nn.parameter import load_arrays
 from engine.runtime.run import train
 

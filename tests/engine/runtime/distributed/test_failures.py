@@ -49,6 +49,22 @@ def test_ranks_that_disagree_on_the_project(kit, tmp_path, mpirun):
     assert not (tmp_path / "job").exists()
 
 
+@pytest.mark.parametrize(("option", "zero", "one"), [("--seed", "1", "2"), ("--epochs", "2", "3")])
+def test_ranks_given_different_options_are_refused_naming_the_option(
+    kit, tmp_path, mpirun, option, zero, one
+):
+    """Rank 0's seed used to win silently, and different --epochs read as different files."""
+    path, job = str(_project(kit, tmp_path)), str(tmp_path / "job")
+    result = mpirun.apps([path, "--distributed", "-o", job, option, zero],
+                         [path, "--distributed", "-o", job, option, one])  # fmt: skip
+    assert result.returncode != 0
+    assert _errors(result.stderr) == [
+        f"neurocanvas train: error: process 1 was given {option} {one}, process 0 {option} "
+        f"{zero}; give every process the same options"
+    ], result.stderr
+    assert not (tmp_path / "job").exists()
+
+
 def test_a_setup_error_of_every_rank_is_reported_once(kit, tmp_path, mpirun):
     path = _project(kit, tmp_path)
     (tmp_path / "train.csv").unlink()

@@ -1,19 +1,13 @@
 """Cross tabulation of two columns of the output table (NeuroCanvas built-in, NNC protocol)."""
 
-import argparse
+from engine.plugins import script_kit
 
 
 def main():
-    parser = argparse.ArgumentParser(
-        description="Cross Tabulation\n\nCount the rows for each pair of values of two variables.",
-        formatter_class=argparse.RawTextHelpFormatter,
+    parser = script_kit.parser(
+        "Cross Tabulation\n\nCount the rows for each pair of values of two variables."
     )
-    parser.add_argument(
-        "-i",
-        "--input",
-        default="output_result.csv",
-        help="path to input csv file (csv) default=output_result.csv",
-    )
+    script_kit.add_input(parser)
     parser.add_argument(
         "-v1", "--variable1", default="y", help="variable name for row (variable) default=y"
     )
@@ -26,29 +20,16 @@ def main():
     parser.add_argument(
         "-r", "--output_in_ratio", action="store_true", help="output in ratio (bool)"
     )
-    parser.add_argument(
-        "-o",
-        "--output",
-        default="cross_tabulation.csv",
-        help="path to output csv file (csv) default=cross_tabulation.csv",
-    )
+    script_kit.add_output(parser, "cross_tabulation.csv")
     args = parser.parse_args()
 
-    from engine.plugins import script_kit, stats
-
-    def values(header, rows, name):
-        names = [h.split(":")[0] for h in header]
-        classes = [k for k, n in enumerate(names) if n.startswith(f"{name}__")]
-        if name not in names and classes:  # y' written as y'__0..y'__n: the predicted class
-            picks = [max(classes, key=lambda k: float(r[k])) for r in rows]
-            return [names[k].rpartition("__")[2] for k in picks]
-        return [c.strip() for c in script_kit.column(header, rows, name, "--variable")]
+    from engine.plugins import stats
 
     def run():
         header, rows = script_kit.read_table(args.input)
         row_values, col_values, table = stats.cross_tabulation(
-            values(header, rows, args.variable1),
-            values(header, rows, args.variable2),
+            script_kit.variable_values(header, rows, args.variable1, "--variable"),
+            script_kit.variable_values(header, rows, args.variable2, "--variable"),
             args.output_in_ratio,
         )
         out = [

@@ -1,20 +1,14 @@
 """Statistics of each trained parameter (NeuroCanvas built-in plugin, NNC protocol)."""
 
-import argparse
+from engine.plugins import script_kit
 
 
 def main():
-    parser = argparse.ArgumentParser(
-        description="Parameter Stats\n\nShape, size, mean, deviation, extremes and the share of "
-        "near-zero values of each trained parameter of the job.",
-        formatter_class=argparse.RawTextHelpFormatter,
+    parser = script_kit.parser(
+        "Parameter Stats\n\nShape, size, mean, deviation, extremes and the share of "
+        "near-zero values of each trained parameter of the job."
     )
-    parser.add_argument(
-        "-m",
-        "--model",
-        default="results.nnp",
-        help="path to model nnp file (model) default=results.nnp",
-    )
+    script_kit.add_model(parser)
     parser.add_argument(
         "-z",
         "--zero",
@@ -22,17 +16,10 @@ def main():
         default=1e-6,
         help="magnitude counted as zero (float) default=1e-6",
     )
-    parser.add_argument(
-        "-o",
-        "--output",
-        default="parameter_stats.csv",
-        help="path to output csv file (csv) default=parameter_stats.csv",
-    )
+    script_kit.add_output(parser, "parameter_stats.csv")
     args = parser.parse_args()
 
     import numpy as np
-
-    from engine.plugins import script_kit
 
     def run():
         model = script_kit.load_model(args.model)

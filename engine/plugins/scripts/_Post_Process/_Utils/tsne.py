@@ -1,27 +1,16 @@
 """t-SNE of a variable over the output table's rows (NeuroCanvas built-in, NNC protocol)."""
 
-import argparse
+from engine.plugins import script_kit
 
 
 def main():
-    parser = argparse.ArgumentParser(
-        description="t-SNE\n\nEmbed a variable of every row in 2 (or more) dimensions with "
+    parser = script_kit.parser(
+        "t-SNE\n\nEmbed a variable of every row in 2 (or more) dimensions with "
         "scikit-learn's t-SNE: a column of the table (x: its files) or a layer or output of the "
-        "network (Affine) computed from the row's input.",
-        formatter_class=argparse.RawTextHelpFormatter,
+        "network (Affine) computed from the row's input."
     )
-    parser.add_argument(
-        "-m",
-        "--model",
-        default="results.nnp",
-        help="path to model nnp file (model) default=results.nnp",
-    )
-    parser.add_argument(
-        "-i",
-        "--input",
-        default="output_result.csv",
-        help="path to input csv file (csv) default=output_result.csv",
-    )
+    script_kit.add_model(parser)
+    script_kit.add_input(parser)
     parser.add_argument(
         "-v", "--variable", default="x", help="variable to embed (variable) default=x"
     )
@@ -37,15 +26,11 @@ def main():
     parser.add_argument(
         "-p", "--perplexity", type=float, default=30, help="t-SNE perplexity (float) default=30"
     )
-    parser.add_argument("-s", "--seed", type=int, default=0, help="random seed (int) default=0")
-    parser.add_argument(
-        "-o", "--output", default="tsne.csv", help="path to output csv file (csv) default=tsne.csv"
-    )
+    script_kit.add_seed(parser)
+    script_kit.add_output(parser, "tsne.csv")
     args = parser.parse_args()
 
     import numpy as np
-
-    from engine.plugins import script_kit
 
     def features(header, rows):
         names = [h.split(":")[0] for h in header]

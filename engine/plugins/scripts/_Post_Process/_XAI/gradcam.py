@@ -1,30 +1,14 @@
 """Grad-CAM of one image (a NeuroCanvas built-in plugin, NNC's protocol)."""
 
-import argparse
+from engine.plugins import script_kit
 
 
 def main():
-    parser = argparse.ArgumentParser(
-        description="Grad-CAM\n\nThe image areas that raise a class score, weighted by the mean "
+    parser = script_kit.image_parser(
+        "Grad-CAM\n\nThe image areas that raise a class score, weighted by the mean "
         "gradient of the last convolution's maps (Selvaraju et al., ICCV 2017).",
-        formatter_class=argparse.RawTextHelpFormatter,
-    )
-    parser.add_argument(
-        "-m",
-        "--model",
-        help="path to model nnp file (model) default=results.nnp",
-        required=True,
-        default="results.nnp",
-    )
-    parser.add_argument("-image", "--image", help="path to input image file (image)", required=True)
-    parser.add_argument(
-        "-ov",
-        "--output_variable",
-        default="y'",
-        help="output variable to visualize (variable) default=y'",
-    )
-    parser.add_argument(
-        "-c", "--class_index", type=int, default=0, help="class index to visualize (int) default=0"
+        "visualize",
+        required_model=True,
     )
     parser.add_argument(
         "-l",
@@ -38,15 +22,10 @@ def main():
         default="nnc",
         help="nnc (ReLU per channel, scaled) or paper (ReLU of the sum) (text) default=nnc",
     )
-    parser.add_argument(
-        "-o",
-        "--output",
-        default="grad_cam.png",
-        help="path to output image file (image) default=grad_cam.png",
-    )
+    script_kit.add_output(parser, "grad_cam.png")
     args = parser.parse_args()
 
-    from engine.plugins import script_kit, xai
+    from engine.plugins import xai
 
     def run():
         model = script_kit.load_model(args.model)

@@ -1,55 +1,25 @@
 """LIME of one image over superpixels (NeuroCanvas built-in, NNC protocol)."""
 
-import argparse
+from engine.plugins import script_kit
 
 
 def main():
-    parser = argparse.ArgumentParser(
-        description="LIME\n\nThe superpixels that most raise a class score, from a weighted "
+    parser = script_kit.image_parser(
+        "LIME\n\nThe superpixels that most raise a class score, from a weighted "
         "linear model fitted on images with random superpixels masked (Ribeiro et al., 2016).",
-        formatter_class=argparse.RawTextHelpFormatter,
+        "explain",
     )
-    parser.add_argument(
-        "-m",
-        "--model",
-        default="results.nnp",
-        help="path to model nnp file (model) default=results.nnp",
-    )
-    parser.add_argument("-image", "--image", help="path to input image file (image)", required=True)
-    parser.add_argument(
-        "-ov",
-        "--output_variable",
-        default="y'",
-        help="output variable to explain (variable) default=y'",
-    )
-    parser.add_argument(
-        "-c", "--class_index", type=int, default=0, help="class index to explain (int) default=0"
-    )
-    parser.add_argument(
-        "-g", "--grid", type=int, default=4, help="superpixels per side (int) default=4"
-    )
-    parser.add_argument(
-        "-n",
-        "--num_samples",
-        type=int,
-        default=1000,
-        help="masked images evaluated (int) default=1000",
-    )
+    script_kit.add_superpixels(parser, 1000, "masked images evaluated")
     parser.add_argument(
         "-k", "--num_segments", type=int, default=3, help="superpixels shown (int) default=3"
     )
-    parser.add_argument("-s", "--seed", type=int, default=0, help="random seed (int) default=0")
-    parser.add_argument(
-        "-o",
-        "--output",
-        default="lime.png",
-        help="path to output image file (image) default=lime.png",
-    )
+    script_kit.add_seed(parser)
+    script_kit.add_output(parser, "lime.png")
     args = parser.parse_args()
 
     import numpy as np
 
-    from engine.plugins import lime, script_kit, shap, xai
+    from engine.plugins import lime, shap, xai
 
     def run():
         model = script_kit.load_model(args.model)

@@ -1,40 +1,15 @@
 """Kernel SHAP of one image over superpixels (NeuroCanvas built-in, NNC protocol)."""
 
-import argparse
+from engine.plugins import script_kit
 
 
 def main():
-    parser = argparse.ArgumentParser(
-        description="SHAP\n\nKernel SHAP of a class score over a grid of superpixels, each masked "
+    parser = script_kit.image_parser(
+        "SHAP\n\nKernel SHAP of a class score over a grid of superpixels, each masked "
         "to the background value when absent (Lundberg and Lee, 2017).",
-        formatter_class=argparse.RawTextHelpFormatter,
+        "explain",
     )
-    parser.add_argument(
-        "-m",
-        "--model",
-        default="results.nnp",
-        help="path to model nnp file (model) default=results.nnp",
-    )
-    parser.add_argument("-image", "--image", help="path to input image file (image)", required=True)
-    parser.add_argument(
-        "-ov",
-        "--output_variable",
-        default="y'",
-        help="output variable to explain (variable) default=y'",
-    )
-    parser.add_argument(
-        "-c", "--class_index", type=int, default=0, help="class index to explain (int) default=0"
-    )
-    parser.add_argument(
-        "-g", "--grid", type=int, default=4, help="superpixels per side (int) default=4"
-    )
-    parser.add_argument(
-        "-n",
-        "--num_samples",
-        type=int,
-        default=2048,
-        help="coalitions evaluated, all when 2^features fit (int) default=2048",
-    )
+    script_kit.add_superpixels(parser, 2048, "coalitions evaluated, all when 2^features fit")
     parser.add_argument(
         "-b",
         "--background",
@@ -42,18 +17,13 @@ def main():
         default=0.0,
         help="value of a masked pixel (float) default=0.0",
     )
-    parser.add_argument("-s", "--seed", type=int, default=0, help="random seed (int) default=0")
-    parser.add_argument(
-        "-o",
-        "--output",
-        default="shap.png",
-        help="path to output image file (image) default=shap.png",
-    )
+    script_kit.add_seed(parser)
+    script_kit.add_output(parser, "shap.png")
     args = parser.parse_args()
 
     import numpy as np
 
-    from engine.plugins import script_kit, shap, xai
+    from engine.plugins import shap, xai
 
     def run():
         model = script_kit.load_model(args.model)

@@ -1,26 +1,15 @@
 """Kernel SHAP of one row of tabular data (NeuroCanvas built-in, NNC protocol)."""
 
-import argparse
+from engine.plugins import script_kit
 
 
 def main():
-    parser = argparse.ArgumentParser(
-        description="SHAP (tabular)\n\nKernel SHAP of a class score over the input's features; "
-        "absent features take the values of background rows of the input table.",
-        formatter_class=argparse.RawTextHelpFormatter,
+    parser = script_kit.parser(
+        "SHAP (tabular)\n\nKernel SHAP of a class score over the input's features; "
+        "absent features take the values of background rows of the input table."
     )
-    parser.add_argument(
-        "-m",
-        "--model",
-        default="results.nnp",
-        help="path to model nnp file (model) default=results.nnp",
-    )
-    parser.add_argument(
-        "-i",
-        "--input",
-        default="output_result.csv",
-        help="path to input csv file (csv) default=output_result.csv",
-    )
+    script_kit.add_model(parser)
+    script_kit.add_input(parser)
     parser.add_argument(
         "-ix", "--index", type=int, default=0, help="row of the input to explain (int) default=0"
     )
@@ -47,17 +36,12 @@ def main():
         default=2048,
         help="coalitions evaluated, all when 2^features fit (int) default=2048",
     )
-    parser.add_argument(
-        "-o",
-        "--output",
-        default="shap_tabular.csv",
-        help="path to output csv file (csv) default=shap_tabular.csv",
-    )
+    script_kit.add_output(parser, "shap_tabular.csv")
     args = parser.parse_args()
 
     import numpy as np
 
-    from engine.plugins import script_kit, shap
+    from engine.plugins import shap
     from engine.plugins.model import PluginError
 
     def run():

@@ -1,30 +1,14 @@
 """SmoothGrad of one image (a NeuroCanvas built-in plugin, NNC's protocol)."""
 
-import argparse
+from engine.plugins import script_kit
 
 
 def main():
-    parser = argparse.ArgumentParser(
-        description="SmoothGrad\n\nThe mean absolute gradient of a class score over noisy copies "
+    parser = script_kit.image_parser(
+        "SmoothGrad\n\nThe mean absolute gradient of a class score over noisy copies "
         "of the image (Smilkov et al., 2017).",
-        formatter_class=argparse.RawTextHelpFormatter,
-    )
-    parser.add_argument(
-        "-m",
-        "--model",
-        help="path to model nnp file (model) default=results.nnp",
-        required=True,
-        default="results.nnp",
-    )
-    parser.add_argument("-image", "--image", help="path to input image file (image)", required=True)
-    parser.add_argument(
-        "-ov",
-        "--output_variable",
-        default="y'",
-        help="output variable to visualize (variable) default=y'",
-    )
-    parser.add_argument(
-        "-c", "--class_index", type=int, default=0, help="class index to visualize (int) default=0"
+        "visualize",
+        required_model=True,
     )
     parser.add_argument(
         "-n", "--num_samples", type=int, default=25, help="number of noisy copies (int) default=25"
@@ -39,15 +23,10 @@ def main():
     parser.add_argument(
         "-s", "--seed", type=int, default=0, help="random seed of the noise (int) default=0"
     )
-    parser.add_argument(
-        "-o",
-        "--output",
-        default="smoothgrad.png",
-        help="path to output image file (image) default=smoothgrad.png",
-    )
+    script_kit.add_output(parser, "smoothgrad.png")
     args = parser.parse_args()
 
-    from engine.plugins import script_kit, xai
+    from engine.plugins import xai
 
     def run():
         model = script_kit.load_model(args.model)

@@ -1,67 +1,24 @@
 """SmoothGrad of every row of a table (NeuroCanvas built-in plugin, NNC protocol)."""
 
-import argparse
+from engine.plugins import script_kit
 
 
 def main():
-    parser = argparse.ArgumentParser(
-        description="SmoothGrad (batch)\n\nSmoothGrad (25 noisy copies, seed 0) of each "
+    parser = script_kit.batch_parser(
+        "SmoothGrad (batch)\n\nSmoothGrad (25 noisy copies, seed 0) of each "
         "image of the table, for its predicted "
-        "class (or a given one); the table comes back with a picture per row.",
-        formatter_class=argparse.RawTextHelpFormatter,
+        "class (or a given one); the table comes back with a picture per row."
     )
-    parser.add_argument(
-        "-m",
-        "--model",
-        default="results.nnp",
-        help="path to model nnp file (model) default=results.nnp",
-    )
-    parser.add_argument(
-        "-i",
-        "--input",
-        default="output_result.csv",
-        help="path to input csv file (csv) default=output_result.csv",
-    )
-    parser.add_argument(
-        "-ov",
-        "--output_variable",
-        default="y'",
-        help="output variable to visualize (variable) default=y'",
-    )
-    parser.add_argument(
-        "-c",
-        "--class_index",
-        type=int,
-        default=-1,
-        help="class to visualize, -1 for each row's prediction (int) default=-1",
-    )
-    parser.add_argument(
-        "-n", "--num_rows", type=int, default=0, help="rows to process, 0 for all (int) default=0"
-    )
-    parser.add_argument(
-        "-o",
-        "--output",
-        default="smoothgrad.csv",
-        help="path to output csv file (csv) default=smoothgrad.csv",
-    )
+    script_kit.add_num_rows(parser)
+    script_kit.add_output(parser, "smoothgrad.csv")
     args = parser.parse_args()
 
-    from engine.plugins import batch, script_kit, xai
+    def explain():
+        from engine.plugins import xai
 
-    def run():
-        model = script_kit.load_model(args.model)
-        batch.explain_rows(
-            model,
-            args.input,
-            args.output_variable,
-            args.class_index,
-            args.num_rows,
-            "smoothgrad",
-            lambda m, x, c: xai.smooth_grad(m, x, c, args.output_variable).max(axis=0),
-            args.output,
-        )
+        return lambda m, x, c: xai.smooth_grad(m, x, c, args.output_variable).max(axis=0)
 
-    script_kit.main(run, "SmoothGrad (batch)")
+    script_kit.run_batch(args, "smoothgrad", explain, "SmoothGrad (batch)")
 
 
 if __name__ == "__main__":

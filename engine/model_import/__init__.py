@@ -22,13 +22,24 @@ from typing import Any
 
 import numpy as np
 
+import engine.nn as nn
+from engine.core.atomic import describe_write_error
+from engine.core.autograd import Variable
+from engine.formats import ProjectFileError, save_project
 from engine.formats.nnabla.graph import ImportError_, ModelGraph, build_network
+from engine.formats.nnabla.nnp_read import read_nnp
+from engine.formats.onnx_import import OnnxGraph, read_onnx, share_parameters
 from engine.graph import config as cfg
 from engine.graph.project import Project
+from engine.runtime import checkpoint as ckpt
+from engine.runtime.compiler import compile_network
+from engine.runtime.job import Job, JobError, atomic_write_json, default_job_dir
+from engine.runtime.program import ProgramError
+from engine.runtime.session import RunPlan
 
 __all__ = ["ImportError_", "Imported", "import_model", "read_model", "write_imported",
            "claim_job", "write_job", "save_imported", "parameters_path",
-           "MODEL_SUFFIXES"]  # fmt: skip
+           "model_kind", "MODEL_SUFFIXES"]  # fmt: skip
 
 MODEL_SUFFIXES = (".onnx", ".nnp", ".nntxt", ".prototxt")
 
@@ -56,17 +67,15 @@ def read_model(path: str | Path) -> Imported:
     path = Path(path)
     if not path.is_file():
         raise ImportError_(f"{path}: no such file")
-    kind = _kind(path)
+    kind = model_kind(path)
     if kind == "onnx":
-        from engine.formats.onnx_import import read_onnx  # noqa: PLC0415
-
         return _single(read_onnx(path), str(path))
-    from engine.formats.nnabla.nnp_read import read_nnp  # noqa: PLC0415
+    project, values = read_nnp(path)
+    return finish(project, values, str(path))
 
-    return read_nnp(path)
 
-
-def _kind(path: Path) -> str:
+def model_kind(path: Path) -> str:
+    """``onnx`` or ``nnabla`` (.nnp, .nntxt), by extension, else by the first bytes."""
     suffix = path.suffix.lower()
     if suffix in (".nnp", ".nntxt", ".prototxt"):
         return "nnabla"
@@ -84,8 +93,6 @@ def _single(graph: ModelGraph, where: str) -> Imported:
     """
     graph.name = "Main"
     network, params = build_network(graph, where)
-    from engine.formats.onnx_import import OnnxGraph, share_parameters  # noqa: PLC0415
-
     if isinstance(graph, OnnxGraph):
         share_parameters(graph, network, params)
     settings = cfg.default_settings()
@@ -96,8 +103,6 @@ def _single(graph: ModelGraph, where: str) -> Imported:
 
 def finish(project: Project, params: dict[str, np.ndarray], where: str) -> Imported:
     """Compile every network, reshape each parameter to its declared shape (or fail naming it)."""
-    from engine.runtime.compiler import compile_network  # noqa: PLC0415
-    from engine.runtime.program import ProgramError  # noqa: PLC0415
 
     shaped: dict[str, np.ndarray] = {}
     names = [*project.network_names] + [e.network for e in project.executors]
@@ -124,9 +129,6 @@ def finish(project: Project, params: dict[str, np.ndarray], where: str) -> Impor
 
 def write_imported(imported: Imported, out: str | Path) -> list[Path]:
     """Save the project (format by extension) and its parameters; returns the files written."""
-    import engine.nn as nn  # noqa: PLC0415
-    from engine.core.autograd import Variable  # noqa: PLC0415
-    from engine.formats import save_project  # noqa: PLC0415
 
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)  # -o new/folder/p.ncproj, as train's -o
@@ -140,7 +142,6 @@ def write_imported(imported: Imported, out: str | Path) -> list[Path]:
 def claim_job(imported: Imported, out: str | Path) -> Any:
     """Claim a new job folder beside the project, NNC's place ``<stem>.files/<date_time>``
     (before anything else is written: a place that cannot hold it fails the import)."""
-    from engine.runtime.job import Job, JobError, default_job_dir  # noqa: PLC0415
 
     try:
         return Job.create(default_job_dir(Path(out).resolve()), imported.project, None,
@@ -157,10 +158,6 @@ def write_job(job: Any, imported: Imported, out: str | Path, model: str | Path) 
     them; ``train PROJECT --params JOB/checkpoints/best/parameters.npz`` fine-tunes from them).
     There is no ``last`` checkpoint: nothing was trained, so there is nothing to resume.
     """
-    import engine.nn as nn  # noqa: PLC0415
-    from engine.core.autograd import Variable  # noqa: PLC0415
-    from engine.runtime import checkpoint as ckpt  # noqa: PLC0415
-    from engine.runtime.job import atomic_write_json  # noqa: PLC0415
 
     out = Path(out).resolve()
     plan = _plan(imported.project, out)
@@ -180,7 +177,6 @@ def write_job(job: Any, imported: Imported, out: str | Path, model: str | Path) 
 def _plan(project: Project, out: Path) -> dict[str, Any]:
     """The run plan of an imported model: its CONFIG as written, datasets found when
     evaluated (relative to the project), no iteration run."""
-    from engine.runtime.session import RunPlan  # noqa: PLC0415
 
     config = project.config
     datasets = {d.name: {"uri": d.uri, "csv": None, "shuffle": d.shuffle,
@@ -209,8 +205,6 @@ def save_imported(imported: Imported, out: str | Path, model: str | Path) -> lis
     a failure (a full disk) removes what was started and leaves what was there before; its
     message names the file and the disk.
     """
-    from engine.formats import ProjectFileError  # noqa: PLC0415
-    from engine.runtime.job import default_job_dir  # noqa: PLC0415
 
     out = Path(out)
     made = [p for p in (out.parent, *out.parent.parents) if not p.exists()]
@@ -252,8 +246,6 @@ def save_imported(imported: Imported, out: str | Path, model: str | Path) -> lis
 
 def _write_failure(exc: OSError | ValueError, stage: Path | None, folder: Path) -> str:
     """The one line of a failed write, naming the file's place (not its temporary name)."""
-    from engine.core.atomic import describe_write_error  # noqa: PLC0415
-    from engine.formats import ProjectFileError  # noqa: PLC0415
 
     def final(name: str | None) -> str | None:
         if name and stage is not None and Path(name).parent == stage:
@@ -273,8 +265,6 @@ def import_model(path: str | Path, out: str | Path) -> list[Path]:
 
 def load_imported_parameters(values: dict[str, Any]) -> None:
     """Put ``values`` into the current parameter scope (tests and the CLI's checks)."""
-    import engine.nn as nn  # noqa: PLC0415
-    from engine.core.autograd import Variable  # noqa: PLC0415
 
     for name, value in values.items():
         nn.set_parameter(name, Variable(np.asarray(value, dtype=np.float32), need_grad=True))

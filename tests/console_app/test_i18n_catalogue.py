@@ -1,0 +1,157 @@
+"""The interface is translatable: no literal reaches a widget unwrapped, and the Japanese
+catalogue (resources/i18n/neurocanvas_ja.ts) has a finished entry for every wrapped string."""
+
+from __future__ import annotations
+
+import ast
+import re
+import shutil
+import subprocess
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TS_FILE = ROOT / "resources" / "i18n" / "neurocanvas_ja.ts"
+
+# Calls whose string arguments a user reads: widget constructors and the setters/adders of text.
+# Not QLineEdit(text) nor QComboBox.addItems(list): their strings are usually values the code reads
+# back (a device name, a checkpoint, bits), which a translation would change.
+SHOWN_BY = {
+    "setText", "setWindowTitle", "setToolTip", "setStatusTip", "setWhatsThis",
+    "setPlaceholderText", "setTitle", "setLabelText", "setInformativeText", "setDetailedText",
+    "addAction", "addMenu", "addTab", "insertTab", "setTabText", "addRow", "showMessage",
+    "setHeaderLabels", "setHorizontalHeaderLabels", "setVerticalHeaderLabels", "addItem",
+    "setSuffix", "setPrefix", "setSpecialValueText", "setFormat", "setHtml",
+    "setMarkdown", "setPlainText", "setButtonText", "addButton", "setCancelButtonText",
+    "setItemText", "setNameFilter", "setNameFilters", "setWindowIconText",
+    "QLabel", "QPushButton", "QAction", "QCheckBox", "QRadioButton", "QGroupBox", "QToolButton",
+    "QMenu", "QMessageBox", "QProgressDialog", "QDialog",
+    "information", "warning", "critical", "question", "about",
+    "getText", "getItem", "getInt", "getDouble", "getOpenFileName", "getSaveFileName",
+    "getOpenFileNames", "getExistingDirectory",
+    "setIconText", "set_xlabel", "set_ylabel", "set_title", "QListWidgetItem",
+    # the app's own helpers that show their text argument
+    "ask_text", "ask_yes_no", "ask_confirm", "ask_save_path", "ask_stop_children", "report_error",
+    "show_message", "show_error", "append_log", "clear_results", "a", "Entry", "_titled", "_Page",
+    "_show", "_ask", "_warn", "_with_browse", "_fail_before_start",
+}  # fmt: skip
+LOGGERS = {"_log", "log", "logger", "logging", "_logger", "warnings"}
+
+
+def _name(func: ast.expr) -> str:
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else ""
+
+
+def _words(text: str) -> bool:
+    """A literal a reader reads: two letters in a row (not '', '%', '...', 'x', '&')."""
+    if re.fullmatch(r"((Ctrl|Shift|Alt|Meta)\+)+\w+", text):  # a key sequence, not words
+        return False
+    if re.fullmatch(r"[\w-]*\.\w+", text):  # a file name or suffix: output_result.csv, .onnx
+        return False
+    return re.search(r"[A-Za-z]{2}", text) is not None
+
+
+def _literals(node: ast.expr) -> list[ast.expr]:
+    """The bare user-text literals in an argument: strings, f-strings, and those inside a
+    conditional, a concatenation or a list/tuple; a call's result is its own business."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node] if _words(node.value) else []
+    if isinstance(node, ast.JoinedStr):
+        text = "".join(v.value for v in node.values if isinstance(v, ast.Constant))
+        return [node] if _words(text) else []
+    if isinstance(node, ast.IfExp):
+        return _literals(node.body) + _literals(node.orelse)
+    if isinstance(node, ast.BinOp):
+        return _literals(node.left) + _literals(node.right)
+    if isinstance(node, (ast.List, ast.Tuple)):
+        return [lit for elt in node.elts for lit in _literals(elt)]
+    return []
+
+
+def unwrapped_literals(source: str, filename: str) -> list[str]:
+    """``file:line: 'literal'`` for every literal passed straight to a call in SHOWN_BY."""
+    found = []
+    for node in ast.walk(ast.parse(source, filename)):
+        if not isinstance(node, ast.Call) or _name(node.func) not in SHOWN_BY:
+            continue
+        owner = node.func.value if isinstance(node.func, ast.Attribute) else None
+        if isinstance(owner, ast.Name) and owner.id in LOGGERS:  # _log.warning(...): for the log
+            continue
+        for arg in [*node.args, *(k.value for k in node.keywords if k.arg != "objectName")]:
+            for lit in _literals(arg):
+                text = ast.unparse(lit)
+                found.append(f"{filename}:{lit.lineno}: {text[:80]}")
+    return found
+
+
+def test_the_scan_finds_unwrapped_literals():
+    source = (
+        "from PySide6.QtCore import QCoreApplication\n"
+        "b = QPushButton('Train')\n"
+        "b.setToolTip(f'Runs {n} epochs')\n"
+        "menu.addAction(QCoreApplication.translate('Main', 'Open...'))\n"
+        "label.setText(self.tr('Ready') if ok else 'Failed')\n"
+        "label.setText('')\n"
+    )
+    assert unwrapped_literals(source, "x.py") == [
+        "x.py:2: 'Train'",
+        "x.py:3: f'Runs {n} epochs'",
+        "x.py:5: 'Failed'",
+    ]
+
+
+def test_no_literal_reaches_a_widget_unwrapped():
+    found = []
+    for path in sorted((ROOT / "console_app").rglob("*.py")):
+        relative = str(path.relative_to(ROOT))
+        found += unwrapped_literals(path.read_text(encoding="utf-8"), relative)
+    assert not found, (
+        "wrap these in self.tr(...) / QCoreApplication.translate('Context', ...), then run "
+        "tools/update_translations.sh and translate the new entries:\n" + "\n".join(found)
+    )
+
+
+def _unfinished(ts: Path) -> list[str]:
+    """``context: source`` of every entry without a finished translation, and of every one whose
+    translation drops or invents a ``{placeholder}`` (``.format`` would fail or lose a value)."""
+    bad = []
+    for context in ET.parse(ts).getroot().iter("context"):
+        name = context.findtext("name")
+        for message in context.iter("message"):
+            source = message.findtext("source") or ""
+            translation = message.find("translation")
+            forms = [f.text or "" for f in translation.iter("numerusform")] or [translation.text]
+            if translation.get("type") or not all(f and f.strip() for f in forms):
+                bad.append(f"{name}: {source!r} ({translation.get('type') or 'empty'})")
+                continue
+            wanted = set(re.findall(r"\{\w*[^{}]*\}", source))
+            for form in forms:
+                if set(re.findall(r"\{\w*[^{}]*\}", form)) != wanted:
+                    bad.append(f"{name}: {source!r}: placeholders differ in {form!r}")
+    return bad
+
+
+def test_the_japanese_catalogue_is_finished():
+    assert _unfinished(TS_FILE) == []
+
+
+def test_the_japanese_catalogue_holds_every_wrapped_string(tmp_path):
+    """pyside6-lupdate run on today's code adds no entry to the committed catalogue."""
+    lupdate = shutil.which("pyside6-lupdate")
+    if lupdate is None:
+        pytest.skip("pyside6-lupdate is not installed")
+    ts = tmp_path / TS_FILE.name
+    shutil.copyfile(TS_FILE, ts)
+    files = sorted(str(p) for p in (ROOT / "console_app").rglob("*.py"))
+    files += sorted(str(p) for p in (ROOT / "engine" / "report").rglob("*.py"))
+    subprocess.run([lupdate, "-no-obsolete", *files, "-ts", str(ts)], check=True,
+                   capture_output=True)  # fmt: skip
+    missing = _unfinished(ts)
+    assert not missing, (
+        "the Japanese catalogue lacks these (run tools/update_translations.sh and translate them "
+        "in resources/i18n/neurocanvas_ja.ts):\n" + "\n".join(missing)
+    )

@@ -1,0 +1,145 @@
+"""View > Language: the interface switches to Japanese and back by the menu, keeping the open
+project (its unsaved edit and undo history), and the choice is remembered."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QApplication, QMenu, QMenuBar, QTableWidget
+
+pytestmark = pytest.mark.gui
+
+
+@pytest.fixture(autouse=True)
+def _english_afterwards():
+    yield
+    from console_app import language
+
+    language.install(QApplication.instance(), "en")  # the next tests read English
+
+
+def _action(widget: QMenuBar | QMenu, text: str):
+    actions = {a.text(): a for a in widget.actions()}
+    assert text in actions, f"{text!r} not in {list(actions)}"
+    return actions[text]
+
+
+def click_menu(qtbot, window, *path: str) -> None:
+    """Click the menu bar's ``path[0]``, then each entry of ``path[1:]`` in the menus shown."""
+    bar = window.menuBar()
+    action = _action(bar, path[0])
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.actionGeometry(action).center())
+    menu = action.menu()
+    qtbot.waitUntil(menu.isVisible)
+    for text in path[1:]:
+        action = _action(menu, text)
+        pos = menu.actionGeometry(action).center()
+        qtbot.mouseMove(menu, pos)
+        qtbot.mouseClick(menu, Qt.MouseButton.LeftButton, pos=pos)
+        if action.menu() is not None:
+            menu = action.menu()
+            qtbot.waitUntil(menu.isVisible)
+
+
+def _replaced(qtbot, window):
+    new = getattr(window, "replaced_by", None)
+    assert new is not None, "the window was not rebuilt in the new language"
+    new.ask_save_changes = lambda: "discard"
+    new.ask_stop_children = lambda text: True
+    qtbot.addWidget(new)
+    qtbot.waitExposed(new)
+    return new
+
+
+def test_view_language_switches_to_japanese_and_back(qtbot, lenet_window, settings):
+    window = lenet_window
+    window.show()
+    qtbot.waitExposed(window)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)  # shortcuts reach the active window only
+    document = window.document
+    view = window.edit_tab.current_view()
+    layers = len(document.project.networks[0].layers)
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(view, Qt.Key.Key_Delete)
+    assert len(document.project.networks[0].layers) == 0 < layers and document.modified
+
+    click_menu(qtbot, window, "&View", "&Language", "Japanese (日本語)")
+    ja = _replaced(qtbot, window)
+    assert not window.isVisible() and ja.isVisible()
+    assert [a.text() for a in ja.menuBar().actions()] == [
+        "ファイル(&F)", "編集(&E)", "表示(&V)", "ヘルプ(&H)",
+    ]  # fmt: skip
+    tabs = [ja.tabs.tabText(i) for i in range(ja.tabs.count())]
+    assert tabs == ["編集", "データセット", "コンフィグ", "学習", "評価"]
+    assert ja.project_tabs.training.run_button.text() == "実行"
+    # the open project is the same, with its unsaved edit and its undo history
+    assert ja.document is document and document.modified and document.stack.can_undo()
+    assert ja.actions_by_name["undo"].text().startswith("元に戻す(&U)")
+    assert settings.language() == "ja"
+
+    # a dialog: Help > Keyboard Shortcuts, its title and headings in Japanese
+    click_menu(qtbot, ja, "ヘルプ(&H)", "キーボードショートカット(&K)")
+    page = next(w for w in QApplication.topLevelWidgets()
+                if w.isVisible() and w.windowTitle() == "キーボードショートカット")  # fmt: skip
+    table = page.findChild(QTableWidget)
+    headings = [table.horizontalHeaderItem(i).text() for i in range(table.columnCount())]
+    assert headings == ["コマンド", "ショートカット"]
+    commands = [table.item(r, 0).text() for r in range(table.rowCount())]
+    assert "コピー" in commands and "貼り付け" in commands  # without the mnemonic's (&C)
+    page.close()
+
+    click_menu(qtbot, ja, "表示(&V)", "言語(&L)", "English")
+    en = _replaced(qtbot, ja)
+    assert [a.text() for a in en.menuBar().actions()] == ["&File", "&Edit", "&View", "&Help"]
+    assert [en.tabs.tabText(i) for i in range(en.tabs.count())][0] == "EDIT"
+    assert en.document is document and document.modified
+    assert settings.language() == "en"
+    en.activateWindow()
+    qtbot.waitUntil(en.isActiveWindow)
+    view = en.edit_tab.current_view()
+    view.setFocus()
+    qtbot.keyClick(view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert len(document.project.networks[0].layers) == layers  # the undo history came along
+
+
+def test_the_language_setting_is_remembered(make_window, settings):
+    from console_app import language
+
+    assert settings.language() == "system"  # a new user follows the system
+    settings.set_language("ja")
+    assert language.install(QApplication.instance(), language.resolve(settings.language())) == "ja"
+    window = make_window()
+    assert window.tabs.tabText(3) == "学習"
+    checked = [a.objectName() for a in window.findChild(QMenu, "language_menu").actions()
+               if a.isChecked()]  # fmt: skip
+    assert checked == ["language_ja"]
+
+
+def test_the_qm_is_built_from_the_ts_and_rebuilt_when_it_changes(tmp_path, monkeypatch, qapp):
+    """The .qm Qt loads is built by lrelease into the cache, named by the .ts's content: an
+    edited .ts gets a new .qm, never the stale one."""
+    from PySide6.QtCore import QTranslator
+
+    from console_app import language
+
+    monkeypatch.setenv("NEUROCANVAS_CACHE", str(tmp_path / "cache"))
+    source = language._catalogue_folder() / "neurocanvas_ja.ts"
+    folder = tmp_path / "i18n"
+    folder.mkdir()
+    (folder / source.name).write_bytes(source.read_bytes())
+    monkeypatch.setattr(language, "_catalogue_folder", lambda: folder)
+    first = language.compiled_catalogue("ja")
+    assert first.parent == tmp_path / "cache" / "i18n" and first.stat().st_size > 0
+    assert language.compiled_catalogue("ja") == first  # built once
+    translator = QTranslator()
+    assert translator.load(str(first))
+    assert translator.translate("MainWindow", "TRAINING") == "学習"
+    edited = source.read_text(encoding="utf-8").replace(">学習<", ">トレーニング<")
+    (folder / source.name).write_text(edited, encoding="utf-8")
+    second = language.compiled_catalogue("ja")
+    assert second != first
+    translator = QTranslator()
+    assert translator.load(str(second))
+    assert translator.translate("MainWindow", "TRAINING") == "トレーニング"
