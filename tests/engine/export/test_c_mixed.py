@@ -112,9 +112,12 @@ def test_a_calibrated_mixed_pick_runs_in_int16_and_predicts_the_engines_classes(
 @pytest.mark.parametrize("delta", ["0.0625", "auto"])
 def test_a_mixed_pick_exports_to_int8_and_int16_onnx(delta, picks, tmp_path, monkeypatch):
     """``export onnx --quantized`` of the pick: 8-bit quantizers as int8 QDQ, 16-bit ones as
-    int16 QDQ (onnxruntime's com.microsoft operators at opset 17); onnxruntime's outputs lie within one
-    quantization step (the last activation quantizer's Delta) of the engine's on at least 99 %
-    of the outputs, and its accuracy within 0.5 points."""
+    int16 QDQ (onnxruntime's com.microsoft operators at opset 17), the weights stored as their
+    codes only. The model is the engine's network: onnxruntime without graph optimizations
+    gives the engine's outputs within float32 rounding. With its default optimizations
+    onnxruntime runs fused integer kernels that requantize between layers: it predicts the
+    engine's class for every image and its accuracy lies within 0.5 points; with Delta 0.0625
+    the outputs also lie within one quantization step on at least 99 %."""
     onnx = pytest.importorskip("onnx", reason="onnx not installed")
     ort = pytest.importorskip("onnxruntime", reason="onnxruntime not installed")
     tmp, found = picks
@@ -129,6 +132,9 @@ def test_a_mixed_pick_exports_to_int8_and_int16_onnx(delta, picks, tmp_path, mon
     }
     zero_types = {i.data_type for i in proto.graph.initializer if "/zero_point" in i.name}
     assert {onnx.TensorProto.INT8, onnx.TensorProto.INT16} <= zero_types
+    floats = [i.name for i in proto.graph.initializer
+              if i.data_type == onnx.TensorProto.FLOAT and np.prod(i.dims) > 150]  # fmt: skip
+    assert floats == []  # no float copy of a quantized weight beside its codes
     source = open_source(found[delta])
     program = compile_network(source.project, source.runtime)
     with nn.parameter_scope("", {}):
@@ -140,17 +146,24 @@ def test_a_mixed_pick_exports_to_int8_and_int16_onnx(delta, picks, tmp_path, mon
         with nn.no_grad():
             expected = np.asarray(program.output(program.forward({feed: x}, params),
                                                  program.outputs[0][0]).data)  # fmt: skip
+    plain = ort.SessionOptions()
+    plain.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    (exact,) = ort.InferenceSession(str(model), plain, providers=["CPUExecutionProvider"]).run(
+        None, {proto.graph.input[0].name: x})
+    np.testing.assert_allclose(exact, expected, rtol=0, atol=1e-6)
     session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
     (got,) = session.run(None, {session.get_inputs()[0].name: x})
     quantizers = [s for s in program.steps if s.type == "FixedPointQuantize"
                   and s.inputs[0][0] == "step"]  # fmt: skip
     step = quantizers[-1].kwargs["delta"]
     within = np.abs(got - expected) <= step
-    assert within.mean() >= 0.99
+    if delta == "0.0625":
+        assert within.mean() >= 0.99
+    assert (got.argmax(axis=1) == expected.argmax(axis=1)).all()
     labels = batch["y"].reshape(-1)
     accuracy = (got.argmax(axis=1) == labels).mean()
     engine_accuracy = (expected.argmax(axis=1) == labels).mean()
     assert abs(accuracy - engine_accuracy) <= 0.005
     print(f"ONNX mixed ({delta}): {100 * within.mean():.1f} % within {step}, max "
-          f"{np.abs(got - expected).max():.2e}, accuracy {accuracy:.4f} (engine "
-          f"{engine_accuracy:.4f}), {model.stat().st_size} bytes")  # fmt: skip
+          f"{np.abs(got - expected).max():.2e} (unoptimized {np.abs(exact - expected).max():.1e}), "
+          f"accuracy {accuracy:.4f} (engine {engine_accuracy:.4f}), {model.stat().st_size} bytes")  # fmt: skip
