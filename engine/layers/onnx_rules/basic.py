@@ -96,8 +96,8 @@ def write_affine(g: Any, step: Any, ins: list[str]) -> str:
     if step.inputs[1][0] == "step":  # a weight quantizer's output (int8 QDQ): keep its codes
         weight, bias = ins[1], step.inputs[2] if len(step.inputs) > 2 else NONE
         if np.ndim(g.values[step.inputs[1][1]]) != 2:
-            weight = str(g.node("Reshape", [ins[1], g.ints(step.name + "/weight_shape", [-1, size])],
-                                step.name + "/weight"))  # fmt: skip
+            shape = g.ints(step.name + "/weight_shape", [-1, size])
+            weight = str(g.node("Reshape", [ins[1], shape], step.name + "/weight"))
     else:
         weight, bias = _weight_and_bias(g, step, ins, lambda v: v.reshape(-1, size))
     flat = g.node("Flatten", [ins[0]], step.name + "/flatten", axis=1)

@@ -149,7 +149,8 @@ def test_a_mixed_pick_exports_to_int8_and_int16_onnx(delta, picks, tmp_path, mon
     plain = ort.SessionOptions()
     plain.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     (exact,) = ort.InferenceSession(str(model), plain, providers=["CPUExecutionProvider"]).run(
-        None, {proto.graph.input[0].name: x})
+        None, {proto.graph.input[0].name: x}
+    )
     np.testing.assert_allclose(exact, expected, rtol=0, atol=1e-6)
     session = ort.InferenceSession(str(model), providers=["CPUExecutionProvider"])
     (got,) = session.run(None, {session.get_inputs()[0].name: x})
@@ -164,6 +165,7 @@ def test_a_mixed_pick_exports_to_int8_and_int16_onnx(delta, picks, tmp_path, mon
     accuracy = (got.argmax(axis=1) == labels).mean()
     engine_accuracy = (expected.argmax(axis=1) == labels).mean()
     assert abs(accuracy - engine_accuracy) <= 0.005
+    unoptimized = np.abs(exact - expected).max()
     print(f"ONNX mixed ({delta}): {100 * within.mean():.1f} % within {step}, max "
-          f"{np.abs(got - expected).max():.2e} (unoptimized {np.abs(exact - expected).max():.1e}), "
-          f"accuracy {accuracy:.4f} (engine {engine_accuracy:.4f}), {model.stat().st_size} bytes")  # fmt: skip
+          f"{np.abs(got - expected).max():.2e} (unoptimized {unoptimized:.1e}), accuracy "
+          f"{accuracy:.4f} (engine {engine_accuracy:.4f}), {model.stat().st_size} B")  # fmt: skip
