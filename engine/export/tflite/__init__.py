@@ -402,16 +402,17 @@ class Model:
 
     def quantizer(self, step: Step, x: int) -> int:
         """FixedPointQuantize of an activation (see :func:`ops._fixed_point`)."""
+        bits, sign = int(step.kwargs.get("n", 8)), bool(step.kwargs.get("sign", True))
+        top = 2 ** (bits - 1) - 1 if sign else 2**bits - 1
+        low = -top if sign else 0
+        if not self.int8:  # the engine's own float operations (its rounding of halves), any n
+            delta = float(step.kwargs.get("delta", 2.0**-4))
+            return self._float_quantizer(step, x, delta, low, top)
         try:
             scale, zero = from_quantizer(step)
         except ValueError as exc:
             raise StepError(str(exc)) from None
-        bits, sign = int(step.kwargs.get("n", 8)), bool(step.kwargs.get("sign", True))
-        top = 2 ** (bits - 1) - 1 if sign else 2**bits - 1
-        low = -top if sign else 0
         shape = self.shape(x)
-        if not self.int8:  # the engine's own float operations (its rounding of halves)
-            return self._float_quantizer(step, x, scale, low, top)
         if self.qp_of(x) != (scale, zero):
             y = self.tensor(step.name, shape, (scale, zero))
             self.op("QUANTIZE", [x], [y])

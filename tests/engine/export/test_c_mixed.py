@@ -169,3 +169,50 @@ def test_a_mixed_pick_exports_to_int8_and_int16_onnx(delta, picks, tmp_path, mon
     print(f"ONNX mixed ({delta}): {100 * within.mean():.1f} % within {step}, max "
           f"{np.abs(got - expected).max():.2e} (unoptimized {unoptimized:.1e}), accuracy "
           f"{accuracy:.4f} (engine {engine_accuracy:.4f}), {model.stat().st_size} B")  # fmt: skip
+
+
+@pytest.mark.parametrize("delta", ["0.0625", "auto"])
+def test_a_mixed_pick_exports_to_float_tflite_with_its_rounding(delta, picks, tmp_path,
+                                                                 monkeypatch):  # fmt: skip
+    """``export tflite`` (float) of the pick: every quantizer, 16-bit ones included, as the
+    engine's rounding in float operations; LiteRT gives the engine's simulated outputs within
+    1e-5 (with calibrated Deltas on at least 99 %: a sum summed in another order can land on
+    the other side of a rounding boundary) and its class for every validation image.
+    (``--int8`` refuses the 16-bit quantizers by name: int8 has no room for their codes.)"""
+    litert = pytest.importorskip("ai_edge_litert.interpreter", reason="ai-edge-litert missing")
+    tmp, found = picks
+    monkeypatch.setenv("NEUROCANVAS_CACHE", str(tmp / "cache"))
+    model = tmp_path / "mixed.tflite"
+    assert main(["export", "tflite", str(found[delta]), "-o", str(model)]) == 0
+    assert main(["export", "tflite", str(found[delta]), "--int8", "-o",
+                 str(tmp_path / "int8.tflite")]) == 2  # fmt: skip
+    source = open_source(found[delta])
+    program = compile_network(source.project, source.runtime)
+    with nn.parameter_scope("", {}):
+        params = program.create_parameters(source.base)
+        nn.load_parameters(source.parameters)
+        batch = _validation(source.project, tmp / "cache", ROWS)
+        ((feed, shape),) = program.feeds.items()
+        x = batch["x"].astype(np.float32).reshape(-1, *shape)
+        with nn.no_grad():
+            expected = np.asarray(program.output(program.forward({feed: x}, params),
+                                                 program.outputs[0][0]).data)  # fmt: skip
+    interpreter = litert.Interpreter(model_path=str(model))
+    interpreter.allocate_tensors()
+    inp, out = interpreter.get_input_details()[0], interpreter.get_output_details()[0]
+    got = []
+    for image in x:
+        interpreter.set_tensor(inp["index"], image.transpose(1, 2, 0)[None])
+        interpreter.invoke()
+        got.append(interpreter.get_tensor(out["index"]).reshape(-1))
+    got = np.array(got)
+    close = np.abs(got - expected) <= 1e-5
+    if delta == "0.0625":  # sums far from a rounding boundary: equal everywhere
+        assert close.all()
+    else:  # Delta 2^-13: float sums in another order flip a code now and then (1 image here)
+        assert close.mean() >= 0.99
+    assert (got.argmax(axis=1) == expected.argmax(axis=1)).all()
+    print(
+        f"TFLite float mixed ({delta}): {100 * close.mean():.1f} % within 1e-5, max "
+        f"{np.abs(got - expected).max():.1e}"
+    )
