@@ -45,7 +45,7 @@ def add_parser(
                         "layers (default: integer where it equals the engine exactly)")  # fmt: skip
     parser.add_argument("--quantized", action="store_true",
                         help="onnx: FixedPointQuantize layers as QuantizeLinear/DequantizeLinear "
-                        "(int8 QDQ) instead of refusing them")  # fmt: skip
+                        "(int8 QDQ; 9 to 16 bits as int16) instead of refusing them")  # fmt: skip
     parser.add_argument("--int8", action="store_true",
                         help="tflite: full-integer int8 (ranges from the network's "
                         "FixedPointQuantize layers, else calibrated on the training "

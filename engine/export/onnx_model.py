@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from engine.export.literals import ExportError
+from engine.export.runtime_network import compiled_runtime, parameter_values
 from engine.runtime.program import Program, Ref, Step
 
 __all__ = ["DEFAULT_OPSET", "MIN_OPSET", "onnx_bytes", "onnx_model", "unsupported_steps"]
@@ -212,8 +213,9 @@ def onnx_model(
     used = {name for node in g.nodes for name in node.input}  # raw weights replaced by transforms
     inits = [init for name, init in g.inits.items() if name in used]
     graph = helper.make_graph(g.nodes, _graph_name(program.network), inputs, outputs, inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)],
-                              producer_name="neurocanvas")  # fmt: skip
+    domains = [helper.make_opsetid("", opset)]
+    domains += [helper.make_opsetid(d, 1) for d in sorted({n.domain for n in g.nodes} - {""})]
+    model = helper.make_model(graph, opset_imports=domains, producer_name="neurocanvas")
     model.ir_version = min(model.ir_version, 8)  # readable by older runtimes too
     helper.set_model_props(model, {"neurocanvas.network": program.network, **(metadata or {})})
     try:
@@ -231,26 +233,9 @@ def _graph_name(name: str) -> str:
 
 def onnx_bytes(source: Any, opset: int = DEFAULT_OPSET, quantized: bool = False) -> bytes:
     """The serialized model of ``source.runtime`` with its trained (or initial) parameters."""
-    import engine.nn as nn  # noqa: PLC0415
-    from engine.core import backend  # noqa: PLC0415
-    from engine.runtime.compiler import compile_network  # noqa: PLC0415
-    from engine.runtime.program import ProgramError  # noqa: PLC0415
-
-    try:
-        program = compile_network(source.project, source.runtime)
-    except ProgramError as exc:
-        raise ExportError(str(exc)) from None
-    bad = unsupported_steps(program, quantized)  # before any parameter is read
-    if bad:
-        raise ExportError(f'network "{program.network}" cannot be exported to ONNX: '
-                          f"{', '.join(bad)} (no standard ONNX operator)")  # fmt: skip
-    # A private registry (the caller's stays untouched), on the CPU: the values only go into
-    # the file, and the GUI process, which exports, must never open a CUDA context.
-    with nn.parameter_scope("", {}), backend.using("cpu"):
-        params = program.create_parameters(source.base)
-        if source.parameters is not None:
-            nn.load_parameters(source.parameters)
-        values = {k: backend.to_numpy(v.data) for k, v in params.items()}
+    program = compiled_runtime(source, "ONNX", lambda p: unsupported_steps(p, quantized),
+                               " (no standard ONNX operator)")  # fmt: skip
+    values = parameter_values(source, program)
     model = onnx_model(program, values, opset, metadata(program, source.normalize), quantized)
     return bytes(model.SerializeToString())
 

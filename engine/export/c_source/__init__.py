@@ -39,6 +39,7 @@ from engine.export.c_source.kernels import WRITERS, flt
 from engine.export.c_source.plan import ALIASES, ArenaPlan, plan_arena
 from engine.export.c_source.templates import MAIN_C, MAKEFILE
 from engine.export.literals import ExportError
+from engine.export.runtime_network import compiled_runtime, constant_steps, parameter_values
 from engine.runtime.program import Program, Ref, Step
 
 __all__ = ["FILES", "c_files", "export_c", "unsupported_c_steps"]
@@ -150,7 +151,7 @@ class _Model:
         self.arrays: list[tuple[str, np.ndarray, str]] = []  # identifier, value, comment
         self.by_param: dict[str, str] = {}
         self.shapes = {s.name: tuple(s.shape) for s in program.steps}
-        self.folded = _fold(program, values)
+        self.folded = constant_steps(program, values, ALIASES)
         self.item_bytes: dict[str, int] = {}  # step -> element size of its output (4: float)
         self.kinds: dict[str, Any] = {}  # integer arithmetic (engine.export.c_source.integer)
         self.fused: dict[str, Codes] = {}  # layer -> the codes of the quantizer fused into it
@@ -209,35 +210,6 @@ def _fusions(program: Program, model: _Model) -> dict[str, str]:
                 and readers.get(source[1]) == [step.name]):  # fmt: skip
             fused[step.name] = source[1]
     return fused
-
-
-def _fold(program: Program, values: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Steps computed from parameters only (a weight's FixedPointQuantize), run once now by the
-    engine's own function: their values go into parameters.c, as the engine computes them."""
-    import engine.nn as nn  # noqa: PLC0415
-    from engine.core import backend  # noqa: PLC0415
-
-    folded: dict[str, np.ndarray] = {}
-    with nn.no_grad(), backend.using("cpu"):
-        for step in program.steps:
-            if not step.inputs or step.type in ALIASES or step.batch_kwargs:
-                continue
-            args = []
-            for ref in step.inputs:
-                if ref[0] == "param":
-                    args.append(
-                        nn.Variable.from_numpy_array(np.asarray(values[ref[1]], np.float32))
-                    )
-                elif ref[0] == "step" and ref[1] in folded:
-                    args.append(nn.Variable.from_numpy_array(folded[ref[1]]))
-                elif ref[0] == "none":
-                    args.append(None)
-                else:
-                    break
-            else:
-                out = step.function(*args, **step.kwargs)
-                folded[step.name] = np.asarray(backend.to_numpy(out.data), dtype=np.float32)
-    return folded
 
 
 def unsupported_c_steps(program: Program) -> list[str]:
@@ -437,11 +409,6 @@ def export_c(source: Any, out: str | Path, force: bool = False,
         ExportError: no runtime network, unsupported layers (all named), ``out`` exists
             without ``force``; nothing is written then.
     """
-    import engine.nn as nn  # noqa: PLC0415
-    from engine.core import backend  # noqa: PLC0415
-    from engine.runtime.compiler import compile_network  # noqa: PLC0415
-    from engine.runtime.program import ProgramError  # noqa: PLC0415
-
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise ExportError(f"{out}: is a file; -o names the folder to write")
@@ -450,21 +417,8 @@ def export_c(source: Any, out: str | Path, force: bool = False,
                           "an export writes there)")  # fmt: skip
     if not out.parent.is_dir():
         raise ExportError(f"{out}: the folder {out.parent} does not exist")
-    if source.runtime is None:
-        raise ExportError(f"{source.title}: the project has no executor (runtime network)")
-    try:
-        program = compile_network(source.project, source.runtime)
-    except ProgramError as exc:
-        raise ExportError(str(exc)) from None
-    bad = unsupported_c_steps(program)  # before any parameter is read
-    if bad:
-        raise ExportError(f'network "{program.network}" cannot be exported to C: '
-                          f"{', '.join(bad)}")  # fmt: skip
-    with nn.parameter_scope("", {}), backend.using("cpu"):
-        params = program.create_parameters(source.base)
-        if source.parameters is not None:
-            nn.load_parameters(source.parameters)
-        values = {k: backend.to_numpy(v.data) for k, v in params.items()}
+    program = compiled_runtime(source, "C", unsupported_c_steps)  # before any parameter is read
+    values = parameter_values(source, program)
     files = c_files(program, values, source.normalize, _statistics(source), arithmetic)
     return _write_folder(out, files)
 

@@ -26,7 +26,11 @@ from typing import Any
 
 import numpy as np
 
+import engine.nn as nn
+from engine.core import backend
+from engine.core.atomic import atomic_write_bytes
 from engine.export.literals import ExportError
+from engine.export.runtime_network import compiled_runtime, constant_steps, parameter_values
 from engine.export.tflite.ops import ALIASES, WRITERS, StepError
 from engine.export.tflite.quant import (
     FIXED,
@@ -72,13 +76,11 @@ class Model:
 
     def __init__(self, program: Program, values: Mapping[str, np.ndarray],
                  qp: Mapping[str, tuple[float, int]] | None) -> None:  # fmt: skip
-        from engine.export.c_source import _fold  # noqa: PLC0415 - the engine's own values
-
         self.s = schema()
         self.program, self.values = program, values
         self.int8 = qp is not None
         self.qp = dict(qp or {})
-        self.folded = _fold(program, values)
+        self.folded = constant_steps(program, values, ALIASES)
         self.types = {s.name: s for s in program.steps}
         self.tensors: list[Any] = []
         self.buffers: list[Any] = [self.s.BufferT()]  # 0: the empty buffer of activations
@@ -402,16 +404,17 @@ class Model:
 
     def quantizer(self, step: Step, x: int) -> int:
         """FixedPointQuantize of an activation (see :func:`ops._fixed_point`)."""
+        bits, sign = int(step.kwargs.get("n", 8)), bool(step.kwargs.get("sign", True))
+        top = 2 ** (bits - 1) - 1 if sign else 2**bits - 1
+        low = -top if sign else 0
+        if not self.int8:  # the engine's own float operations (its rounding of halves), any n
+            delta = float(step.kwargs.get("delta", 2.0**-4))
+            return self._float_quantizer(step, x, delta, low, top)
         try:
             scale, zero = from_quantizer(step)
         except ValueError as exc:
             raise StepError(str(exc)) from None
-        bits, sign = int(step.kwargs.get("n", 8)), bool(step.kwargs.get("sign", True))
-        top = 2 ** (bits - 1) - 1 if sign else 2**bits - 1
-        low = -top if sign else 0
         shape = self.shape(x)
-        if not self.int8:  # the engine's own float operations (its rounding of halves)
-            return self._float_quantizer(step, x, scale, low, top)
         if self.qp_of(x) != (scale, zero):
             y = self.tensor(step.name, shape, (scale, zero))
             self.op("QUANTIZE", [x], [y])
@@ -567,12 +570,6 @@ def export_tflite(source: Any, out: str | Path, int8: bool = False,
         ExportError: no runtime network, unsupported layers (all named), no trained
             parameters for int8, ``out`` exists without ``force``; nothing is written then.
     """
-    import engine.nn as nn  # noqa: PLC0415
-    from engine.core import backend  # noqa: PLC0415
-    from engine.core.atomic import atomic_write_bytes  # noqa: PLC0415
-    from engine.runtime.compiler import compile_network  # noqa: PLC0415
-    from engine.runtime.program import ProgramError  # noqa: PLC0415
-
     out = Path(out)
     if out.is_dir():
         raise ExportError(f"{out}: is a folder; -o names the .tflite file to write")
@@ -580,27 +577,17 @@ def export_tflite(source: Any, out: str | Path, int8: bool = False,
         raise ExportError(f"{out}: the folder {out.parent} does not exist")
     if out.exists() and not force:
         raise ExportError(f"{out}: exists; pass --force to overwrite")
-    if source.runtime is None:
-        raise ExportError(f"{source.title}: the project has no executor (runtime network)")
-    try:
-        program = compile_network(source.project, source.runtime)
-    except ProgramError as exc:
-        raise ExportError(str(exc)) from None
-    bad = unsupported_tflite_steps(program)  # before any parameter is read
-    if bad:
-        raise ExportError(f'network "{program.network}" cannot be exported to TFLite: '
-                          f"{', '.join(bad)}")  # fmt: skip
+    program = compiled_runtime(source, "TFLite", unsupported_tflite_steps)
     schema()  # the optional dependency, named before any work
     if int8 and source.parameters is None:
         raise ExportError(f"{source.title}: --int8 needs trained parameters (export a job "
                           "folder, or pass --params)")  # fmt: skip
-    with nn.parameter_scope("", {}), backend.using("cpu"):
-        params = program.create_parameters(source.base)
-        if source.parameters is not None:
+    values = parameter_values(source, program)
+    qp = None
+    if int8:  # calibration runs the network: its parameters as variables
+        with nn.parameter_scope("", {}), backend.using("cpu"):
+            params = program.create_parameters(source.base)
             nn.load_parameters(source.parameters)
-        values = {k: backend.to_numpy(v.data) for k, v in params.items()}
-        qp = None
-        if int8:
             folded = Model(program, values, None).folded
             qp = activation_params(program, folded, calibrate(source, program, params))
     kind = "int8" if int8 else "float32"

@@ -252,8 +252,8 @@ def _reshape(m: Any, step: Any) -> int:
 
 def _fixed_point(m: Any, step: Any) -> int:
     """An activation's FixedPointQuantize: in the int8 model the tensor that carries its codes
-    (usually the layer before it writes them directly); in the float model a QUANTIZE to those
-    codes and a DEQUANTIZE back."""
+    (usually the layer before it writes them directly); in the float model the engine's
+    rounding in float operations (any number of bits)."""
     x = m.act(step, 0)
     return m.quantizer(step, x)
 

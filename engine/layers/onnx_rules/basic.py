@@ -93,7 +93,13 @@ def write_affine(g: Any, step: Any, ins: list[str]) -> str:
     """Affine and BinaryConnectAffine: Flatten, MatMul, Add (the bias), Reshape (OutShape)."""
     _check_base_axis(step)
     size = int(np.prod(step.shape))
-    weight, bias = _weight_and_bias(g, step, ins, lambda v: v.reshape(-1, size))
+    if step.inputs[1][0] == "step":  # a weight quantizer's output (int8 QDQ): keep its codes
+        weight, bias = ins[1], step.inputs[2] if len(step.inputs) > 2 else NONE
+        if np.ndim(g.values[step.inputs[1][1]]) != 2:
+            shape = g.ints(step.name + "/weight_shape", [-1, size])
+            weight = str(g.node("Reshape", [ins[1], shape], step.name + "/weight"))
+    else:
+        weight, bias = _weight_and_bias(g, step, ins, lambda v: v.reshape(-1, size))
     flat = g.node("Flatten", [ins[0]], step.name + "/flatten", axis=1)
     out = g.node("MatMul", [flat, weight], step.name + "/matmul")
     if bias[0] != "none":
