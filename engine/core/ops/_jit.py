@@ -5,6 +5,8 @@ use only: it takes a good fraction of a second.
 
 from __future__ import annotations
 
+import importlib.abc
+import sys
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -18,12 +20,46 @@ def numba() -> ModuleType | None:
     if not ENABLED:
         return None
     if "numba" not in _state:
-        try:
-            import numba as module  # noqa: PLC0415
-        except ImportError:
-            module = None
-        _state["numba"] = module
+        _state["numba"] = _import_without_scipy()
     return _state["numba"]
+
+
+class _NoSciPy(importlib.abc.MetaPathFinder):
+    """Refuses SciPy while numba sets itself up (see :func:`_import_without_scipy`)."""
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> None:
+        if name == "scipy" or name.startswith("scipy."):
+            raise ImportError("SciPy is left out of numba's start (engine.core.ops._jit)")
+
+
+def _import_without_scipy() -> ModuleType | None:
+    """numba, with its lowering registries loaded while SciPy cannot be imported.
+
+    numba imports ``scipy.linalg.cython_blas`` when it first loads its array functions, only
+    to offer ``np.dot``/``np.linalg`` inside compiled code, which the engine's loops never use.
+    That costs 0.3-0.5 s of every process's first kernel (SciPy's linear algebra, its own
+    OpenBLAS and numpy.f2py) and starts a second OpenBLAS thread pool. Without SciPy at that
+    moment numba notes "no BLAS" and goes on; SciPy imports normally afterwards for whoever
+    needs it (the structure search). A user who has SciPy loaded already keeps numba's BLAS.
+    """
+    blocker = None if "scipy" in sys.modules else _NoSciPy()
+    if blocker is not None:
+        sys.meta_path.insert(0, blocker)
+    try:
+        import numba as module  # noqa: PLC0415
+
+        try:  # the registries numba otherwise loads at the first compilation or cache load
+            from numba.core.registry import cpu_target  # noqa: PLC0415
+
+            cpu_target.target_context.refresh()
+        except Exception:  # noqa: BLE001 - an internal API: the first kernel loads them then
+            pass
+    except ImportError:
+        module = None
+    finally:
+        if blocker is not None:
+            sys.meta_path.remove(blocker)
+    return module
 
 
 def njit(
