@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import importlib.abc
 import sys
+import threading
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
 _state: dict[str, ModuleType | None] = {}
+_lock = threading.Lock()  # one set-up, also when :func:`preload` runs it on a thread
 ENABLED = True  # tests switch the compiled paths off to compare them with the xp kernels
 
 
@@ -20,8 +22,22 @@ def numba() -> ModuleType | None:
     if not ENABLED:
         return None
     if "numba" not in _state:
-        _state["numba"] = _import_without_scipy()
+        with _lock:
+            if "numba" not in _state:
+                _state["numba"] = _import_without_scipy()
     return _state["numba"]
+
+
+def preload() -> None:
+    """Set numba up on a background thread while the caller reads its project and data.
+
+    numba's set-up (0.5-0.7 s) is Python code that mostly holds the GIL, but a training
+    process spends its first half second reading files and building its session, and the
+    first kernel then finds numba ready sooner. Nothing changes in what runs: the first
+    kernel waits for the set-up to finish, as it would have run it itself.
+    """
+    if ENABLED and "numba" not in _state:
+        threading.Thread(target=numba, name="numba set-up", daemon=True).start()
 
 
 class _NoSciPy(importlib.abc.MetaPathFinder):
