@@ -79,6 +79,9 @@ def add_parser(
 
 
 def run(args: argparse.Namespace) -> int:
+    from engine.core.ops import _jit  # noqa: PLC0415
+
+    _jit.preload()  # beside the imports and the session below (issue 33's cold start)
     from engine.core import backend  # noqa: PLC0415
     from engine.runtime import run as runner  # noqa: PLC0415
 

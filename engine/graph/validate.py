@@ -16,12 +16,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-import networkx as nx
-
 from engine.graph import config as cfg
 from engine.graph import derive, resolve
 from engine.graph.infer import NetworkInference, ProjectInference
 from engine.graph.network import Network
+from engine.graph.order import cycles
 from engine.graph.project import Project
 from engine.graph.statistics import pooling_disagreements, pooling_message
 from engine.layers import find_spec
@@ -195,18 +194,11 @@ def _link_problems(network: Network) -> list[Problem]:
 
 def _cycle_problems(network: Network) -> list[Problem]:
     """Cycles of links; a Delay's main input is a recurrent back edge and does not count."""
-    graph = nx.DiGraph()
-    graph.add_nodes_from(network.layer_names)
     types = {layer.name: layer.type for layer in network.layers}
-    for link in network.links:
-        if not (link.dest_pin == 0 and types[link.destination] == "Delay"):
-            graph.add_edge(link.source, link.destination)
+    edges = [(link.source, link.destination) for link in network.links
+             if not (link.dest_pin == 0 and types[link.destination] == "Delay")]  # fmt: skip
     problems = []
-    for component in nx.strongly_connected_components(graph):
-        first = next(n for n in network.layer_names if n in component)
-        if len(component) == 1 and not graph.has_edge(first, first):
-            continue
-        cycle = [edge[0] for edge in nx.find_cycle(graph.subgraph(component), first)]
+    for first, cycle in cycles(network.layer_names, edges):
         path = " -> ".join([*cycle, cycle[0]])
         problems.append(Problem(f"the links form a cycle: {path}", network.name, first))
     return problems

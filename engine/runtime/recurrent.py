@@ -27,13 +27,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
-import networkx as nx
-
 import engine.nn.functions as F
 from engine.graph import resolve
 from engine.graph.infer import NetworkInference
 from engine.graph.network import Layer, Network
-from engine.graph.order import stable_order
+from engine.graph.order import descendants, stable_order
 from engine.layers.evaluate import LayerEval
 from engine.layers.spec import ConnectorKind
 from engine.runtime.program import Ref, Step
@@ -70,9 +68,7 @@ def is_back_edge(network: Network, destination: str, pin: int) -> bool:
 
 def blocks(network: Network) -> dict[str, Block]:
     """RecurrentInput name -> its block, for every RecurrentOutput that closes one."""
-    graph = nx.DiGraph()
-    graph.add_nodes_from(layer.name for layer in network.layers)
-    graph.add_edges_from((k.source, k.destination) for k in network.links)
+    edges = [(k.source, k.destination) for k in network.links]
     found: dict[str, Block] = {}
     owner: dict[str, str] = {}
     for layer in network.layers:
@@ -81,7 +77,7 @@ def blocks(network: Network) -> dict[str, Block]:
         start = resolve.matching_start(network, layer.name, "RecurrentInput", "RecurrentOutput")
         if start is None:
             continue
-        inside = nx.descendants(graph, start) - nx.descendants(graph, layer.name) - {layer.name}
+        inside = descendants(edges, start) - descendants(edges, layer.name) - {layer.name}
         members = tuple(x.name for x in network.layers if x.name in inside)
         for name in members:
             if name in owner:
@@ -105,8 +101,8 @@ def order(network: Network, found: Mapping[str, Block]) -> list[Layer]:
         for name in (block.start, *block.members, block.end):
             node[name] = block.start
     index = {layer.name: i for i, layer in enumerate(network.layers)}
-    graph = nx.DiGraph()
-    graph.add_nodes_from(set(node.values()))
+    nodes = list(dict.fromkeys(node.values()))
+    edges = []
     for k in network.links:
         a, b = node.get(k.source), node.get(k.destination)
         if (
@@ -115,10 +111,10 @@ def order(network: Network, found: Mapping[str, Block]) -> list[Layer]:
             and a != b
             and not is_back_edge(network, k.destination, k.dest_pin)
         ):
-            graph.add_edge(a, b)
-    first = {n: min(index[x] for x in node if node[x] == n) for n in graph.nodes}
+            edges.append((a, b))
+    first = {n: min(index[x] for x in node if node[x] == n) for n in nodes}
     result: list[Layer] = []
-    for n in _sorted(list(graph.nodes), graph.edges, first):
+    for n in _sorted(nodes, edges, first):
         if n in found:
             inner = _inner_order(network, found[n])
             result.extend(network.layer(x) for x in inner)
@@ -129,15 +125,13 @@ def order(network: Network, found: Mapping[str, Block]) -> list[Layer]:
 
 def _inner_order(network: Network, block: Block) -> list[str]:
     names = {block.start, *block.members, block.end}
-    graph = nx.DiGraph()
-    graph.add_nodes_from(names)
-    graph.add_edges_from(
+    edges = [
         (k.source, k.destination) for k in network.links
         if k.source in names and k.destination in names
         and not is_back_edge(network, k.destination, k.dest_pin)
-    )  # fmt: skip
+    ]  # fmt: skip
     index = {layer.name: i for i, layer in enumerate(network.layers)}
-    return _sorted(list(graph.nodes), graph.edges, index)
+    return _sorted([x.name for x in network.layers if x.name in names], edges, index)
 
 
 def _sorted(nodes: list[str], edges: Any, rank: Mapping[str, int]) -> list[str]:

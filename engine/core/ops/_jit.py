@@ -5,11 +5,15 @@ use only: it takes a good fraction of a second.
 
 from __future__ import annotations
 
+import importlib.abc
+import sys
+import threading
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
 _state: dict[str, ModuleType | None] = {}
+_lock = threading.Lock()  # one set-up, also when :func:`preload` runs it on a thread
 ENABLED = True  # tests switch the compiled paths off to compare them with the xp kernels
 
 
@@ -18,12 +22,60 @@ def numba() -> ModuleType | None:
     if not ENABLED:
         return None
     if "numba" not in _state:
-        try:
-            import numba as module  # noqa: PLC0415
-        except ImportError:
-            module = None
-        _state["numba"] = module
+        with _lock:
+            if "numba" not in _state:
+                _state["numba"] = _import_without_scipy()
     return _state["numba"]
+
+
+def preload() -> None:
+    """Set numba up on a background thread while the caller reads its project and data.
+
+    numba's set-up (0.5-0.7 s) is Python code that mostly holds the GIL, but a training
+    process spends its first half second reading files and building its session, and the
+    first kernel then finds numba ready sooner. Nothing changes in what runs: the first
+    kernel waits for the set-up to finish, as it would have run it itself.
+    """
+    if ENABLED and "numba" not in _state:
+        threading.Thread(target=numba, name="numba set-up", daemon=True).start()
+
+
+class _NoSciPy(importlib.abc.MetaPathFinder):
+    """Refuses SciPy while numba sets itself up (see :func:`_import_without_scipy`)."""
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> None:
+        if name == "scipy" or name.startswith("scipy."):
+            raise ImportError("SciPy is left out of numba's start (engine.core.ops._jit)")
+
+
+def _import_without_scipy() -> ModuleType | None:
+    """numba, with its lowering registries loaded while SciPy cannot be imported.
+
+    numba imports ``scipy.linalg.cython_blas`` when it first loads its array functions, only
+    to offer ``np.dot``/``np.linalg`` inside compiled code, which the engine's loops never use.
+    That costs 0.3-0.5 s of every process's first kernel (SciPy's linear algebra, its own
+    OpenBLAS and numpy.f2py) and starts a second OpenBLAS thread pool. Without SciPy at that
+    moment numba notes "no BLAS" and goes on; SciPy imports normally afterwards for whoever
+    needs it (the structure search). A user who has SciPy loaded already keeps numba's BLAS.
+    """
+    blocker = None if "scipy" in sys.modules else _NoSciPy()
+    if blocker is not None:
+        sys.meta_path.insert(0, blocker)
+    try:
+        import numba as module  # noqa: PLC0415
+
+        try:  # the registries numba otherwise loads at the first compilation or cache load
+            from numba.core.registry import cpu_target  # noqa: PLC0415
+
+            cpu_target.target_context.refresh()
+        except Exception:  # noqa: BLE001 - an internal API: the first kernel loads them then
+            pass
+    except ImportError:
+        module = None
+    finally:
+        if blocker is not None:
+            sys.meta_path.remove(blocker)
+    return module
 
 
 def njit(

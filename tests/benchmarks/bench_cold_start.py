@@ -1,0 +1,84 @@
+"""Benchmark: how long ``neurocanvas train`` of the default project takes to its first iteration.
+
+Each run is a fresh process: ``python -m engine.cli train projects/lenet_digits.ncproj
+--epochs 1 --events``, timed from just before the process is started to the line of its first
+``iteration`` event (written after the first training step). Runs alternate between the
+source trees given (``--tree``, default this one), so a before/after pair shares the
+machine's moments. Bytecode is written and read as a user's install does
+(PYTHONDONTWRITEBYTECODE is removed from the children's environment).
+
+* warm (default): numba's cache of compiled kernels and the built-in dataset exist; one
+  unmeasured run per tree first fills them.
+* ``--fresh``: every run gets an empty numba cache folder (NUMBA_CACHE_DIR): the first run on
+  a fresh machine, which compiles the kernels it uses.
+
+    python tests/benchmarks/bench_cold_start.py [--runs 7] [--fresh] [--tree DIR ...]
+
+Times are reported, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def first_iteration(tree: Path, folder: Path, cache: Path | None) -> float:
+    """Seconds from process start to the first iteration event (the run is then stopped)."""
+    env = dict(os.environ, PYTHONPATH=str(tree))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    if cache is not None:
+        env["NUMBA_CACHE_DIR"] = str(cache)
+    command = [sys.executable, "-m", "engine.cli", "train",
+               str(tree / "projects" / "lenet_digits.ncproj"), "-o", str(folder), "--epochs",
+               "1", "--seed", "0", "--events"]  # fmt: skip
+    start = time.perf_counter()
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             text=True, env=env, cwd=tree)  # fmt: skip
+    try:
+        for line in child.stdout:
+            if line.startswith("{") and json.loads(line).get("event") == "iteration":
+                return time.perf_counter() - start
+        raise RuntimeError(f"{tree}: no iteration event (exit {child.wait()})")
+    finally:
+        child.kill()
+        child.wait()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--fresh", action="store_true", help="an empty numba cache every run")
+    parser.add_argument("--tree", action="append", type=Path, help="source tree (repeatable)")
+    args = parser.parse_args()
+    trees = [t.resolve() for t in (args.tree or [ROOT])]
+    times: dict[Path, list[float]] = {t: [] for t in trees}
+    with tempfile.TemporaryDirectory(prefix="bench-cold-") as tmp:
+        work = Path(tmp)
+        for tree in trees:  # fill bytecode, numba's cache and the dataset once
+            first_iteration(tree, work / f"warm-{len(times[tree])}-{trees.index(tree)}", None)
+        for run in range(args.runs):
+            for k, tree in enumerate(trees):
+                cache = Path(tempfile.mkdtemp(dir=work)) if args.fresh else None
+                times[tree].append(first_iteration(tree, work / f"job-{run}-{k}", cache))
+    load = os.getloadavg()[0]
+    mode = "fresh numba cache" if args.fresh else "warm"
+    for tree, values in times.items():
+        print(
+            f"{tree}: {mode}, process start -> first iteration: median "
+            f"{statistics.median(values):.3f} s (runs {', '.join(f'{v:.2f}' for v in values)})"
+        )
+    print(f"load average at the end {load:.2f}")
+
+
+if __name__ == "__main__":
+    main()
