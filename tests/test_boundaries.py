@@ -38,3 +38,19 @@ def test_cli_gpu_request_without_gpu_is_a_clear_error():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
     assert out.startswith("GPU") or ("GPU requested but not available" in out), out
+
+
+def test_a_training_process_loads_no_heavy_library_it_does_not_use():
+    """The train and evaluate commands' modules pull in neither networkx, SciPy, matplotlib,
+    python-pptx, onnx nor numba at import (issue 33's cold start: each costs 0.1-0.5 s; numba
+    is set up on first use or by ``_jit.preload``)."""
+    code = (
+        "import sys\n"
+        "import engine.cli.train, engine.cli.evaluate\n"
+        "import engine.runtime.run, engine.runtime.evaluator\n"
+        "heavy = ('networkx', 'scipy', 'matplotlib', 'pptx', 'onnx', 'numba')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
