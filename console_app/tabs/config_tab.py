@@ -99,7 +99,7 @@ def check_value(section: cfg.Section, key: str, text: str) -> str | None:
     if spec is None:
         return None
     try:
-        value = cfg._parse(spec, text.strip(), label)  # noqa: SLF001 - the one parser of values
+        value = cfg.parse_value(spec, text.strip(), label)  # the one parser of values
     except cfg.SettingError as exc:
         return str(exc)
     if key in MINIMA and isinstance(value, (int, float)) and value < MINIMA[key]:

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterable, Mapping
 from contextlib import contextmanager
 from typing import Any
 
-from engine.graph.config import Section
+from engine.graph.config_keys import Section
 from engine.graph.project import Layer, Link, ModelError, Network, Project, Where
 
 

@@ -25,154 +25,16 @@ Classes and their ``.sdcproj`` sections (typed views in parentheses):
 
 from __future__ import annotations
 
-import math
-import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any, ClassVar, Self, TypeVar
+from dataclasses import replace
+from typing import Any, Self
 
-_T = TypeVar("_T")
-
-
-# NNC's editor writes a value it never set as ``undefined`` (Sony's senet-154 sample has
-# ``RangeUnit=undefined``); it reads as the key's default.
-UNDEFINED = "undefined"
-
-
-class SettingError(ValueError):
-    """A settings value that cannot be read as its type; the message names section and key."""
-
-
-@dataclass(frozen=True)
-class Key:
-    """One known key: its kind (int, float, bool, str), default when missing, allowed values
-    and, for numbers, the inclusive range NNC's editor accepts."""
-
-    name: str
-    kind: str = "str"
-    default: str = ""
-    choices: tuple[str, ...] = ()
-    minimum: float | None = None
-    maximum: float | None = None
-    below: bool = False  # the maximum itself is excluded
-
-
-@dataclass(frozen=True)
-class Section:
-    """Raw ``key -> value`` strings of one settings section, in file order. Treat as read-only."""
-
-    values: dict[str, str] = field(default_factory=dict)
-
-    SECTION: ClassVar[str] = ""
-    KEYS: ClassVar[tuple[Key, ...]] = ()
-    # Keys written by a new NNC project, in NNC's order; values override Key.default.
-    NEW: ClassVar[tuple[tuple[str, str], ...]] = ()
-
-    @classmethod
-    def new(cls, **raw: str) -> Self:
-        values = {name: value for name, value in cls.NEW}
-        values.update(raw)
-        return cls(values)
-
-    @classmethod
-    def key(cls, name: str) -> Key | None:
-        return next((k for k in cls.KEYS if k.name == name), None)
-
-    def raw(self, name: str) -> str | None:
-        """The value as written, or ``None`` when the key is absent."""
-        return self.values.get(name)
-
-    def get(self, name: str) -> Any:
-        """The typed value of a known key, NNC's default when the key is missing."""
-        spec = self.key(name)
-        if spec is None:
-            raise KeyError(f"[{self.SECTION}] has no known key {name!r}")
-        text = self.values.get(name)
-        if text is None or text == UNDEFINED:
-            text = spec.default
-        return _parse(spec, text, self.SECTION)
-
-    def _typed(self, name: str, kind: type[_T]) -> _T:
-        value = self.get(name)
-        assert isinstance(value, kind), (name, value)  # Key.kind decides the parsed type
-        return value
-
-    def with_value(self, name: str, value: str | None) -> Self:
-        """A copy with ``name`` set (appended when new) or removed (``None``)."""
-        values = dict(self.values)
-        if value is None:
-            values.pop(name, None)
-        else:
-            values[name] = value
-        return replace(self, values=values)
-
-    def problems(self) -> list[str]:
-        """Human-readable problems with known keys (bad numbers, unknown choices)."""
-        found = []
-        for spec in self.KEYS:
-            if self.values.get(spec.name, UNDEFINED) != UNDEFINED:
-                try:
-                    _parse(spec, self.values[spec.name], self.SECTION)
-                except SettingError as exc:
-                    found.append(str(exc))
-        return found
-
-
-# Numbers as NNC's editor writes them: no ``1_000``, no hex, no thousands of digits (Python's
-# int() and float() accept the first and choke on the last); booleans are 1/0 or True/False.
-_INT_TEXT = re.compile(r"[+-]?\d{1,18}")
-_FLOAT_TEXT = re.compile(r"[+-]?(\d{1,400}\.?\d{0,400}|\.\d{1,400})([eE][+-]?\d{1,4})?")
-_BOOL_TEXT = {"1": True, "True": True, "true": True, "0": False, "False": False, "false": False}
-
-
-def parse_number(text: str, kind: str) -> int | float:
-    """``text`` as an int or a finite float, strictly; raises ValueError otherwise."""
-    text = text.strip()
-    if kind == "int":
-        if not _INT_TEXT.fullmatch(text):
-            raise ValueError(text)
-        return int(text)
-    value = float(text) if _FLOAT_TEXT.fullmatch(text) else math.nan
-    if not math.isfinite(value):
-        raise ValueError(text)
-    return value
-
-
-def _parse(spec: Key, text: str, section: str) -> Any:
-    where = f"[{section}] {spec.name}"
-    if spec.kind in ("int", "float"):
-        try:
-            value = parse_number(text, spec.kind)
-        except ValueError:
-            kind = "an integer" if spec.kind == "int" else "a finite number"
-            raise SettingError(f"{where}: expected {kind}. Received: {spec.name}={text}") from None
-        _check_range(spec, value, where, text)
-        return value
-    if spec.kind == "bool":
-        if text.strip() not in _BOOL_TEXT:
-            raise SettingError(f"{where}: expected 1 or 0. Received: {spec.name}={text}")
-        return _BOOL_TEXT[text.strip()]
-    if spec.choices and text not in spec.choices:
-        allowed = ", ".join(spec.choices)
-        raise SettingError(f"{where}: expected one of {allowed}. Received: {spec.name}={text}")
-    return text
-
-
-def _check_range(spec: Key, value: float, where: str, text: str) -> None:
-    low, high = spec.minimum, spec.maximum
-    under = high is None or value < high or (value == high and not spec.below)
-    if (low is None or value >= low) and under:
-        return
-    # the app's CONFIG form words it the same way
-    parts = [] if low is None else [f">= {_num(low)}"]
-    if high is not None:
-        parts.append(f"{'<' if spec.below else '<='} {_num(high)}")
-    expected = "a value " + " and ".join(parts)
-    raise SettingError(f"{where}: expected {expected}. Received: {spec.name}={text}")
-
-
-def _num(value: float | None) -> str:
-    return str(int(value)) if value is not None and float(value).is_integer() else str(value)
+from engine.graph.config_keys import (
+    Key,
+    Section,
+    SettingError,
+    parse_value,
+)
 
 
 class Engine(Section):
@@ -472,7 +334,7 @@ class Optimizer(Section):
                 found.append(f"{where}: unknown parameter {name} (it has {', '.join(known)})")
                 continue
             try:
-                _parse(spec, text, self.SECTION)
+                parse_value(spec, text, self.SECTION)
             except SettingError as exc:
                 found.append(str(exc).replace(f"[{self.SECTION}]", where, 1))
         return found
