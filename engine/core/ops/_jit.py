@@ -41,10 +41,14 @@ def preload() -> None:
 
 
 class _NoSciPy(importlib.abc.MetaPathFinder):
-    """Refuses SciPy while numba sets itself up (see :func:`_import_without_scipy`)."""
+    """Refuses SciPy to the thread setting numba up (see :func:`_import_without_scipy`); any
+    other thread, such as the main one reading a dataset with scikit-learn, imports it."""
+
+    def __init__(self) -> None:
+        self.thread = threading.get_ident()
 
     def find_spec(self, name: str, path: Any, target: Any = None) -> None:
-        if name == "scipy" or name.startswith("scipy."):
+        if threading.get_ident() == self.thread and (name == "scipy" or name.startswith("scipy.")):
             raise ImportError("SciPy is left out of numba's start (engine.core.ops._jit)")
 
 
@@ -55,8 +59,9 @@ def _import_without_scipy() -> ModuleType | None:
     to offer ``np.dot``/``np.linalg`` inside compiled code, which the engine's loops never use.
     That costs 0.3-0.5 s of every process's first kernel (SciPy's linear algebra, its own
     OpenBLAS and numpy.f2py) and starts a second OpenBLAS thread pool. Without SciPy at that
-    moment numba notes "no BLAS" and goes on; SciPy imports normally afterwards for whoever
-    needs it (the structure search). A user who has SciPy loaded already keeps numba's BLAS.
+    moment numba notes "no BLAS" and goes on. Only the setting-up thread is refused SciPy:
+    the others (a dataset built with scikit-learn, the structure search) import it as usual,
+    also meanwhile. A process that has SciPy loaded already keeps numba's BLAS.
     """
     blocker = None if "scipy" in sys.modules else _NoSciPy()
     if blocker is not None:
