@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from engine.core.ops import _jit
+from engine.core.ops._aligned import aligned_empty
 
 # Sums may be reassociated: LLVM then keeps several partial sums in vector lanes instead of one
 # serial chain of dependent additions (3x faster; the float64 sums stay far more accurate than
@@ -134,7 +135,8 @@ def backward(x2: Any, g2: Any, stats: Any, gamma: Any, want_gx: bool):
     ``stats`` from :func:`forward`."""
     x2, g2 = np.ascontiguousarray(x2), np.ascontiguousarray(g2, dtype=x2.dtype)
     k, dtype = x2.shape[0], x2.dtype
-    gx = np.empty_like(x2) if want_gx else np.empty((k, 1), dtype)
+    # Aligned: this is the output gradient of the convolution before, whose kernels want it so.
+    gx = aligned_empty(x2.shape, dtype) if want_gx else np.empty((k, 1), dtype)
     sums = np.empty((2, k), dtype=np.float64)
     g = _per_row(gamma, k, 1.0, dtype)
     _compile()["backward"](x2, g2, stats[0], stats[1], g, gx, sums[0], sums[1], want_gx)

@@ -34,6 +34,7 @@ from typing import Any
 import numpy as np
 
 from engine.core.ops import _jit, _threads
+from engine.core.ops._aligned import aligned, aligned_empty
 
 
 def _build(numba: ModuleType) -> dict[str, Any]:
@@ -68,11 +69,12 @@ def applies(x4: Any, group: int, kernel: Sequence[int], batch_last: bool) -> boo
 
 
 def padded(xc: Any, pad: Sequence[Any]) -> Any:
-    """``(C, H, W, N)`` (any strides) zero-padded on H and W into a fresh contiguous array;
-    ``pad`` per axis is one width for both sides or a (before, after) pair."""
+    """``(C, H, W, N)`` (any strides) zero-padded on H and W into a fresh contiguous (and
+    64-byte aligned) array; ``pad`` per axis is one width for both sides or a (before, after)
+    pair."""
     (top, bottom), (left, right) = (p if isinstance(p, tuple) else (p, p) for p in pad)
     c, h, w, n = xc.shape
-    out = np.empty((c, top + h + bottom, left + w + right, n), dtype=xc.dtype)
+    out = aligned_empty((c, top + h + bottom, left + w + right, n), xc.dtype)
     out[:, :top] = 0
     out[:, top + h :] = 0
     out[:, top : top + h, :left] = 0
@@ -116,7 +118,8 @@ def _conv(xp: Any, wmat: Any, taps: Any, stride, out, split: bool = True) -> Any
     offs, step = _walk(xp.shape, stride[1], stride[0], out[1])
     maps = np.minimum(np.arange(-(-o // 4) * 4), o - 1)  # whole tiles, the last map repeated
     packed = wmat[maps].reshape(-1, 4, taps.size).transpose(0, 2, 1)
-    y = np.empty((o, *out, xp.shape[-1]), dtype=xp.dtype)
+    xp = aligned(xp)
+    y = aligned_empty((o, *out, xp.shape[-1]), xp.dtype)
     args = (xp.reshape(-1), np.ascontiguousarray(packed).reshape(-1), taps, offs, step, o, out[0])
     if split:
         _threads.run(_compile()["conv"], (*args, y.reshape(-1)), o, 4)
@@ -184,7 +187,7 @@ def input_grad(gyc: Any, w: Any, spatial: Sequence[int], pad, stride, dil) -> An
     if len(plan) == 1:  # stride 1: one phase, its maps split between the threads
         _, _, a, b, taps, out = plan[0]
         return _conv(gp, _phase_weights(w, a, b), taps, (1, 1), out)
-    gx = np.empty((c, *spatial, n), dtype=gyc.dtype)
+    gx = aligned_empty((c, *spatial, n), gyc.dtype)
     jobs = []  # one phase per thread at a time: phases are small, hand-offs are not free
     for r, q, a, b, taps, out in plan:
         cell = gx[:, r :: stride[0], q :: stride[1]]
@@ -217,6 +220,7 @@ def weight_grad(xp: Any, gyc: Any, kernel: Sequence[int], stride, dil) -> Any:
     taps = _taps(xp.shape, rows, cols)
     offs, step = _walk(xp.shape, stride[1], stride[0], ow)
     gw = np.empty((o, xp.shape[0], *kernel), dtype=xp.dtype)
+    xp, gyc = aligned(xp), aligned(gyc)
     args = (xp.reshape(-1), gyc.reshape(-1), taps, offs, step, o, oh, gw.reshape(-1))
     _threads.run(_compile()["wgrad"], args, o, 4)
     return gw
