@@ -190,6 +190,8 @@ for fn, xs, ws, kw in [
     (F.convolution, (3 * lanes, 5, 7, 6), (7, 5, 3, 3), {"pad": (1, 1)}),
     (F.convolution, (2 * lanes, 3, 9, 8), (6, 3, 3, 3), {"pad": (1, 1), "stride": (2, 2)}),
     (F.deconvolution, (lanes, 5, 4, 5), (5, 6, 4, 4), {"pad": (1, 1), "stride": (2, 2)}),
+    # the depthwise vector kernels (_depthwise_cpu) use the same vectors
+    (F.depthwise_convolution, (2 * lanes, 4, 7, 6), (4, 3, 3), {"pad": (1, 1), "stride": (2, 2)}),
 ]:
     x = rng.standard_normal(xs).astype(np.float32)
     w = rng.standard_normal(ws).astype(np.float32)
