@@ -23,15 +23,15 @@ ALIGN = 64
 def aligned_empty(shape: Sequence[int], dtype: Any) -> Any:
     """An uninitialised C-contiguous array whose first element starts on a 64-byte boundary."""
     dtype = np.dtype(dtype)
-    size = prod(shape)
-    buf = np.empty(size * dtype.itemsize + ALIGN, dtype=np.uint8)
-    start = -buf.ctypes.data % ALIGN
-    return buf[start : start + size * dtype.itemsize].view(dtype).reshape(shape)
+    nbytes = prod(shape) * dtype.itemsize
+    buf = np.empty(nbytes + ALIGN, dtype=np.uint8)
+    start = -buf.__array_interface__["data"][0] % ALIGN
+    return np.ndarray(shape, dtype, buffer=buf, offset=start)
 
 
 def aligned(a: Any) -> Any:
     """``a`` when it is C-contiguous and starts on a 64-byte boundary, else such a copy."""
-    if a.flags.c_contiguous and a.ctypes.data % ALIGN == 0:
+    if a.flags.c_contiguous and a.__array_interface__["data"][0] % ALIGN == 0:
         return a
     out = aligned_empty(a.shape, a.dtype)
     out[...] = a
