@@ -315,31 +315,44 @@ class Function:
     needs_input_grad: tuple[bool, ...] = ()
 
     def __call__(self, *inputs: Any) -> Any:
-        xs = tuple(x if isinstance(x, Variable) else Variable(x) for x in inputs)
-        record = _grad_enabled[0] and any(x.need_grad for x in xs)
-        self.needs_input_grad = tuple(x.need_grad for x in xs) if record else (False,) * len(xs)
-        ys = self.forward(*(x.data for x in xs))
+        # Plain loops, not generator expressions: this runs for every operation of every step
+        # (each generator is a Python call per element under the interpreter's accounting).
+        xs = inputs
+        for x in inputs:
+            if not isinstance(x, Variable):
+                xs = tuple(x if isinstance(x, Variable) else Variable(x) for x in inputs)
+                break
+        flags = [x.need_grad for x in xs]
+        record = _grad_enabled[0] and any(flags)
+        self.needs_input_grad = tuple(flags) if record else (False,) * len(xs)
+        ys = self.forward(*[x.data for x in xs])
         single = not isinstance(ys, tuple)
         if single:
             ys = (ys,)
-        outputs = tuple(Variable.__new__(Variable) for _ in ys)
-        for out, y in zip(outputs, ys, strict=True):
+        outputs = []
+        for y in ys:
+            out = Variable.__new__(Variable)
             out.data = y
             out.grad = None
             out.need_grad = record
             out.creator = None
             out.generation = 0
             out.name = None
+            outputs.append(out)
         if record:
             self.inputs = xs
-            self.generation = max(x.generation for x in xs)
-            self.outputs = tuple(weakref.ref(o) for o in outputs)
-            self.output_shapes = tuple(y.shape for y in ys)
-            self.output_dtypes = tuple(y.dtype for y in ys)
+            generation = 0
+            for x in xs:
+                if x.generation > generation:
+                    generation = x.generation
+            self.generation = generation
+            self.outputs = tuple([weakref.ref(o) for o in outputs])
+            self.output_shapes = tuple([y.shape for y in ys])
+            self.output_dtypes = tuple([y.dtype for y in ys])
             for out in outputs:
                 out.creator = self
-                out.generation = self.generation + 1
-        return outputs[0] if single else outputs
+                out.generation = generation + 1
+        return outputs[0] if single else tuple(outputs)
 
     def forward(self, *xs: Any) -> Any:
         raise NotImplementedError

@@ -16,13 +16,11 @@ metadata as JSON text inside, read back with ``allow_pickle=False``, and saved a
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
 import weakref
 import zipfile
-from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -81,29 +79,39 @@ def _child(scope: dict[str, Any], name: str) -> dict[str, Any]:
     return node
 
 
-@contextlib.contextmanager
-def parameter_scope(name: str, scope: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
+class parameter_scope:  # noqa: N801 - nnabla's name; a class: cheaper than a generator
     """Enter the scope ``name`` (``"a/b"`` enters ``a`` then ``b``) below the current one.
 
     An empty name adds no level (NNC: an empty Unit ParameterScope adds nothing). With ``scope``
     (a dict from :func:`get_current_parameter_scope`), that dict becomes the current scope, as
-    ``nnabla.parameter_scope(name, scope)``.
+    ``nnabla.parameter_scope(name, scope)``. A context manager; ``as`` gives the scope dict.
+    (A class rather than ``contextlib.contextmanager``: every parametric function enters two
+    scopes, and the generator machinery cost a dozen Python calls per scope and step.)
     """
-    path = _current[1]
-    if scope is None:
-        scope = get_current_parameter_scope()
-        for part in str(name).split("/"):
-            if part:
-                scope = _child(scope, part)
-                path = f"{path}/{part}" if path else part
-    else:
-        path = str(name)
-    previous = list(_current)
-    _current[:] = [scope, path]
-    try:
-        yield scope
-    finally:
-        _current[:] = previous
+
+    __slots__ = ("_name", "_scope", "_previous")
+
+    def __init__(self, name: str, scope: dict[str, Any] | None = None) -> None:
+        self._name, self._scope = name, scope
+
+    def __enter__(self) -> dict[str, Any]:
+        scope, path = self._scope, _current[1]
+        if scope is None:
+            scope = _current[0]
+            name = self._name if type(self._name) is str else str(self._name)
+            if name:
+                for part in name.split("/"):
+                    if part:
+                        scope = _child(scope, part)
+                        path = f"{path}/{part}" if path else part
+        else:
+            path = str(self._name)
+        self._previous = (_current[0], _current[1])
+        _current[:] = [scope, path]
+        return scope
+
+    def __exit__(self, *exc: object) -> None:
+        _current[:] = self._previous
 
 
 def _split(name: str) -> tuple[dict[str, Any], str]:
@@ -119,7 +127,10 @@ def _split(name: str) -> tuple[dict[str, Any], str]:
 
 def get_parameter(name: str) -> Variable | None:
     """The parameter ``name`` (relative to the current scope), or None."""
-    scope = get_current_parameter_scope()
+    scope = _current[0]
+    if type(name) is str and "/" not in name:  # the common case, without splitting
+        found = scope.get(name) if name else None
+        return found if isinstance(found, Variable) else None
     parts = [p for p in str(name).split("/") if p]
     for part in parts[:-1]:
         scope = scope.get(part)

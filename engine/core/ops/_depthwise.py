@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from engine.core.ops import _jit
+from engine.core.ops._aligned import aligned_empty
 
 
 def _build(numba: ModuleType) -> dict[str, Any]:
@@ -88,7 +89,16 @@ def _build(numba: ModuleType) -> dict[str, Any]:
                             s += lanes[a, b, n]
                         gw[c, a, b] = s
 
-    return dict(forward=forward, backward=backward)
+    from engine.core.ops import _depthwise_cpu  # noqa: PLC0415 - imports numba
+
+    return dict(
+        forward=forward,
+        backward=backward,
+        vforward=_depthwise_cpu.forward,
+        vinput_grad=_depthwise_cpu.input_grad,
+        vweight_grad=_depthwise_cpu.weight_grad,
+        lanes=_depthwise_cpu.LANES,
+    )
 
 
 _compile = _jit.kernels(_build)
@@ -106,11 +116,24 @@ def applies(x4: Any, maps: int, group: int, nk: int, batch_last: bool) -> bool:
     )
 
 
+def _geometry(x: Any, w: Any, out, pad, stride, dilation) -> Any | None:
+    """The vector kernels' geometry array (see :mod:`._depthwise_cpu`), or None when they do
+    not serve ``x``: float32 with a batch of whole vectors only."""
+    kernels = _compile()
+    if x.dtype != np.float32 or x.shape[-1] % kernels["lanes"] or not x.flags.c_contiguous:
+        return None
+    return np.array((*x.shape, *w.shape[1:], *out, *pad, *stride, *dilation), dtype=np.int64)
+
+
 def forward(x: Any, w: Any, pad, stride, dilation, out) -> Any:
     """``x`` (C, H, W, N) contiguous, ``w`` (C, kh, kw) -> y (C, Ho, Wo, N); the zero padding
     is skipped, not copied."""
-    y = np.empty((x.shape[0], *out, x.shape[-1]), dtype=x.dtype)
+    y = aligned_empty((x.shape[0], *out, x.shape[-1]), x.dtype)
     w = np.ascontiguousarray(w, dtype=x.dtype)
+    geo = _geometry(x, w, out, pad, stride, dilation)
+    if geo is not None:
+        _compile()["vforward"](x.reshape(-1), w.reshape(-1), geo, y.reshape(-1))
+        return y
     _compile()["forward"](x, w, *pad, *stride, *dilation, y)
     return y
 
@@ -120,6 +143,16 @@ def backward(x: Any, w: Any, gy: Any, pad, stride, dilation, want_gx: bool, want
     None)."""
     w = np.ascontiguousarray(w, dtype=x.dtype)
     gy = np.ascontiguousarray(gy, dtype=x.dtype)
+    geo = _geometry(x, w, gy.shape[1:3], pad, stride, dilation)
+    if geo is not None:
+        gx = gw = None
+        if want_gx:
+            gx = aligned_empty(x.shape, x.dtype)
+            _compile()["vinput_grad"](w.reshape(-1), gy.reshape(-1), geo, gx.reshape(-1))
+        if want_gw:
+            gw = np.empty(w.shape, dtype=x.dtype)
+            _compile()["vweight_grad"](x.reshape(-1), gy.reshape(-1), geo, gw.reshape(-1))
+        return gx, gw
     gx = np.zeros(x.shape if want_gx else (1, 1, 1, 1), dtype=x.dtype)
     gw = np.zeros(w.shape if want_gw else (1, 1, 1), dtype=np.float64)
     _compile()["backward"](x, w, gy, *pad, *stride, *dilation, gx, gw, want_gx, want_gw)

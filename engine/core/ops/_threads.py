@@ -23,7 +23,12 @@ MIN_MAPS_PER_THREAD = 8
 
 
 def count() -> int:
-    """The number of threads NumPy's BLAS uses now (1 when threadpoolctl cannot tell)."""
+    """The number of threads NumPy's BLAS uses now (1 when threadpoolctl cannot tell).
+
+    NumPy's own library, not the first BLAS threadpoolctl lists: importing numba loads SciPy's
+    OpenBLAS too, after a caller may have limited NumPy's (``threadpool_limits(1)`` before the
+    first kernel), and that one keeps every core: the kernels then ran on two threads while
+    the caller had asked for one."""
     if "blas" not in _state:
         try:
             from threadpoolctl import ThreadpoolController  # noqa: PLC0415
@@ -31,9 +36,19 @@ def count() -> int:
             found = ThreadpoolController().select(user_api="blas").lib_controllers
         except ImportError:
             found = []
+        numpy_own = [c for c in found if _numpy_libs() in os.path.realpath(c.filepath)]
+        found = numpy_own or found
         _state["blas"] = found[0] if found else None
     blas = _state["blas"]
     return 1 if blas is None else max(1, blas.num_threads)
+
+
+def _numpy_libs() -> str:
+    """The folder holding NumPy's bundled libraries (``numpy.libs`` beside the package, as
+    wheels install them; NumPy linked to a system BLAS has none, and any BLAS is taken)."""
+    import numpy  # noqa: PLC0415
+
+    return os.path.realpath(os.path.dirname(numpy.__file__)) + ".libs"
 
 
 def _pool(workers: int) -> ThreadPoolExecutor:

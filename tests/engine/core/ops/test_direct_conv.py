@@ -14,7 +14,7 @@ from engine.core.autograd import Variable
 
 pytest.importorskip("numba", reason="the direct convolution kernels need numba")
 
-from engine.core.ops import _direct_conv, _jit  # noqa: E402 - after the skip
+from engine.core.ops import _aligned, _batchnorm_cpu, _direct_conv, _jit  # noqa: E402 - after the skip
 
 RNG = np.random.default_rng(5)
 LANES = _direct_conv._compile()["lanes"]
@@ -190,6 +190,8 @@ for fn, xs, ws, kw in [
     (F.convolution, (3 * lanes, 5, 7, 6), (7, 5, 3, 3), {"pad": (1, 1)}),
     (F.convolution, (2 * lanes, 3, 9, 8), (6, 3, 3, 3), {"pad": (1, 1), "stride": (2, 2)}),
     (F.deconvolution, (lanes, 5, 4, 5), (5, 6, 4, 4), {"pad": (1, 1), "stride": (2, 2)}),
+    # the depthwise vector kernels (_depthwise_cpu) use the same vectors
+    (F.depthwise_convolution, (2 * lanes, 4, 7, 6), (4, 3, 3), {"pad": (1, 1), "stride": (2, 2)}),
 ]:
     x = rng.standard_normal(xs).astype(np.float32)
     w = rng.standard_normal(ws).astype(np.float32)
@@ -215,3 +217,49 @@ def test_kernels_built_for_narrower_registers_compute_the_same(tmp_path, lanes):
     )
     used, worst = done.stdout.split()
     assert int(used) == lanes and float(worst) < 1e-4
+
+
+def _misaligned(a):
+    """A C-contiguous copy of ``a`` starting 4 bytes past a 64-byte boundary."""
+    buf = _aligned.aligned_empty((a.size + 16,), a.dtype)
+    out = buf[1 : 1 + a.size].reshape(a.shape)
+    out[...] = a
+    assert out.ctypes.data % 64 != 0
+    return out
+
+
+def test_kernels_take_misaligned_inputs_and_hand_out_aligned_outputs():
+    """The kernels' arrays start on cache lines (64 bytes: whole AVX-512 vectors per line);
+    inputs that do not (NumPy's own buffers start 16 bytes past one) are copied, with the same
+    results, and batch normalization's input gradient (the output gradient of the convolution
+    before it) is allocated aligned."""
+    n, c, o, h = LANES, 3, 5, 6
+    x = RNG.standard_normal((c, h, h, n)).astype(np.float32)
+    w = RNG.standard_normal((o, c, 3, 3)).astype(np.float32)
+    gy = RNG.standard_normal((o, h, h, n)).astype(np.float32)
+    xp = _direct_conv.padded(_misaligned(x), (1, 1))
+    assert xp.ctypes.data % 64 == 0
+    # Independent reference: direct sums over the padded windows.
+    win = np.lib.stride_tricks.sliding_window_view(xp, (3, 3), axis=(1, 2))  # c, h, h, n, 3, 3
+    want_y = np.einsum("cijnab,ocab->oijn", win, w)
+    want_gw = np.einsum("oijn,cijnab->ocab", gy, win)
+    g2 = gy[:, ::2, ::2]  # the output gradient of the same layer at stride 2 (3x3 outputs)
+    gxp = np.zeros((c, h + 2, h + 2, n), np.float32)
+    for a in range(3):
+        for b in range(3):
+            gxp[:, a : a + h : 2, b : b + h : 2] += np.einsum("oijn,oc->cijn", g2, w[:, :, a, b])
+    for xin, gin, g2in in (
+        (xp, gy, np.ascontiguousarray(g2)),
+        (_misaligned(xp), _misaligned(gy), g2),  # g2: neither aligned nor contiguous
+    ):
+        y = _direct_conv.forward(xin, w, (1, 1), (1, 1), (h, h))
+        gw = _direct_conv.weight_grad(xin, gin, (3, 3), (1, 1), (1, 1))
+        gx = _direct_conv.input_grad(np.ascontiguousarray(g2in), w, (h, h), (1, 1), (2, 2), (1, 1))
+        assert y.ctypes.data % 64 == 0 and gx.ctypes.data % 64 == 0
+        np.testing.assert_allclose(y, want_y, rtol=1e-4, atol=1e-4)
+        np.testing.assert_allclose(gw, want_gw, rtol=1e-4, atol=1e-3)
+        np.testing.assert_allclose(gx, gxp[:, 1:-1, 1:-1], rtol=1e-4, atol=1e-4)
+    bn = _batchnorm_cpu.backward(
+        _misaligned(x.reshape(c, -1)), gy[:c].reshape(c, -1), np.zeros((2, c)), None, True
+    )
+    assert bn[0].ctypes.data % 64 == 0

@@ -83,3 +83,34 @@ def test_engine_sets_openblas_thread_timeout_unless_the_user_did(preset, expecte
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
     )
     assert out.stdout.strip() == expected
+
+
+def test_count_follows_numpys_blas_when_numba_loads_another():
+    """A compiled kernel's first call makes numba import scipy.linalg, whose OpenBLAS arrives
+    after a caller limited NumPy's to one thread and keeps its default (every core).
+    threadpoolctl lists the two in an order that changes with the hash seed: the kernels took
+    whichever came first, so in half the processes they ran on every core while the caller
+    (the one-thread benchmarks) had asked for one. They must follow NumPy's."""
+    pytest.importorskip("numba", reason="the scenario is numba loading SciPy's BLAS")
+    pytest.importorskip("threadpoolctl")
+    code = (
+        "import numpy\n"
+        "from threadpoolctl import threadpool_limits\n"
+        "limits = threadpool_limits(1)\n"
+        "from engine.core.ops import _direct_conv as D, _threads\n"
+        "x = numpy.ones((2, 4, 4, D._compile()['lanes']), numpy.float32)\n"
+        "D.forward(D.padded(x, (1, 1)), numpy.ones((4, 2, 3, 3), numpy.float32), (1, 1), (1, 1),"
+        " (4, 4))\n"  # numba's first dispatch loads scipy.linalg (and its OpenBLAS) if installed
+        "print(_threads.count())\n"
+    )
+    counts = [
+        subprocess.run(
+            [sys.executable, "-c", code],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        for seed in range(6)
+    ]
+    assert counts == ["1"] * 6
