@@ -17,8 +17,9 @@ from pathlib import Path
 from engine.formats import load_project, save_project
 from engine.formats.samples import sample_projects
 from engine.graph.commands import Command, UndoStack
-from engine.graph.infer import LayerResult, NetworkInference, ProjectInference
+from engine.graph.infer import LayerResult, NetworkInference
 from engine.graph.project import Project
+from engine.graph.project_inference import ProjectInference
 from engine.graph.validate import Problem, validate_network
 
 _log = logging.getLogger(__name__)

@@ -55,8 +55,8 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
 def run(args: argparse.Namespace) -> int:
     from engine.formats import ProjectFileError, load_project
     from engine.graph.derive import counted_as
-    from engine.graph.infer import ProjectInference
     from engine.graph.loops import multipliers
+    from engine.graph.project_inference import ProjectInference
     from engine.graph.statistics import network_statistics, pooling_disagreements, pooling_message
     from engine.graph.validate import run_problems
 

@@ -4,8 +4,8 @@
 network) with the catalogue's rules (:class:`engine.layers.evaluate.LayerEval`). Results are
 cached per layer together with the layers each result read; :meth:`NetworkInference.invalidate`
 drops a layer and everything that depends on it, so after an edit only the affected part is
-recomputed. :class:`ProjectInference` keeps one per network, follows the project's events and
-shares unit expansions between callers.
+recomputed. :class:`engine.graph.project_inference.ProjectInference` keeps one per network,
+follows the project's events and shares unit expansions between callers.
 
 Shapes exclude the batch axis. The eight statistics follow docs/layers.md §1.6: a Unit layer
 carries the sums over its expansion, and counts only its own output.
@@ -28,7 +28,6 @@ from engine.layers.spec import STATISTICS
 __all__ = [
     "LayerResult",
     "NetworkInference",
-    "ProjectInference",
     "InferenceError",
     "UpstreamError",
     "CycleError",
@@ -564,83 +563,3 @@ def _seen(result: LayerResult) -> tuple:
 
 def _short(message: str) -> str:
     return message if len(message) <= 120 else message[:117] + "..."
-
-
-class ProjectInference:
-    """Incremental inference of every network of a project, following its events."""
-
-    def __init__(self, project: Project, follow: bool = True) -> None:
-        self.project = project
-        self.units = UnitCache(project)
-        self._networks: dict[str, NetworkInference] = {}
-        self._unsubscribe = project.events.subscribe(self._on_event) if follow else None
-
-    def close(self) -> None:
-        if self._unsubscribe:
-            self._unsubscribe()
-            self._unsubscribe = None
-
-    def network(self, name: str) -> NetworkInference:
-        inference = self._networks.get(name)
-        if inference is None:
-            inference = NetworkInference(self.project.network(name), self.project, units=self.units)
-            self._networks[name] = inference
-        return inference
-
-    def all(self) -> dict[str, NetworkInference]:
-        return {n.name: self.network(n.name) for n in self.project.networks}
-
-    def reset(self) -> None:
-        self._networks.clear()
-        self.units.entries.clear()
-        self.units.layers.clear()
-
-    # -- events ------------------------------------------------------------------------------
-
-    def _on_event(self, event) -> None:  # noqa: ANN001 - any engine.graph.events.Event
-        kind = event.kind
-        if kind.startswith("network_"):
-            self.reset()  # unit references may now resolve differently
-            return
-        network = getattr(event, "network", None)
-        if network is None or kind == "layer_moved" or not self.project.has_network(network):
-            return
-        if _changes_arguments(self.project.network(network), event):
-            # Argument values feed every layer of the network and every caller's binding.
-            self._networks.pop(network, None)
-            for key in [k for k in self.units.entries if k[0] == network]:
-                del self.units.entries[key]
-        else:
-            for inference in self._instances(network):
-                inference.apply(event)
-        self._drop_callers(network)
-
-    def _instances(self, network: str) -> list[NetworkInference]:
-        found = self.units.instances(network)
-        if network in self._networks:
-            found.append(self._networks[network])
-        return found
-
-    def _drop_callers(self, network: str) -> None:
-        """Unit layers that (transitively) call ``network`` must recompute their expansion."""
-        changed = {network}
-        calls = resolve.unit_calls(self.project)
-        grew = True
-        while grew:
-            grew = False
-            for caller, items in calls.items():
-                if caller not in changed and any(called in changed for _, called in items):
-                    changed.add(caller)
-                    grew = True
-        for inference in [*self._networks.values(), *self.units.entries.values()]:
-            inference.invalidate_units(changed)
-
-
-def _changes_arguments(network: Network, event) -> bool:  # noqa: ANN001
-    """True when the event adds, removes, renames or edits an Argument layer."""
-    layer = getattr(event, "layer", None)
-    if hasattr(layer, "type"):  # layer_added / layer_removed / layer_renamed carry the Layer
-        return layer.type == "Argument"  # type: ignore[union-attr]
-    if isinstance(layer, str) and network.has_layer(layer):
-        return network.layer(layer).type == "Argument"
-    return False

@@ -18,10 +18,11 @@ from pathlib import Path
 
 from engine.graph import config as cfg
 from engine.graph import derive, resolve
-from engine.graph.infer import NetworkInference, ProjectInference
+from engine.graph.infer import NetworkInference
 from engine.graph.network import Network
 from engine.graph.order import cycles
 from engine.graph.project import Project
+from engine.graph.project_inference import ProjectInference
 from engine.graph.statistics import pooling_disagreements, pooling_message
 from engine.layers import find_spec
 from engine.layers.evaluate import NOT_CONNECTED, RuleError

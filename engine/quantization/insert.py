@@ -20,9 +20,9 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from engine.graph.infer import ProjectInference
 from engine.graph.network import Layer, Link, Network
 from engine.graph.project import Project
+from engine.graph.project_inference import ProjectInference
 from engine.graph.resolve import parameter_name
 from engine.layers import find_spec
 from engine.layers.evaluate import RuleError

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from engine.graph.infer import ProjectInference
+from engine.graph.project_inference import ProjectInference
 from engine.graph.statistics import NetworkStatistics, network_statistics
 from engine.quantization import points
 from engine.quantization.insert import quantizable_layers

@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from engine.formats import load_project
-from engine.graph.infer import ProjectInference
 from engine.graph.project import Project
+from engine.graph.project_inference import ProjectInference
 from engine.graph.statistics import network_statistics
 from engine.quantization import points
 from engine.quantization.calibrate import calibrate, check_parameters, job_parameters_file

@@ -15,7 +15,7 @@ from engine import __version__
 from engine.data import DatasetError, open_dataset
 from engine.graph.config import SOLVER_REFERENCES
 from engine.graph.derive import counted_as
-from engine.graph.infer import ProjectInference
+from engine.graph.project_inference import ProjectInference
 from engine.graph.resolve import unit_calls
 from engine.graph.statistics import network_statistics
 from engine.layers import find_spec

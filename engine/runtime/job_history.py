@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.formats import ProjectFileError, load_project
-from engine.graph.infer import ProjectInference
+from engine.graph.project_inference import ProjectInference
 from engine.graph.statistics import network_statistics as stats
 from engine.runtime.job import Job, atomic_write_json
 

@@ -20,7 +20,7 @@ import engine.nn as nn
 from engine.core import backend
 from engine.formats.nnabla.nnp_write import nnp_bytes, nnp_message, unsupported
 from engine.graph.derive import counted_as
-from engine.graph.infer import ProjectInference
+from engine.graph.project_inference import ProjectInference
 from engine.graph.statistics import network_statistics
 from engine.layers.errors import ExportError
 from engine.runtime.checkpoint import PARAMETERS, checkpoint_path

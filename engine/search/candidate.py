@@ -13,8 +13,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from engine.formats import native
-from engine.graph.infer import ProjectInference
 from engine.graph.project import Project
+from engine.graph.project_inference import ProjectInference
 from engine.graph.statistics import network_statistics
 from engine.graph.validate import validate_project
 from engine.layers import find_spec

@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     from console_app.settings import AppSettings
     from engine.formats import load_project
     from engine.graph import commands as C
-    from engine.graph.infer import ProjectInference
+    from engine.graph.project_inference import ProjectInference
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     engine_times, open_times, edit_times = [], [], []

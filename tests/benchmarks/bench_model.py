@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 from engine.formats import load_project
-from engine.graph.infer import ProjectInference
+from engine.graph.project_inference import ProjectInference
 from engine.graph.statistics import network_statistics
 
 SAMPLE = (

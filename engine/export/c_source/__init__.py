@@ -427,7 +427,7 @@ def _statistics(source: Any) -> dict[str, Any]:
     """NNC's statistics of the runtime network (as ``neurocanvas cost``), or {} when unknown."""
     try:
         from engine.graph.derive import counted_as  # noqa: PLC0415
-        from engine.graph.infer import ProjectInference  # noqa: PLC0415
+        from engine.graph.project_inference import ProjectInference  # noqa: PLC0415
         from engine.graph.statistics import network_statistics  # noqa: PLC0415
 
         inference = ProjectInference(source.project, follow=False)

@@ -27,7 +27,7 @@ from engine.cli import main
 from engine.export import Source, export_nnp
 from engine.formats import load_project
 from engine.graph import derive
-from engine.graph.infer import ProjectInference
+from engine.graph.project_inference import ProjectInference
 from engine.graph.statistics import network_statistics
 from engine.model_import import ImportError_, parameters_path, read_model
 from engine.runtime.compiler import compile_network

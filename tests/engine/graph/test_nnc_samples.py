@@ -14,7 +14,7 @@ import pytest
 from nnc_samples import ALL_SAMPLES, SAMPLES_DIR
 
 from engine.formats import load_project
-from engine.graph.infer import ProjectInference
+from engine.graph.project_inference import ProjectInference
 from engine.graph.statistics import network_statistics
 
 REFERENCE = json.loads(

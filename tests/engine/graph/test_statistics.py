@@ -2,8 +2,9 @@
 
 import numpy as np
 
-from engine.graph.infer import NetworkInference, ProjectInference
+from engine.graph.infer import NetworkInference
 from engine.graph.project import Layer, Link, Network, Project
+from engine.graph.project_inference import ProjectInference
 from engine.graph.statistics import as_float32, network_statistics, pooling_disagreements
 
 

@@ -12,7 +12,7 @@ import pytest
 import engine.nn as nn
 import engine.nn.functions as F
 from engine.formats import load_project, save_project
-from engine.graph.infer import ProjectInference
+from engine.graph.project_inference import ProjectInference
 from engine.graph.statistics import network_statistics, stored_bits
 from engine.quantization import (
     QuantizationError,
