@@ -73,7 +73,7 @@ def _errors() -> tuple[type[BaseException], ...]:
     from engine.core.gpu import DeviceFailure  # noqa: PLC0415
     from engine.data import DatasetError  # noqa: PLC0415
     from engine.formats import ProjectFileError  # noqa: PLC0415
-    from engine.nn.parameter import ParameterFileError  # noqa: PLC0415
+    from engine.nn.parameter_file import ParameterFileError  # noqa: PLC0415
     from engine.runtime.job import JobError  # noqa: PLC0415
     from engine.runtime.metrics import MetricsError  # noqa: PLC0415
     from engine.runtime.program import ProgramError  # noqa: PLC0415

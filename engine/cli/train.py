@@ -170,7 +170,7 @@ def _check_arguments(args: argparse.Namespace) -> None:
     if args.project and not Path(args.project).is_file():
         raise UserError(f"{args.project}: no such project file")
     if args.params is not None:
-        from engine.nn.parameter import ParameterFileError, load_arrays  # noqa: PLC0415
+        from engine.nn.parameter_file import ParameterFileError, load_arrays  # noqa: PLC0415
 
         if args.resume:
             raise UserError("--params starts a new job; --resume continues from its checkpoint")
@@ -194,7 +194,7 @@ def _USER_ERRORS() -> tuple[type[BaseException], ...]:
     """Bad input: the project, its settings, its datasets, the job folder."""
     from engine.data import DatasetError  # noqa: PLC0415
     from engine.formats import ProjectFileError  # noqa: PLC0415
-    from engine.nn.parameter import ParameterFileError  # noqa: PLC0415
+    from engine.nn.parameter_file import ParameterFileError  # noqa: PLC0415
     from engine.runtime.job import JobError  # noqa: PLC0415
     from engine.runtime.program import ProgramError  # noqa: PLC0415
     from engine.runtime.session import SetupError  # noqa: PLC0415

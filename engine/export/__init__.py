@@ -53,7 +53,7 @@ def open_source(path: str | Path, checkpoint: str = "best") -> Source:
         ExportError: unreadable project, job without trained parameters.
     """
     from engine.formats import ProjectFileError, load_project  # noqa: PLC0415
-    from engine.nn.parameter import ParameterFileError  # noqa: PLC0415
+    from engine.nn.parameter_file import ParameterFileError  # noqa: PLC0415
     from engine.runtime.job import Job, JobError  # noqa: PLC0415
 
     path = Path(path)

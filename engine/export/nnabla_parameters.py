@@ -17,7 +17,7 @@ import numpy as np
 
 from engine.core.atomic import atomic_output
 from engine.export.literals import ExportError
-from engine.nn.parameter import ParameterFileError, load_arrays
+from engine.nn.parameter_file import ParameterFileError, load_arrays
 
 __all__ = ["nnabla_shapes", "write_nnabla_h5"]
 

@@ -24,7 +24,6 @@ from collections.abc import Iterator
 from engine.core.autograd import Variable, no_grad
 from engine.core.backend import seed, set_device
 from engine.nn.parameter import (
-    ParameterFileError,
     ParameterInfo,
     clear_parameters,
     get_current_parameter_scope,
@@ -40,6 +39,7 @@ from engine.nn.parameter import (
     set_lr_multiplier,
     set_parameter,
 )
+from engine.nn.parameter_file import ParameterFileError
 
 __all__ = [
     "Variable", "no_grad", "seed", "set_device",

@@ -11,7 +11,8 @@ from typing import Any
 
 from engine.core.autograd import Variable
 from engine.core.backend import asarray, get_array_module
-from engine.nn.parameter import ParameterFileError, get_lr_multiplier, load_arrays, save_arrays
+from engine.nn.parameter import get_lr_multiplier
+from engine.nn.parameter_file import ParameterFileError, load_arrays, save_arrays
 
 __all__ = ["Solver", "SolverState", "FORMAT_STATES"]
 

@@ -16,7 +16,7 @@ from engine.core import backend
 from engine.data import open_dataset
 from engine.data.iterator import batches_once
 from engine.graph.project import Project
-from engine.nn.parameter import read_index
+from engine.nn.parameter_file import read_index
 from engine.quantization.insert import Ranges
 from engine.quantization.scheme import QuantizationError
 from engine.runtime.checkpoint import job_parameters

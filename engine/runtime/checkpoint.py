@@ -27,7 +27,7 @@ from typing import Any
 import engine.nn as nn
 from engine.core import backend
 from engine.core.atomic import default_mode
-from engine.nn.parameter import (
+from engine.nn.parameter_file import (
     ParameterFileError,
     check_parameter_file,
     load_arrays,

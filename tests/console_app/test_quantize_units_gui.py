@@ -15,7 +15,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDialogButtonBox
 
-from engine.nn.parameter import load_arrays
+from engine.nn.parameter_file import load_arrays
 from engine.quantization.scheme import power_of_two_delta
 
 pytestmark = pytest.mark.gui

@@ -69,8 +69,12 @@ def _build(numba: ModuleType) -> dict[str, Any]:
                 inv = inv_std[k]
                 a = inv * gamma[k]
                 b = a * inv * inv * s2 / m_n
-                coef[1], coef[2], coef[3] = a, b, a * s1 / m_n
-                af, bf, df = coef[1], coef[2], coef[3]
+                coef[1], coef[2] = a, b
+                af, bf = coef[1], coef[2]
+                # from the rounded factor: where every gradient of a row is equal (a batch of
+                # one), af * g - df is then exactly 0, as the float64 version gave
+                coef[3] = af * s1 / m_n
+                df = coef[3]
                 out = gx[k]
                 for j in range(m_n):
                     out[j] = af * grow[j] - bf * (row[j] - m) - df

@@ -280,7 +280,7 @@ def test_relative_parameter_file_resolves_against_the_project_folder(project, tm
         done = subprocess.run([sys.executable, "-m", "engine.cli", *argv], env=env, cwd=elsewhere,
                               capture_output=True, text=True, timeout=120)  # fmt: skip
         assert done.returncode == 0, done.stderr
-    from engine.nn.parameter import load_arrays
+    from engine.nn.parameter_file import load_arrays
 
     arrays, meta = load_arrays(tmp_path / "job" / "checkpoints" / "last" / "parameters.npz")
     keys = {entry["name"]: entry["key"] for entry in meta["parameters"]}  # type: ignore[index]

@@ -14,7 +14,7 @@ from PIL import Image
 import engine.nn as nn
 from engine.cli import main
 from engine.formats import save_project
-from engine.nn.parameter import load_arrays
+from engine.nn.parameter_file import load_arrays
 
 
 @pytest.fixture

@@ -205,7 +205,7 @@ def test_corrupt_metadata_is_reported(tmp_path):
 
 
 def test_metadata_with_wrong_types_is_reported(tmp_path):
-    from engine.nn.parameter import save_arrays
+    from engine.nn.parameter_file import save_arrays
 
     path = tmp_path / "m.npz"
     meta = {

@@ -18,7 +18,7 @@ import engine.nn as nn
 from engine.data import builtin
 from engine.formats import load_project, save_project
 from engine.model_import import read_model
-from engine.nn.parameter import load_arrays
+from engine.nn.parameter_file import load_arrays
 from engine.runtime.run import train
 
 RECURRENT = sorted((SAMPLES_DIR / "tutorial" / "recurrent_neural_networks").glob("*.sdcproj"))

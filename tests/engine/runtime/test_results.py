@@ -12,7 +12,7 @@ import runtime_kit
 from engine.cli import main
 from engine.formats import save_project
 from engine.model_import import read_model
-from engine.nn.parameter import load_arrays
+from engine.nn.parameter_file import load_arrays
 from engine.runtime.compiler import compile_network
 
 

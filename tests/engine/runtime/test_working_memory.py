@@ -29,7 +29,7 @@ import engine.nn as nn
 import engine.nn.functions as F
 from engine.cli import main
 from engine.formats import load_project, save_project
-from engine.nn.parameter import load_arrays
+from engine.nn.parameter_file import load_arrays
 from engine.runtime.compiler import compile_network
 from engine.runtime.evaluator import evaluate
 from engine.runtime.session import build_session, plan_run

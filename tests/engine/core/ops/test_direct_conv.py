@@ -263,3 +263,15 @@ def test_kernels_take_misaligned_inputs_and_hand_out_aligned_outputs():
         _misaligned(x.reshape(c, -1)), gy[:c].reshape(c, -1), np.zeros((2, c)), None, True
     )
     assert bn[0].ctypes.data % 64 == 0
+
+
+def test_batch_normalization_backward_of_a_batch_of_one_is_exactly_zero():
+    """Batch statistics over one sample: every x equals its mean, every output the same, so
+    the input gradient is 0 exactly (NNC's VAT sample writes it as its noise); the float32
+    coefficients of the compiled backward must cancel to 0, as the float64 ones did."""
+    x = RNG.normal(size=(6, 1)).astype(np.float32)  # 6 channels, one value each
+    g = RNG.normal(size=(6, 1)).astype(np.float32) * 1e3
+    gamma = RNG.normal(size=6).astype(np.float32)
+    _, _, _, _, stats = _batchnorm_cpu.forward(x, gamma, np.zeros(6, np.float32), 1e-5)
+    gx = _batchnorm_cpu.backward(x, g, stats, gamma, True)[0]
+    assert not np.any(gx)
