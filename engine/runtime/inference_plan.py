@@ -1,0 +1,264 @@
+"""The test-mode program: a compiled network prepared once for inference without gradients.
+
+:meth:`engine.runtime.program.Program.forward` is the reference (the generic path): every step
+is looked up, its inputs resolved and wrapped as Variables on each call, and training,
+half precision, WorkingMemory buffers and generators all pass through it. Evaluation,
+``forward``, the structure search's attempts and the quantization sweeps only run a network
+forward with fixed parameters, so :func:`build` prepares a plan for them once:
+
+* a BatchNormalization in test mode (``batch_stat`` False: running mean and variance) that is
+  the only reader of a Convolution, DepthwiseConvolution or Affine is folded into that layer's
+  weight and bias, ``W' = W * s`` and ``b' = (b - mean) * s + beta`` with
+  ``s = gamma / sqrt(var + eps)`` per output channel (computed in float64, stored as float32);
+* a ReLU or ReLU6 that is the only reader of such a layer (or of its folded BatchNormalization)
+  is applied in place on that layer's fresh output;
+* every step is a pre-bound call on arrays: parameters resolved once, inputs taken by slot
+  number, no Variable per input and no autograd record.
+
+The folded weights are copies held by the plan: the job's parameters are never written. A plan
+reads the parameters' arrays when it is built, so it is built again when they change (once per
+evaluation pass; :func:`engine.runtime.evaluator.run_executors`).
+
+Programs the plan does not cover (half precision, WorkingMemory, generators, recurrent splits,
+parameters on the GPU) get no plan (``build`` returns None) and run the generic path.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import engine.nn as nn
+from engine.runtime.program import Program, Ref, Step, _batch_size, _feed
+
+__all__ = ["InferencePlan", "build"]
+
+_FOLD_INTO = ("Convolution", "DepthwiseConvolution", "Affine")
+_ACTIVATIONS = ("ReLU", "ReLU6")
+
+
+@dataclass
+class _Op:
+    """One call: ``function(*slots[inputs], **kwargs)`` into ``slots[out]``, then ``act``."""
+
+    name: str
+    function: Callable[..., Any]
+    inputs: tuple[int, ...]
+    kwargs: dict[str, Any]
+    out: int
+    act: str = ""  # "", "ReLU", "ReLU6": applied in place on the fresh output
+    batch_kwargs: tuple[str, ...] = ()
+    folded: tuple[str, ...] = ()  # the steps folded into this one (BatchNormalization, ReLU)
+
+
+class InferencePlan:
+    """A program's steps as pre-bound calls, with BatchNormalization folded (module docstring)."""
+
+    def __init__(self, program: Program, ops: list[_Op], slots: list[Any],
+                 feeds: dict[Ref, int], outputs: list[tuple[str, int]]) -> None:  # fmt: skip
+        self.program = program
+        self.ops = ops
+        self._slots = slots  # parameters (and folded copies) filled; the rest per call
+        self._feeds = feeds
+        self._outputs = outputs
+
+    @property
+    def folded(self) -> dict[str, tuple[str, ...]]:
+        """Step -> the steps folded into it (for tests and the benchmark)."""
+        return {op.name: op.folded for op in self.ops if op.folded}
+
+    def run(self, batch: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        """The program's outputs ``{output name: array}`` for one batch ``{variable: array}``."""
+        program = self.program
+        size = _batch_size(batch, program)
+        slots = list(self._slots)
+        for ref, index in self._feeds.items():
+            slots[index] = _feed(batch, ref[1], ref[2], size, program.network).data
+        with nn.no_grad():
+            for op in self.ops:
+                kwargs = op.kwargs
+                if op.batch_kwargs:
+                    kwargs = dict(kwargs)
+                    for key in op.batch_kwargs:
+                        kwargs[key] = (size, *kwargs[key])
+                out = op.function(*[slots[i] for i in op.inputs], **kwargs)
+                if isinstance(out, tuple):  # with_index variants: the data comes first
+                    out = out[0]
+                out = out.data
+                if op.act:
+                    if op.act == "ReLU":
+                        np.maximum(out, 0, out=out)
+                    else:
+                        np.clip(out, 0, 6, out=out)
+                slots[op.out] = out
+        return {name: slots[index] for name, index in self._outputs}
+
+
+def build(program: Program, params: Mapping[str, Any]) -> InferencePlan | None:
+    """The plan of ``program`` with ``params`` ({name: Variable}), or None where it does not
+    apply (module docstring)."""
+    if program.precision != "Float" or program.generators:
+        return None
+    if any(d.buffer for d in program.parameters):
+        return None
+    if any(s.item is not None or s.stores or s.is_loss for s in program.steps):
+        return None
+    arrays: dict[str, np.ndarray] = {}
+    for name, var in params.items():
+        if type(var.data) is not np.ndarray:  # the GPU, or nothing loaded
+            return None
+        arrays[name] = var.data
+    readers = _readers(program)
+    slots: list[Any] = []
+    index: dict[Ref, int] = {}
+
+    def slot(ref: Ref) -> int:
+        if ref not in index:
+            index[ref] = len(slots)
+            if ref[0] == "param":
+                slots.append(arrays[ref[1]])
+            else:
+                slots.append(None)
+        return index[ref]
+
+    steps = {s.name: s for s in program.steps}
+    skip: set[str] = set()
+    ops: list[_Op] = []
+    for step in program.steps:
+        if step.name in skip:
+            continue
+        if any(r[0] not in ("step", "param", "feed", "none") for r in step.inputs):
+            return None
+        if any(r[0] == "param" and r[1] not in arrays for r in step.inputs):
+            return None
+        inputs = list(step.inputs)
+        last, folded = step, []
+        bn = _only_reader(step, readers, steps)
+        if step.type in _FOLD_INTO and bn is not None and bn.type == "BatchNormalization":
+            fold = _fold(step, bn, arrays)
+            if fold is not None:
+                w, b = fold
+                inputs = [inputs[0], ("folded", f"{step.name}/W"), ("folded", f"{step.name}/b")]
+                slots.append(w)
+                index[inputs[1]] = len(slots) - 1
+                slots.append(b)
+                index[inputs[2]] = len(slots) - 1
+                last = bn
+                folded.append(bn.name)
+        act = ""
+        if step.type in _FOLD_INTO:
+            follower = _only_reader(last, readers, steps)
+            if follower is not None and follower.type in _ACTIVATIONS:
+                act = follower.type
+                folded.append(follower.name)
+                last = follower
+        skip.update(folded)
+        out = slot(("step", last.name))
+        ops.append(
+            _Op(
+                step.name,
+                step.function,
+                tuple(
+                    slot(r) if r[0] != "none" else _none(slots, index) for r in inputs
+                ),  # fmt: skip
+                dict(step.kwargs),
+                out,
+                act,
+                step.batch_kwargs,
+                tuple(folded),
+            )
+        )
+        for name in folded:  # the folded steps' outputs are this op's
+            index[("step", name)] = out
+    feeds = {ref: i for ref, i in index.items() if ref[0] == "feed"}
+    outputs = []
+    for name, ref in program.outputs:
+        if ref not in index or ref[0] != "step":
+            return None
+        outputs.append((name, index[ref]))
+    return InferencePlan(program, ops, slots, feeds, outputs)
+
+
+def _none(slots: list[Any], index: dict[Ref, int]) -> int:
+    if ("none",) not in index:
+        index[("none",)] = len(slots)
+        slots.append(None)
+    return index[("none",)]
+
+
+def _readers(program: Program) -> dict[str, int]:
+    """Step name -> how many step inputs and program outputs read it."""
+    count: dict[str, int] = {}
+    for step in program.steps:
+        for ref in step.inputs:
+            if ref[0] == "step":
+                count[ref[1]] = count.get(ref[1], 0) + 1
+    for _, ref in program.outputs:
+        if ref[0] == "step":
+            count[ref[1]] = count.get(ref[1], 0) + 1
+    return count
+
+
+def _only_reader(step: Step, readers: dict[str, int], steps: dict[str, Step]) -> Step | None:
+    """The one step that reads ``step``'s output, as its first input and nothing else of it;
+    None when it has other readers (another step, a program output)."""
+    if readers.get(step.name, 0) != 1:
+        return None
+    ref = ("step", step.name)
+    for other in steps.values():
+        if ref in other.inputs:
+            return other if other.inputs[0] == ref and other.inputs.count(ref) == 1 else None
+    return None
+
+
+def _fold(step: Step, bn: Step, arrays: Mapping[str, np.ndarray]):
+    """(W', b') of ``step`` with the test-mode BatchNormalization ``bn`` folded in, or None."""
+    kw = bn.kwargs
+    if kw.get("batch_stat", True) or kw.get("output_stat", False) or len(bn.inputs) != 5:
+        return None
+    if any(r[0] != "param" for r in bn.inputs[1:]):
+        return None
+    if step.inputs[1][0] != "param" or (
+        len(step.inputs) > 2 and step.inputs[2][0] not in ("param", "none")
+    ):
+        return None
+    ndim = len(step.shape) + 1  # with the batch axis
+    axes = kw.get("axes", (1,))
+    axes = tuple(int(a) % ndim for a in (axes if isinstance(axes, (tuple, list)) else (axes,)))
+    if step.type == "Affine":
+        if int(step.kwargs.get("base_axis", 1)) != 1 or len(step.shape) != 1:
+            return None
+        channel = 1
+    else:
+        if int(step.kwargs.get("base_axis", 1)) != 1:
+            return None
+        channel = ndim - 1 if step.kwargs.get("channel_last", False) else 1
+    if axes != (channel,):
+        return None
+    beta, gamma, mean, var = (arrays[r[1]].astype(np.float64).reshape(-1) for r in bn.inputs[1:])
+    maps = step.shape[channel - 1]
+    if any(p.size != maps for p in (beta, gamma, mean, var)):
+        return None
+    w = arrays[step.inputs[1][1]].astype(np.float64)
+    has_b = len(step.inputs) > 2 and step.inputs[2][0] == "param"
+    b = arrays[step.inputs[2][1]].astype(np.float64).reshape(-1) if has_b else np.zeros(maps)
+    if b.size != maps:
+        return None
+    s = gamma / np.sqrt(var + float(kw.get("eps", 1e-5)))
+    if step.type == "Affine":  # W (inputs, outputs)
+        if w.shape[-1] != maps:
+            return None
+        w = w * s
+    else:  # W (outmaps, ...)
+        if w.shape[0] != maps:
+            return None
+        w = w * s.reshape((maps,) + (1,) * (w.ndim - 1))
+    b = (b - mean) * s + beta
+    b_shape = arrays[step.inputs[2][1]].shape if has_b else (maps,)
+    return w.astype(np.float32), b.astype(np.float32).reshape(
+        b_shape if math.prod(b_shape) == maps else (maps,)
+    )
