@@ -33,12 +33,15 @@ from typing import Any
 import numpy as np
 
 import engine.nn as nn
+from engine.core.ops import _inference_cpu
 from engine.runtime.program import Program, Ref, Step, _batch_size, _feed
 
 __all__ = ["InferencePlan", "build"]
 
 _FOLD_INTO = ("Convolution", "DepthwiseConvolution", "Affine")
 _ACTIVATIONS = ("ReLU", "ReLU6")
+# Layers whose output is a fresh array of their own (an activation after them may overwrite it)
+_FRESH = (*_FOLD_INTO, "Add2", "BatchNormalization")
 
 
 @dataclass
@@ -53,6 +56,9 @@ class _Op:
     act: str = ""  # "", "ReLU", "ReLU6": applied in place on the fresh output
     batch_kwargs: tuple[str, ...] = ()
     folded: tuple[str, ...] = ()  # the steps folded into this one (BatchNormalization, ReLU)
+    # A convolution's bias, added with ``act`` in one compiled pass over its channels-major
+    # output (engine.core.ops._inference_cpu) instead of by the layer (then None in inputs)
+    bias: Any = None
 
 
 class InferencePlan:
@@ -89,11 +95,10 @@ class InferencePlan:
                 if isinstance(out, tuple):  # with_index variants: the data comes first
                     out = out[0]
                 out = out.data
-                if op.act:
-                    if op.act == "ReLU":
-                        np.maximum(out, 0, out=out)
-                    else:
-                        np.clip(out, 0, 6, out=out)
+                if op.bias is not None:
+                    _bias_act(out, op.bias, op.act)
+                elif op.act:
+                    _act(out, op.act)
                 slots[op.out] = out
         return {name: slots[index] for name, index in self._outputs}
 
@@ -127,6 +132,7 @@ def build(program: Program, params: Mapping[str, Any]) -> InferencePlan | None:
 
     steps = {s.name: s for s in program.steps}
     skip: set[str] = set()
+    fresh: set[int] = set()  # slots holding a fresh array an op made (not a view of an input)
     ops: list[_Op] = []
     for step in program.steps:
         if step.name in skip:
@@ -150,7 +156,7 @@ def build(program: Program, params: Mapping[str, Any]) -> InferencePlan | None:
                 last = bn
                 folded.append(bn.name)
         act = ""
-        if step.type in _FOLD_INTO:
+        if step.type in _FRESH:
             follower = _only_reader(last, readers, steps)
             if follower is not None and follower.type in _ACTIVATIONS:
                 act = follower.type
@@ -158,20 +164,18 @@ def build(program: Program, params: Mapping[str, Any]) -> InferencePlan | None:
                 last = follower
         skip.update(folded)
         out = slot(("step", last.name))
-        ops.append(
-            _Op(
-                step.name,
-                step.function,
-                tuple(
-                    slot(r) if r[0] != "none" else _none(slots, index) for r in inputs
-                ),  # fmt: skip
-                dict(step.kwargs),
-                out,
-                act,
-                step.batch_kwargs,
-                tuple(folded),
-            )
-        )
+        bias = None
+        if act and _separate_bias(step, inputs) and slots[slot(inputs[2])].size == step.shape[0]:
+            bias = slots[slot(inputs[2])].reshape(-1)
+            inputs = inputs[:2]
+        refs = tuple(slot(r) if r[0] != "none" else _none(slots, index) for r in inputs)
+        function = step.function
+        if step.type == "Add2" and _overwritable(step, refs, readers, steps, fresh):
+            function = _add_into  # the first operand's buffer, read by nothing else, takes the sum
+        ops.append(_Op(step.name, function, refs, dict(step.kwargs), out, act,
+                       step.batch_kwargs, tuple(folded), bias))  # fmt: skip
+        if step.type in _FRESH:
+            fresh.add(out)
         for name in folded:  # the folded steps' outputs are this op's
             index[("step", name)] = out
     feeds = {ref: i for ref, i in index.items() if ref[0] == "feed"}
@@ -181,6 +185,75 @@ def build(program: Program, params: Mapping[str, Any]) -> InferencePlan | None:
             return None
         outputs.append((name, index[ref]))
     return InferencePlan(program, ops, slots, feeds, outputs)
+
+
+class _Array:
+    """An array returned where the plan expects a layer's Variable (``.data``)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: np.ndarray) -> None:
+        self.data = data
+
+
+def _add_into(x0: np.ndarray, x1: np.ndarray, inplace: bool = False) -> _Array:
+    """Add2 into ``x0``'s own buffer (no new array): the sum NumPy's ``x0 + x1`` gives."""
+    if type(x0) is not np.ndarray or x0.shape != np.shape(x1) or not x0.flags.writeable:
+        return _Array(x0 + x1)
+    np.add(x0, x1, out=x0)
+    return _Array(x0)
+
+
+def _overwritable(step: Step, refs: tuple[int, ...], readers: dict[str, int],
+                  steps: dict[str, Step], fresh: set[int]) -> bool:  # fmt: skip
+    """Whether Add2 ``step`` may write into its first operand: a fresh array of an earlier op
+    that nothing else reads, of the sum's own shape."""
+    first, second = step.inputs[0], step.inputs[1]
+    if first[0] != "step" or first == second or refs[0] not in fresh:
+        return False
+    if readers.get(first[1], 0) != 1:
+        return False
+    return tuple(steps[first[1]].shape) == tuple(step.shape)
+
+
+def _separate_bias(step: Step, inputs: list[Ref]) -> bool:
+    """Whether the plan adds ``step``'s bias itself, with the activation after it (a
+    convolution with channels first and a bias that is a parameter or a folded one)."""
+    return (
+        step.type in ("Convolution", "DepthwiseConvolution")
+        and len(inputs) == 3
+        and inputs[2][0] in ("param", "folded")
+        and not step.kwargs.get("channel_last", False)
+        and int(step.kwargs.get("base_axis", 1)) == 1
+    )
+
+
+def _act(out: np.ndarray, act: str) -> None:
+    if act == "ReLU":
+        np.maximum(out, 0, out=out)
+    else:
+        np.clip(out, 0, 6, out=out)
+
+
+def _bias_act(out: np.ndarray, bias: np.ndarray, act: str) -> None:
+    """``out`` (N, C, ...) += ``bias`` (C,) per channel, then ``act``, in place: one compiled
+    pass over the (C, rest) matrix a convolution's channels-major buffer is, else NumPy."""
+    rows = _channel_rows(out)
+    if rows is None or not _inference_cpu.bias_act(rows, bias, act == "ReLU"):
+        out += bias.reshape((1, -1) + (1,) * (out.ndim - 2))
+        if act:
+            _act(out, act)
+    elif act == "ReLU6":  # the bias pass did not clip
+        _act(out, act)
+
+
+def _channel_rows(out: np.ndarray) -> np.ndarray | None:
+    """``out`` (N, C, ...) as a (C, rest) contiguous view when its memory is channels-major."""
+    order = sorted(range(out.ndim), key=lambda i: -out.strides[i])
+    if order[0] != 1 or min(out.strides) < 0:
+        return None
+    t = out.transpose(order)
+    return t.reshape(out.shape[1], -1) if t.flags.c_contiguous else None
 
 
 def _none(slots: list[Any], index: dict[Ref, int]) -> int:
