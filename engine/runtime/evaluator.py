@@ -41,7 +41,7 @@ from engine.data import open_dataset
 from engine.data.csv_dataset import Dataset
 from engine.data.iterator import batches_once
 from engine.data.writers import save_image
-from engine.runtime import metrics
+from engine.runtime import inference_plan, metrics
 from engine.runtime.checkpoint import job_parameters
 from engine.runtime.compiler import compile_network
 from engine.runtime.datasets import BUILTIN_SCHEME, resolve_uri
@@ -72,6 +72,18 @@ class ExecutorRun:
     program: Program
     params: dict[str, Any]
     info: dict[str, Any]  # RunPlan.executors item (num_evaluations, need_back_propagation...)
+    # The test-mode plan (engine.runtime.inference_plan), built on the first batch without a
+    # backward: the parameters stay as they are for the run's life (one evaluation, one
+    # ``forward``). Empty until built; [None] where the plan does not apply.
+    plan: list[Any] = field(default_factory=list, compare=False, repr=False)
+
+    def inference(self) -> inference_plan.InferencePlan | None:
+        """The program prepared for inference with these parameters (batch normalization
+        folded), or None where only the generic path runs it."""
+        if not self.plan:
+            self.plan.append(inference_plan.build(self.program, self.params))
+        plan: inference_plan.InferencePlan | None = self.plan[0]
+        return plan
 
 
 def evaluate(
@@ -199,12 +211,17 @@ def _run_executor(run: ExecutorRun, inputs: dict[str, Any]) -> dict[str, np.ndar
     # draws anew on each repeat (MC dropout).
     drawn: dict[int, Any] = {}
     for _ in range(count):
-        with contextlib.nullcontext() if back else nn.no_grad():
-            acts = run.program.forward(inputs, run.params, drawn)
-            if back:
-                _back_propagate(run, acts)
+        plan = None if back else run.inference()
+        if plan is not None:
+            outputs = plan.run(inputs)
+        else:
+            with contextlib.nullcontext() if back else nn.no_grad():
+                acts = run.program.forward(inputs, run.params, drawn)
+                if back:
+                    _back_propagate(run, acts)
+            outputs = {name: run.program.output(acts, name).data for name in names}
         for name in names:
-            value = backend.to_numpy(run.program.output(acts, name).data).astype(np.float64)
+            value = backend.to_numpy(outputs[name]).astype(np.float64)
             total[name] = value if last or name not in total else total[name] + value
     return {n: (v if last else v / count).astype(np.float32) for n, v in total.items()}
 

@@ -110,7 +110,7 @@ def build(program: Program, params: Mapping[str, Any]) -> InferencePlan | None:
         return None
     if any(d.buffer for d in program.parameters):
         return None
-    if any(s.item is not None or s.stores or s.is_loss for s in program.steps):
+    if any(s.item is not None or s.stores for s in program.steps):
         return None
     arrays: dict[str, np.ndarray] = {}
     for name, var in params.items():
