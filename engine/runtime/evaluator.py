@@ -106,7 +106,7 @@ def evaluate(
     nn.seed(plan.seed)
     with open_dataset(csv_path, normalize=normalize, cache=True) as data:
         writer = _OutputWriter(job.root, [n for p in programs for n, _ in p.outputs])
-        rows = [_absolute_cells(data, i) for i in range(data.size)]
+        rows = _absolute_rows(data)
         for start, outputs in run_executors(runs, data, plan.batch_size):
             values = [
                 out[n] for p, out in zip(programs, outputs, strict=True) for n, _ in p.outputs
@@ -243,11 +243,20 @@ def _back_propagate(run: ExecutorRun, acts: Any) -> None:
             var.grad = None
 
 
-def _absolute_cells(data: Dataset, index: int) -> list[str]:
-    """A dataset row as nnabla's forward writes it: non-number cells made full paths."""
+def _absolute_rows(data: Dataset) -> list[list[str]]:
+    """The dataset's rows as nnabla's forward writes them: non-number cells made full paths.
+    A cell seen before (class labels, repeated values) is converted once."""
     root = os.path.abspath(os.path.dirname(data.path))
-    return [cell if (not cell or _is_float(cell)) else _full_path(root, cell)
-            for cell in data.row_cells(index)]  # fmt: skip
+    seen: dict[str, str] = {}
+
+    def convert(cell: str) -> str:
+        done = seen.get(cell)
+        if done is None:
+            done = cell if (not cell or _is_float(cell)) else _full_path(root, cell)
+            seen[cell] = done
+        return done
+
+    return [[convert(cell) for cell in data.row_cells(i)] for i in range(data.size)]
 
 
 def _is_float(text: str) -> bool:
@@ -282,7 +291,14 @@ class _OutputWriter:
         for index, batch in enumerate(outputs):
             kind = self.kinds.setdefault(index, _kind(batch.shape[1:]))
             if kind[0] == "col":
-                self.values[index].append(batch.reshape(len(batch), -1))
+                flat = batch.reshape(len(batch), -1)
+                self.values[index].append(flat)
+                # NumPy formats a float32 array as str(np.float32(v)) does each value (the
+                # shortest repr that reads back the same), in one call for the whole batch
+                texts = flat.astype(np.float32, copy=False).astype(str).tolist()
+                for row, cells in enumerate(texts[: max(0, len(rows) - start)], start):
+                    rows[row].extend(cells)
+                continue
             for k, sample in enumerate(batch):
                 row = start + k
                 if row < len(rows):
@@ -290,8 +306,6 @@ class _OutputWriter:
 
     def _cells(self, output: int, row: int, sample: np.ndarray, kind: tuple[str, int]) -> list[str]:
         vtype, dim = kind
-        if vtype == "col":
-            return [str(np.float32(v)) for v in sample.reshape(-1)]
         cells = []
         for channel in range(dim):
             name = f"{output}_{row // 1000:04d}/" + (f"{channel}_" if dim > 1 else "") + f"{row}"
