@@ -41,7 +41,7 @@ __all__ = ["InferencePlan", "build"]
 _FOLD_INTO = ("Convolution", "DepthwiseConvolution", "Affine")
 _ACTIVATIONS = ("ReLU", "ReLU6")
 # Layers whose output is a fresh array of their own (an activation after them may overwrite it)
-_FRESH = (*_FOLD_INTO, "Add2", "BatchNormalization")
+_FRESH = (*_FOLD_INTO, "Add2", "BatchNormalization", "MaxPooling")
 
 
 @dataclass
@@ -172,6 +172,8 @@ def build(program: Program, params: Mapping[str, Any]) -> InferencePlan | None:
         function = step.function
         if step.type == "Add2" and _overwritable(step, refs, readers, steps, fresh):
             function = _add_into  # the first operand's buffer, read by nothing else, takes the sum
+        elif step.type == "MaxPooling":
+            function = _MaxPooling(step.function)
         ops.append(_Op(step.name, function, refs, dict(step.kwargs), out, act,
                        step.batch_kwargs, tuple(folded), bias))  # fmt: skip
         if step.type in _FRESH:
@@ -194,6 +196,17 @@ class _Array:
 
     def __init__(self, data: np.ndarray) -> None:
         self.data = data
+
+
+class _MaxPooling:
+    """Max pooling without noting each window's winning cell (no backward will ask)."""
+
+    def __init__(self, generic: Callable[..., Any]) -> None:
+        self.generic = generic
+
+    def __call__(self, x: Any, **kwargs: Any) -> Any:
+        y = _inference_cpu.max_pooling(x, **kwargs)
+        return self.generic(x, **kwargs) if y is None else _Array(y)
 
 
 def _add_into(x0: np.ndarray, x1: np.ndarray, inplace: bool = False) -> _Array:

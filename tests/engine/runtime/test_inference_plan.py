@@ -272,3 +272,29 @@ def test_bias_act_kernel_matches_numpy():
                 want = np.maximum(want, 0)
             np.testing.assert_array_equal(got, want)
     assert not _inference_cpu.bias_act(np.zeros((3, 4), np.float32)[:, ::2], np.zeros(3), True)
+
+
+@pytest.mark.skipif(_inference_cpu._compile() is None, reason="numba not installed")
+@pytest.mark.parametrize(
+    ("kernel", "stride", "pad", "ignore_border"),
+    [((2, 2), None, (0, 0), True), ((3, 3), (2, 2), (1, 1), True), ((3, 2), (2, 3), (0, 0), False)],
+)
+def test_max_pooling_values_match_the_training_kernel(kernel, stride, pad, ignore_border):
+    import engine.nn.functions as F
+
+    rng = np.random.default_rng(4)
+    base = rng.normal(0, 1, (5, 3, 9, 8)).astype(np.float32)
+    base[1, 2, 3, 4] = np.nan
+    base[0, 0, :2, :2] = -np.inf
+    # the layouts the convolutions hand out (batch innermost), channel-last memory, plain NCHW
+    layouts = [
+        np.ascontiguousarray(base.transpose(1, 2, 3, 0)).transpose(3, 0, 1, 2),
+        np.ascontiguousarray(base.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2),
+        base,
+    ]
+    for x in layouts:
+        got = _inference_cpu.max_pooling(x, kernel, stride, ignore_border, pad)
+        with nn.no_grad():
+            want = F.max_pooling(nn.Variable(x), kernel, stride, ignore_border, pad).data
+        np.testing.assert_array_equal(got, want)
+    assert _inference_cpu.max_pooling(base[:, :, ::2], kernel, stride, ignore_border, pad) is None
