@@ -298,3 +298,24 @@ def test_max_pooling_values_match_the_training_kernel(kernel, stride, pad, ignor
             want = F.max_pooling(nn.Variable(x), kernel, stride, ignore_border, pad).data
         np.testing.assert_array_equal(got, want)
     assert _inference_cpu.max_pooling(base[:, :, ::2], kernel, stride, ignore_border, pad) is None
+
+
+@pytest.mark.parametrize("sample", ["lenet_digits.ncproj", "residual_digits.ncproj"])
+def test_quantized_networks_run_their_quantizers_unfolded(sample):
+    """A quantizer on every layer's output: nothing is folded across one, and the plan gives
+    the generic path's numbers (the quantization sweeps and searches evaluate these)."""
+    from engine.quantization import Scheme, insert_quantizers
+
+    project = load_project(PROJECTS / sample)
+    quantized = insert_quantizers(project, "Main", Scheme(bits=8, delta=0.0625))
+    nn.clear_parameters()
+    nn.seed(0)
+    program = compile_network(project, f"{quantized.name}Runtime")
+    assert any(s.type.endswith("Quantize") for s in program.steps)
+    params = program.create_parameters(PROJECTS)
+    _randomize_statistics(params)
+    rng = np.random.default_rng(6)
+    batch = {v: rng.random((6, *shape), dtype=np.float32) for v, shape in program.feeds.items()}
+    plan = _compare(program, params, batch)
+    folded = {n for names in plan.folded.values() for n in names}
+    assert not any(s.type == "BatchNormalization" and s.name in folded for s in program.steps)
