@@ -169,12 +169,17 @@ def build(program: Program, params: Mapping[str, Any]) -> InferencePlan | None:
             bias = slots[slot(inputs[2])].reshape(-1)
             inputs = inputs[:2]
         refs = tuple(slot(r) if r[0] != "none" else _none(slots, index) for r in inputs)
-        function = step.function
+        function, op_act = step.function, act
         if step.type == "Add2" and _overwritable(step, refs, readers, steps, fresh):
             function = _add_into  # the first operand's buffer, read by nothing else, takes the sum
         elif step.type == "MaxPooling":
             function = _MaxPooling(step.function)
-        ops.append(_Op(step.name, function, refs, dict(step.kwargs), out, act,
+        elif step.type == "GlobalAveragePooling":
+            function = _GlobalAveragePooling(step.function)
+        elif _pointwise(step, inputs) and slots[refs[1]].shape[2:] == (1, 1):  # one GEMM
+            function = _Pointwise(step.function, slots[refs[1]], bias, act)
+            bias, op_act = None, ""  # both applied by the GEMM's own pass
+        ops.append(_Op(step.name, function, refs, dict(step.kwargs), out, op_act,
                        step.batch_kwargs, tuple(folded), bias))  # fmt: skip
         if step.type in _FRESH:
             fresh.add(out)
@@ -207,6 +212,81 @@ class _MaxPooling:
     def __call__(self, x: Any, **kwargs: Any) -> Any:
         y = _inference_cpu.max_pooling(x, **kwargs)
         return self.generic(x, **kwargs) if y is None else _Array(y)
+
+
+def _batch_last(x: Any) -> np.ndarray | None:
+    """(N, C, *spatial) ``x`` as the contiguous (C, *spatial, N) buffer it views, or None."""
+    if type(x) is not np.ndarray or x.ndim < 2:
+        return None
+    buf = x.transpose((*range(1, x.ndim), 0))
+    return buf if buf.flags.c_contiguous else None
+
+
+class _GlobalAveragePooling:
+    """The mean over the spatial axes of a batch-innermost convolution output as one sum over
+    the middle axis of its (C, H*W, N) buffer (NumPy reduces the strided (N, C, H, W) view
+    several times slower); else the generic function."""
+
+    def __init__(self, generic: Callable[..., Any]) -> None:
+        self.generic = generic
+
+    def __call__(self, x: Any) -> Any:
+        buf = _batch_last(x)
+        if buf is None or x.ndim < 3:
+            return self.generic(x)
+        c, n = x.shape[1], x.shape[0]
+        count = buf.size // (c * n)
+        means = buf.reshape(c, count, n).sum(axis=1) * x.dtype.type(1 / count)
+        return _Array(means.T.reshape(n, c, 1, 1))
+
+
+class _Pointwise:
+    """A 1x1 convolution (stride 1, no padding, one group) on a batch-innermost input: one GEMM
+    ``W (O, C) @ X (C, H*W*N)`` into the output's own (O, H, W, N) buffer, then the bias and the
+    activation in one pass; the layer's geometry checks and column views are skipped. Other
+    layouts go to the generic function (with the bias as an input)."""
+
+    def __init__(self, generic: Callable[..., Any], w: np.ndarray, bias: Any, act: str) -> None:
+        self.generic, self.w2 = generic, w.reshape(w.shape[0], -1)
+        self.w, self.bias, self.act = w, bias, act
+
+    def __call__(self, x: Any, w: Any, b: Any = None, **kwargs: Any) -> Any:
+        bias = self.bias if b is None else b  # the plan's (a separated bias) or the input
+        buf = _batch_last(x)
+        if buf is None or buf.shape[0] != self.w2.shape[1] or buf.dtype != self.w2.dtype:
+            out = self.generic(x, w, bias, **kwargs).data
+            if self.act:
+                _act(out, self.act)
+            return _Array(out)
+        y = np.matmul(self.w2, buf.reshape(buf.shape[0], -1))
+        if bias is not None:
+            bias = bias.reshape(-1)
+            if not _inference_cpu.bias_act(y, bias, self.act == "ReLU"):
+                y += bias.reshape(-1, 1)
+                if self.act == "ReLU":
+                    _act(y, "ReLU")
+            if self.act == "ReLU6":
+                _act(y, "ReLU6")
+        elif self.act:
+            _act(y, self.act)
+        out = y.reshape((y.shape[0], *buf.shape[1:]))
+        return _Array(out.transpose((x.ndim - 1, *range(x.ndim - 1))))
+
+
+def _pointwise(step: Step, inputs: list[Ref]) -> bool:
+    kw = step.kwargs
+    return (
+        step.type == "Convolution"
+        and len(step.shape) == 3
+        and inputs[1][0] in ("param", "folded")
+        and (len(inputs) < 3 or inputs[2][0] in ("param", "folded", "none"))
+        and int(kw.get("group", 1)) == 1
+        and int(kw.get("base_axis", 1)) == 1
+        and not kw.get("channel_last", False)
+        and tuple(kw.get("pad") or (0, 0)) == (0, 0)
+        and tuple(kw.get("stride") or (1, 1)) == (1, 1)
+        and tuple(kw.get("dilation") or (1, 1)) == (1, 1)
+    )
 
 
 def _add_into(x0: np.ndarray, x1: np.ndarray, inplace: bool = False) -> _Array:

@@ -319,3 +319,26 @@ def test_quantized_networks_run_their_quantizers_unfolded(sample):
     plan = _compare(program, params, batch)
     folded = {n for names in plan.folded.values() for n in names}
     assert not any(s.type == "BatchNormalization" and s.name in folded for s in program.steps)
+
+
+def test_pointwise_convolutions_and_global_average_pooling(kit):
+    """1x1 convolutions as one GEMM (with and without a bias, BN and ReLU; on the feed's plain
+    NCHW layout they take the generic function) and the pooled means from the batch-innermost
+    buffer, batch 1 and 5."""
+    layers = [kit.layer("Input", "Input", Size=(3, 5, 4), Dataset="x"),
+              kit.layer("Pointwise", "Convolution", OutMaps=6, KernelShape=(1, 1)),
+              kit.layer("Convolution", "Convolution", OutMaps=4, KernelShape=(3, 3),
+                        BorderMode="same"),
+              kit.layer("Pointwise_2", "Convolution", OutMaps=5, KernelShape=(1, 1)),
+              kit.layer("BatchNormalization", "BatchNormalization", Axes=0),
+              kit.layer("ReLU", "ReLU"),
+              kit.layer("Pointwise_3", "Convolution", OutMaps=3, KernelShape=(1, 1),
+                        WithBias=False),
+              kit.layer("GlobalAveragePooling", "GlobalAveragePooling")]  # fmt: skip
+    program, params = _runtime(kit, layers)
+    for batch in (1, 5):
+        plan = _compare(program, params, _x((3, 5, 4), batch))
+    kinds = {op.name: type(op.function).__name__ for op in plan.ops}
+    assert kinds["Pointwise"] == kinds["Pointwise_2"] == kinds["Pointwise_3"] == "_Pointwise"
+    assert kinds["GlobalAveragePooling"] == "_GlobalAveragePooling"
+    assert plan.folded == {"Pointwise_2": ("BatchNormalization", "ReLU")}
