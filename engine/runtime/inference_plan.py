@@ -10,14 +10,21 @@ forward with fixed parameters, so :func:`build` prepares a plan for them once:
   the only reader of a Convolution, DepthwiseConvolution or Affine is folded into that layer's
   weight and bias, ``W' = W * s`` and ``b' = (b - mean) * s + beta`` with
   ``s = gamma / sqrt(var + eps)`` per output channel (computed in float64, stored as float32);
-* a ReLU or ReLU6 that is the only reader of such a layer (or of its folded BatchNormalization)
-  is applied in place on that layer's fresh output;
+* a ReLU or ReLU6 that is the only reader of such a layer (or of its folded BatchNormalization,
+  or of an Add2, a BatchNormalization or a MaxPooling) is applied in place on that layer's fresh
+  output; a convolution's bias and ReLU are one compiled pass
+  (:mod:`engine.core.ops._inference_cpu`);
+* a 1x1 convolution on a batch-innermost input is one GEMM into its own output buffer, global
+  average pooling one sum over the buffer's middle axis, max pooling keeps only the maxima (no
+  winning cell noted for a backward), and an Add2 whose first operand nothing else reads adds
+  into that operand's buffer;
 * every step is a pre-bound call on arrays: parameters resolved once, inputs taken by slot
   number, no Variable per input and no autograd record.
 
 The folded weights are copies held by the plan: the job's parameters are never written. A plan
-reads the parameters' arrays when it is built, so it is built again when they change (once per
-evaluation pass; :func:`engine.runtime.evaluator.run_executors`).
+reads the parameters' arrays when it is built, so it lives as long as one run of an executor
+with unchanged parameters (:meth:`engine.runtime.evaluator.ExecutorRun.inference`: one
+evaluation, one ``forward``); an executor that needs a backward keeps the generic path.
 
 Programs the plan does not cover (half precision, WorkingMemory, generators, recurrent splits,
 parameters on the GPU) get no plan (``build`` returns None) and run the generic path.
