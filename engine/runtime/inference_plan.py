@@ -78,6 +78,17 @@ class InferencePlan:
         self._slots = slots  # parameters (and folded copies) filled; the rest per call
         self._feeds = feeds
         self._outputs = outputs
+        # The activations each op is the last reader of, dropped once it has run (the generic
+        # pass keeps every step's output to the end; here memory is given back as it goes).
+        keep = {i for _, i in outputs} | {i for i, v in enumerate(slots) if v is not None}
+        last: dict[int, int] = {}
+        for k, op in enumerate(ops):
+            for i in op.inputs:
+                last[i] = k
+        self._drop = [[] for _ in ops]  # type: list[list[int]]
+        for i, k in last.items():
+            if i not in keep:
+                self._drop[k].append(i)
 
     @property
     def folded(self) -> dict[str, tuple[str, ...]]:
@@ -92,7 +103,8 @@ class InferencePlan:
         for ref, index in self._feeds.items():
             slots[index] = _feed(batch, ref[1], ref[2], size, program.network).data
         with nn.no_grad():
-            for op in self.ops:
+            drop = self._drop
+            for k, op in enumerate(self.ops):
                 kwargs = op.kwargs
                 if op.batch_kwargs:
                     kwargs = dict(kwargs)
@@ -107,6 +119,8 @@ class InferencePlan:
                 elif op.act:
                     _act(out, op.act)
                 slots[op.out] = out
+                for i in drop[k]:
+                    slots[i] = None
         return {name: slots[index] for name, index in self._outputs}
 
 

@@ -134,6 +134,8 @@ def test_conv_bn_relu_folds_and_batch_of_one(kit):
         plan = _compare(program, params, _x((3, 9, 9), batch))
     assert plan.folded == {"Convolution": ("BatchNormalization", "ReLU")}
     assert [op.name for op in plan.ops] == ["Convolution", "Affine", "Softmax"]
+    # the convolution's output is let go once the Affine has read it; the output is kept
+    assert plan._drop == [[plan.ops[0].inputs[0]], [plan.ops[0].out], [plan.ops[1].out]]
 
 
 def test_batch_normalization_not_after_a_convolution_runs_as_itself(kit):
