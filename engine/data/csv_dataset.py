@@ -318,7 +318,7 @@ class Dataset:
                 f"Received: {cell!r}")  # fmt: skip
 
     def _resolve_files(self, column: Column) -> str:
-        table, folder = self._table, self.path.parent
+        table, folder = self._table, str(self.path.parent)
         kinds: dict[str, int] = {}
         paths: list[str] = []
         stats = np.empty((len(table.rows), 2), dtype=np.int64)
@@ -347,7 +347,7 @@ class Dataset:
             if stat is None:
                 raise DatasetError(f"{table.where(r, column)}: file not found: {cell} "
                                    f"(looked for {resolved})")  # fmt: skip
-            paths.append(str(resolved))
+            paths.append(resolved)
             stats[r] = stat
         self._paths[column.variable] = paths
         self._stats[column.variable] = stats
@@ -435,15 +435,13 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _resolve(folder: Path, cell: str) -> tuple[Path, tuple[int, int] | None]:
+def _resolve(folder: str, cell: str) -> tuple[str, tuple[int, int] | None]:
     """The file a cell names and its (size, mtime_ns), or None when it does not exist."""
     candidates = [cell] if cell.strip() == cell else [cell, cell.strip()]
     first = None
     for text in candidates:
         text = text.replace("\\", "/")
-        path = (
-            Path(text) if (os.path.isabs(text) or text.startswith(_WINDOWS_ABS)) else folder / text
-        )
+        path = _join(folder, text)
         first = first or path
         try:
             st = os.stat(path)  # one system call per file (Path.is_file would make a second)
@@ -451,7 +449,24 @@ def _resolve(folder: Path, cell: str) -> tuple[Path, tuple[int, int] | None]:
             continue
         if S_ISREG(st.st_mode):
             return path, (st.st_size, st.st_mtime_ns)
-    return first or folder / cell, None
+    return first or _join(folder, cell), None
+
+
+def _join(folder: str, text: str) -> str:
+    """``str(Path(folder) / text)`` (``Path(text)`` for an absolute ``text``), without building
+    Path objects for the plain relative paths datasets hold (``./train/0/001.png``): opening a
+    dataset joins one per row."""
+    if os.path.isabs(text) or text.startswith(_WINDOWS_ABS):
+        return str(Path(text))
+    rest = text
+    while rest.startswith("./"):
+        rest = rest[2:]
+    plain = (
+        os.sep == "/" and rest and rest != "." and folder not in ("", ".") and folder[-1] != "/"
+        and rest[0] != "/" and "//" not in rest and "/./" not in rest
+        and not rest.endswith(("/", "/."))
+    )  # fmt: skip
+    return folder + "/" + rest if plain else str(Path(folder) / text)
 
 
 def _shape(shape: tuple[int, ...] | None) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 import wave
 from pathlib import Path
 from typing import Any
@@ -45,7 +46,7 @@ class FileLoadError(Exception):
 
 def file_kind(path: str) -> str | None:
     """``"image"``, ``"csv"``, ``"npy"``, ``"wav"`` or None for an unsupported extension."""
-    return KIND_BY_EXTENSION.get(Path(path).suffix.lower())
+    return KIND_BY_EXTENSION.get(os.path.splitext(path)[1].lower())
 
 
 def supported_extensions() -> str:

@@ -19,6 +19,7 @@ from engine.core import backend
 from engine.core.autograd import backward
 from engine.data.loaders import FileLoadError, load_file, normalization_scale
 from engine.plugins.errors import PluginError
+from engine.runtime import inference_plan
 from engine.runtime.compiler import compile_network
 from engine.runtime.evaluator import load_parameters
 from engine.runtime.job import Job
@@ -89,11 +90,22 @@ class JobModel:
         """The values of ``names`` (activation keys, :meth:`variable`) for a batch of inputs."""
         x = np.asarray(x, np.float32).reshape((-1, *self.input_shape))
         parts: list[list[np.ndarray]] = [[] for _ in names]
+        # Output variables only (LIME, SHAP, the Inference plugin): the runtime's test-mode
+        # plan, built for this call (the parameters may change between calls); a layer's
+        # activation needs the generic pass, which keeps every step's output.
+        plan = inference_plan.build(self.program, self.params) if all(
+            n.startswith("output:") for n in names) else None  # fmt: skip
         with nn.no_grad():
             for start in range(0, len(x), chunk):
-                acts = self.program.forward(self._batch(x[start : start + chunk]), self.params)
-                for k, name in enumerate(names):
-                    parts[k].append(backend.to_numpy(acts[name].data).astype(np.float64))
+                batch = self._batch(x[start : start + chunk])
+                if plan is not None:
+                    outs = plan.run(batch)
+                    values = [outs[n[len("output:") :]] for n in names]
+                else:
+                    acts = self.program.forward(batch, self.params)
+                    values = [acts[n].data for n in names]
+                for k, value in enumerate(values):
+                    parts[k].append(backend.to_numpy(value).astype(np.float64))
         return [np.concatenate(p) for p in parts]
 
     def gradient(

@@ -41,7 +41,7 @@ from engine.data import open_dataset
 from engine.data.csv_dataset import Dataset
 from engine.data.iterator import batches_once
 from engine.data.writers import save_image
-from engine.runtime import metrics
+from engine.runtime import inference_plan, metrics
 from engine.runtime.checkpoint import job_parameters
 from engine.runtime.compiler import compile_network
 from engine.runtime.datasets import BUILTIN_SCHEME, resolve_uri
@@ -72,6 +72,18 @@ class ExecutorRun:
     program: Program
     params: dict[str, Any]
     info: dict[str, Any]  # RunPlan.executors item (num_evaluations, need_back_propagation...)
+    # The test-mode plan (engine.runtime.inference_plan), built on the first batch without a
+    # backward: the parameters stay as they are for the run's life (one evaluation, one
+    # ``forward``). Empty until built; [None] where the plan does not apply.
+    plan: list[Any] = field(default_factory=list, compare=False, repr=False)
+
+    def inference(self) -> inference_plan.InferencePlan | None:
+        """The program prepared for inference with these parameters (batch normalization
+        folded), or None where only the generic path runs it."""
+        if not self.plan:
+            self.plan.append(inference_plan.build(self.program, self.params))
+        plan: inference_plan.InferencePlan | None = self.plan[0]
+        return plan
 
 
 def evaluate(
@@ -94,7 +106,7 @@ def evaluate(
     nn.seed(plan.seed)
     with open_dataset(csv_path, normalize=normalize, cache=True) as data:
         writer = _OutputWriter(job.root, [n for p in programs for n, _ in p.outputs])
-        rows = [_absolute_cells(data, i) for i in range(data.size)]
+        rows = _absolute_rows(data)
         for start, outputs in run_executors(runs, data, plan.batch_size):
             values = [
                 out[n] for p, out in zip(programs, outputs, strict=True) for n, _ in p.outputs
@@ -199,12 +211,17 @@ def _run_executor(run: ExecutorRun, inputs: dict[str, Any]) -> dict[str, np.ndar
     # draws anew on each repeat (MC dropout).
     drawn: dict[int, Any] = {}
     for _ in range(count):
-        with contextlib.nullcontext() if back else nn.no_grad():
-            acts = run.program.forward(inputs, run.params, drawn)
-            if back:
-                _back_propagate(run, acts)
+        plan = None if back else run.inference()
+        if plan is not None:
+            outputs = plan.run(inputs)
+        else:
+            with contextlib.nullcontext() if back else nn.no_grad():
+                acts = run.program.forward(inputs, run.params, drawn)
+                if back:
+                    _back_propagate(run, acts)
+            outputs = {name: run.program.output(acts, name).data for name in names}
         for name in names:
-            value = backend.to_numpy(run.program.output(acts, name).data).astype(np.float64)
+            value = backend.to_numpy(outputs[name]).astype(np.float64)
             total[name] = value if last or name not in total else total[name] + value
     return {n: (v if last else v / count).astype(np.float32) for n, v in total.items()}
 
@@ -226,11 +243,20 @@ def _back_propagate(run: ExecutorRun, acts: Any) -> None:
             var.grad = None
 
 
-def _absolute_cells(data: Dataset, index: int) -> list[str]:
-    """A dataset row as nnabla's forward writes it: non-number cells made full paths."""
+def _absolute_rows(data: Dataset) -> list[list[str]]:
+    """The dataset's rows as nnabla's forward writes them: non-number cells made full paths.
+    A cell seen before (class labels, repeated values) is converted once."""
     root = os.path.abspath(os.path.dirname(data.path))
-    return [cell if (not cell or _is_float(cell)) else _full_path(root, cell)
-            for cell in data.row_cells(index)]  # fmt: skip
+    seen: dict[str, str] = {}
+
+    def convert(cell: str) -> str:
+        done = seen.get(cell)
+        if done is None:
+            done = cell if (not cell or _is_float(cell)) else _full_path(root, cell)
+            seen[cell] = done
+        return done
+
+    return [[convert(cell) for cell in data.row_cells(i)] for i in range(data.size)]
 
 
 def _is_float(text: str) -> bool:
@@ -265,7 +291,14 @@ class _OutputWriter:
         for index, batch in enumerate(outputs):
             kind = self.kinds.setdefault(index, _kind(batch.shape[1:]))
             if kind[0] == "col":
-                self.values[index].append(batch.reshape(len(batch), -1))
+                flat = batch.reshape(len(batch), -1)
+                self.values[index].append(flat)
+                # NumPy formats a float32 array as str(np.float32(v)) does each value (the
+                # shortest repr that reads back the same), in one call for the whole batch
+                texts = flat.astype(np.float32, copy=False).astype(str).tolist()
+                for row, cells in enumerate(texts[: max(0, len(rows) - start)], start):
+                    rows[row].extend(cells)
+                continue
             for k, sample in enumerate(batch):
                 row = start + k
                 if row < len(rows):
@@ -273,8 +306,6 @@ class _OutputWriter:
 
     def _cells(self, output: int, row: int, sample: np.ndarray, kind: tuple[str, int]) -> list[str]:
         vtype, dim = kind
-        if vtype == "col":
-            return [str(np.float32(v)) for v in sample.reshape(-1)]
         cells = []
         for channel in range(dim):
             name = f"{output}_{row // 1000:04d}/" + (f"{channel}_" if dim > 1 else "") + f"{row}"

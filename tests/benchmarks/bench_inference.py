@@ -1,12 +1,14 @@
 """Benchmark: a batch's forward pass through the runtime against onnxruntime on the same model.
 
 The runtime path is the one ``evaluate``, ``forward``, the structure search's attempts and the
-quantization sweeps use: the project's runtime network compiled to a program and run in test
-mode (no gradients). The reference is onnxruntime on that network's ONNX export with the same
-parameters (``neurocanvas export onnx``), on the same number of threads. Both see the same batch;
-their outputs must agree (1e-4 relative to the largest) before anything is timed. Rounds
-alternate the two so a shared machine's drift hits both alike; the ratio ours / onnxruntime of
-each round's pair is reported, with the median.
+quantization sweeps use: the project's runtime network compiled to a program and run through its
+test-mode plan (:mod:`engine.runtime.inference_plan`: batch normalization folded, no gradients).
+``generic`` is the same program through ``Program.forward`` under ``no_grad`` (the path before
+the plan, kept as the reference), timed in the same rounds. The reference is onnxruntime on
+that network's ONNX export with the same parameters (``neurocanvas export onnx``), on the same
+number of threads. All three see the same batch; their outputs must agree (1e-4 relative to the
+largest) before anything is timed. Rounds alternate them so a shared machine's drift hits all
+alike; the ratio ours / onnxruntime of each round's pair is reported, with the median.
 
     python tests/benchmarks/bench_inference.py [--rounds 7] [--iters 50] [--batch 64]
         [--threads N] [--only WORD...] [--device cpu|gpu|guard]
@@ -34,6 +36,7 @@ from engine.core import backend
 from engine.export import Source, export_onnx
 from engine.formats import load_project
 from engine.runtime.compiler import compile_network
+from engine.runtime.evaluator import ExecutorRun
 
 PROJECTS = Path(__file__).resolve().parents[2] / "projects"
 NETWORKS = {  # name: sample project (its first executor's network)
@@ -45,7 +48,7 @@ NETWORKS = {  # name: sample project (its first executor's network)
 
 
 def _pair(project_file: Path, batch: int, threads: int | None, folder: Path):
-    """(ours, theirs) callables running one batch, after checking they agree."""
+    """(ours, theirs, generic) callables running one batch, after checking they agree."""
     import onnxruntime as ort  # noqa: PLC0415 - the reference, an optional extra
 
     project = load_project(project_file)
@@ -67,7 +70,13 @@ def _pair(project_file: Path, batch: int, threads: int | None, folder: Path):
     x = np.random.default_rng(0).random((batch, *feed.shape[1:]), dtype=np.float32)
     output = program.outputs[0][0]
 
+    plan = ExecutorRun(program, params, {}).inference()
+    assert plan is not None, "no test-mode plan for this network"
+
     def ours() -> np.ndarray:
+        return backend.to_numpy(plan.run({variable: x})[output])
+
+    def generic() -> np.ndarray:
         with nn.no_grad():
             acts = program.forward({variable: x}, params, {})
             return backend.to_numpy(program.output(acts, output).data)
@@ -75,10 +84,11 @@ def _pair(project_file: Path, batch: int, threads: int | None, folder: Path):
     def theirs() -> np.ndarray:
         return session.run(None, {feed.name: x})[0]
 
-    a, b = ours(), theirs()
+    a, b, c = ours(), theirs(), generic()
     scale = max(float(np.abs(b).max()), 1e-30)
     assert np.abs(a.reshape(b.shape) - b).max() <= 1e-4 * scale, "outputs differ"
-    return ours, theirs
+    assert np.abs(c.reshape(b.shape) - b).max() <= 1e-4 * scale, "outputs differ"
+    return ours, theirs, generic
 
 
 def _providers(ort) -> list[str]:
@@ -99,22 +109,28 @@ def _median_ms(fn, iters: int) -> float:
 
 
 def run(name: str, args, folder: Path) -> dict:
-    ours, theirs = _pair(PROJECTS / NETWORKS[name], args.batch, args.threads, folder)
-    times: dict[str, list[float]] = {"ours": [], "ort": []}
+    ours, theirs, generic = _pair(PROJECTS / NETWORKS[name], args.batch, args.threads, folder)
+    times: dict[str, list[float]] = {"ours": [], "ort": [], "generic": []}
     for _ in range(args.rounds):
         times["ours"].append(_median_ms(ours, args.iters))
         times["ort"].append(_median_ms(theirs, args.iters))
+        times["generic"].append(_median_ms(generic, args.iters))
     ratios = sorted(o / t for o, t in zip(times["ours"], times["ort"], strict=True))
+    before = sorted(o / t for o, t in zip(times["generic"], times["ort"], strict=True))
     result = {
         "name": name,
         "ours_ms": statistics.median(times["ours"]),
         "ort_ms": statistics.median(times["ort"]),
+        "generic_ms": statistics.median(times["generic"]),
         "ratio": statistics.median(ratios),
+        "generic_ratio": statistics.median(before),
     }
     print(f"{name:<18} batch {args.batch} ({args.device}): "
           f"NeuroCanvas {result['ours_ms']:7.3f} ms   "
           f"onnxruntime {result['ort_ms']:7.3f} ms   ratio {result['ratio']:.2f}x "
-          f"(rounds {ratios[0]:.2f}-{ratios[-1]:.2f})", flush=True)  # fmt: skip
+          f"(rounds {ratios[0]:.2f}-{ratios[-1]:.2f});   generic path "
+          f"{result['generic_ms']:7.3f} ms, {result['generic_ratio']:.2f}x",
+          flush=True)  # fmt: skip
     return result
 
 

@@ -215,3 +215,33 @@ def test_check_loads_every_row(tmp_path):
     ds = open_dataset(csv(tmp_path, "x\na.png\nb.png\n"), cache=False)
     with pytest.raises(DatasetError, match=r"line 3, column 1 \(x\): not a readable image"):
         ds.check()
+
+
+@pytest.mark.skipif(os.sep != "/", reason="the string join serves POSIX paths only")
+def test_joined_file_paths_are_what_pathlib_gives():
+    """Opening a dataset joins one path per row without pathlib; the text must be pathlib's
+    (the cache key and every message use it)."""
+    from pathlib import Path  # noqa: PLC0415
+
+    folders = ["/data/set", "/data/set/sub", "/", ".", "rel/dir", "/with space"]
+    cells = ["x.png", "./x.png", "././x.png", ".//x.png", "a//b.png", "a/./b.png", "a/../b.png",
+             "../b.png", "a/", "a/.", ".", "./a/b/", "x .png", "/abs/x.png", "//server/x.png",
+             "~/x.png", "a/b/c.png", "a\\b.png"]  # fmt: skip
+    for folder in folders:
+        for cell in cells:
+            want = str(Path(cell)) if cell.startswith("/") else str(Path(folder) / cell)
+            assert csv_dataset._join(folder, cell) == want, (folder, cell)
+
+
+def test_dataset_paths_resolve_relative_to_the_csv(tmp_path):
+    png(tmp_path / "img" / "a.png", gray(1))
+    png(tmp_path / "b.png", gray(2))
+    path = csv(tmp_path, "x\n./img/a.png\nimg/../b.png\n.//img//a.png\n")
+    ds = open_dataset(path, cache=False)
+    assert [str(ds.file_path("x", i)) for i in range(3)] == [
+        str(tmp_path / "img" / "a.png"), str(tmp_path / "img/../b.png"),
+        str(tmp_path / "img" / "a.png"),
+    ]  # fmt: skip
+    assert ds.get_batch(np.arange(3), ["x"])["x"].reshape(3, -1)[:, 0].tolist() == pytest.approx(
+        [1 / 255, 2 / 255, 1 / 255]
+    )

@@ -202,3 +202,22 @@ def test_repeated_evaluations_draw_generators_once_per_batch(kit, tmp_path):
     assert np.std(once["Add2"] - x) > 0.5  # a real N(0, 1) draw, not averaged away
     assert set(np.unique(once["Dropout"] / np.maximum(x, 1))) <= {0.0, 2.0}
     np.testing.assert_allclose(repeated["Dropout"], x, atol=0.2 * x.max())
+
+
+def test_output_values_are_written_as_float32_reads_them(kit, tmp_path):
+    """Every output value is written as the shortest text of its float32 value (as
+    ``str(np.float32(v))``): tiny, huge, thirds and zero, read back with the csv module."""
+    import csv  # noqa: PLC0415
+
+    job = _affine_job(kit, tmp_path)
+    w = np.array([[1 / 3, 1e-8], [0, 1e20]], np.float32)
+    b = np.array([0, -2.5e-9], np.float32)
+    values = {"Affine/affine/W": nn.Variable(w), "Affine/affine/b": nn.Variable(b)}
+    nn.save_parameters(job / "checkpoints" / "best" / "parameters.npz", values)
+    evaluate(job)
+    with open(job / "output_result.csv", newline="") as handle:
+        rows = list(csv.reader(handle))[1:]
+    x = np.array([[1, 0], [0, 2], [3, 1]], np.float32)
+    want = x @ w + b
+    assert [row[-2:] for row in rows] == [[str(np.float32(v)) for v in r] for r in want]
+    assert rows[0][-2:] == ["0.33333334", "7.5e-09"] and rows[1][-2:] == ["0.0", "2e+20"]

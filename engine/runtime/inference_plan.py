@@ -1,0 +1,451 @@
+"""The test-mode program: a compiled network prepared once for inference without gradients.
+
+:meth:`engine.runtime.program.Program.forward` is the reference (the generic path): every step
+is looked up, its inputs resolved and wrapped as Variables on each call, and training,
+half precision, WorkingMemory buffers and generators all pass through it. Evaluation,
+``forward``, the structure search's attempts and the quantization sweeps only run a network
+forward with fixed parameters, so :func:`build` prepares a plan for them once:
+
+* a BatchNormalization in test mode (``batch_stat`` False: running mean and variance) that is
+  the only reader of a Convolution, DepthwiseConvolution or Affine is folded into that layer's
+  weight and bias, ``W' = W * s`` and ``b' = (b - mean) * s + beta`` with
+  ``s = gamma / sqrt(var + eps)`` per output channel (computed in float64, stored as float32);
+* a ReLU or ReLU6 that is the only reader of such a layer (or of its folded BatchNormalization,
+  or of an Add2, a BatchNormalization or a MaxPooling) is applied in place on that layer's fresh
+  output; a convolution's bias and ReLU are one compiled pass
+  (:mod:`engine.core.ops._inference_cpu`);
+* a 1x1 convolution on a batch-innermost input is one GEMM into its own output buffer, global
+  average pooling one sum over the buffer's middle axis, max pooling keeps only the maxima (no
+  winning cell noted for a backward), and an Add2 whose first operand nothing else reads adds
+  into that operand's buffer;
+* every step is a pre-bound call on arrays: parameters resolved once, inputs taken by slot
+  number, no Variable per input and no autograd record.
+
+The folded weights are copies held by the plan: the job's parameters are never written. A plan
+reads the parameters' arrays when it is built, so it lives as long as one run of an executor
+with unchanged parameters (:meth:`engine.runtime.evaluator.ExecutorRun.inference`: one
+evaluation, one ``forward``); an executor that needs a backward keeps the generic path.
+
+Programs the plan does not cover (half precision, WorkingMemory, generators, recurrent splits,
+parameters on the GPU) get no plan (``build`` returns None) and run the generic path.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+import engine.nn as nn
+from engine.core.ops import _inference_cpu
+from engine.runtime.program import Program, Ref, Step, _batch_size, _feed
+
+__all__ = ["InferencePlan", "build"]
+
+_FOLD_INTO = ("Convolution", "DepthwiseConvolution", "Affine")
+_ACTIVATIONS = ("ReLU", "ReLU6")
+# Layers whose output is a fresh array of their own (an activation after them may overwrite it)
+_FRESH = (*_FOLD_INTO, "Add2", "BatchNormalization", "MaxPooling")
+
+
+@dataclass
+class _Op:
+    """One call: ``function(*slots[inputs], **kwargs)`` into ``slots[out]``, then ``act``."""
+
+    name: str
+    function: Callable[..., Any]
+    inputs: tuple[int, ...]
+    kwargs: dict[str, Any]
+    out: int
+    act: str = ""  # "", "ReLU", "ReLU6": applied in place on the fresh output
+    batch_kwargs: tuple[str, ...] = ()
+    folded: tuple[str, ...] = ()  # the steps folded into this one (BatchNormalization, ReLU)
+    # A convolution's bias, added with ``act`` in one compiled pass over its channels-major
+    # output (engine.core.ops._inference_cpu) instead of by the layer (then None in inputs)
+    bias: Any = None
+
+
+class InferencePlan:
+    """A program's steps as pre-bound calls, with BatchNormalization folded (module docstring)."""
+
+    def __init__(self, program: Program, ops: list[_Op], slots: list[Any],
+                 feeds: dict[Ref, int], outputs: list[tuple[str, int]]) -> None:  # fmt: skip
+        self.program = program
+        self.ops = ops
+        self._slots = slots  # parameters (and folded copies) filled; the rest per call
+        self._feeds = feeds
+        self._outputs = outputs
+        # The activations each op is the last reader of, dropped once it has run (the generic
+        # pass keeps every step's output to the end; here memory is given back as it goes).
+        keep = {i for _, i in outputs} | {i for i, v in enumerate(slots) if v is not None}
+        last: dict[int, int] = {}
+        for k, op in enumerate(ops):
+            for i in op.inputs:
+                last[i] = k
+        self._drop = [[] for _ in ops]  # type: list[list[int]]
+        for i, k in last.items():
+            if i not in keep:
+                self._drop[k].append(i)
+
+    @property
+    def folded(self) -> dict[str, tuple[str, ...]]:
+        """Step -> the steps folded into it (for tests and the benchmark)."""
+        return {op.name: op.folded for op in self.ops if op.folded}
+
+    def run(self, batch: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        """The program's outputs ``{output name: array}`` for one batch ``{variable: array}``."""
+        program = self.program
+        size = _batch_size(batch, program)
+        slots = list(self._slots)
+        for ref, index in self._feeds.items():
+            slots[index] = _feed(batch, ref[1], ref[2], size, program.network).data
+        with nn.no_grad():
+            drop = self._drop
+            for k, op in enumerate(self.ops):
+                kwargs = op.kwargs
+                if op.batch_kwargs:
+                    kwargs = dict(kwargs)
+                    for key in op.batch_kwargs:
+                        kwargs[key] = (size, *kwargs[key])
+                out = op.function(*[slots[i] for i in op.inputs], **kwargs)
+                if isinstance(out, tuple):  # with_index variants: the data comes first
+                    out = out[0]
+                out = out.data
+                if op.bias is not None:
+                    _bias_act(out, op.bias, op.act)
+                elif op.act:
+                    _act(out, op.act)
+                slots[op.out] = out
+                for i in drop[k]:
+                    slots[i] = None
+        return {name: slots[index] for name, index in self._outputs}
+
+
+def build(program: Program, params: Mapping[str, Any]) -> InferencePlan | None:
+    """The plan of ``program`` with ``params`` ({name: Variable}), or None where it does not
+    apply (module docstring)."""
+    if program.precision != "Float" or program.generators:
+        return None
+    if any(d.buffer for d in program.parameters):
+        return None
+    if any(s.item is not None or s.stores for s in program.steps):
+        return None
+    arrays: dict[str, np.ndarray] = {}
+    for name, var in params.items():
+        if type(var.data) is not np.ndarray:  # the GPU, or nothing loaded
+            return None
+        arrays[name] = var.data
+    readers = _readers(program)
+    slots: list[Any] = []
+    index: dict[Ref, int] = {}
+
+    def slot(ref: Ref) -> int:
+        if ref not in index:
+            index[ref] = len(slots)
+            if ref[0] == "param":
+                slots.append(arrays[ref[1]])
+            else:
+                slots.append(None)
+        return index[ref]
+
+    steps = {s.name: s for s in program.steps}
+    skip: set[str] = set()
+    fresh: set[int] = set()  # slots holding a fresh array an op made (not a view of an input)
+    ops: list[_Op] = []
+    for step in program.steps:
+        if step.name in skip:
+            continue
+        if any(r[0] not in ("step", "param", "feed", "none") for r in step.inputs):
+            return None
+        if any(r[0] == "param" and r[1] not in arrays for r in step.inputs):
+            return None
+        inputs = list(step.inputs)
+        last, folded = step, []
+        bn = _only_reader(step, readers, steps)
+        if step.type in _FOLD_INTO and bn is not None and bn.type == "BatchNormalization":
+            fold = _fold(step, bn, arrays)
+            if fold is not None:
+                w, b = fold
+                inputs = [inputs[0], ("folded", f"{step.name}/W"), ("folded", f"{step.name}/b")]
+                slots.append(w)
+                index[inputs[1]] = len(slots) - 1
+                slots.append(b)
+                index[inputs[2]] = len(slots) - 1
+                last = bn
+                folded.append(bn.name)
+        act = ""
+        if step.type in _FRESH:
+            follower = _only_reader(last, readers, steps)
+            if follower is not None and follower.type in _ACTIVATIONS:
+                act = follower.type
+                folded.append(follower.name)
+                last = follower
+        skip.update(folded)
+        out = slot(("step", last.name))
+        bias = None
+        if act and _separate_bias(step, inputs) and slots[slot(inputs[2])].size == step.shape[0]:
+            bias = slots[slot(inputs[2])].reshape(-1)
+            inputs = inputs[:2]
+        refs = tuple(slot(r) if r[0] != "none" else _none(slots, index) for r in inputs)
+        function, op_act = step.function, act
+        if step.type == "Add2" and _overwritable(step, refs, readers, steps, fresh):
+            function = _add_into  # the first operand's buffer, read by nothing else, takes the sum
+        elif step.type == "MaxPooling":
+            function = _MaxPooling(step.function)
+        elif step.type == "GlobalAveragePooling":
+            function = _GlobalAveragePooling(step.function)
+        elif _pointwise(step, inputs) and slots[refs[1]].shape[2:] == (1, 1):  # one GEMM
+            function = _Pointwise(step.function, slots[refs[1]], bias, act)
+            bias, op_act = None, ""  # both applied by the GEMM's own pass
+        ops.append(_Op(step.name, function, refs, dict(step.kwargs), out, op_act,
+                       step.batch_kwargs, tuple(folded), bias))  # fmt: skip
+        if step.type in _FRESH:
+            fresh.add(out)
+        for name in folded:  # the folded steps' outputs are this op's
+            index[("step", name)] = out
+    feeds = {ref: i for ref, i in index.items() if ref[0] == "feed"}
+    outputs = []
+    for name, ref in program.outputs:
+        if ref not in index or ref[0] != "step":
+            return None
+        outputs.append((name, index[ref]))
+    return InferencePlan(program, ops, slots, feeds, outputs)
+
+
+class _Array:
+    """An array returned where the plan expects a layer's Variable (``.data``)."""
+
+    __slots__ = ("data",)
+
+    def __init__(self, data: np.ndarray) -> None:
+        self.data = data
+
+
+class _MaxPooling:
+    """Max pooling without noting each window's winning cell (no backward will ask)."""
+
+    def __init__(self, generic: Callable[..., Any]) -> None:
+        self.generic = generic
+
+    def __call__(self, x: Any, **kwargs: Any) -> Any:
+        y = _inference_cpu.max_pooling(x, **kwargs)
+        return self.generic(x, **kwargs) if y is None else _Array(y)
+
+
+def _batch_last(x: Any) -> np.ndarray | None:
+    """(N, C, *spatial) ``x`` as the contiguous (C, *spatial, N) buffer it views, or None."""
+    if type(x) is not np.ndarray or x.ndim < 2:
+        return None
+    buf = x.transpose((*range(1, x.ndim), 0))
+    return buf if buf.flags.c_contiguous else None
+
+
+class _GlobalAveragePooling:
+    """The mean over the spatial axes of a batch-innermost convolution output as one sum over
+    the middle axis of its (C, H*W, N) buffer (NumPy reduces the strided (N, C, H, W) view
+    several times slower); else the generic function."""
+
+    def __init__(self, generic: Callable[..., Any]) -> None:
+        self.generic = generic
+
+    def __call__(self, x: Any) -> Any:
+        buf = _batch_last(x)
+        if buf is None or x.ndim < 3:
+            return self.generic(x)
+        c, n = x.shape[1], x.shape[0]
+        count = buf.size // (c * n)
+        means = buf.reshape(c, count, n).sum(axis=1) * x.dtype.type(1 / count)
+        return _Array(means.T.reshape(n, c, 1, 1))
+
+
+class _Pointwise:
+    """A 1x1 convolution (stride 1, no padding, one group) on a batch-innermost input: one GEMM
+    ``W (O, C) @ X (C, H*W*N)`` into the output's own (O, H, W, N) buffer, then the bias and the
+    activation in one pass; the layer's geometry checks and column views are skipped. Other
+    layouts go to the generic function (with the bias as an input)."""
+
+    def __init__(self, generic: Callable[..., Any], w: np.ndarray, bias: Any, act: str) -> None:
+        self.generic, self.w2 = generic, w.reshape(w.shape[0], -1)
+        self.w, self.bias, self.act = w, bias, act
+
+    def __call__(self, x: Any, w: Any, b: Any = None, **kwargs: Any) -> Any:
+        bias = self.bias if b is None else b  # the plan's (a separated bias) or the input
+        buf = _batch_last(x)
+        if buf is None or buf.shape[0] != self.w2.shape[1] or buf.dtype != self.w2.dtype:
+            out = self.generic(x, w, bias, **kwargs).data
+            if self.act:
+                _act(out, self.act)
+            return _Array(out)
+        y = np.matmul(self.w2, buf.reshape(buf.shape[0], -1))
+        if bias is not None:
+            bias = bias.reshape(-1)
+            if not _inference_cpu.bias_act(y, bias, self.act == "ReLU"):
+                y += bias.reshape(-1, 1)
+                if self.act == "ReLU":
+                    _act(y, "ReLU")
+            if self.act == "ReLU6":
+                _act(y, "ReLU6")
+        elif self.act:
+            _act(y, self.act)
+        out = y.reshape((y.shape[0], *buf.shape[1:]))
+        return _Array(out.transpose((x.ndim - 1, *range(x.ndim - 1))))
+
+
+def _pointwise(step: Step, inputs: list[Ref]) -> bool:
+    kw = step.kwargs
+    return (
+        step.type == "Convolution"
+        and len(step.shape) == 3
+        and inputs[1][0] in ("param", "folded")
+        and (len(inputs) < 3 or inputs[2][0] in ("param", "folded", "none"))
+        and int(kw.get("group", 1)) == 1
+        and int(kw.get("base_axis", 1)) == 1
+        and not kw.get("channel_last", False)
+        and tuple(kw.get("pad") or (0, 0)) == (0, 0)
+        and tuple(kw.get("stride") or (1, 1)) == (1, 1)
+        and tuple(kw.get("dilation") or (1, 1)) == (1, 1)
+    )
+
+
+def _add_into(x0: np.ndarray, x1: np.ndarray, inplace: bool = False) -> _Array:
+    """Add2 into ``x0``'s own buffer (no new array): the sum NumPy's ``x0 + x1`` gives."""
+    if type(x0) is not np.ndarray or x0.shape != np.shape(x1) or not x0.flags.writeable:
+        return _Array(x0 + x1)
+    np.add(x0, x1, out=x0)
+    return _Array(x0)
+
+
+def _overwritable(step: Step, refs: tuple[int, ...], readers: dict[str, int],
+                  steps: dict[str, Step], fresh: set[int]) -> bool:  # fmt: skip
+    """Whether Add2 ``step`` may write into its first operand: a fresh array of an earlier op
+    that nothing else reads, of the sum's own shape."""
+    first, second = step.inputs[0], step.inputs[1]
+    if first[0] != "step" or first == second or refs[0] not in fresh:
+        return False
+    if readers.get(first[1], 0) != 1:
+        return False
+    return tuple(steps[first[1]].shape) == tuple(step.shape)
+
+
+def _separate_bias(step: Step, inputs: list[Ref]) -> bool:
+    """Whether the plan adds ``step``'s bias itself, with the activation after it (a
+    convolution with channels first and a bias that is a parameter or a folded one)."""
+    return (
+        step.type in ("Convolution", "DepthwiseConvolution")
+        and len(inputs) == 3
+        and inputs[2][0] in ("param", "folded")
+        and not step.kwargs.get("channel_last", False)
+        and int(step.kwargs.get("base_axis", 1)) == 1
+    )
+
+
+def _act(out: np.ndarray, act: str) -> None:
+    if act == "ReLU":
+        np.maximum(out, 0, out=out)
+    else:
+        np.clip(out, 0, 6, out=out)
+
+
+def _bias_act(out: np.ndarray, bias: np.ndarray, act: str) -> None:
+    """``out`` (N, C, ...) += ``bias`` (C,) per channel, then ``act``, in place: one compiled
+    pass over the (C, rest) matrix a convolution's channels-major buffer is, else NumPy."""
+    rows = _channel_rows(out)
+    if rows is None or not _inference_cpu.bias_act(rows, bias, act == "ReLU"):
+        out += bias.reshape((1, -1) + (1,) * (out.ndim - 2))
+        if act:
+            _act(out, act)
+    elif act == "ReLU6":  # the bias pass did not clip
+        _act(out, act)
+
+
+def _channel_rows(out: np.ndarray) -> np.ndarray | None:
+    """``out`` (N, C, ...) as a (C, rest) contiguous view when its memory is channels-major."""
+    order = sorted(range(out.ndim), key=lambda i: -out.strides[i])
+    if order[0] != 1 or min(out.strides) < 0:
+        return None
+    t = out.transpose(order)
+    return t.reshape(out.shape[1], -1) if t.flags.c_contiguous else None
+
+
+def _none(slots: list[Any], index: dict[Ref, int]) -> int:
+    if ("none",) not in index:
+        index[("none",)] = len(slots)
+        slots.append(None)
+    return index[("none",)]
+
+
+def _readers(program: Program) -> dict[str, int]:
+    """Step name -> how many step inputs and program outputs read it."""
+    count: dict[str, int] = {}
+    for step in program.steps:
+        for ref in step.inputs:
+            if ref[0] == "step":
+                count[ref[1]] = count.get(ref[1], 0) + 1
+    for _, ref in program.outputs:
+        if ref[0] == "step":
+            count[ref[1]] = count.get(ref[1], 0) + 1
+    return count
+
+
+def _only_reader(step: Step, readers: dict[str, int], steps: dict[str, Step]) -> Step | None:
+    """The one step that reads ``step``'s output, as its first input and nothing else of it;
+    None when it has other readers (another step, a program output)."""
+    if readers.get(step.name, 0) != 1:
+        return None
+    ref = ("step", step.name)
+    for other in steps.values():
+        if ref in other.inputs:
+            return other if other.inputs[0] == ref and other.inputs.count(ref) == 1 else None
+    return None
+
+
+def _fold(step: Step, bn: Step, arrays: Mapping[str, np.ndarray]):
+    """(W', b') of ``step`` with the test-mode BatchNormalization ``bn`` folded in, or None."""
+    kw = bn.kwargs
+    if kw.get("batch_stat", True) or kw.get("output_stat", False) or len(bn.inputs) != 5:
+        return None
+    if any(r[0] != "param" for r in bn.inputs[1:]):
+        return None
+    if step.inputs[1][0] != "param" or (
+        len(step.inputs) > 2 and step.inputs[2][0] not in ("param", "none")
+    ):
+        return None
+    ndim = len(step.shape) + 1  # with the batch axis
+    axes = kw.get("axes", (1,))
+    axes = tuple(int(a) % ndim for a in (axes if isinstance(axes, (tuple, list)) else (axes,)))
+    if step.type == "Affine":
+        if int(step.kwargs.get("base_axis", 1)) != 1 or len(step.shape) != 1:
+            return None
+        channel = 1
+    else:
+        if int(step.kwargs.get("base_axis", 1)) != 1:
+            return None
+        channel = ndim - 1 if step.kwargs.get("channel_last", False) else 1
+    if axes != (channel,):
+        return None
+    beta, gamma, mean, var = (arrays[r[1]].astype(np.float64).reshape(-1) for r in bn.inputs[1:])
+    maps = step.shape[channel - 1]
+    if any(p.size != maps for p in (beta, gamma, mean, var)):
+        return None
+    w = arrays[step.inputs[1][1]].astype(np.float64)
+    has_b = len(step.inputs) > 2 and step.inputs[2][0] == "param"
+    b = arrays[step.inputs[2][1]].astype(np.float64).reshape(-1) if has_b else np.zeros(maps)
+    if b.size != maps:
+        return None
+    s = gamma / np.sqrt(var + float(kw.get("eps", 1e-5)))
+    if step.type == "Affine":  # W (inputs, outputs)
+        if w.shape[-1] != maps:
+            return None
+        w = w * s
+    else:  # W (outmaps, ...)
+        if w.shape[0] != maps:
+            return None
+        w = w * s.reshape((maps,) + (1,) * (w.ndim - 1))
+    b = (b - mean) * s + beta
+    b_shape = arrays[step.inputs[2][1]].shape if has_b else (maps,)
+    return w.astype(np.float32), b.astype(np.float32).reshape(
+        b_shape if math.prod(b_shape) == maps else (maps,)
+    )

@@ -1,0 +1,346 @@
+"""The test-mode plan (engine/runtime/inference_plan.py) against the generic Program.forward.
+
+Every sample project's runtime network, and odd cases built here (BatchNormalization not after
+a convolution, a convolution read by two layers, batch 1, channels last, depthwise + ReLU6,
+Affine + BatchNormalization, a residual Add2), must give the generic path's outputs within
+float32 tolerance, and neither building nor running a plan may change the parameters.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import engine.nn as nn
+from engine.core.ops import _inference_cpu
+from engine.formats import load_project
+from engine.graph.project import Link
+from engine.runtime import inference_plan
+from engine.runtime.compiler import compile_network
+from engine.runtime.evaluator import ExecutorRun, run_batch
+
+PROJECTS = Path(__file__).resolve().parents[3] / "projects"
+SAMPLES = sorted(p.name for p in PROJECTS.glob("*.ncproj"))
+
+
+def _randomize_statistics(params, seed=1):
+    """Running statistics and affine terms far from 0/1, so a wrong fold shows."""
+    rng = np.random.default_rng(seed)
+    for name, var in params.items():
+        if name.endswith("/mean"):
+            var.data[...] = rng.normal(0, 0.5, var.shape)
+        elif name.endswith("/var"):
+            var.data[...] = rng.uniform(0.3, 3.0, var.shape)
+        elif name.endswith("/gamma"):
+            var.data[...] = rng.uniform(0.5, 2.0, var.shape) * rng.choice([-1, 1], var.shape)
+        elif name.endswith("/beta"):
+            var.data[...] = rng.normal(0, 0.5, var.shape)
+        elif name.endswith("/b"):
+            var.data[...] = rng.normal(0, 0.3, var.shape)
+
+
+def _compare(program, params, batch):
+    """Plan outputs against the generic path's; returns the plan. The parameters must be as
+    the generic pass leaves them (a BinaryConnect layer writes its binarized weights itself)."""
+    with nn.no_grad():
+        acts = program.forward(batch, params, {})
+    before = {name: var.data.copy() for name, var in params.items()}
+    plan = inference_plan.build(program, params)
+    assert plan is not None and program.outputs
+    got = plan.run(batch)
+    for name, _ in program.outputs:
+        want = program.output(acts, name).data
+        assert got[name].shape == want.shape
+        scale = max(float(np.abs(want).max()), 1e-6)
+        np.testing.assert_allclose(got[name], want, rtol=0, atol=2e-5 * scale)
+    got_again = plan.run(batch)  # a second call: nothing left over from the first
+    for name in got:
+        np.testing.assert_allclose(got_again[name], got[name], rtol=0, atol=0)
+    for name, var in params.items():  # the folded weights are the plan's own copies
+        np.testing.assert_array_equal(var.data, before[name], err_msg=name)
+    return plan
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_every_sample_runtime_network_matches_the_generic_path(sample):
+    project = load_project(PROJECTS / sample)
+    network = project.executors[0].network
+    nn.clear_parameters()
+    nn.seed(0)
+    program = compile_network(project, network)
+    params = program.create_parameters(PROJECTS)
+    _randomize_statistics(params)
+    plan = inference_plan.build(program, params)
+    if plan is None:  # recurrent splits, generators, WorkingMemory: the generic path only
+        assert (
+            program.generators
+            or any(s.item is not None or s.stores for s in program.steps)
+            or any(d.buffer for d in program.parameters)
+        ), sample
+        return
+    rng = np.random.default_rng(2)
+    batch = {v: rng.random((5, *shape), dtype=np.float32) for v, shape in program.feeds.items()}
+    _compare(program, params, batch)
+    has_bn = any(s.type == "BatchNormalization" for s in program.steps)
+    assert bool(plan.folded) or not has_bn
+
+
+def test_the_cnn_samples_fold_every_batch_normalization():
+    expected = {"residual_digits.ncproj": 5, "mobilenet_digits.ncproj": 7,
+                "squeezenet_digits.ncproj": 0, "lenet_digits.ncproj": 0}  # fmt: skip
+    for sample, count in expected.items():
+        project = load_project(PROJECTS / sample)
+        nn.clear_parameters()
+        program = compile_network(project, project.executors[0].network)
+        params = program.create_parameters(PROJECTS)
+        plan = inference_plan.build(program, params)
+        folded = [n for names in plan.folded.values() for n in names]
+        bns = [s.name for s in program.steps if s.type == "BatchNormalization"]
+        assert len(bns) == count
+        assert set(bns) <= set(folded), sample
+        remaining = {s.type for s in program.steps if s.name not in folded}
+        assert "BatchNormalization" not in remaining
+
+
+def _runtime(kit, layers, links=None):
+    """MainRuntime of a network whose last layer feeds a SquaredError (its output, y')."""
+    names = [x.name for x in layers]
+    links = (links or kit.chain(*names)) + [Link(names[-1], "SquaredError")]
+    layers = [*layers, kit.layer("SquaredError", "SquaredError")]
+    project = kit.make_project([kit.network("Main", layers, links)])
+    nn.clear_parameters()
+    nn.seed(3)
+    program = compile_network(project, "MainRuntime")
+    params = program.create_parameters()
+    _randomize_statistics(params)
+    return program, params
+
+
+def _x(shape, batch=4, seed=5):
+    return {"x": np.random.default_rng(seed).normal(0, 1, (batch, *shape)).astype(np.float32)}
+
+
+def test_conv_bn_relu_folds_and_batch_of_one(kit):
+    layers = [kit.layer("Input", "Input", Size=(3, 9, 9), Dataset="x"),
+              kit.layer("Convolution", "Convolution", OutMaps=5, KernelShape=(3, 3),
+                        BorderMode="same"),
+              kit.layer("BatchNormalization", "BatchNormalization", Axes=0),
+              kit.layer("ReLU", "ReLU"), kit.layer("Affine", "Affine", OutShape=4),
+              kit.layer("Softmax", "Softmax")]  # fmt: skip
+    program, params = _runtime(kit, layers)
+    for batch in (1, 4, 64):
+        plan = _compare(program, params, _x((3, 9, 9), batch))
+    assert plan.folded == {"Convolution": ("BatchNormalization", "ReLU")}
+    assert [op.name for op in plan.ops] == ["Convolution", "Affine", "Softmax"]
+    # the convolution's output is let go once the Affine has read it; the output is kept
+    assert plan._drop == [[plan.ops[0].inputs[0]], [plan.ops[0].out], [plan.ops[1].out]]
+
+
+def test_batch_normalization_not_after_a_convolution_runs_as_itself(kit):
+    layers = [kit.layer("Input", "Input", Size=(6,), Dataset="x"),
+              kit.layer("BatchNormalization", "BatchNormalization", Axes=0),
+              kit.layer("Tanh", "Tanh"), kit.layer("Affine", "Affine", OutShape=3)]  # fmt: skip
+    program, params = _runtime(kit, layers)
+    plan = _compare(program, params, _x((6,)))
+    assert plan.folded == {}
+    assert [op.name for op in plan.ops] == ["BatchNormalization", "Tanh", "Affine"]
+
+
+def test_a_convolution_read_by_two_layers_is_not_folded(kit):
+    layers = [kit.layer("Input", "Input", Size=(2, 6, 6), Dataset="x"),
+              kit.layer("Convolution", "Convolution", OutMaps=2, KernelShape=(3, 3),
+                        BorderMode="same"),
+              kit.layer("BatchNormalization", "BatchNormalization", Axes=0),
+              kit.layer("ReLU", "ReLU"), kit.layer("Add2", "Add2"),
+              kit.layer("ReLU_2", "ReLU")]  # fmt: skip
+    links = [Link("Input", "Convolution"), Link("Convolution", "BatchNormalization"),
+             Link("BatchNormalization", "ReLU"), Link("ReLU", "Add2"),
+             Link("Convolution", "Add2"), Link("Add2", "ReLU_2")]  # fmt: skip
+    program, params = _runtime(kit, layers, links)
+    plan = _compare(program, params, _x((2, 6, 6)))
+    # the convolution's output is also the residual: the normalization runs on its own
+    assert "Convolution" not in plan.folded
+    assert "BatchNormalization" in [op.name for op in plan.ops]
+    assert plan.folded.get("Add2") == ("ReLU_2",)
+
+
+def test_residual_add_writes_into_its_own_operand_only(kit):
+    """Add2 may take over its first operand's buffer only when nothing else reads it: here the
+    ReLU output is also read by the second Add2, so it must survive the first."""
+    layers = [kit.layer("Input", "Input", Size=(2, 5, 5), Dataset="x"),
+              kit.layer("Convolution", "Convolution", OutMaps=2, KernelShape=(3, 3),
+                        BorderMode="same"),
+              kit.layer("ReLU", "ReLU"),
+              kit.layer("Convolution_2", "Convolution", OutMaps=2, KernelShape=(1, 1)),
+              kit.layer("Add2", "Add2"), kit.layer("Add2_2", "Add2")]  # fmt: skip
+    links = [Link("Input", "Convolution"), Link("Convolution", "ReLU"),
+             Link("ReLU", "Convolution_2"), Link("Convolution_2", "Add2"), Link("ReLU", "Add2"),
+             Link("Add2", "Add2_2"), Link("ReLU", "Add2_2")]  # fmt: skip
+    program, params = _runtime(kit, layers, links)
+    x = _x((2, 5, 5))
+    copy = x["x"].copy()
+    _compare(program, params, x)
+    np.testing.assert_array_equal(x["x"], copy)  # the caller's batch is never written
+
+
+def test_channel_last_convolution_folds_along_the_last_axis(kit):
+    layers = [kit.layer("Input", "Input", Size=(7, 7, 3), Dataset="x"),
+              kit.layer("Convolution", "Convolution", OutMaps=4, KernelShape=(3, 3),
+                        ChannelLast=True),
+              kit.layer("BatchNormalization", "BatchNormalization", Axes=2),
+              kit.layer("ReLU", "ReLU")]  # fmt: skip
+    program, params = _runtime(kit, layers)
+    plan = _compare(program, params, _x((7, 7, 3)))
+    assert plan.folded == {"Convolution": ("BatchNormalization", "ReLU")}
+
+
+def test_depthwise_relu6_and_affine_batch_normalization_fold(kit):
+    layers = [kit.layer("Input", "Input", Size=(4, 8, 8), Dataset="x"),
+              kit.layer("DepthwiseConvolution", "DepthwiseConvolution", KernelShape=(3, 3),
+                        BorderMode="same"),
+              kit.layer("BatchNormalization", "BatchNormalization", Axes=0),
+              kit.layer("ReLU6", "ReLU6"), kit.layer("Affine", "Affine", OutShape=5),
+              kit.layer("BatchNormalization_2", "BatchNormalization", Axes=0),
+              kit.layer("ReLU", "ReLU")]  # fmt: skip
+    program, params = _runtime(kit, layers)
+    plan = _compare(program, params, _x((4, 8, 8), 3) | {})
+    assert plan.folded == {"DepthwiseConvolution": ("BatchNormalization", "ReLU6"),
+                           "Affine": ("BatchNormalization_2", "ReLU")}  # fmt: skip
+
+
+def test_evaluation_runs_the_plan_and_leaves_the_parameters(kit):
+    layers = [kit.layer("Input", "Input", Size=(2, 6, 6), Dataset="x"),
+              kit.layer("Convolution", "Convolution", OutMaps=3, KernelShape=(3, 3)),
+              kit.layer("BatchNormalization", "BatchNormalization", Axes=0),
+              kit.layer("ReLU", "ReLU"), kit.layer("Affine", "Affine", OutShape=2),
+              kit.layer("Softmax", "Softmax")]  # fmt: skip
+    program, params = _runtime(kit, layers)
+    before = {name: var.data.copy() for name, var in params.items()}
+    run = ExecutorRun(program, params, {})
+    x = _x((2, 6, 6), 7)
+    (out,) = run_batch([run], x)
+    assert isinstance(run.plan[0], inference_plan.InferencePlan)
+    ((output, _),) = program.outputs
+    with nn.no_grad():
+        want = program.output(program.forward(x, params), output).data
+    np.testing.assert_allclose(out[output], want, rtol=0, atol=2e-6)
+    for name, var in params.items():
+        np.testing.assert_array_equal(var.data, before[name], err_msg=name)
+
+
+def test_an_executor_with_a_backward_keeps_the_generic_path(kit):
+    layers = [kit.layer("Input", "Input", Size=(4,), Dataset="x"),
+              kit.layer("Affine", "Affine", OutShape=3),
+              kit.layer("BatchNormalization", "BatchNormalization", Axes=0),
+              kit.layer("Softmax", "Softmax"),
+              kit.layer("CategoricalCrossEntropy", "CategoricalCrossEntropy")]  # fmt: skip
+    project = kit.make_project([kit.network("Main", layers, kit.chain(*[x.name for x in layers]))])
+    nn.clear_parameters()
+    program = compile_network(project, "MainValidation")
+    params = program.create_parameters()
+    batch = _x((4,), 3) | {"y": np.array([[0], [2], [1]], np.float32)}
+    back = ExecutorRun(program, params, {"need_back_propagation": True})
+    run_batch([back], batch)
+    assert back.plan == []  # never built
+    plain = ExecutorRun(program, params, {})
+    run_batch([plain], batch)
+    assert plain.plan[0].folded == {"Affine": ("BatchNormalization",)}
+
+
+def test_half_precision_and_generators_keep_the_generic_path(kit):
+    layers = [kit.layer("Input", "Input", Size=(3,), Dataset="x"),
+              kit.layer("Affine", "Affine", OutShape=2)]  # fmt: skip
+    program, params = _runtime(kit, layers)
+    from dataclasses import replace
+
+    assert inference_plan.build(replace(program, precision="Half"), params) is None
+    assert inference_plan.build(program, params) is not None
+
+
+@pytest.mark.skipif(_inference_cpu._compile() is None, reason="numba not installed")
+def test_bias_act_kernel_matches_numpy():
+    rng = np.random.default_rng(0)
+    for shape in ((1, 1), (3, 17), (16, 64 * 49)):
+        y = rng.normal(0, 1, shape).astype(np.float32)
+        y[0, 0] = np.nan
+        b = rng.normal(0, 1, shape[0]).astype(np.float32)
+        for relu in (False, True):
+            got = y.copy()
+            assert _inference_cpu.bias_act(got, b, relu)
+            want = y + b[:, None]
+            if relu:
+                want = np.maximum(want, 0)
+            np.testing.assert_array_equal(got, want)
+    assert not _inference_cpu.bias_act(np.zeros((3, 4), np.float32)[:, ::2], np.zeros(3), True)
+
+
+@pytest.mark.skipif(_inference_cpu._compile() is None, reason="numba not installed")
+@pytest.mark.parametrize(
+    ("kernel", "stride", "pad", "ignore_border"),
+    [((2, 2), None, (0, 0), True), ((3, 3), (2, 2), (1, 1), True), ((3, 2), (2, 3), (0, 0), False)],
+)
+def test_max_pooling_values_match_the_training_kernel(kernel, stride, pad, ignore_border):
+    import engine.nn.functions as F
+
+    rng = np.random.default_rng(4)
+    base = rng.normal(0, 1, (5, 3, 9, 8)).astype(np.float32)
+    base[1, 2, 3, 4] = np.nan
+    base[0, 0, :2, :2] = -np.inf
+    # the layouts the convolutions hand out (batch innermost), channel-last memory, plain NCHW
+    layouts = [
+        np.ascontiguousarray(base.transpose(1, 2, 3, 0)).transpose(3, 0, 1, 2),
+        np.ascontiguousarray(base.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2),
+        base,
+    ]
+    for x in layouts:
+        got = _inference_cpu.max_pooling(x, kernel, stride, ignore_border, pad)
+        with nn.no_grad():
+            want = F.max_pooling(nn.Variable(x), kernel, stride, ignore_border, pad).data
+        np.testing.assert_array_equal(got, want)
+    assert _inference_cpu.max_pooling(base[:, :, ::2], kernel, stride, ignore_border, pad) is None
+
+
+@pytest.mark.parametrize("sample", ["lenet_digits.ncproj", "residual_digits.ncproj"])
+def test_quantized_networks_run_their_quantizers_unfolded(sample):
+    """A quantizer on every layer's output: nothing is folded across one, and the plan gives
+    the generic path's numbers (the quantization sweeps and searches evaluate these)."""
+    from engine.quantization import Scheme, insert_quantizers
+
+    project = load_project(PROJECTS / sample)
+    quantized = insert_quantizers(project, "Main", Scheme(bits=8, delta=0.0625))
+    nn.clear_parameters()
+    nn.seed(0)
+    program = compile_network(project, f"{quantized.name}Runtime")
+    assert any(s.type.endswith("Quantize") for s in program.steps)
+    params = program.create_parameters(PROJECTS)
+    _randomize_statistics(params)
+    rng = np.random.default_rng(6)
+    batch = {v: rng.random((6, *shape), dtype=np.float32) for v, shape in program.feeds.items()}
+    plan = _compare(program, params, batch)
+    folded = {n for names in plan.folded.values() for n in names}
+    assert not any(s.type == "BatchNormalization" and s.name in folded for s in program.steps)
+
+
+def test_pointwise_convolutions_and_global_average_pooling(kit):
+    """1x1 convolutions as one GEMM (with and without a bias, BN and ReLU; on the feed's plain
+    NCHW layout they take the generic function) and the pooled means from the batch-innermost
+    buffer, batch 1 and 5."""
+    layers = [kit.layer("Input", "Input", Size=(3, 5, 4), Dataset="x"),
+              kit.layer("Pointwise", "Convolution", OutMaps=6, KernelShape=(1, 1)),
+              kit.layer("Convolution", "Convolution", OutMaps=4, KernelShape=(3, 3),
+                        BorderMode="same"),
+              kit.layer("Pointwise_2", "Convolution", OutMaps=5, KernelShape=(1, 1)),
+              kit.layer("BatchNormalization", "BatchNormalization", Axes=0),
+              kit.layer("ReLU", "ReLU"),
+              kit.layer("Pointwise_3", "Convolution", OutMaps=3, KernelShape=(1, 1),
+                        WithBias=False),
+              kit.layer("GlobalAveragePooling", "GlobalAveragePooling")]  # fmt: skip
+    program, params = _runtime(kit, layers)
+    for batch in (1, 5):
+        plan = _compare(program, params, _x((3, 5, 4), batch))
+    kinds = {op.name: type(op.function).__name__ for op in plan.ops}
+    assert kinds["Pointwise"] == kinds["Pointwise_2"] == kinds["Pointwise_3"] == "_Pointwise"
+    assert kinds["GlobalAveragePooling"] == "_GlobalAveragePooling"
+    assert plan.folded == {"Pointwise_2": ("BatchNormalization", "ReLU")}
