@@ -11,7 +11,7 @@ import logging
 import re
 from pathlib import Path
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QPoint, QSize, Qt, QTimer
+from PySide6.QtCore import QT_TRANSLATE_NOOP, QSize, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QGuiApplication, QKeySequence
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -28,7 +28,7 @@ from console_app.document import (
     default_project_path,
     sample_projects,
 )
-from console_app.editor import clipboard, networks, quantize_dialog
+from console_app.editor import clipboard, quantize_dialog
 from console_app.editor.arrange import arrange_positions
 from console_app.editor.create_unit import (
     ArgumentChoice,
@@ -38,6 +38,7 @@ from console_app.editor.create_unit import (
 )
 from console_app.editor.create_unit_dialog import CreateUnitDialog
 from console_app.editor.edit_tab import EditTab
+from console_app.network_actions import NETWORK_ACTIONS, NetworkActions
 from console_app.settings import AppSettings
 from console_app.tabs import ProjectTabs
 from console_app.text_dialog import ask_text
@@ -68,7 +69,6 @@ def with_project_extension(path: str, chosen_filter: str) -> str:
 # An edit is autosaved 2 s after it (one write per pause): a crash loses at most 2 s of work.
 AUTOSAVE_MS = 2_000
 FIRST_SIZE = (1400, 860)  # the window's size before any is remembered, screen allowing
-NETWORK_ACTIONS = ("add", "rename", "duplicate", "delete")
 EXPORTS = ("Python code...", "ONNX...", "NNP...", "C source...", "TFLite...",
            "PowerPoint report...")  # fmt: skip
 EDIT_ONLY = ("cut", "copy", "paste", "delete", "select_all", "arrange", "create_unit",
@@ -78,7 +78,7 @@ EDIT_ONLY = ("cut", "copy", "paste", "delete", "select_all", "arrange", "create_
 _log = logging.getLogger(__name__)
 
 
-class MainWindow(QMainWindow):
+class MainWindow(QMainWindow, NetworkActions):
     def __init__(self, project: str | None = None, settings: AppSettings | None = None,
                  document: Document | None = None) -> None:  # fmt: skip
         super().__init__()
@@ -583,68 +583,5 @@ class MainWindow(QMainWindow):
         return result
 
     # -- networks ------------------------------------------------------------------------------
-    def network_menu(self, name: str) -> QMenu:
-        """The network tabs' context menu for ``name`` ("": off the tabs, only Add)."""
-        menu = QMenu(self)
-        menu.addAction(self.tr("Add Network"), self.add_network)
-        for key in NETWORK_ACTIONS[1:]:
-            text = self.actions_by_name[f"{key}_network"].text().replace("&", "")
-            action = menu.addAction(text, lambda k=key: getattr(self, f"{k}_network")(name))
-            action.setEnabled(bool(name))
-        return menu
-
-    def _show_network_menu(self, name: str, pos: QPoint) -> None:
-        self.network_menu_shown = self.network_menu(name)
-        self.network_menu_shown.popup(pos)
-
-    def _target(self, name: str | None) -> str | None:
-        return name or self.edit_tab.current_network()
-
-    def add_network(self) -> str | None:
-        command = networks.add_network(self.document.project)
-        if self._guard(self.document.push, command) is None:
-            return None
-        self.edit_tab.show_network(command.network.name)  # type: ignore[attr-defined]
-        return command.network.name  # type: ignore[attr-defined]
-
-    def rename_network(self, name: str | None = None) -> bool:
-        old = self._target(name)
-        if old is None:
-            return False
-        new = self.ask_text(
-            self.tr("Rename network"), self.tr('New name of network "{old}":').format(old=old), old
-        )
-        if new is None or new.strip() == old:
-            return False
-        command = self._guard(networks.rename_network, self.document.project, old, new)
-        return command is not None and bool(self._guard(self.document.push, command))
-
-    def duplicate_network(self, name: str | None = None) -> str | None:
-        original = self._target(name)
-        if original is None:
-            return None
-        command = networks.duplicate_network(self.document.project, original)
-        if self._guard(self.document.push, command) is None:
-            return None
-        self.edit_tab.show_network(command.network.name)  # type: ignore[attr-defined]
-        return command.network.name  # type: ignore[attr-defined]
-
-    def delete_network(self, name: str | None = None) -> bool:
-        target = self._target(name)
-        if target is None:
-            return False
-        project = self.document.project
-        command = self._guard(networks.delete_network, project, target)
-        if command is None:
-            return False
-        used = networks.references_to(project, target)
-        if used and not self.ask_confirm(
-            self.tr('Network "{target}" is used by {join}. Delete it anyway?').format(
-                target=target, join="; ".join(used)
-            )
-        ):
-            return False
-        return bool(self._guard(self.document.push, command))
-
     def zoom_fit(self) -> None:
         self._view_call("zoom_fit")

@@ -955,7 +955,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../console_app/main_window.py" line="+50"/>
+        <location filename="../../console_app/main_window.py" line="+51"/>
         <source>EDIT</source>
         <translation>編集</translation>
     </message>
@@ -980,7 +980,7 @@
         <translation>評価</translation>
     </message>
     <message>
-        <location line="+108"/>
+        <location line="+106"/>
         <source>&amp;New</source>
         <translation>新規(&amp;N)</translation>
     </message>
@@ -1256,7 +1256,7 @@
         <translation>Unit ネットワーク &quot;{value}&quot; を作成しました。{value2} をダブルクリックすると開きます</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location filename="../../console_app/network_actions.py" line="+21"/>
         <source>Add Network</source>
         <translation>ネットワークを追加</translation>
     </message>
@@ -1266,12 +1266,12 @@
         <translation>ネットワーク名の変更</translation>
     </message>
     <message>
-        <location line="+0"/>
+        <location line="+1"/>
         <source>New name of network &quot;{old}&quot;:</source>
         <translation>ネットワーク &quot;{old}&quot; の新しい名前:</translation>
     </message>
     <message>
-        <location line="+27"/>
+        <location line="+28"/>
         <source>Network &quot;{target}&quot; is used by {join}. Delete it anyway?</source>
         <translation>ネットワーク &quot;{target}&quot; は {join} で使われています。それでも削除しますか?</translation>
     </message>
@@ -2331,7 +2331,7 @@ Exact count: {exact:,}</source>
 <context>
     <name>TrainingTab</name>
     <message>
-        <location filename="../../console_app/tabs/training_tab.py" line="+54"/>
+        <location filename="../../console_app/tabs/history_table.py" line="+15"/>
         <source>Name</source>
         <translation>名前</translation>
     </message>
@@ -2396,7 +2396,7 @@ Exact count: {exact:,}</source>
         <translation>失敗</translation>
     </message>
     <message>
-        <location line="+48"/>
+        <location filename="../../console_app/tabs/training_tab.py" line="+94"/>
         <source>Run</source>
         <translation>実行</translation>
     </message>
@@ -2528,13 +2528,13 @@ Exact count: {exact:,}</source>
         <translation>{name}: 開始中...</translation>
     </message>
     <message>
-        <location line="+6"/>
-        <location line="+311"/>
+        <location filename="../../console_app/tabs/job_dialogs.py" line="+63"/>
+        <location filename="../../console_app/tabs/training_tab.py" line="+6"/>
         <source>ERROR: {message}</source>
         <translation>エラー: {message}</translation>
     </message>
     <message>
-        <location line="-295"/>
+        <location filename="../../console_app/tabs/training_tab.py" line="+16"/>
         <source>Training on {on}, {get} epochs of {get2} iterations, batch size {get3}{per}, seed {get4}</source>
         <translation>{on} で学習: {get} エポック (1 エポック {get2} イテレーション)、バッチサイズ {get3}{per}、シード {get4}</translation>
     </message>
@@ -2604,7 +2604,7 @@ Exact count: {exact:,}</source>
         <translation>{name} には続きに使えるチェックポイントがありません: 最初のエポックの前に終了しました。問題を直して [実行] を押してください。</translation>
     </message>
     <message>
-        <location line="+19"/>
+        <location filename="../../console_app/tabs/job_dialogs.py" line="-33"/>
         <location line="+36"/>
         <source>NeuroCanvas</source>
         <translation>NeuroCanvas</translation>
