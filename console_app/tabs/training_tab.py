@@ -39,9 +39,9 @@ from console_app.report_action import ReportController
 from console_app.tabs import job_menu
 from console_app.tabs.history_table import (
     COLUMNS,
-    GROUP_ROLE,
     STATUS_COLORS,
     TRADEOFF_STATISTICS,
+    HistoryRows,
     _duration,
     _fmt,
     _history_rows,
@@ -58,7 +58,7 @@ from engine.formats import ProjectFileError
 from engine.runtime import job_history as H
 
 
-class TrainingTab(QWidget, JobDialogs):
+class TrainingTab(QWidget, JobDialogs, HistoryRows):
     run_ended = Signal(str)  # finished, stopped or failed
     jobs_changed = Signal(list)  # list[Path], oldest first
     open_network = Signal(Path)  # a job's network.ncproj, for EDIT
@@ -489,85 +489,6 @@ class TrainingTab(QWidget, JobDialogs):
         self._draw_tradeoff()
         self._update_buttons()
         self.jobs_changed.emit([j.path for j in self.jobs])
-
-    def _set_group_row(self, row: int, experiment: Path) -> None:
-        points = [j for j in self.jobs if j.experiment == experiment]
-        source = H.experiment_source(experiment)
-        text = (
-            self.tr("Quantization experiment {0} of {1}: {2} points").format(
-                experiment.name, source.name, len(points))
-            if source is not None
-            else self.tr("Quantization experiment {0}: {1} points").format(
-                experiment.name, len(points))
-        )  # fmt: skip
-        item = QTableWidgetItem(text)
-        item.setData(GROUP_ROLE, str(experiment))
-        item.setFlags(Qt.ItemFlag.ItemIsEnabled)  # not a job: never selected
-        item.setToolTip(self.tr("Click to show or hide the experiment's points"))
-        font = item.font()
-        font.setItalic(True)
-        item.setFont(font)
-        self.table.setItem(row, 0, item)
-        self.table.setSpan(row, 0, 1, len(COLUMNS))
-
-    def _show_groups(self) -> None:
-        """Hide the points of collapsed experiments; the experiment row says which way."""
-        for row, job in enumerate(self.rows):
-            if isinstance(job, Path):
-                item = self.table.item(row, 0)
-                text = item.text().lstrip("▸▾ ")
-                item.setText(("▾ " if job in self.expanded else "▸ ") + text)
-            else:
-                experiment = job.experiment
-                self.table.setRowHidden(row, experiment is not None and
-                                        experiment not in self.expanded)  # fmt: skip
-        self._resize_columns()
-
-    def _resize_columns(self) -> None:
-        """Columns as wide as the jobs' values (an experiment's row spans them all and does
-        not widen the first: its text is left out while measuring)."""
-        groups = [(self.table.item(r, 0), self.table.item(r, 0).text())
-                  for r, j in enumerate(self.rows) if isinstance(j, Path)]  # fmt: skip
-        blocked = self.table.blockSignals(True)
-        for item, _text in groups:
-            item.setText("")
-        self.table.resizeColumnsToContents()
-        for item, text in groups:
-            item.setText(text)
-        self.table.blockSignals(blocked)
-
-    def _toggle_group(self, row: int) -> None:
-        """A click on an experiment's row shows or hides its points."""
-        if 0 <= row < len(self.rows) and isinstance(self.rows[row], Path):
-            experiment = self.rows[row]
-            self.expanded ^= {experiment}
-            self._show_groups()
-
-    def row_of(self, job: Path) -> int:
-        """The history's row showing ``job`` (-1: not listed)."""
-        return next((r for r, j in enumerate(self.rows) if isinstance(j, H.JobInfo)
-                     and j.path == job), -1)  # fmt: skip
-
-    def selected_jobs(self) -> list[Path]:
-        rows = sorted({i.row() for i in self.table.selectedItems()})
-        return [job.path for r in rows if r < len(self.rows)
-                and isinstance(job := self.rows[r], H.JobInfo)]  # fmt: skip
-
-    def selected_job(self) -> Path | None:
-        jobs = self.selected_jobs()
-        return jobs[0] if len(jobs) == 1 else None
-
-    def select_jobs(self, paths: list[Path]) -> None:
-        self.table.clearSelection()
-        mode = self.table.selectionMode()
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.MultiSelection)
-        for row, job in enumerate(self.rows):
-            if isinstance(job, H.JobInfo) and job.path in paths:
-                if job.experiment is not None and job.experiment not in self.expanded:
-                    self.expanded.add(job.experiment)
-                    self._show_groups()
-                self.table.selectRow(row)
-        self.table.setSelectionMode(mode)
 
     def _selection_changed(self) -> None:
         self._update_buttons()

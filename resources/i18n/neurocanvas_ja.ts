@@ -2331,7 +2331,7 @@ Exact count: {exact:,}</source>
 <context>
     <name>TrainingTab</name>
     <message>
-        <location filename="../../console_app/tabs/history_table.py" line="+15"/>
+        <location filename="../../console_app/tabs/history_table.py" line="+18"/>
         <source>Name</source>
         <translation>名前</translation>
     </message>
@@ -2422,12 +2422,12 @@ Exact count: {exact:,}</source>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+493"/>
+        <location line="+414"/>
         <source>Continue the selected stopped job from its checkpoint</source>
         <translation>停止した選択中のジョブをチェックポイントから続けます</translation>
     </message>
     <message>
-        <location line="-482"/>
+        <location line="-403"/>
         <source>Array backend of the trainer (auto: GPU when CuPy finds one)</source>
         <translation>学習に使う配列バックエンド (auto: CuPy が GPU を見つけたら GPU)</translation>
     </message>
@@ -2584,7 +2584,7 @@ Exact count: {exact:,}</source>
         <translation>ジョブの最新の評価での精度</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location filename="../../console_app/tabs/history_table.py" line="+53"/>
         <source>Quantization experiment {0} of {1}: {2} points</source>
         <translation>{1} の量子化実験 {0}: {2} 点</translation>
     </message>
@@ -2599,7 +2599,7 @@ Exact count: {exact:,}</source>
         <translation>クリックで実験の各点を表示・非表示</translation>
     </message>
     <message>
-        <location line="+91"/>
+        <location filename="../../console_app/tabs/training_tab.py" line="+37"/>
         <source>{name} has no checkpoint to continue from: it ended before its first epoch. Fix the problem and press Run.</source>
         <translation>{name} には続きに使えるチェックポイントがありません: 最初のエポックの前に終了しました。問題を直して [実行] を押してください。</translation>
     </message>
