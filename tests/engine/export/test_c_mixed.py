@@ -23,7 +23,7 @@ from engine.export import open_source
 from engine.export.c_source import c_files
 from engine.runtime.compiler import compile_network
 from tests.engine.export.test_c_source import CC, build, needs_cc, run_program
-from tests.engine.export.test_onnx_model import _validation
+from tests.engine.export.test_onnx_model import _engine_on_validation, _validation
 
 ROOT = Path(__file__).resolve().parents[3]
 LENET = ROOT / "projects" / "lenet_digits.ncproj"
@@ -135,17 +135,7 @@ def test_a_mixed_pick_exports_to_int8_and_int16_onnx(delta, picks, tmp_path, mon
     floats = [i.name for i in proto.graph.initializer
               if i.data_type == onnx.TensorProto.FLOAT and np.prod(i.dims) > 150]  # fmt: skip
     assert floats == []  # no float copy of a quantized weight beside its codes
-    source = open_source(found[delta])
-    program = compile_network(source.project, source.runtime)
-    with nn.parameter_scope("", {}):
-        params = program.create_parameters(source.base)
-        nn.load_parameters(source.parameters)
-        batch = _validation(source.project, tmp / "cache", ROWS)
-        ((feed, shape),) = program.feeds.items()
-        x = batch["x"].astype(np.float32).reshape(-1, *shape)
-        with nn.no_grad():
-            expected = np.asarray(program.output(program.forward({feed: x}, params),
-                                                 program.outputs[0][0]).data)  # fmt: skip
+    program, x, labels, expected = _engine_on_validation(found[delta], tmp / "cache", ROWS)
     plain = ort.SessionOptions()
     plain.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     (exact,) = ort.InferenceSession(str(model), plain, providers=["CPUExecutionProvider"]).run(
@@ -161,7 +151,6 @@ def test_a_mixed_pick_exports_to_int8_and_int16_onnx(delta, picks, tmp_path, mon
     if delta == "0.0625":
         assert within.mean() >= 0.99
     assert (got.argmax(axis=1) == expected.argmax(axis=1)).all()
-    labels = batch["y"].reshape(-1)
     accuracy = (got.argmax(axis=1) == labels).mean()
     engine_accuracy = (expected.argmax(axis=1) == labels).mean()
     assert abs(accuracy - engine_accuracy) <= 0.005
@@ -186,17 +175,7 @@ def test_a_mixed_pick_exports_to_float_tflite_with_its_rounding(delta, picks, tm
     assert main(["export", "tflite", str(found[delta]), "-o", str(model)]) == 0
     assert main(["export", "tflite", str(found[delta]), "--int8", "-o",
                  str(tmp_path / "int8.tflite")]) == 2  # fmt: skip
-    source = open_source(found[delta])
-    program = compile_network(source.project, source.runtime)
-    with nn.parameter_scope("", {}):
-        params = program.create_parameters(source.base)
-        nn.load_parameters(source.parameters)
-        batch = _validation(source.project, tmp / "cache", ROWS)
-        ((feed, shape),) = program.feeds.items()
-        x = batch["x"].astype(np.float32).reshape(-1, *shape)
-        with nn.no_grad():
-            expected = np.asarray(program.output(program.forward({feed: x}, params),
-                                                 program.outputs[0][0]).data)  # fmt: skip
+    _, x, _, expected = _engine_on_validation(found[delta], tmp / "cache", ROWS)
     interpreter = litert.Interpreter(model_path=str(model))
     interpreter.allocate_tensors()
     inp, out = interpreter.get_input_details()[0], interpreter.get_output_details()[0]

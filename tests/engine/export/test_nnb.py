@@ -21,9 +21,7 @@ import pytest
 
 import engine.nn as nn
 from engine.cli import main
-from engine.export import open_source
-from engine.runtime.compiler import compile_network
-from tests.engine.export.test_onnx_model import _validation
+from tests.engine.export.test_onnx_model import _engine_on_validation
 
 ROOT = Path(__file__).resolve().parents[3]
 NNABLA = os.environ.get("NNABLA_PYTHON")
@@ -68,17 +66,7 @@ def test_nnabla_converts_a_jobs_results_nnp_to_nnb(nnb):
 def test_nnabla_c_runtime_runs_the_nnb_like_the_engine(nnb, monkeypatch):
     tmp, model = nnb
     monkeypatch.setenv("NEUROCANVAS_CACHE", str(tmp / "cache"))
-    source = open_source(tmp / "job")
-    program = compile_network(source.project, source.runtime)
-    with nn.parameter_scope("", {}):
-        params = program.create_parameters(source.base)
-        nn.load_parameters(source.parameters)
-        batch = _validation(source.project, tmp / "cache", ROWS)
-        ((feed, shape),) = program.feeds.items()
-        x = batch["x"].astype(np.float32).reshape(-1, *shape)
-        with nn.no_grad():
-            expected = np.asarray(program.output(program.forward({feed: x}, params),
-                                                 program.outputs[0][0]).data)  # fmt: skip
+    _, x, _, expected = _engine_on_validation(tmp / "job", tmp / "cache", ROWS)
     got = []
     for i, image in enumerate(x):
         image.astype("<f4").tofile(tmp / f"in{i}.bin")

@@ -17,7 +17,7 @@ import engine.nn as nn
 from engine.data import builtin
 from engine.data.csv_dataset import open_dataset
 from engine.data.iterator import batches_once
-from engine.export import ExportError, Source, export_onnx
+from engine.export import ExportError, Source, export_onnx, open_source
 from engine.export.onnx_model import onnx_model, unsupported_steps
 from engine.formats import load_project
 from engine.graph.network import Layer, Link
@@ -36,6 +36,22 @@ def _validation(project, cache: Path, rows: int = 16) -> dict[str, np.ndarray]:
     name, _, split = uri.removeprefix(BUILTIN_SCHEME).partition("/")
     data = open_dataset(builtin.ensure(name, root=cache)[split], cache=False)
     return next(iter(batches_once(data, rows)))[1]
+
+
+def _engine_on_validation(job: Path, cache: Path, rows: int):
+    """(program, x, labels, outputs) of ``job``'s runtime network (its trained parameters) on
+    the first ``rows`` validation samples: the engine's side of an exported file's check."""
+    source = open_source(job)
+    program = compile_network(source.project, source.runtime)
+    with nn.parameter_scope("", {}):
+        params = program.create_parameters(source.base)
+        nn.load_parameters(source.parameters)
+        batch = _validation(source.project, cache, rows)
+        ((feed, shape),) = program.feeds.items()
+        x = batch["x"].astype(np.float32).reshape(-1, *shape)
+        with nn.no_grad():
+            out = program.output(program.forward({feed: x}, params), program.outputs[0][0])
+    return program, x, batch["y"].reshape(-1), np.asarray(out.data)
 
 
 def _parameters(program, seed: int = 0) -> dict:
