@@ -37,7 +37,9 @@ def one_line(message: object, limit: int = 200) -> str:
     return re.sub(rf"\S{{{limit},}}", cut, " ".join(str(message).split()))
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole parser, or with ``only`` the one subcommand a command line names: a command
+    then imports its own module alone before it starts (the others import NumPy, formats...)."""
     parser = argparse.ArgumentParser(
         prog="neurocanvas",
         description="NeuroCanvas: design, train, evaluate and export neural networks. "
@@ -45,18 +47,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--verbose", "-v", action="store_true", help="log debug messages")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in SUBCOMMANDS:
+    for name in SUBCOMMANDS if only is None else (only,):
         if importlib.util.find_spec(f"engine.cli.{name}") is None:
             continue
         module = importlib.import_module(f"engine.cli.{name}")
+        if only is not None and hasattr(module, "prepare"):
+            module.prepare()  # e.g. train sets its compiled kernels up while it imports
         sub_parser = module.add_parser(sub)
         sub_parser.set_defaults(_run=module.run, _extra_ok=getattr(module, "ACCEPTS_EXTRA", False))
     return parser
 
 
+def _named_command(argv: list[str]) -> str | None:
+    """The subcommand a command line names, when its first word is one (after -v)."""
+    words = [word for word in argv if word not in ("-v", "--verbose")]
+    return words[0] if words and words[0] in SUBCOMMANDS else None
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
-    parser = build_parser()
+    parser = build_parser(only=_named_command(argv))
     args, unknown = parser.parse_known_args(argv)
     if unknown and getattr(args, "_extra_ok", False):  # a plugin's own options (plugin run)
         args.extra = unknown

@@ -5,10 +5,11 @@ use only: it takes a good fraction of a second.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.abc
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
@@ -31,7 +32,7 @@ def numba() -> ModuleType | None:
 def preload() -> None:
     """Set numba up on a background thread while the caller reads its project and data.
 
-    numba's set-up (0.5-0.7 s) is Python code that mostly holds the GIL, but a training
+    numba's set-up (0.3-0.4 s) is Python code that mostly holds the GIL, but a training
     process spends its first half second reading files and building its session, and the
     first kernel then finds numba ready sooner. Nothing changes in what runs: the first
     kernel waits for the set-up to finish, as it would have run it itself.
@@ -41,46 +42,84 @@ def preload() -> None:
 
 
 class _NoSciPy(importlib.abc.MetaPathFinder):
-    """Refuses SciPy to the thread setting numba up (see :func:`_import_without_scipy`); any
-    other thread, such as the main one reading a dataset with scikit-learn, imports it."""
+    """Refuses SciPy to the thread that made it (see :func:`_without_scipy`); any other thread,
+    such as the main one reading a dataset with scikit-learn, imports it."""
 
     def __init__(self) -> None:
         self.thread = threading.get_ident()
 
     def find_spec(self, name: str, path: Any, target: Any = None) -> None:
         if threading.get_ident() == self.thread and (name == "scipy" or name.startswith("scipy.")):
-            raise ImportError("SciPy is left out of numba's start (engine.core.ops._jit)")
+            raise ImportError("SciPy is left out of numba's registries (engine.core.ops._jit)")
 
 
-def _import_without_scipy() -> ModuleType | None:
-    """numba, with its lowering registries loaded while SciPy cannot be imported.
+@contextlib.contextmanager
+def _without_scipy() -> Iterator[None]:
+    """SciPy refused to this thread meanwhile, unless the process has it already.
 
-    numba imports ``scipy.linalg.cython_blas`` when it first loads its array functions, only
-    to offer ``np.dot``/``np.linalg`` inside compiled code, which the engine's loops never use.
-    That costs 0.3-0.5 s of every process's first kernel (SciPy's linear algebra, its own
-    OpenBLAS and numpy.f2py) and starts a second OpenBLAS thread pool. Without SciPy at that
-    moment numba notes "no BLAS" and goes on. Only the setting-up thread is refused SciPy:
-    the others (a dataset built with scikit-learn, the structure search) import it as usual,
-    also meanwhile. A process that has SciPy loaded already keeps numba's BLAS.
+    numba imports ``scipy.linalg.cython_blas`` when it loads its array functions' registries,
+    only to offer ``np.dot``/``np.linalg`` inside compiled code, which the engine's loops never
+    use. That costs 0.3-0.5 s (SciPy's linear algebra, its own OpenBLAS and numpy.f2py) and
+    starts a second OpenBLAS thread pool. Without SciPy at that moment numba notes "no BLAS"
+    and goes on. Only this thread is refused SciPy: the others (a dataset built with
+    scikit-learn, the structure search) import it as usual, also meanwhile.
     """
     blocker = None if "scipy" in sys.modules else _NoSciPy()
     if blocker is not None:
         sys.meta_path.insert(0, blocker)
     try:
-        import numba as module  # noqa: PLC0415
-
-        try:  # the registries numba otherwise loads at the first compilation or cache load
-            from numba.core.registry import cpu_target  # noqa: PLC0415
-
-            cpu_target.target_context.refresh()
-        except Exception:  # noqa: BLE001 - an internal API: the first kernel loads them then
-            pass
-    except ImportError:
-        module = None
+        yield
     finally:
         if blocker is not None:
             sys.meta_path.remove(blocker)
+
+
+def _import_without_scipy() -> ModuleType | None:
+    """numba, imported without SciPy (:func:`_without_scipy`) and set to load cached kernels
+    without its registries (:func:`_load_cached_kernels_lightly`)."""
+    with _without_scipy():
+        try:
+            import numba as module  # noqa: PLC0415
+        except ImportError:
+            return None
+    _load_cached_kernels_lightly()
     return module
+
+
+def _load_cached_kernels_lightly() -> None:
+    """Let numba load a kernel's cached machine code without first loading every typing and
+    lowering registry it has (252 of them: 0.3-0.4 s of every process's first kernel).
+
+    numba's ``Cache.load_overload`` refreshes the whole target context "to ensure it is
+    initialized", although rebuilding cached code needs only the runtime (NRT) it links
+    against; the registries serve compilation, and numba's compiler refreshes them itself
+    before it compiles (a cache miss, a new signature): that refresh is made without SciPy
+    too. The loaded code is the same bytes either way. numba's internals may change: when
+    these names are missing, numba's own loading stays in place.
+    """
+    try:
+        from numba.core import caching  # noqa: PLC0415
+        from numba.core.registry import cpu_target  # noqa: PLC0415
+        from numba.core.runtime import rtsys  # noqa: PLC0415
+
+        caching.Cache._load_overload  # noqa: B018 - the method the replacement calls
+        context = cpu_target.target_context
+        refresh = context.refresh
+    except (ImportError, AttributeError):
+        return
+
+    def load_overload(self: Any, sig: Any, target_context: Any) -> Any:
+        rtsys.initialize(target_context)  # what the refresh was for
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
+        return None  # Windows: an access error swallowed, the kernel is compiled instead
+
+    def refresh_without_scipy() -> None:
+        with _without_scipy():
+            refresh()
+
+    caching.Cache.load_overload = load_overload
+    context.refresh = refresh_without_scipy
 
 
 def njit(
