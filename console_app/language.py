@@ -38,18 +38,26 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu, QMessageBox
 
+from engine.core.messages import translated
 from engine.package_data import data_folder
 from engine.report import i18n as report_i18n
 from engine.report.i18n import cjk_matplotlib_fonts
 
 __all__ = [
     "CHOICES", "add_language_menu", "compiled_catalogue", "current", "install", "resolve",
-    "translate",
+    "shown", "translate",
 ]  # fmt: skip
 
 # ``translate("Context", "text")``: QCoreApplication.translate under a name short enough to keep
 # call sites on one line; pyside6-lupdate extracts these calls like the long form.
 translate = QCoreApplication.translate
+
+
+def shown(text: object) -> str:
+    """A text from the engine in the interface's language: its messages (a layer's problem, a
+    trainer's warning) are templates marked for the same catalogue (engine/core/messages.py)."""
+    return translated(text, translate)
+
 
 # (setting, menu text): the language's own name first, so a user lost in a foreign UI finds it.
 CHOICES = (

@@ -42,7 +42,7 @@ from console_app.network_actions import NETWORK_ACTIONS, NetworkActions
 from console_app.settings import AppSettings
 from console_app.tabs import ProjectTabs
 from console_app.text_dialog import ask_text
-from engine.core import backend
+from engine.core import backend, messages
 from engine.formats import ProjectFileError
 from engine.formats.samples import copy_sample
 from engine.graph import commands as C
@@ -249,8 +249,12 @@ class MainWindow(QMainWindow, NetworkActions):
         self.actions_by_name["undo"].setEnabled(stack.can_undo())
         self.actions_by_name["redo"].setEnabled(stack.can_redo())
         acts = self.actions_by_name
-        acts["undo"].setText(self.tr("&Undo {what}").format(what=stack.undo_text()).rstrip())
-        acts["redo"].setText(self.tr("&Redo {what}").format(what=stack.redo_text()).rstrip())
+        acts["undo"].setText(
+            self.tr("&Undo {what}").format(what=language.shown(stack.undo_text())).rstrip()
+        )
+        acts["redo"].setText(
+            self.tr("&Redo {what}").format(what=language.shown(stack.redo_text())).rstrip()
+        )
         if not doc.modified and self.autosaver.wrote:  # undone back to the saved state
             self.autosaver.discard()
         elif doc.modified and not self.autosave_timer.isActive():
@@ -553,7 +557,7 @@ class MainWindow(QMainWindow, NetworkActions):
         if scene is not None:
             moves = arrange_positions(scene.network)
             command = C.MoveLayers(scene.network, moves)
-            command.text = "Arrange Layers"
+            command.text = messages.QT_TRANSLATE_NOOP("Commands", "Arrange Layers")
             self._guard(self.document.push, command)
             self._view_call("zoom_fit")
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QFileDialog,
     QLineEdit,
     QMenu,
+    QMenuBar,
     QWidget,
 )
 
@@ -125,3 +126,38 @@ def choose(menu: QMenu, text: str) -> None:
     menu.setActiveAction(action)
     action.trigger()
     menu.close()
+
+
+def _action(widget: QMenuBar | QMenu, text: str):
+    actions = {a.text(): a for a in widget.actions()}
+    assert text in actions, f"{text!r} not in {list(actions)}"
+    return actions[text]
+
+
+def click_menu(qtbot, window, *path: str) -> None:
+    """Click the menu bar's ``path[0]``, then each entry of ``path[1:]`` in the menus shown."""
+    bar = window.menuBar()
+    action = _action(bar, path[0])
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.actionGeometry(action).center())
+    menu = action.menu()
+    qtbot.waitUntil(menu.isVisible)
+    for text in path[1:]:
+        action = _action(menu, text)
+        pos = menu.actionGeometry(action).center()
+        qtbot.mouseMove(menu, pos)
+        qtbot.mouseClick(menu, Qt.MouseButton.LeftButton, pos=pos)
+        if action.menu() is not None:
+            menu = action.menu()
+            qtbot.waitUntil(menu.isVisible)
+
+
+def replaced_window(qtbot, window):
+    """The main window View > Language rebuilt in place of ``window`` (shown, answering its
+    questions as a discarded session would)."""
+    new = getattr(window, "replaced_by", None)
+    assert new is not None, "the window was not rebuilt in the new language"
+    new.ask_save_changes = lambda: "discard"
+    new.ask_stop_children = lambda text: True
+    qtbot.addWidget(new)
+    qtbot.waitExposed(new)
+    return new

@@ -13,6 +13,7 @@ import re
 
 from console_app.editor.create_unit import RESERVED_ARGUMENT_NAMES
 from console_app.editor.values import MacroRule, check_typed
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.graph import commands as C
 from engine.graph.project import ModelError, Network, Project
 from engine.layers import find_spec
@@ -75,7 +76,10 @@ def rename_argument(project: Project, network: Network, old: str, new: str) -> C
                 value = layer.properties[old]
                 steps.append(C.SetProperty(caller, layer.name, old, None))
                 steps.append(C.SetProperty(caller, layer.name, new, value))
-    return C.Compound(f"Rename argument {old} to {new}", steps)
+    return C.Compound(
+        QT_TRANSLATE_NOOP("Commands", "Rename argument {old} to {new}").format(old=old, new=new),
+        steps,
+    )
 
 
 def _renamed(raw: str, old: str, new: str, bare: bool) -> str:

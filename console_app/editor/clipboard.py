@@ -12,6 +12,7 @@ import re
 from typing import Any
 
 from console_app.document import Document
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.graph import commands as C
 from engine.graph.project import Layer, Link, ModelError, Network
 
@@ -73,7 +74,7 @@ def paste_layers(document: Document, network: Network, text: str) -> list[str]:
         raise ModelError("the clipboard holds no layers")
     offset = _free_offset(network, data["layers"])
     renamed: dict[str, str] = {}
-    with document.macro("Paste"):
+    with document.macro(QT_TRANSLATE_NOOP("Commands", "Paste")):
         for item in data["layers"]:
             x, y = _position(item)
             name = _free_name(network, item["name"])

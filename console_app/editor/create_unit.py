@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from console_app.document import Document
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.graph import commands as C
 from engine.graph import resolve
 from engine.graph.project import Layer, Link, ModelError, Network, Project
@@ -158,7 +159,7 @@ def create_unit(
     unit_layer = Layer(caller_name, "Unit", caller_props, position=(x0, y0))
     chosen = {layer.name for layer in plan.layers}
     links = list(network.links)
-    with document.macro(f"Create Unit {unit_name}"):
+    with document.macro(QT_TRANSLATE_NOOP("Commands", "Create Unit {name}").format(name=unit_name)):
         document.push(C.AddNetwork(project, unit))
         for name in [n for n in network.layer_names if n in chosen]:
             document.push(C.RemoveLayer(network, name))

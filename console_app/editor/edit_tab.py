@@ -33,6 +33,7 @@ from console_app.editor.scene import NetworkScene
 from console_app.editor.statistics_pane import StatisticsPane
 from console_app.editor.view import NetworkView
 from console_app.language import translate
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.graph import commands as C
 from engine.graph.network import Link
 from engine.graph.resolve import has_output
@@ -290,7 +291,11 @@ class EditTab(QWidget):
         ):
             name = scene.add_layer(type_, scene.free_position())
         else:
-            with self.document.macro(f"Insert {type_} after {after}"):
+            with self.document.macro(
+                QT_TRANSLATE_NOOP("Commands", "Insert {type} after {layer}").format(
+                    type=type_, layer=after
+                )
+            ):
                 name = self._insert_after(scene, type_, after, has_output(type_))
         if name is not None:
             self.current_view().ensureVisible(scene.layer_items[name])  # type: ignore[union-attr]

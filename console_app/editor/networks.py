@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.graph import commands as C
 from engine.graph.project import ModelError, Network, Project
 
@@ -35,7 +36,7 @@ def duplicate_network(project: Project, name: str, new: str | None = None) -> C.
         extra=dict(original.extra),
     )  # fmt: skip
     command = C.AddNetwork(project, copy, project.network_index(name) + 1)
-    command.text = f"Duplicate network {name}"
+    command.text = QT_TRANSLATE_NOOP("Commands", "Duplicate network {name}").format(name=name)
     return command
 
 

@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QColor
 from PySide6.QtWidgets import QListWidget, QListWidgetItem
 
+from console_app.language import translate
 from engine.graph.validate import Problem
 
 _WHERE = Qt.ItemDataRole.UserRole
@@ -30,11 +31,12 @@ class ProblemsList(QListWidget):
         self.problems = list(problems)
         self.clear()
         for problem in problems:
-            item = QListWidgetItem(str(problem))
+            text = problem.translated(translate)
+            item = QListWidgetItem(text)
             item.setData(_WHERE, (problem.network or "", problem.layer or ""))
             item.setForeground(QColor(200, 20, 20) if problem.severity == "error"
                                else QColor(190, 110, 0))  # fmt: skip
-            item.setToolTip(str(problem))
+            item.setToolTip(text)
             self.addItem(item)
 
     def _activated(self, item: QListWidgetItem) -> None:

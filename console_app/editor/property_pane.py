@@ -30,7 +30,8 @@ from PySide6.QtWidgets import (
 from console_app.document import Document
 from console_app.editor import arguments
 from console_app.editor.values import MacroRule, check_property, check_typed, macro_rule
-from console_app.language import translate
+from console_app.language import shown, translate
+from engine.core.messages import text_of
 from engine.graph import commands as C
 from engine.graph import resolve
 from engine.graph.project import ModelError, Network
@@ -351,7 +352,7 @@ class PropertyPane(QWidget):
         for key, label in self.computed.items():
             if key == "Output":  # the shape (the Output statistic is its element count)
                 text = _show(result.shape) if result and result.shape else ""
-                label.setText(text or (result.error or "") if result else "")
+                label.setText(text or shown(result.error or "") if result else "")
                 label.setToolTip(label.text())
             elif key in STATISTICS:
                 label.setText(f"{result.stat(key):,}" if result and result.stats else "")
@@ -457,7 +458,7 @@ class PropertyPane(QWidget):
         widget = self.rows[key].widget
         target = getattr(widget, "line", widget)
         target.setStyleSheet(_INVALID_STYLE if reason else "")
-        self.error.setText(reason or "")
+        self.error.setText(shown(reason or ""))
 
     def _rename(self) -> None:
         if self.network is None or self.layer_name is None or self.name_edit is None:
@@ -474,7 +475,7 @@ class PropertyPane(QWidget):
             self.document.push(command)
             self.error.setText("")
         except ModelError as exc:
-            self.error.setText(str(exc))
+            self.error.setText(shown(text_of(exc)))
             self.name_edit.setText(self.layer_name)
 
     def set_text(self, key: str, text: str) -> bool:

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.language import translate
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.formats import ProjectFileError, load_project
 from engine.graph import commands as C
 from engine.graph.network import Network
@@ -40,7 +41,11 @@ from engine.quantization.scheme import QUANTIZERS, TARGETS
 
 __all__ = ["QuantizeDialog", "add_to_menu", "open_dialog"]
 
-CALIBRATE, FIXED = "Calibrate from a trained job", "Fixed Delta"
+# The Delta choices: item data "calibrate" / "fixed", texts in the interface's language.
+DELTA_MODES = {
+    "calibrate": QT_TRANSLATE_NOOP("QuantizeDialog", "Calibrate from a trained job"),
+    "fixed": QT_TRANSLATE_NOOP("QuantizeDialog", "Fixed Delta"),
+}
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -67,7 +72,8 @@ class QuantizeDialog(QDialog):
         for box in self.targets.values():
             box.setChecked(True)
         self.delta_mode = QComboBox()
-        self.delta_mode.addItems([CALIBRATE, FIXED] if jobs else [FIXED])
+        for mode in ("calibrate", "fixed") if jobs else ("fixed",):
+            self.delta_mode.addItem(translate("QuantizeDialog", DELTA_MODES[mode]), mode)
         self.job = QComboBox()
         for job in jobs:
             self.job.addItem(job.name, str(job))
@@ -145,13 +151,13 @@ class QuantizeDialog(QDialog):
         self.name.setText(name)
 
     def _mode_changed(self) -> None:
-        calibrate = self.delta_mode.currentText() == CALIBRATE
+        calibrate = self.delta_mode.currentData() == "calibrate"
         self.job.setEnabled(calibrate)
         self.delta.setEnabled(not calibrate)
 
     @property
     def calibrate_job(self) -> Path | None:
-        if self.delta_mode.currentText() != CALIBRATE:
+        if self.delta_mode.currentData() != "calibrate":
             return None
         return Path(self.job.currentData())
 
@@ -248,7 +254,9 @@ def apply(window: Any, dialog: QuantizeDialog) -> str | None:
         return None
     index = project.network_index(source) + 1
     adds = [C.AddNetwork(project, n, index + k) for k, n in enumerate(networks)]
-    command = C.Compound(f"Quantize network {source}", adds)
+    command = C.Compound(
+        QT_TRANSLATE_NOOP("Commands", "Quantize network {name}").format(name=source), adds
+    )
     window.document.push(command)
     window.edit_tab.show_network(name)
     count = sum(1 for layer in networks[0].layers if layer.type == scheme.layer_type)

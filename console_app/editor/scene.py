@@ -16,6 +16,8 @@ from console_app.document import Document
 from console_app.editor import geometry as g
 from console_app.editor.layer_item import LayerItem
 from console_app.editor.link_item import DraftLink, LinkItem
+from console_app.language import shown, translate
+from engine.core.messages import QT_TRANSLATE_NOOP, text_of
 from engine.graph import commands as C
 from engine.graph.project import Link, ModelError, Network
 from engine.layers import find_spec
@@ -139,10 +141,7 @@ class NetworkScene(QGraphicsScene):
             if problem.layer is None:
                 continue
             target = errors if problem.severity == "error" else warnings
-            text = problem.message
-            if problem.prop and not text.startswith("property "):
-                text = f"property {problem.prop}: {text}"
-            target.setdefault(problem.layer, text)
+            target.setdefault(problem.layer, problem.translated(translate, place=False))
         column = STATISTICS.index(self.statistic)
         maximum = max((r.stats[column] for r in results.values() if r.stats), default=0)
         for name, item in self.layer_items.items():
@@ -172,7 +171,7 @@ class NetworkScene(QGraphicsScene):
         try:
             return self.document.push(command)
         except ModelError as exc:
-            self.message.emit(str(exc))
+            self.message.emit(shown(text_of(exc)))
             return False
 
     def add_layer(self, type_: str, scene_pos: QPointF) -> str | None:
@@ -198,16 +197,24 @@ class NetworkScene(QGraphicsScene):
     def connect_pins(self, source: str, destination: str, dest_pin: int = 0) -> bool:
         """Link ``source``'s output to an input pin; a single input's old link is replaced."""
         if source == destination:
-            self.message.emit("a layer cannot be linked to itself")
+            self.message.emit(translate("Canvas", "a layer cannot be linked to itself"))
             return False
         source_spec = find_spec(self.network.layer(source).type)
         if source_spec is not None and source_spec.outputs is Outputs.NONE:
-            self.message.emit(f'layer "{source}" has no output to link from')
+            self.message.emit(
+                translate("Canvas", 'layer "{source}" has no output to link from').format(
+                    source=source
+                )
+            )
             return False
         spec = find_spec(self.network.layer(destination).type)
         existing = self.network.inputs_of(destination)
         if any(k.source == source and k.dest_pin == dest_pin for k in existing):
-            self.message.emit(f'"{source}" is already linked to that input of "{destination}"')
+            self.message.emit(
+                translate(
+                    "Canvas", '"{source}" is already linked to that input of "{destination}"'
+                ).format(source=source, destination=destination)
+            )
             return False
         single = dest_pin > 0 or (
             spec is not None and spec.inputs in (Inputs.SINGLE, Inputs.SINGLE_OR_NONE)
@@ -217,12 +224,12 @@ class NetworkScene(QGraphicsScene):
         if not replaced:
             return self.push(C.Connect(self.network, link))
         try:
-            with self.document.macro(f"Connect {source} to {destination}"):
+            with self.document.macro(C.CONNECT.format(source=source, destination=destination)):
                 for old in replaced:
                     self.document.push(C.Disconnect(self.network, old))
                 self.document.push(C.Connect(self.network, link))
         except ModelError as exc:
-            self.message.emit(str(exc))
+            self.message.emit(shown(text_of(exc)))
             return False
         return True
 
@@ -241,13 +248,13 @@ class NetworkScene(QGraphicsScene):
         if not layers and not links:
             return False
         try:
-            with self.document.macro("Delete"):
+            with self.document.macro(QT_TRANSLATE_NOOP("Commands", "Delete")):
                 for link in links:
                     self.document.push(C.Disconnect(self.network, link))
                 for name in layers:
                     self.document.push(C.RemoveLayer(self.network, name))
         except ModelError as exc:
-            self.message.emit(str(exc))
+            self.message.emit(shown(text_of(exc)))
             return False
         return True
 
@@ -345,7 +352,7 @@ class NetworkScene(QGraphicsScene):
 
     def _link_between(self, a: tuple[LayerItem, str, int], b: tuple[LayerItem, str, int]) -> None:
         if a[1] == b[1]:
-            self.message.emit("links go from an output pin to an input pin")
+            self.message.emit(translate("Canvas", "links go from an output pin to an input pin"))
             return
         out, into = (a, b) if a[1] == "out" else (b, a)
         self.connect_pins(out[0].name, into[0].name, into[2])

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 
+from engine.core.messages import QT_TRANSLATE_NOOP, text_of
 from engine.graph.project import Network, Project
 from engine.layers import all_specs, find_spec
 from engine.layers.expr import (
@@ -38,6 +39,8 @@ _FREE_TEXT = ("Text", "File", "Dataset")
 GENERIC_MACROS = frozenset({"Name", "Input", "UnitProperty"})
 _LONE_MACRO = re.compile(r"\*[A-Za-z_]\w*(\(\w+\))?")
 
+_REQUIRED = QT_TRANSLATE_NOOP("Problems", "property {name}: a value is required")
+
 
 @dataclass(frozen=True)
 class MacroRule:
@@ -51,10 +54,11 @@ class MacroRule:
         if ident in self.arguments or ident in self.builtin:
             return None
         declared = ", ".join(self.arguments) if self.arguments else "none"
-        return (
-            f'property {name}: *{ident} is neither an argument of network "{self.network}" '
-            f"(arguments: {declared}) nor an NNC macro of {name}. Received: {name}={raw}"
-        )
+        return QT_TRANSLATE_NOOP(
+            "Problems",
+            'property {name}: *{ident} is neither an argument of network "{network}" '
+            "(arguments: {declared}) nor an NNC macro of {name}. Received: {name}={raw}",
+        ).format(name=name, ident=ident, network=self.network, declared=declared, raw=raw)
 
 
 def is_unit_network(project: Project, network: Network) -> bool:
@@ -109,7 +113,7 @@ def check_property(
 ) -> str | None:
     """``None`` when ``raw`` may be stored in ``prop``, else the reason it is refused."""
     if raw == "":
-        return None if not prop.required else f"property {prop.name}: a value is required"
+        return None if not prop.required else _REQUIRED.format(name=prop.name)
     if prop.type.name in _FREE_TEXT:
         return _check_lone_macro(prop.name, raw, known_names, macros)
     if prop.type.name == "Option" and raw.startswith("*"):
@@ -118,7 +122,7 @@ def check_property(
         prop.parse(raw)
         return None
     except PropertyValueError as exc:
-        literal_error = str(exc)
+        literal_error = text_of(exc)
     if prop.type.name == "Option" or not _looks_like_expression(raw):
         return literal_error
     return check_expression(prop.name, raw, known_names, macros)
@@ -141,7 +145,7 @@ def check_typed(
         ptype.parse(raw, name)
         return None
     except PropertyValueError as exc:
-        literal_error = str(exc)
+        literal_error = text_of(exc)
     if not _looks_like_expression(raw):
         return literal_error
     return check_expression(name, raw, known_names, macros)
@@ -153,15 +157,18 @@ def check_expression(
     try:
         nodes = [node for _, node in parse_calc(raw)] if is_calc(raw) else [parse(raw.strip())]
     except ExpressionError as exc:
-        return f"property {name}: {exc}. Received: {name}={raw}"
+        return QT_TRANSLATE_NOOP(
+            "Problems", "property {name}: {reason}. Received: {name}={raw}"
+        ).format(name=name, reason=text_of(exc), raw=raw)
     known = {"Input", *known_names}
     for node in nodes:
         for ident in _names(node):
             if ident not in known:
-                return (
-                    f"property {name}: unknown name {ident} (not an argument of this network "
-                    f"nor a property). Received: {name}={raw}"
-                )
+                return QT_TRANSLATE_NOOP(
+                    "Problems",
+                    "property {name}: unknown name {ident} (not an argument of this network "
+                    "nor a property). Received: {name}={raw}",
+                ).format(name=name, ident=ident, raw=raw)
         for ident in _macros(node) if macros is not None else ():
             reason = macros.reason(name, ident, raw)  # type: ignore[union-attr]
             if reason is not None:

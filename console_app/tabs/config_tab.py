@@ -9,7 +9,6 @@ how each key is labelled and edited.
 
 from __future__ import annotations
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -27,8 +26,9 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.document import Document
-from console_app.language import translate
+from console_app.language import shown, translate
 from console_app.tabs import search_control
+from engine.core.messages import QT_TRANSLATE_NOOP, text_of
 from engine.graph import commands as C
 from engine.graph import config as cfg
 from engine.graph.project import ModelError, Where
@@ -101,21 +101,32 @@ def check_value(section: cfg.Section, key: str, text: str) -> str | None:
     try:
         value = cfg.parse_value(spec, text.strip(), label)  # the one parser of values
     except cfg.SettingError as exc:
-        return str(exc)
+        return shown(text_of(exc))
     if key in MINIMA and isinstance(value, (int, float)) and value < MINIMA[key]:
-        return f"[{label}] {key}: expected a value >= {MINIMA[key]}. Received: {key}={text}"
+        return translate(
+            "ConfigTab", "[{label}] {key}: expected a value >= {minimum}. Received: {key}={text}"
+        ).format(label=label, key=key, minimum=MINIMA[key], text=text)
     if key == "LearningRateSteps":
         try:
             section.with_value(key, text).lr_steps  # type: ignore[attr-defined]  # noqa: B018
         except cfg.SettingError as exc:
-            return str(exc)
+            return shown(text_of(exc))
     if key.endswith("_Name") and not text.strip():
-        return f"[{label}] {key}: a name is required"
+        return translate("ConfigTab", "[{label}] {key}: a name is required").format(
+            label=label, key=key
+        )
     return None
 
 
+ITEM_TITLES = {
+    "optimizers": QT_TRANSLATE_NOOP("ConfigTab", "Optimizer: {name}"),
+    "monitors": QT_TRANSLATE_NOOP("ConfigTab", "Monitor: {name}"),
+    "executors": QT_TRANSLATE_NOOP("ConfigTab", "Executor: {name}"),
+}
+
+
 def _item_title(collection: str, item: cfg.Section) -> str:
-    return f"{collection[:-1].capitalize()}: {getattr(item, 'name', '')}"
+    return translate("ConfigTab", ITEM_TITLES[collection]).format(name=getattr(item, "name", ""))
 
 
 class ConfigTab(QWidget):
@@ -344,7 +355,7 @@ class ConfigTab(QWidget):
         if not isinstance(section, cfg.Optimizer) or section.solver == solver:
             return False
         command = C.ReplaceSection(self.project, self.where, section.with_solver(solver))
-        command.text = f"Set solver {solver}"
+        command.text = QT_TRANSLATE_NOOP("Commands", "Set solver {solver}").format(solver=solver)
         self.document.push(command)
         return True
 

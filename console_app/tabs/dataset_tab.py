@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, QSize, Qt
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtWidgets import (
     QApplication,
     QCheckBox,
@@ -38,6 +38,7 @@ from console_app.language import translate
 from console_app.tabs.create_dataset import CreateDataset
 from console_app.tabs.folder_dataset_dialog import FolderDatasetDialog, FolderDatasetOptions
 from console_app.tabs.table_model import THUMB, CsvTableModel, read_csv_rows
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.data import DatasetError, open_dataset
 from engine.data import builtin as builtin_data
 from engine.data.cache import cache_root
@@ -335,7 +336,9 @@ class DatasetTab(QWidget):
         """The chosen link takes the training split; a link named Validation the other."""
         if not name or self.current() is None:
             return False
-        with self.document.macro(f"Use built-in dataset {name}"):
+        with self.document.macro(
+            QT_TRANSLATE_NOOP("Commands", "Use built-in dataset {name}").format(name=name)
+        ):
             for i, d in enumerate(self.project.datasets):
                 if i == self.index or d.name == "Validation":
                     split = "validation" if d.name == "Validation" else "training"
@@ -370,7 +373,7 @@ class DatasetTab(QWidget):
                 translate("DatasetTab", "Cannot create the dataset: {exc}").format(exc=exc)
             )
             return False
-        with self.document.macro("Create dataset from folders"):
+        with self.document.macro(QT_TRANSLATE_NOOP("Commands", "Create dataset from folders")):
             for i, d in enumerate(self.project.datasets):
                 if i == self.index or d.name == "Validation":
                     split = (

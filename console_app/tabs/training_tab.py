@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.document import Document
-from console_app.language import translate
+from console_app.language import shown, translate
 from console_app.report_action import ReportController
 from console_app.tabs import job_menu
 from console_app.tabs.history_table import (
@@ -54,6 +54,7 @@ from console_app.tabs.plots import LearningCurvePlot, TradeoffPlot
 from console_app.tabs.quantization_experiment import open_experiment
 from console_app.tabs.search_control import SearchControl
 from console_app.tabs.snapshot import write_snapshot
+from engine.core.messages import from_event
 from engine.formats import ProjectFileError
 from engine.runtime import job_history as H
 
@@ -348,8 +349,10 @@ class TrainingTab(QWidget, JobDialogs, HistoryRows):
                                          max(1, int(record.get("iter_per_epoch", 1)))))  # fmt: skip
             device = record.get("device", "")
             k = int(record.get("processes", 1) or 1)
-            on = f"{device} x {k} processes" if k > 1 else device
-            per = " per process" if k > 1 else ""
+            on = device
+            if k > 1:
+                on = translate("TrainingTab", "{device} x {k} processes").format(device=device, k=k)
+            per = translate("TrainingTab", " per process") if k > 1 else ""
             self.append_log(
                 translate(
                     "TrainingTab",
@@ -379,10 +382,10 @@ class TrainingTab(QWidget, JobDialogs, HistoryRows):
             name = self.current_job.name if self.current_job else ""
             self.curve.set_curves([(name, self.live_curve)])
         elif kind == "warning":
-            self._warn(str(record.get("message", "")))
+            self._warn(shown(from_event(record)))
         elif kind == "error":
             self.append_log(
-                translate("TrainingTab", "ERROR: {get}").format(get=record.get("message", ""))
+                translate("TrainingTab", "ERROR: {get}").format(get=shown(from_event(record)))
             )
 
     def _show_position(self, record: dict) -> None:
@@ -414,7 +417,9 @@ class TrainingTab(QWidget, JobDialogs, HistoryRows):
 
     def _on_ended(self, status: str, message: str) -> None:
         self.last_status, self.last_message = status, message
-        self.position.setText(f"{self.current_job.name if self.current_job else ''}: {status}")
+        name = self.current_job.name if self.current_job else ""
+        shown_status = translate("TrainingTab", status)  # the statuses of history_table's texts
+        self.position.setText(f"{name}: {shown_status}")
         if status == "failed":
             # The rest of the message is the trainer's stderr tail, already in the log above;
             # the first line is the trainer's error event when it sent one (logged as ERROR).
@@ -425,9 +430,13 @@ class TrainingTab(QWidget, JobDialogs, HistoryRows):
                 if first and f"ERROR: {first}" in logged
                 else translate("TrainingTab", "FAILED: {first}").format(first=first)
             )
-            text = "Training failed: " + message.splitlines()[0] if message else "Training failed"
+            text = (
+                translate("TrainingTab", "Training failed: {first}").format(first=first)
+                if first
+                else translate("TrainingTab", "Training failed")
+            )
             if self.warnings:
-                text += "  |  Warning: " + " | ".join(self.warnings[-3:])
+                text += translate("TrainingTab", "  |  Warning: ") + " | ".join(self.warnings[-3:])
             self._set_warning(text)
         elif status == "finished":
             self.progress.setValue(self.progress.maximum())

@@ -29,8 +29,12 @@ from collections.abc import Callable, Iterable, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.graph.config_keys import Section
 from engine.graph.project import Layer, Link, ModelError, Network, Project, Where
+
+# Also the text of the canvas's link, which replaces an existing link in one step.
+CONNECT = QT_TRANSLATE_NOOP("Commands", "Connect {source} to {destination}")
 
 
 class Command:
@@ -59,7 +63,7 @@ class Command:
 class AddLayer(Command):
     def __init__(self, network: Network, layer: Layer, index: int | None = None) -> None:
         self.network, self.layer, self.index = network, layer, index
-        self.text = f"Add {layer.name}"
+        self.text = QT_TRANSLATE_NOOP("Commands", "Add {name}").format(name=layer.name)
 
     def do(self) -> None:
         self.layer = self.network.add_layer(self.layer, self.index)  # keeps the ID on redo
@@ -71,7 +75,7 @@ class AddLayer(Command):
 class RemoveLayer(Command):
     def __init__(self, network: Network, name: str) -> None:
         self.network, self.name = network, name
-        self.text = f"Delete {name}"
+        self.text = QT_TRANSLATE_NOOP("Commands", "Delete {name}").format(name=name)
         self._saved: tuple[Layer, int, list[tuple[int, Link]]] | None = None
 
     def do(self) -> None:
@@ -88,7 +92,7 @@ class RemoveLayer(Command):
 class RenameLayer(Command):
     def __init__(self, network: Network, old: str, new: str) -> None:
         self.network, self.old, self.new = network, old, new
-        self.text = f"Rename {old} to {new}"
+        self.text = QT_TRANSLATE_NOOP("Commands", "Rename {old} to {new}").format(old=old, new=new)
 
     def is_noop(self) -> bool:
         return self.old == self.new
@@ -106,7 +110,7 @@ class SetProperty(Command):
     def __init__(self, network: Network, layer: str, key: str, value: str | None) -> None:
         self.network, self.layer, self.key, self.value = network, layer, key, value
         self.old = network.layer(layer).properties.get(key)
-        self.text = f"Set {layer}.{key}"
+        self.text = QT_TRANSLATE_NOOP("Commands", "Set {layer}.{key}").format(layer=layer, key=key)
 
     def is_noop(self) -> bool:
         return self.old == self.value
@@ -132,7 +136,9 @@ class SetPropertyOfLayers(Command):
     def __init__(self, network: Network, layers: list[str], key: str, value: str | None) -> None:
         self.network, self.key = network, key
         self.parts = [SetProperty(network, name, key, value) for name in layers]
-        self.text = f"Set {key} of {len(layers)} layers"
+        self.text = QT_TRANSLATE_NOOP("Commands", "Set {key} of {count} layers").format(
+            key=key, count=len(layers)
+        )
 
     def is_noop(self) -> bool:
         return all(part.is_noop() for part in self.parts)
@@ -161,8 +167,10 @@ class MoveLayers(Command):
         self.network = network
         self.new = {name: (pos[0], pos[1]) for name, pos in moves.items()}
         self.old = {name: network.layer(name).position for name in self.new}
-        self.text = "Move " + (
-            next(iter(self.new)) if len(self.new) == 1 else f"{len(self.new)} layers"
+        self.text = (
+            QT_TRANSLATE_NOOP("Commands", "Move {name}").format(name=next(iter(self.new)))
+            if len(self.new) == 1
+            else QT_TRANSLATE_NOOP("Commands", "Move {count} layers").format(count=len(self.new))
         )
 
     def is_noop(self) -> bool:
@@ -187,7 +195,7 @@ class MoveLayers(Command):
 class Connect(Command):
     def __init__(self, network: Network, link: Link, index: int | None = None) -> None:
         self.network, self.link, self.index = network, link, index
-        self.text = f"Connect {link.source} to {link.destination}"
+        self.text = CONNECT.format(source=link.source, destination=link.destination)
 
     def do(self) -> None:
         self.link = self.network.connect(self.link, self.index)
@@ -199,7 +207,9 @@ class Connect(Command):
 class Disconnect(Command):
     def __init__(self, network: Network, link: Link) -> None:
         self.network, self.link = network, link
-        self.text = f"Disconnect {link.source} from {link.destination}"
+        self.text = QT_TRANSLATE_NOOP("Commands", "Disconnect {source} from {destination}").format(
+            source=link.source, destination=link.destination
+        )
         self.index = -1
 
     def do(self) -> None:
@@ -213,7 +223,7 @@ class Disconnect(Command):
 class AddNetwork(Command):
     def __init__(self, project: Project, network: Network, index: int | None = None) -> None:
         self.project, self.network, self.index = project, network, index
-        self.text = f"Add network {network.name}"
+        self.text = QT_TRANSLATE_NOOP("Commands", "Add network {name}").format(name=network.name)
 
     def do(self) -> None:
         self.project.add_network(self.network, self.index)
@@ -225,7 +235,7 @@ class AddNetwork(Command):
 class RemoveNetwork(Command):
     def __init__(self, project: Project, name: str) -> None:
         self.project, self.name = project, name
-        self.text = f"Delete network {name}"
+        self.text = QT_TRANSLATE_NOOP("Commands", "Delete network {name}").format(name=name)
         self._saved: tuple[Network, int] | None = None
 
     def do(self) -> None:
@@ -239,7 +249,9 @@ class RemoveNetwork(Command):
 class RenameNetwork(Command):
     def __init__(self, project: Project, old: str, new: str) -> None:
         self.project, self.old, self.new = project, old, new
-        self.text = f"Rename network {old} to {new}"
+        self.text = QT_TRANSLATE_NOOP("Commands", "Rename network {old} to {new}").format(
+            old=old, new=new
+        )
 
     def is_noop(self) -> bool:
         return self.old == self.new
@@ -283,7 +295,9 @@ class ReplaceSection(Command):
     def __init__(self, project: Project, where: Where, new: Section) -> None:
         self.project, self.where, self.new = project, where, new
         self.old = project.section(where)
-        self.text = f"Edit {_where_text(where)}"
+        self.text = QT_TRANSLATE_NOOP("Commands", "Edit {section}").format(
+            section=_where_text(where)
+        )
 
     def is_noop(self) -> bool:
         return self.old == self.new
@@ -301,7 +315,7 @@ class SetSectionValue(ReplaceSection):
     def __init__(self, project: Project, where: Where, key: str, value: str | None) -> None:
         super().__init__(project, where, project.section(where).with_value(key, value))
         self.key = key
-        self.text = f"Set {key}"
+        self.text = QT_TRANSLATE_NOOP("Commands", "Set {key}").format(key=key)
 
     def merge_key(self) -> Any:
         return ("section", id(self.project), self.where, self.key)
@@ -315,7 +329,7 @@ class InsertItem(Command):
     def __init__(self, project: Project, collection: str, item: Section, index: int | None = None):
         self.project, self.collection, self.item = project, collection, item
         self.index = index
-        self.text = f"Add {collection[:-1]}"
+        self.text = QT_TRANSLATE_NOOP("Commands", "Add {name}").format(name=collection[:-1])
 
     def do(self) -> None:
         self.index = self.project.insert_item(self.collection, self.index, self.item)
@@ -329,7 +343,7 @@ class RemoveItem(Command):
     def __init__(self, project: Project, collection: str, index: int) -> None:
         self.project, self.collection, self.index = project, collection, index
         self.item: Section | None = None
-        self.text = f"Delete {collection[:-1]}"
+        self.text = QT_TRANSLATE_NOOP("Commands", "Delete {name}").format(name=collection[:-1])
 
     def do(self) -> None:
         self.item = self.project.remove_item(self.collection, self.index)
@@ -342,7 +356,7 @@ class RemoveItem(Command):
 class SetDescription(Command):
     def __init__(self, project: Project, text: str) -> None:
         self.project, self.new, self.old = project, text, project.description
-        self.text = "Edit description"
+        self.text = QT_TRANSLATE_NOOP("Commands", "Edit description")
 
     def is_noop(self) -> bool:
         return self.old == self.new

@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Self, TypeVar
 
+from engine.core.messages import QT_TRANSLATE_NOOP
+
 __all__ = ["UNDEFINED", "Key", "Section", "SettingError", "parse_number", "parse_value"]
 
 _T = TypeVar("_T")
@@ -118,6 +120,14 @@ def parse_number(text: str, kind: str) -> int | float:
     return value
 
 
+_EXPECTED = QT_TRANSLATE_NOOP("Problems", "{where}: expected {expected}. Received: {key}={text}")
+_ONE_OF = QT_TRANSLATE_NOOP(
+    "Problems", "{where}: expected one of {allowed}. Received: {key}={text}"
+)
+_AN_INTEGER = QT_TRANSLATE_NOOP("Problems", "an integer")
+_A_FINITE_NUMBER = QT_TRANSLATE_NOOP("Problems", "a finite number")
+
+
 def parse_value(spec: Key, text: str, section: str) -> Any:
     """``text`` as ``spec``'s type; a :class:`SettingError` names the section and key."""
     where = f"[{section}] {spec.name}"
@@ -125,17 +135,19 @@ def parse_value(spec: Key, text: str, section: str) -> Any:
         try:
             value = parse_number(text, spec.kind)
         except ValueError:
-            kind = "an integer" if spec.kind == "int" else "a finite number"
-            raise SettingError(f"{where}: expected {kind}. Received: {spec.name}={text}") from None
+            kind = _AN_INTEGER if spec.kind == "int" else _A_FINITE_NUMBER
+            raise SettingError(_EXPECTED.format(where=where, expected=kind, key=spec.name,
+                                                text=text)) from None  # fmt: skip
         _check_range(spec, value, where, text)
         return value
     if spec.kind == "bool":
         if text.strip() not in _BOOL_TEXT:
-            raise SettingError(f"{where}: expected 1 or 0. Received: {spec.name}={text}")
+            raise SettingError(_EXPECTED.format(where=where, expected="1 or 0", key=spec.name,
+                                                text=text))  # fmt: skip
         return _BOOL_TEXT[text.strip()]
     if spec.choices and text not in spec.choices:
         allowed = ", ".join(spec.choices)
-        raise SettingError(f"{where}: expected one of {allowed}. Received: {spec.name}={text}")
+        raise SettingError(_ONE_OF.format(where=where, allowed=allowed, key=spec.name, text=text))
     return text
 
 
@@ -148,8 +160,8 @@ def _check_range(spec: Key, value: float, where: str, text: str) -> None:
     parts = [] if low is None else [f">= {_num(low)}"]
     if high is not None:
         parts.append(f"{'<' if spec.below else '<='} {_num(high)}")
-    expected = "a value " + " and ".join(parts)
-    raise SettingError(f"{where}: expected {expected}. Received: {spec.name}={text}")
+    expected = QT_TRANSLATE_NOOP("Problems", "a value {bounds}").format(bounds=" and ".join(parts))
+    raise SettingError(_EXPECTED.format(where=where, expected=expected, key=spec.name, text=text))
 
 
 def _num(value: float | None) -> str:

@@ -17,6 +17,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from engine.core.messages import text_of
 from engine.graph import loops, resolve
 from engine.graph.network import Network
 from engine.graph.project import Project
@@ -364,7 +365,7 @@ class NetworkInference:
             return LayerResult(name, type_, None, None, "the network is too deep to infer")
         except RuleError as exc:
             upstream = isinstance(exc, UpstreamError)
-            return LayerResult(name, type_, None, None, str(exc), exc.prop, upstream)
+            return LayerResult(name, type_, None, None, text_of(exc), exc.prop, upstream)
         return LayerResult(name, type_, shape, stats)
 
     def _share_key(self, layer, spec_type: str) -> tuple | None:  # noqa: ANN001 - a Layer

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from engine.core.messages import QT_TRANSLATE_NOOP, Translate, text_of, translated
 from engine.graph import config as cfg
 from engine.graph import derive, resolve
 from engine.graph.infer import NetworkInference
@@ -40,6 +41,35 @@ _TWO_INPUTS = {
 }  # fmt: skip
 
 
+# The problems' texts, marked for the interface's catalogue (engine/core/messages.py).
+_T = {
+    "recursion": QT_TRANSLATE_NOOP("Problems", "unit recursion: {path}"),
+    "duplicate layer": QT_TRANSLATE_NOOP("Problems", "duplicate layer name {name}"),
+    "no pin": QT_TRANSLATE_NOOP("Problems", "{type} has no input pin {pin}"),
+    "side links": QT_TRANSLATE_NOOP("Problems", "{count} links go into side input {name}"),
+    "no output": QT_TRANSLATE_NOOP("Problems", "{type} has no output to link from"),
+    "cycle": QT_TRANSLATE_NOOP("Problems", "the links form a cycle: {path}"),
+    "no input": QT_TRANSLATE_NOOP("Problems", "{type} takes no input but {count} are linked"),
+    "one input": QT_TRANSLATE_NOOP(
+        "Problems", "{type} takes one main input but {count} are linked"
+    ),
+    "two inputs": QT_TRANSLATE_NOOP("Problems", "{type} takes 2 inputs but {count} are linked"),
+    "side shape": QT_TRANSLATE_NOOP(
+        "Problems", "side input {name} needs shape {expected}, the linked layer gives {wired}"
+    ),
+    "delay": QT_TRANSLATE_NOOP(
+        "Problems", "the recurrent input has shape {shape} but Size is {size}"
+    ),
+    "duplicate item": QT_TRANSLATE_NOOP("Problems", "{collection}: duplicate name {name}"),
+    "no network": QT_TRANSLATE_NOOP("Problems", '{where}: no network "{network}"'),
+    "no dataset": QT_TRANSLATE_NOOP("Problems", '{where}: no dataset "{dataset}"'),
+    "no variable": QT_TRANSLATE_NOOP("Problems", 'dataset "{dataset}" has no variable {variable}'),
+    "network": QT_TRANSLATE_NOOP("Problems", 'network "{name}"'),
+    "layer": QT_TRANSLATE_NOOP("Problems", 'layer "{name}"'),
+    "property": QT_TRANSLATE_NOOP("Problems", "property {prop}: {message}"),
+}
+
+
 @dataclass(frozen=True)
 class Problem:
     """One problem; ``str()`` names the place: ``network "Main", layer "Conv", property K: ...``."""
@@ -51,15 +81,21 @@ class Problem:
     severity: str = "error"  # or "warning"
 
     def __str__(self) -> str:
+        return self.translated(lambda context, text: text)
+
+    def translated(self, translate: Translate, place: bool = True) -> str:
+        """The problem in ``translate``'s language (``str()``: English), its place first
+        (network and layer) unless ``place`` is false (a layer's own tooltip)."""
         where = []
-        if self.network is not None:
-            where.append(f'network "{self.network}"')
-        if self.layer is not None:
-            where.append(f'layer "{self.layer}"')
-        message = self.message
+        if place and self.network is not None:
+            where.append(_T["network"].format(name=self.network).translated(translate))
+        if place and self.layer is not None:
+            where.append(_T["layer"].format(name=self.layer).translated(translate))
+        message: str = self.message
         if self.prop is not None and not message.startswith("property "):
-            message = f"property {self.prop}: {message}"
-        return ", ".join([*where, message]) if where else message
+            message = _T["property"].format(prop=self.prop, message=message)
+        shown = translated(message, translate)
+        return ", ".join([*where, shown]) if where else shown
 
 
 def validate_project(
@@ -72,7 +108,7 @@ def validate_project(
     inference = inference or ProjectInference(project, follow=False)
     problems: list[Problem] = []
     for cycle in resolve.unit_cycles(project):
-        problems.append(Problem(f"unit recursion: {' -> '.join(cycle)}", cycle[0]))
+        problems.append(Problem(_T["recursion"].format(path=" -> ".join(cycle)), cycle[0]))
     problems += _expansion_problems(project, [n.name for n in project.networks])
     for network in project.networks:
         problems += validate_network(inference.network(network.name))
@@ -171,7 +207,11 @@ def _link_problems(network: Network) -> list[Problem]:
     problems = []
     net = network.name
     names = Counter(layer.name for layer in network.layers)
-    problems += [Problem(f"duplicate layer name {n!r}", net, n) for n, k in names.items() if k > 1]
+    problems += [
+        Problem(_T["duplicate layer"].format(name=repr(n)), net, n)
+        for n, k in names.items()
+        if k > 1
+    ]
     for layer in network.layers:
         spec = find_spec(layer.type)
         if spec is None:
@@ -183,13 +223,17 @@ def _link_problems(network: Network) -> list[Problem]:
         for pin, count in pins.items():
             connector = spec.connector_at(pin)
             if connector is None:
-                problems.append(Problem(f"{layer.type} has no input pin {pin}", net, layer.name))
+                problems.append(
+                    Problem(_T["no pin"].format(type=layer.type, pin=pin), net, layer.name)
+                )
             elif count > 1:
                 problems.append(
-                    Problem(f"{count} links go into side input {connector.name}", net, layer.name)
+                    Problem(
+                        _T["side links"].format(count=count, name=connector.name), net, layer.name
+                    )
                 )
         if network.outputs_of(layer.name) and spec.outputs is Outputs.NONE:
-            problems.append(Problem(f"{layer.type} has no output to link from", net, layer.name))
+            problems.append(Problem(_T["no output"].format(type=layer.type), net, layer.name))
     return problems
 
 
@@ -201,19 +245,19 @@ def _cycle_problems(network: Network) -> list[Problem]:
     problems = []
     for first, cycle in cycles(network.layer_names, edges):
         path = " -> ".join([*cycle, cycle[0]])
-        problems.append(Problem(f"the links form a cycle: {path}", network.name, first))
+        problems.append(Problem(_T["cycle"].format(path=path), network.name, first))
     return problems
 
 
 def _arity_problems(net: str, layer: str, spec: LayerSpec, count: int) -> list[Problem]:
     if spec.inputs is Inputs.NONE and count:
-        return [Problem(f"{spec.type} takes no input but {count} are linked", net, layer)]
+        return [Problem(_T["no input"].format(type=spec.type, count=count), net, layer)]
     if spec.inputs in (Inputs.SINGLE, Inputs.MULTIPLE) and count == 0:
         return [Problem(NOT_CONNECTED, net, layer)]
     if spec.inputs in (Inputs.SINGLE, Inputs.SINGLE_OR_NONE) and count > 1:
-        return [Problem(f"{spec.type} takes one main input but {count} are linked", net, layer)]
+        return [Problem(_T["one input"].format(type=spec.type, count=count), net, layer)]
     if spec.type in _TWO_INPUTS and count != 2:
-        return [Problem(f"{spec.type} takes 2 inputs but {count} are linked", net, layer)]
+        return [Problem(_T["two inputs"].format(type=spec.type, count=count), net, layer)]
     return []
 
 
@@ -230,7 +274,9 @@ def _property_problems(inference: NetworkInference, name: str, spec: LayerSpec) 
         try:
             ev.value(prop.name)
         except RuleError as exc:
-            problems.append(Problem(str(exc), inference.network.name, name, exc.prop or prop.name))
+            problems.append(
+                Problem(text_of(exc), inference.network.name, name, exc.prop or prop.name)
+            )
     return problems
 
 
@@ -249,8 +295,9 @@ def _side_input_problems(inference: NetworkInference, name: str, spec: LayerSpec
         if tuple(wired) != tuple(expected):
             problems.append(
                 Problem(
-                    f"side input {connector.name} needs shape {_fmt(expected)}, "
-                    f"the linked layer gives {_fmt(wired)}",
+                    _T["side shape"].format(
+                        name=connector.name, expected=_fmt(expected), wired=_fmt(wired)
+                    ),
                     inference.network.name,
                     name,
                 )
@@ -270,7 +317,7 @@ def _delay_problem(inference: NetworkInference, name: str) -> list[Problem]:
     if shapes and tuple(shapes[0]) != tuple(size):  # type: ignore[arg-type]
         return [
             Problem(
-                f"the recurrent input has shape {_fmt(shapes[0])} but Size is {_fmt(size)}",
+                _T["delay"].format(shape=_fmt(shapes[0]), size=_fmt(size)),
                 inference.network.name,
                 name,
                 "Size",
@@ -309,7 +356,9 @@ def config_problems(project: Project) -> list[Problem]:
         items = getattr(project, collection)
         for name, count in Counter(item.name for item in items).items():
             if count > 1:
-                problems.append(Problem(f"{collection}: duplicate name {name!r}"))
+                problems.append(
+                    Problem(_T["duplicate item"].format(collection=collection, name=repr(name)))
+                )
     for collection in ("optimizers", "monitors", "executors"):
         for item in getattr(project, collection):
             where = f'{collection[:-1]} "{item.name}"'
@@ -317,9 +366,9 @@ def config_problems(project: Project) -> list[Problem]:
                 not project.has_network(item.network)
                 and derive.derive(project, item.network) is None
             ):
-                problems.append(Problem(f'{where}: no network "{item.network}"'))
+                problems.append(Problem(_T["no network"].format(where=where, network=item.network)))
             if item.dataset not in datasets:
-                problems.append(Problem(f'{where}: no dataset "{item.dataset}"'))
+                problems.append(Problem(_T["no dataset"].format(where=where, dataset=item.dataset)))
     return problems
 
 
@@ -345,7 +394,7 @@ def _dataset_problems(project: Project, variables: Mapping[str, set[str]] | None
             if needed not in known[item.dataset]:
                 problems.append(
                     Problem(
-                        f'dataset "{item.dataset}" has no variable {needed!r}',
+                        _T["no variable"].format(dataset=item.dataset, variable=repr(needed)),
                         network.name,
                         layer,
                     )

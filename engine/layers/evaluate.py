@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
+from engine.core.messages import QT_TRANSLATE_NOOP, text_of
 from engine.layers.expr import (
     ExpressionError,
     evaluate,
@@ -49,7 +50,14 @@ Shape = tuple[int, ...]
 
 # A layer with nothing linked into its main input, said as a user would (no property, no
 # *GraphInput value): the layer box's tooltip and the problems list show it.
-NOT_CONNECTED = "nothing is linked into its input: draw a link into it from the layer above"
+NOT_CONNECTED = QT_TRANSLATE_NOOP(
+    "Problems", "nothing is linked into its input: draw a link into it from the layer above"
+)
+_NO_PROPERTY = QT_TRANSLATE_NOOP("Problems", "layer type {type} has no property {prop}")
+_NO_CONNECTOR = QT_TRANSLATE_NOOP("Problems", "layer type {type} has no side connector {name}")
+_ITSELF = QT_TRANSLATE_NOOP("Problems", "property {prop} refers to itself ({chain})")
+_INSIDE_ONLY = QT_TRANSLATE_NOOP("Problems", "*{name} can only be resolved inside a network")
+_UNKNOWN_NAME = QT_TRANSLATE_NOOP("Problems", "unknown name {name}")
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Text-like types keep a bare word as text; only ``*Macro`` values are resolved.
 # ``Inputs`` always holds a list of shapes (BatchMatmul declares it PIntArray, a slip).
@@ -92,7 +100,7 @@ class LayerContext:
 
     def graph_macro(self, name: str, arg: str | None, layer: LayerEval) -> Value:
         """Macros that need the network: ``*RepeatTimes``, ``*UnitOutput``, ``*AutoInPlace``..."""
-        raise RuleError(f"*{name} can only be resolved inside a network")
+        raise RuleError(_INSIDE_ONLY.format(name=name))
 
 
 @dataclass
@@ -179,7 +187,7 @@ class LayerEval:
         """
         pspec = self._prop(prop)
         if pspec is None:
-            raise RuleError(f"layer type {self.spec.type} has no property {prop}", prop)
+            raise RuleError(_NO_PROPERTY.format(type=self.spec.type, prop=prop), prop)
         if not pspec.editable:
             return pspec.default
         if prop in self._raw:
@@ -199,10 +207,10 @@ class LayerEval:
             return self._values[prop]
         pspec = self._prop(prop)
         if pspec is None:
-            raise RuleError(f"layer type {self.spec.type} has no property {prop}", prop)
+            raise RuleError(_NO_PROPERTY.format(type=self.spec.type, prop=prop), prop)
         if prop in self._resolving:
             chain = " -> ".join([*self._resolving[self._resolving.index(prop) :], prop])
-            raise RuleError(f"property {prop} refers to itself ({chain})", prop)
+            raise RuleError(_ITSELF.format(prop=prop, chain=chain), prop)
         self._resolving.append(prop)
         try:
             raw = self.raw(prop)
@@ -300,7 +308,7 @@ class LayerEval:
         if shape is None:
             connector = self.spec.connector(name)
             if connector is None:
-                raise RuleError(f"layer type {self.spec.type} has no side connector {name}")
+                raise RuleError(_NO_CONNECTOR.format(type=self.spec.type, name=name))
             shape = self.evaluate(connector.shape, PINT_ARRAY, f"{name} shape")  # type: ignore[assignment]
             self._connectors[name] = shape  # type: ignore[assignment]
         return shape  # type: ignore[return-value]
@@ -337,7 +345,7 @@ class LayerEval:
             return self.value(ident)
         value = self.context.argument(ident)
         if value is None:
-            raise ExpressionError(f"unknown name {ident}")
+            raise ExpressionError(_UNKNOWN_NAME.format(name=ident))
         return value
 
     def macro(self, ident: str, arg: str | None, current: str) -> Value:
@@ -431,10 +439,14 @@ class _Scope:
 
 
 def _with_prop(prop: str, raw: str, exc: Exception) -> str:
-    message = str(exc)
+    message = text_of(exc)
     if message.startswith("property ") or message == NOT_CONNECTED:  # in a user's words
         return message
     if "Received:" in message:  # the rule already shows the values it was given
-        return f"property {prop}: {message}"
+        return QT_TRANSLATE_NOOP("Problems", "property {prop}: {message}").format(
+            prop=prop, message=message
+        )
     shown = raw if len(raw) <= 60 else f"{raw[:40]}... ({len(raw)} characters)"
-    return f"property {prop}: {message}. Received: {prop}={shown}"
+    return QT_TRANSLATE_NOOP(
+        "Problems", "property {prop}: {message}. Received: {prop}={shown}"
+    ).format(prop=prop, message=message, shown=shown)

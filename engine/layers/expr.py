@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Protocol
 
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.layers.property_types import Value
 
 __all__ = [
@@ -117,7 +118,11 @@ def _tokenize(text: str) -> list[tuple[str, str]]:
             break
         match = _TOKEN.match(text, pos)
         if match is None:
-            raise ExpressionError(f"unexpected character {text[pos]!r} in {text!r}")
+            raise ExpressionError(
+                QT_TRANSLATE_NOOP("Problems", "unexpected character {character} in {text}").format(
+                    character=repr(text[pos]), text=repr(text)
+                )
+            )
         kind = match.lastgroup or "op"
         tokens.append((kind, match.group(kind)))
         pos = match.end()
@@ -135,16 +140,24 @@ class _Parser:
 
     def _take(self, expected: str | None = None) -> tuple[str, str]:
         if self.pos >= len(self.tokens):
-            raise ExpressionError(f"unexpected end of {self.text!r}")
+            raise ExpressionError(
+                QT_TRANSLATE_NOOP("Problems", "unexpected end of {text}").format(
+                    text=repr(self.text)
+                )
+            )
         token = self.tokens[self.pos]
         if expected is not None and token[1] != expected:
-            raise ExpressionError(f"expected {expected!r} but found {token[1]!r} in {self.text!r}")
+            raise ExpressionError(
+                QT_TRANSLATE_NOOP(
+                    "Problems", "expected {expected} but found {token} in {text}"
+                ).format(expected=repr(expected), token=repr(token[1]), text=repr(self.text))
+            )
         self.pos += 1
         return token
 
     def parse(self) -> Node:
         if not self.tokens:
-            raise ExpressionError("empty value")
+            raise ExpressionError(QT_TRANSLATE_NOOP("Problems", "empty value"))
         items = [self._expr()]
         while self._peek() == ",":
             self._take()
@@ -152,7 +165,11 @@ class _Parser:
                 break  # a trailing comma, as in Sony's resnet-18 sample (``Start=0,20,20,``)
             items.append(self._expr())
         if self.pos != len(self.tokens):
-            raise ExpressionError(f"unexpected {self._peek()!r} in {self.text!r}")
+            raise ExpressionError(
+                QT_TRANSLATE_NOOP("Problems", "unexpected {token} in {text}").format(
+                    token=repr(self._peek()), text=repr(self.text)
+                )
+            )
         return items[0] if len(items) == 1 else ListOf(tuple(items))
 
     def _expr(self) -> Node:
@@ -179,7 +196,11 @@ class _Parser:
         kind, text = self._take()
         if kind == "num":
             if len(text) > 24:  # Python's int() refuses 4300+ digits; no size needs 25
-                raise ExpressionError(f"number too long ({len(text)} digits) in the expression")
+                raise ExpressionError(
+                    QT_TRANSLATE_NOOP(
+                        "Problems", "number too long ({count} digits) in the expression"
+                    ).format(count=len(text))
+                )
             number = float(text)
             return Num(int(text) if text.isdigit() else number)
         if kind == "name":
@@ -192,7 +213,11 @@ class _Parser:
         if text == "*":
             kind, ident = self._take()
             if kind != "name":
-                raise ExpressionError(f"expected a macro name after '*' in {self.text!r}")
+                raise ExpressionError(
+                    QT_TRANSLATE_NOOP(
+                        "Problems", "expected a macro name after '*' in {text}"
+                    ).format(text=repr(self.text))
+                )
             arg = None
             if self._peek() == "(":
                 self._take()
@@ -203,7 +228,11 @@ class _Parser:
             node = self._expr()
             self._take(")")
             return node
-        raise ExpressionError(f"unexpected {text!r} in {self.text!r}")
+        raise ExpressionError(
+            QT_TRANSLATE_NOOP("Problems", "unexpected {token} in {text}").format(
+                token=repr(text), text=repr(self.text)
+            )
+        )
 
 
 @lru_cache(maxsize=4096)
@@ -224,10 +253,16 @@ def parse_calc(text: str) -> tuple[tuple[str, Node], ...]:
     for term in body.split(":"):
         term = term.strip()
         if len(term) < 2 or term[0] not in "+*":
-            raise ExpressionError(f"a *Calc term must be +X or *X, found {term!r} in {text!r}")
+            raise ExpressionError(
+                QT_TRANSLATE_NOOP(
+                    "Problems", "a *Calc term must be +X or *X, found {term} in {text}"
+                ).format(term=repr(term), text=repr(text))
+            )
         terms.append((term[0], parse(term[1:])))
     if not terms:
-        raise ExpressionError(f"empty *Calc formula {text!r}")
+        raise ExpressionError(
+            QT_TRANSLATE_NOOP("Problems", "empty *Calc formula {text}").format(text=repr(text))
+        )
     return tuple(terms)
 
 
@@ -247,7 +282,11 @@ def scalar(value: Value, what: str = "value") -> int | float:
         number = _number(value)
         if number is not None:
             return number
-    raise ExpressionError(f"{what} must be a number, not {_show(value)}")
+    raise ExpressionError(
+        QT_TRANSLATE_NOOP("Problems", "{what} must be a number, not {value}").format(
+            what=what, value=_show(value)
+        )
+    )
 
 
 def product(value: Value) -> int | float:
@@ -283,7 +322,7 @@ def _arith(op: str, a: int | float, b: int | float) -> int | float:
     if op == "*":
         return a * b
     if b == 0:
-        raise ExpressionError("division by zero")
+        raise ExpressionError(QT_TRANSLATE_NOOP("Problems", "division by zero"))
     # Whether NNC divides integers is undocumented; exact divisions stay integers.
     if isinstance(a, int) and isinstance(b, int) and a % b == 0:
         return a // b
@@ -301,10 +340,16 @@ def _eval(node: Node, scope: Scope) -> Value:
         seq = scope.name(node.ident)
         position = scalar(_eval(node.index, scope), f"the index of {node.ident}")
         if not isinstance(seq, tuple) or not isinstance(position, int):
-            raise ExpressionError(f"{node.ident} cannot be indexed by {position}")
+            raise ExpressionError(
+                QT_TRANSLATE_NOOP("Problems", "{ident} cannot be indexed by {position}").format(
+                    ident=node.ident, position=position
+                )
+            )
         if not -len(seq) <= position < len(seq):
             raise ExpressionError(
-                f"{node.ident}[{position}] is out of range: {node.ident} is {_show(seq)}"
+                QT_TRANSLATE_NOOP(
+                    "Problems", "{ident}[{position}] is out of range: {ident} is {items}"
+                ).format(ident=node.ident, position=position, items=_show(seq))
             )
         return seq[position]
     if isinstance(node, Unary):

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from engine.core.messages import QT_TRANSLATE_NOOP
+
 if TYPE_CHECKING:
     from engine.layers.evaluate import LayerEval
 
@@ -24,7 +26,10 @@ def ints(ev: LayerEval, name: str, n: int | None = None) -> tuple[int, ...]:
     items = value if isinstance(value, tuple) else (value,)
     if n is not None and len(items) != n:
         raise ShapeError(
-            f"{name} needs {n} entries (one per kernel axis). Received: {name}={joined(items)}"
+            QT_TRANSLATE_NOOP(
+                "Problems",
+                "{name} needs {n} entries (one per kernel axis). Received: {name}={items}",
+            ).format(name=name, n=n, items=joined(items))
         )
     return tuple(int(v) for v in items)
 
@@ -35,14 +40,22 @@ def integer(ev: LayerEval, name: str) -> int:
     if isinstance(value, tuple) and len(value) == 1:
         value = value[0]
     if not isinstance(value, int | float):
-        raise ShapeError(f"{name} must be a number. Received: {name}={value}")
+        raise ShapeError(
+            QT_TRANSLATE_NOOP(
+                "Problems", "{name} must be a number. Received: {name}={value}"
+            ).format(name=name, value=value)
+        )
     return int(value)
 
 
 def output_of(ev: LayerEval) -> Shape:
     shape = ev.output_shape()
     if shape is None:
-        raise ShapeError(f"layer type {ev.spec.type} has no output")
+        raise ShapeError(
+            QT_TRANSLATE_NOOP("Problems", "layer type {type} has no output").format(
+                type=ev.spec.type
+            )
+        )
     return shape
 
 
@@ -54,8 +67,10 @@ def axis_of(ev: LayerEval, name: str, rank: int) -> int:
     axis = integer(ev, name)
     if not 0 <= axis < rank:
         raise ShapeError(
-            f"{name}={axis} is not an axis of the input {joined(ev.input_shape)} "
-            f"(axes 0..{rank - 1}, batch excluded)"
+            QT_TRANSLATE_NOOP(
+                "Problems",
+                "{name}={axis} is not an axis of the input {x} (axes 0..{last}, batch excluded)",  # noqa: E501 - one string for the catalogue
+            ).format(name=name, axis=axis, x=joined(ev.input_shape), last=rank - 1)
         )
     return axis
 

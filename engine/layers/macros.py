@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.layers.expr import product
 from engine.layers.macro_args import (
     Shape,
@@ -65,8 +66,10 @@ def _conv_geometry(ev: LayerEval) -> tuple[Shape, int, Shape, int]:
     n = len(ints(ev, "KernelShape"))
     if len(x) < n + 1:
         raise ShapeError(
-            f"a {n}-D kernel needs an input with a channel axis and {n} spatial axes. "
-            f"Received: Input={joined(x)}"
+            QT_TRANSLATE_NOOP(
+                "Problems",
+                "a {n}-D kernel needs an input with a channel axis and {n} spatial axes. Received: Input={x}",  # noqa: E501 - one string for the catalogue
+            ).format(n=n, x=joined(x))
         )
     if flag(ev, "ChannelLast"):
         return x[: -n - 1], x[-1], x[-n - 1 : -1], n
@@ -101,8 +104,16 @@ def convolution_output_size(ev: LayerEval) -> Shape:
     )
     if min(out) < 1:
         raise ShapeError(
-            f"the output would be empty ({joined(out)}): kernel {joined(kernel)} with dilation "
-            f"{joined(dil)} does not fit the input {joined(spatial)} padded by {joined(pad)}"
+            QT_TRANSLATE_NOOP(
+                "Problems",
+                "the output would be empty ({out}): kernel {kernel} with dilation {dil} does not fit the input {spatial} padded by {pad}",  # noqa: E501 - one string for the catalogue
+            ).format(
+                out=joined(out),
+                kernel=joined(kernel),
+                dil=joined(dil),
+                spatial=joined(spatial),
+                pad=joined(pad),
+            )
         )
     maps = _maps(ev)
     return lead + (out + (maps,) if flag(ev, "ChannelLast") else (maps,) + out)
@@ -121,7 +132,11 @@ def deconvolution_output_size(ev: LayerEval) -> Shape:
         for i, k, p, s, d in zip(spatial, kernel, pad, stride, dil, strict=True)
     )
     if min(out) < 1:
-        raise ShapeError(f"the output would be empty ({joined(out)}): Padding is too large")
+        raise ShapeError(
+            QT_TRANSLATE_NOOP(
+                "Problems", "the output would be empty ({out}): Padding is too large"
+            ).format(out=joined(out))
+        )
     maps = _maps(ev)
     return lead + (out + (maps,) if flag(ev, "ChannelLast") else (maps,) + out)
 
@@ -129,7 +144,11 @@ def deconvolution_output_size(ev: LayerEval) -> Shape:
 def _group(ev: LayerEval, cin: int) -> int:
     group = integer(ev, "Group") if ev.spec.prop("Group") else 1
     if cin % group:
-        raise ShapeError(f"Group={group} does not divide the {cin} input channels")
+        raise ShapeError(
+            QT_TRANSLATE_NOOP(
+                "Problems", "Group={group} does not divide the {cin} input channels"
+            ).format(group=group, cin=cin)
+        )
     return group
 
 
@@ -149,7 +168,11 @@ def deconvolution_weight_shape(ev: LayerEval) -> Shape:
     group = _group(ev, cin)
     maps = _maps(ev)
     if maps % group:
-        raise ShapeError(f"Group={group} does not divide OutMaps={maps}")
+        raise ShapeError(
+            QT_TRANSLATE_NOOP("Problems", "Group={group} does not divide OutMaps={maps}").format(
+                group=group, maps=maps
+            )
+        )
     return (cin, maps // group, *ints(ev, "KernelShape"))
 
 
@@ -196,7 +219,11 @@ def adaptive_separable_output_size(ev: LayerEval) -> Shape:
     x = ev.input_shape
     kv, kh = ints(ev, "KernelShape", 2)
     if len(x) < 3 or x[-2] < kv or x[-1] < kh:
-        raise ShapeError(f"KernelShape={kv},{kh} does not fit the input {joined(x)}")
+        raise ShapeError(
+            QT_TRANSLATE_NOOP(
+                "Problems", "KernelShape={kv},{kh} does not fit the input {x}"
+            ).format(kv=kv, kh=kh, x=joined(x))
+        )
     return (*x[:-2], x[-2] - kv + 1, x[-1] - kh + 1)
 
 
@@ -261,13 +288,21 @@ def pooling_output_size(ev: LayerEval, editor: bool | None = None) -> Shape:
     stride, pad = ints(ev, "Strides", n), ints(ev, "Padding", n)
     last = flag(ev, "ChannelLast")
     if len(x) < n + (1 if last else 0):
-        raise ShapeError(f"a {n}-D kernel needs {n} spatial axes. Received: Input={joined(x)}")
+        raise ShapeError(
+            QT_TRANSLATE_NOOP(
+                "Problems", "a {n}-D kernel needs {n} spatial axes. Received: Input={x}"
+            ).format(n=n, x=joined(x))
+        )
     spatial = x[-n - 1 : -1] if last else x[-n:]
     out = pooled_sizes(spatial, kernel, stride, pad, flag(ev, "IgnoreBorder"), editor)
     if min(out) < 1:
         raise ShapeError(
-            f"the output would be empty ({joined(out)}): kernel {joined(kernel)} is larger than "
-            f"the input {joined(spatial)} padded by {joined(pad)}"
+            QT_TRANSLATE_NOOP(
+                "Problems",
+                "the output would be empty ({out}): kernel {kernel} is larger than the input {spatial} padded by {pad}",  # noqa: E501 - one string for the catalogue
+            ).format(
+                out=joined(out), kernel=joined(kernel), spatial=joined(spatial), pad=joined(pad)
+            )
         )
     return x[: -n - 1] + out + x[-1:] if last else x[:-n] + out
 
@@ -290,8 +325,10 @@ def pad_output_size(ev: LayerEval) -> Shape:
     x = ev.input_shape
     if len(width) % 2 or len(width) // 2 > len(x):
         raise ShapeError(
-            f"PadWidth needs (before, after) pairs for at most {len(x)} axes. "
-            f"Received: PadWidth={joined(width)}"
+            QT_TRANSLATE_NOOP(
+                "Problems",
+                "PadWidth needs (before, after) pairs for at most {rank} axes. Received: PadWidth={width}",  # noqa: E501 - one string for the catalogue
+            ).format(rank=len(x), width=joined(width))
         )
     pairs = len(width) // 2
     lead = len(x) - pairs

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.layers.expr import product
 from engine.layers.macro_args import (
     Shape,
@@ -28,7 +29,11 @@ def sum_output_size(ev: LayerEval) -> Shape:
     x = ev.input_shape
     axes = {a + len(x) if a < 0 else a for a in ints(ev, "Axes")}
     if any(not 0 <= a < len(x) for a in axes):
-        raise ShapeError(f"Axes={joined(ints(ev, 'Axes'))} are not axes of {joined(x)}")
+        raise ShapeError(
+            QT_TRANSLATE_NOOP("Problems", "Axes={axes} are not axes of {x}").format(
+                axes=joined(ints(ev, "Axes")), x=joined(x)
+            )
+        )
     if flag(ev, "KeepDims"):
         return tuple(1 if i in axes else n for i, n in enumerate(x))
     # A full reduction leaves one value per sample, which NNC shows as 1.
@@ -68,16 +73,24 @@ def broadcast_output_size(ev: LayerEval) -> Shape:
     """``*BasicMathOutputSizewBC``: equal ranks; each axis takes the size that is not 1."""
     shapes = ev.input_shapes
     if not shapes:
-        raise ShapeError("no input is connected")
+        raise ShapeError(QT_TRANSLATE_NOOP("Problems", "no input is connected"))
     out = list(shapes[0])
     for shape in shapes[1:]:
         if len(shape) != len(out):
-            raise ShapeError(f"inputs of different rank cannot be broadcast: {_shapes(shapes)}")
+            raise ShapeError(
+                QT_TRANSLATE_NOOP(
+                    "Problems", "inputs of different rank cannot be broadcast: {shapes}"
+                ).format(shapes=_shapes(shapes))
+            )
         for i, n in enumerate(shape):
             if out[i] == 1:
                 out[i] = n
             elif n not in (1, out[i]):
-                raise ShapeError(f"input shapes do not broadcast: {_shapes(shapes)}")
+                raise ShapeError(
+                    QT_TRANSLATE_NOOP("Problems", "input shapes do not broadcast: {shapes}").format(
+                        shapes=_shapes(shapes)
+                    )
+                )
     return tuple(out)
 
 
@@ -89,14 +102,16 @@ def concatenate_output_size(ev: LayerEval) -> Shape:
     """``*ConcatenateOutputSize``: sizes along Axis add up; the other axes must match."""
     shapes = ev.input_shapes
     if not shapes:
-        raise ShapeError("no input is connected")
+        raise ShapeError(QT_TRANSLATE_NOOP("Problems", "no input is connected"))
     axis = axis_of(ev, "Axis", len(shapes[0]))
     for shape in shapes[1:]:
         if len(shape) != len(shapes[0]) or any(
             a != b for i, (a, b) in enumerate(zip(shape, shapes[0], strict=True)) if i != axis
         ):
             raise ShapeError(
-                f"inputs must match on every axis except Axis={axis}: {_shapes(shapes)}"
+                QT_TRANSLATE_NOOP(
+                    "Problems", "inputs must match on every axis except Axis={axis}: {shapes}"
+                ).format(axis=axis, shapes=_shapes(shapes))
             )
     first = shapes[0]
     return first[:axis] + (sum(s[axis] for s in shapes),) + first[axis + 1 :]
@@ -105,10 +120,18 @@ def concatenate_output_size(ev: LayerEval) -> Shape:
 def stack_output_size(ev: LayerEval) -> Shape:
     shapes = ev.input_shapes
     if not shapes or any(s != shapes[0] for s in shapes):
-        raise ShapeError(f"stacked inputs must have the same shape: {_shapes(shapes)}")
+        raise ShapeError(
+            QT_TRANSLATE_NOOP(
+                "Problems", "stacked inputs must have the same shape: {shapes}"
+            ).format(shapes=_shapes(shapes))
+        )
     axis = integer(ev, "Axis")
     if not 0 <= axis <= len(shapes[0]):
-        raise ShapeError(f"Axis={axis} is out of range for inputs of rank {len(shapes[0])}")
+        raise ShapeError(
+            QT_TRANSLATE_NOOP(
+                "Problems", "Axis={axis} is out of range for inputs of rank {rank}"
+            ).format(axis=axis, rank=len(shapes[0]))
+        )
     return shapes[0][:axis] + (len(shapes),) + shapes[0][axis:]
 
 
@@ -117,8 +140,15 @@ def reshape_output_size(ev: LayerEval) -> Shape:
     out = ints(ev, "OutShape")
     if math.prod(out) != product(ev.input_shape):
         raise ShapeError(
-            f"OutShape={joined(out)} has {math.prod(out)} elements but the input "
-            f"{joined(ev.input_shape)} has {product(ev.input_shape)}"
+            QT_TRANSLATE_NOOP(
+                "Problems",
+                "OutShape={out} has {count} elements but the input {x} has {size}",
+            ).format(
+                out=joined(out),
+                count=math.prod(out),
+                x=joined(ev.input_shape),
+                size=product(ev.input_shape),
+            )
         )
     return out
 
@@ -127,7 +157,11 @@ def transpose_output_size(ev: LayerEval) -> Shape:
     x = ev.input_shape
     axes = ints(ev, "Axes")
     if sorted(axes) != list(range(len(x))):
-        raise ShapeError(f"Axes={joined(axes)} is not a permutation of the {len(x)} input axes")
+        raise ShapeError(
+            QT_TRANSLATE_NOOP(
+                "Problems", "Axes={axes} is not a permutation of the {rank} input axes"
+            ).format(axes=joined(axes), rank=len(x))
+        )
     return tuple(x[a] for a in axes)
 
 
@@ -136,13 +170,21 @@ def slice_output_size(ev: LayerEval) -> Shape:
     x = ev.input_shape
     start, stop, step = (ints(ev, p) for p in ("Start", "Stop", "Step"))
     if not len(start) == len(stop) == len(step) == len(x):
-        raise ShapeError(f"Start, Stop and Step need one entry per input axis ({joined(x)})")
+        raise ShapeError(
+            QT_TRANSLATE_NOOP(
+                "Problems", "Start, Stop and Step need one entry per input axis ({x})"
+            ).format(x=joined(x))
+        )
     out = tuple(
         len(range(*slice(a, b, c).indices(n)))
         for a, b, c, n in zip(start, stop, step, x, strict=True)
     )
     if min(out) < 1:
-        raise ShapeError(f"the slice is empty ({joined(out)}) for the input {joined(x)}")
+        raise ShapeError(
+            QT_TRANSLATE_NOOP("Problems", "the slice is empty ({out}) for the input {x}").format(
+                out=joined(out), x=joined(x)
+            )
+        )
     return out
 
 
@@ -153,7 +195,11 @@ def matrix_diag_output_size(ev: LayerEval) -> Shape:
 def matrix_diag_part_output_size(ev: LayerEval) -> Shape:
     x = ev.input_shape
     if len(x) < 2 or x[-1] != x[-2]:
-        raise ShapeError(f"the last two axes must be square. Received: Input={joined(x)}")
+        raise ShapeError(
+            QT_TRANSLATE_NOOP(
+                "Problems", "the last two axes must be square. Received: Input={x}"
+            ).format(x=joined(x))
+        )
     return x[:-1]
 
 
@@ -167,7 +213,11 @@ def one_hot_output_size(ev: LayerEval) -> Shape:
     x = ev.input_shape
     shape = ints(ev, "Shape")
     if x[-1] != len(shape):
-        raise ShapeError(f"the last input axis ({x[-1]}) must equal len(Shape)={len(shape)}")
+        raise ShapeError(
+            QT_TRANSLATE_NOOP(
+                "Problems", "the last input axis ({x}) must equal len(Shape)={length}"
+            ).format(x=x[-1], length=len(shape))
+        )
     return x[:-1] + shape
 
 
@@ -180,10 +230,18 @@ def matmul_output_size(ev: LayerEval) -> Shape:
 def _matmul_inputs(ev: LayerEval) -> tuple[Shape, Shape]:
     shapes = ev.input_shapes
     if len(shapes) != 2:
-        raise ShapeError(f"BatchMatmul multiplies 2 inputs, got {len(shapes)}")
+        raise ShapeError(
+            QT_TRANSLATE_NOOP("Problems", "BatchMatmul multiplies 2 inputs, got {count}").format(
+                count=len(shapes)
+            )
+        )
     a, b = shapes
     if len(a) < 2 or len(a) != len(b) or a[:-2] != b[:-2] or a[-1] != b[-2]:
-        raise ShapeError(f"cannot multiply {_shapes(shapes)}: need (..., M, K) and (..., K, N)")
+        raise ShapeError(
+            QT_TRANSLATE_NOOP(
+                "Problems", "cannot multiply {shapes}: need (..., M, K) and (..., K, N)"
+            ).format(shapes=_shapes(shapes))
+        )
     return a, b
 
 
@@ -196,7 +254,11 @@ def matmul_multiply_add_size(ev: LayerEval) -> int:
 def batch_det_output_size(ev: LayerEval) -> Shape:
     x = ev.input_shape
     if len(x) < 2 or x[-1] != x[-2]:
-        raise ShapeError(f"needs square matrices. Received: Input={joined(x)}")
+        raise ShapeError(
+            QT_TRANSLATE_NOOP("Problems", "needs square matrices. Received: Input={x}").format(
+                x=joined(x)
+            )
+        )
     return x[:-2] or (1,)
 
 
@@ -206,8 +268,10 @@ def fft_multiply_add_size(ev: LayerEval) -> int:
     ndim = integer(ev, "SignalNDim")
     if len(x) < ndim + 1 or x[-1] != 2:
         raise ShapeError(
-            f"needs {ndim} signal axes and a trailing axis of 2 (real, imaginary). "
-            f"Received: Input={joined(x)}"
+            QT_TRANSLATE_NOOP(
+                "Problems",
+                "needs {ndim} signal axes and a trailing axis of 2 (real, imaginary). Received: Input={x}",  # noqa: E501 - one string for the catalogue
+            ).format(ndim=ndim, x=joined(x))
         )
     logs = sum(math.ceil(math.log2(n)) for n in x[-ndim - 1 : -1])
     return int(product(x) * 4 * logs)
@@ -223,7 +287,11 @@ def batch_normalization_shape(ev: LayerEval) -> Shape:
     name = "Axes" if ev.spec.prop("Axes") else "ChannelAxis"
     axes = set(ints(ev, name))
     if any(not 0 <= a < len(x) for a in axes):
-        raise ShapeError(f"{name}={joined(tuple(sorted(axes)))} are not axes of {joined(x)}")
+        raise ShapeError(
+            QT_TRANSLATE_NOOP("Problems", "{name}={axes} are not axes of {x}").format(
+                name=name, axes=joined(tuple(sorted(axes))), x=joined(x)
+            )
+        )
     return tuple(n if i in axes else 1 for i, n in enumerate(x))
 
 
@@ -248,7 +316,11 @@ def recurrent_output_size(ev: LayerEval) -> Shape:
     x = ev.input_shape
     axis = integer(ev, "Axis")
     if not 0 <= axis <= len(x):
-        raise ShapeError(f"Axis={axis} is out of range for the step shape {joined(x)}")
+        raise ShapeError(
+            QT_TRANSLATE_NOOP(
+                "Problems", "Axis={axis} is out of range for the step shape {x}"
+            ).format(axis=axis, x=joined(x))
+        )
     return x[:axis] + (integer(ev, "Length"),) + x[axis:]
 
 

@@ -12,6 +12,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from engine.core.messages import QT_TRANSLATE_NOOP
+
 __all__ = [
     "PropertyType",
     "PropertyValueError",
@@ -55,7 +57,7 @@ MAX_COMPUTED_INT = 2**53
 
 def _literal(number: float, prop: str, what: str, raw: str) -> float:
     if abs(number) > MAX_INT:
-        raise _fail(prop, f"{what} of at most {MAX_INT:,}", _shorten(raw))
+        raise _fail(prop, _at_most(what, MAX_INT), _shorten(raw))
     return number
 
 
@@ -74,7 +76,17 @@ def is_macro(raw: str) -> bool:
 
 def _fail(name: str, expected: str, raw: object) -> PropertyValueError:
     shown = raw if isinstance(raw, str) else format_value(raw)  # type: ignore[arg-type]
-    return PropertyValueError(f"property {name}: expected {expected}. Received: {name}={shown}")
+    message = QT_TRANSLATE_NOOP("Problems", "property {name}: expected {expected}. Received: {name}={shown}")  # fmt: skip # noqa: E501 - one line for lupdate
+    return PropertyValueError(message.format(name=name, expected=expected, shown=shown))
+
+
+_LIST_OF = QT_TRANSLATE_NOOP("Problems", "a comma-separated list of {what}")
+
+
+def _at_most(what: str, bound: int) -> str:
+    return QT_TRANSLATE_NOOP("Problems", "{what} of at most {bound}").format(
+        what=what, bound=f"{bound:,}"
+    )
 
 
 def format_value(value: Value) -> str:
@@ -141,12 +153,12 @@ class _Text(PropertyType):
 @dataclass(frozen=True)
 class _Int(PropertyType):
     minimum: int | None = None
-    what: str = "an integer"
+    what: str = QT_TRANSLATE_NOOP("Problems", "an integer")
 
     def parse(self, raw: str, prop: str = "value") -> Value:
         text = raw.strip()
         if len(text) > 24:  # beyond any bound below, and Python's int() refuses 4300+ digits
-            raise _fail(prop, f"{self.what} of at most {MAX_INT:,}", _shorten(raw))
+            raise _fail(prop, _at_most(self.what, MAX_INT), _shorten(raw))
         if not _INT.fullmatch(text):
             # NNC's editor writes integers, but a value like ``2.0`` is accepted by its parser.
             if _FLOAT.fullmatch(text) and float(text).is_integer():
@@ -163,21 +175,21 @@ class _Int(PropertyType):
         if number is None or (self.minimum is not None and number < self.minimum):
             raise _fail(prop, self.what, value)
         if abs(number) > MAX_COMPUTED_INT:
-            raise _fail(prop, f"{self.what} of at most {MAX_COMPUTED_INT:,}", value)
+            raise _fail(prop, _at_most(self.what, MAX_COMPUTED_INT), value)
         return number
 
 
 @dataclass(frozen=True)
 class _IntArray(PropertyType):
     minimum: int | None = None
-    what: str = "integers"
+    what: str = QT_TRANSLATE_NOOP("Problems", "integers")
 
     def parse(self, raw: str, prop: str = "value") -> Value:
         parts = [p.strip() for p in raw.split(",")]
         if any(len(p) > 24 for p in parts):
-            raise _fail(prop, f"{self.what} of at most {MAX_INT:,}", _shorten(raw))
+            raise _fail(prop, _at_most(self.what, MAX_INT), _shorten(raw))
         if not raw.strip() or not all(_INT.fullmatch(p) for p in parts):
-            raise _fail(prop, f"a comma-separated list of {self.what}", raw)
+            raise _fail(prop, _LIST_OF.format(what=self.what), raw)
         return self.coerce(tuple(_literal(int(p), prop, self.what, raw) for p in parts), prop)
 
     def coerce(self, value: Value, prop: str = "value") -> Value:
@@ -188,9 +200,9 @@ class _IntArray(PropertyType):
         if not numbers or any(
             n is None or (self.minimum is not None and n < self.minimum) for n in numbers
         ):
-            raise _fail(prop, f"a comma-separated list of {self.what}", value)
+            raise _fail(prop, _LIST_OF.format(what=self.what), value)
         if any(abs(n) > MAX_COMPUTED_INT for n in numbers):  # type: ignore[arg-type]
-            raise _fail(prop, f"{self.what} of at most {MAX_COMPUTED_INT:,}", value)
+            raise _fail(prop, _at_most(self.what, MAX_COMPUTED_INT), value)
         return numbers
 
 
@@ -202,7 +214,9 @@ class _IntArrays(PropertyType):
         groups = re.findall(r"\(([^()]*)\)", raw)
         rest = re.sub(r"\(([^()]*)\)", "", raw).replace(",", "").strip()
         if not groups or rest:
-            raise _fail(prop, "a list of shapes such as (3,8,8),(3,8,8)", raw)
+            raise _fail(
+                prop, QT_TRANSLATE_NOOP("Problems", "a list of shapes such as (3,8,8),(3,8,8)"), raw
+            )
         return tuple(PINT_ARRAY.parse(g, prop) for g in groups)
 
     def coerce(self, value: Value, prop: str = "value") -> Value:
@@ -211,7 +225,7 @@ class _IntArrays(PropertyType):
         if isinstance(value, tuple) and value and not isinstance(value[0], tuple):
             value = (value,)  # a single shape is a list of one shape
         if not isinstance(value, tuple) or not all(isinstance(v, tuple) for v in value):
-            raise _fail(prop, "a list of shapes", value)
+            raise _fail(prop, QT_TRANSLATE_NOOP("Problems", "a list of shapes"), value)
         return tuple(PINT_ARRAY.coerce(v, prop) for v in value)
 
 
@@ -220,7 +234,7 @@ class _Float(PropertyType):
     """A number; ``minimum`` also excludes NaN and infinity (a rate, a multiplier)."""
 
     minimum: float | None = None
-    what: str = "a number"
+    what: str = QT_TRANSLATE_NOOP("Problems", "a number")
 
     def parse(self, raw: str, prop: str = "value") -> Value:
         if not _FLOAT.fullmatch(raw.strip()):
@@ -248,7 +262,9 @@ class _FloatArray(PropertyType):
     def parse(self, raw: str, prop: str = "value") -> Value:
         parts = [p.strip() for p in raw.split(",")]
         if not raw.strip() or not all(_FLOAT.fullmatch(p) for p in parts):
-            raise _fail(prop, "a comma-separated list of numbers", raw)
+            raise _fail(
+                prop, QT_TRANSLATE_NOOP("Problems", "a comma-separated list of numbers"), raw
+            )
         return tuple(float(p) for p in parts)
 
     def coerce(self, value: Value, prop: str = "value") -> Value:
@@ -256,7 +272,9 @@ class _FloatArray(PropertyType):
             return self.parse(value, prop)
         items = value if isinstance(value, tuple) else (value,)
         if any(isinstance(v, bool) or not isinstance(v, int | float) for v in items):
-            raise _fail(prop, "a comma-separated list of numbers", value)
+            raise _fail(
+                prop, QT_TRANSLATE_NOOP("Problems", "a comma-separated list of numbers"), value
+            )
         return tuple(float(v) for v in items)
 
 
@@ -266,7 +284,11 @@ class _FloatArrays(PropertyType):
         groups = re.findall(r"\(([^()]*)\)", raw)
         rest = re.sub(r"\(([^()]*)\)", "", raw).replace(",", "").strip()
         if not groups or rest:
-            raise _fail(prop, "a list of number lists such as (0.1,0.2),(0.3)", raw)
+            raise _fail(
+                prop,
+                QT_TRANSLATE_NOOP("Problems", "a list of number lists such as (0.1,0.2),(0.3)"),
+                raw,
+            )
         return tuple(FLOAT_ARRAY.parse(g, prop) for g in groups)
 
 
@@ -279,7 +301,7 @@ class _Boolean(PropertyType):
             return True
         if text in ("False", "false", "0"):
             return False
-        raise _fail(prop, "True or False", raw)
+        raise _fail(prop, QT_TRANSLATE_NOOP("Problems", "True or False"), raw)
 
     def coerce(self, value: Value, prop: str = "value") -> Value:
         if isinstance(value, str):
@@ -290,19 +312,19 @@ class _Boolean(PropertyType):
             return value
         if isinstance(value, int | float) and value in (0, 1):
             return bool(value)
-        raise _fail(prop, "True or False", value)
+        raise _fail(prop, QT_TRANSLATE_NOOP("Problems", "True or False"), value)
 
 
-PINT = _Int("PInt", 1, "a positive integer")
-UINT = _Int("UInt", 0, "a non-negative integer")
-INT = _Int("Int", None, "an integer")
-PINT_ARRAY = _IntArray("PIntArray", 1, "positive integers")
-UINT_ARRAY = _IntArray("UIntArray", 0, "non-negative integers")
-INT_ARRAY = _IntArray("IntArray", None, "integers")
+PINT = _Int("PInt", 1, QT_TRANSLATE_NOOP("Problems", "a positive integer"))
+UINT = _Int("UInt", 0, QT_TRANSLATE_NOOP("Problems", "a non-negative integer"))
+INT = _Int("Int", None, QT_TRANSLATE_NOOP("Problems", "an integer"))
+PINT_ARRAY = _IntArray("PIntArray", 1, QT_TRANSLATE_NOOP("Problems", "positive integers"))
+UINT_ARRAY = _IntArray("UIntArray", 0, QT_TRANSLATE_NOOP("Problems", "non-negative integers"))
+INT_ARRAY = _IntArray("IntArray", None, QT_TRANSLATE_NOOP("Problems", "integers"))
 PINT_ARRAYS = _IntArrays("PIntArrays")
 FLOAT = _Float("Float")
 # NNC's Float where only a finite value >= 0 makes sense (LRateMultiplier); not in TYPES.
-NONNEGATIVE_FLOAT = _Float("Float", 0.0, "a finite number >= 0")
+NONNEGATIVE_FLOAT = _Float("Float", 0.0, QT_TRANSLATE_NOOP("Problems", "a finite number >= 0"))
 FLOAT_ARRAY = _FloatArray("FloatArray")
 FLOAT_ARRAYS = _FloatArrays("FloatArrays")
 BOOLEAN = _Boolean("Boolean")

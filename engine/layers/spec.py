@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.layers.property_types import PropertyType, PropertyValueError, Value
 
 __all__ = [
@@ -182,8 +183,10 @@ class PropertySpec:
             return legacy
         if self.options and value not in self.options:
             raise PropertyValueError(
-                f"property {self.name}: expected one of {', '.join(self.options)}. "
-                f"Received: {self.name}={value}"
+                QT_TRANSLATE_NOOP(
+                    "Problems",
+                    "property {name}: expected one of {options}. Received: {name}={value}",
+                ).format(name=self.name, options=", ".join(self.options), value=value)
             )
         return value
 

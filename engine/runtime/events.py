@@ -38,6 +38,7 @@ import time
 from typing import Any, TextIO
 
 from engine.core.atomic import DISK_FULL
+from engine.core.messages import json_texts
 from engine.runtime.job import Job
 
 __all__ = ["EventSink", "EVENTS"]
@@ -82,7 +83,8 @@ class EventSink:
     def emit(self, event: str, **fields: Any) -> dict[str, Any]:
         if event not in EVENTS:
             raise ValueError(f"unknown event {event!r}")
-        record = {"event": event, "time": round(time.time(), 3), **_clean(fields)}
+        record = {"event": event, "time": round(time.time(), 3), **_clean(fields),
+                  **_clean(json_texts(fields))}  # fmt: skip
         line = json.dumps(record, allow_nan=False, ensure_ascii=False)
         with self._lock:
             self.history.append(record)

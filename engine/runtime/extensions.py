@@ -26,6 +26,7 @@ import numpy as np
 import engine.nn as nn
 from engine.core import backend
 from engine.core.atomic import describe_write_error
+from engine.core.messages import QT_TRANSLATE_NOOP, text_of
 from engine.data.iterator import batches_once
 from engine.runtime.checkpoint import save_best, save_checkpoint
 from engine.runtime.job import Job
@@ -49,7 +50,9 @@ def evaluate_monitor(session: Session, monitor: MonitorRun) -> tuple[float, str 
     """
     program = monitor.program
     if not program.losses:
-        return 0.0, f'monitor "{monitor.name}": network "{monitor.network}" has no loss layer'
+        return 0.0, QT_TRANSLATE_NOOP(
+            "Training", 'monitor "{monitor}": network "{network}" has no loss layer'
+        ).format(monitor=monitor.name, network=monitor.network)
     dataset = session.datasets[monitor.dataset]
     batch = session.plan.batch_size
     count = max(1, dataset.size // batch)  # a dataset smaller than a batch: one short batch
@@ -63,7 +66,9 @@ def evaluate_monitor(session: Session, monitor: MonitorRun) -> tuple[float, str 
         getattr(stream, "close", lambda: None)()  # a generator: stop its prefetch thread
     value = float(backend.to_numpy(total)) / count
     if not math.isfinite(value):
-        return 0.0, f'Validation error is Nan: monitor "{monitor.name}" reported as 0'
+        return 0.0, QT_TRANSLATE_NOOP(
+            "Training", 'Validation error is Nan: monitor "{monitor}" reported as 0'
+        ).format(monitor=monitor.name)
     return value, None
 
 
@@ -162,10 +167,11 @@ class DivergenceWatch:
             return
         if record.cost > self.FACTOR * abs(start) and record.cost - start > 1.0:
             self.warned = True
-            message = (
-                f"the cost diverges: epoch {record.epoch} ended at {record.cost:.6g}, the "
-                f"first iteration was at {start:.6g}; the learning rate may be too high"
-            )
+            message = QT_TRANSLATE_NOOP(
+                "Training",
+                "the cost diverges: epoch {epoch} ended at {cost}, the first iteration was "
+                "at {start}; the learning rate may be too high",
+            ).format(epoch=record.epoch, cost=f"{record.cost:.6g}", start=f"{start:.6g}")
             logger.warning(message)
             trainer.emit("warning", message=message)
 
@@ -243,8 +249,9 @@ class EventStream:
         if notice:
             trainer.emit("warning", message=notice)
         if plan.precision == "Half" and backend.device() == "cpu":
-            trainer.emit("warning", message="Precision Half on the CPU: float16 is emulated "
-                         "by NumPy and trains slower than Float")  # fmt: skip
+            trainer.emit("warning", message=QT_TRANSLATE_NOOP(
+                "Training", "Precision Half on the CPU: float16 is emulated by NumPy and trains "
+                "slower than Float"))  # fmt: skip
 
     def on_iteration(self, trainer: Trainer) -> None:
         now = time.monotonic()
@@ -282,7 +289,7 @@ class EventStream:
                          best_valid_error=trainer.state.best_error,
                          elapsed=round(trainer.elapsed, 3))  # fmt: skip
         else:
-            trainer.emit("error", message=str(exc) or type(exc).__name__)
+            trainer.emit("error", message=text_of(exc) or type(exc).__name__)
 
 
 class ProgressBar:

@@ -33,6 +33,7 @@ import numpy as np
 import engine.nn as nn
 from engine.core import backend, gpu
 from engine.core.autograd import Variable
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.data.loaders import FileLoadError, load_file
 from engine.nn import initializer as I
 from engine.runtime import precision, working_memory
@@ -149,10 +150,15 @@ class NonFinite:
     parameters: tuple[str, ...]  # parameters of that step that hold NaN/inf themselves
 
     def describe(self) -> str:
-        text = f'layer "{self.step}" ({self.type}) produced NaN or infinity'
         if self.parameters:
-            text += f"; its parameter {', '.join(self.parameters)} holds NaN or infinity"
-        return text
+            return QT_TRANSLATE_NOOP(
+                "Training",
+                'layer "{layer}" ({type}) produced NaN or infinity; its parameter '
+                "{parameters} holds NaN or infinity",
+            ).format(layer=self.step, type=self.type, parameters=", ".join(self.parameters))
+        return QT_TRANSLATE_NOOP(
+            "Training", 'layer "{layer}" ({type}) produced NaN or infinity'
+        ).format(layer=self.step, type=self.type)
 
 
 class Activations(dict[str, Variable]):

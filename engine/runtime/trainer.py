@@ -27,6 +27,7 @@ import numpy as np
 
 import engine.nn as nn
 from engine.core import backend, gpu
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.runtime.events import EventSink
 from engine.runtime.job import typed_fields
 from engine.runtime.session import OptimizerRun, Session
@@ -223,12 +224,26 @@ class Trainer:
     def _non_finite(self, i: int, run: OptimizerRun, cause: str) -> NonFiniteError:
         epoch, k = divmod(i, self.iter_per_epoch)
         if not cause:
-            cause = "the loss is NaN or infinity"
+            cause = QT_TRANSLATE_NOOP("Training", "the loss is NaN or infinity")
             if backend.device() == "gpu":
-                cause += " (on the GPU the layer is not searched: rerun with --device cpu)"
+                cause = QT_TRANSLATE_NOOP(
+                    "Training",
+                    "the loss is NaN or infinity (on the GPU the layer is not searched: rerun "
+                    "with --device cpu)",
+                )
         return NonFiniteError(
-            f"NaN or infinity at epoch {epoch + 1}, iteration {k + 1} (global iteration "
-            f'{i + 1}): optimizer "{run.name}", network "{run.network}": {cause}'
+            QT_TRANSLATE_NOOP(
+                "Training",
+                "NaN or infinity at epoch {epoch}, iteration {iteration} (global iteration "
+                '{step}): optimizer "{optimizer}", network "{network}": {cause}',
+            ).format(
+                epoch=epoch + 1,
+                iteration=k + 1,
+                step=i + 1,
+                optimizer=run.name,
+                network=run.network,
+                cause=cause,
+            )  # fmt: skip
         )
 
     def end_epoch(self) -> None:

@@ -2,9 +2,167 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="ja_JP">
 <context>
+    <name>Canvas</name>
+    <message>
+        <location filename="../../console_app/editor/scene.py" line="+200"/>
+        <source>a layer cannot be linked to itself</source>
+        <translation>レイヤーを自分自身にリンクすることはできません</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>layer &quot;{source}&quot; has no output to link from</source>
+        <translation>レイヤー &quot;{source}&quot; にはリンク元になる出力がありません</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>&quot;{source}&quot; is already linked to that input of &quot;{destination}&quot;</source>
+        <translation>&quot;{source}&quot; は既に &quot;{destination}&quot; のその入力にリンクされています</translation>
+    </message>
+    <message>
+        <location line="+141"/>
+        <source>links go from an output pin to an input pin</source>
+        <translation>リンクは出力ピンから入力ピンへ引きます</translation>
+    </message>
+</context>
+<context>
+    <name>Commands</name>
+    <message>
+        <location filename="../../console_app/editor/arguments.py" line="+80"/>
+        <source>Rename argument {old} to {new}</source>
+        <translation>引数 {old} の名前を {new} に変更</translation>
+    </message>
+    <message>
+        <location filename="../../console_app/editor/clipboard.py" line="+77"/>
+        <source>Paste</source>
+        <translation>貼り付け</translation>
+    </message>
+    <message>
+        <location filename="../../console_app/editor/create_unit.py" line="+162"/>
+        <source>Create Unit {name}</source>
+        <translation>Unit {name} の作成</translation>
+    </message>
+    <message>
+        <location filename="../../console_app/editor/edit_tab.py" line="+295"/>
+        <source>Insert {type} after {layer}</source>
+        <translation>{layer} の後に {type} を挿入</translation>
+    </message>
+    <message>
+        <location filename="../../console_app/editor/networks.py" line="+39"/>
+        <source>Duplicate network {name}</source>
+        <translation>ネットワーク {name} の複製</translation>
+    </message>
+    <message>
+        <location filename="../../console_app/editor/quantize_dialog.py" line="+258"/>
+        <source>Quantize network {name}</source>
+        <translation>ネットワーク {name} の量子化</translation>
+    </message>
+    <message>
+        <location filename="../../console_app/editor/scene.py" line="-104"/>
+        <source>Delete</source>
+        <translation>削除</translation>
+    </message>
+    <message>
+        <location filename="../../console_app/main_window.py" line="+560"/>
+        <source>Arrange Layers</source>
+        <translation>レイヤーの整列</translation>
+    </message>
+    <message>
+        <location filename="../../console_app/tabs/config_tab.py" line="+358"/>
+        <source>Set solver {solver}</source>
+        <translation>ソルバー {solver} の設定</translation>
+    </message>
+    <message>
+        <location filename="../../console_app/tabs/dataset_tab.py" line="+340"/>
+        <source>Use built-in dataset {name}</source>
+        <translation>組み込みデータセット {name} の使用</translation>
+    </message>
+    <message>
+        <location line="+36"/>
+        <source>Create dataset from folders</source>
+        <translation>フォルダーからのデータセット作成</translation>
+    </message>
+    <message>
+        <location filename="../../engine/graph/commands.py" line="+37"/>
+        <source>Connect {source} to {destination}</source>
+        <translation>{source} を {destination} に接続</translation>
+    </message>
+    <message>
+        <location line="+29"/>
+        <location line="+266"/>
+        <source>Add {name}</source>
+        <translation>{name} の追加</translation>
+    </message>
+    <message>
+        <location line="-254"/>
+        <location line="+268"/>
+        <source>Delete {name}</source>
+        <translation>{name} の削除</translation>
+    </message>
+    <message>
+        <location line="-251"/>
+        <source>Rename {old} to {new}</source>
+        <translation>{old} の名前を {new} に変更</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>Set {layer}.{key}</source>
+        <translation>{layer}.{key} の設定</translation>
+    </message>
+    <message>
+        <location line="+26"/>
+        <source>Set {key} of {count} layers</source>
+        <translation>{count} 個のレイヤーの {key} の設定</translation>
+    </message>
+    <message>
+        <location line="+32"/>
+        <source>Move {name}</source>
+        <translation>{name} の移動</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Move {count} layers</source>
+        <translation>{count} 個のレイヤーの移動</translation>
+    </message>
+    <message>
+        <location line="+37"/>
+        <source>Disconnect {source} from {destination}</source>
+        <translation>{source} と {destination} の接続解除</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Add network {name}</source>
+        <translation>ネットワーク {name} の追加</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Delete network {name}</source>
+        <translation>ネットワーク {name} の削除</translation>
+    </message>
+    <message>
+        <location line="+14"/>
+        <source>Rename network {old} to {new}</source>
+        <translation>ネットワーク {old} の名前を {new} に変更</translation>
+    </message>
+    <message>
+        <location line="+46"/>
+        <source>Edit {section}</source>
+        <translation>{section} の編集</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>Set {key}</source>
+        <translation>{key} の設定</translation>
+    </message>
+    <message>
+        <location line="+41"/>
+        <source>Edit description</source>
+        <translation>説明の編集</translation>
+    </message>
+</context>
+<context>
     <name>ConfigTab</name>
     <message>
-        <location filename="../../console_app/tabs/config_tab.py" line="+90"/>
+        <location filename="../../console_app/tabs/config_tab.py" line="-268"/>
         <source>Global Config</source>
         <translation>グローバルコンフィグ</translation>
     </message>
@@ -14,7 +172,32 @@
         <translation>構造自動探索</translation>
     </message>
     <message>
-        <location line="+47"/>
+        <location line="+15"/>
+        <source>[{label}] {key}: expected a value &gt;= {minimum}. Received: {key}={text}</source>
+        <translation>[{label}] {key}: {minimum} 以上の値を指定してください。入力値: {key}={text}</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>[{label}] {key}: a name is required</source>
+        <translation>[{label}] {key}: 名前が必要です</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Optimizer: {name}</source>
+        <translation>オプティマイザー: {name}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Monitor: {name}</source>
+        <translation>モニター: {name}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Executor: {name}</source>
+        <translation>エグゼキューター: {name}</translation>
+    </message>
+    <message>
+        <location line="+25"/>
         <source>Add {value}</source>
         <translation>{value} を追加</translation>
     </message>
@@ -113,7 +296,7 @@
 <context>
     <name>DatasetTab</name>
     <message>
-        <location filename="../../console_app/tabs/dataset_tab.py" line="+51"/>
+        <location filename="../../console_app/tabs/dataset_tab.py" line="-324"/>
         <source>Shuffle</source>
         <translation>Shuffle</translation>
     </message>
@@ -243,7 +426,7 @@
         <translation>データセットを生成できません: {exc}</translation>
     </message>
     <message>
-        <location line="+44"/>
+        <location line="+46"/>
         <source>Cannot create the dataset: {exc}</source>
         <translation>データセットを作成できません: {exc}</translation>
     </message>
@@ -251,7 +434,7 @@
 <context>
     <name>EditTab</name>
     <message>
-        <location filename="../../console_app/editor/edit_tab.py" line="+84"/>
+        <location filename="../../console_app/editor/edit_tab.py" line="-210"/>
         <source>Back</source>
         <translation>戻る</translation>
     </message>
@@ -922,7 +1105,7 @@
 <context>
     <name>Language</name>
     <message>
-        <location filename="../../console_app/language.py" line="+56"/>
+        <location filename="../../console_app/language.py" line="+64"/>
         <source>English</source>
         <translation>English</translation>
     </message>
@@ -955,7 +1138,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../console_app/main_window.py" line="+51"/>
+        <location filename="../../console_app/main_window.py" line="-509"/>
         <source>EDIT</source>
         <translation>編集</translation>
     </message>
@@ -1145,17 +1328,17 @@
         <translation>{title}[*] - NeuroCanvas</translation>
     </message>
     <message>
-        <location line="+6"/>
+        <location line="+7"/>
         <source>&amp;Undo {what}</source>
         <translation>元に戻す(&amp;U) {what}</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+3"/>
         <source>&amp;Redo {what}</source>
         <translation>やり直し(&amp;R) {what}</translation>
     </message>
     <message>
-        <location line="+20"/>
+        <location line="+21"/>
         <location line="+8"/>
         <location line="+53"/>
         <source>NeuroCanvas</source>
@@ -1361,9 +1544,495 @@
     </message>
 </context>
 <context>
+    <name>Problems</name>
+    <message>
+        <location filename="../../console_app/editor/values.py" line="+42"/>
+        <source>property {name}: a value is required</source>
+        <translation>プロパティ {name}: 値が必要です</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>property {name}: *{ident} is neither an argument of network &quot;{network}&quot; (arguments: {declared}) nor an NNC macro of {name}. Received: {name}={raw}</source>
+        <translation>プロパティ {name}: *{ident} はネットワーク &quot;{network}&quot; の引数（引数: {declared}）でも {name} の NNC マクロでもありません。入力値: {name}={raw}</translation>
+    </message>
+    <message>
+        <location line="+103"/>
+        <source>property {name}: {reason}. Received: {name}={raw}</source>
+        <translation>プロパティ {name}: {reason}。入力値: {name}={raw}</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>property {name}: unknown name {ident} (not an argument of this network nor a property). Received: {name}={raw}</source>
+        <translation>プロパティ {name}: 不明な名前 {ident}（このネットワークの引数でもプロパティでもありません）。入力値: {name}={raw}</translation>
+    </message>
+    <message>
+        <location filename="../../engine/graph/validate.py" line="+46"/>
+        <source>unit recursion: {path}</source>
+        <translation>Unit の再帰: {path}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>duplicate layer name {name}</source>
+        <translation>レイヤー名 {name} が重複しています</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{type} has no input pin {pin}</source>
+        <translation>{type} には入力ピン {pin} がありません</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{count} links go into side input {name}</source>
+        <translation>サイド入力 {name} に {count} 本のリンクが入っています</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{type} has no output to link from</source>
+        <translation>{type} にはリンク元になる出力がありません</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>the links form a cycle: {path}</source>
+        <translation>リンクが循環しています: {path}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{type} takes no input but {count} are linked</source>
+        <translation>{type} は入力を取りませんが、{count} 本リンクされています</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{type} takes one main input but {count} are linked</source>
+        <translation>{type} のメイン入力は 1 つですが、{count} 本リンクされています</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{type} takes 2 inputs but {count} are linked</source>
+        <translation>{type} の入力は 2 つですが、{count} 本リンクされています</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>side input {name} needs shape {expected}, the linked layer gives {wired}</source>
+        <translation>サイド入力 {name} にはサイズ {expected} が必要ですが、リンクされたレイヤーの出力は {wired} です</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>the recurrent input has shape {shape} but Size is {size}</source>
+        <translation>再帰入力のサイズは {shape} ですが、Size は {size} です</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{collection}: duplicate name {name}</source>
+        <translation>{collection}: 名前 {name} が重複しています</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: no network &quot;{network}&quot;</source>
+        <translation>{where}: ネットワーク &quot;{network}&quot; がありません</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: no dataset &quot;{dataset}&quot;</source>
+        <translation>{where}: データセット &quot;{dataset}&quot; がありません</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>dataset &quot;{dataset}&quot; has no variable {variable}</source>
+        <translation>データセット &quot;{dataset}&quot; に変数 {variable} がありません</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>network &quot;{name}&quot;</source>
+        <translation>ネットワーク &quot;{name}&quot;</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>layer &quot;{name}&quot;</source>
+        <translation>レイヤー &quot;{name}&quot;</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location filename="../../engine/layers/evaluate.py" line="+446"/>
+        <source>property {prop}: {message}</source>
+        <translation>プロパティ {prop}: {message}</translation>
+    </message>
+    <message>
+        <location filename="../../engine/layers/evaluate.py" line="-393"/>
+        <source>nothing is linked into its input: draw a link into it from the layer above</source>
+        <translation>入力に何もリンクされていません: 上のレイヤーからリンクを引いてください</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>layer type {type} has no property {prop}</source>
+        <translation>レイヤータイプ {type} にはプロパティ {prop} がありません</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>layer type {type} has no side connector {name}</source>
+        <translation>レイヤータイプ {type} にはサイドコネクター {name} がありません</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>property {prop} refers to itself ({chain})</source>
+        <translation>プロパティ {prop} が自分自身を参照しています（{chain}）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>*{name} can only be resolved inside a network</source>
+        <translation>*{name} はネットワークの中でのみ解決できます</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unknown name {name}</source>
+        <translation>不明な名前 {name}</translation>
+    </message>
+    <message>
+        <location line="+390"/>
+        <source>property {prop}: {message}. Received: {prop}={shown}</source>
+        <translation>プロパティ {prop}: {message}。入力値: {prop}={shown}</translation>
+    </message>
+    <message>
+        <location filename="../../engine/layers/expr.py" line="+122"/>
+        <source>unexpected character {character} in {text}</source>
+        <translation>{text} に予期しない文字 {character} があります</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>unexpected end of {text}</source>
+        <translation>{text} が途中で終わっています</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>expected {expected} but found {token} in {text}</source>
+        <translation>{text} で {expected} が必要ですが、{token} がありました</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>empty value</source>
+        <translation>値が空です</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <location line="+63"/>
+        <source>unexpected {token} in {text}</source>
+        <translation>{text} に予期しない {token} があります</translation>
+    </message>
+    <message>
+        <location line="-32"/>
+        <source>number too long ({count} digits) in the expression</source>
+        <translation>式の数値が長すぎます（{count} 桁）</translation>
+    </message>
+    <message>
+        <location line="+86"/>
+        <source>{what} must be a number, not {value}</source>
+        <translation>{what} は数値でなければなりません（{value} ではなく）</translation>
+    </message>
+    <message>
+        <location line="+64"/>
+        <source>{ident}[{position}] is out of range: {ident} is {items}</source>
+        <translation>{ident}[{position}] は範囲外です: {ident} は {items} です</translation>
+    </message>
+    <message>
+        <location line="-133"/>
+        <source>expected a macro name after &apos;*&apos; in {text}</source>
+        <translation>{text} で &apos;*&apos; の後にマクロ名が必要です</translation>
+    </message>
+    <message>
+        <location line="+40"/>
+        <source>a *Calc term must be +X or *X, found {term} in {text}</source>
+        <translation>*Calc の項は +X か *X でなければなりません。{text} に {term} がありました</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>empty *Calc formula {text}</source>
+        <translation>*Calc の式 {text} が空です</translation>
+    </message>
+    <message>
+        <location line="+61"/>
+        <source>division by zero</source>
+        <translation>ゼロ除算</translation>
+    </message>
+    <message>
+        <location line="+19"/>
+        <source>{ident} cannot be indexed by {position}</source>
+        <translation>{ident} は {position} でインデックスできません</translation>
+    </message>
+    <message>
+        <location filename="../../engine/layers/macro_args.py" line="+29"/>
+        <source>{name} needs {n} entries (one per kernel axis). Received: {name}={items}</source>
+        <translation>{name} にはカーネルの軸ごとに 1 つ、計 {n} 個の値が必要です。入力値: {name}={items}</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>{name} must be a number. Received: {name}={value}</source>
+        <translation>{name} は数値でなければなりません。入力値: {name}={value}</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>layer type {type} has no output</source>
+        <translation>レイヤータイプ {type} には出力がありません</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>{name}={axis} is not an axis of the input {x} (axes 0..{last}, batch excluded)</source>
+        <translation>{name}={axis} は入力 {x} の軸ではありません（軸 0..{last}、バッチを除く）</translation>
+    </message>
+    <message>
+        <location filename="../../engine/layers/macros.py" line="+69"/>
+        <source>a {n}-D kernel needs an input with a channel axis and {n} spatial axes. Received: Input={x}</source>
+        <translation>{n} 次元のカーネルには、チャンネル軸と {n} 個の空間軸を持つ入力が必要です。入力値: Input={x}</translation>
+    </message>
+    <message>
+        <location line="+38"/>
+        <source>the output would be empty ({out}): kernel {kernel} with dilation {dil} does not fit the input {spatial} padded by {pad}</source>
+        <translation>出力が空になります（{out}）: Dilation {dil} のカーネル {kernel} が、{pad} でパディングした入力 {spatial} に収まりません</translation>
+    </message>
+    <message>
+        <location line="+29"/>
+        <source>the output would be empty ({out}): Padding is too large</source>
+        <translation>出力が空になります（{out}）: Padding が大きすぎます</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>Group={group} does not divide the {cin} input channels</source>
+        <translation>Group={group} が入力チャンネル数 {cin} を割り切れません</translation>
+    </message>
+    <message>
+        <location line="+24"/>
+        <source>Group={group} does not divide OutMaps={maps}</source>
+        <translation>Group={group} が OutMaps={maps} を割り切れません</translation>
+    </message>
+    <message>
+        <location line="+51"/>
+        <source>KernelShape={kv},{kh} does not fit the input {x}</source>
+        <translation>KernelShape={kv},{kh} が入力 {x} に収まりません</translation>
+    </message>
+    <message>
+        <location line="+69"/>
+        <source>a {n}-D kernel needs {n} spatial axes. Received: Input={x}</source>
+        <translation>{n} 次元のカーネルには {n} 個の空間軸が必要です。入力値: Input={x}</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>the output would be empty ({out}): kernel {kernel} is larger than the input {spatial} padded by {pad}</source>
+        <translation>出力が空になります（{out}）: カーネル {kernel} が、{pad} でパディングした入力 {spatial} より大きいです</translation>
+    </message>
+    <message>
+        <location line="+28"/>
+        <source>PadWidth needs (before, after) pairs for at most {rank} axes. Received: PadWidth={width}</source>
+        <translation>PadWidth には最大 {rank} 軸分の (前, 後) の組が必要です。入力値: PadWidth={width}</translation>
+    </message>
+    <message>
+        <location filename="../../engine/layers/macros_axes.py" line="+33"/>
+        <source>Axes={axes} are not axes of {x}</source>
+        <translation>Axes={axes} は {x} の軸ではありません</translation>
+    </message>
+    <message>
+        <location line="+43"/>
+        <location line="+29"/>
+        <source>no input is connected</source>
+        <translation>入力が接続されていません</translation>
+    </message>
+    <message>
+        <location line="-24"/>
+        <source>inputs of different rank cannot be broadcast: {shapes}</source>
+        <translation>次元数の異なる入力はブロードキャストできません: {shapes}</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>input shapes do not broadcast: {shapes}</source>
+        <translation>入力のサイズがブロードキャストできません: {shapes}</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>inputs must match on every axis except Axis={axis}: {shapes}</source>
+        <translation>入力は Axis={axis} 以外のすべての軸で一致しなければなりません: {shapes}</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>stacked inputs must have the same shape: {shapes}</source>
+        <translation>Stack する入力は同じサイズでなければなりません: {shapes}</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>Axis={axis} is out of range for inputs of rank {rank}</source>
+        <translation>Axis={axis} は {rank} 次元の入力の範囲外です</translation>
+    </message>
+    <message>
+        <location line="+30"/>
+        <source>Axes={axes} is not a permutation of the {rank} input axes</source>
+        <translation>Axes={axes} は入力の {rank} 個の軸の並べ替えではありません</translation>
+    </message>
+    <message>
+        <location line="+56"/>
+        <source>the last input axis ({x}) must equal len(Shape)={length}</source>
+        <translation>入力の最後の軸（{x}）は len(Shape)={length} と等しくなければなりません</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>BatchMatmul multiplies 2 inputs, got {count}</source>
+        <translation>BatchMatmul は 2 つの入力を掛けますが、入力は {count} 個です</translation>
+    </message>
+    <message>
+        <location line="-91"/>
+        <source>OutShape={out} has {count} elements but the input {x} has {size}</source>
+        <translation>OutShape={out} の要素数は {count} ですが、入力 {x} の要素数は {size} です</translation>
+    </message>
+    <message>
+        <location line="+31"/>
+        <source>Start, Stop and Step need one entry per input axis ({x})</source>
+        <translation>Start、Stop、Step には入力の軸ごとに 1 つの値が必要です（{x}）</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>the slice is empty ({out}) for the input {x}</source>
+        <translation>入力 {x} に対してスライスが空です（{out}）</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>the last two axes must be square. Received: Input={x}</source>
+        <translation>最後の 2 軸は正方でなければなりません。入力値: Input={x}</translation>
+    </message>
+    <message>
+        <location line="+42"/>
+        <source>cannot multiply {shapes}: need (..., M, K) and (..., K, N)</source>
+        <translation>{shapes} は掛け算できません: (..., M, K) と (..., K, N) が必要です</translation>
+    </message>
+    <message>
+        <location line="+17"/>
+        <source>needs square matrices. Received: Input={x}</source>
+        <translation>正方行列が必要です。入力値: Input={x}</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>needs {ndim} signal axes and a trailing axis of 2 (real, imaginary). Received: Input={x}</source>
+        <translation>{ndim} 個の信号軸と、サイズ 2（実部、虚部）の最後の軸が必要です。入力値: Input={x}</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>{name}={axes} are not axes of {x}</source>
+        <translation>{name}={axes} は {x} の軸ではありません</translation>
+    </message>
+    <message>
+        <location line="+29"/>
+        <source>Axis={axis} is out of range for the step shape {x}</source>
+        <translation>Axis={axis} はステップのサイズ {x} の範囲外です</translation>
+    </message>
+    <message>
+        <location filename="../../engine/layers/property_types.py" line="+79"/>
+        <source>property {name}: expected {expected}. Received: {name}={shown}</source>
+        <translation>プロパティ {name}: {expected}を指定してください。入力値: {name}={shown}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>a comma-separated list of {what}</source>
+        <translation>カンマ区切りの{what}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{what} of at most {bound}</source>
+        <translation>{bound} 以下の{what}</translation>
+    </message>
+    <message>
+        <location filename="../../engine/graph/config_keys.py" line="+123"/>
+        <source>{where}: expected {expected}. Received: {key}={text}</source>
+        <translation>{where}: {expected}を指定してください。入力値: {key}={text}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: expected one of {allowed}. Received: {key}={text}</source>
+        <translation>{where}: {allowed} のいずれかを指定してください。入力値: {key}={text}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <location filename="../../engine/layers/property_types.py" line="+69"/>
+        <location line="+164"/>
+        <source>an integer</source>
+        <translation>整数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a finite number</source>
+        <translation>有限の数値</translation>
+    </message>
+    <message>
+        <location line="+35"/>
+        <source>a value {bounds}</source>
+        <translation>{bounds} の値</translation>
+    </message>
+    <message>
+        <location filename="../../engine/layers/property_types.py" line="-135"/>
+        <location line="+138"/>
+        <source>integers</source>
+        <translation>整数</translation>
+    </message>
+    <message>
+        <location line="-105"/>
+        <source>a list of shapes such as (3,8,8),(3,8,8)</source>
+        <translation>(3,8,8),(3,8,8) のようなサイズのリスト</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>a list of shapes</source>
+        <translation>サイズのリスト</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>a number</source>
+        <translation>数値</translation>
+    </message>
+    <message>
+        <location line="+29"/>
+        <location line="+10"/>
+        <source>a comma-separated list of numbers</source>
+        <translation>カンマ区切りの数値</translation>
+    </message>
+    <message>
+        <location line="+13"/>
+        <source>a list of number lists such as (0.1,0.2),(0.3)</source>
+        <translation>(0.1,0.2),(0.3) のような数値リストのリスト</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <location line="+11"/>
+        <source>True or False</source>
+        <translation>True か False</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>a positive integer</source>
+        <translation>正の整数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>a non-negative integer</source>
+        <translation>0 以上の整数</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>positive integers</source>
+        <translation>正の整数</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>non-negative integers</source>
+        <translation>0 以上の整数</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>a finite number &gt;= 0</source>
+        <translation>0 以上の有限の数値</translation>
+    </message>
+    <message>
+        <location filename="../../engine/layers/spec.py" line="+186"/>
+        <source>property {name}: expected one of {options}. Received: {name}={value}</source>
+        <translation>プロパティ {name}: {options} のいずれかを指定してください。入力値: {name}={value}</translation>
+    </message>
+</context>
+<context>
     <name>PropertyPane</name>
     <message>
-        <location filename="../../console_app/editor/property_pane.py" line="+68"/>
+        <location filename="../../console_app/editor/property_pane.py" line="+69"/>
         <location line="+77"/>
         <source>No layer selected</source>
         <translation>レイヤーが選択されていません</translation>
@@ -1565,12 +2234,22 @@
 <context>
     <name>QuantizeDialog</name>
     <message>
-        <location filename="../../console_app/editor/quantize_dialog.py" line="+53"/>
+        <location filename="../../console_app/editor/quantize_dialog.py" line="-212"/>
+        <source>Calibrate from a trained job</source>
+        <translation>学習済みジョブからキャリブレーション</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Fixed Delta</source>
+        <translation>固定の Delta</translation>
+    </message>
+    <message>
+        <location line="+11"/>
         <source>Quantize Network</source>
         <translation>ネットワークの量子化</translation>
     </message>
     <message>
-        <location line="+26"/>
+        <location line="+27"/>
         <source>auto (unsigned after ReLU)</source>
         <translation>自動 (ReLU の後は符号なし)</translation>
     </message>
@@ -1665,7 +2344,7 @@
         <translation>ネットワークの量子化: {exc}</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+12"/>
         <source> (and {inside} in its quantized unit copies {copies})</source>
         <translation> (さらに量子化した Unit のコピー {copies} に {inside} 個)</translation>
     </message>
@@ -2329,6 +3008,54 @@ Exact count: {exact:,}</source>
     </message>
 </context>
 <context>
+    <name>Training</name>
+    <message>
+        <location filename="../../engine/runtime/extensions.py" line="+53"/>
+        <source>monitor &quot;{monitor}&quot;: network &quot;{network}&quot; has no loss layer</source>
+        <translation>モニター &quot;{monitor}&quot;: ネットワーク &quot;{network}&quot; にロスレイヤーがありません</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>Validation error is Nan: monitor &quot;{monitor}&quot; reported as 0</source>
+        <translation>検証誤差が NaN です: モニター &quot;{monitor}&quot; は 0 として記録しました</translation>
+    </message>
+    <message>
+        <location line="+101"/>
+        <source>the cost diverges: epoch {epoch} ended at {cost}, the first iteration was at {start}; the learning rate may be too high</source>
+        <translation>コストが発散しています: エポック {epoch} の終了時は {cost}、最初のイテレーションでは {start} でした。学習率が高すぎる可能性があります</translation>
+    </message>
+    <message>
+        <location line="+82"/>
+        <source>Precision Half on the CPU: float16 is emulated by NumPy and trains slower than Float</source>
+        <translation>CPU での Precision Half: float16 は NumPy でエミュレートされるため、Float より学習が遅くなります</translation>
+    </message>
+    <message>
+        <location filename="../../engine/runtime/program.py" line="+154"/>
+        <source>layer &quot;{layer}&quot; ({type}) produced NaN or infinity; its parameter {parameters} holds NaN or infinity</source>
+        <translation>レイヤー &quot;{layer}&quot;（{type}）が NaN または無限大を出力しました。そのパラメーター {parameters} が NaN または無限大を含んでいます</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>layer &quot;{layer}&quot; ({type}) produced NaN or infinity</source>
+        <translation>レイヤー &quot;{layer}&quot;（{type}）が NaN または無限大を出力しました</translation>
+    </message>
+    <message>
+        <location filename="../../engine/runtime/trainer.py" line="+227"/>
+        <source>the loss is NaN or infinity</source>
+        <translation>ロスが NaN または無限大です</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>the loss is NaN or infinity (on the GPU the layer is not searched: rerun with --device cpu)</source>
+        <translation>ロスが NaN または無限大です（GPU では原因のレイヤーを探しません: --device cpu で再実行してください）</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>NaN or infinity at epoch {epoch}, iteration {iteration} (global iteration {step}): optimizer &quot;{optimizer}&quot;, network &quot;{network}&quot;: {cause}</source>
+        <translation>エポック {epoch}、イテレーション {iteration}（通算イテレーション {step}）で NaN または無限大: オプティマイザー &quot;{optimizer}&quot;、ネットワーク &quot;{network}&quot;: {cause}</translation>
+    </message>
+</context>
+<context>
     <name>TrainingTab</name>
     <message>
         <location filename="../../console_app/tabs/history_table.py" line="+18"/>
@@ -2396,7 +3123,7 @@ Exact count: {exact:,}</source>
         <translation>失敗</translation>
     </message>
     <message>
-        <location filename="../../console_app/tabs/training_tab.py" line="+94"/>
+        <location filename="../../console_app/tabs/training_tab.py" line="+95"/>
         <source>Run</source>
         <translation>実行</translation>
     </message>
@@ -2422,12 +3149,12 @@ Exact count: {exact:,}</source>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+414"/>
+        <location line="+422"/>
         <source>Continue the selected stopped job from its checkpoint</source>
         <translation>停止した選択中のジョブをチェックポイントから続けます</translation>
     </message>
     <message>
-        <location line="-403"/>
+        <location line="-411"/>
         <source>Array backend of the trainer (auto: GPU when CuPy finds one)</source>
         <translation>学習に使う配列バックエンド (auto: CuPy が GPU を見つけたら GPU)</translation>
     </message>
@@ -2528,13 +3255,23 @@ Exact count: {exact:,}</source>
         <translation>{name}: 開始中...</translation>
     </message>
     <message>
+        <location line="+21"/>
+        <source>{device} x {k} processes</source>
+        <translation>{device} x {k} プロセス</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source> per process</source>
+        <translation>（プロセスごと）</translation>
+    </message>
+    <message>
         <location filename="../../console_app/tabs/job_dialogs.py" line="+63"/>
-        <location filename="../../console_app/tabs/training_tab.py" line="+6"/>
+        <location filename="../../console_app/tabs/training_tab.py" line="-16"/>
         <source>ERROR: {message}</source>
         <translation>エラー: {message}</translation>
     </message>
     <message>
-        <location filename="../../console_app/tabs/training_tab.py" line="+16"/>
+        <location filename="../../console_app/tabs/training_tab.py" line="+18"/>
         <source>Training on {on}, {get} epochs of {get2} iterations, batch size {get3}{per}, seed {get4}</source>
         <translation>{on} で学習: {get} エポック (1 エポック {get2} イテレーション)、バッチサイズ {get3}{per}、シード {get4}</translation>
     </message>
@@ -2569,7 +3306,7 @@ Exact count: {exact:,}</source>
         <translation>警告: </translation>
     </message>
     <message>
-        <location line="+11"/>
+        <location line="+13"/>
         <source>FAILED</source>
         <translation>失敗</translation>
     </message>
@@ -2579,7 +3316,22 @@ Exact count: {exact:,}</source>
         <translation>失敗: {first}</translation>
     </message>
     <message>
-        <location line="+55"/>
+        <location line="+3"/>
+        <source>Training failed: {first}</source>
+        <translation>学習に失敗しました: {first}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Training failed</source>
+        <translation>学習に失敗しました</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>  |  Warning: </source>
+        <translation>  |  警告: </translation>
+    </message>
+    <message>
+        <location line="+51"/>
         <source>Accuracy of the job&apos;s last evaluation</source>
         <translation>ジョブの最新の評価での精度</translation>
     </message>

@@ -148,6 +148,7 @@ def test_the_japanese_catalogue_holds_every_wrapped_string(tmp_path):
     shutil.copyfile(TS_FILE, ts)
     files = sorted(str(p) for p in (ROOT / "console_app").rglob("*.py"))
     files += sorted(str(p) for p in (ROOT / "engine" / "report").rglob("*.py"))
+    files += [str(p) for p in _engine_message_files()]
     subprocess.run([lupdate, "-no-obsolete", *files, "-ts", str(ts)], check=True,
                    capture_output=True)  # fmt: skip
     missing = _unfinished(ts)
@@ -155,3 +156,49 @@ def test_the_japanese_catalogue_holds_every_wrapped_string(tmp_path):
         "the Japanese catalogue lacks these (run tools/update_translations.sh and translate them "
         "in resources/i18n/neurocanvas_ja.ts):\n" + "\n".join(missing)
     )
+
+
+def _engine_message_files() -> list[Path]:
+    """The engine's modules whose messages the app shows (marked with engine.core.messages)."""
+    return sorted(path for path in (ROOT / "engine").rglob("*.py")
+                  if "from engine.core.messages import" in path.read_text(encoding="utf-8")
+                  and "report" not in path.parts)  # fmt: skip
+
+
+def test_the_engines_shown_messages_are_in_the_catalogue():
+    """The layers' and the trainer's messages are marked for the app's catalogue: a problem of
+    the property pane or of the problems list reads as Japanese in a Japanese app."""
+    names = {path.relative_to(ROOT).as_posix() for path in _engine_message_files()}
+    assert {"engine/graph/validate.py", "engine/layers/evaluate.py",
+            "engine/layers/property_types.py", "engine/runtime/trainer.py"} <= names  # fmt: skip
+    sources = {source for _, source, _ in _messages(TS_FILE)}
+    assert "layer type {type} has no property {prop}" in sources
+    assert (
+        "NaN or infinity at epoch {epoch}, iteration {iteration} (global iteration {step}): "
+        'optimizer "{optimizer}", network "{network}": {cause}' in sources
+    )
+
+
+def test_every_translation_keeps_its_placeholders():
+    """A translation naming other {placeholders} than its source would fall back to English
+    (engine/core/messages.py) or fail to format: the names must be the same."""
+    bad = []
+    for context, source, translation in _messages(TS_FILE):
+        if translation and _placeholders(source) != _placeholders(translation):
+            bad.append(f"{context}: {source!r} -> {translation!r}")
+    assert bad == []
+
+
+def _placeholders(text: str) -> set[str]:
+    return set(re.findall(r"(?<!\{)\{(\w*)\}(?!\})", text))
+
+
+def _messages(ts: Path) -> list[tuple[str, str, str]]:
+    found = []
+    for context in ET.parse(ts).getroot().iter("context"):
+        name = context.findtext("name") or ""
+        for message in context.iter("message"):
+            found.append(
+                (name, message.findtext("source") or "", message.findtext("translation") or "")
+            )
+    return found

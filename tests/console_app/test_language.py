@@ -4,8 +4,10 @@ project (its unsaved edit and undo history), and the choice is remembered."""
 from __future__ import annotations
 
 import pytest
+from gui_driver import click_menu
+from gui_driver import replaced_window as _replaced
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QApplication, QMenu, QMenuBar, QTableWidget
+from PySide6.QtWidgets import QApplication, QMenu, QTableWidget
 
 pytestmark = pytest.mark.gui
 
@@ -16,39 +18,6 @@ def _english_afterwards():
     from console_app import language
 
     language.install(QApplication.instance(), "en")  # the next tests read English
-
-
-def _action(widget: QMenuBar | QMenu, text: str):
-    actions = {a.text(): a for a in widget.actions()}
-    assert text in actions, f"{text!r} not in {list(actions)}"
-    return actions[text]
-
-
-def click_menu(qtbot, window, *path: str) -> None:
-    """Click the menu bar's ``path[0]``, then each entry of ``path[1:]`` in the menus shown."""
-    bar = window.menuBar()
-    action = _action(bar, path[0])
-    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.actionGeometry(action).center())
-    menu = action.menu()
-    qtbot.waitUntil(menu.isVisible)
-    for text in path[1:]:
-        action = _action(menu, text)
-        pos = menu.actionGeometry(action).center()
-        qtbot.mouseMove(menu, pos)
-        qtbot.mouseClick(menu, Qt.MouseButton.LeftButton, pos=pos)
-        if action.menu() is not None:
-            menu = action.menu()
-            qtbot.waitUntil(menu.isVisible)
-
-
-def _replaced(qtbot, window):
-    new = getattr(window, "replaced_by", None)
-    assert new is not None, "the window was not rebuilt in the new language"
-    new.ask_save_changes = lambda: "discard"
-    new.ask_stop_children = lambda text: True
-    qtbot.addWidget(new)
-    qtbot.waitExposed(new)
-    return new
 
 
 def test_view_language_switches_to_japanese_and_back(qtbot, lenet_window, settings):
@@ -143,3 +112,44 @@ def test_the_qm_is_built_from_the_ts_and_rebuilt_when_it_changes(tmp_path, monke
     translator = QTranslator()
     assert translator.load(str(second))
     assert translator.translate("MainWindow", "TRAINING") == "トレーニング"
+
+
+def test_the_engines_problems_read_in_japanese(qtbot, lenet_window, settings):
+    """A refused value in the property pane, a layer's problem in the problems list and the
+    undo step's text, all written by the engine, read in the interface's language; the
+    engine's own text (the CLI's, the files') stays English."""
+    window = lenet_window
+    window.show()
+    qtbot.waitExposed(window)
+    click_menu(qtbot, window, "&View", "&Language", "Japanese (日本語)")
+    ja = _replaced(qtbot, window)
+    scene = ja.edit_tab.current_scene()
+    pane = ja.edit_tab.property_pane
+
+    scene.select_layers(["Input"])
+    field = getattr(pane.rows["Size"].widget, "line", pane.rows["Size"].widget)
+    qtbot.mouseClick(field, Qt.MouseButton.LeftButton)
+    field.selectAll()
+    qtbot.keyClicks(field, "1,28,x")
+    assert pane.error.text().startswith("プロパティ Size: ")
+    assert pane.error.text().endswith("入力値: Size=1,28,x")
+    qtbot.keyClick(field, Qt.Key.Key_Backspace)
+    qtbot.keyClicks(field, "28")
+
+    scene.select_layers(["Convolution"])
+    field = getattr(pane.rows["KernelShape"].widget, "line", pane.rows["KernelShape"].widget)
+    qtbot.mouseClick(field, Qt.MouseButton.LeftButton)
+    field.selectAll()
+    qtbot.keyClicks(field, "50,50")
+    qtbot.keyClick(field, Qt.Key.Key_Return)
+    problems = ja.edit_tab.problems
+    qtbot.waitUntil(lambda: problems.count() > 0)
+    texts = [problems.item(i).text() for i in range(problems.count())]
+    kernel = next(t for t in texts if 'レイヤー "Convolution"' in t)
+    assert kernel.startswith('ネットワーク "Main", ') and "出力が空になります" in kernel, texts
+    # the undo step the edit made reads in Japanese too (the engine's command text)
+    assert ja.actions_by_name["undo"].text() == "元に戻す(&U) Convolution.KernelShape の設定"
+    assert str(ja.document.stack.undo_text()) == "Set Convolution.KernelShape"
+    english = [str(p) for p in problems.problems if p.layer == "Convolution"]
+    assert english and english[0].startswith('network "Main", layer "Convolution", ')
+    assert "the output would be empty" in english[0]

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from gui_driver import click
+from gui_driver import click, click_menu, replaced_window
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction
-from PySide6.QtWidgets import QDialogButtonBox
+from PySide6.QtWidgets import QApplication, QDialogButtonBox
 
 from engine.nn.parameter_file import load_arrays
 from engine.quantization.scheme import power_of_two_delta
@@ -146,3 +146,35 @@ def test_quantize_network_offers_the_trained_job_not_the_sweeps_points(
     items = [combo.itemText(i) for i in range(combo.count())]
     assert items[:2] == [job.name, f"Quantization experiment {sweep.name}"]
     assert set(items[2:]) == {f"    {sweep.name}: float baseline", f"    {sweep.name}: 8-bit PTQ"}
+
+
+def test_the_delta_choice_reads_in_japanese_and_still_calibrates(qtbot, make_window, residual):
+    """The Delta entries are translated; the dialog reads its choice from the entry's data, so
+    choosing the Japanese "calibrate" entry by keys still calibrates from the job."""
+    from console_app import language
+
+    project_file, job = residual
+    window = make_window(project_file)
+    window.show()
+    qtbot.waitExposed(window)
+    try:
+        click_menu(qtbot, window, "&View", "&Language", "Japanese (日本語)")
+        ja = replaced_window(qtbot, window)
+        (action,) = [a for a in ja.findChildren(QAction) if a.objectName() == "quantize_network"]
+        action.trigger()
+        dialog = ja.quantize_dialog
+        combo = dialog.delta_mode
+        texts = [combo.itemText(i) for i in range(combo.count())]
+        assert texts == ["学習済みジョブからキャリブレーション", "固定の Delta"]
+        combo.setFocus()
+        for key, index, enabled in ((Qt.Key.Key_Down, 1, False), (Qt.Key.Key_Up, 0, True)):
+            qtbot.keyClick(combo, key)  # Fixed, then Calibrate, by the arrow keys
+            assert combo.currentIndex() == index
+            assert dialog.job.isEnabled() is enabled and dialog.delta.isEnabled() is not enabled
+        assert dialog.calibrate_job == job
+        click(qtbot, dialog.buttons.button(QDialogButtonBox.StandardButton.Ok))
+        unit = ja.document.project.network("Main_q8_Res1")
+        delta = float(unit.layer("Convolution_2_W_Quantize").properties["Delta"])
+        assert delta == power_of_two_delta(_max_abs(job, "Res1/Convolution_2/conv/W"), 8, True)
+    finally:
+        language.install(QApplication.instance(), "en")
