@@ -18,6 +18,6 @@ setup(
     package_data={
         "engine.guard": ["*.json"],
         "neurocanvas_samples": ["*.ncproj"],
-        "neurocanvas_resources": ["*.svg", "*.desktop", "i18n/*.ts"],
+        "neurocanvas_resources": ["*.svg", "*.desktop", "i18n/*.ts", "help/*.md"],
     },
 )

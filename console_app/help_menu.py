@@ -28,7 +28,7 @@ from PySide6.QtWidgets import (
     QVBoxLayout,
 )
 
-from console_app.language import translate
+from console_app.language import current, translate
 from engine.package_data import data_folder
 
 __all__ = ["add_help_menu", "app_icon", "category_icon", "tour_markdown"]
@@ -73,7 +73,13 @@ def _readme() -> str:
 
 
 def tour_markdown() -> str:
-    """The README's "Tour" section (Markdown), or a line saying where to find it."""
+    """The tour in the interface's language: ``resources/help/tour.<lang>.md`` where one is
+    written (a tour of the app in that language), else the README's "Tour" section (Markdown),
+    else a line saying where to find it."""
+    folder = data_folder("neurocanvas_resources", "resources")
+    translated = folder / "help" / f"tour.{current()}.md" if folder else None
+    if translated is not None and translated.is_file():
+        return translated.read_text(encoding="utf-8")
     match = re.search(r"^## Tour\n(.*?)(?=^## )", _readme(), re.MULTILINE | re.DOTALL)
     if match is None:
         return "The tour is in the README: https://pypi.org/project/neurocanvas/"

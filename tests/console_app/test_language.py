@@ -153,3 +153,32 @@ def test_the_engines_problems_read_in_japanese(qtbot, lenet_window, settings):
     english = [str(p) for p in problems.problems if p.layer == "Convolution"]
     assert english and english[0].startswith('network "Main", layer "Convolution", ')
     assert "the output would be empty" in english[0]
+
+
+def test_help_tour_is_the_japanese_tour_in_japanese(qtbot, make_window, settings):
+    """Help > Tour shows the tour written in the interface's language (resources/help), and
+    the README's English tour again after switching back."""
+    import re
+    from pathlib import Path
+
+    window = make_window()
+    window.show()
+    qtbot.waitExposed(window)
+    click_menu(qtbot, window, "&View", "&Language", "Japanese (日本語)")
+    ja = _replaced(qtbot, window)
+    click_menu(qtbot, ja, "ヘルプ(&H)", "ツアー(&T)")
+    qtbot.waitUntil(lambda: getattr(ja, "help_page", None) is not None and ja.help_page.isVisible())
+    assert ja.help_page.windowTitle() == "NeuroCanvas ツアー"
+    shown = ja.help_page.body.toPlainText()
+    tour = (Path(__file__).resolve().parents[2] / "resources" / "help" / "tour.ja.md").read_text(
+        encoding="utf-8"
+    )
+    headings = re.findall(r"^## (.+)$", tour, re.MULTILINE)
+    assert len(headings) >= 8 and all(h in shown for h in headings)
+    assert "The Python API" not in shown  # not the README's English tour
+    ja.help_page.close()
+    click_menu(qtbot, ja, "表示(&V)", "言語(&L)", "English")
+    en = _replaced(qtbot, ja)
+    click_menu(qtbot, en, "&Help", "&Tour")
+    qtbot.waitUntil(lambda: getattr(en, "help_page", None) is not None and en.help_page.isVisible())
+    assert "The Python API" in en.help_page.body.toPlainText()
