@@ -28,12 +28,23 @@ from PIL import Image
 
 from engine.quantization.results import plot_png, read_results
 from engine.quantization.scheme import QuantizationError
+from engine.report.i18n import QT_TRANSLATE_NOOP, translate
+from engine.report.i18n import current as report_language
 from engine.report.slides import BODY_H, BODY_TOP, MARGIN, WIDTH, Deck
 
 __all__ = ["HEADER", "SENSITIVITY_HEADER", "add_slides", "find_sweeps", "result_cells"]
 
-HEADER = ("Quantizer", "Target", "Bits", "Mode", "Accuracy", "Parameter bytes", "CostMultiplyAdd")
-SENSITIVITY_HEADER = ("Rank", "Layer", "Bits", "Accuracy", "Accuracy lost")
+HEADER = (
+    QT_TRANSLATE_NOOP("Report", "Quantizer"), QT_TRANSLATE_NOOP("Report", "Target"),
+    QT_TRANSLATE_NOOP("Report", "Bits"), QT_TRANSLATE_NOOP("Report", "Mode"),
+    QT_TRANSLATE_NOOP("Report", "Accuracy"), QT_TRANSLATE_NOOP("Report", "Parameter bytes"),
+    "CostMultiplyAdd",
+)  # fmt: skip
+SENSITIVITY_HEADER = (
+    QT_TRANSLATE_NOOP("Report", "Rank"), QT_TRANSLATE_NOOP("Report", "Layer"),
+    QT_TRANSLATE_NOOP("Report", "Bits"), QT_TRANSLATE_NOOP("Report", "Accuracy"),
+    QT_TRANSLATE_NOOP("Report", "Accuracy lost"),
+)  # fmt: skip
 _SENSITIVITY_COLUMNS = ("rank", "layer", "bits", "accuracy", "loss")
 _PLOT_DPI = 100  # results.plot_png draws at 100 dpi: pixels / 100 = inches
 
@@ -42,11 +53,16 @@ def add_slides(deck: Deck, context: Any) -> None:
     """The report hook: the slides of every sweep of ``context.root`` (a job folder)."""
     sweeps = find_sweeps(context.root)
     for sweep in sweeps:
-        suffix = f" of {sweep.name}" if len(sweeps) > 1 else ""
+        suffix = (
+            translate("Report", " of {name}").format(name=sweep.name) if len(sweeps) > 1 else ""
+        )
         try:
             _sweep_slides(deck, sweep, suffix)
         except (QuantizationError, OSError, ValueError, KeyError, TypeError) as exc:
-            deck.text_slide(f"Quantization{suffix}", [f"This sweep cannot be reported: {exc}"])
+            deck.text_slide(
+                translate("Report", "Quantization") + suffix,
+                [translate("Report", "This sweep cannot be reported: {exc}").format(exc=exc)],
+            )
 
 
 def find_sweeps(job_root: Path) -> list[Path]:
@@ -81,13 +97,19 @@ def result_cells(row: dict[str, Any]) -> list[str]:
 def _sweep_slides(deck: Deck, sweep: Path, suffix: str) -> None:
     rows = read_results(sweep / "results.csv")
     if not rows:
-        deck.text_slide(f"Quantization{suffix}", [f"Sweep {sweep.name}: no finished point yet."])
+        deck.text_slide(
+            translate("Report", "Quantization") + suffix,
+            [translate("Report", "Sweep {name}: no finished point yet.").format(name=sweep.name)],
+        )
         return
     info = _json(sweep / "sweep.json")
     cells = [result_cells(r) for r in rows]
-    deck.table_slides(f"Quantization : Results{suffix}", HEADER, cells,
+    header = [translate("Report", text) for text in HEADER]
+    deck.table_slides(translate("Report", "Quantization : Results") + suffix, header, cells,
                       intro=[_summary(sweep, info, rows)])  # fmt: skip
-    slide = deck.slide(f"Quantization : Accuracy against Bits and Model Size{suffix}")
+    slide = deck.slide(
+        translate("Report", "Quantization : Accuracy against Bits and Model Size") + suffix
+    )
     png = _plot(sweep, rows)
     width, height = Image.open(io.BytesIO(png)).size
     box = (MARGIN, BODY_TOP, WIDTH - 2 * MARGIN, BODY_H)
@@ -99,25 +121,33 @@ def _sweep_slides(deck: Deck, sweep: Path, suffix: str) -> None:
 def _summary(sweep: Path, info: dict[str, Any], rows: list[dict[str, Any]]) -> str:
     options = info.get("options") or {}
     mode = str(options.get("mode", "")).upper()
-    if mode == "QAT":
-        mode += f" ({options.get('epochs')} epochs)"
     delta = options.get("delta")
+    if mode == "QAT":
+        mode = translate("Report", "QAT ({epochs} epochs)").format(epochs=options.get("epochs"))
+    calibrated = translate("Report", "Delta calibrated")
     parts = [
-        f"Sweep {sweep.name}",
-        f"network {info['network']}" if info.get("network") else "",
-        f"{options['quantizer']} quantizers" if options.get("quantizer") else "",
+        translate("Report", "Sweep {name}").format(name=sweep.name),
+        translate("Report", "network {name}").format(name=info["network"])
+        if info.get("network") else "",
+        translate("Report", "{quantizer} quantizers").format(quantizer=options["quantizer"])
+        if options.get("quantizer") else "",
         mode,
-        "Delta calibrated" if options and delta is None else (f"Delta {delta}" if delta else ""),
-    ]
+        calibrated if options and delta is None else (f"Delta {delta}" if delta else ""),
+    ]  # fmt: skip
     reference = [r["accuracy"] for r in rows if r["mode"] == "float"]
     text = ", ".join(p for p in parts if p)
-    return text + (f"; float accuracy {reference[0]:.4f}." if reference else ".")
+    if not reference:
+        return text + "."
+    return translate("Report", "{summary}; float accuracy {accuracy}.").format(
+        summary=text, accuracy=f"{reference[0]:.4f}"
+    )
 
 
 def _plot(sweep: Path, rows: list[dict[str, Any]]) -> bytes:
     """sweep.png when it is there and as new as results.csv, else the same plot redrawn."""
     png, csv_file = sweep / "sweep.png", sweep / "results.csv"
-    if png.is_file() and png.stat().st_mtime >= csv_file.stat().st_mtime:
+    english = report_language() == "en"  # the sweep drew its plot in English
+    if english and png.is_file() and png.stat().st_mtime >= csv_file.stat().st_mtime:
         return png.read_bytes()
     return plot_png(rows)
 
@@ -133,32 +163,35 @@ def _sensitivity_slides(deck: Deck, sweep: Path, suffix: str) -> None:
             raise QuantizationError(f"{path}: no column {missing[0]}")
         rows = [_sensitivity_cells(path, reader.line_num, row) for row in reader]
     bits = rows[0][2] if rows else "?"
-    intro = [f"Each layer alone quantized at {bits} bits (PTQ), ranked by the accuracy lost "
-             f"against the float network."]  # fmt: skip
-    header = list(SENSITIVITY_HEADER)
+    intro = [translate("Report", "Each layer alone quantized at {bits} bits (PTQ), ranked by the "
+                       "accuracy lost against the float network.").format(bits=bits)]  # fmt: skip
+    header = [translate("Report", text) for text in SENSITIVITY_HEADER]
     mixed = _json(sweep / "mixed_precision.json")
     if mixed.get("layer_bits"):
         chosen = {str(k): str(v) for k, v in mixed["layer_bits"].items()}
-        header.append("Mixed bits")
+        header.append(translate("Report", "Mixed bits"))
         rows = [[*row, chosen.get(row[1], "")] for row in rows]
         intro.append(_mixed_line(mixed))
     elif mixed.get("status") in ("running", "stopped"):
         intro.append(
-            f"Mixed precision for {mixed['budget']:,} bytes: stopped after "
-            f"{mixed['evaluations']} evaluations (run the sweep again to finish)."
-        )
-    deck.table_slides(f"Quantization : Layer Sensitivity{suffix}", header, rows, intro=intro)
+            translate("Report", "Mixed precision for {budget} bytes: stopped after {evaluations} "
+                      "evaluations (run the sweep again to finish).").format(
+                budget=f"{mixed['budget']:,}", evaluations=mixed["evaluations"])
+        )  # fmt: skip
+    title = translate("Report", "Quantization : Layer Sensitivity") + suffix
+    deck.table_slides(title, header, rows, intro=intro)
 
 
 def _mixed_line(mixed: dict[str, Any]) -> str:
-    line = (
-        f"Mixed precision for {mixed['budget']:,} bytes (Mixed bits): "
-        f"{mixed['parameter_bytes']:,} parameter bytes, accuracy {mixed['accuracy']:.4f}"
-    )
+    values = {"budget": f"{mixed['budget']:,}", "size": f"{mixed['parameter_bytes']:,}",
+              "accuracy": f"{mixed['accuracy']:.4f}"}  # fmt: skip
     if "candidates" not in mixed:  # a record from before the pick was measured
-        return line + "."
-    return line + (f", the most accurate that fits of {len(mixed['candidates'])} networks "
-                   f"evaluated whole (mixed_precision.json).")  # fmt: skip
+        return translate("Report", "Mixed precision for {budget} bytes (Mixed bits): {size} "
+                         "parameter bytes, accuracy {accuracy}.").format(**values)  # fmt: skip
+    return translate("Report", "Mixed precision for {budget} bytes (Mixed bits): {size} "
+                     "parameter bytes, accuracy {accuracy}, the most accurate that fits of "
+                     "{count} networks evaluated whole (mixed_precision.json).").format(
+        count=len(mixed["candidates"]), **values)  # fmt: skip
 
 
 def _sensitivity_cells(path: Path, line: int, row: dict[str, str]) -> list[str]:

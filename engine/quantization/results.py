@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.quantization.scheme import QuantizationError
+from engine.report.i18n import translate
 from engine.runtime.job import atomic_write_text
 
 __all__ = ["COLUMNS", "read_results", "write_results", "write_plot", "plot_png", "pareto"]
@@ -99,19 +100,21 @@ def plot_png(rows: Sequence[dict[str, Any]]) -> bytes:
     for r in reference:
         for axes in (by_bits, by_bytes):
             axes.axhline(100 * r["accuracy"], color="gray", linestyle="--", linewidth=1)
-    by_bits.set(xlabel="bits", ylabel="accuracy (%)", title="Accuracy against bits")
+    by_bits.set(xlabel=translate("Report", "bits"), ylabel=translate("Report", "accuracy (%)"),
+                title=translate("Report", "Accuracy against bits"))  # fmt: skip
     by_bits.invert_xaxis()
     if quantized:
         by_bits.legend(fontsize=8)
     points = [(float(r["parameter_bytes"]), float(r["accuracy"])) for r in rows]
     front = pareto(points)
     by_bytes.scatter([p[0] for p in points], [100 * p[1] for p in points], color="tab:blue",
-                     s=18, label="points")  # fmt: skip
+                     s=18, label=translate("Report", "points"))  # fmt: skip
     best = sorted(p for p, f in zip(points, front, strict=True) if f)
     by_bytes.plot([p[0] for p in best], [100 * p[1] for p in best], "s-", color="tab:red",
-                  label="Pareto front")  # fmt: skip
-    by_bytes.set(xscale="log", xlabel="parameter bytes", ylabel="accuracy (%)",
-                 title="Accuracy against model size")  # fmt: skip
+                  label=translate("Report", "Pareto front"))  # fmt: skip
+    by_bytes.set(xscale="log", xlabel=translate("Report", "parameter bytes"),
+                 ylabel=translate("Report", "accuracy (%)"),
+                 title=translate("Report", "Accuracy against model size"))  # fmt: skip
     # 1-2-5 ticks written 20k, 50k: the default labels every minor tick as 3x10^4 (overlaps)
     by_bytes.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
     by_bytes.xaxis.set_major_formatter(FuncFormatter(_short_number))

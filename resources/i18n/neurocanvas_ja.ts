@@ -847,7 +847,7 @@
 <context>
     <name>HelpMenu</name>
     <message>
-        <location filename="../../console_app/help_menu.py" line="+129"/>
+        <location filename="../../console_app/help_menu.py" line="+135"/>
         <source>NeuroCanvas Tour</source>
         <translation>NeuroCanvas ツアー</translation>
     </message>
@@ -2813,6 +2813,180 @@
         <location line="+25"/>
         <source>References</source>
         <translation>参考文献</translation>
+    </message>
+    <message>
+        <location filename="../../engine/quantization/report_slides.py" line="+38"/>
+        <source>Quantizer</source>
+        <translation>量子化器</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Target</source>
+        <translation>対象</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+6"/>
+        <source>Bits</source>
+        <translation>ビット数</translation>
+    </message>
+    <message>
+        <location line="-6"/>
+        <source>Mode</source>
+        <translation>モード</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location line="+5"/>
+        <source>Accuracy</source>
+        <translation>精度</translation>
+    </message>
+    <message>
+        <location line="-5"/>
+        <source>Parameter bytes</source>
+        <translation>パラメーターのバイト数</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Rank</source>
+        <translation>順位</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <source>Layer</source>
+        <translation>レイヤー</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Accuracy lost</source>
+        <translation>精度の低下</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source> of {name}</source>
+        <translation>（{name}）</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <location line="+38"/>
+        <source>Quantization</source>
+        <translation>量子化</translation>
+    </message>
+    <message>
+        <location line="-37"/>
+        <source>This sweep cannot be reported: {exc}</source>
+        <translation>このスイープはレポートできません: {exc}</translation>
+    </message>
+    <message>
+        <location line="+38"/>
+        <source>Sweep {name}: no finished point yet.</source>
+        <translation>スイープ {name}: 完了した点はまだありません。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Quantization : Results</source>
+        <translation>量子化 : 結果</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Quantization : Accuracy against Bits and Model Size</source>
+        <translation>量子化 : ビット数とモデルサイズに対する精度</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>QAT ({epochs} epochs)</source>
+        <translation>QAT（{epochs} エポック）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>Delta calibrated</source>
+        <translation>Delta はキャリブレーション</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Sweep {name}</source>
+        <translation>スイープ {name}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>network {name}</source>
+        <translation>ネットワーク {name}</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>{quantizer} quantizers</source>
+        <translation>量子化器 {quantizer}</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>{summary}; float accuracy {accuracy}.</source>
+        <translation>{summary}。浮動小数点での精度 {accuracy}。</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>Each layer alone quantized at {bits} bits (PTQ), ranked by the accuracy lost against the float network.</source>
+        <translation>各レイヤーだけを {bits} ビットで量子化し（PTQ）、浮動小数点のネットワークに対する精度の低下の大きい順に並べました。</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>Mixed bits</source>
+        <translation>混合精度のビット数</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>Mixed precision for {budget} bytes: stopped after {evaluations} evaluations (run the sweep again to finish).</source>
+        <translation>{budget} バイトの混合精度: {evaluations} 回の評価の後に停止しました（完了するにはスイープを再実行してください）。</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>Quantization : Layer Sensitivity</source>
+        <translation>量子化 : レイヤーの感度</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>Mixed precision for {budget} bytes (Mixed bits): {size} parameter bytes, accuracy {accuracy}.</source>
+        <translation>{budget} バイトの混合精度（混合精度のビット数）: パラメーター {size} バイト、精度 {accuracy}。</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Mixed precision for {budget} bytes (Mixed bits): {size} parameter bytes, accuracy {accuracy}, the most accurate that fits of {count} networks evaluated whole (mixed_precision.json).</source>
+        <translation>{budget} バイトの混合精度（混合精度のビット数）: パラメーター {size} バイト、精度 {accuracy}。ネットワーク全体を評価した {count} 個のうち、予算に収まる最も精度の高いものです（mixed_precision.json）。</translation>
+    </message>
+    <message>
+        <location filename="../../engine/quantization/results.py" line="+103"/>
+        <source>bits</source>
+        <translation>ビット数</translation>
+    </message>
+    <message>
+        <location line="+0"/>
+        <location line="+13"/>
+        <source>accuracy (%)</source>
+        <translation>精度 (%)</translation>
+    </message>
+    <message>
+        <location line="-12"/>
+        <source>Accuracy against bits</source>
+        <translation>ビット数に対する精度</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>points</source>
+        <translation>点</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>Pareto front</source>
+        <translation>パレートフロント</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>parameter bytes</source>
+        <translation>パラメーターのバイト数</translation>
+    </message>
+    <message>
+        <location line="+2"/>
+        <source>Accuracy against model size</source>
+        <translation>モデルサイズに対する精度</translation>
     </message>
 </context>
 <context>

@@ -159,9 +159,11 @@ def test_the_japanese_catalogue_holds_every_wrapped_string(tmp_path):
 
 
 def _engine_message_files() -> list[Path]:
-    """The engine's modules whose messages the app shows (marked with engine.core.messages)."""
+    """The engine's modules whose texts the app or the report shows (engine.core.messages,
+    engine.report.i18n), beside engine/report itself."""
+    marks = ("from engine.core.messages import", "from engine.report.i18n import")
     return sorted(path for path in (ROOT / "engine").rglob("*.py")
-                  if "from engine.core.messages import" in path.read_text(encoding="utf-8")
+                  if any(mark in path.read_text(encoding="utf-8") for mark in marks)
                   and "report" not in path.parts)  # fmt: skip
 
 

@@ -189,3 +189,40 @@ def test_only_the_jobs_own_sweeps_and_a_broken_one_is_named(job_copy, tmp_path):
     path = broken.resolve() / "results.csv"
     assert line == (f"This sweep cannot be reported: {path}, line 4, column accuracy: expected "
                     f"a number. Received: 'n/a'")  # fmt: skip
+
+
+def test_the_slides_are_in_the_reports_language(swept, tmp_path):
+    """``report --lang ja``: the quantization slides' titles, table headings, texts and the
+    redrawn chart's axis titles are Japanese; values and names stay as written."""
+    job, sweep, _ = swept
+    out = tmp_path / "report_ja.pptx"
+    result = cli("report", str(job), "-o", str(out), "--lang", "ja")
+    assert result.returncode == 0, result.stderr
+    prs = Presentation(str(out))
+    got = titles(prs)
+    assert got[-4:] == ["量子化 : 結果", "量子化 : ビット数とモデルサイズに対する精度",
+                        "量子化 : レイヤーの感度", "参考文献"]  # fmt: skip
+    (table,) = _tables(prs, "量子化 : 結果")
+    assert table[0] == ["量子化器", "対象", "ビット数", "モード", "精度",
+                        "パラメーターのバイト数", "CostMultiplyAdd"]  # fmt: skip
+    rows = _csv(sweep / "results.csv")
+    assert [cells[:4] for cells in table[1:]] == [
+        [r["quantizer"], r["target"], r["bits"], r["mode"]] for r in rows
+    ]
+    summary = " ".join(texts(slide(prs, "量子化 : 結果")))
+    assert f"スイープ {sweep.name}" in summary and "浮動小数点での精度" in summary
+    (sensitivity,) = _tables(prs, "量子化 : レイヤーの感度")
+    assert sensitivity[0] == [
+        "順位",
+        "レイヤー",
+        "ビット数",
+        "精度",
+        "精度の低下",
+        "混合精度のビット数",
+    ]
+    intro = " ".join(texts(slide(prs, "量子化 : レイヤーの感度")))
+    assert "各レイヤーだけを 2 ビットで量子化し" in intro
+    # the chart is redrawn in Japanese (sweep.png holds the English one): another picture
+    english_png = (sweep / "sweep.png").read_bytes()
+    pictures = [shape.image.blob for shape in slide(prs, got[-3]).shapes if shape.shape_type == 13]
+    assert len(pictures) == 1 and pictures[0] != english_png
