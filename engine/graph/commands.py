@@ -486,7 +486,7 @@ class UndoStack:
 
     def undo(self) -> None:
         if not self.can_undo():
-            raise ModelError("nothing to undo")
+            raise ModelError(QT_TRANSLATE_NOOP("Problems", "nothing to undo"))
         self._index -= 1
         try:
             self._commands[self._index].undo()
@@ -497,7 +497,7 @@ class UndoStack:
 
     def redo(self) -> None:
         if not self.can_redo():
-            raise ModelError("nothing to redo")
+            raise ModelError(QT_TRANSLATE_NOOP("Problems", "nothing to redo"))
         self._commands[self._index].do()
         self._index += 1
         self._changed()

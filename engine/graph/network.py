@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.graph import events as ev
 from engine.layers import find_spec
 
@@ -137,7 +138,11 @@ class Network:
         try:
             return self._layers[name]
         except KeyError:
-            raise ModelError(f'network "{self._name}": no layer "{name}"') from None
+            raise ModelError(
+                QT_TRANSLATE_NOOP("Problems", 'network "{name}": no layer "{layer}"').format(
+                    name=self._name, layer=name
+                )
+            ) from None
 
     def index_of(self, name: str) -> int:
         self.layer(name)
@@ -156,8 +161,14 @@ class Network:
             if existing == link:
                 return i
         raise ModelError(
-            f'network "{self._name}": no link {link.source} -> {link.destination} '
-            f"(pin {link.dest_pin})"
+            QT_TRANSLATE_NOOP(
+                "Problems", 'network "{name}": no link {source} -> {destination} (pin {dest_pin})'
+            ).format(
+                name=self._name,
+                source=link.source,
+                destination=link.destination,
+                dest_pin=link.dest_pin,
+            )
         )
 
     def unique_name(self, base: str) -> str:
@@ -246,7 +257,11 @@ class Network:
             return
         check_name(new, f'network "{self._name}", layer "{old}": new name')
         if new in self._layers:
-            raise ModelError(f'network "{self._name}": a layer named "{new}" already exists')
+            raise ModelError(
+                QT_TRANSLATE_NOOP(
+                    "Problems", 'network "{name}": a layer named "{new}" already exists'
+                ).format(name=self._name, new=new)
+            )
         renamed = replace(layer, name=new)
         self._layers = {(new if k == old else k): (renamed if k == old else v)
                         for k, v in self._layers.items()}  # fmt: skip
@@ -258,7 +273,10 @@ class Network:
         layer = self.layer(layer_name)
         if key == "Name":
             raise ModelError(
-                f'network "{self._name}", layer "{layer_name}": Name is changed by renaming'
+                QT_TRANSLATE_NOOP(
+                    "Problems",
+                    'network "{name}", layer "{layer_name}": Name is changed by renaming',
+                ).format(name=self._name, layer_name=layer_name)
             )
         if value is not None:
             check_value(value, f'network "{self._name}", layer "{layer_name}", property {key}')
@@ -297,7 +315,11 @@ class Network:
         """Remove a link (given as value or index); returns ``(link, index)``."""
         if isinstance(link, int):
             if not 0 <= link < len(self._links):
-                raise ModelError(f'network "{self._name}": no link #{link}')
+                raise ModelError(
+                    QT_TRANSLATE_NOOP("Problems", 'network "{name}": no link #{link}').format(
+                        name=self._name, link=link
+                    )
+                )
             index = link
         else:
             index = self.link_index(link)
@@ -315,12 +337,24 @@ class Network:
     def _insert_layer(self, layer: Layer, index: int | None) -> Layer:
         where = f'network "{self._name}"'
         if not isinstance(layer, Layer):
-            raise ModelError(f"{where}: expected a Layer. Received: {layer!r}")
+            raise ModelError(
+                QT_TRANSLATE_NOOP(
+                    "Problems", "{where}: expected a Layer. Received: {layer}"
+                ).format(where=where, layer=repr(layer))
+            )
         check_name(layer.name, f"{where}, layer name")
         if layer.name in self._layers:
-            raise ModelError(f'{where}: duplicate layer name "{layer.name}"')
+            raise ModelError(
+                QT_TRANSLATE_NOOP("Problems", '{where}: duplicate layer name "{name}"').format(
+                    where=where, name=layer.name
+                )
+            )
         if "Name" in layer.properties:
-            raise ModelError(f'{where}, layer "{layer.name}": Name belongs in Layer.name')
+            raise ModelError(
+                QT_TRANSLATE_NOOP(
+                    "Problems", '{where}, layer "{name}": Name belongs in Layer.name'
+                ).format(where=where, name=layer.name)
+            )
         for key, value in layer.properties.items():
             check_name(key, f'{where}, layer "{layer.name}": property name')
             check_value(value, f'{where}, layer "{layer.name}", property {key}')
@@ -340,15 +374,25 @@ class Network:
     def _insert_link(self, link: Link, index: int | None) -> Link:
         where = f'network "{self._name}"'
         if not isinstance(link, Link):
-            raise ModelError(f"{where}: expected a Link. Received: {link!r}")
+            raise ModelError(
+                QT_TRANSLATE_NOOP("Problems", "{where}: expected a Link. Received: {link}").format(
+                    where=where, link=repr(link)
+                )
+            )
         for end in (link.source, link.destination):
             if end not in self._layers:
                 raise ModelError(
-                    f"{where}: link {link.source} -> {link.destination} names a missing "
-                    f'layer "{end}"'
+                    QT_TRANSLATE_NOOP(
+                        "Problems",
+                        '{where}: link {source} -> {destination} names a missing layer "{end}"',
+                    ).format(where=where, source=link.source, destination=link.destination, end=end)
                 )
         if link.dest_pin < 0 or link.source_pin < 0:
-            raise ModelError(f"{where}: link {link.source} -> {link.destination}: negative pin")
+            raise ModelError(
+                QT_TRANSLATE_NOOP(
+                    "Problems", "{where}: link {source} -> {destination}: negative pin"
+                ).format(where=where, source=link.source, destination=link.destination)
+            )
         self._cache = None
         if link.id is None or link.id in self._link_ids:
             link = replace(link, id=self.next_link_id())
@@ -379,10 +423,18 @@ def check_name(name: object, where: str, forbidden: str = "") -> None:
     bad = set("\r\n" + forbidden)
     if not isinstance(name, str) or not name.strip() or bad & set(name):
         extra = f" without {' '.join(sorted(forbidden))}" if forbidden else ""
-        raise ModelError(f"{where}: expected a non-empty one-line name{extra}. Received: {name!r}")
+        raise ModelError(
+            QT_TRANSLATE_NOOP(
+                "Problems", "{where}: expected a non-empty one-line name{extra}. Received: {name}"
+            ).format(where=where, extra=extra, name=repr(name))
+        )
 
 
 def check_value(value: object, where: str) -> None:
     """Property values are strings on one line, as NNC stores them."""
     if not isinstance(value, str) or "\n" in value or "\r" in value:
-        raise ModelError(f"{where}: expected a one-line string. Received: {value!r}")
+        raise ModelError(
+            QT_TRANSLATE_NOOP(
+                "Problems", "{where}: expected a one-line string. Received: {value}"
+            ).format(where=where, value=repr(value))
+        )

@@ -2028,6 +2028,81 @@
         <source>property {name}: expected one of {options}. Received: {name}={value}</source>
         <translation>プロパティ {name}: {options} のいずれかを指定してください。入力値: {name}={value}</translation>
     </message>
+    <message>
+        <location filename="../../engine/graph/commands.py" line="+130"/>
+        <source>nothing to undo</source>
+        <translation>元に戻す操作がありません</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>nothing to redo</source>
+        <translation>やり直す操作がありません</translation>
+    </message>
+    <message>
+        <location filename="../../engine/graph/network.py" line="+142"/>
+        <source>network &quot;{name}&quot;: no layer &quot;{layer}&quot;</source>
+        <translation>ネットワーク &quot;{name}&quot;: レイヤー &quot;{layer}&quot; がありません</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>network &quot;{name}&quot;: no link {source} -&gt; {destination} (pin {dest_pin})</source>
+        <translation>ネットワーク &quot;{name}&quot;: リンク {source} -&gt; {destination}（ピン {dest_pin}）がありません</translation>
+    </message>
+    <message>
+        <location line="+97"/>
+        <source>network &quot;{name}&quot;: a layer named &quot;{new}&quot; already exists</source>
+        <translation>ネットワーク &quot;{name}&quot;: &quot;{new}&quot; という名前のレイヤーは既にあります</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>network &quot;{name}&quot;, layer &quot;{layer_name}&quot;: Name is changed by renaming</source>
+        <translation>ネットワーク &quot;{name}&quot;、レイヤー &quot;{layer_name}&quot;: Name は名前の変更で変えます</translation>
+    </message>
+    <message>
+        <location line="+43"/>
+        <source>network &quot;{name}&quot;: no link #{link}</source>
+        <translation>ネットワーク &quot;{name}&quot;: リンク #{link} がありません</translation>
+    </message>
+    <message>
+        <location line="+22"/>
+        <source>{where}: expected a Layer. Received: {layer}</source>
+        <translation>{where}: Layer が必要です。入力値: {layer}</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>{where}: duplicate layer name &quot;{name}&quot;</source>
+        <translation>{where}: レイヤー名 &quot;{name}&quot; が重複しています</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>{where}, layer &quot;{name}&quot;: Name belongs in Layer.name</source>
+        <translation>{where}、レイヤー &quot;{name}&quot;: Name は Layer.name に入れます</translation>
+    </message>
+    <message>
+        <location line="+24"/>
+        <source>{where}: expected a Link. Received: {link}</source>
+        <translation>{where}: Link が必要です。入力値: {link}</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>{where}: link {source} -&gt; {destination} names a missing layer &quot;{end}&quot;</source>
+        <translation>{where}: リンク {source} -&gt; {destination} が存在しないレイヤー &quot;{end}&quot; を指しています</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>{where}: link {source} -&gt; {destination}: negative pin</source>
+        <translation>{where}: リンク {source} -&gt; {destination}: ピン番号が負です</translation>
+    </message>
+    <message>
+        <location line="+35"/>
+        <source>{where}: expected a non-empty one-line name{extra}. Received: {name}</source>
+        <translation>{where}: 空でない 1 行の名前が必要です{extra}。入力値: {name}</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>{where}: expected a one-line string. Received: {value}</source>
+        <translation>{where}: 1 行の文字列が必要です。入力値: {value}</translation>
+    </message>
 </context>
 <context>
     <name>PropertyPane</name>
