@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.data import downloads
 from engine.data.cache import cache_root
 from engine.data.errors import DatasetError
@@ -80,7 +81,9 @@ def get(name: str) -> Builtin:
         return BUILTINS[name]
     except KeyError:
         raise DatasetError(
-            f"unknown built-in dataset {name!r}; choose one of {', '.join(BUILTINS)}"
+            QT_TRANSLATE_NOOP(
+                "Problems", "unknown built-in dataset {name}; choose one of {names}"
+            ).format(name=repr(name), names=", ".join(BUILTINS))
         ) from None
 
 
@@ -279,8 +282,11 @@ def _make_idx_set(name: str) -> Maker:
             images = downloads.read_idx_gz(files[f"{stem}-images-idx3-ubyte.gz"])
             labels = downloads.read_idx_gz(files[f"{stem}-labels-idx1-ubyte.gz"])
             if images.ndim != 3 or labels.ndim != 1 or len(images) != len(labels):
-                raise DatasetError(f"{name}: {stem} images {images.shape} and labels "
-                                   f"{labels.shape} do not match")  # fmt: skip
+                raise DatasetError(
+                    QT_TRANSLATE_NOOP(
+                        "Problems", "{name}: {stem} images {shape} and labels {shape2} do not match"
+                    ).format(name=name, stem=stem, shape=images.shape, shape2=labels.shape)
+                )
             cells = write_image_set(folder, split, images[:, None], labels,
                                     _progress(progress, f"{name} {split}"))  # fmt: skip
             write_csv(folder / getattr(spec, split), IMAGE_HEADER, cells)
