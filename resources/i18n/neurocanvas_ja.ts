@@ -2298,6 +2298,103 @@
         <source>{where} ({header}): expected {variable}__{expected}; element columns are numbered 0, 1, ... in order</source>
         <translation>{where}（{header}）: {variable}__{expected} が必要です。要素の列は 0, 1, ... の順に番号を付けます</translation>
     </message>
+    <message>
+        <location filename="../../engine/formats/__init__.py" line="+16"/>
+        <source>{path}{section}: {message}</source>
+        <translation>{path}{section}: {message}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}, line {line}{section}: {message}</source>
+        <translation>{path}、{line} 行目{section}: {message}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}, line {line}, column {column}{section}: {message}</source>
+        <translation>{path}、{line} 行目 {column} 列{section}: {message}</translation>
+    </message>
+    <message>
+        <location filename="../../engine/formats/detect.py" line="+38"/>
+        <source>is a folder, not a project file</source>
+        <translation>フォルダーです（プロジェクトファイルではありません）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <location filename="../../engine/formats/native.py" line="+197"/>
+        <location filename="../../engine/formats/sdcproj.py" line="+236"/>
+        <source>cannot read: {value}</source>
+        <translation>読み込めません: {value}</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>the file is empty</source>
+        <translation>ファイルが空です</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>not a NeuroCanvas project (.ncproj JSON) or an NNC project (.sdcproj INI)</source>
+        <translation>NeuroCanvas のプロジェクト（.ncproj JSON）でも NNC のプロジェクト（.sdcproj INI）でもありません</translation>
+    </message>
+    <message>
+        <location filename="../../engine/formats/native.py" line="-33"/>
+        <source>not UTF-8 text (byte {start})</source>
+        <translation>UTF-8 のテキストではありません（{start} バイト目）</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>invalid JSON: {msg}</source>
+        <translation>JSON が不正です: {msg}</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>invalid JSON: nested too deeply</source>
+        <translation>JSON が不正です: 入れ子が深すぎます</translation>
+    </message>
+    <message>
+        <location filename="../../engine/formats/sdcproj.py" line="-173"/>
+        <source>not a text file (it contains NUL bytes)</source>
+        <translation>テキストファイルではありません（NUL バイトを含みます）</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>not a text file in UTF-8, cp932 or cp1252</source>
+        <translation>UTF-8、cp932、cp1252 のいずれのテキストファイルでもありません</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>bad section header {line}</source>
+        <translation>セクションのヘッダー {line} が不正です</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>section [{name}] appears twice (first on line {seen})</source>
+        <translation>セクション [{name}] が 2 回現れます（最初は {seen} 行目）</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>expected a [Section] header. Received: {line}</source>
+        <translation>[Section] のヘッダーが必要です。入力値: {line}</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>expected Key=Value. Received: {line}</source>
+        <translation>Key=Value の形式が必要です。入力値: {line}</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>key {key} appears twice (first on line {first})</source>
+        <translation>キー {key} が 2 回現れます（最初は {first} 行目）</translation>
+    </message>
+    <message>
+        <location line="+79"/>
+        <source>empty file: no [Section] found</source>
+        <translation>空のファイルです: [Section] がありません</translation>
+    </message>
+    <message>
+        <location line="+211"/>
+        <source>cannot write key {key} = {value}: not one INI line</source>
+        <translation>キー {key} = {value} を書き込めません: INI の 1 行になりません</translation>
+    </message>
 </context>
 <context>
     <name>PropertyPane</name>
