@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.data import downloads
 from engine.data.cache import cache_root
 from engine.data.errors import DatasetError
@@ -80,7 +81,9 @@ def get(name: str) -> Builtin:
         return BUILTINS[name]
     except KeyError:
         raise DatasetError(
-            f"unknown built-in dataset {name!r}; choose one of {', '.join(BUILTINS)}"
+            QT_TRANSLATE_NOOP(
+                "Training", "unknown built-in dataset {name}; choose one of {names}"
+            ).format(name=repr(name), names=", ".join(BUILTINS))
         ) from None
 
 

@@ -31,6 +31,7 @@ from stat import S_ISREG
 
 import numpy as np
 
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.data import cache as _cache
 from engine.data.errors import DatasetError
 from engine.data.loaders import (
@@ -188,9 +189,12 @@ class Dataset:
         column = self.variable(name).columns[j]
         cell = self._table.rows[row][column.index]
         raise DatasetError(
-            f"{self._table.where(row, column)}: {user} reads a class index from 0 to "
-            f"{classes - 1} here. Received: {cell!r}"
-        )
+            QT_TRANSLATE_NOOP(
+                "Training", "{where}: {user} reads a class index from 0 to {last} here. "
+                "Received: {cell}"
+            ).format(where=self._table.where(row, column), user=user, last=classes - 1,
+                     cell=repr(cell))
+        )  # fmt: skip
 
     # -- loading ---------------------------------------------------------------------------
 
@@ -326,16 +330,21 @@ class Dataset:
             cell = row[column.index]
             if _is_number(cell):
                 raise DatasetError(
-                    f"{table.where(r, column)}: expected a file path like the column's first row "
-                    f"(line {table.lines[0]}); a column holds numbers or file paths, not both. "
-                    f"Received: {cell!r}"
-                )
+                    QT_TRANSLATE_NOOP(
+                        "Training", "{where}: expected a file path like the column's first row "
+                        "(line {line}); a column holds numbers or file paths, not both. "
+                        "Received: {cell}"
+                    ).format(where=table.where(r, column), line=table.lines[0], cell=repr(cell))
+                )  # fmt: skip
             kind = file_kind(cell.strip())
             if kind is None:
                 raise DatasetError(
-                    f"{table.where(r, column)}: {cell!r} is neither a number nor a file of a "
-                    f"supported type ({supported_extensions()})"
-                )
+                    QT_TRANSLATE_NOOP(
+                        "Training", "{where}: {cell} is neither a number nor a file of a "
+                        "supported type ({types})"
+                    ).format(where=table.where(r, column), cell=repr(cell),
+                             types=supported_extensions())
+                )  # fmt: skip
             kinds.setdefault(kind, r)
             if len(kinds) > 1:
                 (k0, r0), (k1, r1) = kinds.items()
@@ -345,8 +354,11 @@ class Dataset:
                 )
             resolved, stat = _resolve(folder, cell)
             if stat is None:
-                raise DatasetError(f"{table.where(r, column)}: file not found: {cell} "
-                                   f"(looked for {resolved})")  # fmt: skip
+                raise DatasetError(
+                    QT_TRANSLATE_NOOP(
+                        "Training", "{where}: file not found: {cell} (looked for {resolved})"
+                    ).format(where=table.where(r, column), cell=cell, resolved=str(resolved))
+                )  # fmt: skip
             paths.append(resolved)
             stats[r] = stat
         self._paths[column.variable] = paths

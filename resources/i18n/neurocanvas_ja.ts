@@ -1566,7 +1566,7 @@
         <translation>プロパティ {name}: 不明な名前 {ident}（このネットワークの引数でもプロパティでもありません）。入力値: {name}={raw}</translation>
     </message>
     <message>
-        <location filename="../../engine/graph/validate.py" line="+46"/>
+        <location filename="../../engine/graph/validate.py" line="+47"/>
         <source>unit recursion: {path}</source>
         <translation>Unit の再帰: {path}</translation>
     </message>
@@ -1644,6 +1644,22 @@
         <location line="+1"/>
         <source>network &quot;{name}&quot;</source>
         <translation>ネットワーク &quot;{name}&quot;</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location filename="../../engine/runtime/session.py" line="+398"/>
+        <source>optimizer &quot;{name}&quot;</source>
+        <translation>オプティマイザー &quot;{name}&quot;</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>monitor &quot;{name}&quot;</source>
+        <translation>モニター &quot;{name}&quot;</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>executor &quot;{name}&quot;</source>
+        <translation>エグゼキューター &quot;{name}&quot;</translation>
     </message>
     <message>
         <location line="+1"/>
@@ -1934,7 +1950,7 @@
         <translation>{bound} 以下の{what}</translation>
     </message>
     <message>
-        <location filename="../../engine/graph/config_keys.py" line="+123"/>
+        <location filename="../../engine/graph/config_keys.py" line="+134"/>
         <source>{where}: expected {expected}. Received: {key}={text}</source>
         <translation>{where}: {expected}を指定してください。入力値: {key}={text}</translation>
     </message>
@@ -2102,6 +2118,11 @@
         <location line="+10"/>
         <source>{where}: expected a one-line string. Received: {value}</source>
         <translation>{where}: 1 行の文字列が必要です。入力値: {value}</translation>
+    </message>
+    <message>
+        <location filename="../../engine/graph/config.py" line="+41"/>
+        <source>{where}: unknown parameter {name} (it has {known})</source>
+        <translation>{where}: 不明なパラメーター {name}（使えるのは {known}）</translation>
     </message>
 </context>
 <context>
@@ -3303,6 +3324,106 @@ Exact count: {exact:,}</source>
         <source>NaN or infinity at epoch {epoch}, iteration {iteration} (global iteration {step}): optimizer &quot;{optimizer}&quot;, network &quot;{network}&quot;: {cause}</source>
         <translation>エポック {epoch}、イテレーション {iteration}（通算イテレーション {step}）で NaN または無限大: オプティマイザー &quot;{optimizer}&quot;、ネットワーク &quot;{network}&quot;: {cause}</translation>
     </message>
+    <message>
+        <location filename="../../engine/data/builtin.py" line="+84"/>
+        <source>unknown built-in dataset {name}; choose one of {names}</source>
+        <translation>不明な組み込みデータセット {name}: {names} のいずれかを選んでください</translation>
+    </message>
+    <message>
+        <location filename="../../engine/data/csv_dataset.py" line="+192"/>
+        <source>{where}: {user} reads a class index from 0 to {last} here. Received: {cell}</source>
+        <translation>{where}: {user} はここで 0 から {last} までのクラス番号を読みます。入力値: {cell}</translation>
+    </message>
+    <message>
+        <location line="+141"/>
+        <source>{where}: expected a file path like the column&apos;s first row (line {line}); a column holds numbers or file paths, not both. Received: {cell}</source>
+        <translation>{where}: この列の最初の行（{line} 行目）と同じくファイルパスが必要です。1 つの列には数値かファイルパスのどちらか一方しか入れられません。入力値: {cell}</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>{where}: {cell} is neither a number nor a file of a supported type ({types})</source>
+        <translation>{where}: {cell} は数値でも、対応する種類のファイル（{types}）でもありません</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>{where}: file not found: {cell} (looked for {resolved})</source>
+        <translation>{where}: ファイルが見つかりません: {cell}（探した場所: {resolved}）</translation>
+    </message>
+    <message>
+        <location filename="../../engine/data/table.py" line="+26"/>
+        <source>&quot;{path}&quot;, line {line}</source>
+        <translation>&quot;{path}&quot; の {line} 行目</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&quot;{path}&quot;, column {column} ({header})</source>
+        <translation>&quot;{path}&quot; の {column} 列目（{header}）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&quot;{path}&quot;, line {line}, column {column} ({header})</source>
+        <translation>&quot;{path}&quot; の {line} 行目、{column} 列目（{header}）</translation>
+    </message>
+    <message>
+        <location filename="../../engine/runtime/datasets.py" line="+28"/>
+        <source>dataset &quot;{name}&quot;</source>
+        <translation>データセット &quot;{name}&quot;</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>dataset</source>
+        <translation>データセット</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: no URI; set it to a dataset CSV or builtin:&lt;name&gt;/&lt;split&gt;</source>
+        <translation>{where}: URI がありません。データセットの CSV か builtin:&lt;name&gt;/&lt;split&gt; を指定してください</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{where}: URI {uri}: the split must be training or validation. Received: {split}</source>
+        <translation>{where}: URI {uri}: 分割は training か validation でなければなりません。入力値: {split}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{where}: URI {uri}: {cause}</source>
+        <translation>{where}: URI {uri}: {cause}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: the dataset CSV {path} does not exist (URI {uri})</source>
+        <translation>{where}: データセットの CSV {path} がありません（URI {uri}）</translation>
+    </message>
+    <message>
+        <location filename="../../engine/runtime/session.py" line="-241"/>
+        <source>the project has no optimizer (CONFIG tab): nothing to train</source>
+        <translation>プロジェクトにオプティマイザーがありません（コンフィグタブ）: 学習するものがありません</translation>
+    </message>
+    <message>
+        <location line="+39"/>
+        <source>{what}: expected a positive integer. Received: {value}</source>
+        <translation>{what}: 正の整数を指定してください。入力値: {value}</translation>
+    </message>
+    <message>
+        <location line="+44"/>
+        <source>dataset &quot;{name}&quot; has {rows} rows, fewer than the batch size {batch}: an epoch would have no iteration; lower [Config] BatchSize</source>
+        <translation>データセット &quot;{name}&quot; は {rows} 行で、バッチサイズ {batch} より少ないため 1 エポックのイテレーションが 0 になります。[Config] BatchSize を小さくしてください</translation>
+    </message>
+    <message>
+        <location line="+106"/>
+        <source>network &quot;{network}&quot; reads variable &quot;{variable}&quot;, which dataset &quot;{name}&quot; ({path}) does not have; it has {names}</source>
+        <translation>ネットワーク &quot;{network}&quot; は変数 &quot;{variable}&quot; を読みますが、データセット &quot;{name}&quot;（{path}）にはありません。あるのは {names} です</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>network &quot;{network}&quot; expects variable &quot;{variable}&quot; of shape {shape}, dataset &quot;{name}&quot; gives {have}</source>
+        <translation>ネットワーク &quot;{network}&quot; は変数 &quot;{variable}&quot; のサイズを {shape} と想定していますが、データセット &quot;{name}&quot; では {have} です</translation>
+    </message>
+    <message>
+        <location line="+46"/>
+        <source>{where}: network &quot;{network}&quot; has no loss layer to minimize (nor a WorkingMemory to fill)</source>
+        <translation>{where}: ネットワーク &quot;{network}&quot; には最小化するロスレイヤーがありません（値を入れる WorkingMemory もありません）</translation>
+    </message>
 </context>
 <context>
     <name>TrainingTab</name>
@@ -3398,12 +3519,12 @@ Exact count: {exact:,}</source>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+422"/>
+        <location line="+423"/>
         <source>Continue the selected stopped job from its checkpoint</source>
         <translation>停止した選択中のジョブをチェックポイントから続けます</translation>
     </message>
     <message>
-        <location line="-411"/>
+        <location line="-412"/>
         <source>Array backend of the trainer (auto: GPU when CuPy finds one)</source>
         <translation>学習に使う配列バックエンド (auto: CuPy が GPU を見つけたら GPU)</translation>
     </message>
@@ -3531,11 +3652,12 @@ Exact count: {exact:,}</source>
     </message>
     <message>
         <location line="+16"/>
+        <location line="+40"/>
         <source>ERROR: {get}</source>
         <translation>エラー: {get}</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="-25"/>
         <source>epoch {get}, iteration {iteration}/{total}</source>
         <translation>エポック {get}、イテレーション {iteration}/{total}</translation>
     </message>
@@ -3555,7 +3677,7 @@ Exact count: {exact:,}</source>
         <translation>警告: </translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+14"/>
         <source>FAILED</source>
         <translation>失敗</translation>
     </message>
