@@ -1566,12 +1566,33 @@
         <translation>プロパティ {name}: 不明な名前 {ident}（このネットワークの引数でもプロパティでもありません）。入力値: {name}={raw}</translation>
     </message>
     <message>
+        <location filename="../../engine/graph/infer.py" line="+40"/>
+        <source>unknown layer type {type}</source>
+        <translation>不明なレイヤータイプ {type}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unknown macro *{name}</source>
+        <translation>不明なマクロ *{name}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unit network &quot;{network}&quot; does not exist</source>
+        <translation>Unit のネットワーク &quot;{network}&quot; がありません</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <location filename="../../engine/graph/validate.py" line="+47"/>
         <source>unit recursion: {path}</source>
         <translation>Unit の再帰: {path}</translation>
     </message>
     <message>
         <location line="+1"/>
+        <source>in unit network &quot;{network}&quot;, layer &quot;{layer}&quot;: {error}</source>
+        <translation>Unit のネットワーク &quot;{network}&quot;、レイヤー &quot;{layer}&quot;: {error}</translation>
+    </message>
+    <message>
+        <location filename="../../engine/graph/validate.py" line="+1"/>
         <source>duplicate layer name {name}</source>
         <translation>レイヤー名 {name} が重複しています</translation>
     </message>
@@ -1668,12 +1689,12 @@
     </message>
     <message>
         <location line="+1"/>
-        <location filename="../../engine/layers/evaluate.py" line="+446"/>
+        <location filename="../../engine/layers/evaluate.py" line="+449"/>
         <source>property {prop}: {message}</source>
         <translation>プロパティ {prop}: {message}</translation>
     </message>
     <message>
-        <location filename="../../engine/layers/evaluate.py" line="-393"/>
+        <location filename="../../engine/layers/evaluate.py" line="-396"/>
         <source>nothing is linked into its input: draw a link into it from the layer above</source>
         <translation>入力に何もリンクされていません: 上のレイヤーからリンクを引いてください</translation>
     </message>
@@ -1703,7 +1724,12 @@
         <translation>不明な名前 {name}</translation>
     </message>
     <message>
-        <location line="+390"/>
+        <location line="+333"/>
+        <source>{macro}: the shape cannot be inferred; connect the input or the output</source>
+        <translation>{macro}: サイズを推定できません。入力か出力をリンクしてください</translation>
+    </message>
+    <message>
+        <location line="+60"/>
         <source>property {prop}: {message}. Received: {prop}={shown}</source>
         <translation>プロパティ {prop}: {message}。入力値: {prop}={shown}</translation>
     </message>
@@ -1845,12 +1871,12 @@
     </message>
     <message>
         <location line="+43"/>
-        <location line="+29"/>
+        <location line="+34"/>
         <source>no input is connected</source>
         <translation>入力が接続されていません</translation>
     </message>
     <message>
-        <location line="-24"/>
+        <location line="-29"/>
         <source>inputs of different rank cannot be broadcast: {shapes}</source>
         <translation>次元数の異なる入力はブロードキャストできません: {shapes}</translation>
     </message>
@@ -1860,7 +1886,12 @@
         <translation>入力のサイズがブロードキャストできません: {shapes}</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+11"/>
+        <source>{first} and {second}</source>
+        <translation>{first} と {second}</translation>
+    </message>
+    <message>
+        <location line="+16"/>
         <source>inputs must match on every axis except Axis={axis}: {shapes}</source>
         <translation>入力は Axis={axis} 以外のすべての軸で一致しなければなりません: {shapes}</translation>
     </message>
@@ -2123,6 +2154,41 @@
         <location filename="../../engine/graph/config.py" line="+41"/>
         <source>{where}: unknown parameter {name} (it has {known})</source>
         <translation>{where}: 不明なパラメーター {name}（使えるのは {known}）</translation>
+    </message>
+    <message>
+        <location filename="../../engine/graph/resolve.py" line="+167"/>
+        <source>unknown argument type {type}</source>
+        <translation>不明な引数の型 {type}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>argument of type {type}: {detail}</source>
+        <translation>型 {type} の引数: {detail}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>expected {expected}. Received: {name}={shown}</source>
+        <translation>{expected}を指定してください。入力値: {name}={shown}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>expected one of {options}. Received: {name}={value}</source>
+        <translation>{options} のいずれかを指定してください。入力値: {name}={value}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{message}. Received: {prop}={shown}</source>
+        <translation>{message}。入力値: {prop}={shown}</translation>
+    </message>
+    <message>
+        <location filename="../../engine/graph/statistics.py" line="+136"/>
+        <source>with IgnoreBorder=False and Padding, nnabla (and this engine) pools to {runs} where NNC&apos;s editor shows {shown}: the network runs {runs}; the statistics are NNC&apos;s, counted on {shown}</source>
+        <translation>IgnoreBorder=False と Padding では、nnabla（とこのエンジン）のプーリング結果は {runs} ですが、NNC のエディタは {shown} と表示します。ネットワークは {runs} で動き、統計量は NNC と同じく {shown} で数えます</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>its layer &quot;{inner}&quot;, property Padding: {message}</source>
+        <translation>その中のレイヤー &quot;{inner}&quot;、プロパティ Padding: {message}</translation>
     </message>
 </context>
 <context>
