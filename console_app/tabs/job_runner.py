@@ -104,7 +104,7 @@ class JobRunner(QObject):
 
     def evaluate(self, job_dir: Path, dataset: str | None, checkpoint: str) -> None:
         job_dir = Path(job_dir).absolute()
-        args = ["evaluate", str(job_dir), "--checkpoint", checkpoint, "--json"]
+        args = ["evaluate", str(job_dir), "--checkpoint", checkpoint, "--json", "--events"]
         if dataset:
             args += ["--dataset", dataset]
         self._start("evaluate", job_dir, args)

@@ -558,12 +558,12 @@
     </message>
     <message>
         <location line="+2"/>
-        <location line="+131"/>
+        <location line="+132"/>
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location line="-117"/>
+        <location line="-118"/>
         <source>Evaluating {name}...</source>
         <translation>{name} を評価中...</translation>
     </message>
@@ -573,7 +573,7 @@
         <translation>評価に失敗しました: </translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+15"/>
         <source>{name}: cannot read the evaluation: {exc}</source>
         <translation>{name}: 評価結果を読み込めません: {exc}</translation>
     </message>
@@ -1100,6 +1100,34 @@
         <location line="+23"/>
         <source>Compare jobs</source>
         <translation>ジョブの比較</translation>
+    </message>
+</context>
+<context>
+    <name>Jobs</name>
+    <message>
+        <location filename="../../engine/runtime/checkpoint.py" line="+62"/>
+        <source>{job}: no trained parameters yet (checkpoints/{checkpoint})</source>
+        <translation>{job}: 学習済みのパラメーターがまだありません（checkpoints/{checkpoint}）</translation>
+    </message>
+    <message>
+        <location filename="../../engine/runtime/evaluator.py" line="+100"/>
+        <source>{job}: the project has no executor (CONFIG tab) to evaluate with</source>
+        <translation>{job}: プロジェクトに評価に使うエグゼキューターがありません（コンフィグタブ）</translation>
+    </message>
+    <message>
+        <location line="+49"/>
+        <source>--dataset {name}: not a dataset of the job ({known}), a CSV file nor builtin:&lt;name&gt;/&lt;split&gt;</source>
+        <translation>--dataset {name}: ジョブのデータセット（{known}）でも、CSV ファイルでも、builtin:&lt;name&gt;/&lt;split&gt; でもありません</translation>
+    </message>
+    <message>
+        <location filename="../../engine/runtime/job.py" line="+270"/>
+        <source>{root}: no such job folder</source>
+        <translation>{root}: そのようなジョブフォルダーはありません</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{root}: not a NeuroCanvas job folder (no network.ncproj/config.json)</source>
+        <translation>{root}: NeuroCanvas のジョブフォルダーではありません（network.ncproj/config.json がありません）</translation>
     </message>
 </context>
 <context>
