@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console_app.language import translate
+from console_app.language import shown, translate
 from console_app.report_action import ReportController
 from console_app.settings import AppSettings
 from console_app.tabs.job_runner import JobRunner
@@ -279,7 +279,8 @@ class EvaluationTab(QWidget):
         self._update_buttons(running=False)
         if status == "failed":
             self.summary_label.setText(
-                translate("EvaluationTab", "Evaluation failed: ") + message.splitlines()[0]
+                translate("EvaluationTab", "Evaluation failed: ")
+                + shown(self.runner.first_line(message))
             )
             self.log.appendPlainText(message)
         elif self.runner.job_dir is not None:

@@ -23,6 +23,7 @@ from typing import Any
 
 from PySide6.QtCore import QObject, QProcess, QProcessEnvironment, Signal
 
+from engine.core.messages import Message, from_event
 from engine.runtime.distributed.collectives import DistributedError
 from engine.runtime.distributed.launch import mpirun_command
 from engine.runtime.job import atomic_write_json, claim_job_dir
@@ -103,7 +104,7 @@ class JobRunner(QObject):
 
     def evaluate(self, job_dir: Path, dataset: str | None, checkpoint: str) -> None:
         job_dir = Path(job_dir).absolute()
-        args = ["evaluate", str(job_dir), "--checkpoint", checkpoint, "--json"]
+        args = ["evaluate", str(job_dir), "--checkpoint", checkpoint, "--json", "--events"]
         if dataset:
             args += ["--dataset", dataset]
         self._start("evaluate", job_dir, args)
@@ -190,7 +191,7 @@ class JobRunner(QObject):
         elif record.get("event") == "done":
             self._done = record
         elif record.get("event") == "error":
-            self._error = str(record.get("message", ""))
+            self._error = from_event(record)  # a Message when the child sent its template
         self.event.emit(record)
 
     def _read_stderr(self) -> None:
@@ -206,6 +207,12 @@ class JobRunner(QObject):
                 self.event.emit({"event": "warning", "message": message, "source": "log"})
             else:
                 self.log.emit(line)
+
+    def first_line(self, message: str) -> str:
+        """A failure's first line, still the child's error :class:`Message` (shown in the
+        interface's language) when it is that error's text."""
+        first = message.splitlines()[0] if message else ""
+        return self._error if isinstance(self._error, Message) and first == self._error else first
 
     def log_tail(self, lines: int = 15) -> str:
         return "\n".join(list(self._log_tail)[-lines:])

@@ -425,11 +425,12 @@ class TrainingTab(QWidget, JobDialogs, HistoryRows):
         if status == "failed":
             # The rest of the message is the trainer's stderr tail, already in the log above;
             # the first line is the trainer's error event when it sent one (logged as ERROR).
-            first = message.splitlines()[0] if message else ""
+            first = shown(self.runner.first_line(message))
             logged = self.log.toPlainText().splitlines()
+            error_line = translate("TrainingTab", "ERROR: {get}").format(get=first)
             self.append_log(
                 translate("TrainingTab", "FAILED")
-                if first and f"ERROR: {first}" in logged
+                if first and error_line in logged
                 else translate("TrainingTab", "FAILED: {first}").format(first=first)
             )
             text = (

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 
 from engine.cli import UserError
+from engine.core.messages import text_of
 from engine.core.ops import _jit
 
 
@@ -38,6 +40,9 @@ def add_parser(
     )
     parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default=None)
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    parser.add_argument("--events", action="store_true",
+                        help="a failure is also a JSON error event on stdout (the app shows it "
+                        "in its language)")  # fmt: skip
     return parser
 
 
@@ -56,6 +61,10 @@ def run(args: argparse.Namespace) -> int:
         backend.set_device(args.device)
         result = evaluate(args.job, dataset=args.dataset, checkpoint=args.checkpoint)
     except _errors() as exc:
+        if args.events:
+            from engine.runtime.events import EventSink  # noqa: PLC0415
+
+            EventSink(None, sys.stdout).emit("error", message=text_of(exc))
         raise UserError(str(exc)) from None
     if args.json:
         print(json.dumps(result.summary, indent=2))

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.cli import UserError, one_line
+from engine.core.messages import text_of
 from engine.core.ops import _jit
 
 
@@ -124,7 +125,7 @@ def run(args: argparse.Namespace) -> int:
                                   seed=args.seed, options=options, numbered=args.numbered,
                                   loss_scaling=args.loss_scaling)  # fmt: skip
     except _USER_ERRORS() as exc:
-        _report(args, str(exc))
+        _report(args, text_of(exc))  # its template too: the app shows it in its language
         raise UserError(str(exc)) from None
     except _RUN_ERRORS() as exc:  # already an "error" event of the run
         print(f"neurocanvas train: error: {one_line(exc)}", file=sys.stderr)

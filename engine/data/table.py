@@ -22,6 +22,11 @@ from typing import Any
 from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.data.errors import DatasetError
 
+# A place in a dataset CSV, in the app's language where it shows a run's error.
+_LINE = QT_TRANSLATE_NOOP("Training", '"{path}", line {line}')
+_COLUMN = QT_TRANSLATE_NOOP("Training", '"{path}", column {column} ({header})')
+_CELL = QT_TRANSLATE_NOOP("Training", '"{path}", line {line}, column {column} ({header})')
+
 __all__ = ["Column", "Table", "read_table"]
 
 
@@ -48,12 +53,16 @@ class Table:
 
     def where(self, row: int | None, column: Column | None = None) -> str:
         """``"file.csv", line 7, column 2 (x:image)`` for messages (row is a data-row index)."""
-        text = f'"{self.path}"'
-        if row is not None:
-            text += f", line {self.lines[row]}"
-        if column is not None:
-            text += f", column {column.index + 1} ({column.header})"
-        return text
+        if row is None and column is None:
+            return f'"{self.path}"'
+        if row is None:
+            assert column is not None
+            return _COLUMN.format(path=str(self.path), column=column.index + 1,
+                                  header=column.header)  # fmt: skip
+        if column is None:
+            return _LINE.format(path=str(self.path), line=self.lines[row])
+        return _CELL.format(path=str(self.path), line=self.lines[row], column=column.index + 1,
+                            header=column.header)  # fmt: skip
 
 
 def read_table(path: str | Path) -> Table:

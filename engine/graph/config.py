@@ -29,12 +29,16 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Self
 
+from engine.core.messages import QT_TRANSLATE_NOOP, text_of
 from engine.graph.config_keys import (
     Key,
     Section,
     SettingError,
     parse_value,
+    relabel,
 )
+
+_UNKNOWN = QT_TRANSLATE_NOOP("Problems", "{where}: unknown parameter {name} (it has {known})")
 
 
 class Engine(Section):
@@ -331,12 +335,12 @@ class Optimizer(Section):
         for name, text in self.solver_parameters.items():
             spec = SOLVER_PARAMETER_KEYS.get(name)
             if name not in known or spec is None:
-                found.append(f"{where}: unknown parameter {name} (it has {', '.join(known)})")
+                found.append(_UNKNOWN.format(where=where, name=name, known=", ".join(known)))
                 continue
             try:
                 parse_value(spec, text, self.SECTION)
             except SettingError as exc:
-                found.append(str(exc).replace(f"[{self.SECTION}]", where, 1))
+                found.append(relabel(text_of(exc), f"[{self.SECTION}]", where))
         return found
 
     @property

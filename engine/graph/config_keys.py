@@ -9,9 +9,11 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Self, TypeVar
 
-from engine.core.messages import QT_TRANSLATE_NOOP
+from engine.core.messages import QT_TRANSLATE_NOOP, Message, text_of
 
-__all__ = ["UNDEFINED", "Key", "Section", "SettingError", "parse_number", "parse_value"]
+__all__ = [
+    "UNDEFINED", "Key", "Section", "SettingError", "parse_number", "parse_value", "relabel",
+]  # fmt: skip
 
 _T = TypeVar("_T")
 
@@ -96,8 +98,17 @@ class Section:
                 try:
                     parse_value(spec, self.values[spec.name], self.SECTION)
                 except SettingError as exc:
-                    found.append(str(exc))
+                    found.append(text_of(exc))
         return found
+
+
+def relabel(problem: str, section: str, label: str) -> str:
+    """``problem`` with its leading ``section`` (``[Optimizer_<i>]``) replaced by ``label``,
+    still a :class:`Message` when it was one (the app shows it in its language)."""
+    where = problem.values.get("where") if isinstance(problem, Message) else None
+    if isinstance(where, str) and problem.startswith(where):
+        return problem.format(where=where.replace(section, label, 1))
+    return problem.replace(section, label, 1)
 
 
 # Numbers as NNC's editor writes them: no ``1_000``, no hex, no thousands of digits (Python's

@@ -17,7 +17,7 @@ import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from engine.core.messages import text_of
+from engine.core.messages import QT_TRANSLATE_NOOP, text_of
 from engine.graph import loops, resolve
 from engine.graph.network import Network
 from engine.graph.project import Project
@@ -35,6 +35,16 @@ __all__ = [
 ]
 
 _NO_COSTS = (0,) * (len(STATISTICS) - 1)
+# The problems inference finds, in the app's language where it shows them (engine/core/messages.py).
+_T = {
+    "unknown type": QT_TRANSLATE_NOOP("Problems", "unknown layer type {type}"),
+    "unknown macro": QT_TRANSLATE_NOOP("Problems", "unknown macro *{name}"),
+    "no unit": QT_TRANSLATE_NOOP("Problems", 'unit network "{network}" does not exist'),
+    "recursion": QT_TRANSLATE_NOOP("Problems", "unit recursion: {path}"),
+    "in unit": QT_TRANSLATE_NOOP(
+        "Problems", 'in unit network "{network}", layer "{layer}": {error}'
+    ),
+}
 
 
 class InferenceError(RuleError):
@@ -319,7 +329,8 @@ class NetworkInference:
         layer = self.network.layer(name)
         spec = find_spec(layer.type)
         if spec is None:
-            return LayerResult(name, layer.type, None, None, f"unknown layer type {layer.type!r}")
+            unknown = _T["unknown type"].format(type=repr(layer.type))
+            return LayerResult(name, layer.type, None, None, unknown)
         raw = layer.properties
         if self.bound_input is not None and spec.type == "Input":
             raw = {**raw, "Size": format_value(self.bound_input)}
@@ -480,7 +491,7 @@ class NetworkInference:
             return begin.input_shape[axis if isinstance(axis, int) else 0]
         if name in ("AutoInPlace", "AutoInPlaceOnce"):
             return resolve.auto_in_place(self, owner, once=name == "AutoInPlaceOnce")
-        raise InferenceError(f"unknown macro *{name}")
+        raise InferenceError(_T["unknown macro"].format(name=name))
 
     def _start(self, owner: str, start_type: str, end_type: str) -> str:
         start = resolve.matching_start(self.network, owner, start_type, end_type)
@@ -495,10 +506,10 @@ class NetworkInference:
             return self._subs[owner]
         target = str(ev.value("Network"))
         if self.project is None or not self.project.has_network(target):
-            raise InferenceError(f'unit network "{target}" does not exist', "Network")
+            raise InferenceError(_T["no unit"].format(network=target), "Network")
         if target in self.stack:
             path = " -> ".join([*self.stack, target])
-            raise InferenceError(f"unit recursion: {path}", "Network")
+            raise InferenceError(_T["recursion"].format(path=path), "Network")
         if len(self.stack) <= 1:  # the top network: its units are checked once, here
             too_big = resolve.expansion_problem(self.project, target)
             if too_big:  # expanding would take minutes and gigabytes
@@ -512,7 +523,9 @@ class NetworkInference:
         errors = sub.errors()
         if errors:
             first = errors[0]
-            raise InferenceError(f'in unit network "{target}", layer "{first.name}": {first.error}')
+            raise InferenceError(
+                _T["in unit"].format(network=target, layer=first.name, error=first.error)
+            )
         return sub
 
 

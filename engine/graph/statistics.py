@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.graph import resolve
 from engine.graph.infer import NetworkInference, UnitCache
 from engine.layers import find_spec
@@ -132,12 +133,15 @@ def pooling_disagreements(inference: NetworkInference) -> list[tuple[str, Shape,
 
 def pooling_message(runs: tuple[int, ...], shown: tuple[int, ...], inner: str) -> str:
     """The warning for one of :func:`pooling_disagreements` (``inner``: its path in a unit)."""
-    where = f'its layer "{inner}", property Padding: ' if inner else ""
-    runs_text, shown_text = _fmt(runs), _fmt(shown)
-    return (
-        f"{where}with IgnoreBorder=False and Padding, nnabla (and this engine) pools to "
-        f"{runs_text} where NNC's editor shows {shown_text}: the network runs {runs_text}; "
-        f"the statistics are NNC's, counted on {shown_text}"
+    message = QT_TRANSLATE_NOOP(
+        "Problems", "with IgnoreBorder=False and Padding, nnabla (and this engine) pools to "
+        "{runs} where NNC's editor shows {shown}: the network runs {runs}; the statistics are "
+        "NNC's, counted on {shown}"
+    ).format(runs=_fmt(runs), shown=_fmt(shown))  # fmt: skip
+    if not inner:
+        return message
+    return QT_TRANSLATE_NOOP("Problems", 'its layer "{inner}", property Padding: {message}').format(
+        inner=inner, message=message
     )
 
 

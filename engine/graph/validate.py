@@ -16,9 +16,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.core.messages import QT_TRANSLATE_NOOP, Translate, text_of, translated
+from engine.core.messages import QT_TRANSLATE_NOOP, Message, Translate, text_of, translated
 from engine.graph import config as cfg
 from engine.graph import derive, resolve
+from engine.graph.config_keys import relabel
 from engine.graph.infer import NetworkInference
 from engine.graph.network import Network
 from engine.graph.order import cycles
@@ -65,6 +66,9 @@ _T = {
     "no dataset": QT_TRANSLATE_NOOP("Problems", '{where}: no dataset "{dataset}"'),
     "no variable": QT_TRANSLATE_NOOP("Problems", 'dataset "{dataset}" has no variable {variable}'),
     "network": QT_TRANSLATE_NOOP("Problems", 'network "{name}"'),
+    "optimizer": QT_TRANSLATE_NOOP("Problems", 'optimizer "{name}"'),
+    "monitor": QT_TRANSLATE_NOOP("Problems", 'monitor "{name}"'),
+    "executor": QT_TRANSLATE_NOOP("Problems", 'executor "{name}"'),
     "layer": QT_TRANSLATE_NOOP("Problems", 'layer "{name}"'),
     "property": QT_TRANSLATE_NOOP("Problems", "property {prop}: {message}"),
 }
@@ -96,6 +100,21 @@ class Problem:
             message = _T["property"].format(prop=self.prop, message=message)
         shown = translated(message, translate)
         return ", ".join([*where, shown]) if where else shown
+
+    def as_message(self) -> Message:
+        """The problem as one :class:`Message` (its ``str()`` is ``str(problem)``), for an error
+        raised with it: the app shows the exception in its language (engine/core/messages.py)."""
+        parts: list[object] = []
+        if self.network is not None:
+            parts.append(_T["network"].format(name=self.network))
+        if self.layer is not None:
+            parts.append(_T["layer"].format(name=self.layer))
+        message: object = self.message
+        if self.prop is not None and not str(message).startswith("property "):
+            message = _T["property"].format(prop=self.prop, message=message)
+        parts.append(message)
+        values = {f"part{i}": part for i, part in enumerate(parts)}
+        return Message("Problems", ", ".join("{" + key + "}" for key in values), values)
 
 
 def validate_project(
@@ -343,7 +362,7 @@ def settings_problems(project: Project) -> list[Problem]:
         for index, item in enumerate(getattr(project, attr)):
             section = item.SECTION.replace("<i>", str(index))
             label = f'[{section}] "{item.name}"'
-            problems += [Problem(m.replace(f"[{item.SECTION}]", label, 1)) for m in item.problems()]
+            problems += [Problem(relabel(m, f"[{item.SECTION}]", label)) for m in item.problems()]
     return problems
 
 
@@ -361,7 +380,7 @@ def config_problems(project: Project) -> list[Problem]:
                 )
     for collection in ("optimizers", "monitors", "executors"):
         for item in getattr(project, collection):
-            where = f'{collection[:-1]} "{item.name}"'
+            where = _T[collection[:-1]].format(name=item.name)
             if (
                 not project.has_network(item.network)
                 and derive.derive(project, item.network) is None

@@ -390,8 +390,11 @@ class LayerEval:
         shape = self.context.required_shape()
         if shape is None:
             raise ExpressionError(
-                f"{macro}: the shape cannot be inferred; connect the input or the output"
-            )
+                QT_TRANSLATE_NOOP(
+                    "Problems", "{macro}: the shape cannot be inferred; connect the input or the "
+                    "output"
+                ).format(macro=macro)
+            )  # fmt: skip
         return shape
 
 

@@ -95,7 +95,12 @@ def broadcast_output_size(ev: LayerEval) -> Shape:
 
 
 def _shapes(shapes: tuple[Shape, ...]) -> str:
-    return " and ".join(f"({joined(s)})" for s in shapes)
+    texts = [f"({joined(s)})" for s in shapes]
+    if len(texts) != 2:
+        return " and ".join(texts)
+    return QT_TRANSLATE_NOOP("Problems", "{first} and {second}").format(
+        first=texts[0], second=texts[1]
+    )
 
 
 def concatenate_output_size(ev: LayerEval) -> Shape:

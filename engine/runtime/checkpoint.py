@@ -27,6 +27,7 @@ from typing import Any
 import engine.nn as nn
 from engine.core import backend
 from engine.core.atomic import default_mode
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.nn.parameter_file import (
     ParameterFileError,
     check_parameter_file,
@@ -58,7 +59,9 @@ def job_parameters(job: Job, checkpoint: str = "best") -> tuple[Path, str]:
                 raise JobError(f"{path}: not a regular file (a folder, a device or a broken "
                                f"link): the job's {kind} parameters are damaged")  # fmt: skip
             return path, kind
-    raise JobError(f"{job.root}: no trained parameters yet (checkpoints/{checkpoint})")
+    raise JobError(QT_TRANSLATE_NOOP(
+        "Jobs", "{job}: no trained parameters yet (checkpoints/{checkpoint})"
+    ).format(job=str(job.root), checkpoint=checkpoint))  # fmt: skip
 
 
 def check_job_parameters(

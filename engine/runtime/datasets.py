@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from engine.core.messages import QT_TRANSLATE_NOOP, text_of
 from engine.data import DatasetError, open_dataset
 from engine.data import builtin as builtin_data
 from engine.data.csv_dataset import Dataset
@@ -22,6 +23,22 @@ __all__ = ["BUILTIN_SCHEME", "builtin_uri", "resolve_uri", "open_project_dataset
 
 BUILTIN_SCHEME = "builtin:"
 SPLITS = ("training", "validation")
+# The texts the app shows in its language when a run fails on them (engine/core/messages.py).
+_T = {
+    "link": QT_TRANSLATE_NOOP("Training", 'dataset "{name}"'),
+    "dataset": QT_TRANSLATE_NOOP("Training", "dataset"),
+    "no uri": QT_TRANSLATE_NOOP(
+        "Training", "{where}: no URI; set it to a dataset CSV or builtin:<name>/<split>"
+    ),
+    "split": QT_TRANSLATE_NOOP(
+        "Training", "{where}: URI {uri}: the split must be training or validation. "
+        "Received: {split}"
+    ),
+    "uri": QT_TRANSLATE_NOOP("Training", "{where}: URI {uri}: {cause}"),
+    "no file": QT_TRANSLATE_NOOP(
+        "Training", "{where}: the dataset CSV {path} does not exist (URI {uri})"
+    ),
+}  # fmt: skip
 
 
 def builtin_uri(name: str, split: str) -> str:
@@ -36,22 +53,21 @@ def resolve_uri(uri: str, base: Path | None, *, dataset: str = "", progress: boo
         DatasetError: empty URI, unknown built-in name or split, missing file; the message
             names the dataset link.
     """
-    where = f'dataset "{dataset}"' if dataset else "dataset"
+    where = _T["link"].format(name=dataset) if dataset else _T["dataset"]
     text = uri.strip()
     if not text:
-        raise DatasetError(f"{where}: no URI; set it to a dataset CSV or builtin:<name>/<split>")
+        raise DatasetError(_T["no uri"].format(where=where))
     if text.startswith(BUILTIN_SCHEME):
         name, _, split = text.removeprefix(BUILTIN_SCHEME).partition("/")
         split = split or "training"
         if split not in SPLITS:
-            raise DatasetError(
-                f"{where}: URI {text}: the split must be training or validation. "
-                f"Received: {split!r}"
-            )
+            raise DatasetError(_T["split"].format(where=where, uri=text, split=repr(split)))
         try:
             builtin_data.get(name)
         except DatasetError as exc:  # the link's name too: a project may link several
-            raise DatasetError(f"{where}: URI {text}: {exc}") from None
+            raise DatasetError(
+                _T["uri"].format(where=where, uri=text, cause=text_of(exc))
+            ) from None
         return builtin_data.ensure(name, progress=progress)[split]
     nnc = builtin_data.for_nnc_uri(text) if "{SDCPATH}" in text else None
     if nnc is not None:
@@ -60,7 +76,7 @@ def resolve_uri(uri: str, base: Path | None, *, dataset: str = "", progress: boo
     if not path.is_absolute() and base is not None:
         path = base / path
     if not path.is_file():
-        raise DatasetError(f"{where}: the dataset CSV {path} does not exist (URI {text})")
+        raise DatasetError(_T["no file"].format(where=where, path=str(path), uri=text))
     return path
 
 

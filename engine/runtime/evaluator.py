@@ -37,6 +37,7 @@ import numpy as np
 import engine.nn as nn
 from engine.core import backend, gpu
 from engine.core.autograd import backward
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.data import open_dataset
 from engine.data.csv_dataset import Dataset
 from engine.data.iterator import batches_once
@@ -96,7 +97,9 @@ def evaluate(
     job = Job.open(Path(job_dir))
     plan = RunPlan.from_json(job.plan(), str(job.config_file))
     if not plan.executors:
-        raise JobError(f"{job.root}: the project has no executor (CONFIG tab) to evaluate with")
+        raise JobError(QT_TRANSLATE_NOOP(
+            "Jobs", "{job}: the project has no executor (CONFIG tab) to evaluate with"
+        ).format(job=str(job.root)))  # fmt: skip
     first = plan.executors[0]
     name, csv_path, normalize = _dataset_for(plan, dataset or first["dataset"])
     project = job.load_project()
@@ -143,8 +146,10 @@ def _dataset_for(plan: RunPlan, name: str) -> tuple[str, Path, bool]:
     if path.suffix.lower() == ".csv" and path.is_file():
         return path.name, path, True
     known = ", ".join(plan.datasets) or "none"
-    raise JobError(f"--dataset {name}: not a dataset of the job ({known}), a CSV file nor "
-                   f"builtin:<name>/<split>")  # fmt: skip
+    raise JobError(QT_TRANSLATE_NOOP(
+        "Jobs", "--dataset {name}: not a dataset of the job ({known}), a CSV file nor "
+        "builtin:<name>/<split>"
+    ).format(name=name, known=known))  # fmt: skip
 
 
 def load_job_parameters(job: Job, program: Program, checkpoint: str) -> dict[str, Any]:

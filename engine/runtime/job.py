@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.core import atomic
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.formats import load_project, save_project
 
 __all__ = [
@@ -266,9 +267,12 @@ class Job:
         """An existing job folder (for resume and evaluation)."""
         job = cls(Path(root))
         if not job.root.is_dir():
-            raise JobError(f"{root}: no such job folder")
+            raise JobError(QT_TRANSLATE_NOOP("Jobs", "{root}: no such job folder").format(
+                root=str(root)))  # fmt: skip
         if not job.project_file.is_file() or not job.config_file.is_file():
-            raise JobError(f"{root}: not a NeuroCanvas job folder (no network.ncproj/config.json)")
+            raise JobError(QT_TRANSLATE_NOOP(
+                "Jobs", "{root}: not a NeuroCanvas job folder (no network.ncproj/config.json)"
+            ).format(root=str(root)))  # fmt: skip
         return job
 
     # -- reading -----------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from typing import Any
 
 import engine.nn as nn
 from engine.core.autograd import Variable
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.data import DataIterator, DatasetError
 from engine.data.csv_dataset import Dataset
 from engine.data.table import read_table
@@ -146,14 +147,16 @@ def plan_run(
     """Resolve the project's CONFIG (datasets located, iterations per epoch counted)."""
     config = project.config
     for problem in settings_problems(project):  # before any value is used
-        raise SetupError(str(problem))
+        raise SetupError(problem.as_message())
     for problem in config_problems(project):  # named as CONFIG names it, before any download
-        raise SetupError(str(problem))
+        raise SetupError(problem.as_message())
     used = [item.network for item in [*project.optimizers, *project.monitors, *project.executors]]
     for problem in run_problems(project, used):  # a layer's error too: before any download
-        raise SetupError(str(problem))
+        raise SetupError(problem.as_message())
     if not project.optimizers:
-        raise SetupError("the project has no optimizer (CONFIG tab): nothing to train")
+        raise SetupError(QT_TRANSLATE_NOOP(
+            "Training", "the project has no optimizer (CONFIG tab): nothing to train"
+        ))  # fmt: skip
     batch = _positive(config.get("BatchSize"), "[Config] BatchSize")
     epochs = _positive(max_epoch if max_epoch is not None else config.get("MaxEpoch"),
                        "MaxEpoch (--epochs)")  # fmt: skip
@@ -190,13 +193,18 @@ def executor_plans(project: Project) -> list[dict[str, Any]]:
             for e in project.executors]  # fmt: skip
 
 
+_NOT_POSITIVE = QT_TRANSLATE_NOOP(
+    "Training", "{what}: expected a positive integer. Received: {value}"
+)
+
+
 def _positive(value: Any, what: str) -> int:
     try:
         number = int(value)
     except (TypeError, ValueError):
-        raise SetupError(f"{what}: expected a positive integer. Received: {value!r}") from None
+        raise SetupError(_NOT_POSITIVE.format(what=what, value=repr(value))) from None
     if number < 1:
-        raise SetupError(f"{what}: expected a positive integer. Received: {number}")
+        raise SetupError(_NOT_POSITIVE.format(what=what, value=number))
     return number
 
 
@@ -229,10 +237,10 @@ def _iter_per_epoch(project: Project, datasets: Mapping[str, dict[str, Any]], ba
     datasets[name]["rows"] = rows
     ipe = rows // batch
     if ipe < 1:
-        raise SetupError(
-            f'dataset "{name}" has {rows} rows, fewer than the batch size {batch}: an epoch '
-            f"would have no iteration; lower [Config] BatchSize"
-        )
+        raise SetupError(QT_TRANSLATE_NOOP(
+            "Training", 'dataset "{name}" has {rows} rows, fewer than the batch size {batch}: an '
+            "epoch would have no iteration; lower [Config] BatchSize"
+        ).format(name=name, rows=rows, batch=batch))  # fmt: skip
     return ipe
 
 
@@ -305,7 +313,7 @@ def _compile_all(project: Project, plan: RunPlan) -> dict[str, Program]:
     programs: dict[str, Program] = {}
     names = [item["network"] for item in [*plan.optimizers, *plan.monitors, *plan.executors]]
     for problem in run_problems(project, names):  # what the editor lists stops the run
-        raise SetupError(str(problem))
+        raise SetupError(problem.as_message())
     for item in [*plan.optimizers, *plan.monitors, *plan.executors]:
         name = item["network"]
         if name not in programs:
@@ -335,15 +343,21 @@ def _check_variables(program: Program, dataset: Dataset, name: str) -> None:
     for variable, shape in program.feeds.items():
         if variable not in dataset.names:
             raise SetupError(
-                f'network "{program.network}" reads variable "{variable}", which dataset '
-                f'"{name}" ({dataset.path}) does not have; it has {", ".join(dataset.names)}'
-            )
+                QT_TRANSLATE_NOOP(
+                    "Training", 'network "{network}" reads variable "{variable}", which dataset '
+                    '"{name}" ({path}) does not have; it has {names}'
+                ).format(network=program.network, variable=variable, name=name,
+                         path=str(dataset.path), names=", ".join(dataset.names))
+            )  # fmt: skip
         have = dataset.variable(variable).shape
         if have is not None and math.prod(have) != math.prod(shape):
             raise SetupError(
-                f'network "{program.network}" expects variable "{variable}" of shape '
-                f'{_fmt(shape)}, dataset "{name}" gives {_fmt(have)}'
-            )
+                QT_TRANSLATE_NOOP(
+                    "Training", 'network "{network}" expects variable "{variable}" of shape '
+                    '{shape}, dataset "{name}" gives {have}'
+                ).format(network=program.network, variable=variable, shape=_fmt(shape),
+                         name=name, have=_fmt(have))
+            )  # fmt: skip
     for variable, (classes, layer) in program.class_labels().items():
         dataset.check_class_labels(variable, classes, f'layer "{layer}" of network '
                                    f'"{program.network}"')  # fmt: skip
@@ -381,10 +395,14 @@ def solver_arguments(solver: str, parameters: Mapping[str, str]) -> dict[str, An
 def _optimizer(
     item: Mapping[str, Any], program: Program, params: dict[str, Variable], plan: RunPlan
 ) -> Optimizer:
-    where = f'optimizer "{item["name"]}"'
+    where = QT_TRANSLATE_NOOP("Problems", 'optimizer "{name}"').format(name=item["name"])
     if not program.losses and not any(step.stores for step in program.steps):
-        raise SetupError(f'{where}: network "{program.network}" has no loss layer to minimize '
-                         f"(nor a WorkingMemory to fill)")  # fmt: skip
+        raise SetupError(
+            QT_TRANSLATE_NOOP(
+                "Training", '{where}: network "{network}" has no loss layer to minimize (nor a '
+                "WorkingMemory to fill)"
+            ).format(where=where, network=program.network)
+        )  # fmt: skip
     try:
         solver = S.create_solver(
             item["solver"], **solver_arguments(item["solver"], item["solver_parameters"])

@@ -558,12 +558,12 @@
     </message>
     <message>
         <location line="+2"/>
-        <location line="+131"/>
+        <location line="+132"/>
         <source>CSV (*.csv)</source>
         <translation>CSV (*.csv)</translation>
     </message>
     <message>
-        <location line="-117"/>
+        <location line="-118"/>
         <source>Evaluating {name}...</source>
         <translation>{name} を評価中...</translation>
     </message>
@@ -573,7 +573,7 @@
         <translation>評価に失敗しました: </translation>
     </message>
     <message>
-        <location line="+14"/>
+        <location line="+15"/>
         <source>{name}: cannot read the evaluation: {exc}</source>
         <translation>{name}: 評価結果を読み込めません: {exc}</translation>
     </message>
@@ -1103,6 +1103,34 @@
     </message>
 </context>
 <context>
+    <name>Jobs</name>
+    <message>
+        <location filename="../../engine/runtime/checkpoint.py" line="+62"/>
+        <source>{job}: no trained parameters yet (checkpoints/{checkpoint})</source>
+        <translation>{job}: 学習済みのパラメーターがまだありません（checkpoints/{checkpoint}）</translation>
+    </message>
+    <message>
+        <location filename="../../engine/runtime/evaluator.py" line="+100"/>
+        <source>{job}: the project has no executor (CONFIG tab) to evaluate with</source>
+        <translation>{job}: プロジェクトに評価に使うエグゼキューターがありません（コンフィグタブ）</translation>
+    </message>
+    <message>
+        <location line="+49"/>
+        <source>--dataset {name}: not a dataset of the job ({known}), a CSV file nor builtin:&lt;name&gt;/&lt;split&gt;</source>
+        <translation>--dataset {name}: ジョブのデータセット（{known}）でも、CSV ファイルでも、builtin:&lt;name&gt;/&lt;split&gt; でもありません</translation>
+    </message>
+    <message>
+        <location filename="../../engine/runtime/job.py" line="+270"/>
+        <source>{root}: no such job folder</source>
+        <translation>{root}: そのようなジョブフォルダーはありません</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{root}: not a NeuroCanvas job folder (no network.ncproj/config.json)</source>
+        <translation>{root}: NeuroCanvas のジョブフォルダーではありません（network.ncproj/config.json がありません）</translation>
+    </message>
+</context>
+<context>
     <name>Language</name>
     <message>
         <location filename="../../console_app/language.py" line="+70"/>
@@ -1566,12 +1594,33 @@
         <translation>プロパティ {name}: 不明な名前 {ident}（このネットワークの引数でもプロパティでもありません）。入力値: {name}={raw}</translation>
     </message>
     <message>
-        <location filename="../../engine/graph/validate.py" line="+46"/>
+        <location filename="../../engine/graph/infer.py" line="+40"/>
+        <source>unknown layer type {type}</source>
+        <translation>不明なレイヤータイプ {type}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unknown macro *{name}</source>
+        <translation>不明なマクロ *{name}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>unit network &quot;{network}&quot; does not exist</source>
+        <translation>Unit のネットワーク &quot;{network}&quot; がありません</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <location filename="../../engine/graph/validate.py" line="+47"/>
         <source>unit recursion: {path}</source>
         <translation>Unit の再帰: {path}</translation>
     </message>
     <message>
         <location line="+1"/>
+        <source>in unit network &quot;{network}&quot;, layer &quot;{layer}&quot;: {error}</source>
+        <translation>Unit のネットワーク &quot;{network}&quot;、レイヤー &quot;{layer}&quot;: {error}</translation>
+    </message>
+    <message>
+        <location filename="../../engine/graph/validate.py" line="+1"/>
         <source>duplicate layer name {name}</source>
         <translation>レイヤー名 {name} が重複しています</translation>
     </message>
@@ -1647,17 +1696,33 @@
     </message>
     <message>
         <location line="+1"/>
+        <location filename="../../engine/runtime/session.py" line="+398"/>
+        <source>optimizer &quot;{name}&quot;</source>
+        <translation>オプティマイザー &quot;{name}&quot;</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>monitor &quot;{name}&quot;</source>
+        <translation>モニター &quot;{name}&quot;</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>executor &quot;{name}&quot;</source>
+        <translation>エグゼキューター &quot;{name}&quot;</translation>
+    </message>
+    <message>
+        <location line="+1"/>
         <source>layer &quot;{name}&quot;</source>
         <translation>レイヤー &quot;{name}&quot;</translation>
     </message>
     <message>
         <location line="+1"/>
-        <location filename="../../engine/layers/evaluate.py" line="+446"/>
+        <location filename="../../engine/layers/evaluate.py" line="+449"/>
         <source>property {prop}: {message}</source>
         <translation>プロパティ {prop}: {message}</translation>
     </message>
     <message>
-        <location filename="../../engine/layers/evaluate.py" line="-393"/>
+        <location filename="../../engine/layers/evaluate.py" line="-396"/>
         <source>nothing is linked into its input: draw a link into it from the layer above</source>
         <translation>入力に何もリンクされていません: 上のレイヤーからリンクを引いてください</translation>
     </message>
@@ -1687,7 +1752,12 @@
         <translation>不明な名前 {name}</translation>
     </message>
     <message>
-        <location line="+390"/>
+        <location line="+333"/>
+        <source>{macro}: the shape cannot be inferred; connect the input or the output</source>
+        <translation>{macro}: サイズを推定できません。入力か出力をリンクしてください</translation>
+    </message>
+    <message>
+        <location line="+60"/>
         <source>property {prop}: {message}. Received: {prop}={shown}</source>
         <translation>プロパティ {prop}: {message}。入力値: {prop}={shown}</translation>
     </message>
@@ -1829,12 +1899,12 @@
     </message>
     <message>
         <location line="+43"/>
-        <location line="+29"/>
+        <location line="+34"/>
         <source>no input is connected</source>
         <translation>入力が接続されていません</translation>
     </message>
     <message>
-        <location line="-24"/>
+        <location line="-29"/>
         <source>inputs of different rank cannot be broadcast: {shapes}</source>
         <translation>次元数の異なる入力はブロードキャストできません: {shapes}</translation>
     </message>
@@ -1844,7 +1914,12 @@
         <translation>入力のサイズがブロードキャストできません: {shapes}</translation>
     </message>
     <message>
-        <location line="+22"/>
+        <location line="+11"/>
+        <source>{first} and {second}</source>
+        <translation>{first} と {second}</translation>
+    </message>
+    <message>
+        <location line="+16"/>
         <source>inputs must match on every axis except Axis={axis}: {shapes}</source>
         <translation>入力は Axis={axis} 以外のすべての軸で一致しなければなりません: {shapes}</translation>
     </message>
@@ -1934,7 +2009,7 @@
         <translation>{bound} 以下の{what}</translation>
     </message>
     <message>
-        <location filename="../../engine/graph/config_keys.py" line="+123"/>
+        <location filename="../../engine/graph/config_keys.py" line="+134"/>
         <source>{where}: expected {expected}. Received: {key}={text}</source>
         <translation>{where}: {expected}を指定してください。入力値: {key}={text}</translation>
     </message>
@@ -2229,7 +2304,7 @@
         <translation>保存したデータイテレーターの状態のシードか位置が不正です</translation>
     </message>
     <message>
-        <location filename="../../engine/data/table.py" line="+66"/>
+        <location filename="../../engine/data/table.py" line="+75"/>
         <source>dataset CSV not found: &quot;{path}&quot;</source>
         <translation>データセットの CSV が見つかりません: &quot;{path}&quot;</translation>
     </message>
@@ -2394,6 +2469,46 @@
         <location line="+211"/>
         <source>cannot write key {key} = {value}: not one INI line</source>
         <translation>キー {key} = {value} を書き込めません: INI の 1 行になりません</translation>
+    </message>
+    <message>
+        <location filename="../../engine/graph/config.py" line="+41"/>
+        <source>{where}: unknown parameter {name} (it has {known})</source>
+        <translation>{where}: 不明なパラメーター {name}（使えるのは {known}）</translation>
+    </message>
+    <message>
+        <location filename="../../engine/graph/resolve.py" line="+167"/>
+        <source>unknown argument type {type}</source>
+        <translation>不明な引数の型 {type}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>argument of type {type}: {detail}</source>
+        <translation>型 {type} の引数: {detail}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>expected {expected}. Received: {name}={shown}</source>
+        <translation>{expected}を指定してください。入力値: {name}={shown}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>expected one of {options}. Received: {name}={value}</source>
+        <translation>{options} のいずれかを指定してください。入力値: {name}={value}</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{message}. Received: {prop}={shown}</source>
+        <translation>{message}。入力値: {prop}={shown}</translation>
+    </message>
+    <message>
+        <location filename="../../engine/graph/statistics.py" line="+136"/>
+        <source>with IgnoreBorder=False and Padding, nnabla (and this engine) pools to {runs} where NNC&apos;s editor shows {shown}: the network runs {runs}; the statistics are NNC&apos;s, counted on {shown}</source>
+        <translation>IgnoreBorder=False と Padding では、nnabla（とこのエンジン）のプーリング結果は {runs} ですが、NNC のエディタは {shown} と表示します。ネットワークは {runs} で動き、統計量は NNC と同じく {shown} で数えます</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>its layer &quot;{inner}&quot;, property Padding: {message}</source>
+        <translation>その中のレイヤー &quot;{inner}&quot;、プロパティ Padding: {message}</translation>
     </message>
 </context>
 <context>
@@ -3595,6 +3710,81 @@ Exact count: {exact:,}</source>
         <source>NaN or infinity at epoch {epoch}, iteration {iteration} (global iteration {step}): optimizer &quot;{optimizer}&quot;, network &quot;{network}&quot;: {cause}</source>
         <translation>エポック {epoch}、イテレーション {iteration}（通算イテレーション {step}）で NaN または無限大: オプティマイザー &quot;{optimizer}&quot;、ネットワーク &quot;{network}&quot;: {cause}</translation>
     </message>
+    <message>
+        <location filename="../../engine/data/table.py" line="-209"/>
+        <source>&quot;{path}&quot;, line {line}</source>
+        <translation>&quot;{path}&quot; の {line} 行目</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&quot;{path}&quot;, column {column} ({header})</source>
+        <translation>&quot;{path}&quot; の {column} 列目（{header}）</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>&quot;{path}&quot;, line {line}, column {column} ({header})</source>
+        <translation>&quot;{path}&quot; の {line} 行目、{column} 列目（{header}）</translation>
+    </message>
+    <message>
+        <location filename="../../engine/runtime/datasets.py" line="+28"/>
+        <source>dataset &quot;{name}&quot;</source>
+        <translation>データセット &quot;{name}&quot;</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>dataset</source>
+        <translation>データセット</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: no URI; set it to a dataset CSV or builtin:&lt;name&gt;/&lt;split&gt;</source>
+        <translation>{where}: URI がありません。データセットの CSV か builtin:&lt;name&gt;/&lt;split&gt; を指定してください</translation>
+    </message>
+    <message>
+        <location line="+3"/>
+        <source>{where}: URI {uri}: the split must be training or validation. Received: {split}</source>
+        <translation>{where}: URI {uri}: 分割は training か validation でなければなりません。入力値: {split}</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>{where}: URI {uri}: {cause}</source>
+        <translation>{where}: URI {uri}: {cause}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{where}: the dataset CSV {path} does not exist (URI {uri})</source>
+        <translation>{where}: データセットの CSV {path} がありません（URI {uri}）</translation>
+    </message>
+    <message>
+        <location filename="../../engine/runtime/session.py" line="-241"/>
+        <source>the project has no optimizer (CONFIG tab): nothing to train</source>
+        <translation>プロジェクトにオプティマイザーがありません（コンフィグタブ）: 学習するものがありません</translation>
+    </message>
+    <message>
+        <location line="+39"/>
+        <source>{what}: expected a positive integer. Received: {value}</source>
+        <translation>{what}: 正の整数を指定してください。入力値: {value}</translation>
+    </message>
+    <message>
+        <location line="+44"/>
+        <source>dataset &quot;{name}&quot; has {rows} rows, fewer than the batch size {batch}: an epoch would have no iteration; lower [Config] BatchSize</source>
+        <translation>データセット &quot;{name}&quot; は {rows} 行で、バッチサイズ {batch} より少ないため 1 エポックのイテレーションが 0 になります。[Config] BatchSize を小さくしてください</translation>
+    </message>
+    <message>
+        <location line="+106"/>
+        <source>network &quot;{network}&quot; reads variable &quot;{variable}&quot;, which dataset &quot;{name}&quot; ({path}) does not have; it has {names}</source>
+        <translation>ネットワーク &quot;{network}&quot; は変数 &quot;{variable}&quot; を読みますが、データセット &quot;{name}&quot;（{path}）にはありません。あるのは {names} です</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>network &quot;{network}&quot; expects variable &quot;{variable}&quot; of shape {shape}, dataset &quot;{name}&quot; gives {have}</source>
+        <translation>ネットワーク &quot;{network}&quot; は変数 &quot;{variable}&quot; のサイズを {shape} と想定していますが、データセット &quot;{name}&quot; では {have} です</translation>
+    </message>
+    <message>
+        <location line="+46"/>
+        <source>{where}: network &quot;{network}&quot; has no loss layer to minimize (nor a WorkingMemory to fill)</source>
+        <translation>{where}: ネットワーク &quot;{network}&quot; には最小化するロスレイヤーがありません（値を入れる WorkingMemory もありません）</translation>
+    </message>
 </context>
 <context>
     <name>TrainingTab</name>
@@ -3690,12 +3880,12 @@ Exact count: {exact:,}</source>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+424"/>
+        <location line="+425"/>
         <source>Continue the selected stopped job from its checkpoint</source>
         <translation>停止した選択中のジョブをチェックポイントから続けます</translation>
     </message>
     <message>
-        <location line="-413"/>
+        <location line="-414"/>
         <source>Array backend of the trainer (auto: GPU when CuPy finds one)</source>
         <translation>学習に使う配列バックエンド (auto: CuPy が GPU を見つけたら GPU)</translation>
     </message>
@@ -3823,11 +4013,12 @@ Exact count: {exact:,}</source>
     </message>
     <message>
         <location line="+16"/>
+        <location line="+40"/>
         <source>ERROR: {get}</source>
         <translation>エラー: {get}</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="-25"/>
         <source>epoch {get}, iteration {iteration}/{total}</source>
         <translation>エポック {get}、イテレーション {iteration}/{total}</translation>
     </message>
@@ -3847,7 +4038,7 @@ Exact count: {exact:,}</source>
         <translation>警告: </translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+14"/>
         <source>FAILED</source>
         <translation>失敗</translation>
     </message>
