@@ -13,6 +13,7 @@ import argparse
 import json
 
 from engine.cli import UserError
+from engine.cli.train import add_threads_option, force_threads
 from engine.core.ops import _jit
 
 
@@ -38,6 +39,7 @@ def add_parser(
     )
     parser.add_argument("--device", choices=("cpu", "gpu", "auto"), default=None)
     parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+    add_threads_option(parser)
     return parser
 
 
@@ -52,6 +54,7 @@ def run(args: argparse.Namespace) -> int:
     from engine.core import backend  # noqa: PLC0415
     from engine.runtime.evaluator import evaluate  # noqa: PLC0415
 
+    force_threads(args)
     try:
         backend.set_device(args.device)
         result = evaluate(args.job, dataset=args.dataset, checkpoint=args.checkpoint)
