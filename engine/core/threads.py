@@ -86,6 +86,43 @@ def timed(choice: ThreadChooser | None, items: Iterable[T]) -> Iterator[T]:
         choice.close()
 
 
+def _cpu_sample() -> tuple[float, float, float] | None:
+    """(monotonic seconds, CPU seconds the whole machine spent busy, this process's CPU
+    seconds), or None where ``/proc/stat`` cannot be read (not Linux)."""
+    try:
+        with open("/proc/stat", "rb") as f:
+            fields = f.readline().split()
+        ticks = os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError):
+        return None
+    if fields[:1] != [b"cpu"] or len(fields) < 5:
+        return None
+    values = [int(v) for v in fields[1:9]]
+    busy = (sum(values) - values[3] - (values[4] if len(values) > 4 else 0)) / ticks
+    own = os.times()
+    return time.monotonic(), busy, own.user + own.system
+
+
+_START = _cpu_sample()  # the first look covers the process's start (imports, reading data)
+
+
+class _SpareCores:
+    """Cores the other processes left idle since the last call, beyond the one this process's
+    thread uses: ``cpus - 1 - (machine busy - this process) / wall`` (None: unknown)."""
+
+    def __init__(self, most: int) -> None:
+        self.cpus = os.cpu_count() or most
+        self.last = _START
+
+    def __call__(self) -> float | None:
+        now = _cpu_sample()
+        last, self.last = self.last, now
+        if now is None or last is None or now[0] - last[0] < 0.1:
+            return None  # too short a window for the clock's ticks (10 ms)
+        others = ((now[1] - last[1]) - (now[2] - last[2])) / (now[0] - last[0])
+        return self.cpus - 1 - max(0.0, others)
+
+
 class ThreadChooser:
     """Times units of work on one thread and on ``most``, and keeps the faster count.
 
@@ -105,11 +142,13 @@ class ThreadChooser:
         apply: Callable[[int], None] | None = None,
         warmup: int = 1,
         recheck_s: float = 3.0,
+        spare: Callable[[], float | None] | None = None,
     ) -> None:
         self.most = most
         self.clock = clock
         self.apply = apply or _threads.set_count
         self.recheck_s = recheck_s
+        self.spare = spare or _SpareCores(most).__call__
         self.restore = most
         self.chosen = 1
         self.log: list[tuple[int, dict[int, list[float]]]] = []
@@ -136,21 +175,43 @@ class ThreadChooser:
             count = self._plan.pop(0)
             if count:
                 self._samples[count].append(elapsed)
-            if not self._plan:
+            elif self._plan[:1] == [self.most] and not self._a_core_to_spare():
+                self._plan = []
+                self._keep(1, now)  # every other core busy: no unit on all of them
+            if self._plan == []:
                 self._decide(now)
             return
         self._recent = [*self._recent[-1:], elapsed]
-        slow = self.SLOWER * statistics.median(self.log[-1][1][self.chosen])
-        neighbour = len(self._recent) == 2 and min(self._recent) > slow
+        neighbour = False
+        if self.chosen != 1:  # on one thread a busier machine is no reason for more
+            slow = self.SLOWER * statistics.median(self.log[-1][1][self.chosen])
+            neighbour = len(self._recent) == 2 and min(self._recent) > slow
         if now - self._decided_at >= self.recheck_s or neighbour:
+            if self.chosen == 1 and not self._a_core_to_spare():
+                self._keep(1, now)
+                return
             self._samples = {1: [], self.most: []}
             self._plan = [self.other, self.chosen]
+
+    def _a_core_to_spare(self) -> bool:
+        """False when the other processes kept the cores a second thread needs busy since
+        the last look (unknown: True, and the units are timed)."""
+        spare = self.spare()
+        return spare is None or spare >= 0.5
+
+    def _keep(self, count: int, now: float) -> None:
+        self.chosen = count
+        self.log.append((count, {}))
+        self._decided_at = now
+        self._recent = []
 
     @property
     def other(self) -> int:
         return 1 if self.chosen == self.most else self.most
 
     def _decide(self, now: float) -> None:
+        if not self._samples[1] or not self._samples[self.most]:
+            return  # decided without timing (_keep)
         many, one = self._samples[self.most], self._samples[1]
         ratio = statistics.fmean(many) / statistics.fmean(one)
         if len(many) < 2 and 1 / self.CLEAR < ratio < self.CLEAR:

@@ -1,7 +1,6 @@
 """engine.core.threads: the thread count chosen by timing units of work (a fake clock: the
 decisions, never wall-clock times), forced counts, and results equal to fixed-thread runs."""
 
-import io
 import os
 import subprocess
 import sys
@@ -28,6 +27,14 @@ class FakeClock:
     def __call__(self):
         return self.now
 
+    spare_cores = None  # what the machine's counters say (None: unknown, the units are timed)
+
+    def spare(self):
+        return self.spare_cores
+
+    def chooser(self, **options):
+        return threads.ThreadChooser(2, clock=self, apply=self.apply, spare=self.spare, **options)
+
     def apply(self, count):
         self.applied.append(count)
 
@@ -42,7 +49,7 @@ class FakeClock:
 
 def test_one_thread_kept_beside_a_busy_neighbour():
     clock = FakeClock({1: 0.010, 2: 0.030})  # two threads wait for a descheduled partner
-    chooser = threads.ThreadChooser(2, clock=clock, apply=clock.apply)
+    chooser = clock.chooser()
     clock.run(chooser, 20)
     # warm-up on one thread, one unit on two, one on one: 3x apart decides at once
     assert clock.units[:3] == [1, 2, 1]
@@ -54,7 +61,7 @@ def test_one_thread_kept_beside_a_busy_neighbour():
 
 def test_every_core_kept_on_a_quiet_machine():
     clock = FakeClock({1: 0.010, 2: 0.008})  # close: a second pair before deciding
-    chooser = threads.ThreadChooser(2, clock=clock, apply=clock.apply)
+    chooser = clock.chooser()
     clock.run(chooser, 12)
     assert clock.units[:5] == [1, 2, 1, 2, 1]
     assert clock.units[5:] == [2] * 7
@@ -65,7 +72,7 @@ def test_every_core_kept_on_a_quiet_machine():
 
 def test_a_neighbour_appearing_later_is_noticed_twice_slower_units_in_a_row():
     clock = FakeClock({1: 0.010, 2: 0.008})
-    chooser = threads.ThreadChooser(2, clock=clock, apply=clock.apply, recheck_s=100.0)
+    chooser = clock.chooser(recheck_s=100.0)
     clock.run(chooser, 10)
     assert chooser.chosen == 2
     clock.cost = {1: 0.012, 2: 0.040}  # a busy process starts
@@ -79,7 +86,7 @@ def test_a_neighbour_appearing_later_is_noticed_twice_slower_units_in_a_row():
 
 def test_a_single_slow_unit_does_not_recheck():
     clock = FakeClock({1: 0.010, 2: 0.008})
-    chooser = threads.ThreadChooser(2, clock=clock, apply=clock.apply, recheck_s=100.0)
+    chooser = clock.chooser(recheck_s=100.0)
     clock.run(chooser, 8)
     clock.cost[2] = 0.050  # one interruption
     clock.run(chooser, 1)
@@ -91,7 +98,7 @@ def test_a_single_slow_unit_does_not_recheck():
 
 def test_rechecked_every_few_seconds_and_the_neighbour_leaving_is_noticed():
     clock = FakeClock({1: 0.5, 2: 1.5})  # busy: one thread chosen
-    chooser = threads.ThreadChooser(2, clock=clock, apply=clock.apply, recheck_s=3.0)
+    chooser = clock.chooser(recheck_s=3.0)
     clock.run(chooser, 3)
     assert chooser.chosen == 1
     clock.cost = {1: 0.5, 2: 0.3}  # the neighbour ends
@@ -103,9 +110,33 @@ def test_rechecked_every_few_seconds_and_the_neighbour_leaving_is_noticed():
     assert [count for count, _ in chooser.log] == [1, 2]
 
 
+def test_no_unit_on_two_threads_while_the_other_processes_keep_the_cores_busy():
+    clock = FakeClock({1: 0.010, 2: 0.100})
+    clock.spare_cores = -0.4  # one core busy beside this process's thread, and more
+    chooser = clock.chooser(recheck_s=0.045)
+    clock.run(chooser, 8)  # re-checked after 5 units: still busy
+    assert clock.units == [1] * 8
+    assert chooser.log == [(1, {}), (1, {})]
+    clock.spare_cores = 0.9  # the neighbour left a core idle: two threads timed, and kept
+    clock.cost[2] = 0.006
+    clock.run(chooser, 6)  # the next look, 5 units after the last, finds the idle core
+    assert clock.units[8:] == [1, 1, 1, 2, 1, 2]
+    assert [count for count, _ in chooser.log] == [1, 1, 2]
+
+
+def test_spare_cores_counts_what_the_other_processes_used(monkeypatch):
+    samples = iter([(10.0, 100.0, 5.0), (12.0, 102.5, 6.5)])  # 2 s: 2.5 busy, 1.5 ours
+    monkeypatch.setattr(threads, "_cpu_sample", lambda: next(samples))
+    monkeypatch.setattr(threads, "_START", None)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    spare = threads._SpareCores(2)
+    assert spare() is None  # no earlier look
+    assert spare() == pytest.approx(2 - 1 - 0.5)  # others used half a core
+
+
 def test_timed_restores_the_count_and_passes_every_item():
     clock = FakeClock({1: 0.01, 2: 0.03})
-    chooser = threads.ThreadChooser(2, clock=clock, apply=clock.apply)
+    chooser = clock.chooser()
 
     def items():
         for i in range(6):
