@@ -1,10 +1,11 @@
-"""``neurocanvas evaluate JOB_DIR [--dataset NAME] [--checkpoint best|last]``: NNC's Evaluate.
+"""``neurocanvas evaluate JOB_DIR [--dataset NAME] [--checkpoint best|last] [--threads N]``.
 
-Runs the job's executors, each batch through every executor in turn as nnabla's ``forward``,
-over a dataset (the first executor's, a dataset link of the project by name, a CSV file or a
-built-in dataset ``builtin:<name>/<split>``) and
-writes ``output_result.csv``, ``confusion_matrix_<var>.csv`` and
-``evaluation.json`` into the job folder (:mod:`engine.runtime.evaluator`).
+NNC's Evaluate. Runs the job's executors, each batch through every executor in turn as nnabla's
+``forward``, over a dataset (the first executor's, a dataset link of the project by name, a CSV
+file or a built-in dataset ``builtin:<name>/<split>``) and writes ``output_result.csv``,
+``confusion_matrix_<var>.csv`` and ``evaluation.json`` into the job folder
+(:mod:`engine.runtime.evaluator`). ``--threads N`` forces a thread count (default: one or every
+core, whichever its first batches find faster: engine/core/threads.py).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 ::
 
     neurocanvas train PROJECT [-o JOB_DIR] [--epochs N] [--device cpu|gpu|auto] [--events]
-                              [--seed N] [--loss-scaling dynamic|none]
+                              [--seed N] [--loss-scaling dynamic|none] [--threads N]
     neurocanvas train --resume JOB_DIR [--epochs N] [--events]
     mpirun -n K neurocanvas train PROJECT --distributed [--lr-scaling linear|none] [--lr-warmup E]
 
