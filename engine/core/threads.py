@@ -86,21 +86,32 @@ def timed(choice: ThreadChooser | None, items: Iterable[T]) -> Iterator[T]:
         choice.close()
 
 
+def _allowed_cpus() -> set[int]:
+    try:
+        return set(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return set(range(os.cpu_count() or 1))
+
+
 def _cpu_sample() -> tuple[float, float, float] | None:
-    """(monotonic seconds, CPU seconds the whole machine spent busy, this process's CPU
-    seconds), or None where ``/proc/stat`` cannot be read (not Linux)."""
+    """(monotonic seconds, CPU seconds the cores this process may run on spent busy, this
+    process's CPU seconds), or None where ``/proc/stat`` cannot be read (not Linux)."""
+    allowed = {f"cpu{i}".encode() for i in _allowed_cpus()}
     try:
         with open("/proc/stat", "rb") as f:
-            fields = f.readline().split()
+            lines = [line.split() for line in f if line.startswith(b"cpu")]
         ticks = os.sysconf("SC_CLK_TCK")
     except (OSError, ValueError):
         return None
-    if fields[:1] != [b"cpu"] or len(fields) < 5:
+    busy = 0
+    for fields in lines:
+        if fields[0] in allowed and len(fields) >= 6:
+            values = [int(v) for v in fields[1:9]]
+            busy += sum(values) - values[3] - values[4]  # all but idle and iowait
+    if not busy:
         return None
-    values = [int(v) for v in fields[1:9]]
-    busy = (sum(values) - values[3] - (values[4] if len(values) > 4 else 0)) / ticks
     own = os.times()
-    return time.monotonic(), busy, own.user + own.system
+    return time.monotonic(), busy / ticks, own.user + own.system
 
 
 _START = _cpu_sample()  # the first look covers the process's start (imports, reading data)
@@ -111,7 +122,7 @@ class _SpareCores:
     thread uses: ``cpus - 1 - (machine busy - this process) / wall`` (None: unknown)."""
 
     def __init__(self, most: int) -> None:
-        self.cpus = os.cpu_count() or most
+        self.cpus = len(_allowed_cpus()) or most
         self.last = _START
 
     def __call__(self) -> float | None:

@@ -128,10 +128,20 @@ def test_spare_cores_counts_what_the_other_processes_used(monkeypatch):
     samples = iter([(10.0, 100.0, 5.0), (12.0, 102.5, 6.5)])  # 2 s: 2.5 busy, 1.5 ours
     monkeypatch.setattr(threads, "_cpu_sample", lambda: next(samples))
     monkeypatch.setattr(threads, "_START", None)
-    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(threads, "_allowed_cpus", lambda: {0, 1})
     spare = threads._SpareCores(2)
     assert spare() is None  # no earlier look
     assert spare() == pytest.approx(2 - 1 - 0.5)  # others used half a core
+
+
+def test_cpu_sample_reads_the_cores_this_process_may_use():
+    sample = threads._cpu_sample()
+    if sample is None:
+        pytest.skip("no /proc/stat")
+    wall, busy, own = sample
+    assert busy > 0 and own > 0
+    later = threads._cpu_sample()
+    assert later[0] >= wall and later[1] >= busy and later[2] >= own
 
 
 def test_timed_restores_the_count_and_passes_every_item():
