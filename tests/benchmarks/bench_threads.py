@@ -19,6 +19,11 @@ most 1.05 everywhere, on a quiet machine. The "2 threads" column is the default 
 33's choice (NumPy's OpenBLAS on every core).
 
     python tests/benchmarks/bench_threads.py [--rounds 5] [--epochs 1] [--only quiet|busy]
+    python tests/benchmarks/bench_threads.py --parts [--rounds 5] [--epochs 1] [--only ...]
+
+``--parts`` says what each part of the choice buys, in one process (``train()``, the job's
+``elapsed``): the default (timing, and no two-thread unit while the other processes keep the
+cores busy), timing alone (the idle-core look switched off), one thread, two threads.
 
 Run it from the repository root (PYTHONPATH is set for the children). Timings are reported,
 never asserted; ``uptime`` is printed before and after (the load the figures were taken at).
@@ -101,19 +106,64 @@ def condition(name: str, rounds: int, epochs: int, tmp: Path, evaluated: Path) -
     return result
 
 
+def parts(name: str, rounds: int, epochs: int, tmp: Path) -> dict:
+    """In one process: the job's ``elapsed`` for each way of choosing (see the docstring)."""
+    import io  # noqa: PLC0415 - only for --parts
+
+    from engine.core import threads  # noqa: PLC0415
+    from engine.core.ops import _threads  # noqa: PLC0415
+    from engine.runtime.run import Options  # noqa: PLC0415
+    from engine.runtime.run import train as train_in_process  # noqa: PLC0415
+
+    most, real = _threads.count(), threads.chooser
+    ways = {
+        "default": real,
+        "timing alone": lambda: threads.ThreadChooser(most, spare=lambda: None),
+        "1 thread": lambda: (_threads.set_count(1), None)[1],
+        "2 threads": lambda: (_threads.set_count(2), None)[1],
+    }
+    times: dict[str, list[float]] = {w: [] for w in ways}
+    names = list(ways)
+    try:
+        for r in range(rounds + 1):  # round 0 warms up
+            for way in names[r % 4 :] + names[: r % 4]:
+                _threads.set_count(most)
+                threads.chooser = ways[way]
+                job = tmp / f"parts_{name}_{r}_{names.index(way)}"
+                result = train_in_process(PROJECT, job_dir=job, epochs=epochs, seed=0,
+                                          options=Options(events=io.StringIO()))  # fmt: skip
+                if r:
+                    times[way].append(result.state.elapsed)
+    finally:
+        threads.chooser = real
+        _threads.set_count(most)
+    best = [min(a, b) for a, b in zip(times["1 thread"], times["2 threads"], strict=True)]
+    return {
+        "condition": name,
+        **{w: round(statistics.median(v), 3) for w, v in times.items()},
+        **{
+            f"{w}/best": round(statistics.median([t / b for t, b in zip(v, best, strict=True)]), 3)
+            for w, v in times.items()
+            if w in ("default", "timing alone")
+        },
+    }
+
+
 def main(argv=None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--epochs", type=int, default=1)
     parser.add_argument("--only", choices=("quiet", "busy"))
     parser.add_argument("--burn-s", type=float, default=1800.0, help="the burner's limit")
+    parser.add_argument("--parts", action="store_true", help="what each part buys, in-process")
     args = parser.parse_args(argv)
     print(f"cpus {os.cpu_count()}; {_uptime()}", flush=True)
     results = []
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         evaluated = tmp / "evaluated"
-        train(evaluated, 1, ["--threads", "1"])  # the job evaluate reads; warms the caches
+        if not args.parts:
+            train(evaluated, 1, ["--threads", "1"])  # the job evaluate reads; warms the caches
         for name in ("quiet", "busy"):
             if args.only not in (None, name):
                 continue
@@ -123,7 +173,10 @@ def main(argv=None) -> list[dict]:
                     code = BURNER.format(s=args.burn_s)
                     burner = subprocess.Popen([sys.executable, "-c", code])
                     time.sleep(0.5)
-                results.append(condition(name, args.rounds, args.epochs, tmp, evaluated))
+                if args.parts:
+                    results.append(parts(name, args.rounds, args.epochs, tmp))
+                else:
+                    results.append(condition(name, args.rounds, args.epochs, tmp, evaluated))
             finally:
                 if burner is not None:
                     burner.kill()
