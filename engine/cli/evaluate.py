@@ -1,10 +1,11 @@
-"""``neurocanvas evaluate JOB_DIR [--dataset NAME] [--checkpoint best|last]``: NNC's Evaluate.
+"""``neurocanvas evaluate JOB_DIR [--dataset NAME] [--checkpoint best|last] [--threads N]``.
 
-Runs the job's executors, each batch through every executor in turn as nnabla's ``forward``,
-over a dataset (the first executor's, a dataset link of the project by name, a CSV file or a
-built-in dataset ``builtin:<name>/<split>``) and
-writes ``output_result.csv``, ``confusion_matrix_<var>.csv`` and
-``evaluation.json`` into the job folder (:mod:`engine.runtime.evaluator`).
+NNC's Evaluate. Runs the job's executors, each batch through every executor in turn as nnabla's
+``forward``, over a dataset (the first executor's, a dataset link of the project by name, a CSV
+file or a built-in dataset ``builtin:<name>/<split>``) and writes ``output_result.csv``,
+``confusion_matrix_<var>.csv`` and ``evaluation.json`` into the job folder
+(:mod:`engine.runtime.evaluator`). ``--threads N`` forces a thread count (default: one or every
+core, whichever its first batches find faster: engine/core/threads.py).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import json
 import sys
 
 from engine.cli import UserError
+from engine.cli.train import add_threads_option, force_threads
 from engine.core.messages import text_of
 from engine.core.ops import _jit
 
@@ -43,6 +45,7 @@ def add_parser(
     parser.add_argument("--events", action="store_true",
                         help="a failure is also a JSON error event on stdout (the app shows it "
                         "in its language)")  # fmt: skip
+    add_threads_option(parser)
     return parser
 
 
@@ -57,6 +60,7 @@ def run(args: argparse.Namespace) -> int:
     from engine.core import backend  # noqa: PLC0415
     from engine.runtime.evaluator import evaluate  # noqa: PLC0415
 
+    force_threads(args)
     try:
         backend.set_device(args.device)
         result = evaluate(args.job, dataset=args.dataset, checkpoint=args.checkpoint)

@@ -3,7 +3,7 @@
 ::
 
     neurocanvas train PROJECT [-o JOB_DIR] [--epochs N] [--device cpu|gpu|auto] [--events]
-                              [--seed N] [--loss-scaling dynamic|none]
+                              [--seed N] [--loss-scaling dynamic|none] [--threads N]
     neurocanvas train --resume JOB_DIR [--epochs N] [--events]
     mpirun -n K neurocanvas train PROJECT --distributed [--lr-scaling linear|none] [--lr-warmup E]
 
@@ -62,6 +62,7 @@ def add_parser(
     parser.add_argument("--params", metavar="FILE.npz",
                         help="start from these parameters (fine-tune an imported model, "
                         "neurocanvas import writes <stem>_parameters.npz)")  # fmt: skip
+    add_threads_option(parser)
     parser.add_argument(
         "--distributed",
         action="store_true",
@@ -78,6 +79,28 @@ def add_parser(
                         help="--distributed --lr-scaling linear: reach the scaled rate "
                         "linearly over EPOCHS epochs (default 0)")  # fmt: skip
     return parser
+
+
+def add_threads_option(parser: argparse.ArgumentParser) -> None:
+    """``--threads N``: a forced thread count (also NEUROCANVAS_THREADS=N); without it the
+    engine times one thread against every core and keeps the faster (engine/core/threads.py)."""
+    parser.add_argument("--threads", type=_thread_count, metavar="N",
+                        help="run on N threads (default: one or every core, whichever the "
+                        "first steps find faster, checked again as the run goes)")  # fmt: skip
+
+
+def _thread_count(text: str) -> int:
+    if not text.strip().isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer. Received: {text}")
+    return int(text)
+
+
+def force_threads(args: argparse.Namespace) -> None:
+    """Apply ``--threads N`` if given."""
+    if getattr(args, "threads", None):
+        from engine.core import threads  # noqa: PLC0415
+
+        threads.force(args.threads)
 
 
 def prepare() -> None:
@@ -99,6 +122,7 @@ def run(args: argparse.Namespace) -> int:
 
             return quiet_failure()
         raise
+    force_threads(args)
     try:
         backend.set_device(args.device)
     except backend.DeviceError as exc:

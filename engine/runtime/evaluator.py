@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 import engine.nn as nn
-from engine.core import backend, gpu
+from engine.core import backend, gpu, threads
 from engine.core.autograd import backward
 from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.data import open_dataset
@@ -110,7 +110,9 @@ def evaluate(
     with open_dataset(csv_path, normalize=normalize, cache=True) as data:
         writer = _OutputWriter(job.root, [n for p in programs for n, _ in p.outputs])
         rows = _absolute_rows(data)
-        for start, outputs in run_executors(runs, data, plan.batch_size):
+        # each batch a timed unit: one thread or every core, the faster (engine/core/threads.py)
+        choice = threads.chooser() if backend.device() == "cpu" else None
+        for start, outputs in threads.timed(choice, run_executors(runs, data, plan.batch_size)):
             values = [
                 out[n] for p, out in zip(programs, outputs, strict=True) for n, _ in p.outputs
             ]

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 import engine.nn as nn
-from engine.core import backend, gpu
+from engine.core import backend, gpu, threads
 from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.runtime.events import EventSink
 from engine.runtime.job import typed_fields
@@ -130,12 +130,18 @@ class Trainer:
         self._started = time.monotonic()
         self._call("on_start")
         status = "finished"
+        # one thread or every core, whichever makes the steps faster (engine/core/threads.py)
+        choice = threads.chooser() if backend.device() == "cpu" else None
         try:
             while self.state.iteration < self.session.total_iterations:
                 if self.stop_event.is_set():
                     status = "stopped"
                     break
+                if choice is not None:
+                    choice.begin()
                 self.update()
+                if choice is not None:
+                    choice.end()
                 self._call("on_iteration")
                 if self.state.iteration % self.iter_per_epoch == 0:
                     self.end_epoch()
@@ -144,6 +150,9 @@ class Trainer:
             self._stop_clock()
             self._call("on_error", exc)
             raise
+        finally:
+            if choice is not None:
+                choice.close()
         self._stop_clock()
         self._call("on_end", status)
         return status

@@ -43,6 +43,15 @@ def count() -> int:
     return 1 if blas is None else max(1, blas.num_threads)
 
 
+def set_count(threads: int) -> None:
+    """Run NumPy's BLAS products, and so the kernels, on ``threads`` threads from now on (a few
+    microseconds: OpenBLAS keeps its workers and changes the count it hands work to)."""
+    count()  # finds NumPy's BLAS
+    blas = _state["blas"]
+    if blas is not None:
+        blas.set_num_threads(threads)
+
+
 def _numpy_libs() -> str:
     """The folder holding NumPy's bundled libraries (``numpy.libs`` beside the package, as
     wheels install them; NumPy linked to a system BLAS has none, and any BLAS is taken)."""
