@@ -17,7 +17,7 @@ from typing import Any
 from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtWidgets import QFileDialog, QMenu
 
-from console_app.language import translate
+from console_app.language import error_text, translate
 from engine.export import (
     ExportError,
     Source,
@@ -113,7 +113,9 @@ def export_python_code(
     try:
         export_python(_source(window), out, target)
     except (ExportError, OSError) as exc:
-        window.report_error(translate("ExportActions", "Export Python code: {exc}").format(exc=exc))
+        window.report_error(
+            translate("ExportActions", "Export Python code: {exc}").format(exc=error_text(exc))
+        )
         return None
     window.show_message(
         translate(
@@ -142,14 +144,16 @@ def export_onnx_model(window: Any, path: str | Path | None = None) -> Path | Non
     try:
         export_onnx(_source(window), target)
     except (ExportError, OSError) as exc:
-        window.report_error(translate("ExportActions", "Export ONNX: {exc}").format(exc=exc))
+        window.report_error(
+            translate("ExportActions", "Export ONNX: {exc}").format(exc=error_text(exc))
+        )
         return None
     except ImportError as exc:
         window.report_error(
             translate(
                 "ExportActions",
                 "Export ONNX: {exc}; install the extra: pip install 'neurocanvas[onnx]'",
-            ).format(exc=exc)
+            ).format(exc=error_text(exc))
         )
         return None
     window.show_message(
@@ -208,7 +212,9 @@ def export_nnp_model(window: Any, path: str | Path | None = None) -> Path | None
     try:
         export_nnp(_source(window), target)
     except (ExportError, OSError, ValueError) as exc:
-        window.report_error(translate("ExportActions", "Export NNP: {exc}").format(exc=exc))
+        window.report_error(
+            translate("ExportActions", "Export NNP: {exc}").format(exc=error_text(exc))
+        )
         return None
     window.show_message(
         translate(
@@ -237,7 +243,9 @@ def export_c_source(window: Any, path: str | Path | None = None) -> Path | None:
     try:
         export_c(_source(window), target)
     except (ExportError, OSError) as exc:
-        window.report_error(translate("ExportActions", "Export C source: {exc}").format(exc=exc))
+        window.report_error(
+            translate("ExportActions", "Export C source: {exc}").format(exc=error_text(exc))
+        )
         return None
     window.show_message(
         translate(
@@ -269,7 +277,9 @@ def export_tflite_model(window: Any, path: str | Path | None = None) -> Path | N
     try:
         export_tflite(_source(window), target, force=path is None)
     except (ExportError, OSError) as exc:
-        window.report_error(translate("ExportActions", "Export TFLite: {0}").format(exc))
+        window.report_error(
+            translate("ExportActions", "Export TFLite: {0}").format(error_text(exc))
+        )
         return None
     window.show_message(
         translate(

@@ -14,7 +14,7 @@ from typing import Any
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu
 
-from console_app.language import translate
+from console_app.language import error_text, translate
 from engine.model_import import ImportError_, read_model, save_imported
 
 __all__ = ["IMPORT_FILTER", "add_to_menu", "import_file"]
@@ -58,7 +58,7 @@ def _import(window: Any) -> Path | None:
     try:
         imported = read_model(path)
     except ImportError_ as exc:
-        window.report_error(translate("ImportActions", "Import: {exc}").format(exc=exc))
+        window.report_error(translate("ImportActions", "Import: {exc}").format(exc=error_text(exc)))
         return None
     start = str(path.with_suffix(".ncproj"))
     target, _ = QFileDialog.getSaveFileName(
@@ -72,7 +72,7 @@ def _import(window: Any) -> Path | None:
     try:
         save_imported(imported, target, path)
     except ImportError_ as exc:
-        window.report_error(translate("ImportActions", "Import: {exc}").format(exc=exc))
+        window.report_error(translate("ImportActions", "Import: {exc}").format(exc=error_text(exc)))
         return None
     except OSError as exc:
         window.report_error(

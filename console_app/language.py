@@ -38,19 +38,25 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu, QMessageBox
 
-from engine.core.messages import translated
+from engine.core.messages import text_of, translated
 from engine.package_data import data_folder
 from engine.report import i18n as report_i18n
 from engine.report.i18n import cjk_matplotlib_fonts
 
 __all__ = [
     "CHOICES", "add_language_menu", "compiled_catalogue", "current", "install", "resolve",
-    "shown", "translate",
+    "error_text", "shown", "translate",
 ]  # fmt: skip
 
 # ``translate("Context", "text")``: QCoreApplication.translate under a name short enough to keep
 # call sites on one line; pyside6-lupdate extracts these calls like the long form.
 translate = QCoreApplication.translate
+
+
+def error_text(exc: BaseException) -> str:
+    """An exception's message as the app shows it: in the interface's language when the engine
+    raised it with a marked template (engine/core/messages.py), else its English text."""
+    return shown(text_of(exc))
 
 
 def shown(text: object) -> str:

@@ -379,7 +379,7 @@ class MainWindow(QMainWindow, NetworkActions):
         try:
             document = Document.open(path)
         except ProjectFileError as exc:
-            self.report_error(str(exc))
+            self.report_error(language.error_text(exc))
             return False
         self.set_document(document)
         self.settings.add_recent(document.path)
@@ -452,7 +452,11 @@ class MainWindow(QMainWindow, NetworkActions):
         try:
             document = self.autosaver.recover(recovery)
         except ProjectFileError as exc:
-            self.report_error(self.tr("the autosaved work cannot be read: {exc}").format(exc=exc))
+            self.report_error(
+                self.tr("the autosaved work cannot be read: {exc}").format(
+                    exc=language.error_text(exc)
+                )
+            )
             self.autosaver.drop(recovery)
             return False
         self.set_document(document)
@@ -508,7 +512,7 @@ class MainWindow(QMainWindow, NetworkActions):
         try:
             return what(*args)
         except ModelError as exc:
-            self.show_message(str(exc))
+            self.show_message(language.error_text(exc))
             return None
 
     def undo(self) -> None:

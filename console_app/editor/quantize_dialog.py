@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console_app.language import translate
+from console_app.language import error_text, translate
 from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.formats import ProjectFileError, load_project
 from engine.graph import commands as C
@@ -190,7 +190,7 @@ class QuantizeDialog(QDialog):
                     )
                 )
         except QuantizationError as exc:
-            self.error.setText(str(exc))
+            self.error.setText(error_text(exc))
             return
         super().accept()
 
@@ -250,7 +250,9 @@ def apply(window: Any, dialog: QuantizeDialog) -> str | None:
                     ).format(name=network.name)
                 )
     except (QuantizationError, ProjectFileError, ValueError, OSError) as exc:
-        window.report_error(translate("QuantizeDialog", "Quantize Network: {exc}").format(exc=exc))
+        window.report_error(
+            translate("QuantizeDialog", "Quantize Network: {exc}").format(exc=error_text(exc))
+        )
         return None
     index = project.network_index(source) + 1
     adds = [C.AddNetwork(project, n, index + k) for k, n in enumerate(networks)]

@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.document import Document
-from console_app.language import shown, translate
+from console_app.language import error_text, shown, translate
 from console_app.tabs import search_control
 from engine.core.messages import QT_TRANSLATE_NOOP, text_of
 from engine.graph import commands as C
@@ -344,7 +344,7 @@ class ConfigTab(QWidget):
             self._own_edit = True
             self.document.push(C.SetSectionValue(self.project, self.where, key, text.strip()))
         except ModelError as exc:
-            return self.refuse(str(exc))
+            return self.refuse(error_text(exc))
         finally:
             self._own_edit = False
         self._disable_unused(self.project.section(self.where))

@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.document import Document
-from console_app.language import translate
+from console_app.language import error_text, translate
 from console_app.tabs.create_dataset import CreateDataset
 from console_app.tabs.folder_dataset_dialog import FolderDatasetDialog, FolderDatasetOptions
 from console_app.tabs.table_model import THUMB, CsvTableModel, read_csv_rows
@@ -244,7 +244,9 @@ class DatasetTab(QWidget):
                 rows = data.size
         except (DatasetError, OSError) as exc:
             self.info.setText(
-                translate("DatasetTab", "Cannot read the dataset: {exc}").format(exc=exc)
+                translate("DatasetTab", "Cannot read the dataset: {exc}").format(
+                    exc=error_text(exc)
+                )
             )
             return
         self.dataset_info = {"csv": path, "rows": rows, "variables": variables}
@@ -324,7 +326,9 @@ class DatasetTab(QWidget):
             resolve_uri(d.uri, self.base(), dataset=d.name)
         except (DatasetError, OSError) as exc:
             self.info.setText(
-                translate("DatasetTab", "Cannot generate the dataset: {exc}").format(exc=exc)
+                translate("DatasetTab", "Cannot generate the dataset: {exc}").format(
+                    exc=error_text(exc)
+                )
             )
             return False
         finally:
@@ -370,7 +374,9 @@ class DatasetTab(QWidget):
             )  # fmt: skip
         except (DatasetError, OSError) as exc:
             self.info.setText(
-                translate("DatasetTab", "Cannot create the dataset: {exc}").format(exc=exc)
+                translate("DatasetTab", "Cannot create the dataset: {exc}").format(
+                    exc=error_text(exc)
+                )
             )
             return False
         with self.document.macro(QT_TRANSLATE_NOOP("Commands", "Create dataset from folders")):

@@ -46,7 +46,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console_app.language import translate
+from console_app.language import error_text, translate
 from console_app.settings import AppSettings
 from console_app.tabs.job_runner import JobRunner
 from console_app.tabs.table_model import IMAGE_SUFFIXES, THUMB, CsvTableModel, read_csv_rows
@@ -278,7 +278,7 @@ class PluginPanel(QWidget):
         try:
             filled = row_values(plugin, self.job, row) if row is not None else {}
         except PluginError as exc:
-            self.status.setText(str(exc))
+            self.status.setText(error_text(exc))
             return
         self.dialog_shown = PluginDialog(plugin, filled, self)
         if selection:

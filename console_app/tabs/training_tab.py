@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.document import Document
-from console_app.language import shown, translate
+from console_app.language import error_text, shown, translate
 from console_app.report_action import ReportController
 from console_app.tabs import job_menu
 from console_app.tabs.history_table import (
@@ -276,7 +276,9 @@ class TrainingTab(QWidget, JobDialogs, HistoryRows):
             return write_snapshot(self.document.project, self.document.path, self.jobs_root())
         except (OSError, ProjectFileError, ValueError) as exc:
             self._fail_before_start(
-                translate("TrainingTab", "cannot write the project snapshot: {exc}").format(exc=exc)
+                translate("TrainingTab", "cannot write the project snapshot: {exc}").format(
+                    exc=error_text(exc)
+                )
             )
             return None
 

@@ -82,7 +82,7 @@ def get(name: str) -> Builtin:
     except KeyError:
         raise DatasetError(
             QT_TRANSLATE_NOOP(
-                "Training", "unknown built-in dataset {name}; choose one of {names}"
+                "Problems", "unknown built-in dataset {name}; choose one of {names}"
             ).format(name=repr(name), names=", ".join(BUILTINS))
         ) from None
 
@@ -282,8 +282,11 @@ def _make_idx_set(name: str) -> Maker:
             images = downloads.read_idx_gz(files[f"{stem}-images-idx3-ubyte.gz"])
             labels = downloads.read_idx_gz(files[f"{stem}-labels-idx1-ubyte.gz"])
             if images.ndim != 3 or labels.ndim != 1 or len(images) != len(labels):
-                raise DatasetError(f"{name}: {stem} images {images.shape} and labels "
-                                   f"{labels.shape} do not match")  # fmt: skip
+                raise DatasetError(
+                    QT_TRANSLATE_NOOP(
+                        "Problems", "{name}: {stem} images {shape} and labels {shape2} do not match"
+                    ).format(name=name, stem=stem, shape=images.shape, shape2=labels.shape)
+                )
             cells = write_image_set(folder, split, images[:, None], labels,
                                     _progress(progress, f"{name} {split}"))  # fmt: skip
             write_csv(folder / getattr(spec, split), IMAGE_HEADER, cells)

@@ -156,7 +156,9 @@ class Dataset:
             if v.name == name:
                 return v
         raise DatasetError(
-            f'"{self.path}": no variable {name!r}; the dataset has {", ".join(self.names)}'
+            QT_TRANSLATE_NOOP(
+                "Problems", '"{path}": no variable {name}; the dataset has {names}'
+            ).format(path=self.path, name=repr(name), names=", ".join(self.names))
         )
 
     def select(self, names: Iterable[str] | None) -> tuple[Variable, ...]:
@@ -190,11 +192,12 @@ class Dataset:
         cell = self._table.rows[row][column.index]
         raise DatasetError(
             QT_TRANSLATE_NOOP(
-                "Training", "{where}: {user} reads a class index from 0 to {last} here. "
-                "Received: {cell}"
-            ).format(where=self._table.where(row, column), user=user, last=classes - 1,
-                     cell=repr(cell))
-        )  # fmt: skip
+                "Problems",
+                "{where}: {user} reads a class index from 0 to {value} here. Received: {cell}",
+            ).format(
+                where=self._table.where(row, column), user=user, value=classes - 1, cell=repr(cell)
+            )
+        )
 
     # -- loading ---------------------------------------------------------------------------
 
@@ -331,34 +334,36 @@ class Dataset:
             if _is_number(cell):
                 raise DatasetError(
                     QT_TRANSLATE_NOOP(
-                        "Training", "{where}: expected a file path like the column's first row "
-                        "(line {line}); a column holds numbers or file paths, not both. "
-                        "Received: {cell}"
-                    ).format(where=table.where(r, column), line=table.lines[0], cell=repr(cell))
-                )  # fmt: skip
+                        "Problems",
+                        "{where}: expected a file path like the column's first row (line {lines}); a column holds numbers or file paths, not both. Received: {cell}",  # noqa: E501 - one string for the catalogue
+                    ).format(where=table.where(r, column), lines=table.lines[0], cell=repr(cell))
+                )
             kind = file_kind(cell.strip())
             if kind is None:
                 raise DatasetError(
                     QT_TRANSLATE_NOOP(
-                        "Training", "{where}: {cell} is neither a number nor a file of a "
-                        "supported type ({types})"
-                    ).format(where=table.where(r, column), cell=repr(cell),
-                             types=supported_extensions())
-                )  # fmt: skip
+                        "Problems",
+                        "{where}: {cell} is neither a number nor a file of a supported type ({value})",  # noqa: E501 - one string for the catalogue
+                    ).format(
+                        where=table.where(r, column), cell=repr(cell), value=supported_extensions()
+                    )
+                )
             kinds.setdefault(kind, r)
             if len(kinds) > 1:
                 (k0, r0), (k1, r1) = kinds.items()
                 raise DatasetError(
-                    f"{table.where(r, column)}: a {k1} file in a column of {k0} files (line "
-                    f"{table.lines[r0]}); every sample of a variable must be the same kind of file"
+                    QT_TRANSLATE_NOOP(
+                        "Problems",
+                        "{where}: a {k1} file in a column of {k0} files (line {lines}); every sample of a variable must be the same kind of file",  # noqa: E501 - one string for the catalogue
+                    ).format(where=table.where(r, column), k1=k1, k0=k0, lines=table.lines[r0])
                 )
             resolved, stat = _resolve(folder, cell)
             if stat is None:
                 raise DatasetError(
                     QT_TRANSLATE_NOOP(
-                        "Training", "{where}: file not found: {cell} (looked for {resolved})"
-                    ).format(where=table.where(r, column), cell=cell, resolved=str(resolved))
-                )  # fmt: skip
+                        "Problems", "{where}: file not found: {cell} (looked for {resolved})"
+                    ).format(where=table.where(r, column), cell=cell, resolved=resolved)
+                )
             paths.append(resolved)
             stats[r] = stat
         self._paths[column.variable] = paths
@@ -380,20 +385,37 @@ class Dataset:
         try:
             return load_file(Path(self._paths[name][row]), kind)
         except FileLoadError as exc:
-            raise DatasetError(f"{self._table.where(row, column)}: {exc}") from None
+            raise DatasetError(
+                QT_TRANSLATE_NOOP("Problems", "{where}: {exc}").format(
+                    where=self._table.where(row, column), exc=exc
+                )
+            ) from None
 
     def _load_one(self, v: Variable, row: int) -> np.ndarray:
         arr = self._load_raw(v.name, v.kind, v.columns[0], row)
         if arr.shape != v.shape:
             raise DatasetError(
-                f"{self._table.where(row, v.columns[0])}: shape {_shape(arr.shape)} differs from "
-                f"{_shape(v.shape)} of line {self._table.lines[0]}; every sample of a variable "
-                "must have the same shape"
+                QT_TRANSLATE_NOOP(
+                    "Problems",
+                    "{where}: shape {shape} differs from {first} of line {lines}; every sample of a variable must have the same shape",  # noqa: E501 - one string for the catalogue
+                ).format(
+                    where=self._table.where(row, v.columns[0]),
+                    shape=_shape(arr.shape),
+                    first=_shape(v.shape),
+                    lines=self._table.lines[0],
+                )
             )
         if v.is_image and arr.dtype != np.dtype(v.dtype):
             raise DatasetError(
-                f"{self._table.where(row, v.columns[0])}: a {arr.dtype} image among {v.dtype} "
-                f"images (line {self._table.lines[0]}); convert the images to one bit depth"
+                QT_TRANSLATE_NOOP(
+                    "Problems",
+                    "{where}: a {dtype} image among {dtype2} images (line {lines}); convert the images to one bit depth",  # noqa: E501 - one string for the catalogue
+                ).format(
+                    where=self._table.where(row, v.columns[0]),
+                    dtype=arr.dtype,
+                    dtype2=v.dtype,
+                    lines=self._table.lines[0],
+                )
             )
         return arr
 

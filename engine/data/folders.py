@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, UnidentifiedImageError
 
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.data.errors import DatasetError
 from engine.data.loaders import IMAGE_EXTENSIONS
 from engine.data.progress import Progress
@@ -51,11 +52,23 @@ def create_from_folders(
     """
     source, out = Path(source), Path(out)
     if channel not in CHANNEL_MODES:
-        raise DatasetError(f"channel must be gray or rgb. Received: channel={channel!r}")
+        raise DatasetError(
+            QT_TRANSLATE_NOOP(
+                "Problems", "channel must be gray or rgb. Received: channel={channel}"
+            ).format(channel=repr(channel))
+        )
     if not 0 < ratio <= 1:
-        raise DatasetError(f"the training ratio must be in (0, 1]. Received: ratio={ratio}")
+        raise DatasetError(
+            QT_TRANSLATE_NOOP(
+                "Problems", "the training ratio must be in (0, 1]. Received: ratio={ratio}"
+            ).format(ratio=ratio)
+        )
     if size is not None and (len(size) != 2 or min(size) < 1):
-        raise DatasetError(f"size must be two positive integers (width, height). Received: {size}")
+        raise DatasetError(
+            QT_TRANSLATE_NOOP(
+                "Problems", "size must be two positive integers (width, height). Received: {size}"
+            ).format(size=size)
+        )
     classes = _classes(source)
     _check_output(out)
     created = not out.exists()
@@ -116,11 +129,19 @@ def _row_key(row: tuple[str, int]) -> tuple[int, str]:
 
 def _classes(source: Path) -> list[tuple[str, list[Path]]]:
     if not source.is_dir():
-        raise DatasetError(f'"{source}" is not a folder (expected one sub-folder per class)')
+        raise DatasetError(
+            QT_TRANSLATE_NOOP(
+                "Problems", '"{source}" is not a folder (expected one sub-folder per class)'
+            ).format(source=source)
+        )
     folders = sorted(p for p in source.iterdir() if p.is_dir() and not p.name.startswith("."))
     if not folders:
-        raise DatasetError(f'"{source}" has no sub-folders; put the images of each class into '
-                           "a sub-folder named after the class")  # fmt: skip
+        raise DatasetError(
+            QT_TRANSLATE_NOOP(
+                "Problems",
+                '"{source}" has no sub-folders; put the images of each class into a sub-folder named after the class',  # noqa: E501 - one string for the catalogue
+            ).format(source=source)
+        )
     classes = []
     for folder in folders:
         files = sorted(
@@ -131,8 +152,11 @@ def _classes(source: Path) -> list[tuple[str, list[Path]]]:
             and not any(part.startswith(".") for part in p.relative_to(folder).parts)
         )
         if not files:
-            raise DatasetError(f'class folder "{folder}" holds no images '
-                               f"({' '.join(IMAGE_EXTENSIONS)})")  # fmt: skip
+            raise DatasetError(
+                QT_TRANSLATE_NOOP(
+                    "Problems", 'class folder "{folder}" holds no images ({suffixes})'
+                ).format(folder=folder, suffixes=" ".join(IMAGE_EXTENSIONS))
+            )
         classes.append((folder.name, files))
     return classes
 
@@ -149,15 +173,28 @@ class _Sizer:
             self.size, self.first = img.size, path
         elif img.size != self.size and self.first is not None:
             raise DatasetError(
-                f'"{path}" is {img.size[0]}x{img.size[1]} but "{self.first}" is '
-                f"{self.size[0]}x{self.size[1]}; pass a size to resize every image to"
+                QT_TRANSLATE_NOOP(
+                    "Problems",
+                    '"{path}" is {width}x{height} but "{first}" is {first_width}x{first_height}; pass a size to resize every image to',  # noqa: E501 - one string for the catalogue
+                ).format(
+                    path=path,
+                    width=img.size[0],
+                    height=img.size[1],
+                    first=self.first,
+                    first_width=self.size[0],
+                    first_height=self.size[1],
+                )
             )
         return img if img.size == self.size else img.resize(self.size, Image.Resampling.BICUBIC)
 
 
 def _check_output(out: Path) -> None:
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise DatasetError(f'output folder "{out}" exists and is not empty; choose a new folder')
+        raise DatasetError(
+            QT_TRANSLATE_NOOP(
+                "Problems", 'output folder "{out}" exists and is not empty; choose a new folder'
+            ).format(out=out)
+        )
 
 
 def _convert(
@@ -169,7 +206,11 @@ def _convert(
             opened.seek(0)
             img = opened.convert(CHANNEL_MODES[channel])
     except (UnidentifiedImageError, Image.DecompressionBombError, OSError, ValueError) as exc:
-        raise DatasetError(f'cannot read image "{path}": {exc}') from None
+        raise DatasetError(
+            QT_TRANSLATE_NOOP("Problems", 'cannot read image "{path}": {exc}').format(
+                path=path, exc=exc
+            )
+        ) from None
     img = sizer.fit(img, path)
     stem = "_".join(path.relative_to(class_dir).with_suffix("").parts)
     unique, k = stem, 1

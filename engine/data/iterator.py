@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.data.csv_dataset import Dataset
 from engine.data.errors import DatasetError
 
@@ -67,7 +68,9 @@ class BatchOrder:
     def rows(self, batch: int) -> np.ndarray:
         """The dataset rows of batch number ``batch`` (0-based) of the stream."""
         if self.size == 0:
-            raise DatasetError("the dataset has no rows to draw a batch from")
+            raise DatasetError(
+                QT_TRANSLATE_NOOP("Problems", "the dataset has no rows to draw a batch from")
+            )
         stream = np.arange(batch * self.batch_size, (batch + 1) * self.batch_size, dtype=np.int64)
         epochs, offsets = np.divmod(stream, self.size)
         if not self.shuffle:
@@ -191,19 +194,31 @@ class DataIterator:
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Continue from ``state`` (from :meth:`state_dict`); the next batch is the one it left."""
         if not isinstance(state, dict) or state.get("format") != STATE_FORMAT:
-            raise DatasetError("not a data iterator state (missing format marker)")
+            raise DatasetError(
+                QT_TRANSLATE_NOOP("Problems", "not a data iterator state (missing format marker)")
+            )
         if state.get("version") != STATE_VERSION:
-            raise DatasetError(f"unsupported data iterator state version {state.get('version')!r}")
+            raise DatasetError(
+                QT_TRANSLATE_NOOP(
+                    "Problems", "unsupported data iterator state version {version}"
+                ).format(version=repr(state.get("version")))
+            )
         for key, mine in (("size", self.size), ("batch_size", self.batch_size),
                           ("shuffle", self.shuffle)):  # fmt: skip
             if state.get(key) != mine:
                 raise DatasetError(
-                    f"the saved data iterator has {key}={state.get(key)!r} but this one has "
-                    f"{key}={mine!r}; the dataset or the settings changed since it was saved"
+                    QT_TRANSLATE_NOOP(
+                        "Problems",
+                        "the saved data iterator has {key}={get} but this one has {key2}={mine}; the dataset or the settings changed since it was saved",  # noqa: E501 - one string for the catalogue
+                    ).format(key=key, get=repr(state.get(key)), key2=key, mine=repr(mine))
                 )
         batches, seed = state.get("batches"), state.get("seed")
         if not isinstance(batches, int) or batches < 0 or not isinstance(seed, int) or seed < 0:
-            raise DatasetError("the saved data iterator state has an invalid seed or position")
+            raise DatasetError(
+                QT_TRANSLATE_NOOP(
+                    "Problems", "the saved data iterator state has an invalid seed or position"
+                )
+            )
         self._stop_prefetch()
         self._order = BatchOrder(self.size, self.batch_size, self.shuffle, seed)
         self._batches = batches

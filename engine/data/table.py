@@ -71,24 +71,40 @@ def read_table(path: str | Path) -> Table:
     try:
         data = path.read_bytes()
     except FileNotFoundError:
-        raise DatasetError(f'dataset CSV not found: "{path}"') from None
+        raise DatasetError(
+            QT_TRANSLATE_NOOP("Problems", 'dataset CSV not found: "{path}"').format(path=path)
+        ) from None
     except OSError as exc:
-        raise DatasetError(f'cannot read dataset CSV "{path}": {exc.strerror or exc}') from None
+        raise DatasetError(
+            QT_TRANSLATE_NOOP("Problems", 'cannot read dataset CSV "{path}": {value}').format(
+                path=path, value=exc.strerror or exc
+            )
+        ) from None
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise DatasetError(
-            f'"{path}", line {line}: the file is not UTF-8 text; save it as UTF-8 '
-            "(NNC dataset CSVs are UTF-8)"
+            QT_TRANSLATE_NOOP(
+                "Problems",
+                '"{path}", line {line}: the file is not UTF-8 text; save it as UTF-8 (NNC dataset CSVs are UTF-8)',  # noqa: E501 - one string for the catalogue
+            ).format(path=path, line=line)
         ) from None
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
         header, rows, lines = _read_rows(reader)
     except csv.Error as exc:
-        raise DatasetError(f'"{path}", line {reader.line_num}: malformed CSV: {exc}') from None
+        raise DatasetError(
+            QT_TRANSLATE_NOOP("Problems", '"{path}", line {line}: malformed CSV: {exc}').format(
+                path=path, line=reader.line_num, exc=exc
+            )
+        ) from None
     if header is None:
-        raise DatasetError(f'"{path}": the file is empty; the first line must be the header')
+        raise DatasetError(
+            QT_TRANSLATE_NOOP(
+                "Problems", '"{path}": the file is empty; the first line must be the header'
+            ).format(path=path)
+        )
     table = Table(path, tuple(header), (), rows, lines)
     variables = _parse_header(table, header)
     _check_widths(table, len(header))
@@ -118,8 +134,10 @@ def _check_widths(table: Table, width: int) -> None:
     for r, row in enumerate(table.rows):
         if len(row) != width:
             raise DatasetError(
-                f"{table.where(r)}: {len(row)} cells, but the header has {width} columns "
-                "(a comma inside a value needs quotes)"
+                QT_TRANSLATE_NOOP(
+                    "Problems",
+                    "{where}: {len_row} cells, but the header has {width} columns (a comma inside a value needs quotes)",  # noqa: E501 - one string for the catalogue
+                ).format(where=table.where(r), len_row=len(row), width=width)
             )
 
 
@@ -130,7 +148,11 @@ def _parse_header(table: Table, header: list[str]) -> tuple[tuple[str, tuple[Col
         text = cell.strip()
         where = f'"{table.path}", line 1, column {index + 1}'
         if not text:
-            raise DatasetError(f"{where}: empty header cell; every column needs a variable name")
+            raise DatasetError(
+                QT_TRANSLATE_NOOP(
+                    "Problems", "{where}: empty header cell; every column needs a variable name"
+                ).format(where=where)
+            )
         if text.startswith("#"):
             continue
         column = _parse_header_cell(text, index, where)
@@ -138,7 +160,11 @@ def _parse_header(table: Table, header: list[str]) -> tuple[tuple[str, tuple[Col
         groups.setdefault(column.variable, []).append(column)
         previous = column
     if not groups:
-        raise DatasetError(f'"{table.path}", line 1: the header names no variable')
+        raise DatasetError(
+            QT_TRANSLATE_NOOP("Problems", '"{path}", line 1: the header names no variable').format(
+                path=table.path
+            )
+        )
     return tuple((name, tuple(columns)) for name, columns in groups.items())
 
 
@@ -146,13 +172,19 @@ def _parse_header_cell(text: str, index: int, where: str) -> Column:
     name_index, colon, label = text.partition(":")
     name, sep, element_text = name_index.partition("__")
     if not name:
-        raise DatasetError(f"{where} ({text}): no variable name before ':' or '__'")
+        raise DatasetError(
+            QT_TRANSLATE_NOOP(
+                "Problems", "{where} ({text}): no variable name before ':' or '__'"
+            ).format(where=where, text=text)
+        )
     element = None
     if sep:
         if not element_text.isdigit():
             raise DatasetError(
-                f"{where} ({text}): the text after '__' must be an element index 0, 1, ...; "
-                f"Received: {element_text!r}"
+                QT_TRANSLATE_NOOP(
+                    "Problems",
+                    "{where} ({text}): the text after '__' must be an element index 0, 1, ...; Received: {element_text}",  # noqa: E501 - one string for the catalogue
+                ).format(where=where, text=text, element_text=repr(element_text))
             )
         element = int(element_text)
     return Column(index, text, name, element, label if colon else None)
@@ -165,26 +197,43 @@ def _check_grouping(
     if column.element is None:
         if seen is not None:
             raise DatasetError(
-                f"{where} ({column.header}): variable {column.variable!r} "
-                f"appears twice (also column {seen[0].index + 1})"
+                QT_TRANSLATE_NOOP(
+                    "Problems",
+                    "{where} ({header}): variable {variable} appears twice (also column {value})",
+                ).format(
+                    where=where,
+                    header=column.header,
+                    variable=repr(column.variable),
+                    value=seen[0].index + 1,
+                )
             )
         return
     if seen is None:
         expected = 0
     elif seen[0].element is None:
         raise DatasetError(
-            f"{where} ({column.header}): variable {column.variable!r} is already "
-            f"a whole column (column {seen[0].index + 1})"
+            QT_TRANSLATE_NOOP(
+                "Problems",
+                "{where} ({header}): variable {variable} is already a whole column (column {value})",  # noqa: E501 - one string for the catalogue
+            ).format(
+                where=where,
+                header=column.header,
+                variable=repr(column.variable),
+                value=seen[0].index + 1,
+            )
         )
     elif previous is None or previous.variable != column.variable:
         raise DatasetError(
-            f"{where} ({column.header}): the element columns of "
-            f"{column.variable!r} must be adjacent"
+            QT_TRANSLATE_NOOP(
+                "Problems", "{where} ({header}): the element columns of {variable} must be adjacent"
+            ).format(where=where, header=column.header, variable=repr(column.variable))
         )
     else:
         expected = len(seen)
     if column.element != expected:
         raise DatasetError(
-            f"{where} ({column.header}): expected {column.variable}__{expected}; "
-            f"element columns are numbered 0, 1, ... in order"
+            QT_TRANSLATE_NOOP(
+                "Problems",
+                "{where} ({header}): expected {variable}__{expected}; element columns are numbered 0, 1, ... in order",  # noqa: E501 - one string for the catalogue
+            ).format(where=where, header=column.header, variable=column.variable, expected=expected)
         )

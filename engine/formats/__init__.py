@@ -10,6 +10,15 @@ from __future__ import annotations
 
 import os
 
+from engine.core.messages import QT_TRANSLATE_NOOP
+
+# The file's place first; the message is often a template of its own (engine/core/messages.py).
+_IN_FILE = QT_TRANSLATE_NOOP("Problems", "{path}{section}: {message}")
+_AT_LINE = QT_TRANSLATE_NOOP("Problems", "{path}, line {line}{section}: {message}")
+_AT_COLUMN = QT_TRANSLATE_NOOP(
+    "Problems", "{path}, line {line}, column {column}{section}: {message}"
+)
+
 
 class ProjectFileError(ValueError):
     """A project file that cannot be read or written; the message names file, line, section."""
@@ -28,12 +37,15 @@ class ProjectFileError(ValueError):
         self.column = column
         self.section = section
         self.detail = message
-        where = [self.path or "<project>"]
-        if line is not None:
-            where.append(f"line {line}" + (f", column {column}" if column is not None else ""))
-        if section is not None:
-            where.append(f"[{section}]")
-        super().__init__(f"{', '.join(where)}: {message}")
+        place = {"path": self.path or "<project>", "message": message,
+                 "section": "" if section is None else f", [{section}]"}  # fmt: skip
+        if line is not None and column is not None:
+            text = _AT_COLUMN.format(line=line, column=column, **place)
+        elif line is not None:
+            text = _AT_LINE.format(line=line, **place)
+        else:
+            text = _IN_FILE.format(**place)
+        super().__init__(text)
 
 
 from engine.formats.detect import load_project, save_project  # noqa: E402  (needs the error above)

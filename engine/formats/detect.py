@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.formats import ProjectFileError, native, sdcproj
 from engine.graph.project import Project
 
@@ -33,16 +34,21 @@ def load_project(path: str | os.PathLike[str]) -> Project:
     try:
         data = Path(path).read_bytes()
     except IsADirectoryError:
-        raise ProjectFileError(path, "is a folder, not a project file") from None
+        raise ProjectFileError(
+            path, QT_TRANSLATE_NOOP("Problems", "is a folder, not a project file")
+        ) from None
     except OSError as exc:
-        raise ProjectFileError(path, f"cannot read: {exc.strerror or exc}") from None
+        raise ProjectFileError(
+            path,
+            QT_TRANSLATE_NOOP("Problems", "cannot read: {value}").format(value=exc.strerror or exc),
+        ) from None
     kind = sniff(data)
     if kind == "native":
         return native.parse_native(data, path)
     if kind == "sdcproj":
         return sdcproj.parse_sdcproj(data, path)
     if not data.strip():
-        raise ProjectFileError(path, "the file is empty")
+        raise ProjectFileError(path, QT_TRANSLATE_NOOP("Problems", "the file is empty"))
     # Unrecognised content: the extension's parser gives the most precise message (line/column).
     suffix = Path(path).suffix.lower()
     if suffix in SDCPROJ_SUFFIXES:
@@ -50,7 +56,10 @@ def load_project(path: str | os.PathLike[str]) -> Project:
     if suffix == NATIVE_SUFFIX:
         return native.parse_native(data, path)
     raise ProjectFileError(
-        path, "not a NeuroCanvas project (.ncproj JSON) or an NNC project (.sdcproj INI)"
+        path,
+        QT_TRANSLATE_NOOP(
+            "Problems", "not a NeuroCanvas project (.ncproj JSON) or an NNC project (.sdcproj INI)"
+        ),
     )
 
 

@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from engine.core.atomic import atomic_write_bytes, write_error_detail
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.formats import ProjectFileError
 from engine.graph import config as cfg
 from engine.graph.project import Layer, Link, ModelError, Network, Project, RawSection, SdcprojHints
@@ -158,17 +159,27 @@ def parse_native(data: bytes | str, path: str | os.PathLike[str] | None = None) 
         try:
             data = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
-            raise ProjectFileError(path, f"not UTF-8 text (byte {exc.start})") from None
+            raise ProjectFileError(
+                path,
+                QT_TRANSLATE_NOOP("Problems", "not UTF-8 text (byte {start})").format(
+                    start=exc.start
+                ),
+            ) from None
     try:
         doc = json.loads(data, object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise ProjectFileError(
-            path, f"invalid JSON: {exc.msg}", line=exc.lineno, column=exc.colno
+            path,
+            QT_TRANSLATE_NOOP("Problems", "invalid JSON: {msg}").format(msg=exc.msg),
+            line=exc.lineno,
+            column=exc.colno,
         ) from None
     except _Bad as exc:
         raise ProjectFileError(path, str(exc)) from None
     except RecursionError:
-        raise ProjectFileError(path, "invalid JSON: nested too deeply") from None
+        raise ProjectFileError(
+            path, QT_TRANSLATE_NOOP("Problems", "invalid JSON: nested too deeply")
+        ) from None
     try:
         return from_dict(doc)
     except _Bad as exc:
@@ -181,7 +192,10 @@ def read_native(path: str | os.PathLike[str]) -> Project:
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
-        raise ProjectFileError(path, f"cannot read: {exc.strerror or exc}") from None
+        raise ProjectFileError(
+            path,
+            QT_TRANSLATE_NOOP("Problems", "cannot read: {value}").format(value=exc.strerror or exc),
+        ) from None
     return parse_native(data, path)
 
 

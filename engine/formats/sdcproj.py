@@ -23,6 +23,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.formats import ProjectFileError
 from engine.graph import config as cfg
 from engine.graph.project import Layer, Link, ModelError, Network, Project, RawSection
@@ -58,7 +59,9 @@ def decode(data: bytes, path: str | None = None) -> tuple[str, Hints]:
     if bom:
         data = data[3:]
     if b"\x00" in data:
-        raise ProjectFileError(path, "not a text file (it contains NUL bytes)")
+        raise ProjectFileError(
+            path, QT_TRANSLATE_NOOP("Problems", "not a text file (it contains NUL bytes)")
+        )
     for encoding in ENCODINGS:
         try:
             text = data.decode(encoding)
@@ -66,7 +69,9 @@ def decode(data: bytes, path: str | None = None) -> tuple[str, Hints]:
         except UnicodeDecodeError:
             continue
     else:  # cp1252 leaves five bytes undefined; such a file is not NNC's
-        raise ProjectFileError(path, "not a text file in UTF-8, cp932 or cp1252")
+        raise ProjectFileError(
+            path, QT_TRANSLATE_NOOP("Problems", "not a text file in UTF-8, cp932 or cp1252")
+        )
     crlf = text.count("\r\n")
     hints = Hints(
         newline="\r\n" if crlf and crlf >= text.count("\n") - crlf else "\n",
@@ -88,12 +93,20 @@ def parse_ini(text: str, path: str | None = None) -> list[_Section]:
         if line.startswith("["):
             name = line.rstrip()
             if not name.endswith("]") or len(name) < 3 or "]" in name[1:-1]:
-                raise ProjectFileError(path, f"bad section header {line[:60]!r}", line=number)
+                raise ProjectFileError(
+                    path,
+                    QT_TRANSLATE_NOOP("Problems", "bad section header {line}").format(
+                        line=repr(line[:60])
+                    ),
+                    line=number,
+                )
             name = name[1:-1]
             if name in seen:
                 raise ProjectFileError(
                     path,
-                    f"section [{name}] appears twice (first on line {seen[name]})",
+                    QT_TRANSLATE_NOOP(
+                        "Problems", "section [{name}] appears twice (first on line {seen})"
+                    ).format(name=name, seen=seen[name]),
                     line=number,
                 )
             seen[name] = number
@@ -102,22 +115,27 @@ def parse_ini(text: str, path: str | None = None) -> list[_Section]:
             continue
         if current is None:
             raise ProjectFileError(
-                path, f"expected a [Section] header. Received: {line[:60]!r}", line=number
+                path,
+                QT_TRANSLATE_NOOP(
+                    "Problems", "expected a [Section] header. Received: {line}"
+                ).format(line=repr(line[:60])),
+                line=number,
             )
         key, sep, value = line.partition("=")
         if not sep or not key:
             raise ProjectFileError(
                 path,
-                f"expected Key=Value. Received: {line[:60]!r}",
+                QT_TRANSLATE_NOOP("Problems", "expected Key=Value. Received: {line}").format(
+                    line=repr(line[:60])
+                ),
                 line=number,
                 section=current.name,
             )
         if key in current.keys:
             first = current.keys[key][1]
-            raise ProjectFileError(
-                path, f"key {key} appears twice (first on line {first})", line=number,
-                section=current.name,
-            )  # fmt: skip
+            twice = QT_TRANSLATE_NOOP("Problems", "key {key} appears twice (first on line {first})")
+            raise ProjectFileError(path, twice.format(key=key, first=first), line=number,
+                                   section=current.name)  # fmt: skip
         current.keys[key] = (value, number)
     return sections
 
@@ -193,7 +211,9 @@ def parse_sdcproj(data: bytes | str, path: str | os.PathLike[str] | None = None)
         text = text[1:]
     reader = _Reader(parse_ini(text, path), path)
     if not reader.order:
-        raise ProjectFileError(path, "empty file: no [Section] found")
+        raise ProjectFileError(
+            path, QT_TRANSLATE_NOOP("Problems", "empty file: no [Section] found")
+        )
     networks, explicit_global = _read_networks(reader)
     hints = replace(hints, global_section=explicit_global, absent=_absent(reader))
     settings = _read_settings(reader)
@@ -211,7 +231,10 @@ def read_sdcproj(path: str | os.PathLike[str]) -> Project:
     try:
         data = Path(path).read_bytes()
     except OSError as exc:
-        raise ProjectFileError(path, f"cannot read: {exc.strerror or exc}") from None
+        raise ProjectFileError(
+            path,
+            QT_TRANSLATE_NOOP("Problems", "cannot read: {value}").format(value=exc.strerror or exc),
+        ) from None
     return parse_sdcproj(data, path)
 
 
@@ -399,7 +422,11 @@ def dumps_sdcproj(project: Project) -> str:
             bad = "\n" in line or "\r" in line or "\x00" in line
             if bad or "=" in key or not key or key[0] in ";[":
                 raise ProjectFileError(
-                    None, f"cannot write key {key!r} = {value!r}: not one INI line", section=name
+                    None,
+                    QT_TRANSLATE_NOOP(
+                        "Problems", "cannot write key {key} = {value}: not one INI line"
+                    ).format(key=repr(key), value=repr(value)),
+                    section=name,
                 )
             lines.append(line)
     text = hints.newline.join(lines) + (hints.newline if hints.final_newline else "")

@@ -52,7 +52,7 @@
         <translation>ネットワーク {name} の複製</translation>
     </message>
     <message>
-        <location filename="../../console_app/editor/quantize_dialog.py" line="+258"/>
+        <location filename="../../console_app/editor/quantize_dialog.py" line="+260"/>
         <source>Quantize network {name}</source>
         <translation>ネットワーク {name} の量子化</translation>
     </message>
@@ -62,7 +62,7 @@
         <translation>削除</translation>
     </message>
     <message>
-        <location filename="../../console_app/main_window.py" line="+560"/>
+        <location filename="../../console_app/main_window.py" line="+564"/>
         <source>Arrange Layers</source>
         <translation>レイヤーの整列</translation>
     </message>
@@ -72,12 +72,12 @@
         <translation>ソルバー {solver} の設定</translation>
     </message>
     <message>
-        <location filename="../../console_app/tabs/dataset_tab.py" line="+340"/>
+        <location filename="../../console_app/tabs/dataset_tab.py" line="+344"/>
         <source>Use built-in dataset {name}</source>
         <translation>組み込みデータセット {name} の使用</translation>
     </message>
     <message>
-        <location line="+36"/>
+        <location line="+38"/>
         <source>Create dataset from folders</source>
         <translation>フォルダーからのデータセット作成</translation>
     </message>
@@ -296,7 +296,7 @@
 <context>
     <name>DatasetTab</name>
     <message>
-        <location filename="../../console_app/tabs/dataset_tab.py" line="-324"/>
+        <location filename="../../console_app/tabs/dataset_tab.py" line="-330"/>
         <source>Shuffle</source>
         <translation>Shuffle</translation>
     </message>
@@ -396,7 +396,7 @@
         <translation>データセットを読み込めません: {exc}</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+7"/>
         <source>CSV: {path}    rows: {rows}</source>
         <translation>CSV: {path}    行数: {rows}</translation>
     </message>
@@ -426,7 +426,7 @@
         <translation>データセットを生成できません: {exc}</translation>
     </message>
     <message>
-        <location line="+46"/>
+        <location line="+48"/>
         <source>Cannot create the dataset: {exc}</source>
         <translation>データセットを作成できません: {exc}</translation>
     </message>
@@ -646,12 +646,12 @@
         <translation>Python (*.py)</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>Export Python code: {exc}</source>
         <translation>Python コードのエクスポート: {exc}</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>Exported {out}: {UNTRAINED}; a trained model: right-click its job in TRAINING &gt; Export Python code...</source>
         <translation>{out} をエクスポートしました: {UNTRAINED}。学習済みモデルは、学習タブでジョブを右クリック &gt; Python コードをエクスポート...</translation>
     </message>
@@ -666,12 +666,12 @@
         <translation>ONNX (*.onnx)</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>Export ONNX: {exc}</source>
         <translation>ONNX のエクスポート: {exc}</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+5"/>
         <source>Export ONNX: {exc}; install the extra: pip install &apos;neurocanvas[onnx]&apos;</source>
         <translation>ONNX のエクスポート: {exc}。追加パッケージをインストールしてください: pip install &apos;neurocanvas[onnx]&apos;</translation>
     </message>
@@ -706,12 +706,12 @@
         <translation>NNP (*.nnp)</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>Export NNP: {exc}</source>
         <translation>NNP のエクスポート: {exc}</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>Exported {target}: {UNTRAINED}; a trained model: its job folder&apos;s results.nnp</source>
         <translation>{target} をエクスポートしました: {UNTRAINED}。学習済みモデルはジョブフォルダの results.nnp です</translation>
     </message>
@@ -726,12 +726,12 @@
         <translation>フォルダ (*)</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+10"/>
         <source>Export C source: {exc}</source>
         <translation>C ソースのエクスポート: {exc}</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>Exported {target} (model.c, parameters.c, main.c, Makefile): {UNTRAINED}; a trained model: right-click its job in TRAINING &gt; Export C source...</source>
         <translation>{target} をエクスポートしました (model.c, parameters.c, main.c, Makefile): {UNTRAINED}。学習済みモデルは、学習タブでジョブを右クリック &gt; C ソースをエクスポート...</translation>
     </message>
@@ -746,12 +746,12 @@
         <translation>TensorFlow Lite (*.tflite)</translation>
     </message>
     <message>
-        <location line="+8"/>
+        <location line="+9"/>
         <source>Export TFLite: {0}</source>
         <translation>TFLite のエクスポート: {0}</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>Exported {0}: {1}; a trained model: right-click its job in TRAINING &gt; Export TFLite...</source>
         <translation>{0} をエクスポートしました: {1}。学習済みモデルは「学習」タブでジョブを右クリックし、TFLite のエクスポート... を選んでください</translation>
     </message>
@@ -1133,7 +1133,7 @@
 <context>
     <name>Language</name>
     <message>
-        <location filename="../../console_app/language.py" line="+64"/>
+        <location filename="../../console_app/language.py" line="+70"/>
         <source>English</source>
         <translation>English</translation>
     </message>
@@ -1166,7 +1166,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../console_app/main_window.py" line="-509"/>
+        <location filename="../../console_app/main_window.py" line="-513"/>
         <source>EDIT</source>
         <translation>編集</translation>
     </message>
@@ -1432,12 +1432,12 @@
         <translation>{path} を保存しました</translation>
     </message>
     <message>
-        <location line="+32"/>
+        <location line="+33"/>
         <source>the autosaved work cannot be read: {exc}</source>
         <translation>自動保存した作業を読み込めません: {exc}</translation>
     </message>
     <message>
-        <location line="+4"/>
+        <location line="+7"/>
         <source>Recovered the autosaved work; save it to keep it</source>
         <translation>自動保存した作業を復元しました。残すには保存してください</translation>
     </message>
@@ -2179,6 +2179,298 @@
         <translation>{where}: 1 行の文字列が必要です。入力値: {value}</translation>
     </message>
     <message>
+        <location filename="../../engine/data/builtin.py" line="+84"/>
+        <source>unknown built-in dataset {name}; choose one of {names}</source>
+        <translation>不明な組み込みデータセット {name} です。{names} から選んでください</translation>
+    </message>
+    <message>
+        <location line="+202"/>
+        <source>{name}: {stem} images {shape} and labels {shape2} do not match</source>
+        <translation>{name}: {stem} の画像 {shape} とラベル {shape2} が一致しません</translation>
+    </message>
+    <message>
+        <location filename="../../engine/data/csv_dataset.py" line="+159"/>
+        <source>&quot;{path}&quot;: no variable {name}; the dataset has {names}</source>
+        <translation>&quot;{path}&quot;: 変数 {name} がありません。データセットの変数は {names} です</translation>
+    </message>
+    <message>
+        <location line="+35"/>
+        <source>{where}: {user} reads a class index from 0 to {value} here. Received: {cell}</source>
+        <translation>{where}: {user} はここで 0 から {value} のクラス番号を読みます。入力値: {cell}</translation>
+    </message>
+    <message>
+        <location line="+142"/>
+        <source>{where}: expected a file path like the column&apos;s first row (line {lines}); a column holds numbers or file paths, not both. Received: {cell}</source>
+        <translation>{where}: 列の最初の行（{lines} 行目）と同じくファイルパスが必要です。1 つの列には数値かファイルパスのどちらかだけを入れます。入力値: {cell}</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>{where}: {cell} is neither a number nor a file of a supported type ({value})</source>
+        <translation>{where}: {cell} は数値でも対応する種類のファイル（{value}）でもありません</translation>
+    </message>
+    <message>
+        <location line="+11"/>
+        <source>{where}: a {k1} file in a column of {k0} files (line {lines}); every sample of a variable must be the same kind of file</source>
+        <translation>{where}: {k0} ファイルの列に {k1} ファイルがあります（{lines} 行目）。変数のサンプルはすべて同じ種類のファイルでなければなりません</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>{where}: file not found: {cell} (looked for {resolved})</source>
+        <translation>{where}: ファイルが見つかりません: {cell}（探した場所: {resolved}）</translation>
+    </message>
+    <message>
+        <location line="+26"/>
+        <source>{where}: {exc}</source>
+        <translation>{where}: {exc}</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>{where}: shape {shape} differs from {first} of line {lines}; every sample of a variable must have the same shape</source>
+        <translation>{where}: サイズ {shape} が {lines} 行目の {first} と異なります。変数のサンプルはすべて同じサイズでなければなりません</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>{where}: a {dtype} image among {dtype2} images (line {lines}); convert the images to one bit depth</source>
+        <translation>{where}: {dtype2} の画像の中に {dtype} の画像があります（{lines} 行目）。画像のビット深度をそろえてください</translation>
+    </message>
+    <message>
+        <location filename="../../engine/data/folders.py" line="+56"/>
+        <source>channel must be gray or rgb. Received: channel={channel}</source>
+        <translation>channel は gray か rgb でなければなりません。入力値: channel={channel}</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>the training ratio must be in (0, 1]. Received: ratio={ratio}</source>
+        <translation>学習データの割合は (0, 1] の範囲でなければなりません。入力値: ratio={ratio}</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>size must be two positive integers (width, height). Received: {size}</source>
+        <translation>size は 2 つの正の整数（幅, 高さ）でなければなりません。入力値: {size}</translation>
+    </message>
+    <message>
+        <location line="+65"/>
+        <source>&quot;{source}&quot; is not a folder (expected one sub-folder per class)</source>
+        <translation>&quot;{source}&quot; はフォルダーではありません（クラスごとに 1 つのサブフォルダーが必要です）</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>&quot;{source}&quot; has no sub-folders; put the images of each class into a sub-folder named after the class</source>
+        <translation>&quot;{source}&quot; にサブフォルダーがありません。各クラスの画像をクラス名のサブフォルダーに入れてください</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>class folder &quot;{folder}&quot; holds no images ({suffixes})</source>
+        <translation>クラスのフォルダー &quot;{folder}&quot; に画像（{suffixes}）がありません</translation>
+    </message>
+    <message>
+        <location line="+20"/>
+        <source>&quot;{path}&quot; is {width}x{height} but &quot;{first}&quot; is {first_width}x{first_height}; pass a size to resize every image to</source>
+        <translation>&quot;{path}&quot; は {width}x{height} ですが &quot;{first}&quot; は {first_width}x{first_height} です。すべての画像をリサイズするサイズを指定してください</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <source>output folder &quot;{out}&quot; exists and is not empty; choose a new folder</source>
+        <translation>出力フォルダー &quot;{out}&quot; は既にあり、空ではありません。新しいフォルダーを選んでください</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>cannot read image &quot;{path}&quot;: {exc}</source>
+        <translation>画像 &quot;{path}&quot; を読み込めません: {exc}</translation>
+    </message>
+    <message>
+        <location filename="../../engine/data/iterator.py" line="+72"/>
+        <source>the dataset has no rows to draw a batch from</source>
+        <translation>データセットにバッチを作る行がありません</translation>
+    </message>
+    <message>
+        <location line="+126"/>
+        <source>not a data iterator state (missing format marker)</source>
+        <translation>データイテレーターの状態ではありません（形式の印がありません）</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>unsupported data iterator state version {version}</source>
+        <translation>対応していないデータイテレーターの状態のバージョン {version} です</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>the saved data iterator has {key}={get} but this one has {key2}={mine}; the dataset or the settings changed since it was saved</source>
+        <translation>保存したデータイテレーターは {key}={get} ですが、今のものは {key2}={mine} です。保存後にデータセットか設定が変わりました</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>the saved data iterator state has an invalid seed or position</source>
+        <translation>保存したデータイテレーターの状態のシードか位置が不正です</translation>
+    </message>
+    <message>
+        <location filename="../../engine/data/table.py" line="+75"/>
+        <source>dataset CSV not found: &quot;{path}&quot;</source>
+        <translation>データセットの CSV が見つかりません: &quot;{path}&quot;</translation>
+    </message>
+    <message>
+        <location line="+4"/>
+        <source>cannot read dataset CSV &quot;{path}&quot;: {value}</source>
+        <translation>データセットの CSV &quot;{path}&quot; を読み込めません: {value}</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>&quot;{path}&quot;, line {line}: the file is not UTF-8 text; save it as UTF-8 (NNC dataset CSVs are UTF-8)</source>
+        <translation>&quot;{path}&quot;、{line} 行目: ファイルが UTF-8 のテキストではありません。UTF-8 で保存してください（NNC のデータセット CSV は UTF-8 です）</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>&quot;{path}&quot;, line {line}: malformed CSV: {exc}</source>
+        <translation>&quot;{path}&quot;、{line} 行目: CSV の形式が不正です: {exc}</translation>
+    </message>
+    <message>
+        <location line="+6"/>
+        <source>&quot;{path}&quot;: the file is empty; the first line must be the header</source>
+        <translation>&quot;{path}&quot;: ファイルが空です。1 行目はヘッダーでなければなりません</translation>
+    </message>
+    <message>
+        <location line="+33"/>
+        <source>{where}: {len_row} cells, but the header has {width} columns (a comma inside a value needs quotes)</source>
+        <translation>{where}: セルが {len_row} 個ですが、ヘッダーの列は {width} 個です（値の中のカンマは引用符で囲みます）</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>{where}: empty header cell; every column needs a variable name</source>
+        <translation>{where}: ヘッダーのセルが空です。すべての列に変数名が必要です</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>&quot;{path}&quot;, line 1: the header names no variable</source>
+        <translation>&quot;{path}&quot;、1 行目: ヘッダーに変数名がありません</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>{where} ({text}): no variable name before &apos;:&apos; or &apos;__&apos;</source>
+        <translation>{where}（{text}）: &apos;:&apos; または &apos;__&apos; の前に変数名がありません</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>{where} ({text}): the text after &apos;__&apos; must be an element index 0, 1, ...; Received: {element_text}</source>
+        <translation>{where}（{text}）: &apos;__&apos; の後は要素番号 0, 1, ... でなければなりません。入力値: {element_text}</translation>
+    </message>
+    <message>
+        <location line="+16"/>
+        <source>{where} ({header}): variable {variable} appears twice (also column {value})</source>
+        <translation>{where}（{header}）: 変数 {variable} が 2 回現れます（列 {value} にも）</translation>
+    </message>
+    <message>
+        <location line="+15"/>
+        <source>{where} ({header}): variable {variable} is already a whole column (column {value})</source>
+        <translation>{where}（{header}）: 変数 {variable} は既に 1 つの列全体です（列 {value}）</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>{where} ({header}): the element columns of {variable} must be adjacent</source>
+        <translation>{where}（{header}）: {variable} の要素の列は隣り合っていなければなりません</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>{where} ({header}): expected {variable}__{expected}; element columns are numbered 0, 1, ... in order</source>
+        <translation>{where}（{header}）: {variable}__{expected} が必要です。要素の列は 0, 1, ... の順に番号を付けます</translation>
+    </message>
+    <message>
+        <location filename="../../engine/formats/__init__.py" line="+16"/>
+        <source>{path}{section}: {message}</source>
+        <translation>{path}{section}: {message}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}, line {line}{section}: {message}</source>
+        <translation>{path}、{line} 行目{section}: {message}</translation>
+    </message>
+    <message>
+        <location line="+1"/>
+        <source>{path}, line {line}, column {column}{section}: {message}</source>
+        <translation>{path}、{line} 行目 {column} 列{section}: {message}</translation>
+    </message>
+    <message>
+        <location filename="../../engine/formats/detect.py" line="+38"/>
+        <source>is a folder, not a project file</source>
+        <translation>フォルダーです（プロジェクトファイルではありません）</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <location filename="../../engine/formats/native.py" line="+197"/>
+        <location filename="../../engine/formats/sdcproj.py" line="+236"/>
+        <source>cannot read: {value}</source>
+        <translation>読み込めません: {value}</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>the file is empty</source>
+        <translation>ファイルが空です</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>not a NeuroCanvas project (.ncproj JSON) or an NNC project (.sdcproj INI)</source>
+        <translation>NeuroCanvas のプロジェクト（.ncproj JSON）でも NNC のプロジェクト（.sdcproj INI）でもありません</translation>
+    </message>
+    <message>
+        <location filename="../../engine/formats/native.py" line="-33"/>
+        <source>not UTF-8 text (byte {start})</source>
+        <translation>UTF-8 のテキストではありません（{start} バイト目）</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>invalid JSON: {msg}</source>
+        <translation>JSON が不正です: {msg}</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>invalid JSON: nested too deeply</source>
+        <translation>JSON が不正です: 入れ子が深すぎます</translation>
+    </message>
+    <message>
+        <location filename="../../engine/formats/sdcproj.py" line="-173"/>
+        <source>not a text file (it contains NUL bytes)</source>
+        <translation>テキストファイルではありません（NUL バイトを含みます）</translation>
+    </message>
+    <message>
+        <location line="+10"/>
+        <source>not a text file in UTF-8, cp932 or cp1252</source>
+        <translation>UTF-8、cp932、cp1252 のいずれのテキストファイルでもありません</translation>
+    </message>
+    <message>
+        <location line="+25"/>
+        <source>bad section header {line}</source>
+        <translation>セクションのヘッダー {line} が不正です</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>section [{name}] appears twice (first on line {seen})</source>
+        <translation>セクション [{name}] が 2 回現れます（最初は {seen} 行目）</translation>
+    </message>
+    <message>
+        <location line="+12"/>
+        <source>expected a [Section] header. Received: {line}</source>
+        <translation>[Section] のヘッダーが必要です。入力値: {line}</translation>
+    </message>
+    <message>
+        <location line="+9"/>
+        <source>expected Key=Value. Received: {line}</source>
+        <translation>Key=Value の形式が必要です。入力値: {line}</translation>
+    </message>
+    <message>
+        <location line="+8"/>
+        <source>key {key} appears twice (first on line {first})</source>
+        <translation>キー {key} が 2 回現れます（最初は {first} 行目）</translation>
+    </message>
+    <message>
+        <location line="+79"/>
+        <source>empty file: no [Section] found</source>
+        <translation>空のファイルです: [Section] がありません</translation>
+    </message>
+    <message>
+        <location line="+211"/>
+        <source>cannot write key {key} = {value}: not one INI line</source>
+        <translation>キー {key} = {value} を書き込めません: INI の 1 行になりません</translation>
+    </message>
+    <message>
         <location filename="../../engine/graph/config.py" line="+41"/>
         <source>{where}: unknown parameter {name} (it has {known})</source>
         <translation>{where}: 不明なパラメーター {name}（使えるのは {known}）</translation>
@@ -2424,7 +2716,7 @@
 <context>
     <name>QuantizeDialog</name>
     <message>
-        <location filename="../../console_app/editor/quantize_dialog.py" line="-212"/>
+        <location filename="../../console_app/editor/quantize_dialog.py" line="-214"/>
         <source>Calibrate from a trained job</source>
         <translation>学習済みジョブからキャリブレーション</translation>
     </message>
@@ -2529,12 +2821,12 @@
         <translation>ネットワーク &quot;{name}&quot; は既にあります (Unit の量子化コピーがその名前を使います)。名前を変えるか、別の新しいネットワーク名を選んでください</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+8"/>
         <source>Quantize Network: {exc}</source>
         <translation>ネットワークの量子化: {exc}</translation>
     </message>
     <message>
-        <location line="+12"/>
+        <location line="+13"/>
         <source> (and {inside} in its quantized unit copies {copies})</source>
         <translation> (さらに量子化した Unit のコピー {copies} に {inside} 個)</translation>
     </message>
@@ -3419,32 +3711,7 @@ Exact count: {exact:,}</source>
         <translation>エポック {epoch}、イテレーション {iteration}（通算イテレーション {step}）で NaN または無限大: オプティマイザー &quot;{optimizer}&quot;、ネットワーク &quot;{network}&quot;: {cause}</translation>
     </message>
     <message>
-        <location filename="../../engine/data/builtin.py" line="+84"/>
-        <source>unknown built-in dataset {name}; choose one of {names}</source>
-        <translation>不明な組み込みデータセット {name}: {names} のいずれかを選んでください</translation>
-    </message>
-    <message>
-        <location filename="../../engine/data/csv_dataset.py" line="+192"/>
-        <source>{where}: {user} reads a class index from 0 to {last} here. Received: {cell}</source>
-        <translation>{where}: {user} はここで 0 から {last} までのクラス番号を読みます。入力値: {cell}</translation>
-    </message>
-    <message>
-        <location line="+141"/>
-        <source>{where}: expected a file path like the column&apos;s first row (line {line}); a column holds numbers or file paths, not both. Received: {cell}</source>
-        <translation>{where}: この列の最初の行（{line} 行目）と同じくファイルパスが必要です。1 つの列には数値かファイルパスのどちらか一方しか入れられません。入力値: {cell}</translation>
-    </message>
-    <message>
-        <location line="+9"/>
-        <source>{where}: {cell} is neither a number nor a file of a supported type ({types})</source>
-        <translation>{where}: {cell} は数値でも、対応する種類のファイル（{types}）でもありません</translation>
-    </message>
-    <message>
-        <location line="+16"/>
-        <source>{where}: file not found: {cell} (looked for {resolved})</source>
-        <translation>{where}: ファイルが見つかりません: {cell}（探した場所: {resolved}）</translation>
-    </message>
-    <message>
-        <location filename="../../engine/data/table.py" line="+26"/>
+        <location filename="../../engine/data/table.py" line="-209"/>
         <source>&quot;{path}&quot;, line {line}</source>
         <translation>&quot;{path}&quot; の {line} 行目</translation>
     </message>
@@ -3613,12 +3880,12 @@ Exact count: {exact:,}</source>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+423"/>
+        <location line="+425"/>
         <source>Continue the selected stopped job from its checkpoint</source>
         <translation>停止した選択中のジョブをチェックポイントから続けます</translation>
     </message>
     <message>
-        <location line="-412"/>
+        <location line="-414"/>
         <source>Array backend of the trainer (auto: GPU when CuPy finds one)</source>
         <translation>学習に使う配列バックエンド (auto: CuPy が GPU を見つけたら GPU)</translation>
     </message>
@@ -3704,7 +3971,7 @@ Exact count: {exact:,}</source>
         <translation>プロジェクトのスナップショットを書き込めません: {exc}</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+31"/>
         <source>{name}: no checkpoint to resume from</source>
         <translation>{name}: 再開するためのチェックポイントがありません</translation>
     </message>

@@ -182,3 +182,19 @@ def test_help_tour_is_the_japanese_tour_in_japanese(qtbot, make_window, settings
     click_menu(qtbot, en, "&Help", "&Tour")
     qtbot.waitUntil(lambda: getattr(en, "help_page", None) is not None and en.help_page.isVisible())
     assert "The Python API" in en.help_page.body.toPlainText()
+
+
+def test_an_engine_error_reads_in_japanese_and_stays_english_on_its_own(qapp, tmp_path):
+    """A dataset error raised by the engine: ``str()`` is the English line the CLI prints, the
+    app's error text (dialogs, the DATASET tab) is the Japanese template with the same values."""
+    from console_app import language
+    from engine.data import DatasetError, open_dataset
+
+    missing = tmp_path / "missing.csv"
+    with pytest.raises(DatasetError) as caught:
+        open_dataset(missing)
+    assert str(caught.value) == f'dataset CSV not found: "{missing}"'
+    language.install(QApplication.instance(), "ja")
+    assert language.error_text(caught.value) == f'データセットの CSV が見つかりません: "{missing}"'
+    language.install(QApplication.instance(), "en")
+    assert language.error_text(caught.value) == str(caught.value)
