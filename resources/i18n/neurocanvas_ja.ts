@@ -3785,6 +3785,11 @@ Exact count: {exact:,}</source>
         <source>{where}: network &quot;{network}&quot; has no loss layer to minimize (nor a WorkingMemory to fill)</source>
         <translation>{where}: ネットワーク &quot;{network}&quot; には最小化するロスレイヤーがありません（値を入れる WorkingMemory もありません）</translation>
     </message>
+    <message>
+        <location filename="../../engine/core/backend.py" line="+115"/>
+        <source>GPU not usable, falling back to CPU: {reason}</source>
+        <translation>GPU が使えないため CPU で学習します: {reason}</translation>
+    </message>
 </context>
 <context>
     <name>TrainingTab</name>
@@ -3854,7 +3859,7 @@ Exact count: {exact:,}</source>
         <translation>失敗</translation>
     </message>
     <message>
-        <location filename="../../console_app/tabs/training_tab.py" line="+95"/>
+        <location filename="../../console_app/tabs/training_tab.py" line="+96"/>
         <source>Run</source>
         <translation>実行</translation>
     </message>
@@ -3880,12 +3885,12 @@ Exact count: {exact:,}</source>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+425"/>
+        <location line="+440"/>
         <source>Continue the selected stopped job from its checkpoint</source>
         <translation>停止した選択中のジョブをチェックポイントから続けます</translation>
     </message>
     <message>
-        <location line="-414"/>
+        <location line="-429"/>
         <source>Array backend of the trainer (auto: GPU when CuPy finds one)</source>
         <translation>学習に使う配列バックエンド (auto: CuPy が GPU を見つけたら GPU)</translation>
     </message>
@@ -4013,12 +4018,12 @@ Exact count: {exact:,}</source>
     </message>
     <message>
         <location line="+16"/>
-        <location line="+40"/>
+        <location line="+55"/>
         <source>ERROR: {get}</source>
         <translation>エラー: {get}</translation>
     </message>
     <message>
-        <location line="-25"/>
+        <location line="-40"/>
         <source>epoch {get}, iteration {iteration}/{total}</source>
         <translation>エポック {get}、イテレーション {iteration}/{total}</translation>
     </message>
@@ -4028,12 +4033,13 @@ Exact count: {exact:,}</source>
         <translation>経過 {duration}、残り {duration2}</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+22"/>
         <source>WARNING: {message}</source>
         <translation>警告: {message}</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-5"/>
+        <location line="+6"/>
         <source>Warning: </source>
         <translation>警告: </translation>
     </message>

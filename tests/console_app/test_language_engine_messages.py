@@ -134,3 +134,28 @@ def test_the_command_line_keeps_the_english_text(tmp_path):
     template = error["texts"]["message"]
     assert template["template"] == "{where}: the dataset CSV {path} does not exist (URI {uri})"
     assert template["values"]["where"]["values"] == {"name": "Training"}
+
+
+def test_a_warning_logged_and_sent_shows_once_in_japanese(qtbot, make_window, tmp_path):
+    """The trainer logs its CPU fallback (a WARNING line) and sends it as an event with its
+    template: TRAINING shows it once, in Japanese, whichever arrives first."""
+    from engine.core.messages import QT_TRANSLATE_NOOP, json_texts
+
+    notice = QT_TRANSLATE_NOOP("Training", "GPU not usable, falling back to CPU: {reason}").format(
+        reason="no driver"
+    )
+    event = json.dumps({"event": "warning", "message": str(notice),
+                        **json_texts({"message": notice})})  # fmt: skip
+    fake = (f"import sys, time; print({('WARNING: ' + notice)!r}, file=sys.stderr, flush=True); "
+            f"time.sleep(0.5); print({event!r}, flush=True); sys.exit(1)")  # fmt: skip
+    project = tmp_path / "iris.ncproj"
+    shutil.copyfile(ROOT / "projects" / "iris.ncproj", project)
+    ja = _japanese(qtbot, make_window(project))
+    training = ja.project_tabs.training
+    training.runner.program = [sys.executable, "-c", fake, "--"]
+    ja.tabs.setCurrentWidget(training)
+    with qtbot.waitSignal(training.run_ended, timeout=120000):
+        click(qtbot, training.run_button)
+    japanese = "GPU が使えないため CPU で学習します: no driver"
+    assert training.warnings == [japanese]
+    assert training.warning_label.text().endswith(f"警告: {japanese}")
