@@ -3666,17 +3666,19 @@ Exact count: {exact:,}</source>
 <context>
     <name>Training</name>
     <message>
+        <location filename="../../engine/runtime/distributed/shards.py" line="+107"/>
         <location filename="../../engine/runtime/extensions.py" line="+53"/>
         <source>monitor &quot;{monitor}&quot;: network &quot;{network}&quot; has no loss layer</source>
         <translation>モニター &quot;{monitor}&quot;: ネットワーク &quot;{network}&quot; にロスレイヤーがありません</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+6"/>
+        <location filename="../../engine/runtime/extensions.py" line="+16"/>
         <source>Validation error is Nan: monitor &quot;{monitor}&quot; reported as 0</source>
         <translation>検証誤差が NaN です: モニター &quot;{monitor}&quot; は 0 として記録しました</translation>
     </message>
     <message>
-        <location line="+101"/>
+        <location filename="../../engine/runtime/extensions.py" line="+101"/>
         <source>the cost diverges: epoch {epoch} ended at {cost}, the first iteration was at {start}; the learning rate may be too high</source>
         <translation>コストが発散しています: エポック {epoch} の終了時は {cost}、最初のイテレーションでは {start} でした。学習率が高すぎる可能性があります</translation>
     </message>
