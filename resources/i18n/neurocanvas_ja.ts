@@ -957,7 +957,7 @@
         <translation>{name} のエクスポート: {exc}</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+7"/>
         <source>Export {name}: {exc}; pip install &apos;neurocanvas[onnx]&apos;</source>
         <translation>{name} のエクスポート: {exc}。pip install &apos;neurocanvas[onnx]&apos;</translation>
     </message>
@@ -1696,7 +1696,7 @@
     </message>
     <message>
         <location line="+1"/>
-        <location filename="../../engine/runtime/session.py" line="+398"/>
+        <location filename="../../engine/runtime/session.py" line="+401"/>
         <source>optimizer &quot;{name}&quot;</source>
         <translation>オプティマイザー &quot;{name}&quot;</translation>
     </message>
@@ -3698,6 +3698,11 @@ Exact count: {exact:,}</source>
         <translation>レイヤー &quot;{layer}&quot;（{type}）が NaN または無限大を出力しました</translation>
     </message>
     <message>
+        <location line="+256"/>
+        <source>network &quot;{network}&quot;: its parameters need {need}, more than the {have} of memory available; the largest is {name} of layer &quot;{layer}&quot;, shape {shape}</source>
+        <translation>ネットワーク &quot;{network}&quot;: パラメーターに {need} が必要ですが、使えるメモリーは {have} です。最大のものはレイヤー &quot;{layer}&quot; の {name}（サイズ {shape}）です</translation>
+    </message>
+    <message>
         <location filename="../../engine/runtime/trainer.py" line="+227"/>
         <source>the loss is NaN or infinity</source>
         <translation>ロスが NaN または無限大です</translation>
@@ -3758,7 +3763,7 @@ Exact count: {exact:,}</source>
         <translation>{where}: データセットの CSV {path} がありません（URI {uri}）</translation>
     </message>
     <message>
-        <location filename="../../engine/runtime/session.py" line="-241"/>
+        <location filename="../../engine/runtime/session.py" line="-244"/>
         <source>the project has no optimizer (CONFIG tab): nothing to train</source>
         <translation>プロジェクトにオプティマイザーがありません（コンフィグタブ）: 学習するものがありません</translation>
     </message>
@@ -3783,7 +3788,17 @@ Exact count: {exact:,}</source>
         <translation>ネットワーク &quot;{network}&quot; は変数 &quot;{variable}&quot; のサイズを {shape} と想定していますが、データセット &quot;{name}&quot; では {have} です</translation>
     </message>
     <message>
-        <location line="+46"/>
+        <location line="+29"/>
+        <source>solver {solver}: unknown parameter {display}</source>
+        <translation>ソルバー {solver}: 不明なパラメーター {display}</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>solver {solver}, parameter {display}: expected a number. Received: {text}</source>
+        <translation>ソルバー {solver}、パラメーター {display}: 数値を指定してください。入力値: {text}</translation>
+    </message>
+    <message>
+        <location line="+13"/>
         <source>{where}: network &quot;{network}&quot; has no loss layer to minimize (nor a WorkingMemory to fill)</source>
         <translation>{where}: ネットワーク &quot;{network}&quot; には最小化するロスレイヤーがありません（値を入れる WorkingMemory もありません）</translation>
     </message>
