@@ -2476,7 +2476,17 @@
         <translation>{where}: 不明なパラメーター {name}（使えるのは {known}）</translation>
     </message>
     <message>
-        <location filename="../../engine/graph/resolve.py" line="+167"/>
+        <location filename="../../engine/graph/statistics.py" line="+136"/>
+        <source>with IgnoreBorder=False and Padding, nnabla (and this engine) pools to {runs} where NNC&apos;s editor shows {shown}: the network runs {runs}; the statistics are NNC&apos;s, counted on {shown}</source>
+        <translation>IgnoreBorder=False と Padding では、nnabla（とこのエンジン）のプーリング結果は {runs} ですが、NNC のエディタは {shown} と表示します。ネットワークは {runs} で動き、統計量は NNC と同じく {shown} で数えます</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>its layer &quot;{inner}&quot;, property Padding: {message}</source>
+        <translation>その中のレイヤー &quot;{inner}&quot;、プロパティ Padding: {message}</translation>
+    </message>
+    <message>
+        <location filename="../../engine/graph/argument_messages.py" line="+13"/>
         <source>unknown argument type {type}</source>
         <translation>不明な引数の型 {type}</translation>
     </message>
@@ -2499,16 +2509,6 @@
         <location line="+3"/>
         <source>{message}. Received: {prop}={shown}</source>
         <translation>{message}。入力値: {prop}={shown}</translation>
-    </message>
-    <message>
-        <location filename="../../engine/graph/statistics.py" line="+136"/>
-        <source>with IgnoreBorder=False and Padding, nnabla (and this engine) pools to {runs} where NNC&apos;s editor shows {shown}: the network runs {runs}; the statistics are NNC&apos;s, counted on {shown}</source>
-        <translation>IgnoreBorder=False と Padding では、nnabla（とこのエンジン）のプーリング結果は {runs} ですが、NNC のエディタは {shown} と表示します。ネットワークは {runs} で動き、統計量は NNC と同じく {shown} で数えます</translation>
-    </message>
-    <message>
-        <location line="+7"/>
-        <source>its layer &quot;{inner}&quot;, property Padding: {message}</source>
-        <translation>その中のレイヤー &quot;{inner}&quot;、プロパティ Padding: {message}</translation>
     </message>
 </context>
 <context>
