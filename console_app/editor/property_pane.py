@@ -428,7 +428,7 @@ class PropertyPane(QWidget):
             else:
                 self.document.push(C.SetPropertyOfLayers(self.network, self.selected(), key, value))
         except ModelError as exc:
-            self._mark(key, str(exc))
+            self._mark(key, text_of(exc))  # shown in the interface's language
             return False
         return True
 

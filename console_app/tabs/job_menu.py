@@ -26,7 +26,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console_app.language import translate
+from console_app.language import error_text, translate
 from console_app.tabs import job_history as H
 from engine.export import (
     ExportError,
@@ -97,7 +97,9 @@ def _export(kind: str, target: str = "neurocanvas") -> Callable[[Any, list[Path]
                 export_onnx(source, path)
         except (ExportError, OSError) as exc:
             tab.show_error(
-                translate("JobMenu", "Export {name}: {exc}").format(name=job.name, exc=exc)
+                translate("JobMenu", "Export {name}: {exc}").format(
+                    name=job.name, exc=error_text(exc)
+                )
             )
             return None
         except ImportError as exc:

@@ -54,7 +54,7 @@ from console_app.tabs.plots import LearningCurvePlot, TradeoffPlot
 from console_app.tabs.quantization_experiment import open_experiment
 from console_app.tabs.search_control import SearchControl
 from console_app.tabs.snapshot import write_snapshot
-from engine.core.messages import from_event
+from engine.core.messages import Message, from_event
 from engine.formats import ProjectFileError
 from engine.runtime import job_history as H
 
@@ -81,6 +81,7 @@ class TrainingTab(QWidget, JobDialogs, HistoryRows):
         self.last_status = ""
         self.last_message = ""
         self.warnings: list[str] = []
+        self._warning_at: dict[str, int] = {}  # a trainer's warning (English) -> its place
         self._started = 0.0
         self._first_iteration = 0
         self._shown_root: Path | None = None
@@ -246,7 +247,7 @@ class TrainingTab(QWidget, JobDialogs, HistoryRows):
             self.position.setText(translate("TrainingTab", "No run"))
             self.timing.setText("")
             self._set_warning("")
-            self.warnings = []
+            self.warnings, self._warning_at = [], {}
             self.log.clear()  # the last project's output read as this one's
         self.refresh_jobs()
 
@@ -326,7 +327,7 @@ class TrainingTab(QWidget, JobDialogs, HistoryRows):
     def _begin(self, job: Path, curve: list) -> None:
         self.current_job = job
         self.live_curve = list(curve)
-        self.warnings = []
+        self.warnings, self._warning_at = [], {}
         self._set_warning("")
         self.last_status, self.last_message = "running", ""
         self._started = time.monotonic()
@@ -384,7 +385,7 @@ class TrainingTab(QWidget, JobDialogs, HistoryRows):
             name = self.current_job.name if self.current_job else ""
             self.curve.set_curves([(name, self.live_curve)])
         elif kind == "warning":
-            self._warn(shown(from_event(record)))
+            self._trainer_warning(from_event(record))
         elif kind == "error":
             self.append_log(
                 translate("TrainingTab", "ERROR: {get}").format(get=shown(from_event(record)))
@@ -411,6 +412,21 @@ class TrainingTab(QWidget, JobDialogs, HistoryRows):
                 duration=_duration(elapsed), duration2=_duration(remaining)
             )
         )
+
+    def _trainer_warning(self, message: str) -> None:
+        """A trainer's warning, shown once: it logs some (a WARNING line, which the runner
+        passes on) and sends them as events too, whose template shows in the interface's
+        language: that text replaces the log line's English wherever it came first."""
+        english = str(message)
+        index = self._warning_at.get(english)
+        if index is None:
+            self._warn(shown(message))
+            self._warning_at[english] = len(self.warnings) - 1
+        elif isinstance(message, Message):
+            self.warnings[index] = shown(message)
+            self._set_warning(
+                translate("TrainingTab", "Warning: ") + " | ".join(self.warnings[-3:])
+            )
 
     def _warn(self, message: str) -> None:
         self.warnings.append(message)

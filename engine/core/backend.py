@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from engine.core.messages import QT_TRANSLATE_NOOP
+
 logger = logging.getLogger("neurocanvas")
 
 ENV_DEVICE = "NEUROCANVAS_DEVICE"
@@ -110,7 +112,9 @@ def set_device(name: str | None = None) -> str:
             # A missing optional package is the normal CPU case; anything else is a fallback
             # the user must hear about.
             if "not installed" not in reason:
-                notice = f"GPU not usable, falling back to CPU: {reason}"
+                notice = QT_TRANSLATE_NOOP(
+                    "Training", "GPU not usable, falling back to CPU: {reason}"
+                ).format(reason=reason)
                 logger.warning(notice)
     _state.update(device=device, xp=module, notice=notice)
     tune_host_allocator()  # host arrays (all of them on the CPU, batches on the GPU)

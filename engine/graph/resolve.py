@@ -19,7 +19,7 @@ from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from engine.core.messages import QT_TRANSLATE_NOOP, Message, text_of
+from engine.graph.argument_messages import ARGUMENT, argument_detail
 from engine.graph.network import Layer, Network
 from engine.graph.order import stable_order
 from engine.graph.project import Project
@@ -148,7 +148,7 @@ def _argument_value(
     ptype = TYPES.get(decl.type)
     if ptype is None or decl.type == "Text":
         if ptype is None:
-            detail = _ARG["unknown"].format(type=decl.type)
+            detail = ARGUMENT["unknown"].format(type=decl.type)
             _problem(ArgumentError(f"{where}: {detail}", decl.name, detail), problems)
         return _untyped(scope, raw)
     # BooleanOrMacro values are booleans once resolved.
@@ -156,39 +156,9 @@ def _argument_value(
     try:
         return scope.evaluate(raw, target, decl.name)
     except RuleError as exc:
-        detail = _ARG["typed"].format(type=decl.type, detail=_argument_detail(exc, decl.name))
+        detail = ARGUMENT["typed"].format(type=decl.type, detail=argument_detail(exc, decl.name))
         _problem(ArgumentError(f"{where}: {detail}", decl.name, detail), problems)
     return _untyped(scope, raw)
-
-
-# An argument's problems, in the app's language where it shows them (engine/core/messages.py);
-# a property's problem (engine/layers) without its "property NAME: ", as a Unit layer shows it.
-_ARG = {
-    "unknown": QT_TRANSLATE_NOOP("Problems", "unknown argument type {type}"),
-    "typed": QT_TRANSLATE_NOOP("Problems", "argument of type {type}: {detail}"),
-}
-_WITHOUT_PROPERTY = {
-    "property {name}: expected {expected}. Received: {name}={shown}": QT_TRANSLATE_NOOP(
-        "Problems", "expected {expected}. Received: {name}={shown}"
-    ),
-    "property {name}: expected one of {options}. Received: {name}={value}": QT_TRANSLATE_NOOP(
-        "Problems", "expected one of {options}. Received: {name}={value}"
-    ),
-    "property {prop}: {message}. Received: {prop}={shown}": QT_TRANSLATE_NOOP(
-        "Problems", "{message}. Received: {prop}={shown}"
-    ),
-}
-
-
-def _argument_detail(exc: Exception, name: str) -> str:
-    """``exc``'s text without its leading ``property NAME: `` (a Message when it was one)."""
-    message = text_of(exc)
-    text = str(message).removeprefix(f"property {name}: ")
-    rest = _WITHOUT_PROPERTY.get(message.template) if isinstance(message, Message) else None
-    if rest is None or text == str(message):
-        return text
-    detail = rest.format(**message.values)
-    return detail if detail == text else text
 
 
 def _untyped(scope: LayerEval, raw: str) -> Value:

@@ -307,6 +307,8 @@ def _cell(cell, text: str, size: int, bold: bool = False, right: bool = False) -
     cell.margin_top = cell.margin_bottom = Emu(Inches(0.03))
     paragraph = cell.text_frame.paragraphs[0]
     paragraph.alignment = PP_ALIGN.RIGHT if right else PP_ALIGN.LEFT
+    # an empty cell's paragraph keeps the table's size too (else its row grows to 18 pt)
+    paragraph._p.get_or_add_endParaRPr().set("sz", str(size * 100))
     for run in paragraph.runs:
         run.font.size = Pt(size)
         run.font.bold = bold

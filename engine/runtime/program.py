@@ -412,11 +412,11 @@ def _check_memory(program: Program, new: list[ParameterDecl]) -> None:
     if have is None or need <= have:
         return
     big = max(new, key=lambda d: math.prod(d.shape))
-    raise ProgramError(
-        f'network "{program.network}": its parameters need {_gib(need)}, more than the '
-        f"{_gib(have)} of memory available; the largest is {big.name} of layer "
-        f'"{big.layer}", shape {_fmt(big.shape)}'
-    )
+    raise ProgramError(QT_TRANSLATE_NOOP(
+        "Training", 'network "{network}": its parameters need {need}, more than the {have} of '
+        'memory available; the largest is {name} of layer "{layer}", shape {shape}'
+    ).format(network=program.network, need=_gib(need), have=_gib(have), name=big.name,
+             layer=big.layer, shape=_fmt(big.shape)))  # fmt: skip
 
 
 def available_memory() -> int | None:

@@ -18,7 +18,7 @@ from typing import Any
 
 import engine.nn as nn
 from engine.core.autograd import Variable
-from engine.core.messages import QT_TRANSLATE_NOOP
+from engine.core.messages import QT_TRANSLATE_NOOP, text_of
 from engine.data import DataIterator, DatasetError
 from engine.data.csv_dataset import Dataset
 from engine.data.table import read_table
@@ -320,7 +320,7 @@ def _compile_all(project: Project, plan: RunPlan) -> dict[str, Program]:
             try:
                 programs[name] = replace(compile_network(project, name), precision=plan.precision)
             except CompileError as exc:
-                raise SetupError(str(exc)) from None
+                raise SetupError(text_of(exc)) from None
     return programs
 
 
@@ -381,14 +381,17 @@ def solver_arguments(solver: str, parameters: Mapping[str, str]) -> dict[str, An
     for display, text in parameters.items():
         key = _SOLVER_ARGS.get(display)
         if key is None:
-            raise SetupError(f"solver {solver}: unknown parameter {display}")
+            raise SetupError(QT_TRANSLATE_NOOP(
+                "Training", "solver {solver}: unknown parameter {display}"
+            ).format(solver=solver, display=display))  # fmt: skip
         try:
             kwargs[key] = (str(text).strip() not in ("0", "False", "false", "")
                            if key in _BOOLEAN_ARGS else float(text))  # fmt: skip
         except ValueError:
-            raise SetupError(
-                f"solver {solver}, parameter {display}: expected a number. Received: {text!r}"
-            ) from None
+            raise SetupError(QT_TRANSLATE_NOOP(
+                "Training", "solver {solver}, parameter {display}: expected a number. "
+                "Received: {text}"
+            ).format(solver=solver, display=display, text=repr(text))) from None  # fmt: skip
     return kwargs
 
 

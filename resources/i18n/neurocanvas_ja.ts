@@ -957,7 +957,7 @@
         <translation>{name} のエクスポート: {exc}</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+7"/>
         <source>Export {name}: {exc}; pip install &apos;neurocanvas[onnx]&apos;</source>
         <translation>{name} のエクスポート: {exc}。pip install &apos;neurocanvas[onnx]&apos;</translation>
     </message>
@@ -1696,7 +1696,7 @@
     </message>
     <message>
         <location line="+1"/>
-        <location filename="../../engine/runtime/session.py" line="+398"/>
+        <location filename="../../engine/runtime/session.py" line="+401"/>
         <source>optimizer &quot;{name}&quot;</source>
         <translation>オプティマイザー &quot;{name}&quot;</translation>
     </message>
@@ -2476,7 +2476,17 @@
         <translation>{where}: 不明なパラメーター {name}（使えるのは {known}）</translation>
     </message>
     <message>
-        <location filename="../../engine/graph/resolve.py" line="+167"/>
+        <location filename="../../engine/graph/statistics.py" line="+136"/>
+        <source>with IgnoreBorder=False and Padding, nnabla (and this engine) pools to {runs} where NNC&apos;s editor shows {shown}: the network runs {runs}; the statistics are NNC&apos;s, counted on {shown}</source>
+        <translation>IgnoreBorder=False と Padding では、nnabla（とこのエンジン）のプーリング結果は {runs} ですが、NNC のエディタは {shown} と表示します。ネットワークは {runs} で動き、統計量は NNC と同じく {shown} で数えます</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>its layer &quot;{inner}&quot;, property Padding: {message}</source>
+        <translation>その中のレイヤー &quot;{inner}&quot;、プロパティ Padding: {message}</translation>
+    </message>
+    <message>
+        <location filename="../../engine/graph/argument_messages.py" line="+13"/>
         <source>unknown argument type {type}</source>
         <translation>不明な引数の型 {type}</translation>
     </message>
@@ -2499,16 +2509,6 @@
         <location line="+3"/>
         <source>{message}. Received: {prop}={shown}</source>
         <translation>{message}。入力値: {prop}={shown}</translation>
-    </message>
-    <message>
-        <location filename="../../engine/graph/statistics.py" line="+136"/>
-        <source>with IgnoreBorder=False and Padding, nnabla (and this engine) pools to {runs} where NNC&apos;s editor shows {shown}: the network runs {runs}; the statistics are NNC&apos;s, counted on {shown}</source>
-        <translation>IgnoreBorder=False と Padding では、nnabla（とこのエンジン）のプーリング結果は {runs} ですが、NNC のエディタは {shown} と表示します。ネットワークは {runs} で動き、統計量は NNC と同じく {shown} で数えます</translation>
-    </message>
-    <message>
-        <location line="+7"/>
-        <source>its layer &quot;{inner}&quot;, property Padding: {message}</source>
-        <translation>その中のレイヤー &quot;{inner}&quot;、プロパティ Padding: {message}</translation>
     </message>
 </context>
 <context>
@@ -3666,17 +3666,19 @@ Exact count: {exact:,}</source>
 <context>
     <name>Training</name>
     <message>
+        <location filename="../../engine/runtime/distributed/shards.py" line="+107"/>
         <location filename="../../engine/runtime/extensions.py" line="+53"/>
         <source>monitor &quot;{monitor}&quot;: network &quot;{network}&quot; has no loss layer</source>
         <translation>モニター &quot;{monitor}&quot;: ネットワーク &quot;{network}&quot; にロスレイヤーがありません</translation>
     </message>
     <message>
-        <location line="+16"/>
+        <location line="+6"/>
+        <location filename="../../engine/runtime/extensions.py" line="+16"/>
         <source>Validation error is Nan: monitor &quot;{monitor}&quot; reported as 0</source>
         <translation>検証誤差が NaN です: モニター &quot;{monitor}&quot; は 0 として記録しました</translation>
     </message>
     <message>
-        <location line="+101"/>
+        <location filename="../../engine/runtime/extensions.py" line="+101"/>
         <source>the cost diverges: epoch {epoch} ended at {cost}, the first iteration was at {start}; the learning rate may be too high</source>
         <translation>コストが発散しています: エポック {epoch} の終了時は {cost}、最初のイテレーションでは {start} でした。学習率が高すぎる可能性があります</translation>
     </message>
@@ -3694,6 +3696,11 @@ Exact count: {exact:,}</source>
         <location line="+5"/>
         <source>layer &quot;{layer}&quot; ({type}) produced NaN or infinity</source>
         <translation>レイヤー &quot;{layer}&quot;（{type}）が NaN または無限大を出力しました</translation>
+    </message>
+    <message>
+        <location line="+256"/>
+        <source>network &quot;{network}&quot;: its parameters need {need}, more than the {have} of memory available; the largest is {name} of layer &quot;{layer}&quot;, shape {shape}</source>
+        <translation>ネットワーク &quot;{network}&quot;: パラメーターに {need} が必要ですが、使えるメモリーは {have} です。最大のものはレイヤー &quot;{layer}&quot; の {name}（サイズ {shape}）です</translation>
     </message>
     <message>
         <location filename="../../engine/runtime/trainer.py" line="+227"/>
@@ -3756,7 +3763,7 @@ Exact count: {exact:,}</source>
         <translation>{where}: データセットの CSV {path} がありません（URI {uri}）</translation>
     </message>
     <message>
-        <location filename="../../engine/runtime/session.py" line="-241"/>
+        <location filename="../../engine/runtime/session.py" line="-244"/>
         <source>the project has no optimizer (CONFIG tab): nothing to train</source>
         <translation>プロジェクトにオプティマイザーがありません（コンフィグタブ）: 学習するものがありません</translation>
     </message>
@@ -3781,9 +3788,24 @@ Exact count: {exact:,}</source>
         <translation>ネットワーク &quot;{network}&quot; は変数 &quot;{variable}&quot; のサイズを {shape} と想定していますが、データセット &quot;{name}&quot; では {have} です</translation>
     </message>
     <message>
-        <location line="+46"/>
+        <location line="+29"/>
+        <source>solver {solver}: unknown parameter {display}</source>
+        <translation>ソルバー {solver}: 不明なパラメーター {display}</translation>
+    </message>
+    <message>
+        <location line="+7"/>
+        <source>solver {solver}, parameter {display}: expected a number. Received: {text}</source>
+        <translation>ソルバー {solver}、パラメーター {display}: 数値を指定してください。入力値: {text}</translation>
+    </message>
+    <message>
+        <location line="+13"/>
         <source>{where}: network &quot;{network}&quot; has no loss layer to minimize (nor a WorkingMemory to fill)</source>
         <translation>{where}: ネットワーク &quot;{network}&quot; には最小化するロスレイヤーがありません（値を入れる WorkingMemory もありません）</translation>
+    </message>
+    <message>
+        <location filename="../../engine/core/backend.py" line="+115"/>
+        <source>GPU not usable, falling back to CPU: {reason}</source>
+        <translation>GPU が使えないため CPU で学習します: {reason}</translation>
     </message>
 </context>
 <context>
@@ -3854,7 +3876,7 @@ Exact count: {exact:,}</source>
         <translation>失敗</translation>
     </message>
     <message>
-        <location filename="../../console_app/tabs/training_tab.py" line="+95"/>
+        <location filename="../../console_app/tabs/training_tab.py" line="+96"/>
         <source>Run</source>
         <translation>実行</translation>
     </message>
@@ -3880,12 +3902,12 @@ Exact count: {exact:,}</source>
     </message>
     <message>
         <location line="+2"/>
-        <location line="+425"/>
+        <location line="+440"/>
         <source>Continue the selected stopped job from its checkpoint</source>
         <translation>停止した選択中のジョブをチェックポイントから続けます</translation>
     </message>
     <message>
-        <location line="-414"/>
+        <location line="-429"/>
         <source>Array backend of the trainer (auto: GPU when CuPy finds one)</source>
         <translation>学習に使う配列バックエンド (auto: CuPy が GPU を見つけたら GPU)</translation>
     </message>
@@ -4013,12 +4035,12 @@ Exact count: {exact:,}</source>
     </message>
     <message>
         <location line="+16"/>
-        <location line="+40"/>
+        <location line="+55"/>
         <source>ERROR: {get}</source>
         <translation>エラー: {get}</translation>
     </message>
     <message>
-        <location line="-25"/>
+        <location line="-40"/>
         <source>epoch {get}, iteration {iteration}/{total}</source>
         <translation>エポック {get}、イテレーション {iteration}/{total}</translation>
     </message>
@@ -4028,12 +4050,13 @@ Exact count: {exact:,}</source>
         <translation>経過 {duration}、残り {duration2}</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+22"/>
         <source>WARNING: {message}</source>
         <translation>警告: {message}</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="-5"/>
+        <location line="+6"/>
         <source>Warning: </source>
         <translation>警告: </translation>
     </message>

@@ -134,3 +134,65 @@ def test_the_command_line_keeps_the_english_text(tmp_path):
     template = error["texts"]["message"]
     assert template["template"] == "{where}: the dataset CSV {path} does not exist (URI {uri})"
     assert template["values"]["where"]["values"] == {"name": "Training"}
+
+
+def test_a_warning_logged_and_sent_shows_once_in_japanese(qtbot, make_window, tmp_path):
+    """The trainer logs its CPU fallback (a WARNING line) and sends it as an event with its
+    template: TRAINING shows it once, in Japanese, whichever arrives first."""
+    from engine.core.messages import QT_TRANSLATE_NOOP, json_texts
+
+    notice = QT_TRANSLATE_NOOP("Training", "GPU not usable, falling back to CPU: {reason}").format(
+        reason="no driver"
+    )
+    event = json.dumps({"event": "warning", "message": str(notice),
+                        **json_texts({"message": notice})})  # fmt: skip
+    fake = (f"import sys, time; print({('WARNING: ' + notice)!r}, file=sys.stderr, flush=True); "
+            f"time.sleep(0.5); print({event!r}, flush=True); sys.exit(1)")  # fmt: skip
+    project = tmp_path / "iris.ncproj"
+    shutil.copyfile(ROOT / "projects" / "iris.ncproj", project)
+    ja = _japanese(qtbot, make_window(project))
+    training = ja.project_tabs.training
+    training.runner.program = [sys.executable, "-c", fake, "--"]
+    ja.tabs.setCurrentWidget(training)
+    with qtbot.waitSignal(training.run_ended, timeout=120000):
+        click(qtbot, training.run_button)
+    japanese = "GPU が使えないため CPU で学習します: no driver"
+    assert training.warnings == [japanese]
+    assert training.warning_label.text().endswith(f"警告: {japanese}")
+
+
+def _show_tab(qtbot, window, text: str) -> None:
+    bar = window.tabs.tabBar()
+    index = next(i for i in range(window.tabs.count()) if window.tabs.tabText(i) == text)
+    qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(index).center())
+
+
+def test_an_evaluation_failing_on_its_dataset_says_why_in_japanese(qtbot, make_window, tmp_path):
+    """A trained job evaluated on a dataset typed by hand that is neither a link of the job nor
+    a CSV file: EVALUATION's failure line is the engine's reason in Japanese."""
+    project = tmp_path / "iris.ncproj"
+    shutil.copyfile(ROOT / "projects" / "iris.ncproj", project)
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    trained = subprocess.run([sys.executable, "-m", "engine.cli", "train", str(project), "-o",
+                              str(tmp_path / "iris.files" / "20260101_000000"), "--epochs", "1"],
+                             capture_output=True, text=True, env=env, timeout=300)  # fmt: skip
+    assert trained.returncode == 0, trained.stderr
+    ja = _japanese(qtbot, make_window(project))
+    _show_tab(qtbot, ja, "評価")
+    evaluation = ja.project_tabs.evaluation
+    qtbot.waitUntil(evaluation.evaluate_button.isEnabled)
+    field = evaluation.dataset_combo.lineEdit()
+    qtbot.mouseClick(field, Qt.MouseButton.LeftButton)
+    field.selectAll()
+    qtbot.keyClicks(field, "nope.csv")
+    with qtbot.waitSignal(evaluation.evaluated, timeout=120000) as ended:
+        click(qtbot, evaluation.evaluate_button)
+    assert ended.args == ["failed"]
+    assert evaluation.summary_label.text() == (
+        "評価に失敗しました: --dataset nope.csv: ジョブのデータセット（Training, Validation）でも、"
+        "CSV ファイルでも、builtin:<name>/<split> でもありません"
+    )
+    assert evaluation.last_message.splitlines()[0] == (
+        "--dataset nope.csv: not a dataset of the job (Training, Validation), a CSV file nor "
+        "builtin:<name>/<split>"
+    )

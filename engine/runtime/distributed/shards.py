@@ -15,6 +15,7 @@ import numpy as np
 
 import engine.nn as nn
 from engine.core import backend
+from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.data.csv_dataset import Dataset
 from engine.data.errors import DatasetError
 from engine.data.iterator import STATE_FORMAT, BatchOrder, DataIterator
@@ -103,13 +104,15 @@ class ShardedMonitors:
         for monitor in trainer.session.monitors:
             if not monitor.program.losses:  # as evaluate_monitor: 0 and a warning
                 record.monitors[monitor.name] = 0.0
-                trainer.emit("warning", message=f'monitor "{monitor.name}": network '
-                             f'"{monitor.network}" has no loss layer')  # fmt: skip
+                trainer.emit("warning", message=QT_TRANSLATE_NOOP(
+                    "Training", 'monitor "{monitor}": network "{network}" has no loss layer'
+                ).format(monitor=monitor.name, network=monitor.network))  # fmt: skip
                 continue
             value = evaluate_monitor_shard(trainer.session, monitor, self.world)
             if not np.isfinite(value):
-                trainer.emit("warning", message=f'Validation error is Nan: monitor '
-                             f'"{monitor.name}" reported as 0')  # fmt: skip
+                trainer.emit("warning", message=QT_TRANSLATE_NOOP(
+                    "Training", 'Validation error is Nan: monitor "{monitor}" reported as 0'
+                ).format(monitor=monitor.name))  # fmt: skip
                 value = 0.0
             record.monitors[monitor.name] = value
 

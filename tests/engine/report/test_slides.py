@@ -55,3 +55,20 @@ def test_image_grid_keeps_each_images_aspect_and_enlarges_by_whole_pixels():
     tall_png = np.asarray(Image.open(io.BytesIO(pictures[1].image.blob)))
     assert tall_png.shape == (360, 90)  # 9x, nearest: every source pixel a 9x9 block
     assert (tall_png[::9, ::9] == tall_png[8::9, 8::9]).all()
+
+
+def test_an_empty_cell_keeps_the_tables_font_size(tmp_path):
+    """An empty cell (a layer without a mixed-precision width) is written at the table's size:
+    at the template's 18 pt its row grew taller than the others in LibreOffice."""
+    from pptx import Presentation
+
+    deck = Deck()
+    deck.table_slides("Layers", ["Layer", "Bits", "Mixed bits"], [["Affine", "4", "8"],
+                                                                  ["ReLU", "4", ""]])  # fmt: skip
+    deck.save(str(tmp_path / "deck.pptx"))
+    (slide,) = Presentation(str(tmp_path / "deck.pptx")).slides
+    (table,) = [s.table for s in slide.shapes if s.has_table]
+    full = table.cell(1, 2).text_frame.paragraphs[0].runs[0].font.size
+    empty = table.cell(2, 2).text_frame.paragraphs[0]._p
+    assert full is not None and empty.endParaRPr is not None
+    assert int(empty.endParaRPr.get("sz")) == full.pt * 100
