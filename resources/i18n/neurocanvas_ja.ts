@@ -1115,7 +1115,7 @@
         <translation>{job}: プロジェクトに評価に使うエグゼキューターがありません（コンフィグタブ）</translation>
     </message>
     <message>
-        <location line="+49"/>
+        <location line="+51"/>
         <source>--dataset {name}: not a dataset of the job ({known}), a CSV file nor builtin:&lt;name&gt;/&lt;split&gt;</source>
         <translation>--dataset {name}: ジョブのデータセット（{known}）でも、CSV ファイルでも、builtin:&lt;name&gt;/&lt;split&gt; でもありません</translation>
     </message>
@@ -3703,7 +3703,7 @@ Exact count: {exact:,}</source>
         <translation>ネットワーク &quot;{network}&quot;: パラメーターに {need} が必要ですが、使えるメモリーは {have} です。最大のものはレイヤー &quot;{layer}&quot; の {name}（サイズ {shape}）です</translation>
     </message>
     <message>
-        <location filename="../../engine/runtime/trainer.py" line="+227"/>
+        <location filename="../../engine/runtime/trainer.py" line="+236"/>
         <source>the loss is NaN or infinity</source>
         <translation>ロスが NaN または無限大です</translation>
     </message>
