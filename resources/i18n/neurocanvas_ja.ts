@@ -62,7 +62,7 @@
         <translation>削除</translation>
     </message>
     <message>
-        <location filename="../../console_app/main_window.py" line="+560"/>
+        <location filename="../../console_app/main_window.py" line="+562"/>
         <source>Arrange Layers</source>
         <translation>レイヤーの整列</translation>
     </message>
@@ -1105,7 +1105,7 @@
 <context>
     <name>Language</name>
     <message>
-        <location filename="../../console_app/language.py" line="+64"/>
+        <location filename="../../console_app/language.py" line="+63"/>
         <source>English</source>
         <translation>English</translation>
     </message>
@@ -1120,7 +1120,7 @@
         <translation>システムに合わせる</translation>
     </message>
     <message>
-        <location line="+100"/>
+        <location line="+107"/>
         <source>&amp;Language</source>
         <translation>言語(&amp;L)</translation>
     </message>
@@ -1138,7 +1138,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../console_app/main_window.py" line="-509"/>
+        <location filename="../../console_app/main_window.py" line="-512"/>
         <source>EDIT</source>
         <translation>編集</translation>
     </message>
@@ -1434,7 +1434,7 @@
         <translation>{what} がまだ実行中です。停止して終了しますか?</translation>
     </message>
     <message>
-        <location line="+105"/>
+        <location line="+108"/>
         <source>Created unit network &quot;{value}&quot;; double-click {value2} to open it</source>
         <translation>Unit ネットワーク &quot;{value}&quot; を作成しました。{value2} をダブルクリックすると開きます</translation>
     </message>
@@ -1470,7 +1470,7 @@
 <context>
     <name>Plots</name>
     <message>
-        <location filename="../../console_app/tabs/plots.py" line="+16"/>
+        <location filename="../../console_app/tabs/plots.py" line="+18"/>
         <source>No curve yet: click Run to train, or select jobs in the history</source>
         <translation>学習曲線はまだありません: [実行] で学習するか、履歴からジョブを選択してください</translation>
     </message>
@@ -2151,7 +2151,7 @@
 <context>
     <name>QuantizationExperiment</name>
     <message>
-        <location filename="../../console_app/tabs/quantization_experiment.py" line="+49"/>
+        <location filename="../../console_app/tabs/quantization_experiment.py" line="+48"/>
         <source>error rate</source>
         <translation>エラー率</translation>
     </message>
@@ -2161,7 +2161,7 @@
         <translation>パラメータのバイト数</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location filename="../../console_app/tabs/plot_canvas.py" line="+105"/>
         <source>bits</source>
         <translation>ビット数</translation>
     </message>
@@ -2171,7 +2171,7 @@
         <translation>精度 (%)</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location filename="../../console_app/tabs/quantization_experiment.py" line="+12"/>
         <source>Quantization experiment: {name}</source>
         <translation>量子化実験: {name}</translation>
     </message>
