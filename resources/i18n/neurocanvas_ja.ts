@@ -915,7 +915,7 @@
         <translation>インポート</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+13"/>
         <location line="+14"/>
         <source>Import: {exc}</source>
         <translation>インポート: {exc}</translation>
