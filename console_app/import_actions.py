@@ -15,7 +15,7 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu
 
 from console_app.language import error_text, translate
-from engine.model_import import ImportError_, read_model, save_imported
+from engine.formats.nnabla.graph import ImportError_
 
 __all__ = ["IMPORT_FILTER", "add_to_menu", "import_file"]
 
@@ -55,6 +55,9 @@ def _import(window: Any) -> Path | None:
     path = Path(source)
     if path.suffix.lower() in (".sdcproj", ".ncproj", ".ini"):
         return path if window.open_path(path, ask=False) else None
+    # the converters, and the runtime they check a model with, when a model is first imported
+    from engine.model_import import read_model, save_imported  # noqa: PLC0415
+
     try:
         imported = read_model(path)
     except ImportError_ as exc:

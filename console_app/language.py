@@ -25,7 +25,6 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import matplotlib
 import PySide6
 from PySide6.QtCore import (
     QT_TRANSLATE_NOOP,
@@ -160,11 +159,18 @@ def install(app: QCoreApplication, language: str) -> str:
                 _installed.append(qt_own)
     for translator in _installed:
         app.installTranslator(translator)
-    if shown != "en":  # the plots' Japanese texts (hints, axis titles) need a font with kana
-        matplotlib.rcParams["font.family"] = cjk_matplotlib_fonts()
-    report_i18n.use(shown)  # the plots drawn by engine.report (learning curves, trade-off)
     _current[0] = shown
+    use_plot_fonts()
+    report_i18n.use(shown)  # the plots drawn by engine.report (learning curves, trade-off)
     return shown
+
+
+def use_plot_fonts() -> None:
+    """The plots' Japanese texts (hints, axis titles) need a font with kana: set once matplotlib
+    is loaded, by the first plot shown (console_app.tabs.plot_canvas) or here when it is."""
+    matplotlib = sys.modules.get("matplotlib")
+    if matplotlib is not None and _current[0] != "en":
+        matplotlib.rcParams["font.family"] = cjk_matplotlib_fonts()
 
 
 def add_language_menu(window: Any, menu: QMenu) -> QMenu:

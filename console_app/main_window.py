@@ -29,7 +29,6 @@ from console_app.document import (
     sample_projects,
 )
 from console_app.editor import clipboard, quantize_dialog
-from console_app.editor.arrange import arrange_positions
 from console_app.editor.create_unit import (
     ArgumentChoice,
     argument_choices,
@@ -559,6 +558,9 @@ class MainWindow(QMainWindow, NetworkActions):
     def arrange(self) -> None:
         scene = self._scene()
         if scene is not None:
+            # networkx (0.3-0.6 s to import) when layers are first arranged, not at start-up
+            from console_app.editor.arrange import arrange_positions  # noqa: PLC0415
+
             moves = arrange_positions(scene.network)
             command = C.MoveLayers(scene.network, moves)
             command.text = messages.QT_TRANSLATE_NOOP("Commands", "Arrange Layers")

@@ -1,17 +1,19 @@
-"""Matplotlib plots inside Qt (QtAgg): the learning curve and the trade-off graph.
+"""The plots inside Qt: the learning curve, the trade-off graph, the quantization sweep.
 
-The drawing itself is :mod:`engine.report.curves`, shared with the PowerPoint report.
+Each is a plain widget that stands in for its matplotlib canvas
+(:mod:`console_app.tabs.plot_canvas`) until it is first shown or read: matplotlib is not
+imported, and nothing drawn, before the window is up. Calls made meanwhile are kept (the last
+of each kind) and replayed on the canvas; reading any canvas attribute (``lines_drawn``,
+``hint``, ``optimal``, ``axes``, ``figure``) builds it first, so what is read is what is drawn.
 """
 
 from __future__ import annotations
 
-from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg  # no global backend switch
-from matplotlib.figure import Figure
-from PySide6.QtCore import QT_TRANSLATE_NOOP
+from typing import Any
 
-from console_app.language import translate
-from engine.report.curves import draw_learning_curves, draw_tradeoff
-from engine.runtime.job_history import JobInfo
+from PySide6.QtCore import QT_TRANSLATE_NOOP
+from PySide6.QtGui import QShowEvent
+from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 CURVE_HINT = QT_TRANSLATE_NOOP(
     "Plots", "No curve yet: click Run to train, or select jobs in the history"
@@ -19,56 +21,79 @@ CURVE_HINT = QT_TRANSLATE_NOOP(
 TRADEOFF_HINT = QT_TRANSLATE_NOOP("Plots", "Jobs with a validation loss appear here")
 
 
-def _hint(ax, text: str) -> str:  # noqa: ANN001 - a matplotlib Axes
-    """An empty plot keeps its axes and says what will appear (returns the text shown)."""
-    text = translate("Plots", text)
-    ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", wrap=True,
-            color="#777", fontsize="small")  # fmt: skip
-    return text
+class DeferredPlot(QWidget):
+    """A widget whose matplotlib canvas is built on first display or first read."""
+
+    CANVAS = ""  # the class's name in plot_canvas
+    ARGS: tuple = ()
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        self._canvas: Any = None
+        self._pending: dict[str, tuple] = {}  # method -> its last arguments, in call order
+
+    def canvas(self) -> Any:
+        """The matplotlib canvas, built (and the calls made meanwhile replayed) on first use."""
+        if self._canvas is None:
+            # matplotlib on first display: 0.5-1 s of imports kept off the window's start-up
+            from console_app.tabs import plot_canvas  # noqa: PLC0415
+
+            self._canvas = getattr(plot_canvas, self.CANVAS)(*self.ARGS)
+            self.layout().addWidget(self._canvas)
+            if self.isVisible():  # built in showEvent: Qt has shown the children already
+                self._canvas.show()
+            for method, args in self._pending.items():
+                getattr(self._canvas, method)(*args)
+            self._pending.clear()
+        return self._canvas
+
+    def _call(self, method: str, *args: Any) -> None:
+        if self._canvas is None:
+            self._pending.pop(method, None)
+            self._pending[method] = args
+        else:
+            getattr(self._canvas, method)(*args)
+
+    def showEvent(self, event: QShowEvent) -> None:  # noqa: N802 - Qt's API
+        self.canvas()
+        super().showEvent(event)
+
+    def __getattr__(self, name: str) -> Any:  # what the canvas has and this widget has not
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.canvas(), name)
 
 
-class LearningCurvePlot(FigureCanvasQTAgg):
+class LearningCurvePlot(DeferredPlot):
     """Cost, training and validation error against epochs, for one or several jobs."""
 
-    def __init__(self) -> None:
-        self.figure = Figure(figsize=(6, 3.2), tight_layout=True)
-        super().__init__(self.figure)
-        self.axes = self.figure.add_subplot(1, 1, 1)
-        self.log_scale = False
-        self.lines_drawn = 0
-        self.hint = ""
-        self._curves: list[tuple[str, list]] = []
-        self.redraw()
+    CANVAS = "LearningCurveCanvas"
+    ARGS = (CURVE_HINT,)
 
     def set_curves(self, curves: list[tuple[str, list]]) -> None:
         """``curves``: (label, rows of (epoch, cost, train_error, valid_error))."""
-        self._curves = curves
-        self.redraw()
+        self._call("set_curves", curves)
 
     def set_log_scale(self, on: bool) -> None:
-        self.log_scale = on
-        self.redraw()
-
-    def redraw(self) -> None:
-        self.lines_drawn = draw_learning_curves(self.axes, self._curves, self.log_scale)
-        self.hint = "" if self.lines_drawn else _hint(self.axes, CURVE_HINT)
-        self.draw_idle()
+        self._call("set_log_scale", on)
 
 
-class TradeoffPlot(FigureCanvasQTAgg):
+class TradeoffPlot(DeferredPlot):
     """Best validation error against a cost statistic; the Pareto front is marked."""
 
-    def __init__(self) -> None:
-        self.figure = Figure(figsize=(4, 3.2), tight_layout=True)
-        super().__init__(self.figure)
-        self.axes = self.figure.add_subplot(1, 1, 1)
-        self.optimal: list[str] = []
-        self.hint = ""
-        self.set_jobs([], "CostMultiplyAdd")
+    CANVAS = "TradeoffCanvas"
+    ARGS = (TRADEOFF_HINT,)
 
-    def set_jobs(self, jobs: list[JobInfo], statistic: str) -> None:
-        self.optimal = draw_tradeoff(self.axes, jobs, statistic)
-        shown = any(j.best_valid_error is not None and j.statistics.get(statistic) is not None
-                    for j in jobs)  # fmt: skip
-        self.hint = "" if shown else _hint(self.axes, TRADEOFF_HINT)
-        self.draw_idle()
+    def set_jobs(self, jobs: list, statistic: str) -> None:
+        self._call("set_jobs", jobs, statistic)
+
+
+class AccuracyPlot(DeferredPlot):
+    """Accuracy against bits per target group; the float reference as a dashed line."""
+
+    CANVAS = "AccuracyCanvas"
+
+    def set_rows(self, rows: list[dict[str, Any]]) -> None:
+        self._call("set_rows", rows)

@@ -15,8 +15,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
-from matplotlib.figure import Figure
 from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -38,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from console_app.language import translate
 from console_app.tabs.job_runner import JobRunner
+from console_app.tabs.plots import AccuracyPlot
 from engine.quantization.results import COLUMNS, read_results
 from engine.quantization.scheme import QUANTIZERS, TARGETS, QuantizationError
 from engine.quantization.sensitivity import ranking_text
@@ -49,39 +48,6 @@ __all__ = ["QuantizationExperiment", "open_experiment"]
 HEADERS = {"error": QT_TRANSLATE_NOOP("QuantizationExperiment", "error rate"),
            "parameter_bytes": QT_TRANSLATE_NOOP("QuantizationExperiment", "parameter bytes"),
            "cost_multiply_add": "CostMultiplyAdd"}  # fmt: skip
-
-
-class AccuracyPlot(FigureCanvasQTAgg):
-    """Accuracy against bits per target group; the float reference as a dashed line."""
-
-    def __init__(self) -> None:
-        self.figure = Figure(figsize=(5, 3), tight_layout=True)
-        super().__init__(self.figure)
-        self.axes = self.figure.add_subplot(1, 1, 1)
-        self.lines_drawn = 0
-
-    def set_rows(self, rows: list[dict[str, Any]]) -> None:
-        ax = self.axes
-        ax.clear()
-        self.lines_drawn = 0
-        for row in rows:
-            if row["mode"] == "float":
-                ax.axhline(100 * row["accuracy"], color="gray", linestyle="--", label="float")
-        for group in sorted({(r["target"], r["mode"]) for r in rows if r["mode"] != "float"}):
-            line = sorted((r for r in rows if (r["target"], r["mode"]) == group),
-                          key=lambda r: r["bits"])  # fmt: skip
-            ax.plot([r["bits"] for r in line], [100 * r["accuracy"] for r in line], "o-",
-                    label=f"{group[0]} ({group[1].upper()})")  # fmt: skip
-            self.lines_drawn += 1
-        widths = sorted({r["bits"] for r in rows if r["mode"] != "float"})
-        if widths:
-            ax.set_xticks(widths)  # whole bit widths, not 4.5
-        ax.set_xlabel(translate("QuantizationExperiment", "bits"))
-        ax.set_ylabel(translate("QuantizationExperiment", "accuracy (%)"))
-        ax.grid(True, alpha=0.3)
-        if rows:
-            ax.legend(fontsize="small")
-        self.draw_idle()
 
 
 class QuantizationExperiment(QDialog):

@@ -62,7 +62,7 @@
         <translation>削除</translation>
     </message>
     <message>
-        <location filename="../../console_app/main_window.py" line="+564"/>
+        <location filename="../../console_app/main_window.py" line="+566"/>
         <source>Arrange Layers</source>
         <translation>レイヤーの整列</translation>
     </message>
@@ -915,7 +915,7 @@
         <translation>インポート</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+13"/>
         <location line="+14"/>
         <source>Import: {exc}</source>
         <translation>インポート: {exc}</translation>
@@ -1133,7 +1133,7 @@
 <context>
     <name>Language</name>
     <message>
-        <location filename="../../console_app/language.py" line="+70"/>
+        <location filename="../../console_app/language.py" line="+69"/>
         <source>English</source>
         <translation>English</translation>
     </message>
@@ -1148,7 +1148,7 @@
         <translation>システムに合わせる</translation>
     </message>
     <message>
-        <location line="+100"/>
+        <location line="+107"/>
         <source>&amp;Language</source>
         <translation>言語(&amp;L)</translation>
     </message>
@@ -1166,7 +1166,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../console_app/main_window.py" line="-513"/>
+        <location filename="../../console_app/main_window.py" line="-516"/>
         <source>EDIT</source>
         <translation>編集</translation>
     </message>
@@ -1462,7 +1462,7 @@
         <translation>{what} がまだ実行中です。停止して終了しますか?</translation>
     </message>
     <message>
-        <location line="+105"/>
+        <location line="+108"/>
         <source>Created unit network &quot;{value}&quot;; double-click {value2} to open it</source>
         <translation>Unit ネットワーク &quot;{value}&quot; を作成しました。{value2} をダブルクリックすると開きます</translation>
     </message>
@@ -1498,7 +1498,7 @@
 <context>
     <name>Plots</name>
     <message>
-        <location filename="../../console_app/tabs/plots.py" line="+16"/>
+        <location filename="../../console_app/tabs/plots.py" line="+18"/>
         <source>No curve yet: click Run to train, or select jobs in the history</source>
         <translation>学習曲線はまだありません: [実行] で学習するか、履歴からジョブを選択してください</translation>
     </message>
@@ -2558,7 +2558,7 @@
 <context>
     <name>QuantizationExperiment</name>
     <message>
-        <location filename="../../console_app/tabs/quantization_experiment.py" line="+49"/>
+        <location filename="../../console_app/tabs/quantization_experiment.py" line="+48"/>
         <source>error rate</source>
         <translation>エラー率</translation>
     </message>
@@ -2568,7 +2568,7 @@
         <translation>パラメータのバイト数</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location filename="../../console_app/tabs/plot_canvas.py" line="+105"/>
         <source>bits</source>
         <translation>ビット数</translation>
     </message>
@@ -2578,7 +2578,7 @@
         <translation>精度 (%)</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location filename="../../console_app/tabs/quantization_experiment.py" line="+12"/>
         <source>Quantization experiment: {name}</source>
         <translation>量子化実験: {name}</translation>
     </message>
