@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from engine.graph import resolve
+from engine.graph import nesting, parameter_names
 from engine.graph.infer import NetworkInference, UnitCache
 from engine.layers import find_spec
 from engine.layers.evaluate import RuleError, Shape
@@ -251,7 +251,7 @@ def _layer_parameters(inference: NetworkInference, name: str, type_: str) -> lis
         return [(f"{scope}/{key}" if scope else key, n) for key, n in parameter_table(sub).items()]
     structure = inference.structure_memo()
     if "repeat_blocks" not in structure:
-        structure["repeat_blocks"] = resolve.repeat_blocks(inference.network)
+        structure["repeat_blocks"] = nesting.repeat_blocks(inference.network)
     starts = structure["repeat_blocks"].get(name, ())  # type: ignore[attr-defined]
     try:
         ids = [str(inference.eval(s).value("ID")) for s in starts]
@@ -274,7 +274,7 @@ def _times(value: object) -> int:
 def _own_parameters(spec, name, ev, shape, ids, fed):  # noqa: ANN001, ANN202
     """(name, element count) of the parameters one layer owns (``fed``: it has a main input)."""
     if spec.type == "Parameter" or (spec.type == "WorkingMemory" and not fed):
-        yield resolve.parameter_name(spec, name, "", None, (), ids), math.prod(shape)
+        yield parameter_names.parameter_name(spec, name, "", None, (), ids), math.prod(shape)
         return
     if not spec.parameters:
         return
@@ -283,4 +283,4 @@ def _own_parameters(spec, name, ev, shape, ids, fed):  # noqa: ANN001, ANN202
         if not ev.connector_enabled(param.name) or ev.context.is_wired(param.name):
             continue
         size = math.prod(ev.connector_shape(param.name))
-        yield resolve.parameter_name(spec, name, scope, param, (), ids), size
+        yield parameter_names.parameter_name(spec, name, scope, param, (), ids), size

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from engine.core.messages import QT_TRANSLATE_NOOP, Translate, text_of, translated
 from engine.graph import config as cfg
-from engine.graph import derive, resolve
+from engine.graph import derive, unit_graph
 from engine.graph.infer import NetworkInference
 from engine.graph.network import Network
 from engine.graph.order import cycles
@@ -107,7 +107,7 @@ def validate_project(
     the CSV headers of datasets whose URI is a readable local file are read."""
     inference = inference or ProjectInference(project, follow=False)
     problems: list[Problem] = []
-    for cycle in resolve.unit_cycles(project):
+    for cycle in unit_graph.unit_cycles(project):
         problems.append(Problem(_T["recursion"].format(path=" -> ".join(cycle)), cycle[0]))
     problems += _expansion_problems(project, [n.name for n in project.networks])
     for network in project.networks:
@@ -162,7 +162,7 @@ def run_problems(project: Project, names: list[str]) -> list[Problem]:
     if problems:  # expanding such units is what must not happen
         return problems
     todo = list(bases)
-    calls = resolve.unit_calls(project)
+    calls = unit_graph.unit_calls(project)
     seen: list[str] = []
     while todo:
         name = todo.pop()
@@ -178,7 +178,7 @@ def run_problems(project: Project, names: list[str]) -> list[Problem]:
 
 
 def _expansion_problems(project: Project, names: list[str]) -> list[Problem]:
-    found = ((name, resolve.expansion_problem(project, name)) for name in names)
+    found = ((name, unit_graph.expansion_problem(project, name)) for name in names)
     return [Problem(message, name) for name, message in found if message]
 
 

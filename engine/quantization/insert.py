@@ -21,9 +21,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from engine.graph.network import Layer, Link, Network
+from engine.graph.parameter_names import parameter_name
 from engine.graph.project import Project
 from engine.graph.project_inference import ProjectInference
-from engine.graph.resolve import parameter_name
 from engine.layers import find_spec
 from engine.layers.evaluate import RuleError
 from engine.layers.spec import ConnectorKind
