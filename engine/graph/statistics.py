@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from engine.core.numbers import shape_text
 from engine.graph import nesting, parameter_names
 from engine.graph.infer import NetworkInference, UnitCache
 from engine.layers import find_spec
@@ -133,16 +134,12 @@ def pooling_disagreements(inference: NetworkInference) -> list[tuple[str, Shape,
 def pooling_message(runs: tuple[int, ...], shown: tuple[int, ...], inner: str) -> str:
     """The warning for one of :func:`pooling_disagreements` (``inner``: its path in a unit)."""
     where = f'its layer "{inner}", property Padding: ' if inner else ""
-    runs_text, shown_text = _fmt(runs), _fmt(shown)
+    runs_text, shown_text = shape_text(runs), shape_text(shown)
     return (
         f"{where}with IgnoreBorder=False and Padding, nnabla (and this engine) pools to "
         f"{runs_text} where NNC's editor shows {shown_text}: the network runs {runs_text}; "
         f"the statistics are NNC's, counted on {shown_text}"
     )
-
-
-def _fmt(shape: Shape) -> str:
-    return ",".join(map(str, shape))
 
 
 def _editor_inference(inference: NetworkInference) -> NetworkInference:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from engine.core.numbers import shape_text
 from engine.graph.project import Project
 from engine.layers.evaluate import (
     Shape,
@@ -96,7 +97,7 @@ def oversized(shape: Shape | None) -> str | None:
     """Why a layer output of ``shape`` cannot exist, or None."""
     if not shape or math.prod(shape) <= MAX_ELEMENTS:
         return None
-    dims = ",".join(map(str, shape))
+    dims = shape_text(shape)
     return (f"the output holds {math.prod(shape):.3g} values per sample (shape {dims}), more "
             f"than any machine can hold")  # fmt: skip
 

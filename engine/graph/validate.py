@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.core.messages import QT_TRANSLATE_NOOP, Translate, text_of, translated
+from engine.core.numbers import shape_text
 from engine.graph import config as cfg
 from engine.graph import derive, unit_graph
 from engine.graph.infer import NetworkInference
@@ -296,7 +297,7 @@ def _side_input_problems(inference: NetworkInference, name: str, spec: LayerSpec
             problems.append(
                 Problem(
                     _T["side shape"].format(
-                        name=connector.name, expected=_fmt(expected), wired=_fmt(wired)
+                        name=connector.name, expected=shape_text(expected), wired=shape_text(wired)
                     ),
                     inference.network.name,
                     name,
@@ -317,17 +318,13 @@ def _delay_problem(inference: NetworkInference, name: str) -> list[Problem]:
     if shapes and tuple(shapes[0]) != tuple(size):  # type: ignore[arg-type]
         return [
             Problem(
-                _T["delay"].format(shape=_fmt(shapes[0]), size=_fmt(size)),
+                _T["delay"].format(shape=shape_text(shapes[0]), size=shape_text(size)),
                 inference.network.name,
                 name,
                 "Size",
             )
         ]
     return []
-
-
-def _fmt(shape: object) -> str:
-    return ",".join(str(v) for v in shape) if isinstance(shape, tuple) else str(shape)
 
 
 # -- config and datasets -------------------------------------------------------------------------

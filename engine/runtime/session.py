@@ -18,6 +18,7 @@ from typing import Any
 
 import engine.nn as nn
 from engine.core.autograd import Variable
+from engine.core.numbers import shape_in_parens
 from engine.data import DataIterator, DatasetError
 from engine.data.csv_dataset import Dataset
 from engine.data.table import read_table
@@ -342,15 +343,11 @@ def _check_variables(program: Program, dataset: Dataset, name: str) -> None:
         if have is not None and math.prod(have) != math.prod(shape):
             raise SetupError(
                 f'network "{program.network}" expects variable "{variable}" of shape '
-                f'{_fmt(shape)}, dataset "{name}" gives {_fmt(have)}'
+                f'{shape_in_parens(shape)}, dataset "{name}" gives {shape_in_parens(have)}'
             )
     for variable, (classes, layer) in program.class_labels().items():
         dataset.check_class_labels(variable, classes, f'layer "{layer}" of network '
                                    f'"{program.network}"')  # fmt: skip
-
-
-def _fmt(shape: tuple[int, ...]) -> str:
-    return "(" + ", ".join(str(n) for n in shape) + ")"
 
 
 def _variables(session: Session, dataset: str) -> tuple[str, ...]:
