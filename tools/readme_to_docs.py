@@ -117,7 +117,8 @@ page as `docs/export.md §N`.
         [
             (r"\*\*C source\*\*", "C source"),
             (r"\*\*int8 ONNX\*\*", "int8 ONNX"),
-            (r"\*\*TFLite\*\*", "TFLite (and how the C source is verified)"),
+            (r"\*\*TFLite\*\*", "TFLite"),
+        (r"\*\*Verified\*\* \(tests/engine/export/test_c_source", "How the C source is verified"),
             (r"\*\*Python\*\* \(also", "Python code"),
             (r"\*\*ONNX\.\*\*", "ONNX"),
             (r"\*\*NNP\.\*\*", "NNP"),
@@ -176,7 +177,7 @@ path and what was measured. Moved from the README's tour.
         """
 NNC's Structure Search in NeuroCanvas (`neurocanvas search`, CONFIG > Structure Search): the
 mutations, the Optuna study, workers on SQLite or PostgreSQL and a measured search. Moved from the
-README's tour; NNC's own rules are in [nnc-behaviour.md](nnc-behaviour.md).
+README's tour; NNC's own rules are in docs/nnc-behaviour.md §9.
 """,
         "Running a search",
         [
