@@ -118,7 +118,10 @@ page as `docs/export.md §N`.
             (r"\*\*C source\*\*", "C source"),
             (r"\*\*int8 ONNX\*\*", "int8 ONNX"),
             (r"\*\*TFLite\*\*", "TFLite"),
-        (r"\*\*Verified\*\* \(tests/engine/export/test_c_source", "How the C source is verified"),
+            (
+                r"\*\*Verified\*\* \(tests/engine/export/test_c_source",
+                "How the C source is verified",
+            ),
             (r"\*\*Python\*\* \(also", "Python code"),
             (r"\*\*ONNX\.\*\*", "ONNX"),
             (r"\*\*NNP\.\*\*", "NNP"),
@@ -355,6 +358,10 @@ def main(source: Path) -> None:
             out.append((head, body))
     readme = "\n".join(f"{h}\n{b}" if h else b for h, b in out)
     readme = re.sub(r"\n{3,}", "\n\n", readme_links(readme))
+    readme = readme.replace(
+        "with optimizations off: Benchmarks > Deploy);",
+        "with optimizations off: [docs/benchmarks.md](docs/benchmarks.md#6-deploy), Deploy);",
+    )
     (ROOT / "README.md").write_text(readme.rstrip() + "\n", encoding="utf-8")
     for page, body in pages.items():
         body = re.sub(r"\n{3,}", "\n\n", page_links(body, page))
