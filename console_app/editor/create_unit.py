@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from console_app.document import Document
 from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.graph import commands as C
-from engine.graph import resolve
+from engine.graph import unit_arguments
 from engine.graph.project import Layer, Link, ModelError, Network, Project
 from engine.layers import find_spec, get_spec
 from engine.layers.property_types import TYPES
@@ -95,7 +95,7 @@ def _properties(
     if layer.type == "Unit":
         target = layer.properties.get("Network", "")
         if project is not None and project.has_network(target):
-            for decl in resolve.arguments_of(project.network(target)).values():
+            for decl in unit_arguments.arguments_of(project.network(target)).values():
                 yield decl.name, decl.type, layer.properties.get(decl.name, decl.value)
         return
     for prop in spec.properties:

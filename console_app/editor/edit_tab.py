@@ -36,9 +36,9 @@ from console_app.language import translate
 from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.graph import commands as C
 from engine.graph.network import Link
-from engine.graph.resolve import has_output
 from engine.graph.statistics import network_statistics
 from engine.graph.validate import Problem
+from engine.graph.wiring import has_output
 from engine.layers import find_spec
 from engine.layers.spec import Inputs
 

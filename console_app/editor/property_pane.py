@@ -33,7 +33,7 @@ from console_app.editor.values import MacroRule, check_property, check_typed, ma
 from console_app.language import shown, translate
 from engine.core.messages import text_of
 from engine.graph import commands as C
-from engine.graph import resolve
+from engine.graph import unit_arguments
 from engine.graph.project import ModelError, Network
 from engine.layers import find_spec
 from engine.layers.evaluate import RuleError
@@ -193,14 +193,14 @@ class PropertyPane(QWidget):
         if not project.has_network(target):
             return set()
         names = set()
-        for decl in resolve.arguments_of(project.network(target)).values():
+        for decl in unit_arguments.arguments_of(project.network(target)).values():
             self._add_row(decl.name, decl.type, decl.value, None, argument=True)
             names.add(decl.name)
         return names
 
     def _argument_names(self) -> list[str]:
         assert self.network is not None
-        return list(resolve.arguments_of(self.network))
+        return list(unit_arguments.arguments_of(self.network))
 
     def _add_row(
         self, key: str, type_name: str, default: str, spec: PropertySpec | None, argument=False

@@ -18,6 +18,7 @@ from console_app.editor.layer_item import LayerItem
 from console_app.editor.link_item import DraftLink, LinkItem
 from console_app.language import shown, translate
 from engine.core.messages import QT_TRANSLATE_NOOP, text_of
+from engine.core.numbers import count_text, shape_text
 from engine.graph import commands as C
 from engine.graph.project import Link, ModelError, Network
 from engine.layers import find_spec
@@ -31,10 +32,6 @@ _EVENTS = (
 
 
 PIN_HIT_PX = 10.0
-
-
-def format_count(value: int) -> str:
-    return f"{value:,}"
 
 
 class NetworkScene(QGraphicsScene):
@@ -149,12 +146,12 @@ class NetworkScene(QGraphicsScene):
             text, fraction = "", None
             if result is not None and self.statistic == "Output":
                 if result.shape is not None:
-                    text = ",".join(str(v) for v in result.shape)
+                    text = shape_text(result.shape)
                 elif result.error:
                     text = "?"
             elif result is not None and result.stats is not None:
                 value = result.stats[column]
-                text = format_count(value)
+                text = count_text(value)
                 fraction = value / maximum if maximum else 0.0
             item.set_display(text, fraction, errors.get(name), warnings.get(name))
         self.stale = False

@@ -39,6 +39,7 @@ from console_app.tabs.create_dataset import CreateDataset
 from console_app.tabs.folder_dataset_dialog import FolderDatasetDialog, FolderDatasetOptions
 from console_app.tabs.table_model import THUMB, CsvTableModel, read_csv_rows
 from engine.core.messages import QT_TRANSLATE_NOOP
+from engine.core.numbers import shape_text
 from engine.data import DatasetError, open_dataset
 from engine.data import builtin as builtin_data
 from engine.data.cache import cache_root
@@ -255,8 +256,8 @@ class DatasetTab(QWidget):
         )
         self.variables.setRowCount(len(variables))
         for r, (name, kind, shape, header) in enumerate(variables):
-            shape_text = ",".join(map(str, shape)) if shape else "?"
-            for c, text in enumerate((name, kind, shape_text, header)):
+            shown = shape_text(shape) if shape else "?"
+            for c, text in enumerate((name, kind, shown, header)):
                 self.variables.setItem(r, c, QTableWidgetItem(text))
         self.variables.resizeColumnsToContents()
         header, preview = read_csv_rows(path, PREVIEW_ROWS)

@@ -35,10 +35,6 @@ STATUS_COLORS = {"running": "#1f77b4", "finished": "#2ca02c", "stopped": "#ff7f0
                  "interrupted": "#ff7f0e", "failed": "#d62728"}  # fmt: skip
 
 
-def _fmt(value: float | None) -> str:
-    return "" if value is None else f"{value:.6g}"
-
-
 def _duration(seconds: float) -> str:
     seconds = max(0, int(seconds))
     return f"{seconds // 3600:d}:{seconds % 3600 // 60:02d}:{seconds % 60:02d}"

@@ -28,6 +28,7 @@ from PySide6.QtWidgets import (
 
 from console_app.language import error_text, translate
 from console_app.tabs import job_history as H
+from engine.core.numbers import count_text, short_float
 from engine.export import (
     ExportError,
     export_c,
@@ -258,11 +259,6 @@ _COMPARED_TEXTS = (
 )  # fmt: skip  (for pyside6-lupdate)
 
 
-def count_text(value: object) -> str:
-    """A statistic as the statistics pane writes it (``78,810``); blank when unknown."""
-    return f"{value:,}" if isinstance(value, int) else str(value or "")
-
-
 def comparison_dialog(parent: QWidget, jobs: list[H.JobInfo]) -> QDialog:
     """The selected jobs side by side (one column each), as NNC compares results."""
     table = QTableWidget(len(COMPARED), len(jobs))
@@ -270,7 +266,8 @@ def comparison_dialog(parent: QWidget, jobs: list[H.JobInfo]) -> QDialog:
     table.setVerticalHeaderLabels([translate("JobMenu", c) for c in COMPARED])
     for col, job in enumerate(jobs):
         values = (job.status, f"{job.epoch}/{job.max_epoch}", str(job.best_epoch),
-                  _fmt(job.best_valid_error), _fmt(job.last(2)), _fmt(job.last(1)),
+                  short_float(job.best_valid_error), short_float(job.last(2)),
+                  short_float(job.last(1)),
                   count_text(job.statistics.get("CostParameter")),
                   count_text(job.statistics.get("CostMultiplyAdd")))  # fmt: skip
         for row, text in enumerate(values):
@@ -282,7 +279,3 @@ def comparison_dialog(parent: QWidget, jobs: list[H.JobInfo]) -> QDialog:
     dialog.table = table  # type: ignore[attr-defined]
     dialog.resize(min(1000, 220 + 140 * len(jobs)), 320)
     return dialog
-
-
-def _fmt(value: float | None) -> str:
-    return "" if value is None else f"{value:.6g}"

@@ -43,7 +43,6 @@ from console_app.tabs.history_table import (
     TRADEOFF_STATISTICS,
     HistoryRows,
     _duration,
-    _fmt,
     _history_rows,
     _sweep_baseline,
 )
@@ -55,6 +54,7 @@ from console_app.tabs.quantization_experiment import open_experiment
 from console_app.tabs.search_control import SearchControl
 from console_app.tabs.snapshot import write_snapshot
 from engine.core.messages import Message, from_event
+from engine.core.numbers import count_text, short_float
 from engine.formats import ProjectFileError
 from engine.runtime import job_history as H
 
@@ -492,10 +492,10 @@ class TrainingTab(QWidget, JobDialogs, HistoryRows):
             epoch = "" if point and not job.max_epoch else f"{job.epoch}/{job.max_epoch}"
             accuracy = "" if job.accuracy is None else f"{100 * job.accuracy:.2f} %"
             status = translate("TrainingTab", job.status)
-            values = (name, status, job.date, epoch, accuracy, _fmt(job.last(1)),
-                      _fmt(job.last(2)), _fmt(job.last(3)),
-                      job_menu.count_text(job.statistics.get("CostParameter")),
-                      job_menu.count_text(job.statistics.get("CostMultiplyAdd")))  # fmt: skip
+            values = (name, status, job.date, epoch, accuracy, short_float(job.last(1)),
+                      short_float(job.last(2)), short_float(job.last(3)),
+                      count_text(job.statistics.get("CostParameter")),
+                      count_text(job.statistics.get("CostMultiplyAdd")))  # fmt: skip
             for col, text in enumerate(values):
                 item = QTableWidgetItem(text)
                 item.setData(Qt.ItemDataRole.UserRole, str(job.path))

@@ -8,7 +8,7 @@
     mpirun -n K neurocanvas train PROJECT --distributed [--lr-scaling linear|none] [--lr-warmup E]
 
 PROJECT is a ``.ncproj`` or an NNC ``.sdcproj`` (any extension, by content). The job folder
-(default ``<project>.files/<YYYYMMDD_HHMMSS>``) is described in the README ("Job folder").
+(default ``<project>.files/<YYYYMMDD_HHMMSS>``) is described in docs/job-folder.md §6.
 With ``--events`` stdout carries one JSON object per line (:mod:`engine.runtime.events`);
 otherwise a progress bar is drawn on a terminal. A line ``stop`` on stdin, Ctrl-C or SIGTERM
 saves a checkpoint and ends the run cleanly (exit 0, status ``stopped``); ``--resume`` continues

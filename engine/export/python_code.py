@@ -24,7 +24,7 @@ from engine.export.literals import ExportError, Identifiers, comment, doc, liter
 from engine.export.loops import Loop, base, find_loops
 from engine.export.units import UnitCall, UnitFunctions, group_of, interface, symbols_for
 from engine.export.units import unit_calls as find_unit_calls
-from engine.graph import resolve
+from engine.graph import unit_arguments, unit_graph
 from engine.graph.project import Project
 from engine.runtime.compiler import compile_network
 from engine.runtime.program import Program, ProgramError, Ref, Step
@@ -68,7 +68,7 @@ class _Modes:
 
 def exportable_networks(project: Project, extra: tuple[str, ...] = ()) -> list[str]:
     """Drawn networks that compile on their own and that no Unit layer calls, + ``extra``."""
-    called = {unit for calls in resolve.unit_calls(project).values() for _, unit in calls}
+    called = {unit for calls in unit_graph.unit_calls(project).values() for _, unit in calls}
     names = []
     for name in [*project.network_names, *extra]:
         if name in names or (name in called and name not in extra):
@@ -347,7 +347,7 @@ class _Writer:
         if len(feeds) != 1 or modes.train.generators:
             return None
         external = ("feed", feeds[0], tuple(modes.train.feeds[feeds[0]]))
-        defaults = resolve.default_arguments(self.project.network(call.network))
+        defaults = unit_arguments.default_arguments(self.project.network(call.network))
         ref_call = UnitCall(call.layer, call.network, "", tuple(defaults.items()))
         sub = _Writer(self.project, call.network, modes, self.target, self.units, prefix="",
                       external=external, unit=call.network, binding=defaults)  # fmt: skip

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from engine.export.literals import ExportError, Identifiers, doc, literal
-from engine.graph import derive, resolve
+from engine.graph import derive, unit_arguments
 from engine.graph.infer import NetworkInference
 from engine.graph.project import Project
 from engine.layers import find_spec
@@ -51,7 +51,7 @@ def unit_calls(project: Project, name: str) -> dict[str, UnitCall]:
             if sub is None:
                 continue
             scope = str(inference.eval(layer.name).value("ParameterScope") or "")
-            order = resolve.arguments_of(sub.network)
+            order = unit_arguments.arguments_of(sub.network)
             args = tuple((k, sub.arguments[k]) for k in order if k in sub.arguments)
             calls[layer.name] = UnitCall(layer.name, sub.network.name, scope, args)
         return calls
@@ -135,7 +135,7 @@ class UnitFunctions:
         """Argument name -> identifier in the unit function (declared order)."""
         if unit not in self.params:
             ids = Identifiers(("x", "test", "nn", "F", "I", "PF", "h"))
-            declared = resolve.arguments_of(self.project.network(unit))
+            declared = unit_arguments.arguments_of(self.project.network(unit))
             self.params[unit] = {name: ids.new(name, "arg") for name in declared}
         return self.params[unit]
 
@@ -158,7 +158,7 @@ class UnitFunctions:
     def direct(self, unit: str) -> bool:
         """Every property that reads an argument is just ``*<Argument>`` (no ``*Expand*2``,
         whose value the function could not compute from its arguments)."""
-        declared = set(resolve.arguments_of(self.project.network(unit)))
+        declared = set(unit_arguments.arguments_of(self.project.network(unit)))
         for layer in self.project.network(unit).layers:
             for raw in layer.properties.values():
                 names = set(_MACRO.findall(raw)) & declared
@@ -169,7 +169,7 @@ class UnitFunctions:
     def keywords(self, call: UnitCall, symbol: Callable[[str, object], str | None]) -> list[str]:
         """The call's argument values (positional, as declared), or the caller's arguments."""
         params = self.arguments(call.network)
-        defaults = resolve.default_arguments(self.project.network(call.network))
+        defaults = unit_arguments.default_arguments(self.project.network(call.network))
         out, skipped = [], False
         for name in params:
             value = dict(call.arguments).get(name, defaults.get(name))
@@ -185,7 +185,7 @@ class UnitFunctions:
 
     def _one(self, unit: str) -> str:
         params = self.arguments(unit)
-        defaults = resolve.default_arguments(self.project.network(unit))
+        defaults = unit_arguments.default_arguments(self.project.network(unit))
         try:
             args = [f"{ident}={literal(defaults.get(name))}" for name, ident in params.items()]
         except ExportError as exc:

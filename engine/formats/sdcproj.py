@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from engine.core.messages import QT_TRANSLATE_NOOP
+from engine.core.numbers import whole_number_text
 from engine.formats import ProjectFileError
 from engine.graph import config as cfg
 from engine.graph.project import Layer, Link, ModelError, Network, Project, RawSection
@@ -486,7 +487,10 @@ def _network_blocks(network: Network, prefix: str) -> Iterator[Block]:
     for i, layer in enumerate(network.layers):
         ids[layer.name] = layer.id
         values = [("ID", str(layer.id)), ("Type", layer.type)]
-        values += [(f"Position_{j}", _num(v)) for j, v in enumerate((*layer.position, *layer.size))]
+        values += [
+            (f"Position_{j}", whole_number_text(v))
+            for j, v in enumerate((*layer.position, *layer.size))
+        ]
         for k, (key, value) in enumerate([("Name", layer.name), *layer.properties.items()]):
             values += [(f"Property_{k}_Name", key), (f"Property_{k}_Value", value)]
         values.append(("NumProperty", str(len(layer.properties) + 1)))
@@ -524,14 +528,6 @@ def _settings_blocks(project: Project, absent: set[str]) -> Iterator[Block]:
                 yield f"{prefix}_{i}", list(item.values.items())
     if "StructureSearch" not in absent or project.structure_search.values:
         yield "StructureSearch", list(project.structure_search.values.items())
-
-
-def _num(value: float) -> str:
-    if isinstance(value, int) or (
-        isinstance(value, float) and value.is_integer() and abs(value) < 2**53
-    ):
-        return str(int(value))
-    return repr(value)
 
 
 def _family(name: str) -> str:

@@ -1,4 +1,4 @@
-"""The texts of a unit argument's problems (engine/graph/resolve.py), marked for the app's
+"""The texts of a unit argument's problems (engine/graph/unit_arguments.py), marked for the app's
 catalogue (engine/core/messages.py) so the problems list shows them in its language."""
 
 from __future__ import annotations

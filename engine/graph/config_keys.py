@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Self, TypeVar
 
 from engine.core.messages import QT_TRANSLATE_NOOP, Message, text_of
+from engine.core.numbers import whole_number_text
 
 __all__ = [
     "UNDEFINED", "Key", "Section", "SettingError", "parse_number", "parse_value", "relabel",
@@ -168,12 +169,8 @@ def _check_range(spec: Key, value: float, where: str, text: str) -> None:
     if (low is None or value >= low) and under:
         return
     # the app's CONFIG form words it the same way
-    parts = [] if low is None else [f">= {_num(low)}"]
+    parts = [] if low is None else [f">= {whole_number_text(low)}"]
     if high is not None:
-        parts.append(f"{'<' if spec.below else '<='} {_num(high)}")
+        parts.append(f"{'<' if spec.below else '<='} {whole_number_text(high)}")
     expected = QT_TRANSLATE_NOOP("Problems", "a value {bounds}").format(bounds=" and ".join(parts))
     raise SettingError(_EXPECTED.format(where=where, expected=expected, key=spec.name, text=text))
-
-
-def _num(value: float | None) -> str:
-    return str(int(value)) if value is not None and float(value).is_integer() else str(value)

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from engine.core.messages import QT_TRANSLATE_NOOP, text_of
-from engine.graph import loops, resolve
+from engine.graph import inference_context, loops, nesting, unit_arguments, unit_graph, wiring
 from engine.graph.network import Network
 from engine.graph.project import Project
 from engine.layers import find_spec
@@ -102,17 +102,17 @@ class NetworkInference:
         self.stack = stack or (network.name,)
         self.units = units if units is not None else UnitCache(project)
         # Argument values that do not fit their declared type (used as written, reported).
-        self.argument_problems: list[resolve.ArgumentError] = []
+        self.argument_problems: list[unit_arguments.ArgumentError] = []
         if arguments is None:
-            arguments = resolve.default_arguments(network, self.argument_problems)
+            arguments = unit_arguments.default_arguments(network, self.argument_problems)
         self.arguments = dict(arguments)
-        self._unit_problems: dict[str, list[resolve.ArgumentError]] = {}
+        self._unit_problems: dict[str, list[unit_arguments.ArgumentError]] = {}
         self._results: dict[str, LayerResult] = {}
         self._evals: dict[str, LayerEval] = {}
         self._deps: dict[str, set[str]] = {}  # layer -> layers its result read
         self._rdeps: dict[str, set[str]] = {}  # layer -> layers whose result read it
         self._computing: list[str] = []
-        self._adjacency: resolve.Adjacency | None = None
+        self._adjacency: wiring.Adjacency | None = None
         self._subs: dict[str, NetworkInference] = {}  # Unit layer -> its expansion
         self._consumer_readers: set[str] = set()  # results that read who consumes a layer
         self._memo: dict[str, dict[str, object]] = {}  # per-layer values derived from results
@@ -196,7 +196,7 @@ class NetworkInference:
         """The layers that failed for a reason of their own (not because of an input)."""
         return [r for r in self.results().values() if r.error and not r.upstream]
 
-    def unit_argument_problems(self) -> dict[str, list[resolve.ArgumentError]]:
+    def unit_argument_problems(self) -> dict[str, list[unit_arguments.ArgumentError]]:
         """Unit layer -> the arguments it passes that do not fit their declared type."""
         self.results()
         return {k: v for k, v in self._unit_problems.items() if v}
@@ -220,7 +220,7 @@ class NetworkInference:
         terminals = [
             layer.name
             for layer in self.network.layers
-            if layer.name not in adjacency.consumers and resolve.has_output(layer.type)
+            if layer.name not in adjacency.consumers and wiring.has_output(layer.type)
         ]
         if len(terminals) != 1:
             raise InferenceError(
@@ -336,7 +336,7 @@ class NetworkInference:
             raw = {**raw, "Size": format_value(self.bound_input)}
         key = self._share_key(layer, spec.type)
         shared = self.units.layers.get(key, self.arguments) if key is not None else None
-        context = resolve.NetworkContext(self, name)
+        context = inference_context.NetworkContext(self, name)
         ev = LayerEval(spec, name, raw, context)
         self._evals[name] = ev
         if shared is not None:  # the same layer with the same inputs in another expansion
@@ -358,14 +358,14 @@ class NetworkInference:
     def _reads_no_argument(self, layer, spec, entry: tuple) -> bool:  # noqa: ANN001
         names = tuple(self.arguments)  # entry[4]: answers by argument names
         if names not in entry[4]:
-            entry[4][names] = resolve.reads_no_argument(layer, spec, names)
+            entry[4][names] = inference_context.reads_no_argument(layer, spec, names)
         return entry[4][names]
 
     def _evaluate(self, type_: str, spec_type: str, name: str, ev: LayerEval) -> LayerResult:
         try:
             shape = ev.output_shape()
-            if resolve.oversized(shape):
-                return LayerResult(name, type_, None, None, resolve.oversized(shape))
+            if unit_graph.oversized(shape):
+                return LayerResult(name, type_, None, None, unit_graph.oversized(shape))
             if spec_type == "Unit":
                 sub = self._subs[name]
                 stats = (math.prod(shape or (0,)), *sub.totals()[1:])
@@ -393,7 +393,7 @@ class NetworkInference:
             producers.append((source, (pin, _seen(result))))
         if self._scope_key is None:
             scope = (self.arguments, self.unit_properties)
-            self._scope_key = tuple(resolve.typed_key(s) for s in scope)
+            self._scope_key = tuple(inference_context.typed_key(s) for s in scope)
         bound = (layer.type, self.bound_input if spec_type == "Input" else None)
         props = tuple(layer.properties.items())
         # The arguments it read are matched apart (UnitCache.shared).
@@ -420,7 +420,7 @@ class NetworkInference:
 
     # -- adjacency and order -----------------------------------------------------------------
 
-    def _adj(self) -> resolve.Adjacency:
+    def _adj(self) -> wiring.Adjacency:
         if self._adjacency is None:
             self._adjacency = self.units.adjacency(self.network)
         return self._adjacency
@@ -434,7 +434,7 @@ class NetworkInference:
     def _order(self) -> list[str]:
         structure = self._adj().memo
         if "order" not in structure:
-            structure["order"] = resolve.topological_order(self._adj(), self.network.layer_names)
+            structure["order"] = wiring.topological_order(self._adj(), self.network.layer_names)
         return structure["order"]  # type: ignore[return-value]
 
     # -- graph macros ------------------------------------------------------------------------
@@ -469,7 +469,7 @@ class NetworkInference:
         if name in self._evals:
             return self._evals[name]
         layer = self.network.layer(name)
-        context = resolve.NetworkContext(self, name)
+        context = inference_context.NetworkContext(self, name)
         ev = LayerEval(find_spec(layer.type), name, layer.properties, context)  # type: ignore[arg-type]
         self._evals[name] = ev
         return ev
@@ -480,7 +480,7 @@ class NetworkInference:
         if name == "UnitProperty":
             if arg in self.unit_properties:
                 return self.unit_properties[arg]
-            return resolve.empty_unit_property(arg, ev)
+            return inference_context.empty_unit_property(arg, ev)
         if name == "RepeatTimes":
             start = self._start(owner, "RepeatStart", "RepeatEnd")
             return self.eval(start).value("Times")
@@ -490,11 +490,11 @@ class NetworkInference:
             axis = begin.value("Axis")
             return begin.input_shape[axis if isinstance(axis, int) else 0]
         if name in ("AutoInPlace", "AutoInPlaceOnce"):
-            return resolve.auto_in_place(self, owner, once=name == "AutoInPlaceOnce")
+            return inference_context.auto_in_place(self, owner, once=name == "AutoInPlaceOnce")
         raise InferenceError(_T["unknown macro"].format(name=name))
 
     def _start(self, owner: str, start_type: str, end_type: str) -> str:
-        start = resolve.matching_start(self.network, owner, start_type, end_type)
+        start = nesting.matching_start(self.network, owner, start_type, end_type)
         if start is None:
             raise InferenceError(f"no {start_type} opens the block that this {end_type} closes")
         self._depend(owner, start)
@@ -511,12 +511,12 @@ class NetworkInference:
             path = " -> ".join([*self.stack, target])
             raise InferenceError(_T["recursion"].format(path=path), "Network")
         if len(self.stack) <= 1:  # the top network: its units are checked once, here
-            too_big = resolve.expansion_problem(self.project, target)
+            too_big = unit_graph.expansion_problem(self.project, target)
             if too_big:  # expanding would take minutes and gigabytes
                 raise InferenceError(f'unit network "{target}": {too_big}', "Network")
         network = self.project.network(target)
-        problems: list[resolve.ArgumentError] = []
-        arguments = resolve.bind_arguments(ev, network, problems)
+        problems: list[unit_arguments.ArgumentError] = []
+        arguments = unit_arguments.bind_arguments(ev, network, problems)
         self._unit_problems[owner] = problems
         sub = self.units.get(network, ev.input_shape, arguments, (*self.stack, target))
         self._subs[owner] = sub
@@ -538,11 +538,11 @@ class UnitCache:
         self.limit = limit
         self.entries: dict[tuple, NetworkInference] = {}
         # Layer results by everything they depend on (NetworkInference._share_key).
-        self.layers = resolve.SharedLayers(limit * 8)
-        self.structures: dict[str, tuple] = {}  # see resolve.shared_adjacency
+        self.layers = inference_context.SharedLayers(limit * 8)
+        self.structures: dict[str, tuple] = {}  # see wiring.shared_adjacency
 
-    def adjacency(self, network: Network) -> resolve.Adjacency:
-        return resolve.shared_adjacency(self.structures, network)
+    def adjacency(self, network: Network) -> wiring.Adjacency:
+        return wiring.shared_adjacency(self.structures, network)
 
     def get(
         self,

@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 
+from engine.graph.nesting import adjacency, matching_start, reach
 from engine.graph.network import Network
-from engine.graph.resolve import adjacency, matching_start, reach
 from engine.layers.evaluate import RuleError
 
 __all__ = ["LOOPS", "loop_blocks", "multipliers"]

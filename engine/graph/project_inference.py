@@ -4,7 +4,7 @@ followed so that an edit recomputes only what it touches (docs/architecture.md).
 
 from __future__ import annotations
 
-from engine.graph import resolve
+from engine.graph import unit_graph
 from engine.graph.infer import NetworkInference, UnitCache
 from engine.graph.network import Network
 from engine.graph.project import Project
@@ -70,7 +70,7 @@ class ProjectInference:
     def _drop_callers(self, network: str) -> None:
         """Unit layers that (transitively) call ``network`` must recompute their expansion."""
         changed = {network}
-        calls = resolve.unit_calls(self.project)
+        calls = unit_graph.unit_calls(self.project)
         grew = True
         while grew:
             grew = False

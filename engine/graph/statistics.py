@@ -20,7 +20,8 @@ import math
 from dataclasses import dataclass, field
 
 from engine.core.messages import QT_TRANSLATE_NOOP
-from engine.graph import resolve
+from engine.core.numbers import shape_text
+from engine.graph import nesting, parameter_names
 from engine.graph.infer import NetworkInference, UnitCache
 from engine.layers import find_spec
 from engine.layers.evaluate import RuleError, Shape
@@ -137,16 +138,12 @@ def pooling_message(runs: tuple[int, ...], shown: tuple[int, ...], inner: str) -
         "Problems", "with IgnoreBorder=False and Padding, nnabla (and this engine) pools to "
         "{runs} where NNC's editor shows {shown}: the network runs {runs}; the statistics are "
         "NNC's, counted on {shown}"
-    ).format(runs=_fmt(runs), shown=_fmt(shown))  # fmt: skip
+    ).format(runs=shape_text(runs), shown=shape_text(shown))  # fmt: skip
     if not inner:
         return message
     return QT_TRANSLATE_NOOP("Problems", 'its layer "{inner}", property Padding: {message}').format(
         inner=inner, message=message
     )
-
-
-def _fmt(shape: Shape) -> str:
-    return ",".join(map(str, shape))
 
 
 def _editor_inference(inference: NetworkInference) -> NetworkInference:
@@ -255,7 +252,7 @@ def _layer_parameters(inference: NetworkInference, name: str, type_: str) -> lis
         return [(f"{scope}/{key}" if scope else key, n) for key, n in parameter_table(sub).items()]
     structure = inference.structure_memo()
     if "repeat_blocks" not in structure:
-        structure["repeat_blocks"] = resolve.repeat_blocks(inference.network)
+        structure["repeat_blocks"] = nesting.repeat_blocks(inference.network)
     starts = structure["repeat_blocks"].get(name, ())  # type: ignore[attr-defined]
     try:
         ids = [str(inference.eval(s).value("ID")) for s in starts]
@@ -278,7 +275,7 @@ def _times(value: object) -> int:
 def _own_parameters(spec, name, ev, shape, ids, fed):  # noqa: ANN001, ANN202
     """(name, element count) of the parameters one layer owns (``fed``: it has a main input)."""
     if spec.type == "Parameter" or (spec.type == "WorkingMemory" and not fed):
-        yield resolve.parameter_name(spec, name, "", None, (), ids), math.prod(shape)
+        yield parameter_names.parameter_name(spec, name, "", None, (), ids), math.prod(shape)
         return
     if not spec.parameters:
         return
@@ -287,4 +284,4 @@ def _own_parameters(spec, name, ev, shape, ids, fed):  # noqa: ANN001, ANN202
         if not ev.connector_enabled(param.name) or ev.context.is_wired(param.name):
             continue
         size = math.prod(ev.connector_shape(param.name))
-        yield resolve.parameter_name(spec, name, scope, param, (), ids), size
+        yield parameter_names.parameter_name(spec, name, scope, param, (), ids), size

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.core.messages import QT_TRANSLATE_NOOP, Message, Translate, text_of, translated
+from engine.core.numbers import shape_text
 from engine.graph import config as cfg
-from engine.graph import derive, resolve
+from engine.graph import derive, unit_graph
 from engine.graph.config_keys import relabel
 from engine.graph.infer import NetworkInference
 from engine.graph.network import Network
@@ -126,7 +127,7 @@ def validate_project(
     the CSV headers of datasets whose URI is a readable local file are read."""
     inference = inference or ProjectInference(project, follow=False)
     problems: list[Problem] = []
-    for cycle in resolve.unit_cycles(project):
+    for cycle in unit_graph.unit_cycles(project):
         problems.append(Problem(_T["recursion"].format(path=" -> ".join(cycle)), cycle[0]))
     problems += _expansion_problems(project, [n.name for n in project.networks])
     for network in project.networks:
@@ -181,7 +182,7 @@ def run_problems(project: Project, names: list[str]) -> list[Problem]:
     if problems:  # expanding such units is what must not happen
         return problems
     todo = list(bases)
-    calls = resolve.unit_calls(project)
+    calls = unit_graph.unit_calls(project)
     seen: list[str] = []
     while todo:
         name = todo.pop()
@@ -197,7 +198,7 @@ def run_problems(project: Project, names: list[str]) -> list[Problem]:
 
 
 def _expansion_problems(project: Project, names: list[str]) -> list[Problem]:
-    found = ((name, resolve.expansion_problem(project, name)) for name in names)
+    found = ((name, unit_graph.expansion_problem(project, name)) for name in names)
     return [Problem(message, name) for name, message in found if message]
 
 
@@ -315,7 +316,7 @@ def _side_input_problems(inference: NetworkInference, name: str, spec: LayerSpec
             problems.append(
                 Problem(
                     _T["side shape"].format(
-                        name=connector.name, expected=_fmt(expected), wired=_fmt(wired)
+                        name=connector.name, expected=shape_text(expected), wired=shape_text(wired)
                     ),
                     inference.network.name,
                     name,
@@ -336,17 +337,13 @@ def _delay_problem(inference: NetworkInference, name: str) -> list[Problem]:
     if shapes and tuple(shapes[0]) != tuple(size):  # type: ignore[arg-type]
         return [
             Problem(
-                _T["delay"].format(shape=_fmt(shapes[0]), size=_fmt(size)),
+                _T["delay"].format(shape=shape_text(shapes[0]), size=shape_text(size)),
                 inference.network.name,
                 name,
                 "Size",
             )
         ]
     return []
-
-
-def _fmt(shape: object) -> str:
-    return ",".join(str(v) for v in shape) if isinstance(shape, tuple) else str(shape)
 
 
 # -- config and datasets -------------------------------------------------------------------------

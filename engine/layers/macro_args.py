@@ -7,11 +7,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from engine.core.messages import QT_TRANSLATE_NOOP
+from engine.core.numbers import shape_text
 
 if TYPE_CHECKING:
     from engine.layers.evaluate import LayerEval
 
-__all__ = ["Shape", "ShapeError", "axis_of", "flag", "integer", "ints", "joined", "output_of"]
+__all__ = ["Shape", "ShapeError", "axis_of", "flag", "integer", "ints", "output_of"]
 
 Shape = tuple[int, ...]
 
@@ -29,7 +30,7 @@ def ints(ev: LayerEval, name: str, n: int | None = None) -> tuple[int, ...]:
             QT_TRANSLATE_NOOP(
                 "Problems",
                 "{name} needs {n} entries (one per kernel axis). Received: {name}={items}",
-            ).format(name=name, n=n, items=joined(items))
+            ).format(name=name, n=n, items=shape_text(items))
         )
     return tuple(int(v) for v in items)
 
@@ -59,10 +60,6 @@ def output_of(ev: LayerEval) -> Shape:
     return shape
 
 
-def joined(shape: tuple) -> str:
-    return ",".join(str(v) for v in shape)
-
-
 def axis_of(ev: LayerEval, name: str, rank: int) -> int:
     axis = integer(ev, name)
     if not 0 <= axis < rank:
@@ -70,7 +67,7 @@ def axis_of(ev: LayerEval, name: str, rank: int) -> int:
             QT_TRANSLATE_NOOP(
                 "Problems",
                 "{name}={axis} is not an axis of the input {x} (axes 0..{last}, batch excluded)",  # noqa: E501 - one string for the catalogue
-            ).format(name=name, axis=axis, x=joined(ev.input_shape), last=rank - 1)
+            ).format(name=name, axis=axis, x=shape_text(ev.input_shape), last=rank - 1)
         )
     return axis
 

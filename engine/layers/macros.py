@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from engine.core.messages import QT_TRANSLATE_NOOP
+from engine.core.numbers import shape_text
 from engine.layers.expr import product
 from engine.layers.macro_args import (
     Shape,
@@ -19,7 +20,6 @@ from engine.layers.macro_args import (
     flag,
     integer,
     ints,
-    joined,
     output_of,
 )
 from engine.layers.macros_axes import (
@@ -69,7 +69,7 @@ def _conv_geometry(ev: LayerEval) -> tuple[Shape, int, Shape, int]:
             QT_TRANSLATE_NOOP(
                 "Problems",
                 "a {n}-D kernel needs an input with a channel axis and {n} spatial axes. Received: Input={x}",  # noqa: E501 - one string for the catalogue
-            ).format(n=n, x=joined(x))
+            ).format(n=n, x=shape_text(x))
         )
     if flag(ev, "ChannelLast"):
         return x[: -n - 1], x[-1], x[-n - 1 : -1], n
@@ -108,11 +108,11 @@ def convolution_output_size(ev: LayerEval) -> Shape:
                 "Problems",
                 "the output would be empty ({out}): kernel {kernel} with dilation {dil} does not fit the input {spatial} padded by {pad}",  # noqa: E501 - one string for the catalogue
             ).format(
-                out=joined(out),
-                kernel=joined(kernel),
-                dil=joined(dil),
-                spatial=joined(spatial),
-                pad=joined(pad),
+                out=shape_text(out),
+                kernel=shape_text(kernel),
+                dil=shape_text(dil),
+                spatial=shape_text(spatial),
+                pad=shape_text(pad),
             )
         )
     maps = _maps(ev)
@@ -135,7 +135,7 @@ def deconvolution_output_size(ev: LayerEval) -> Shape:
         raise ShapeError(
             QT_TRANSLATE_NOOP(
                 "Problems", "the output would be empty ({out}): Padding is too large"
-            ).format(out=joined(out))
+            ).format(out=shape_text(out))
         )
     maps = _maps(ev)
     return lead + (out + (maps,) if flag(ev, "ChannelLast") else (maps,) + out)
@@ -222,7 +222,7 @@ def adaptive_separable_output_size(ev: LayerEval) -> Shape:
         raise ShapeError(
             QT_TRANSLATE_NOOP(
                 "Problems", "KernelShape={kv},{kh} does not fit the input {x}"
-            ).format(kv=kv, kh=kh, x=joined(x))
+            ).format(kv=kv, kh=kh, x=shape_text(x))
         )
     return (*x[:-2], x[-2] - kv + 1, x[-1] - kh + 1)
 
@@ -291,7 +291,7 @@ def pooling_output_size(ev: LayerEval, editor: bool | None = None) -> Shape:
         raise ShapeError(
             QT_TRANSLATE_NOOP(
                 "Problems", "a {n}-D kernel needs {n} spatial axes. Received: Input={x}"
-            ).format(n=n, x=joined(x))
+            ).format(n=n, x=shape_text(x))
         )
     spatial = x[-n - 1 : -1] if last else x[-n:]
     out = pooled_sizes(spatial, kernel, stride, pad, flag(ev, "IgnoreBorder"), editor)
@@ -301,7 +301,10 @@ def pooling_output_size(ev: LayerEval, editor: bool | None = None) -> Shape:
                 "Problems",
                 "the output would be empty ({out}): kernel {kernel} is larger than the input {spatial} padded by {pad}",  # noqa: E501 - one string for the catalogue
             ).format(
-                out=joined(out), kernel=joined(kernel), spatial=joined(spatial), pad=joined(pad)
+                out=shape_text(out),
+                kernel=shape_text(kernel),
+                spatial=shape_text(spatial),
+                pad=shape_text(pad),
             )
         )
     return x[: -n - 1] + out + x[-1:] if last else x[:-n] + out
@@ -328,7 +331,7 @@ def pad_output_size(ev: LayerEval) -> Shape:
             QT_TRANSLATE_NOOP(
                 "Problems",
                 "PadWidth needs (before, after) pairs for at most {rank} axes. Received: PadWidth={width}",  # noqa: E501 - one string for the catalogue
-            ).format(rank=len(x), width=joined(width))
+            ).format(rank=len(x), width=shape_text(width))
         )
     pairs = len(width) // 2
     lead = len(x) - pairs

@@ -8,6 +8,7 @@ import math
 from typing import TYPE_CHECKING
 
 from engine.core.messages import QT_TRANSLATE_NOOP
+from engine.core.numbers import shape_text
 from engine.layers.expr import product
 from engine.layers.macro_args import (
     Shape,
@@ -16,7 +17,6 @@ from engine.layers.macro_args import (
     flag,
     integer,
     ints,
-    joined,
     output_of,
 )
 
@@ -31,7 +31,7 @@ def sum_output_size(ev: LayerEval) -> Shape:
     if any(not 0 <= a < len(x) for a in axes):
         raise ShapeError(
             QT_TRANSLATE_NOOP("Problems", "Axes={axes} are not axes of {x}").format(
-                axes=joined(ints(ev, "Axes")), x=joined(x)
+                axes=shape_text(ints(ev, "Axes")), x=shape_text(x)
             )
         )
     if flag(ev, "KeepDims"):
@@ -95,7 +95,7 @@ def broadcast_output_size(ev: LayerEval) -> Shape:
 
 
 def _shapes(shapes: tuple[Shape, ...]) -> str:
-    texts = [f"({joined(s)})" for s in shapes]
+    texts = [f"({shape_text(s)})" for s in shapes]
     if len(texts) != 2:
         return " and ".join(texts)
     return QT_TRANSLATE_NOOP("Problems", "{first} and {second}").format(
@@ -149,9 +149,9 @@ def reshape_output_size(ev: LayerEval) -> Shape:
                 "Problems",
                 "OutShape={out} has {count} elements but the input {x} has {size}",
             ).format(
-                out=joined(out),
+                out=shape_text(out),
                 count=math.prod(out),
-                x=joined(ev.input_shape),
+                x=shape_text(ev.input_shape),
                 size=product(ev.input_shape),
             )
         )
@@ -165,7 +165,7 @@ def transpose_output_size(ev: LayerEval) -> Shape:
         raise ShapeError(
             QT_TRANSLATE_NOOP(
                 "Problems", "Axes={axes} is not a permutation of the {rank} input axes"
-            ).format(axes=joined(axes), rank=len(x))
+            ).format(axes=shape_text(axes), rank=len(x))
         )
     return tuple(x[a] for a in axes)
 
@@ -178,7 +178,7 @@ def slice_output_size(ev: LayerEval) -> Shape:
         raise ShapeError(
             QT_TRANSLATE_NOOP(
                 "Problems", "Start, Stop and Step need one entry per input axis ({x})"
-            ).format(x=joined(x))
+            ).format(x=shape_text(x))
         )
     out = tuple(
         len(range(*slice(a, b, c).indices(n)))
@@ -187,7 +187,7 @@ def slice_output_size(ev: LayerEval) -> Shape:
     if min(out) < 1:
         raise ShapeError(
             QT_TRANSLATE_NOOP("Problems", "the slice is empty ({out}) for the input {x}").format(
-                out=joined(out), x=joined(x)
+                out=shape_text(out), x=shape_text(x)
             )
         )
     return out
@@ -203,7 +203,7 @@ def matrix_diag_part_output_size(ev: LayerEval) -> Shape:
         raise ShapeError(
             QT_TRANSLATE_NOOP(
                 "Problems", "the last two axes must be square. Received: Input={x}"
-            ).format(x=joined(x))
+            ).format(x=shape_text(x))
         )
     return x[:-1]
 
@@ -261,7 +261,7 @@ def batch_det_output_size(ev: LayerEval) -> Shape:
     if len(x) < 2 or x[-1] != x[-2]:
         raise ShapeError(
             QT_TRANSLATE_NOOP("Problems", "needs square matrices. Received: Input={x}").format(
-                x=joined(x)
+                x=shape_text(x)
             )
         )
     return x[:-2] or (1,)
@@ -276,7 +276,7 @@ def fft_multiply_add_size(ev: LayerEval) -> int:
             QT_TRANSLATE_NOOP(
                 "Problems",
                 "needs {ndim} signal axes and a trailing axis of 2 (real, imaginary). Received: Input={x}",  # noqa: E501 - one string for the catalogue
-            ).format(ndim=ndim, x=joined(x))
+            ).format(ndim=ndim, x=shape_text(x))
         )
     logs = sum(math.ceil(math.log2(n)) for n in x[-ndim - 1 : -1])
     return int(product(x) * 4 * logs)
@@ -294,7 +294,7 @@ def batch_normalization_shape(ev: LayerEval) -> Shape:
     if any(not 0 <= a < len(x) for a in axes):
         raise ShapeError(
             QT_TRANSLATE_NOOP("Problems", "{name}={axes} are not axes of {x}").format(
-                name=name, axes=joined(tuple(sorted(axes))), x=joined(x)
+                name=name, axes=shape_text(tuple(sorted(axes))), x=shape_text(x)
             )
         )
     return tuple(n if i in axes else 1 for i, n in enumerate(x))
@@ -324,7 +324,7 @@ def recurrent_output_size(ev: LayerEval) -> Shape:
         raise ShapeError(
             QT_TRANSLATE_NOOP(
                 "Problems", "Axis={axis} is out of range for the step shape {x}"
-            ).format(axis=axis, x=joined(x))
+            ).format(axis=axis, x=shape_text(x))
         )
     return x[:axis] + (integer(ev, "Length"),) + x[axis:]
 

@@ -271,6 +271,48 @@ def figure(width: float = 6.0, height: float = 5.0):  # type: ignore[no-untyped-
     return plt.subplots(figsize=(width, height))
 
 
+def add_training_rows(p: argparse.ArgumentParser) -> None:
+    """``--train`` and ``--num_samples``: the training table a data-influence script scores
+    (SGD influence, influence functions, TracIn) and how many of its rows."""
+    p.add_argument("-t", "--train", default="",
+                   help="training dataset csv, empty for the job's (csv)")  # fmt: skip
+    p.add_argument("-n", "--num_samples", type=int, default=0,
+                   help="training rows to score, 0 for all (int) default=0")  # fmt: skip
+
+
+def add_sgd_arguments(p: argparse.ArgumentParser) -> None:
+    """The replay settings of the SGD influence scripts (images and tabular)."""
+    p.add_argument("-e", "--epochs", type=int, default=1,
+                   help="epochs replayed, the last ones, as NNC (int) default=1")  # fmt: skip
+    p.add_argument("-bs", "--batch_size", type=int, default=0,
+                   help="batch size replayed, 0 for the job's (int) default=0")  # fmt: skip
+    p.add_argument("-nt", "--n_trials", type=int, default=6,
+                   help="shuffles of the replayed epochs averaged (int) default=6")  # fmt: skip
+    add_seed(p)
+
+
+def sgd_scores(
+    args: argparse.Namespace,
+) -> Callable[[JobModel, np.ndarray, np.ndarray, np.ndarray, np.ndarray], np.ndarray]:
+    """The ``scores`` of :func:`run_influence` for SGD influence (:func:`add_sgd_arguments`'
+    settings): the job's learning rate, the replayed batch size (the job's unless given)."""
+
+    def scores(model: JobModel, x: np.ndarray, t: np.ndarray, ex: np.ndarray,
+               et: np.ndarray) -> np.ndarray:  # fmt: skip
+        # the network code, imported once a run starts: --help (how the app reads the
+        # parameters) stays fast
+        from engine.plugins import influence, tracin
+
+        plan = model.job.plan()
+        batch = args.batch_size or int(plan.get("batch_size") or 64)
+        return influence.sgd_influence(
+            model, x, t, ex, et, tracin.learning_rate(model), batch, max(1, args.epochs),
+            max(1, args.n_trials), args.seed, progress,
+        )  # fmt: skip
+
+    return scores
+
+
 def influence_parser(description: str, default_output: str) -> argparse.ArgumentParser:
     """The parameters an influence script shares (SGD influence, influence functions): the
     training table scored, the evaluated rows (all, or the one ``--index`` names), how many
@@ -281,10 +323,7 @@ def influence_parser(description: str, default_output: str) -> argparse.Argument
     p.add_argument("-ix", "--index", type=int, default=-1,
                    help="row of the input whose loss is traced, -1 for all rows (int) "
                         "default=-1")  # fmt: skip
-    p.add_argument("-t", "--train", default="",
-                   help="training dataset csv, empty for the job's (csv)")  # fmt: skip
-    p.add_argument("-n", "--num_samples", type=int, default=0,
-                   help="training rows to score, 0 for all (int) default=0")  # fmt: skip
+    add_training_rows(p)
     p.add_argument("-k", "--top", type=int, default=0,
                    help="rows listed, most harmful first, 0 for all (int) default=0")  # fmt: skip
     add_output(p, default_output)

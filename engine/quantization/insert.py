@@ -20,10 +20,11 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from engine.core.numbers import float_text, shape_text
 from engine.graph.network import Layer, Link, Network
+from engine.graph.parameter_names import parameter_name
 from engine.graph.project import Project
 from engine.graph.project_inference import ProjectInference
-from engine.graph.resolve import parameter_name
 from engine.layers import find_spec
 from engine.layers.evaluate import RuleError
 from engine.layers.spec import ConnectorKind
@@ -224,10 +225,6 @@ def _nonnegative(network: Network) -> set[str]:
 # -- quantizer layers -----------------------------------------------------------------------
 
 
-def _number(value: float) -> str:
-    return repr(float(value))
-
-
 def _quantizer(
     network: Network, name: str, scheme: Scheme, bits: int, sign: bool, max_abs: float | None,
     position: tuple[float, float], where: str,
@@ -245,7 +242,7 @@ def _quantizer(
             raise QuantizationError(
                 f"{where}: no Delta; give a fixed Delta or calibrate from a trained job"
             )
-        props.update(Sign=str(sign), N=str(bits), Delta=_number(delta), STEFineGrained=ste)
+        props.update(Sign=str(sign), N=str(bits), Delta=float_text(delta), STEFineGrained=ste)
     elif kind == "Pow2Quantize":
         if bits - int(sign) - 1 < 1:
             raise QuantizationError(f"{where}: Pow2Quantize needs >= {2 + int(sign)} bits here")
@@ -254,10 +251,10 @@ def _quantizer(
     else:
         top = max_abs if max_abs else 6.0
         props.update({"XMinMax": "False", "EMA": "False", "STEFineGrained": ste,
-                      "r.InitializerMultiplier": _number(-top if sign else 0.0),
-                      "R.InitializerMultiplier": _number(top),
+                      "r.InitializerMultiplier": float_text(-top if sign else 0.0),
+                      "R.InitializerMultiplier": float_text(top),
                       "l.InitializerMultiplier": "0.0",
-                      "L.InitializerMultiplier": _number(2**bits - 1)})  # fmt: skip
+                      "L.InitializerMultiplier": float_text(2**bits - 1)})  # fmt: skip
     return Layer(name, kind, props, position=position)
 
 
@@ -488,7 +485,7 @@ def _parameter_chains(base, inference, layer: Layer, scheme: Scheme, ranges, tak
             for key in ("File", "Initializer", "InitializerMultiplier", "LRateMultiplier")
         }
         parameter = Layer(_take_name(taken, pname, where), "Parameter",
-                          {"Size": ",".join(str(n) for n in shape), **settings})  # fmt: skip
+                          {"Size": shape_text(shape), **settings})  # fmt: skip
         shared[pname] = q.name
         yield [q, parameter], [Link(parameter.name, q.name), Link(q.name, layer.name, pin)]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from engine.graph.project import Layer, Project
-from engine.graph.resolve import arguments_of
+from engine.graph.unit_arguments import arguments_of
 from engine.layers.spec import Inputs, LayerSpec, Outputs
 
 FILE_TO_SCENE = 20 / 24

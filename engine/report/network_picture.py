@@ -20,6 +20,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch, PathPatch, Polygon, Rectangle
 from matplotlib.path import Path as MplPath
 
+from engine.core.numbers import shape_text
 from engine.graph.network import Layer, Network
 from engine.layers import find_spec
 from engine.report import layout as g
@@ -204,7 +205,7 @@ def _draw_box(ax, layer: Layer, x: float, y: float, shape, zoom: float,  # noqa:
         if label:
             ax.text(x + px, y + py, label[:2], fontsize=5.0 * pt, ha="center", va="center")
     if shape is not None:
-        text = ",".join(str(v) for v in shape)
+        text = shape_text(shape)
         ax.text(x + g.STAT_X, y + 9, text, fontsize=7.0 * pt, va="center", color="#282828")
 
 

@@ -16,8 +16,8 @@ from engine.data import DatasetError, open_dataset
 from engine.graph.config import SOLVER_REFERENCES
 from engine.graph.derive import counted_as
 from engine.graph.project_inference import ProjectInference
-from engine.graph.resolve import unit_calls
 from engine.graph.statistics import network_statistics
+from engine.graph.unit_graph import unit_calls
 from engine.layers import find_spec
 from engine.layers.spec import STATISTICS
 from engine.report import figures

@@ -11,7 +11,7 @@ Everything a layer needs comes from the catalogue and from shape inference
   (``-pyargname=`` renames it) with its resolved value; ``-a`` axes get +1 for the batch axis,
   ``-0`` lists get the batch axis 0 in front, ``-b`` shapes get the batch size at run time;
   ``-test=<v>`` values are forced in test mode (§3.2);
-* parameters are named as NNC names them (:func:`engine.graph.resolve.parameter_name`:
+* parameters are named as NNC names them (:func:`engine.graph.parameter_names.parameter_name`:
   ``Convolution_2/conv/W``, ``SE1/Squeeze/conv/W``) with the ``<p>.Initializer``,
   ``<p>.InitializerMultiplier`` and ``<p>.LRateMultiplier`` of the layer (a Unit layer's
   ``<Inner>.<p>.*`` overrides them); equal names are one shared parameter;
@@ -35,7 +35,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 import engine.nn.functions as F
-from engine.graph import derive, resolve
+from engine.graph import derive, nesting, parameter_names, unit_graph
 from engine.graph.infer import NetworkInference
 from engine.graph.network import Layer, Network
 from engine.graph.order import stable_order
@@ -89,7 +89,7 @@ def compile_network(
             f'no network "{name}" (networks: {", ".join(project.network_names)}); '
             f"<Net>Validation and <Net>Runtime are derived from a network <Net>"
         ) from None
-    too_big = resolve.expansion_problem(project, derived.base)
+    too_big = unit_graph.expansion_problem(project, derived.base)
     if too_big:
         raise CompileError(f'network "{name}": {too_big}')
     test = derived.test_mode if test_mode is None else test_mode
@@ -178,7 +178,7 @@ class _Compiler:
         for layer in network.layers:  # before anything else: a loop would look like a cycle
             self._check_runnable(find_spec(layer.type), layer, scope)
         repeats = any(layer.type == "RepeatStart" for layer in network.layers)
-        blocks = resolve.repeat_blocks(network) if repeats else {}
+        blocks = nesting.repeat_blocks(network) if repeats else {}
         loops = self._loops(network, scope)
         order = recurrent.order(network, loops) if loops else _order(network)
         loop_of = {n: b for b in loops.values() for n in (b.start, *b.members, b.end)}
@@ -262,7 +262,7 @@ class _Compiler:
         network = inference.network
         ev = self._eval(inference, start, scope)
         end = next((layer.name for layer in network.layers if layer.type == "RepeatEnd" and
-                    resolve.matching_start(network, layer.name, "RepeatStart", "RepeatEnd")
+                    nesting.matching_start(network, layer.name, "RepeatStart", "RepeatEnd")
                     == start.name), None)  # fmt: skip
         source = next((k.source for k in network.inputs_of(end or "") if k.dest_pin == 0), None)
         first = next((refs[k.source] for k in network.inputs_of(start.name)
@@ -362,7 +362,7 @@ class _Compiler:
 
     def _own_parameter(self, layer: Layer, ev: LayerEval, scope: _Scope, lr_default: float) -> str:
         """Parameter/WorkingMemory: the layer is a parameter named after itself."""
-        raw = resolve.parameter_name(
+        raw = parameter_names.parameter_name(
             ev.spec, layer.name, layer.name, None, scope.unit_scopes, scope.repeat_ids
         )
         name = scope.parameter(raw)
@@ -484,7 +484,7 @@ class _Compiler:
         self, layer: Layer, spec: LayerSpec, ev: LayerEval, pspec: ParameterSpec, scope: _Scope
     ) -> str:
         own_scope = str(ev.value("ParameterScope")) if spec.prop("ParameterScope") else layer.name
-        name = scope.parameter(resolve.parameter_name(
+        name = scope.parameter(parameter_names.parameter_name(
             spec, layer.name, own_scope, pspec, scope.unit_scopes, scope.repeat_ids))  # fmt: skip
 
         def setting(key: str) -> object:
@@ -505,7 +505,7 @@ class _Compiler:
     ) -> Ref:
         own_scope = str(ev.value("ParameterScope"))
         pspec = ParameterSpec(pname, "", "True", "Constant", 0.0, 0.0)
-        name = scope.parameter(resolve.parameter_name(
+        name = scope.parameter(parameter_names.parameter_name(
             spec, layer.name, own_scope, pspec, scope.unit_scopes, scope.repeat_ids))  # fmt: skip
         shape = tuple(ev.connector_shape("b"))
         self._declare(ParameterDecl(name, shape, "Constant", 0.0, 0.0, "", scope.name(layer.name)))

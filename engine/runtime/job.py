@@ -42,6 +42,7 @@ from typing import Any
 
 from engine.core import atomic
 from engine.core.messages import QT_TRANSLATE_NOOP
+from engine.core.numbers import float_text
 from engine.formats import load_project, save_project
 
 __all__ = [
@@ -52,7 +53,6 @@ __all__ = [
     "atomic_write_json",
     "default_job_dir",
     "claim_job_dir",
-    "format_number",
 ]
 
 FORMAT = "neurocanvas-job"
@@ -82,11 +82,6 @@ def atomic_write_text(path: Path, text: str, newline: str = "\n") -> None:
 
 def atomic_write_json(path: Path, data: Any) -> None:
     atomic_write_text(path, json.dumps(data, indent=2, allow_nan=False) + "\n")
-
-
-def format_number(value: float | None) -> str:
-    """A float as CSV/YAML text: Python's shortest repr; empty for None."""
-    return "" if value is None else repr(float(value))
 
 
 _KINDS: dict[str, tuple[type, ...]] = {
@@ -369,7 +364,7 @@ class Job:
         """``learning_curve.csv``: ``epoch,cost,train_error,valid_error`` (empty: unmonitored)."""
         lines = ["epoch,cost,train_error,valid_error"]
         for epoch, *values in rows:
-            lines.append(",".join([str(int(epoch))] + [format_number(v) for v in values]))  # type: ignore[arg-type]
+            lines.append(",".join([str(int(epoch))] + [float_text(v) for v in values]))  # type: ignore[arg-type]
         atomic_write_text(self.curve_file, "\n".join(lines) + "\n")
 
     def write_report(self, records: Iterable[Mapping[str, Any]]) -> None:
@@ -377,7 +372,7 @@ class Job:
         lines = []
         for record in records:
             lines.append(f"{int(record['epoch']) - 1}:")
-            lines.append(f"  cost: {format_number(record['cost'])}")
+            lines.append(f"  cost: {float_text(record['cost'])}")
             for name, value in record.get("monitors", {}).items():
-                lines.append(f"  {name}: {format_number(value)}")
+                lines.append(f"  {name}: {float_text(value)}")
         atomic_write_text(self.report_file, "\n".join(lines) + ("\n" if lines else ""))

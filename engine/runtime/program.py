@@ -34,6 +34,7 @@ import engine.nn as nn
 from engine.core import backend, gpu
 from engine.core.autograd import Variable
 from engine.core.messages import QT_TRANSLATE_NOOP
+from engine.core.numbers import shape_in_parens
 from engine.data.loaders import FileLoadError, load_file
 from engine.nn import initializer as I
 from engine.runtime import precision, working_memory
@@ -385,15 +386,11 @@ def _feed(batch: Mapping[str, Any], name: str, shape: Shape, size: int, network:
         if array.size != math.prod(want):
             got = tuple(array.shape[1:])
             raise FeedError(
-                f'network "{network}": dataset variable "{name}" has shape {_fmt(got)} but the '
-                f"network expects {_fmt(shape)}"
+                f'network "{network}": dataset variable "{name}" has shape '
+                f"{shape_in_parens(got)} but the network expects {shape_in_parens(shape)}"
             )
         array = array.reshape(want)
     return Variable(array)
-
-
-def _fmt(shape: Shape) -> str:
-    return "(" + ", ".join(str(n) for n in shape) + ")"
 
 
 def _check_shape(decl: ParameterDecl, existing: Variable) -> None:
@@ -401,7 +398,7 @@ def _check_shape(decl: ParameterDecl, existing: Variable) -> None:
     if tuple(shape) != tuple(decl.shape):
         raise ProgramError(
             f'layer "{decl.layer}": parameter {decl.name} is shared with another layer but has '
-            f"shape {_fmt(shape)} there and {_fmt(decl.shape)} here"
+            f"shape {shape_in_parens(shape)} there and {shape_in_parens(decl.shape)} here"
         )
 
 
@@ -416,7 +413,7 @@ def _check_memory(program: Program, new: list[ParameterDecl]) -> None:
         "Training", 'network "{network}": its parameters need {need}, more than the {have} of '
         'memory available; the largest is {name} of layer "{layer}", shape {shape}'
     ).format(network=program.network, need=_gib(need), have=_gib(have), name=big.name,
-             layer=big.layer, shape=_fmt(big.shape)))  # fmt: skip
+             layer=big.layer, shape=shape_in_parens(big.shape)))  # fmt: skip
 
 
 def available_memory() -> int | None:
@@ -441,6 +438,6 @@ def _load_parameter_file(decl: ParameterDecl, base: Path | None) -> Any:
     if value.size != math.prod(decl.shape):
         raise ProgramError(
             f'layer "{decl.layer}", parameter {decl.name}: {path} holds {value.size} values, '
-            f"the parameter needs {_fmt(decl.shape)}"
+            f"the parameter needs {shape_in_parens(decl.shape)}"
         )
     return value.reshape(decl.shape)

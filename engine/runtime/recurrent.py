@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import engine.nn.functions as F
-from engine.graph import resolve
+from engine.graph import nesting
 from engine.graph.infer import NetworkInference
 from engine.graph.network import Layer, Network
 from engine.graph.order import descendants, stable_order
@@ -74,7 +74,7 @@ def blocks(network: Network) -> dict[str, Block]:
     for layer in network.layers:
         if layer.type != "RecurrentOutput":
             continue
-        start = resolve.matching_start(network, layer.name, "RecurrentInput", "RecurrentOutput")
+        start = nesting.matching_start(network, layer.name, "RecurrentInput", "RecurrentOutput")
         if start is None:
             continue
         inside = descendants(edges, start) - descendants(edges, layer.name) - {layer.name}

@@ -19,6 +19,7 @@ from typing import Any
 import engine.nn as nn
 from engine.core.autograd import Variable
 from engine.core.messages import QT_TRANSLATE_NOOP, text_of
+from engine.core.numbers import shape_in_parens
 from engine.data import DataIterator, DatasetError
 from engine.data.csv_dataset import Dataset
 from engine.data.table import read_table
@@ -355,16 +356,12 @@ def _check_variables(program: Program, dataset: Dataset, name: str) -> None:
                 QT_TRANSLATE_NOOP(
                     "Training", 'network "{network}" expects variable "{variable}" of shape '
                     '{shape}, dataset "{name}" gives {have}'
-                ).format(network=program.network, variable=variable, shape=_fmt(shape),
-                         name=name, have=_fmt(have))
+                ).format(network=program.network, variable=variable, shape=shape_in_parens(shape),
+                         name=name, have=shape_in_parens(have))
             )  # fmt: skip
     for variable, (classes, layer) in program.class_labels().items():
         dataset.check_class_labels(variable, classes, f'layer "{layer}" of network '
                                    f'"{program.network}"')  # fmt: skip
-
-
-def _fmt(shape: tuple[int, ...]) -> str:
-    return "(" + ", ".join(str(n) for n in shape) + ")"
 
 
 def _variables(session: Session, dataset: str) -> tuple[str, ...]:

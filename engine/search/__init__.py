@@ -1,4 +1,4 @@
-"""Structure search (NNC's CONFIG > Structure Search), Qt-free; README "Structure search".
+"""Structure search (NNC's CONFIG > Structure Search), Qt-free; docs/structure-search.md §1.
 
 - :mod:`~engine.search.mutations`: NNC's mutation rules (docs/nnc-behaviour.md §9.2), graph edits in
   :mod:`~engine.search.edit`, new property values in :mod:`~engine.search.values`

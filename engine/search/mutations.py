@@ -16,7 +16,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from engine.graph import resolve
+from engine.graph import nesting
 from engine.graph.network import Layer, Link, Network
 from engine.graph.project import Project
 from engine.layers import find_spec
@@ -183,9 +183,9 @@ def remove_branch(project: Project, network: Network, rng: random.Random) -> Mut
     links = network.inputs_of(join.name)
     cut = rng.choice(links)
     keep = [k for k in links if k is not cut]
-    up = resolve.adjacency(network)[1]
-    shared = set().union(*(resolve.reach(k.source, up) for k in keep))
-    branch = resolve.reach(cut.source, up) - shared
+    up = nesting.adjacency(network)[1]
+    shared = set().union(*(nesting.reach(k.source, up) for k in keep))
+    branch = nesting.reach(cut.source, up) - shared
     # Only layers whose every consumer is inside the branch (or the join) go.
     changed = True
     while changed:

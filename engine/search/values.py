@@ -11,7 +11,7 @@ import random
 
 from engine.graph.network import Network
 from engine.graph.project import Project
-from engine.graph.resolve import arguments_of
+from engine.graph.unit_arguments import arguments_of
 
 __all__ = ["new_value", "argument_sites"]
 

@@ -4,7 +4,7 @@
 <context>
     <name>Canvas</name>
     <message>
-        <location filename="../../console_app/editor/scene.py" line="+200"/>
+        <location filename="../../console_app/editor/scene.py" line="+197"/>
         <source>a layer cannot be linked to itself</source>
         <translation>レイヤーを自分自身にリンクすることはできません</translation>
     </message>
@@ -72,7 +72,7 @@
         <translation>ソルバー {solver} の設定</translation>
     </message>
     <message>
-        <location filename="../../console_app/tabs/dataset_tab.py" line="+344"/>
+        <location filename="../../console_app/tabs/dataset_tab.py" line="+345"/>
         <source>Use built-in dataset {name}</source>
         <translation>組み込みデータセット {name} の使用</translation>
     </message>
@@ -947,7 +947,7 @@
 <context>
     <name>JobMenu</name>
     <message>
-        <location filename="../../console_app/tabs/job_menu.py" line="+82"/>
+        <location filename="../../console_app/tabs/job_menu.py" line="+83"/>
         <source>Export the trained model ({kind})</source>
         <translation>学習済みモデルのエクスポート ({kind})</translation>
     </message>
@@ -1097,7 +1097,7 @@
         <translation>コスト</translation>
     </message>
     <message>
-        <location line="+23"/>
+        <location line="+19"/>
         <source>Compare jobs</source>
         <translation>ジョブの比較</translation>
     </message>
@@ -1120,7 +1120,7 @@
         <translation>--dataset {name}: ジョブのデータセット（{known}）でも、CSV ファイルでも、builtin:&lt;name&gt;/&lt;split&gt; でもありません</translation>
     </message>
     <message>
-        <location filename="../../engine/runtime/job.py" line="+270"/>
+        <location filename="../../engine/runtime/job.py" line="+265"/>
         <source>{root}: no such job folder</source>
         <translation>{root}: そのようなジョブフォルダーはありません</translation>
     </message>
@@ -1610,7 +1610,7 @@
     </message>
     <message>
         <location line="+1"/>
-        <location filename="../../engine/graph/validate.py" line="+47"/>
+        <location filename="../../engine/graph/validate.py" line="+48"/>
         <source>unit recursion: {path}</source>
         <translation>Unit の再帰: {path}</translation>
     </message>
@@ -1696,7 +1696,7 @@
     </message>
     <message>
         <location line="+1"/>
-        <location filename="../../engine/runtime/session.py" line="+401"/>
+        <location filename="../../engine/runtime/session.py" line="+398"/>
         <source>optimizer &quot;{name}&quot;</source>
         <translation>オプティマイザー &quot;{name}&quot;</translation>
     </message>
@@ -1828,7 +1828,7 @@
         <translation>{ident} は {position} でインデックスできません</translation>
     </message>
     <message>
-        <location filename="../../engine/layers/macro_args.py" line="+29"/>
+        <location filename="../../engine/layers/macro_args.py" line="+30"/>
         <source>{name} needs {n} entries (one per kernel axis). Received: {name}={items}</source>
         <translation>{name} にはカーネルの軸ごとに 1 つ、計 {n} 個の値が必要です。入力値: {name}={items}</translation>
     </message>
@@ -1843,7 +1843,7 @@
         <translation>レイヤータイプ {type} には出力がありません</translation>
     </message>
     <message>
-        <location line="+15"/>
+        <location line="+11"/>
         <source>{name}={axis} is not an axis of the input {x} (axes 0..{last}, batch excluded)</source>
         <translation>{name}={axis} は入力 {x} の軸ではありません（軸 0..{last}、バッチを除く）</translation>
     </message>
@@ -1888,7 +1888,7 @@
         <translation>出力が空になります（{out}）: カーネル {kernel} が、{pad} でパディングした入力 {spatial} より大きいです</translation>
     </message>
     <message>
-        <location line="+28"/>
+        <location line="+31"/>
         <source>PadWidth needs (before, after) pairs for at most {rank} axes. Received: PadWidth={width}</source>
         <translation>PadWidth には最大 {rank} 軸分の (前, 後) の組が必要です。入力値: PadWidth={width}</translation>
     </message>
@@ -2009,7 +2009,7 @@
         <translation>{bound} 以下の{what}</translation>
     </message>
     <message>
-        <location filename="../../engine/graph/config_keys.py" line="+134"/>
+        <location filename="../../engine/graph/config_keys.py" line="+135"/>
         <source>{where}: expected {expected}. Received: {key}={text}</source>
         <translation>{where}: {expected}を指定してください。入力値: {key}={text}</translation>
     </message>
@@ -2396,7 +2396,7 @@
     <message>
         <location line="+5"/>
         <location filename="../../engine/formats/native.py" line="+197"/>
-        <location filename="../../engine/formats/sdcproj.py" line="+236"/>
+        <location filename="../../engine/formats/sdcproj.py" line="+237"/>
         <source>cannot read: {value}</source>
         <translation>読み込めません: {value}</translation>
     </message>
@@ -2476,7 +2476,7 @@
         <translation>{where}: 不明なパラメーター {name}（使えるのは {known}）</translation>
     </message>
     <message>
-        <location filename="../../engine/graph/statistics.py" line="+136"/>
+        <location filename="../../engine/graph/statistics.py" line="+137"/>
         <source>with IgnoreBorder=False and Padding, nnabla (and this engine) pools to {runs} where NNC&apos;s editor shows {shown}: the network runs {runs}; the statistics are NNC&apos;s, counted on {shown}</source>
         <translation>IgnoreBorder=False と Padding では、nnabla（とこのエンジン）のプーリング結果は {runs} ですが、NNC のエディタは {shown} と表示します。ネットワークは {runs} で動き、統計量は NNC と同じく {shown} で数えます</translation>
     </message>
@@ -3688,7 +3688,7 @@ Exact count: {exact:,}</source>
         <translation>CPU での Precision Half: float16 は NumPy でエミュレートされるため、Float より学習が遅くなります</translation>
     </message>
     <message>
-        <location filename="../../engine/runtime/program.py" line="+154"/>
+        <location filename="../../engine/runtime/program.py" line="+155"/>
         <source>layer &quot;{layer}&quot; ({type}) produced NaN or infinity; its parameter {parameters} holds NaN or infinity</source>
         <translation>レイヤー &quot;{layer}&quot;（{type}）が NaN または無限大を出力しました。そのパラメーター {parameters} が NaN または無限大を含んでいます</translation>
     </message>
@@ -3698,7 +3698,7 @@ Exact count: {exact:,}</source>
         <translation>レイヤー &quot;{layer}&quot;（{type}）が NaN または無限大を出力しました</translation>
     </message>
     <message>
-        <location line="+256"/>
+        <location line="+252"/>
         <source>network &quot;{network}&quot;: its parameters need {need}, more than the {have} of memory available; the largest is {name} of layer &quot;{layer}&quot;, shape {shape}</source>
         <translation>ネットワーク &quot;{network}&quot;: パラメーターに {need} が必要ですが、使えるメモリーは {have} です。最大のものはレイヤー &quot;{layer}&quot; の {name}（サイズ {shape}）です</translation>
     </message>
@@ -3763,7 +3763,7 @@ Exact count: {exact:,}</source>
         <translation>{where}: データセットの CSV {path} がありません（URI {uri}）</translation>
     </message>
     <message>
-        <location filename="../../engine/runtime/session.py" line="-244"/>
+        <location filename="../../engine/runtime/session.py" line="-240"/>
         <source>the project has no optimizer (CONFIG tab): nothing to train</source>
         <translation>プロジェクトにオプティマイザーがありません（コンフィグタブ）: 学習するものがありません</translation>
     </message>
@@ -3788,7 +3788,7 @@ Exact count: {exact:,}</source>
         <translation>ネットワーク &quot;{network}&quot; は変数 &quot;{variable}&quot; のサイズを {shape} と想定していますが、データセット &quot;{name}&quot; では {have} です</translation>
     </message>
     <message>
-        <location line="+29"/>
+        <location line="+25"/>
         <source>solver {solver}: unknown parameter {display}</source>
         <translation>ソルバー {solver}: 不明なパラメーター {display}</translation>
     </message>
@@ -4091,7 +4091,7 @@ Exact count: {exact:,}</source>
         <translation>ジョブの最新の評価での精度</translation>
     </message>
     <message>
-        <location filename="../../console_app/tabs/history_table.py" line="+53"/>
+        <location filename="../../console_app/tabs/history_table.py" line="+49"/>
         <source>Quantization experiment {0} of {1}: {2} points</source>
         <translation>{1} の量子化実験 {0}: {2} 点</translation>
     </message>

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.core.numbers import float32_text, shape_text
 from engine.formats.nnabla.graph import Function, ImportError_, ModelGraph, build_network
 from engine.formats.nnabla.lstm import fold_lstm
 from engine.formats.nnabla.schema import message_class
@@ -306,7 +307,7 @@ def _buffers(proto: Any, net: Any, params: dict[str, np.ndarray],
         if v.type != "Buffer" or v.name not in listed:
             continue
         shape = [d for k, d in enumerate(v.shape.dim) if k or d > 0]  # no batch axis
-        props = {"Size": ",".join(map(str, shape))}  # NNC lists it with multiplier 0: no news
+        props = {"Size": shape_text(shape)}  # NNC lists it with multiplier 0: no news
         if v.HasField("initializer"):
             props.update(Initializer=v.initializer.type or "Normal",
                          InitializerMultiplier=repr(float(v.initializer.multiplier)))  # fmt: skip
@@ -450,13 +451,6 @@ def _settings(proto: Any) -> dict[str, Any]:
     return settings
 
 
-def _number(value: Any) -> str:
-    """A solver setting as NNC writes it: float32 values printed short (0.001, not 0.0010000...)."""
-    if isinstance(value, bool):
-        return "1" if value else "0"
-    return str(np.float32(value)) if isinstance(value, float) else str(value)
-
-
 def _optimizer(o: Any) -> cfg.Optimizer:
     from engine.formats.nnabla.nnp_write import SOLVER_FIELDS  # noqa: PLC0415
 
@@ -478,7 +472,7 @@ def _optimizer(o: Any) -> cfg.Optimizer:
         arg = SOLVER_FIELDS.get(name, name.lower())
         value = default
         if param is not None and arg in param.DESCRIPTOR.fields_by_name:
-            value = _number(getattr(param, arg))
+            value = float32_text(getattr(param, arg))
         keys[f"SolverParameterName_{j}"] = name
         keys[f"SolverParameter_{j}"] = value
     return cfg.Optimizer.new(**keys)

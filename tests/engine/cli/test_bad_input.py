@@ -201,12 +201,12 @@ def test_units_that_fan_out_are_refused_quickly_naming_the_chain(tmp_path, comma
 
 def test_expanded_sizes_count_every_call(tmp_path):
     from engine.formats import load_project
-    from engine.graph import resolve
+    from engine.graph import unit_graph
 
     project = load_project(kit.fan_out_project(tmp_path, 3, 2))
     # U3: Input, Affine = 2; Uk = Input + 2 x U(k+1); Main: 5 own layers + U0
-    assert resolve.expanded_sizes(project) == {"U3": 2, "U2": 5, "U1": 11, "U0": 23, "Main": 28}
-    assert resolve.expansion_problem(project, "Main") is None
+    assert unit_graph.expanded_sizes(project) == {"U3": 2, "U2": 5, "U1": 11, "U0": 23, "Main": 28}
+    assert unit_graph.expansion_problem(project, "Main") is None
 
 
 # -- defect 3: labels -----------------------------------------------------------------------------

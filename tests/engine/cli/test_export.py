@@ -108,7 +108,7 @@ def test_a_project_export_run_says_where_trained_parameters_come_from(job, capsy
 
 @pytest.mark.skipif(
     not os.environ.get("NNABLA_PYTHON"),
-    reason="NNABLA_PYTHON is not set (a Python 3.10 with nnabla 1.39; see README, Export)",
+    reason="NNABLA_PYTHON is not set (a Python 3.10 with nnabla 1.39; see docs/export.md §6)",
 )
 def test_job_nnabla_export_predicts_like_forward(job, capsys):
     """``--target nnabla``: the script runs on nnabla itself with the .h5 parameters."""

@@ -2,7 +2,7 @@
 
 nnabla 1.39 has wheels for Python 3.10 only, so it lives in its own interpreter: set
 NNABLA_PYTHON to that interpreter (``.ci/run`` makes one at .nnabla-venv where it can;
-README, Export). For each sample the engine creates parameters and runs a random batch; nnabla
+docs/export.md §6). For each sample the engine creates parameters and runs a random batch; nnabla
 loads the same parameters from the exported ``.h5`` and runs the exported functions. Test mode
 for every network; train mode too where the network has no training-only layers (nnabla's
 Dropout masks and augmentations differ from the engine's random numbers). Tolerance 1e-5,
@@ -30,7 +30,7 @@ PROJECTS = sorted((ROOT / "projects").glob("*.ncproj"))
 NNABLA_PYTHON = os.environ.get("NNABLA_PYTHON", "")
 needs_nnabla = pytest.mark.skipif(
     not NNABLA_PYTHON,
-    reason="NNABLA_PYTHON is not set (a Python 3.10 with nnabla 1.39; see README, Export)",
+    reason="NNABLA_PYTHON is not set (a Python 3.10 with nnabla 1.39; see docs/export.md §6)",
 )
 
 RUNNER = """

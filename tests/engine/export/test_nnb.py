@@ -6,7 +6,7 @@ nnabla-c-runtime library (github.com/sony/nnabla-c-runtime). The conversion need
 whose wheels are for Python 3.10 only: it runs with the interpreter named by
 ``NNABLA_PYTHON`` (``.ci/run`` sets one up) and is skipped, saying so, without it. Running the
 NNB file needs the runtime's ``nnablart`` program built from its sources (``NNABLART``: see
-README "Export > NNB"); without it that part is skipped, saying so.
+docs/export.md §9); without it that part is skipped, saying so.
 """
 
 from __future__ import annotations

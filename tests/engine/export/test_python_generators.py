@@ -195,7 +195,7 @@ def test_an_imported_recurrent_onnx_model_exports_with_its_constant_initial_stat
 
 @pytest.mark.skipif(
     not NNABLA_PYTHON,
-    reason="NNABLA_PYTHON is not set (a Python 3.10 with nnabla 1.39; see README, Export)",
+    reason="NNABLA_PYTHON is not set (a Python 3.10 with nnabla 1.39; see docs/export.md §6)",
 )
 @pytest.mark.slow
 @pytest.mark.parametrize("name", ["mnist_vae", "mnist_dcgan", "mnist_dcgan_with_label"])

@@ -12,9 +12,9 @@ from nnc_samples import SAMPLES_DIR
 
 from engine.formats import load_project
 from engine.graph.infer import NetworkInference
+from engine.graph.inference_context import SharedLayers
 from engine.graph.project import Layer, Link, Network, Project
 from engine.graph.project_inference import ProjectInference
-from engine.graph.resolve import SharedLayers
 
 ROOT = str(Path(__file__).resolve().parents[3])
 

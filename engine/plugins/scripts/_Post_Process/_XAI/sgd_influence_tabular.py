@@ -1,8 +1,6 @@
 """SGD influence of the rows of a training table (a NeuroCanvas built-in plugin, NNC's
 protocol): the SGD influence script's computation on a table's feature columns."""
 
-import sgd_influence
-
 from engine.plugins import script_kit
 
 
@@ -14,9 +12,9 @@ def main():
         "loss (listed first).",
         "sgd_influence_tabular.csv",
     )
-    sgd_influence.add_sgd_arguments(parser)
+    script_kit.add_sgd_arguments(parser)
     args = parser.parse_args()
-    script_kit.run_influence(args, "SGD influence (tabular)", sgd_influence.sgd_scores(args))
+    script_kit.run_influence(args, "SGD influence (tabular)", script_kit.sgd_scores(args))
 
 
 if __name__ == "__main__":

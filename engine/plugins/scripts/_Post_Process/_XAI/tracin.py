@@ -18,16 +18,7 @@ def main():
         default=-1,
         help="row of the input to explain, -1 for self-influence (int) default=-1",
     )
-    parser.add_argument(
-        "-t", "--train", default="", help="training dataset csv, empty for the job's (csv)"
-    )
-    parser.add_argument(
-        "-n",
-        "--num_samples",
-        type=int,
-        default=0,
-        help="training rows to score, 0 for all (int) default=0",
-    )
+    script_kit.add_training_rows(parser)
     parser.add_argument(
         "-k",
         "--top",

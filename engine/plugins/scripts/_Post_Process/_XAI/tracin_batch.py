@@ -12,16 +12,7 @@ def main():
     )
     script_kit.add_model(parser)
     script_kit.add_input(parser)
-    parser.add_argument(
-        "-t", "--train", default="", help="training dataset csv, empty for the job's (csv)"
-    )
-    parser.add_argument(
-        "-n",
-        "--num_samples",
-        type=int,
-        default=0,
-        help="training rows to score, 0 for all (int) default=0",
-    )
+    script_kit.add_training_rows(parser)
     script_kit.add_num_rows(parser, "-r")
     parser.add_argument(
         "-k", "--top", type=int, default=3, help="proponents listed per row (int) default=3"
