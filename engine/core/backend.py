@@ -38,7 +38,7 @@ _state: dict[str, Any] = {"device": None, "xp": None, "notice": "", "rng": None,
 def _probe_cupy() -> tuple[ModuleType | None, str]:
     """Return (cupy module, '') when a CUDA device is usable, else (None, reason)."""
     try:
-        import cupy  # noqa: PLC0415 - optional dependency, imported only when asked for
+        import cupy  # optional dependency, imported only when asked for
     except ImportError:
         return None, "CuPy is not installed (pip install 'neurocanvas[gpu]')"
     except Exception as exc:  # a broken CUDA install raises all sorts of errors at import
@@ -65,8 +65,8 @@ def tune_host_allocator() -> bool:
         return _state["malloc_tuned"]
     tuned = False
     try:
-        import ctypes  # noqa: PLC0415
-        import platform  # noqa: PLC0415
+        import ctypes
+        import platform
 
         if platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
             libc = ctypes.CDLL(None)
@@ -96,7 +96,7 @@ def set_device(name: str | None = None) -> str:
     if requested == "cpu":
         device, module = "cpu", np
     elif requested == "guard":
-        from engine import guard  # noqa: PLC0415 - a test backend, loaded only when asked for
+        from engine import guard  # a test backend, loaded only when asked for
 
         device, module = "gpu", guard.MODULE
     else:
@@ -163,11 +163,11 @@ def get_array_module(*arrays: Any) -> ModuleType:
         if isinstance(a, np.ndarray):
             continue
         if type(a).__module__.startswith("cupy"):
-            import cupy  # noqa: PLC0415
+            import cupy
 
             return cupy
         if type(a).__name__ == "GuardArray":
-            from engine import guard  # noqa: PLC0415
+            from engine import guard
 
             return guard.MODULE
     return np
@@ -304,11 +304,11 @@ def scatter_add(target: Any, indices: Any, values: Any) -> None:
         sums = module.bincount(linear, weights=weights, minlength=rows.size)
         target += sums.reshape(target.shape).astype(target.dtype)
     elif type(target).__name__ == "GuardArray":
-        from engine import guard  # noqa: PLC0415
+        from engine import guard
 
         guard.scatter_add(target, indices, values)
     else:
-        import cupyx  # noqa: PLC0415
+        import cupyx
 
         cupyx.scatter_add(target, indices, values)
 

@@ -30,7 +30,7 @@ _STATISTICS = frozenset(
 
 def nnabla_shapes(project: object, networks: list[str]) -> dict[str, tuple[int, ...]]:
     """Parameter name -> the shape nnabla gives it, where it differs from NeuroCanvas's."""
-    from engine.runtime.compiler import compile_network  # noqa: PLC0415
+    from engine.runtime.compiler import compile_network
 
     shapes: dict[str, tuple[int, ...]] = {}
     for name in networks:
@@ -63,7 +63,7 @@ def write_nnabla_h5(
     """Convert the ``.npz`` parameter file ``parameters`` to nnabla's ``.h5`` at ``out``;
     ``shapes`` (:func:`nnabla_shapes`) reshapes the parameters nnabla shapes differently."""
     try:
-        import h5py  # noqa: PLC0415 - only this export needs it
+        import h5py  # only this export needs it
     except ImportError:
         raise ExportError("writing nnabla's .h5 parameters needs h5py: pip install h5py") from None
     with atomic_output(out, "w+b") as handle, h5py.File(handle, "w") as f:

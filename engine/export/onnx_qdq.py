@@ -65,8 +65,8 @@ def unsupported_quantizers(program: Any) -> list[str]:
 
 def _engine(step: Any, value: np.ndarray) -> np.ndarray:
     """The engine's FixedPointQuantize of ``value`` (float32)."""
-    import engine.nn as nn  # noqa: PLC0415
-    from engine.core import backend  # noqa: PLC0415
+    import engine.nn as nn
+    from engine.core import backend
 
     with nn.no_grad(), backend.using("cpu"):
         q = step.function(nn.Variable.from_numpy_array(np.asarray(value, np.float32)),
@@ -81,7 +81,7 @@ def quantized_weights(program: Any, values: Any) -> dict[str, np.ndarray]:
 
 
 def _fixed_point(g: Any, step: Any, ins: list[str]) -> str:
-    from onnx import numpy_helper  # noqa: PLC0415
+    from onnx import numpy_helper
 
     if not step.kwargs.get("quantize", True):
         return str(g.node("Identity", ins, step.name))

@@ -416,7 +416,7 @@ def dump_sdcproj(project: Project) -> bytes:
 
 def write_sdcproj(project: Project, path: str | os.PathLike[str]) -> None:
     """Write atomically (temporary file in the same folder, then ``os.replace``)."""
-    from engine.formats.native import atomic_write  # noqa: PLC0415 - one atomic writer
+    from engine.formats.native import atomic_write  # one atomic writer
 
     try:
         data = dump_sdcproj(project)

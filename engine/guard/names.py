@@ -24,9 +24,9 @@ SIGNATURES: dict[str, list[str]] = _DATA["signatures"]
 
 
 def _record() -> None:  # pragma: no cover - run by hand where CuPy is installed
-    import inspect  # noqa: PLC0415
+    import inspect
 
-    import cupy  # noqa: PLC0415
+    import cupy
 
     def public(obj: object) -> list[str]:
         return sorted(n for n in dir(obj) if not n.startswith("_"))

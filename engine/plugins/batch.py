@@ -50,7 +50,7 @@ def explain_rows(model: JobModel, table: str, output: str, class_index: int, row
 
 def shap_map(grid: int, samples: int, seed: int, output: str) -> Explain:
     """Kernel SHAP over a ``grid`` x ``grid`` of superpixels, as a map (positive part)."""
-    from engine.plugins import shap  # noqa: PLC0415
+    from engine.plugins import shap
 
     def explain(model: JobModel, image: np.ndarray, cls: int) -> np.ndarray:
         segments = shap.grid_segments(image.shape, grid)
@@ -65,7 +65,7 @@ def shap_map(grid: int, samples: int, seed: int, output: str) -> Explain:
 
 def lime_map(grid: int, samples: int, seed: int, output: str) -> Explain:
     """LIME weights over a ``grid`` x ``grid`` of superpixels, as a map (positive part)."""
-    from engine.plugins import lime, shap  # noqa: PLC0415
+    from engine.plugins import lime, shap
 
     def explain(model: JobModel, image: np.ndarray, cls: int) -> np.ndarray:
         segments = shap.grid_segments(image.shape, grid)

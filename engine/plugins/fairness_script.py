@@ -63,7 +63,7 @@ def parser(title: str, what: str) -> argparse.ArgumentParser:
 
 
 def run(title: str, args: argparse.Namespace) -> None:
-    from engine.plugins import script_kit, stats  # noqa: PLC0415 - after --help
+    from engine.plugins import script_kit, stats  # after --help
 
     name, needs_target, (low, high) = METRICS[title]
     func = getattr(stats, name)
@@ -97,6 +97,6 @@ def run(title: str, args: argparse.Namespace) -> None:
 
 def main(title: str, what: str) -> None:
     args = parser(title, what).parse_args()
-    from engine.plugins import script_kit  # noqa: PLC0415 - after --help
+    from engine.plugins import script_kit  # after --help
 
     script_kit.main(lambda: run(title, args), title)

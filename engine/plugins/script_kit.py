@@ -134,7 +134,7 @@ def job_of(model: str) -> Path:
 
 
 def load_model(model: str) -> JobModel:
-    from engine.plugins.model import JobModel  # noqa: PLC0415 - the network code: slow to import
+    from engine.plugins.model import JobModel  # the network code: slow to import
 
     return JobModel(job_of(model))
 
@@ -263,10 +263,10 @@ def class_scores(
 
 
 def figure(width: float = 6.0, height: float = 5.0):  # type: ignore[no-untyped-def]
-    import matplotlib  # noqa: PLC0415
+    import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415
+    import matplotlib.pyplot as plt
 
     return plt.subplots(figsize=(width, height))
 
@@ -321,7 +321,7 @@ def run_batch(args: argparse.Namespace, column: str, explain: Callable[[], Any],
               title: str) -> None:  # fmt: skip
     """Run a batch explanation script (:func:`batch_parser`'s arguments and ``--num_rows``):
     ``explain()`` gives the per-image explanation; one picture per row in ``column/``."""
-    from engine.plugins import batch  # noqa: PLC0415
+    from engine.plugins import batch
 
     def run() -> None:
         model = load_model(args.model)

@@ -89,7 +89,7 @@ def _build(numba: ModuleType) -> dict[str, Any]:
                             s += lanes[a, b, n]
                         gw[c, a, b] = s
 
-    from engine.core.ops import _depthwise_cpu  # noqa: PLC0415 - imports numba
+    from engine.core.ops import _depthwise_cpu  # imports numba
 
     return dict(
         forward=forward,

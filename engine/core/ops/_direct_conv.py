@@ -39,7 +39,7 @@ from engine.core.ops._aligned import aligned, aligned_empty
 
 def _build(numba: ModuleType) -> dict[str, Any]:
     """The compiled kernels (built on first use, cached on disk)."""
-    from engine.core.ops import _direct_conv_cpu  # noqa: PLC0415 - imports numba
+    from engine.core.ops import _direct_conv_cpu  # imports numba
 
     return {
         "conv": _direct_conv_cpu.conv,

@@ -79,7 +79,7 @@ def _import_without_scipy() -> ModuleType | None:
     without its registries (:func:`_load_cached_kernels_lightly`)."""
     with _without_scipy():
         try:
-            import numba as module  # noqa: PLC0415
+            import numba as module
         except ImportError:
             return None
     _load_cached_kernels_lightly()
@@ -98,9 +98,9 @@ def _load_cached_kernels_lightly() -> None:
     these names are missing, numba's own loading stays in place.
     """
     try:
-        from numba.core import caching  # noqa: PLC0415
-        from numba.core.registry import cpu_target  # noqa: PLC0415
-        from numba.core.runtime import rtsys  # noqa: PLC0415
+        from numba.core import caching
+        from numba.core.registry import cpu_target
+        from numba.core.runtime import rtsys
 
         caching.Cache._load_overload  # noqa: B018 - the method the replacement calls
         context = cpu_target.target_context

@@ -426,9 +426,9 @@ def export_c(source: Any, out: str | Path, force: bool = False,
 def _statistics(source: Any) -> dict[str, Any]:
     """NNC's statistics of the runtime network (as ``neurocanvas cost``), or {} when unknown."""
     try:
-        from engine.graph.derive import counted_as  # noqa: PLC0415
-        from engine.graph.project_inference import ProjectInference  # noqa: PLC0415
-        from engine.graph.statistics import network_statistics  # noqa: PLC0415
+        from engine.graph.derive import counted_as
+        from engine.graph.project_inference import ProjectInference
+        from engine.graph.statistics import network_statistics
 
         inference = ProjectInference(source.project, follow=False)
         drawn = counted_as(source.project, source.runtime) or source.runtime

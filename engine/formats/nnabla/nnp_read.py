@@ -29,7 +29,7 @@ __all__ = ["read_nnp", "parse_nntxt"]
 
 def parse_nntxt(text: str, where: str) -> Any:
     """The ``NNablaProtoBuf`` of a protobuf text; errors name the line and column."""
-    from google.protobuf import text_format  # noqa: PLC0415
+    from google.protobuf import text_format
 
     proto = message_class()()
     try:
@@ -46,7 +46,7 @@ MAX_PROTOBUF_BYTES = 2**31 - 1  # protobuf cannot parse a larger message
 
 def _limit(name: str) -> tuple[int, str]:
     """How many bytes a member may inflate to, and what it is (for the message)."""
-    from engine.core.backend import host_memory  # noqa: PLC0415
+    from engine.core.backend import host_memory
 
     if name.endswith((".nntxt", ".prototxt")):
         return MAX_TEXT_BYTES, "a network definition"
@@ -125,7 +125,7 @@ def _parameters_of(proto: Any) -> dict[str, np.ndarray]:
 
 
 def _protobuf_parameters(data: bytes, where: str) -> dict[str, np.ndarray]:
-    from google.protobuf.message import DecodeError  # noqa: PLC0415
+    from google.protobuf.message import DecodeError
 
     proto = message_class()()
     try:
@@ -145,7 +145,7 @@ def _h5_parameters(data: bytes, where: str) -> dict[str, np.ndarray]:
     numeric dataset whose bytes are inside this archive (issue 29: an imported ``.nnp`` copied
     ``/etc/passwd`` into the project's parameters)."""
     try:
-        import h5py  # noqa: PLC0415
+        import h5py
     except ImportError:
         raise ImportError_(
             f"{where}: reading .h5 parameters needs h5py (pip install h5py)"
@@ -397,7 +397,7 @@ def _without_derived(networks: list[Any]) -> list[Any]:
     """Drops ``<Net>Validation`` and ``<Net>Runtime`` when they hold what NeuroCanvas derives
     from ``<Net>`` (NNC's export writes all three): the derived runtime names its outputs
     after the labels (``y'``), so evaluation pairs them with ``y`` for its metrics."""
-    from engine.layers import find_spec  # noqa: PLC0415
+    from engine.layers import find_spec
 
     def kinds(network: Any, losses: bool) -> list[str]:
         return sorted(layer.type for layer in network.layers if layer.type != "Input" and
@@ -458,7 +458,7 @@ def _number(value: Any) -> str:
 
 
 def _optimizer(o: Any) -> cfg.Optimizer:
-    from engine.formats.nnabla.nnp_write import SOLVER_FIELDS  # noqa: PLC0415
+    from engine.formats.nnabla.nnp_write import SOLVER_FIELDS
 
     solver = o.solver.type or "Adam"
     keys: dict[str, str] = {

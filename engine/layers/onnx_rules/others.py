@@ -265,7 +265,7 @@ def read_identity(ctx: Any, node: Any) -> None:
     if node.op_type == "Identity":
         ctx.emit(node, "Identity", node.input[:1])
         return
-    from onnx import TensorProto, helper  # noqa: PLC0415
+    from onnx import TensorProto, helper
 
     if node.op_type == "Cast":
         to = int(ctx.attrs(node).get("to", TensorProto.FLOAT))
