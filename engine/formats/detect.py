@@ -11,7 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from engine.formats import ProjectFileError, native, sdcproj
+from engine.formats import native, sdcproj
+from engine.formats.errors import ProjectFileError
 from engine.graph.project import Project
 
 SDCPROJ_SUFFIXES = (".sdcproj", ".ini")

@@ -20,6 +20,8 @@ import numpy as np
 
 from engine.formats.nnabla.graph import Function, ImportError_, ModelGraph
 from engine.graph.network import Network
+from engine.layers import all_specs
+from engine.layers.onnx_rules import declared_read
 
 __all__ = ["read_onnx", "share_parameters", "OnnxGraph", "ONNX_OPERATORS", "MAX_NODES"]
 
@@ -131,9 +133,6 @@ def share_parameters(graph: OnnxGraph, net: Network, params: dict[str, np.ndarra
 def _readers() -> dict[str, Callable[[_Ctx, Any], None]]:
     """ONNX operator -> its reader, from the catalogue (``LayerSpec.onnx``): the only table
     (the registry checks that each operator has one reader)."""
-    from engine.layers import all_specs
-    from engine.layers.onnx_rules import declared_read
-
     return {op: spec.onnx.read or declared_read(spec.type, op)
             for spec in all_specs() if spec.onnx
             for op in spec.onnx.operators_read}  # fmt: skip
@@ -144,8 +143,6 @@ ONNX_OPERATORS = _readers()
 
 def _all_outputs() -> frozenset[str]:
     """The operators whose rule writes every output of a node (``OnnxRule.all_outputs``)."""
-    from engine.layers import all_specs
-
     return frozenset(op for spec in all_specs() if spec.onnx and spec.onnx.all_outputs
                      for op in spec.onnx.operators_read)  # fmt: skip
 

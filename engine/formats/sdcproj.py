@@ -23,7 +23,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from engine.formats import ProjectFileError
+from engine.formats.errors import ProjectFileError
+from engine.formats.native import atomic_write  # one atomic writer
 from engine.graph import config as cfg
 from engine.graph.project import Layer, Link, ModelError, Network, Project, RawSection
 from engine.graph.project import SdcprojHints as Hints
@@ -416,8 +417,6 @@ def dump_sdcproj(project: Project) -> bytes:
 
 def write_sdcproj(project: Project, path: str | os.PathLike[str]) -> None:
     """Write atomically (temporary file in the same folder, then ``os.replace``)."""
-    from engine.formats.native import atomic_write  # one atomic writer
-
     try:
         data = dump_sdcproj(project)
     except ProjectFileError as exc:

@@ -17,11 +17,14 @@ from typing import Any
 
 import numpy as np
 
+from engine.core import backend
 from engine.formats.nnabla.graph import Function, ImportError_, ModelGraph, build_network
 from engine.formats.nnabla.lstm import fold_lstm
+from engine.formats.nnabla.nnp_write import SOLVER_FIELDS
 from engine.formats.nnabla.schema import message_class
 from engine.graph import config as cfg
 from engine.graph.project import Project
+from engine.layers import find_spec
 from engine.layers.loop_control import LOOP_TYPES
 
 __all__ = ["read_nnp", "parse_nntxt"]
@@ -46,11 +49,9 @@ MAX_PROTOBUF_BYTES = 2**31 - 1  # protobuf cannot parse a larger message
 
 def _limit(name: str) -> tuple[int, str]:
     """How many bytes a member may inflate to, and what it is (for the message)."""
-    from engine.core.backend import host_memory
-
     if name.endswith((".nntxt", ".prototxt")):
         return MAX_TEXT_BYTES, "a network definition"
-    memory = host_memory()
+    memory = backend.host_memory()
     room = memory // 4 if memory else 2**40  # parsing holds the bytes and the values at once
     if name.endswith(".protobuf"):
         return min(MAX_PROTOBUF_BYTES, room), "a parameter file (a quarter of the memory left)"
@@ -397,7 +398,6 @@ def _without_derived(networks: list[Any]) -> list[Any]:
     """Drops ``<Net>Validation`` and ``<Net>Runtime`` when they hold what NeuroCanvas derives
     from ``<Net>`` (NNC's export writes all three): the derived runtime names its outputs
     after the labels (``y'``), so evaluation pairs them with ``y`` for its metrics."""
-    from engine.layers import find_spec
 
     def kinds(network: Any, losses: bool) -> list[str]:
         return sorted(layer.type for layer in network.layers if layer.type != "Input" and
@@ -458,8 +458,6 @@ def _number(value: Any) -> str:
 
 
 def _optimizer(o: Any) -> cfg.Optimizer:
-    from engine.formats.nnabla.nnp_write import SOLVER_FIELDS
-
     solver = o.solver.type or "Adam"
     keys: dict[str, str] = {
         "Optimizer_Name": o.name, "Optimizer_NetworkName": o.network_name,
