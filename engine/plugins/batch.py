@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.plugins import script_kit, xai
+from engine.plugins import lime, script_kit, shap, xai
 from engine.plugins.errors import PluginError
 from engine.plugins.model import JobModel
 
@@ -50,7 +50,6 @@ def explain_rows(model: JobModel, table: str, output: str, class_index: int, row
 
 def shap_map(grid: int, samples: int, seed: int, output: str) -> Explain:
     """Kernel SHAP over a ``grid`` x ``grid`` of superpixels, as a map (positive part)."""
-    from engine.plugins import shap
 
     def explain(model: JobModel, image: np.ndarray, cls: int) -> np.ndarray:
         segments = shap.grid_segments(image.shape, grid)
@@ -65,7 +64,6 @@ def shap_map(grid: int, samples: int, seed: int, output: str) -> Explain:
 
 def lime_map(grid: int, samples: int, seed: int, output: str) -> Explain:
     """LIME weights over a ``grid`` x ``grid`` of superpixels, as a map (positive part)."""
-    from engine.plugins import lime, shap
 
     def explain(model: JobModel, image: np.ndarray, cls: int) -> np.ndarray:
         segments = shap.grid_segments(image.shape, grid)
