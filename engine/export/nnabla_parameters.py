@@ -18,6 +18,7 @@ import numpy as np
 from engine.core.atomic import atomic_output
 from engine.export.literals import ExportError
 from engine.nn.parameter_file import ParameterFileError, load_arrays
+from engine.runtime.compiler import compile_network
 
 __all__ = ["nnabla_shapes", "write_nnabla_h5"]
 
@@ -30,7 +31,6 @@ _STATISTICS = frozenset(
 
 def nnabla_shapes(project: object, networks: list[str]) -> dict[str, tuple[int, ...]]:
     """Parameter name -> the shape nnabla gives it, where it differs from NeuroCanvas's."""
-    from engine.runtime.compiler import compile_network
 
     shapes: dict[str, tuple[int, ...]] = {}
     for name in networks:

@@ -22,7 +22,16 @@ from typing import Any
 import numpy as np
 
 from engine.export.literals import ExportError
+from engine.export.onnx_qdq import (
+    QDQ_REFUSED,
+    QDQ_WRITERS,
+    is_weight_quantizer,
+    quantized_weights,
+    unsupported_quantizers,
+)
 from engine.export.runtime_network import compiled_runtime, parameter_values
+from engine.layers import all_specs
+from engine.layers.onnx_rules import declared_write
 from engine.runtime.program import Program, Ref, Step
 
 __all__ = ["DEFAULT_OPSET", "MIN_OPSET", "onnx_bytes", "onnx_model", "unsupported_steps"]
@@ -129,8 +138,6 @@ class _Graph:
 
 def _writers() -> dict[str, Callable[[_Graph, Step, list[str]], str]]:
     """Layer type -> its writer, from the catalogue (``LayerSpec.onnx``): the only table."""
-    from engine.layers import all_specs
-    from engine.layers.onnx_rules import declared_write
 
     return {spec.type: spec.onnx.write or declared_write(spec.onnx.op)
             for spec in all_specs() if spec.onnx}  # fmt: skip
@@ -144,12 +151,6 @@ def unsupported_steps(program: Program, quantized: bool = False) -> list[str]:
     inputs (a Constant generator is a ConstantOfShape); ``quantized``: FixedPointQuantize is
     written as QDQ (:mod:`engine.export.onnx_qdq`), the quantizers it cannot express listed."""
     if quantized:
-        from engine.export.onnx_qdq import (
-            QDQ_REFUSED,
-            QDQ_WRITERS,
-            unsupported_quantizers,
-        )
-
         bad = unsupported_quantizers(program)
         bad += [f'layer "{s.name}" ({s.type})' for s in program.steps
                 if s.type not in CONVERTERS and s.type not in QDQ_WRITERS
@@ -183,14 +184,9 @@ def onnx_model(
                           f"{', '.join(bad)} (no standard ONNX operator)")  # fmt: skip
     converters = dict(CONVERTERS)
     if quantized:
-        from engine.export.onnx_qdq import QDQ_WRITERS
-
         converters.update(QDQ_WRITERS)
     if quantized:  # layers read their quantized weights' shapes (and values) by step name
-        from engine.export.onnx_qdq import quantized_weights
-
         values = {**values, **quantized_weights(program, values)}
-    from engine.export.onnx_qdq import is_weight_quantizer  # beside QDQ's
 
     g = _Graph(program, values, opset)
     for step in program.steps:

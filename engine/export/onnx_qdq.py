@@ -30,6 +30,9 @@ from typing import Any
 
 import numpy as np
 
+import engine.nn as nn
+from engine.core import backend
+
 __all__ = ["QDQ_WRITERS", "QDQ_REFUSED", "is_weight_quantizer", "quantized_weights",
            "unsupported_quantizers", "INT16_OPSET", "CONTRIB"]  # fmt: skip
 
@@ -65,8 +68,6 @@ def unsupported_quantizers(program: Any) -> list[str]:
 
 def _engine(step: Any, value: np.ndarray) -> np.ndarray:
     """The engine's FixedPointQuantize of ``value`` (float32)."""
-    import engine.nn as nn
-    from engine.core import backend
 
     with nn.no_grad(), backend.using("cpu"):
         q = step.function(nn.Variable.from_numpy_array(np.asarray(value, np.float32)),
