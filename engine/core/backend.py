@@ -22,6 +22,8 @@ from typing import Any
 
 import numpy as np
 
+from engine.core import optional
+
 logger = logging.getLogger("neurocanvas")
 
 ENV_DEVICE = "NEUROCANVAS_DEVICE"
@@ -38,7 +40,7 @@ _state: dict[str, Any] = {"device": None, "xp": None, "notice": "", "rng": None,
 def _probe_cupy() -> tuple[ModuleType | None, str]:
     """Return (cupy module, '') when a CUDA device is usable, else (None, reason)."""
     try:
-        import cupy  # optional dependency, imported only when asked for
+        cupy = optional.require("cupy")
     except ImportError:
         return None, "CuPy is not installed (pip install 'neurocanvas[gpu]')"
     except Exception as exc:  # a broken CUDA install raises all sorts of errors at import
@@ -96,9 +98,7 @@ def set_device(name: str | None = None) -> str:
     if requested == "cpu":
         device, module = "cpu", np
     elif requested == "guard":
-        from engine import guard  # a test backend, loaded only when asked for
-
-        device, module = "gpu", guard.MODULE
+        device, module = "gpu", optional.load("engine.guard").MODULE  # a test backend
     else:
         cupy, reason = _probe_cupy()
         if cupy is not None:
@@ -163,13 +163,9 @@ def get_array_module(*arrays: Any) -> ModuleType:
         if isinstance(a, np.ndarray):
             continue
         if type(a).__module__.startswith("cupy"):
-            import cupy
-
-            return cupy
+            return optional.require("cupy")
         if type(a).__name__ == "GuardArray":
-            from engine import guard
-
-            return guard.MODULE
+            return optional.load("engine.guard").MODULE
     return np
 
 
@@ -304,13 +300,9 @@ def scatter_add(target: Any, indices: Any, values: Any) -> None:
         sums = module.bincount(linear, weights=weights, minlength=rows.size)
         target += sums.reshape(target.shape).astype(target.dtype)
     elif type(target).__name__ == "GuardArray":
-        from engine import guard
-
-        guard.scatter_add(target, indices, values)
+        optional.load("engine.guard").scatter_add(target, indices, values)
     else:
-        import cupyx
-
-        cupyx.scatter_add(target, indices, values)
+        optional.require("cupyx").scatter_add(target, indices, values)
 
 
 def available_memory() -> int | None:
