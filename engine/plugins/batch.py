@@ -5,8 +5,10 @@ row's predicted class (the argmax of the output's ``y'__k`` columns) unless one 
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -73,3 +75,17 @@ def lime_map(grid: int, samples: int, seed: int, output: str) -> Explain:
         return np.maximum(weights[segments], 0.0)
 
     return explain
+
+
+def run_batch(args: argparse.Namespace, column: str, explain: Callable[[], Any],
+              title: str) -> None:  # fmt: skip
+    """Run a batch explanation script (:func:`script_kit.batch_parser`'s arguments and
+    ``--num_rows``): ``explain()`` gives the per-image explanation; one picture per row in
+    ``column/``."""
+
+    def run() -> None:
+        model = script_kit.load_model(args.model)
+        explain_rows(model, args.input, args.output_variable, args.class_index,
+                     args.num_rows, column, explain(), args.output)  # fmt: skip
+
+    script_kit.main(run, title)
