@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.core import optional
 from engine.export.literals import ExportError
 from engine.export.onnx_qdq import (
     QDQ_REFUSED,
@@ -62,14 +63,14 @@ class _Graph:
         return f"{hint}:{self.count}"
 
     def node(self, op: str, inputs: list[str], hint: str, **attrs: Any) -> str:
-        from onnx import helper
+        helper = optional.require("onnx").helper
 
         out = self.fresh(hint)
         self.nodes.append(helper.make_node(op, inputs, [out], name=out, **attrs))
         return out
 
     def const(self, hint: str, value: np.ndarray) -> str:
-        from onnx import numpy_helper
+        numpy_helper = optional.require("onnx").numpy_helper
 
         name = self.fresh(hint)  # 0-d stays 0-d (a Gather index that removes its axis)
         self.inits[name] = numpy_helper.from_array(np.asarray(value, order="C"), name)
@@ -95,7 +96,8 @@ class _Graph:
 
     def batch_constant(self, hint: str, shape: Any, value: float) -> str:
         """``(batch, *shape)`` filled with ``value``, the batch from the first network input."""
-        from onnx import TensorProto, helper
+        TensorProto = optional.require("onnx").TensorProto
+        helper = optional.require("onnx").helper
 
         if not self.program.feeds:
             raise ExportError(f'"{hint}": a constant needs a network input for its batch')
@@ -107,7 +109,7 @@ class _Graph:
         return self.node("ConstantOfShape", [full], hint, value=filled)
 
     def param(self, name: str, transform: Callable[[np.ndarray], np.ndarray] | None = None) -> str:
-        from onnx import numpy_helper
+        numpy_helper = optional.require("onnx").numpy_helper
 
         value = np.asarray(self.values[name], dtype=np.float32)
         if transform is None:
@@ -172,8 +174,9 @@ def onnx_model(
         ExportError: unsupported layers and random generator inputs (all listed), an opset
             out of range.
     """
-    import onnx
-    from onnx import TensorProto, helper
+    onnx = optional.require("onnx")
+    TensorProto = optional.require("onnx").TensorProto
+    helper = optional.require("onnx").helper
 
     if not MIN_OPSET <= opset <= onnx.defs.onnx_opset_version():
         raise ExportError(f"--opset: expected {MIN_OPSET} to {onnx.defs.onnx_opset_version()}. "

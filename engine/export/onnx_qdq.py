@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 import engine.nn as nn
-from engine.core import backend
+from engine.core import backend, optional
 
 __all__ = ["QDQ_WRITERS", "QDQ_REFUSED", "is_weight_quantizer", "quantized_weights",
            "unsupported_quantizers", "INT16_OPSET", "CONTRIB"]  # fmt: skip
@@ -82,7 +82,7 @@ def quantized_weights(program: Any, values: Any) -> dict[str, np.ndarray]:
 
 
 def _fixed_point(g: Any, step: Any, ins: list[str]) -> str:
-    from onnx import numpy_helper
+    numpy_helper = optional.require("onnx").numpy_helper
 
     if not step.kwargs.get("quantize", True):
         return str(g.node("Identity", ins, step.name))
