@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.core import optional
 from engine.formats.nnabla.graph import Function, ImportError_, ModelGraph
 from engine.graph.network import Network
 from engine.layers import all_specs
@@ -58,7 +59,7 @@ class _Ctx:
         return self.alias.get(name, name)
 
     def attrs(self, node: Any) -> dict[str, Any]:
-        from onnx import helper
+        helper = optional.require("onnx").helper
 
         return {a.name: helper.get_attribute_value(a) for a in node.attribute}
 
@@ -276,7 +277,7 @@ _FLOATS = (1, 10, 11, 16)  # TensorProto FLOAT, FLOAT16, DOUBLE, BFLOAT16
 def _check_input_types(graph: Any, inputs: dict[str, Any], where: str) -> None:
     """NNC networks compute in floating point: an integer or boolean input (whose operators
     round, wrap or compare as integers) is refused rather than computed in floats."""
-    from onnx import TensorProto
+    TensorProto = optional.require("onnx").TensorProto
 
     for value in graph.input:
         kind = value.type.tensor_type.elem_type
@@ -354,7 +355,9 @@ def _initializer(init: Any, where: str) -> np.ndarray:
     one line, not an allocation."""
     import math
 
-    from onnx import TensorProto, helper, numpy_helper
+    TensorProto = optional.require("onnx").TensorProto
+    helper = optional.require("onnx").helper
+    numpy_helper = optional.require("onnx").numpy_helper
 
     here = f'{where}: initializer "{init.name}"'
     dims = tuple(int(d) for d in init.dims)
@@ -384,7 +387,7 @@ def _initializer(init: Any, where: str) -> np.ndarray:
 
 def _load(path: Path) -> Any:
     try:
-        import onnx
+        onnx = optional.require("onnx")
     except ImportError:
         raise ImportError_("ONNX import needs the extra: pip install 'neurocanvas[onnx]'") from None
     try:
@@ -413,8 +416,8 @@ def _input_shape(value: Any, where: str) -> tuple[int, ...]:
 
 
 def _infer_shapes(ctx: _Ctx, inputs: dict[str, tuple[int, ...]]) -> None:
-    import onnx
-    from onnx import helper
+    onnx = optional.require("onnx")
+    helper = optional.require("onnx").helper
 
     model = onnx.ModelProto()
     model.CopyFrom(ctx.model)
@@ -451,8 +454,8 @@ def _fold(ctx: _Ctx, node: Any) -> None:
             raise ctx.fail(node, "the shape of its input is not known")
         ctx.consts[node.output[0]] = np.array(shape, dtype=np.int64)
         return
-    from onnx import helper
-    from onnx.reference import ReferenceEvaluator
+    helper = optional.require("onnx").helper
+    ReferenceEvaluator = optional.require("onnx.reference").ReferenceEvaluator
 
     graph = helper.make_graph([node], "fold", [], [helper.make_tensor_value_info(
         o, 0, None) for o in node.output])  # fmt: skip
