@@ -6,13 +6,13 @@ import sys
 
 
 def run_app(project: str | None = None) -> int:
-    from PySide6.QtCore import QTimer  # noqa: PLC0415
-    from PySide6.QtWidgets import QApplication  # noqa: PLC0415
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
 
-    from console_app import language  # noqa: PLC0415
-    from console_app.help_menu import app_icon  # noqa: PLC0415
-    from console_app.main_window import MainWindow  # noqa: PLC0415
-    from console_app.settings import AppSettings  # noqa: PLC0415
+    from console_app import language
+    from console_app.help_menu import app_icon
+    from console_app.main_window import MainWindow
+    from console_app.settings import AppSettings
 
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("NeuroCanvas")

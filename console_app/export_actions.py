@@ -168,7 +168,7 @@ def export_onnx_model(window: Any, path: str | Path | None = None) -> Path | Non
 
 def export_report(window: Any, path: str | Path | None = None) -> bool:
     """Start the report of the TRAINING tab's selected (else newest) job; False if none."""
-    from console_app.report_action import ReportController  # noqa: PLC0415
+    from console_app.report_action import ReportController
 
     training = window.project_tabs.training
     job = training.selected_job() or (training.jobs[-1].path if training.jobs else None)

@@ -87,9 +87,9 @@ def tour_markdown() -> str:
 
 
 def _versions() -> list[tuple[str, str]]:
-    import numpy  # noqa: PLC0415
-    import PySide6  # noqa: PLC0415
-    from PySide6.QtCore import qVersion  # noqa: PLC0415
+    import numpy
+    import PySide6
+    from PySide6.QtCore import qVersion
 
     try:
         version = importlib.metadata.version("neurocanvas")

@@ -56,7 +56,7 @@ def _import(window: Any) -> Path | None:
     if path.suffix.lower() in (".sdcproj", ".ncproj", ".ini"):
         return path if window.open_path(path, ask=False) else None
     # the converters, and the runtime they check a model with, when a model is first imported
-    from engine.model_import import read_model, save_imported  # noqa: PLC0415
+    from engine.model_import import read_model, save_imported
 
     try:
         imported = read_model(path)

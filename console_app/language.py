@@ -214,7 +214,7 @@ def switch(window: Any, choice: str) -> Any:
 def _rebuild(window: Any) -> Any:
     """A new main window in the new language around the same document; the old one lets go
     of the document (so its close neither saves nor discards it) and closes."""
-    from console_app.document import Document  # noqa: PLC0415
+    from console_app.document import Document
 
     document = window.document
     blank = Document()

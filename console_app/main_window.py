@@ -559,7 +559,7 @@ class MainWindow(QMainWindow, NetworkActions):
         scene = self._scene()
         if scene is not None:
             # networkx (0.3-0.6 s to import) when layers are first arranged, not at start-up
-            from console_app.editor.arrange import arrange_positions  # noqa: PLC0415
+            from console_app.editor.arrange import arrange_positions
 
             moves = arrange_positions(scene.network)
             command = C.MoveLayers(scene.network, moves)

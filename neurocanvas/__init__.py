@@ -28,7 +28,7 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    from console_app.app import run_app  # noqa: PLC0415 - Qt only when the app is wanted
+    from console_app.app import run_app  # Qt only when the app is wanted
 
     return run_app(argv[0] if argv else None)
 

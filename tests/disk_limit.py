@@ -34,7 +34,7 @@ def run_limited(limit: int, *args: object, cwd: Path | None = None) -> subproces
 @contextlib.contextmanager
 def small_disk(folder: Path, kilobytes: int) -> Iterator[Path]:
     """``folder`` as the mount point of a tmpfs of ``kilobytes``; unmounted afterwards."""
-    import pytest  # noqa: PLC0415
+    import pytest
 
     if not sys.platform.startswith("linux") or os.geteuid() != 0 or not shutil.which("mount"):
         pytest.skip("a small real disk needs Linux and root (mount -t tmpfs)")

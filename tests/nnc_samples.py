@@ -26,8 +26,8 @@ def vat_on_digits(folder: Path) -> Path:
     so it runs unchanged on 100 labeled rows, 300 unlabeled ones (column ``xu``) and 150
     validation rows (one full batch of 100 and a partial one of 50).
     """
-    from engine.data import builtin  # noqa: PLC0415 - test helpers import the engine lazily
-    from engine.formats import load_project, save_project  # noqa: PLC0415
+    from engine.data import builtin  # test helpers import the engine lazily
+    from engine.formats import load_project, save_project
 
     digits = builtin.ensure("digits", root=folder / "cache")
     train, valid = _rows(digits["training"]), _rows(digits["validation"])

@@ -72,7 +72,7 @@ class Cluster:
     @classmethod
     def start_new(cls) -> Cluster:
         try:
-            import psycopg  # noqa: F401, PLC0415 - SQLAlchemy's postgresql:// driver
+            import psycopg  # noqa: F401 - SQLAlchemy's postgresql:// driver
         except ImportError:
             raise Unavailable("psycopg is not installed (pip install -e '.[test]')") from None
         bin_dir, user = _binaries(), _run_as()
@@ -120,7 +120,7 @@ class Cluster:
 
     def new_database(self) -> str:
         """A new empty database; its URL."""
-        import psycopg  # noqa: PLC0415
+        import psycopg
 
         self._databases += 1
         name = f"db_{self._databases}"

@@ -125,7 +125,7 @@ def h5_member(draw: st.DrawFn, params: dict[str, np.ndarray]) -> tuple[bytes, bo
 @settings(fuzz_settings, max_examples=30)
 @given(data=st.data())
 def test_mutated_nnp_archives_import_cleanly(small_machine, lenet_files, data) -> None:
-    from engine.model_import import read_model  # noqa: PLC0415
+    from engine.model_import import read_model
 
     nnp, _ = lenet_files
     members = _members(nnp)

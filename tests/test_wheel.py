@@ -59,7 +59,8 @@ def test_the_wheel_holds_every_sample_project(installed):
     resources = {n for n in zipfile.ZipFile(wheel).namelist() if n.startswith("neurocanvas_res")}
     assert resources == {"neurocanvas_resources/neurocanvas.svg",
                          "neurocanvas_resources/neurocanvas.desktop",
-                         "neurocanvas_resources/i18n/neurocanvas_ja.ts"}  # fmt: skip
+                         "neurocanvas_resources/i18n/neurocanvas_ja.ts",
+                         "neurocanvas_resources/help/tour.ja.md"}  # fmt: skip
 
 
 def test_an_installed_neurocanvas_lists_copies_and_trains_a_sample(installed):

@@ -219,7 +219,7 @@ def open_dialog(window: Any) -> QuantizeDialog:
 
 
 def _finished_jobs(window: Any) -> list[Path]:
-    from console_app.tabs import job_history as H  # noqa: PLC0415
+    from console_app.tabs import job_history as H
 
     root = window.project_tabs.training.jobs_root()
     # Trained jobs only, newest first: a quantization sweep's points (its float baseline
@@ -283,7 +283,7 @@ def apply(window: Any, dialog: QuantizeDialog) -> str | None:
 def _calibrated(window: Any, dialog: QuantizeDialog, source: str, name: str) -> list[Network]:
     """``neurocanvas quantize insert --job`` on a snapshot, in a child process: the new
     network and the quantized unit copies its Unit layers call."""
-    from console_app.tabs.snapshot import write_snapshot  # noqa: PLC0415
+    from console_app.tabs.snapshot import write_snapshot
 
     scheme = dialog.scheme()
     sign = ("auto", "signed", "unsigned")[dialog.sign.currentIndex()]

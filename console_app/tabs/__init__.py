@@ -21,10 +21,10 @@ class ProjectTabs(QObject):
 
     def __init__(self, window: Any) -> None:
         super().__init__(window)
-        from console_app.tabs.config_tab import ConfigTab  # noqa: PLC0415
-        from console_app.tabs.dataset_tab import DatasetTab  # noqa: PLC0415
-        from console_app.tabs.evaluation_tab import EvaluationTab  # noqa: PLC0415
-        from console_app.tabs.training_tab import TrainingTab  # noqa: PLC0415
+        from console_app.tabs.config_tab import ConfigTab
+        from console_app.tabs.dataset_tab import DatasetTab
+        from console_app.tabs.evaluation_tab import EvaluationTab
+        from console_app.tabs.training_tab import TrainingTab
 
         document = window.document
         self.window = window

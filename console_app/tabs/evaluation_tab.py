@@ -435,9 +435,9 @@ def with_predicted_classes(
     """output_result.csv with a predicted-class column after each classified output's columns
     (``y'`` or ``y'__0 .. y'__9``), by the rule the confusion matrix counts with
     (:func:`engine.runtime.metrics.predicted_classes`)."""
-    import numpy as np  # noqa: PLC0415
+    import numpy as np
 
-    from engine.runtime.metrics import predicted_classes  # noqa: PLC0415
+    from engine.runtime.metrics import predicted_classes
 
     header, rows = list(header), [list(r) for r in rows]
     for name in outputs:

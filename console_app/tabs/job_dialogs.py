@@ -21,7 +21,7 @@ class JobDialogs:
     last_error: str
 
     def ask_text(self, title: str, label: str, text: str) -> str | None:
-        from console_app.text_dialog import ask_text  # noqa: PLC0415
+        from console_app.text_dialog import ask_text
 
         return ask_text(self, title, label, text)
 

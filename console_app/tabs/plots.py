@@ -38,7 +38,7 @@ class DeferredPlot(QWidget):
         """The matplotlib canvas, built (and the calls made meanwhile replayed) on first use."""
         if self._canvas is None:
             # matplotlib on first display: 0.5-1 s of imports kept off the window's start-up
-            from console_app.tabs import plot_canvas  # noqa: PLC0415
+            from console_app.tabs import plot_canvas
 
             self._canvas = getattr(plot_canvas, self.CANVAS)(*self.ARGS)
             self.layout().addWidget(self._canvas)

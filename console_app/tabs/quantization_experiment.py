@@ -339,7 +339,7 @@ def _mixed_text(record: dict[str, Any]) -> str:
 
 def open_experiment(tab: Any) -> QuantizationExperiment | None:
     """The dialog for the job selected in the TRAINING tab (a finished one)."""
-    from console_app.tabs import job_history as H  # noqa: PLC0415
+    from console_app.tabs import job_history as H
 
     job = tab.selected_job()
     if job is None:

@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"neurocanvas {args.command}: interrupted", file=sys.stderr)
         return 130
     except OSError as exc:  # a full disk wherever it struck (the writers removed their parts)
-        from engine.core.atomic import DISK_FULL, describe_write_error  # noqa: PLC0415
+        from engine.core.atomic import DISK_FULL, describe_write_error
 
         if exc.errno not in DISK_FULL:
             raise

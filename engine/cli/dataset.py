@@ -66,7 +66,7 @@ def add_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argp
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.data.errors import DatasetError  # noqa: PLC0415 - keep `--help` fast
+    from engine.data.errors import DatasetError  # keep `--help` fast
 
     action = getattr(args, "dataset_action", None)
     if action is None:
@@ -79,13 +79,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _progress(desc: str) -> Progress | None:
-    from engine.data.progress import bar  # noqa: PLC0415
+    from engine.data.progress import bar
 
     return bar(desc) if sys.stderr.isatty() else None
 
 
 def _info(args: argparse.Namespace) -> int:
-    from engine.data import open_dataset  # noqa: PLC0415
+    from engine.data import open_dataset
 
     ds = open_dataset(args.csv, cache=False)
     if args.check:
@@ -130,7 +130,7 @@ def _parse_size(text: str | None) -> tuple[int, int] | None:
 
 
 def _create(args: argparse.Namespace) -> int:
-    from engine.data.folders import create_from_folders  # noqa: PLC0415
+    from engine.data.folders import create_from_folders
 
     if not 0 < args.ratio <= 100:
         raise UserError(f"--ratio is the training percentage, in (0, 100]. "
@@ -146,7 +146,7 @@ def _create(args: argparse.Namespace) -> int:
 
 
 def _builtin(args: argparse.Namespace) -> int:
-    from engine.data import builtin  # noqa: PLC0415
+    from engine.data import builtin
 
     if args.list or not args.name:
         if not args.list:

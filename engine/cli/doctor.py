@@ -76,8 +76,8 @@ class Check:
 
 def self_test(seconds: float = 1.0) -> list[Check]:
     """A small matmul and convolution on the device compared with NumPy (about ``seconds``)."""
-    import engine.nn.functions as F  # noqa: PLC0415 - the CLI imports its engine parts on use
-    from engine.core.autograd import Variable, no_grad  # noqa: PLC0415
+    import engine.nn.functions as F  # the CLI imports its engine parts on use
+    from engine.core.autograd import Variable, no_grad
 
     rng = np.random.default_rng(0)
     a, b = rng.standard_normal((256, 256), np.float32), rng.standard_normal((256, 256), np.float32)

@@ -57,8 +57,8 @@ def prepare() -> None:
 
 def run(args: argparse.Namespace) -> int:
     _jit.preload()  # when called without prepare() (tests, Python callers): the same set-up
-    from engine.core import backend  # noqa: PLC0415
-    from engine.runtime.evaluator import evaluate  # noqa: PLC0415
+    from engine.core import backend
+    from engine.runtime.evaluator import evaluate
 
     force_threads(args)
     try:
@@ -66,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
         result = evaluate(args.job, dataset=args.dataset, checkpoint=args.checkpoint)
     except _errors() as exc:
         if args.events:
-            from engine.runtime.events import EventSink  # noqa: PLC0415
+            from engine.runtime.events import EventSink
 
             EventSink(None, sys.stdout).emit("error", message=text_of(exc))
         raise UserError(str(exc)) from None
@@ -87,14 +87,14 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _errors() -> tuple[type[BaseException], ...]:
-    from engine.core.backend import DeviceError  # noqa: PLC0415
-    from engine.core.gpu import DeviceFailure  # noqa: PLC0415
-    from engine.data import DatasetError  # noqa: PLC0415
-    from engine.formats import ProjectFileError  # noqa: PLC0415
-    from engine.nn.parameter_file import ParameterFileError  # noqa: PLC0415
-    from engine.runtime.job import JobError  # noqa: PLC0415
-    from engine.runtime.metrics import MetricsError  # noqa: PLC0415
-    from engine.runtime.program import ProgramError  # noqa: PLC0415
+    from engine.core.backend import DeviceError
+    from engine.core.gpu import DeviceFailure
+    from engine.data import DatasetError
+    from engine.formats import ProjectFileError
+    from engine.nn.parameter_file import ParameterFileError
+    from engine.runtime.job import JobError
+    from engine.runtime.metrics import MetricsError
+    from engine.runtime.program import ProgramError
 
     return (DeviceError, DeviceFailure, DatasetError, ProjectFileError, ParameterFileError,
             JobError, MetricsError, ProgramError)  # fmt: skip

@@ -60,7 +60,7 @@ def add_parser(
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.export import (  # noqa: PLC0415
+    from engine.export import (
         ExportError,
         export_c,
         export_nnp,
@@ -114,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _print_sizes(summary: Path) -> None:
-    import json  # noqa: PLC0415
+    import json
 
     data = json.loads(summary.read_text(encoding="utf-8"))
     print(f"{'layer':<32} {'type':<22} {'flash bytes':>12} {'RAM bytes':>10}")

@@ -61,8 +61,8 @@ def add_parser(
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.core import backend  # noqa: PLC0415
-    from engine.runtime.inference import forward_files  # noqa: PLC0415
+    from engine.core import backend
+    from engine.runtime.inference import forward_files
 
     try:
         backend.set_device(args.device)
@@ -92,8 +92,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _save_pictures(predictions: list, folder: Path) -> dict[tuple[int, str], Path]:
     """Each image output as ``DIR/<k>_<executor>_<output>.png``; {(prediction, output): path}."""
-    from engine.data.writers import save_image  # noqa: PLC0415
-    from engine.runtime.evaluator import picture  # noqa: PLC0415
+    from engine.data.writers import save_image
+    from engine.runtime.evaluator import picture
 
     saved = {}
     for k, p in enumerate(predictions):
@@ -114,6 +114,6 @@ def _safe(name: str) -> str:
 
 
 def _errors() -> tuple[type[BaseException], ...]:
-    from engine.cli.evaluate import _errors as evaluate_errors  # noqa: PLC0415
+    from engine.cli.evaluate import _errors as evaluate_errors
 
     return evaluate_errors()

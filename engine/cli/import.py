@@ -36,8 +36,8 @@ def add_parser(
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.formats import ProjectFileError  # noqa: PLC0415
-    from engine.model_import import (  # noqa: PLC0415
+    from engine.formats import ProjectFileError
+    from engine.model_import import (
         ImportError_,
         import_model,
         parameters_path,
@@ -64,9 +64,9 @@ def run(args: argparse.Namespace) -> int:
 
 def _summary(args: argparse.Namespace) -> int:
     """``--summary``: print what the model would become; exit 2 when it would not import."""
-    import json  # noqa: PLC0415
+    import json
 
-    from engine.model_import import ImportError_, model_kind  # noqa: PLC0415
+    from engine.model_import import ImportError_, model_kind
 
     path = Path(args.model)
     if not path.is_file():
@@ -74,7 +74,7 @@ def _summary(args: argparse.Namespace) -> int:
     if model_kind(path) != "onnx":
         raise UserError(f"{path}: --summary reads ONNX models (an NNP's functions are "
                         "NNC's layers one to one)")  # fmt: skip
-    from engine.model_import.onnx_summary import format_summary, summarize_onnx  # noqa: PLC0415
+    from engine.model_import.onnx_summary import format_summary, summarize_onnx
 
     try:
         summary = summarize_onnx(path)

@@ -87,7 +87,7 @@ def _row_list(text: str | None) -> list[int] | None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.plugins import PluginError, discover, find_plugin, run_plugin  # noqa: PLC0415
+    from engine.plugins import PluginError, discover, find_plugin, run_plugin
 
     try:
         if args.action == "list":
@@ -111,7 +111,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _pre_process(plugin: Any, job: Any, values: dict[str, str], **options: Any) -> Any:
-    from engine.plugins.pre_process import run_pre_process  # noqa: PLC0415
+    from engine.plugins.pre_process import run_pre_process
 
     options.pop("row", None)
     options.pop("rows", None)

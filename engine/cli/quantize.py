@@ -101,22 +101,22 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _errors() -> tuple[type[BaseException], ...]:
-    from engine.core.backend import DeviceError  # noqa: PLC0415
-    from engine.data import DatasetError  # noqa: PLC0415
-    from engine.formats import ProjectFileError  # noqa: PLC0415
-    from engine.graph.network import ModelError  # noqa: PLC0415
-    from engine.nn.parameter_file import ParameterFileError  # noqa: PLC0415
-    from engine.quantization import QuantizationError  # noqa: PLC0415
-    from engine.runtime.job import JobError  # noqa: PLC0415
-    from engine.runtime.program import ProgramError  # noqa: PLC0415
-    from engine.runtime.session import SetupError  # noqa: PLC0415
+    from engine.core.backend import DeviceError
+    from engine.data import DatasetError
+    from engine.formats import ProjectFileError
+    from engine.graph.network import ModelError
+    from engine.nn.parameter_file import ParameterFileError
+    from engine.quantization import QuantizationError
+    from engine.runtime.job import JobError
+    from engine.runtime.program import ProgramError
+    from engine.runtime.session import SetupError
 
     return (DeviceError, DatasetError, ProjectFileError, ModelError, ParameterFileError,
             QuantizationError, JobError, ProgramError, SetupError, OSError)  # fmt: skip
 
 
 def _delta(text: str) -> float | None:
-    from engine.quantization import QuantizationError  # noqa: PLC0415
+    from engine.quantization import QuantizationError
 
     if text.strip().lower() == "auto":
         return None
@@ -132,8 +132,8 @@ def _delta(text: str) -> float | None:
 
 
 def _insert(args: argparse.Namespace) -> int:
-    from engine.formats import load_project, save_project  # noqa: PLC0415
-    from engine.quantization import (  # noqa: PLC0415
+    from engine.formats import load_project, save_project
+    from engine.quantization import (
         QuantizationError,
         Scheme,
         insert_quantizers,
@@ -196,16 +196,16 @@ def _check_output(out: Path, force: bool) -> None:
 
 
 def _calibrate(project: Any, network: str, job_dir: str) -> Any:
-    from engine.quantization.calibrate import calibrate  # noqa: PLC0415
-    from engine.runtime.job import Job  # noqa: PLC0415
+    from engine.quantization.calibrate import calibrate
+    from engine.runtime.job import Job
 
     return calibrate(project, network, Job.open(Path(job_dir)))
 
 
 def _sweep(args: argparse.Namespace) -> int:
-    from engine.core import backend  # noqa: PLC0415
-    from engine.quantization import QuantizationError, parse_bits  # noqa: PLC0415
-    from engine.quantization.sweep import Sweep, SweepOptions  # noqa: PLC0415
+    from engine.core import backend
+    from engine.quantization import QuantizationError, parse_bits
+    from engine.quantization.sweep import Sweep, SweepOptions
 
     backend.set_device(args.device)
     if not Path(args.project).is_file():
@@ -235,7 +235,7 @@ def _sweep(args: argparse.Namespace) -> int:
         with sweep.held():  # the sweep and its sensitivity write in one folder
             rows = sweep.run()
             if args.sensitivity is not None and not sweep.stop_event.is_set():
-                from engine.quantization.sensitivity import run_sensitivity  # noqa: PLC0415
+                from engine.quantization.sensitivity import run_sensitivity
 
                 ranking = run_sensitivity(sweep, args.sensitivity, args.budget, progress,
                                           args.max_evaluations)  # fmt: skip
@@ -261,7 +261,7 @@ def _sweep(args: argparse.Namespace) -> int:
 
 def _print_sensitivity(ranking: dict[str, Any], out: Path) -> None:
     """What --sensitivity/--budget found, so the user need not open the files to see it."""
-    from engine.quantization.sensitivity import ranking_text  # noqa: PLC0415
+    from engine.quantization.sensitivity import ranking_text
 
     lost = ranking_text(ranking["layers"])
     print(f"sensitivity at {ranking['bits']} bits (accuracy points per layer): {lost}")
@@ -308,7 +308,7 @@ class _Progress:
         if self.events:
             _print_event(event)
             return
-        from tqdm import tqdm  # noqa: PLC0415
+        from tqdm import tqdm
 
         if event["event"] == "sweep":
             self.bar = tqdm(total=event["points"], initial=event["done"], unit="point",
@@ -347,6 +347,6 @@ def _listen_for_stop(sweep: Any, from_stdin: bool) -> None:
         except ValueError:  # not the main thread (tests)
             break
     if from_stdin:
-        from engine.runtime.extensions import watch_stdin  # noqa: PLC0415
+        from engine.runtime.extensions import watch_stdin
 
         watch_stdin(sweep.request_stop)

@@ -58,8 +58,8 @@ def add_parser(
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.report.compare import write_comparison  # noqa: PLC0415
-    from engine.report.job_report import ReportError, write_report  # noqa: PLC0415
+    from engine.report.compare import write_comparison
+    from engine.report.job_report import ReportError, write_report
 
     def progress(step: int, steps: int, text: str) -> None:
         if args.events:
@@ -92,10 +92,10 @@ def run(args: argparse.Namespace) -> int:
 def _evaluate_unevaluated(args: argparse.Namespace, progress) -> None:  # noqa: ANN001
     """``neurocanvas evaluate`` of each job without an evaluation (with the checkpoint asked
     for), so its report has the evaluation slides; errors end the command as evaluate's do."""
-    from pathlib import Path  # noqa: PLC0415
+    from pathlib import Path
 
-    from engine.cli.evaluate import _errors  # noqa: PLC0415
-    from engine.runtime.evaluator import evaluate  # noqa: PLC0415
+    from engine.cli.evaluate import _errors
+    from engine.runtime.evaluator import evaluate
 
     for job in map(Path, args.jobs):
         summary = job / "evaluation.json"

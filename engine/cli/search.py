@@ -68,8 +68,8 @@ def add_parser(
 
 
 def run(args: argparse.Namespace) -> int:
-    from engine.core import backend  # noqa: PLC0415
-    from engine.search.study import SearchError  # noqa: PLC0415
+    from engine.core import backend
+    from engine.search.study import SearchError
 
     emit = _emitter(args)
     try:
@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _search(args: argparse.Namespace, emit: Any) -> int:
-    from engine.search.session import SearchRequest, run_search  # noqa: PLC0415
+    from engine.search.session import SearchRequest, run_search
 
     if args.epochs is not None and args.epochs < 1:
         raise UserError(f"--epochs: expected a positive integer. Received: {args.epochs}")
@@ -122,8 +122,8 @@ def _search(args: argparse.Namespace, emit: Any) -> int:
 
 
 def _worker(args: argparse.Namespace, emit: Any) -> int:
-    from engine.search.study import open_study  # noqa: PLC0415
-    from engine.search.worker import Worker  # noqa: PLC0415
+    from engine.search.study import open_study
+    from engine.search.worker import Worker
 
     if not args.storage:
         raise UserError("search worker: give --storage URL (and --study NAME) of the study")
@@ -139,14 +139,14 @@ def _worker(args: argparse.Namespace, emit: Any) -> int:
 
 
 def _emitter(args: argparse.Namespace) -> Any:
-    from engine.runtime.events import EventSink  # noqa: PLC0415
+    from engine.runtime.events import EventSink
 
     if args.events:
         return EventSink(None, sys.stdout).emit
     bar: dict[str, Any] = {}
 
     def progress(event: str, **fields: Any) -> None:
-        from tqdm import tqdm  # noqa: PLC0415
+        from tqdm import tqdm
 
         if event == "search_start":
             bar["bar"] = tqdm(total=fields["attempts"], initial=min(fields["done"],
@@ -188,7 +188,7 @@ def _install_stop(args: argparse.Namespace, worker: Any) -> None:
         except ValueError:  # not the main thread
             break
     if args.events or not sys.stdin.isatty():
-        from engine.runtime.extensions import watch_stdin  # noqa: PLC0415
+        from engine.runtime.extensions import watch_stdin
 
         watch_stdin(worker.stop)
 

@@ -98,7 +98,7 @@ def _thread_count(text: str) -> int:
 def force_threads(args: argparse.Namespace) -> None:
     """Apply ``--threads N`` if given."""
     if getattr(args, "threads", None):
-        from engine.core import threads  # noqa: PLC0415
+        from engine.core import threads
 
         threads.force(args.threads)
 
@@ -111,14 +111,14 @@ def prepare() -> None:
 
 def run(args: argparse.Namespace) -> int:
     _jit.preload()  # when called without prepare() (tests, Python callers): the same set-up
-    from engine.core import backend  # noqa: PLC0415
-    from engine.runtime import run as runner  # noqa: PLC0415
+    from engine.core import backend
+    from engine.runtime import run as runner
 
     try:
         _check_arguments(args)
     except UserError:
         if args.distributed and _launcher_rank() > 0:  # every rank finds it; rank 0 says it
-            from engine.cli.train_distributed import quiet_failure  # noqa: PLC0415
+            from engine.cli.train_distributed import quiet_failure
 
             return quiet_failure()
         raise
@@ -135,7 +135,7 @@ def run(args: argparse.Namespace) -> int:
         on_trainer=_starter(args.params),
     )  # fmt: skip
     if args.distributed:
-        from engine.cli import train_distributed  # noqa: PLC0415
+        from engine.cli import train_distributed
 
         try:
             return train_distributed.run(args, options, _USER_ERRORS(), _report)
@@ -169,7 +169,7 @@ def _starter(params: str | None) -> Any:
     def start(trainer: Any) -> None:
         _install_signals(trainer)
         if params is not None:
-            import engine.nn as nn  # noqa: PLC0415
+            import engine.nn as nn
 
             nn.load_parameters(params)
 
@@ -200,7 +200,7 @@ def _check_arguments(args: argparse.Namespace) -> None:
     if args.project and not Path(args.project).is_file():
         raise UserError(f"{args.project}: no such project file")
     if args.params is not None:
-        from engine.nn.parameter_file import ParameterFileError, load_arrays  # noqa: PLC0415
+        from engine.nn.parameter_file import ParameterFileError, load_arrays
 
         if args.resume:
             raise UserError("--params starts a new job; --resume continues from its checkpoint")
@@ -212,7 +212,7 @@ def _check_arguments(args: argparse.Namespace) -> None:
 
 def _launcher_rank() -> int:
     """This process's rank as mpirun tells it (before MPI starts): Open MPI, MPICH, PMIx."""
-    import os  # noqa: PLC0415
+    import os
 
     for name in ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"):
         if os.environ.get(name, "").isdigit():
@@ -222,18 +222,18 @@ def _launcher_rank() -> int:
 
 def _USER_ERRORS() -> tuple[type[BaseException], ...]:
     """Bad input: the project, its settings, its datasets, the job folder."""
-    from engine.data import DatasetError  # noqa: PLC0415
-    from engine.formats import ProjectFileError  # noqa: PLC0415
-    from engine.nn.parameter_file import ParameterFileError  # noqa: PLC0415
-    from engine.runtime.job import JobError  # noqa: PLC0415
-    from engine.runtime.program import ProgramError  # noqa: PLC0415
-    from engine.runtime.session import SetupError  # noqa: PLC0415
+    from engine.data import DatasetError
+    from engine.formats import ProjectFileError
+    from engine.nn.parameter_file import ParameterFileError
+    from engine.runtime.job import JobError
+    from engine.runtime.program import ProgramError
+    from engine.runtime.session import SetupError
 
     return (ProjectFileError, SetupError, DatasetError, JobError, ProgramError, ParameterFileError)
 
 
 def _RUN_ERRORS() -> tuple[type[BaseException], ...]:
-    from engine.runtime.trainer import TrainingError  # noqa: PLC0415
+    from engine.runtime.trainer import TrainingError
 
     return (TrainingError,)
 
@@ -241,7 +241,7 @@ def _RUN_ERRORS() -> tuple[type[BaseException], ...]:
 def _report(args: argparse.Namespace, message: str) -> None:
     """With --events, failures before or during the run are an ``error`` event too."""
     if args.events:
-        from engine.runtime.events import EventSink  # noqa: PLC0415
+        from engine.runtime.events import EventSink
 
         EventSink(None, sys.stdout).emit("error", message=message)
 

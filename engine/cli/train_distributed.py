@@ -22,8 +22,8 @@ REPORT_S = 1.0
 def run(args: argparse.Namespace, options: Any, user_errors: tuple[type[BaseException], ...],
         report: Any) -> int:  # fmt: skip
     """Train or resume on this rank; returns the exit status (raises UserError on rank 0)."""
-    from engine.runtime import distributed  # noqa: PLC0415
-    from engine.runtime.distributed.collectives import use_local_gpu  # noqa: PLC0415
+    from engine.runtime import distributed
+    from engine.runtime.distributed.collectives import use_local_gpu
 
     try:
         w = distributed.world()
@@ -73,8 +73,8 @@ def _fail(w: Any, exc: BaseException) -> None:
     before it is checked), so they all leave together; anything else may have hit one rank only
     and aborts the MPI job.
     """
-    from engine.core import backend  # noqa: PLC0415
-    from engine.runtime.trainer import NonFiniteError  # noqa: PLC0415
+    from engine.core import backend
+    from engine.runtime.trainer import NonFiniteError
 
     shared = isinstance(exc, NonFiniteError) and backend.device() == "cpu"
     if w.is_root:

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.core import optional
 from engine.core.messages import QT_TRANSLATE_NOOP
 
 logger = logging.getLogger("neurocanvas")
@@ -40,7 +41,7 @@ _state: dict[str, Any] = {"device": None, "xp": None, "notice": "", "rng": None,
 def _probe_cupy() -> tuple[ModuleType | None, str]:
     """Return (cupy module, '') when a CUDA device is usable, else (None, reason)."""
     try:
-        import cupy  # noqa: PLC0415 - optional dependency, imported only when asked for
+        cupy = optional.require("cupy")
     except ImportError:
         return None, "CuPy is not installed (pip install 'neurocanvas[gpu]')"
     except Exception as exc:  # a broken CUDA install raises all sorts of errors at import
@@ -67,8 +68,8 @@ def tune_host_allocator() -> bool:
         return _state["malloc_tuned"]
     tuned = False
     try:
-        import ctypes  # noqa: PLC0415
-        import platform  # noqa: PLC0415
+        import ctypes
+        import platform
 
         if platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
             libc = ctypes.CDLL(None)
@@ -98,9 +99,7 @@ def set_device(name: str | None = None) -> str:
     if requested == "cpu":
         device, module = "cpu", np
     elif requested == "guard":
-        from engine import guard  # noqa: PLC0415 - a test backend, loaded only when asked for
-
-        device, module = "gpu", guard.MODULE
+        device, module = "gpu", optional.load("engine.guard").MODULE  # a test backend
     else:
         cupy, reason = _probe_cupy()
         if cupy is not None:
@@ -167,13 +166,9 @@ def get_array_module(*arrays: Any) -> ModuleType:
         if isinstance(a, np.ndarray):
             continue
         if type(a).__module__.startswith("cupy"):
-            import cupy  # noqa: PLC0415
-
-            return cupy
+            return optional.require("cupy")
         if type(a).__name__ == "GuardArray":
-            from engine import guard  # noqa: PLC0415
-
-            return guard.MODULE
+            return optional.load("engine.guard").MODULE
     return np
 
 
@@ -308,13 +303,9 @@ def scatter_add(target: Any, indices: Any, values: Any) -> None:
         sums = module.bincount(linear, weights=weights, minlength=rows.size)
         target += sums.reshape(target.shape).astype(target.dtype)
     elif type(target).__name__ == "GuardArray":
-        from engine import guard  # noqa: PLC0415
-
-        guard.scatter_add(target, indices, values)
+        optional.load("engine.guard").scatter_add(target, indices, values)
     else:
-        import cupyx  # noqa: PLC0415
-
-        cupyx.scatter_add(target, indices, values)
+        optional.require("cupyx").scatter_add(target, indices, values)
 
 
 def available_memory() -> int | None:

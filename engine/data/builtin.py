@@ -158,7 +158,7 @@ def _progress(enabled: bool, desc: str) -> Progress | None:
 
 
 def _make_digits(folder: Path, _downloads: Path, progress: bool) -> None:
-    from sklearn.datasets import load_digits  # noqa: PLC0415 - heavy import, only when needed
+    from sklearn.datasets import load_digits  # heavy import, only when needed
 
     digits = load_digits()
     images8 = np.rint(digits.images * (255.0 / 16.0)).clip(0, 255).astype(np.uint8)
@@ -204,7 +204,7 @@ def _read_image_csv(path: Path) -> list[tuple[str, int]]:
 
 
 def _make_iris(folder: Path, _downloads: Path, _progress_enabled: bool) -> None:
-    from sklearn.datasets import load_iris  # noqa: PLC0415
+    from sklearn.datasets import load_iris
 
     iris = load_iris()
     x, y = iris.data, iris.target.astype(np.int64)

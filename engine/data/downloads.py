@@ -107,7 +107,7 @@ def _stream(url: str, part: Path, archive: Archive, progress: bool) -> str:
     digest = hashlib.sha256()
     bar = None
     if progress:
-        from tqdm import tqdm  # noqa: PLC0415
+        from tqdm import tqdm
 
         bar = tqdm(
             total=archive.size, unit="B", unit_scale=True, desc=archive.filename, leave=False

@@ -15,7 +15,7 @@ __all__ = ["Progress", "bar"]
 
 def bar(desc: str, unit: str = "it", unit_scale: bool = False) -> Progress:
     """A ``progress(done, total)`` callable drawing a tqdm bar that closes itself when done."""
-    from tqdm import tqdm  # noqa: PLC0415 - only when a bar is wanted
+    from tqdm import tqdm  # only when a bar is wanted
 
     state: dict[str, tqdm] = {}
 

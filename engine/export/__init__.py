@@ -19,7 +19,21 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.core.atomic import atomic_output, atomic_write_bytes, atomic_write_text
+from engine.export.c_source import export_c as write_c
+from engine.export.inference_code import inference_source
 from engine.export.literals import ExportError
+from engine.export.nnabla_parameters import nnabla_shapes, write_nnabla_h5
+from engine.export.onnx_model import DEFAULT_OPSET, onnx_bytes
+from engine.export.python_code import exportable_networks, python_module
+from engine.export.tflite import export_tflite as write_tflite
+from engine.formats import ProjectFileError, load_project
+from engine.graph.derive import has_loss
+from engine.nn.parameter_file import ParameterFileError
+from engine.runtime.checkpoint import check_job_parameters, job_parameters
+from engine.runtime.compiler import compile_network
+from engine.runtime.job import Job, JobError
+from engine.runtime.program import ProgramError
+from engine.runtime.results import project_nnp
 
 __all__ = [
     "ExportError",
@@ -52,9 +66,6 @@ def open_source(path: str | Path, checkpoint: str = "best") -> Source:
     Raises:
         ExportError: unreadable project, job without trained parameters.
     """
-    from engine.formats import ProjectFileError, load_project  # noqa: PLC0415
-    from engine.nn.parameter_file import ParameterFileError  # noqa: PLC0415
-    from engine.runtime.job import Job, JobError  # noqa: PLC0415
 
     path = Path(path)
     try:
@@ -94,11 +105,7 @@ def with_network(source: Source, network: str, parameters: str | Path | None = N
         ExportError: no such network (the message says where a quantized one comes from), no
             such parameter file, a job without parameters.
     """
-    from dataclasses import replace  # noqa: PLC0415
-
-    from engine.graph.derive import has_loss  # noqa: PLC0415
-    from engine.runtime.checkpoint import job_parameters  # noqa: PLC0415
-    from engine.runtime.job import Job, JobError  # noqa: PLC0415
+    from dataclasses import replace
 
     project = source.project
     names = list(project.network_names)  # type: ignore[attr-defined]
@@ -135,9 +142,6 @@ def with_network(source: Source, network: str, parameters: str | Path | None = N
 def _trained(job: object, project: object, runtime: str | None, checkpoint: str) -> Path:
     """The job's parameter file (:func:`~engine.runtime.checkpoint.job_parameters`), checked
     against the runtime network's parameters before any export reads or copies it."""
-    from engine.runtime.checkpoint import check_job_parameters, job_parameters  # noqa: PLC0415
-    from engine.runtime.compiler import compile_network  # noqa: PLC0415
-    from engine.runtime.program import ProgramError  # noqa: PLC0415
 
     try:
         programs = [compile_network(project, runtime)] if runtime else []  # type: ignore[arg-type]
@@ -152,9 +156,6 @@ def export_python(source: Source, out: str | Path, target: str = "neurocanvas") 
 
     Returns the files written. Raises ExportError before writing anything.
     """
-    from engine.export.inference_code import inference_source  # noqa: PLC0415
-    from engine.export.nnabla_parameters import nnabla_shapes, write_nnabla_h5  # noqa: PLC0415
-    from engine.export.python_code import exportable_networks, python_module  # noqa: PLC0415
 
     out = Path(out)
     extra = (source.runtime,) if source.runtime else ()
@@ -189,7 +190,6 @@ def export_onnx(
 ) -> Path:
     """Write the runtime network as ONNX; unsupported layers are listed before writing.
     ``quantized``: FixedPointQuantize layers as QuantizeLinear/DequantizeLinear pairs."""
-    from engine.export.onnx_model import DEFAULT_OPSET, onnx_bytes  # noqa: PLC0415
 
     if source.runtime is None:
         raise ExportError(f"{source.title}: the project has no executor (runtime network)")
@@ -201,8 +201,6 @@ def export_onnx(
 
 def export_nnp(source: Source, out: str | Path) -> Path:
     """Write the project's networks, settings and (trained) parameters as nnabla's ``.nnp``."""
-    from engine.runtime.program import ProgramError  # noqa: PLC0415
-    from engine.runtime.results import project_nnp  # noqa: PLC0415
 
     try:
         data = project_nnp(source.project, source.parameters)
@@ -219,14 +217,12 @@ def export_c(
     source: Source, out: str | Path, force: bool = False, arithmetic: str = "auto"
 ) -> list[Path]:
     """Write the runtime network as C99 into the folder ``out`` (see ``engine.export.c_source``)."""
-    from engine.export.c_source import export_c as write_c  # noqa: PLC0415
 
     return write_c(source, out, force, arithmetic)
 
 
 def export_tflite(source: Source, out: str | Path, int8: bool = False, force: bool = False) -> Path:
     """Write the runtime network as a ``.tflite`` file (see ``engine.export.tflite``)."""
-    from engine.export.tflite import export_tflite as write_tflite  # noqa: PLC0415
 
     return write_tflite(source, out, int8, force)
 

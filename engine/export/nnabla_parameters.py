@@ -18,6 +18,7 @@ import numpy as np
 from engine.core.atomic import atomic_output
 from engine.export.literals import ExportError
 from engine.nn.parameter_file import ParameterFileError, load_arrays
+from engine.runtime.compiler import compile_network
 
 __all__ = ["nnabla_shapes", "write_nnabla_h5"]
 
@@ -30,7 +31,6 @@ _STATISTICS = frozenset(
 
 def nnabla_shapes(project: object, networks: list[str]) -> dict[str, tuple[int, ...]]:
     """Parameter name -> the shape nnabla gives it, where it differs from NeuroCanvas's."""
-    from engine.runtime.compiler import compile_network  # noqa: PLC0415
 
     shapes: dict[str, tuple[int, ...]] = {}
     for name in networks:
@@ -63,7 +63,7 @@ def write_nnabla_h5(
     """Convert the ``.npz`` parameter file ``parameters`` to nnabla's ``.h5`` at ``out``;
     ``shapes`` (:func:`nnabla_shapes`) reshapes the parameters nnabla shapes differently."""
     try:
-        import h5py  # noqa: PLC0415 - only this export needs it
+        import h5py  # only this export needs it
     except ImportError:
         raise ExportError("writing nnabla's .h5 parameters needs h5py: pip install h5py") from None
     with atomic_output(out, "w+b") as handle, h5py.File(handle, "w") as f:

@@ -21,8 +21,18 @@ from typing import Any
 
 import numpy as np
 
+from engine.core import optional
 from engine.export.literals import ExportError
+from engine.export.onnx_qdq import (
+    QDQ_REFUSED,
+    QDQ_WRITERS,
+    is_weight_quantizer,
+    quantized_weights,
+    unsupported_quantizers,
+)
 from engine.export.runtime_network import compiled_runtime, parameter_values
+from engine.layers import all_specs
+from engine.layers.onnx_rules import declared_write
 from engine.runtime.program import Program, Ref, Step
 
 __all__ = ["DEFAULT_OPSET", "MIN_OPSET", "onnx_bytes", "onnx_model", "unsupported_steps"]
@@ -53,14 +63,14 @@ class _Graph:
         return f"{hint}:{self.count}"
 
     def node(self, op: str, inputs: list[str], hint: str, **attrs: Any) -> str:
-        from onnx import helper  # noqa: PLC0415
+        helper = optional.require("onnx").helper
 
         out = self.fresh(hint)
         self.nodes.append(helper.make_node(op, inputs, [out], name=out, **attrs))
         return out
 
     def const(self, hint: str, value: np.ndarray) -> str:
-        from onnx import numpy_helper  # noqa: PLC0415
+        numpy_helper = optional.require("onnx").numpy_helper
 
         name = self.fresh(hint)  # 0-d stays 0-d (a Gather index that removes its axis)
         self.inits[name] = numpy_helper.from_array(np.asarray(value, order="C"), name)
@@ -86,7 +96,8 @@ class _Graph:
 
     def batch_constant(self, hint: str, shape: Any, value: float) -> str:
         """``(batch, *shape)`` filled with ``value``, the batch from the first network input."""
-        from onnx import TensorProto, helper  # noqa: PLC0415
+        TensorProto = optional.require("onnx").TensorProto
+        helper = optional.require("onnx").helper
 
         if not self.program.feeds:
             raise ExportError(f'"{hint}": a constant needs a network input for its batch')
@@ -98,7 +109,7 @@ class _Graph:
         return self.node("ConstantOfShape", [full], hint, value=filled)
 
     def param(self, name: str, transform: Callable[[np.ndarray], np.ndarray] | None = None) -> str:
-        from onnx import numpy_helper  # noqa: PLC0415
+        numpy_helper = optional.require("onnx").numpy_helper
 
         value = np.asarray(self.values[name], dtype=np.float32)
         if transform is None:
@@ -129,8 +140,6 @@ class _Graph:
 
 def _writers() -> dict[str, Callable[[_Graph, Step, list[str]], str]]:
     """Layer type -> its writer, from the catalogue (``LayerSpec.onnx``): the only table."""
-    from engine.layers import all_specs  # noqa: PLC0415
-    from engine.layers.onnx_rules import declared_write  # noqa: PLC0415
 
     return {spec.type: spec.onnx.write or declared_write(spec.onnx.op)
             for spec in all_specs() if spec.onnx}  # fmt: skip
@@ -144,12 +153,6 @@ def unsupported_steps(program: Program, quantized: bool = False) -> list[str]:
     inputs (a Constant generator is a ConstantOfShape); ``quantized``: FixedPointQuantize is
     written as QDQ (:mod:`engine.export.onnx_qdq`), the quantizers it cannot express listed."""
     if quantized:
-        from engine.export.onnx_qdq import (  # noqa: PLC0415
-            QDQ_REFUSED,
-            QDQ_WRITERS,
-            unsupported_quantizers,
-        )
-
         bad = unsupported_quantizers(program)
         bad += [f'layer "{s.name}" ({s.type})' for s in program.steps
                 if s.type not in CONVERTERS and s.type not in QDQ_WRITERS
@@ -171,8 +174,9 @@ def onnx_model(
         ExportError: unsupported layers and random generator inputs (all listed), an opset
             out of range.
     """
-    import onnx  # noqa: PLC0415
-    from onnx import TensorProto, helper  # noqa: PLC0415
+    onnx = optional.require("onnx")
+    TensorProto = optional.require("onnx").TensorProto
+    helper = optional.require("onnx").helper
 
     if not MIN_OPSET <= opset <= onnx.defs.onnx_opset_version():
         raise ExportError(f"--opset: expected {MIN_OPSET} to {onnx.defs.onnx_opset_version()}. "
@@ -183,14 +187,9 @@ def onnx_model(
                           f"{', '.join(bad)} (no standard ONNX operator)")  # fmt: skip
     converters = dict(CONVERTERS)
     if quantized:
-        from engine.export.onnx_qdq import QDQ_WRITERS  # noqa: PLC0415
-
         converters.update(QDQ_WRITERS)
     if quantized:  # layers read their quantized weights' shapes (and values) by step name
-        from engine.export.onnx_qdq import quantized_weights  # noqa: PLC0415
-
         values = {**values, **quantized_weights(program, values)}
-    from engine.export.onnx_qdq import is_weight_quantizer  # noqa: PLC0415 - beside QDQ's
 
     g = _Graph(program, values, opset)
     for step in program.steps:

@@ -30,6 +30,9 @@ from typing import Any
 
 import numpy as np
 
+import engine.nn as nn
+from engine.core import backend, optional
+
 __all__ = ["QDQ_WRITERS", "QDQ_REFUSED", "is_weight_quantizer", "quantized_weights",
            "unsupported_quantizers", "INT16_OPSET", "CONTRIB"]  # fmt: skip
 
@@ -65,8 +68,6 @@ def unsupported_quantizers(program: Any) -> list[str]:
 
 def _engine(step: Any, value: np.ndarray) -> np.ndarray:
     """The engine's FixedPointQuantize of ``value`` (float32)."""
-    import engine.nn as nn  # noqa: PLC0415
-    from engine.core import backend  # noqa: PLC0415
 
     with nn.no_grad(), backend.using("cpu"):
         q = step.function(nn.Variable.from_numpy_array(np.asarray(value, np.float32)),
@@ -81,7 +82,7 @@ def quantized_weights(program: Any, values: Any) -> dict[str, np.ndarray]:
 
 
 def _fixed_point(g: Any, step: Any, ins: list[str]) -> str:
-    from onnx import numpy_helper  # noqa: PLC0415
+    numpy_helper = optional.require("onnx").numpy_helper
 
     if not step.kwargs.get("quantize", True):
         return str(g.node("Identity", ins, step.name))

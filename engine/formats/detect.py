@@ -12,7 +12,8 @@ import os
 from pathlib import Path
 
 from engine.core.messages import QT_TRANSLATE_NOOP
-from engine.formats import ProjectFileError, native, sdcproj
+from engine.formats import native, sdcproj
+from engine.formats.errors import ProjectFileError
 from engine.graph.project import Project
 
 SDCPROJ_SUFFIXES = (".sdcproj", ".ini")

@@ -37,7 +37,7 @@ from typing import Any, cast
 
 from engine.core.atomic import atomic_write_bytes, write_error_detail
 from engine.core.messages import QT_TRANSLATE_NOOP
-from engine.formats import ProjectFileError
+from engine.formats.errors import ProjectFileError
 from engine.graph import config as cfg
 from engine.graph.project import Layer, Link, ModelError, Network, Project, RawSection, SdcprojHints
 

@@ -18,8 +18,11 @@ from typing import Any
 
 import numpy as np
 
+from engine.core import optional
 from engine.formats.nnabla.graph import Function, ImportError_, ModelGraph
 from engine.graph.network import Network
+from engine.layers import all_specs
+from engine.layers.onnx_rules import declared_read
 
 __all__ = ["read_onnx", "share_parameters", "OnnxGraph", "ONNX_OPERATORS", "MAX_NODES"]
 
@@ -56,7 +59,7 @@ class _Ctx:
         return self.alias.get(name, name)
 
     def attrs(self, node: Any) -> dict[str, Any]:
-        from onnx import helper  # noqa: PLC0415
+        helper = optional.require("onnx").helper
 
         return {a.name: helper.get_attribute_value(a) for a in node.attribute}
 
@@ -131,9 +134,6 @@ def share_parameters(graph: OnnxGraph, net: Network, params: dict[str, np.ndarra
 def _readers() -> dict[str, Callable[[_Ctx, Any], None]]:
     """ONNX operator -> its reader, from the catalogue (``LayerSpec.onnx``): the only table
     (the registry checks that each operator has one reader)."""
-    from engine.layers import all_specs  # noqa: PLC0415
-    from engine.layers.onnx_rules import declared_read  # noqa: PLC0415
-
     return {op: spec.onnx.read or declared_read(spec.type, op)
             for spec in all_specs() if spec.onnx
             for op in spec.onnx.operators_read}  # fmt: skip
@@ -144,8 +144,6 @@ ONNX_OPERATORS = _readers()
 
 def _all_outputs() -> frozenset[str]:
     """The operators whose rule writes every output of a node (``OnnxRule.all_outputs``)."""
-    from engine.layers import all_specs  # noqa: PLC0415
-
     return frozenset(op for spec in all_specs() if spec.onnx and spec.onnx.all_outputs
                      for op in spec.onnx.operators_read)  # fmt: skip
 
@@ -279,7 +277,7 @@ _FLOATS = (1, 10, 11, 16)  # TensorProto FLOAT, FLOAT16, DOUBLE, BFLOAT16
 def _check_input_types(graph: Any, inputs: dict[str, Any], where: str) -> None:
     """NNC networks compute in floating point: an integer or boolean input (whose operators
     round, wrap or compare as integers) is refused rather than computed in floats."""
-    from onnx import TensorProto  # noqa: PLC0415
+    TensorProto = optional.require("onnx").TensorProto
 
     for value in graph.input:
         kind = value.type.tensor_type.elem_type
@@ -355,9 +353,11 @@ def _initializer(init: Any, where: str) -> np.ndarray:
     """An initializer's values, its declared dims checked first (sizes >= 0, the count within
     int64, equal to the values it holds): a tensor that declares 10^12 values and holds none is
     one line, not an allocation."""
-    import math  # noqa: PLC0415
+    import math
 
-    from onnx import TensorProto, helper, numpy_helper  # noqa: PLC0415
+    TensorProto = optional.require("onnx").TensorProto
+    helper = optional.require("onnx").helper
+    numpy_helper = optional.require("onnx").numpy_helper
 
     here = f'{where}: initializer "{init.name}"'
     dims = tuple(int(d) for d in init.dims)
@@ -387,7 +387,7 @@ def _initializer(init: Any, where: str) -> np.ndarray:
 
 def _load(path: Path) -> Any:
     try:
-        import onnx  # noqa: PLC0415
+        onnx = optional.require("onnx")
     except ImportError:
         raise ImportError_("ONNX import needs the extra: pip install 'neurocanvas[onnx]'") from None
     try:
@@ -416,8 +416,8 @@ def _input_shape(value: Any, where: str) -> tuple[int, ...]:
 
 
 def _infer_shapes(ctx: _Ctx, inputs: dict[str, tuple[int, ...]]) -> None:
-    import onnx  # noqa: PLC0415
-    from onnx import helper  # noqa: PLC0415
+    onnx = optional.require("onnx")
+    helper = optional.require("onnx").helper
 
     model = onnx.ModelProto()
     model.CopyFrom(ctx.model)
@@ -454,8 +454,8 @@ def _fold(ctx: _Ctx, node: Any) -> None:
             raise ctx.fail(node, "the shape of its input is not known")
         ctx.consts[node.output[0]] = np.array(shape, dtype=np.int64)
         return
-    from onnx import helper  # noqa: PLC0415
-    from onnx.reference import ReferenceEvaluator  # noqa: PLC0415
+    helper = optional.require("onnx").helper
+    ReferenceEvaluator = optional.require("onnx.reference").ReferenceEvaluator
 
     graph = helper.make_graph([node], "fold", [], [helper.make_tensor_value_info(
         o, 0, None) for o in node.output])  # fmt: skip

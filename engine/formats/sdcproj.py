@@ -25,7 +25,8 @@ from typing import Any, TypeVar
 
 from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.core.numbers import whole_number_text
-from engine.formats import ProjectFileError
+from engine.formats.errors import ProjectFileError
+from engine.formats.native import atomic_write  # one atomic writer
 from engine.graph import config as cfg
 from engine.graph.project import Layer, Link, ModelError, Network, Project, RawSection
 from engine.graph.project import SdcprojHints as Hints
@@ -444,8 +445,6 @@ def dump_sdcproj(project: Project) -> bytes:
 
 def write_sdcproj(project: Project, path: str | os.PathLike[str]) -> None:
     """Write atomically (temporary file in the same folder, then ``os.replace``)."""
-    from engine.formats.native import atomic_write  # noqa: PLC0415 - one atomic writer
-
     try:
         data = dump_sdcproj(project)
     except ProjectFileError as exc:

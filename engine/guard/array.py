@@ -61,7 +61,7 @@ class State:
     def sync(self, what: str) -> None:
         self.syncs += 1
         if self.trace_syncs:
-            import traceback  # noqa: PLC0415 - only when a test asks where syncs come from
+            import traceback  # only when a test asks where syncs come from
 
             self.sync_sites.append(what + "\n" + "".join(traceback.format_stack(limit=8)[:-2]))
 

@@ -5,12 +5,14 @@ row's predicted class (the argmax of the output's ``y'__k`` columns) unless one 
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from engine.plugins import script_kit, xai
+from engine.plugins import lime, script_kit, shap, xai
 from engine.plugins.errors import PluginError
 from engine.plugins.model import JobModel
 
@@ -50,7 +52,6 @@ def explain_rows(model: JobModel, table: str, output: str, class_index: int, row
 
 def shap_map(grid: int, samples: int, seed: int, output: str) -> Explain:
     """Kernel SHAP over a ``grid`` x ``grid`` of superpixels, as a map (positive part)."""
-    from engine.plugins import shap  # noqa: PLC0415
 
     def explain(model: JobModel, image: np.ndarray, cls: int) -> np.ndarray:
         segments = shap.grid_segments(image.shape, grid)
@@ -65,7 +66,6 @@ def shap_map(grid: int, samples: int, seed: int, output: str) -> Explain:
 
 def lime_map(grid: int, samples: int, seed: int, output: str) -> Explain:
     """LIME weights over a ``grid`` x ``grid`` of superpixels, as a map (positive part)."""
-    from engine.plugins import lime, shap  # noqa: PLC0415
 
     def explain(model: JobModel, image: np.ndarray, cls: int) -> np.ndarray:
         segments = shap.grid_segments(image.shape, grid)
@@ -75,3 +75,17 @@ def lime_map(grid: int, samples: int, seed: int, output: str) -> Explain:
         return np.maximum(weights[segments], 0.0)
 
     return explain
+
+
+def run_batch(args: argparse.Namespace, column: str, explain: Callable[[], Any],
+              title: str) -> None:  # fmt: skip
+    """Run a batch explanation script (:func:`script_kit.batch_parser`'s arguments and
+    ``--num_rows``): ``explain()`` gives the per-image explanation; one picture per row in
+    ``column/``."""
+
+    def run() -> None:
+        model = script_kit.load_model(args.model)
+        explain_rows(model, args.input, args.output_variable, args.class_index,
+                     args.num_rows, column, explain(), args.output)  # fmt: skip
+
+    script_kit.main(run, title)

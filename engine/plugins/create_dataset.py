@@ -359,7 +359,7 @@ def is_number(text: str) -> bool:
 
 def read_image(path: Path, where: str) -> np.ndarray:
     """An image file as an (H, W) or (H, W, C) array, as stored (grey stays grey)."""
-    from PIL import Image, UnidentifiedImageError  # noqa: PLC0415
+    from PIL import Image, UnidentifiedImageError
 
     try:
         with Image.open(path) as im:

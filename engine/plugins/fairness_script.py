@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from engine.plugins import script_kit, stats
+
 METRICS = {  # title: (function of engine.plugins.stats, needs the target, fair range)
     "Demographic Parity": ("demographic_parity", False, (-0.1, 0.1)),
     "Disparate Impact": ("disparate_impact", False, (0.8, 1.25)),
@@ -63,8 +65,6 @@ def parser(title: str, what: str) -> argparse.ArgumentParser:
 
 
 def run(title: str, args: argparse.Namespace) -> None:
-    from engine.plugins import script_kit, stats  # noqa: PLC0415 - after --help
-
     name, needs_target, (low, high) = METRICS[title]
     func = getattr(stats, name)
     header, rows = script_kit.read_table(args.input)
@@ -97,6 +97,4 @@ def run(title: str, args: argparse.Namespace) -> None:
 
 def main(title: str, what: str) -> None:
     args = parser(title, what).parse_args()
-    from engine.plugins import script_kit  # noqa: PLC0415 - after --help
-
     script_kit.main(lambda: run(title, args), title)

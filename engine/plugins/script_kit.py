@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from engine.core import optional
 from engine.plugins.errors import PluginError
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ __all__ = [
     "absolute", "add_explained", "add_input", "add_model", "add_num_rows", "add_output",
     "add_seed", "add_superpixels", "batch_parser", "class_curves", "column", "curve_parser",
     "image_parser", "influence_parser", "job_of", "labelled", "load_model", "main", "parser",
-    "progress", "read_table", "run_batch", "run_influence", "training_set", "variable_values",
+    "progress", "read_table", "run_influence", "training_set", "variable_values",
     "write_csv",
 ]  # fmt: skip
 
@@ -134,9 +135,8 @@ def job_of(model: str) -> Path:
 
 
 def load_model(model: str) -> JobModel:
-    from engine.plugins.model import JobModel  # noqa: PLC0415 - the network code: slow to import
-
-    return JobModel(job_of(model))
+    # the network code, slow to import: loaded after a script's --help
+    return optional.load("engine.plugins.model").JobModel(job_of(model))
 
 
 def progress(done: int, total: int) -> None:
@@ -263,10 +263,10 @@ def class_scores(
 
 
 def figure(width: float = 6.0, height: float = 5.0):  # type: ignore[no-untyped-def]
-    import matplotlib  # noqa: PLC0415
+    import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415
+    import matplotlib.pyplot as plt
 
     return plt.subplots(figsize=(width, height))
 
@@ -301,8 +301,8 @@ def sgd_scores(
                et: np.ndarray) -> np.ndarray:  # fmt: skip
         # the network code, imported once a run starts: --help (how the app reads the
         # parameters) stays fast
-        from engine.plugins import influence, tracin
-
+        influence = optional.load("engine.plugins.influence")
+        tracin = optional.load("engine.plugins.tracin")
         plan = model.job.plan()
         batch = args.batch_size or int(plan.get("batch_size") or 64)
         return influence.sgd_influence(
@@ -352,20 +352,6 @@ def run_influence(args: argparse.Namespace, title: str,
         order = np.argsort(found, kind="stable")[: args.top if args.top > 0 else None]
         write_csv(args.output, [*header, "influence", "datasource_index"],
                   [[*rows[i], f"{found[i]:.6g}", int(i)] for i in order])  # fmt: skip
-
-    main(run, title)
-
-
-def run_batch(args: argparse.Namespace, column: str, explain: Callable[[], Any],
-              title: str) -> None:  # fmt: skip
-    """Run a batch explanation script (:func:`batch_parser`'s arguments and ``--num_rows``):
-    ``explain()`` gives the per-image explanation; one picture per row in ``column/``."""
-    from engine.plugins import batch  # noqa: PLC0415
-
-    def run() -> None:
-        model = load_model(args.model)
-        batch.explain_rows(model, args.input, args.output_variable, args.class_index,
-                           args.num_rows, column, explain(), args.output)  # fmt: skip
 
     main(run, title)
 

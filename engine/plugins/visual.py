@@ -78,7 +78,7 @@ def inference_inputs(source: str, input_name: str) -> tuple[list[str], list[list
                               f"files")  # fmt: skip
         return [f"{input_name}:image"], [[str(p.resolve())] for p in files]
     if path.suffix.lower() == ".csv":
-        import csv  # noqa: PLC0415
+        import csv
 
         with open(path, newline="", encoding="utf-8") as f:
             rows = list(csv.reader(f))

@@ -111,8 +111,8 @@ def integrated_gradients(
 def overlay(image: np.ndarray, heat: np.ndarray, alpha: float = 0.5) -> np.ndarray:
     """An (H, W, 3) uint8 picture: ``heat`` (any size, scaled to [0, 1]) in the jet colormap
     resized over the grey or colour ``image`` (C, H, W) in [0, 1]."""
-    from matplotlib import colormaps  # noqa: PLC0415 - only plugins that draw need it
-    from PIL import Image  # noqa: PLC0415
+    from matplotlib import colormaps  # only plugins that draw need it
+    from PIL import Image
 
     picture = image if image.ndim == 3 else image[None]
     if picture.shape[0] == 1:
@@ -127,7 +127,7 @@ def overlay(image: np.ndarray, heat: np.ndarray, alpha: float = 0.5) -> np.ndarr
 
 
 def save_overlay(path: str | Path, image: np.ndarray, heat: np.ndarray, scale: int = 1) -> None:
-    from PIL import Image  # noqa: PLC0415
+    from PIL import Image
 
     picture = Image.fromarray(overlay(image, heat))
     if scale > 1:

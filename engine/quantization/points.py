@@ -138,7 +138,7 @@ def trained_job(
 
 
 def _status(folder: Path) -> str:
-    import json  # noqa: PLC0415
+    import json
 
     try:
         return str(json.loads((folder / "status.json").read_text("utf-8")).get("status", ""))

@@ -82,11 +82,11 @@ def write_plot(path: Path, rows: Sequence[dict[str, Any]]) -> None:
 
 def plot_png(rows: Sequence[dict[str, Any]]) -> bytes:
     """Accuracy against bits and against parameter bytes (Pareto front marked), as PNG."""
-    import matplotlib  # noqa: PLC0415
+    import matplotlib
 
     matplotlib.use("Agg")
-    from matplotlib.figure import Figure  # noqa: PLC0415
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter  # noqa: PLC0415
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     figure = Figure(figsize=(10, 4), dpi=100)
     by_bits, by_bytes = figure.subplots(1, 2)

@@ -59,7 +59,7 @@ def in_language(function: Callable[..., T]) -> Callable[..., T]:
 
     @functools.wraps(function)
     def wrapper(*args: Any, lang: str = "en", **kwargs: Any) -> T:
-        import matplotlib  # noqa: PLC0415
+        import matplotlib
 
         fonts = {"font.family": cjk_matplotlib_fonts()} if lang in FONTS else {}
         with language(lang), matplotlib.rc_context(fonts):
@@ -118,7 +118,7 @@ def _catalogue(lang: str) -> dict[tuple[str, str], str]:
 def cjk_matplotlib_fonts() -> list[str]:
     """matplotlib's font families with a Japanese one as fallback when the system has it
     (registered by file: matplotlib's font cache may predate the font's installation)."""
-    from matplotlib import font_manager  # noqa: PLC0415
+    from matplotlib import font_manager
 
     families = ["DejaVu Sans"]
     wanted = FONTS["ja"]

@@ -299,7 +299,7 @@ class ProgressBar:
         self.bar: Any = None
 
     def on_start(self, trainer: Trainer) -> None:
-        from tqdm import tqdm  # type: ignore[import-untyped]  # noqa: PLC0415
+        from tqdm import tqdm  # type: ignore[import-untyped]
 
         self.bar = tqdm(total=trainer.session.total_iterations, initial=trainer.state.iteration,
                         unit="it", file=sys.stderr, dynamic_ncols=True, leave=False)  # fmt: skip
@@ -313,7 +313,7 @@ class ProgressBar:
         self.bar.update(1)
 
     def write(self, line: str) -> None:
-        from tqdm import tqdm  # noqa: PLC0415
+        from tqdm import tqdm
 
         tqdm.write(line, file=sys.stderr)
 

@@ -27,7 +27,7 @@ class FolderBusy(JobError):
 
 def _open_and_lock(folder: Path) -> tuple[int, bool]:
     if sys.platform == "win32":
-        import msvcrt  # noqa: PLC0415
+        import msvcrt
 
         fd = os.open(folder / ".lock", os.O_RDWR | os.O_CREAT, 0o666)
         try:
@@ -35,7 +35,7 @@ def _open_and_lock(folder: Path) -> tuple[int, bool]:
         except OSError:
             return fd, False
         return fd, True
-    import fcntl  # noqa: PLC0415
+    import fcntl
 
     fd = os.open(folder, os.O_RDONLY)
     try:

@@ -339,7 +339,7 @@ def _open_datasets(plan: RunPlan) -> dict[str, Dataset]:
 
 def _check_variables(program: Program, dataset: Dataset, name: str) -> None:
     """Every variable the network reads exists in the dataset with a compatible shape."""
-    import math  # noqa: PLC0415
+    import math
 
     for variable, shape in program.feeds.items():
         if variable not in dataset.names:

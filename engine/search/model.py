@@ -62,10 +62,10 @@ def expected_improvement(
     finished: list[optuna.trial.FrozenTrial], candidates: list[Candidate], settings: Settings
 ) -> np.ndarray:
     """EI of each candidate's validation error (see the module docstring for the reference)."""
-    from scipy.stats import norm  # noqa: PLC0415 - scikit-learn brings SciPy
-    from sklearn.exceptions import ConvergenceWarning  # noqa: PLC0415
-    from sklearn.gaussian_process import GaussianProcessRegressor  # noqa: PLC0415
-    from sklearn.gaussian_process.kernels import Matern, WhiteKernel  # noqa: PLC0415
+    from scipy.stats import norm  # scikit-learn brings SciPy
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.gaussian_process import GaussianProcessRegressor
+    from sklearn.gaussian_process.kernels import Matern, WhiteKernel
 
     observed = [t.user_attrs.get("features", {}) for t in finished]
     keys = sorted({k for f in observed for k in f} | {k for c in candidates for k in c.features})

@@ -78,8 +78,8 @@ def _plot(rows: list[dict[str, Any]], path: Path) -> Path | None:
     """The trade-off graph (Agg, no Qt) of the finished attempts found on this machine, each
     labelled with its attempt number; CostMultiplyAdd on a log scale (attempts differ by
     factors)."""
-    from matplotlib.figure import Figure  # noqa: PLC0415 - only when a search ends
-    from matplotlib.ticker import NullFormatter  # noqa: PLC0415
+    from matplotlib.figure import Figure  # only when a search ends
+    from matplotlib.ticker import NullFormatter
 
     jobs = [replace(read_job(Path(r["job"])), name=str(r["number"])) for r in rows
             if r["state"] == "complete" and Path(r["job"], "network.ncproj").is_file()]  # fmt: skip

@@ -74,7 +74,7 @@ def _engine(source: Path, network: str, params: str):
 
 
 def _onnx(path: Path):
-    import onnxruntime as ort  # noqa: PLC0415 - optional
+    import onnxruntime as ort  # optional
 
     session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
     name = session.get_inputs()[0].name
@@ -82,7 +82,7 @@ def _onnx(path: Path):
 
 
 def _tflite(path: Path):
-    from ai_edge_litert.interpreter import Interpreter  # noqa: PLC0415 - optional
+    from ai_edge_litert.interpreter import Interpreter  # optional
 
     interpreter = Interpreter(model_path=str(path))
     interpreter.allocate_tensors()

@@ -98,10 +98,10 @@ def main(argv=None) -> dict:
     parser.add_argument("--threads", type=int, help="BLAS/OpenMP threads of both frameworks")
     args = parser.parse_args(argv)
     backend.set_device("cpu")
-    import torch  # noqa: PLC0415 - the reference
+    import torch  # the reference
 
     if args.threads:
-        from threadpoolctl import threadpool_limits  # noqa: PLC0415
+        from threadpoolctl import threadpool_limits
 
         limits = threadpool_limits(args.threads)  # noqa: F841 - kept for the whole run
         torch.set_num_threads(args.threads)

@@ -148,7 +148,7 @@ def main(argv=None) -> int:
     global now  # noqa: PLW0603 - one clock for the whole run
     now = CLOCK[args.clock]
     if args.threads:
-        from threadpoolctl import threadpool_limits  # noqa: PLC0415
+        from threadpoolctl import threadpool_limits
 
         limits = threadpool_limits(args.threads)  # noqa: F841 - kept for the whole run
     with tempfile.TemporaryDirectory() as tmp:

@@ -49,7 +49,7 @@ NETWORKS = {  # name: sample project (its first executor's network)
 
 def _pair(project_file: Path, batch: int, threads: int | None, folder: Path):
     """(ours, theirs, generic) callables running one batch, after checking they agree."""
-    import onnxruntime as ort  # noqa: PLC0415 - the reference, an optional extra
+    import onnxruntime as ort  # the reference, an optional extra
 
     project = load_project(project_file)
     network = project.executors[0].network
@@ -146,7 +146,7 @@ def main(argv=None) -> list[dict]:
     args = parser.parse_args(argv)
     nn.set_device(args.device)
     if args.threads:
-        from threadpoolctl import threadpool_limits  # noqa: PLC0415
+        from threadpoolctl import threadpool_limits
 
         limits = threadpool_limits(args.threads)  # noqa: F841 - kept for the whole run
     names = [n for n in NETWORKS if not args.only or any(w in n for w in args.only)]

@@ -42,7 +42,7 @@ def lenet_layers(batch: int):
         for p in params:
             p.grad = None
 
-    import torch  # noqa: PLC0415 - the reference, only for the benchmark
+    import torch  # the reference, only for the benchmark
 
     tf = torch.nn.functional
     xt = torch.from_numpy(x.d)
@@ -74,7 +74,7 @@ def mlp_layers(batch: int):
         for p in params:
             p.grad = None
 
-    import torch  # noqa: PLC0415
+    import torch
 
     xt = torch.from_numpy(x.d)
     pt = [torch.from_numpy(p.d.copy()).requires_grad_() for p in params]

@@ -108,12 +108,12 @@ def condition(name: str, rounds: int, epochs: int, tmp: Path, evaluated: Path) -
 
 def parts(name: str, rounds: int, epochs: int, tmp: Path) -> dict:
     """In one process: the job's ``elapsed`` for each way of choosing (see the docstring)."""
-    import io  # noqa: PLC0415 - only for --parts
+    import io  # only for --parts
 
-    from engine.core import threads  # noqa: PLC0415
-    from engine.core.ops import _threads  # noqa: PLC0415
-    from engine.runtime.run import Options  # noqa: PLC0415
-    from engine.runtime.run import train as train_in_process  # noqa: PLC0415
+    from engine.core import threads
+    from engine.core.ops import _threads
+    from engine.runtime.run import Options
+    from engine.runtime.run import train as train_in_process
 
     most, real = _threads.count(), threads.chooser
     ways = {

@@ -150,7 +150,7 @@ def time_steps(step, steps: int) -> float:
 
 def _torch():
     try:
-        import torch  # noqa: PLC0415 - optional reference
+        import torch  # optional reference
     except ImportError:
         return None
     return torch
@@ -229,7 +229,7 @@ def _alone(framework: str, name: str, steps: int) -> float:
 
 def _rss_mib() -> tuple[float, float]:
     """(current, peak) resident memory of this process in MiB (Linux)."""
-    import resource  # noqa: PLC0415 - POSIX only
+    import resource  # POSIX only
 
     with open("/proc/self/statm") as f:
         current = int(f.read().split()[1]) * resource.getpagesize() / 2**20
@@ -296,7 +296,7 @@ def _limit_threads(n: int) -> None:
     threads are all there is to tune). On a loaded host a two-thread GEMM often waits for a
     descheduled partner thread (up to 10x slower than one thread), so one thread each compares
     the kernels, not the scheduler."""
-    from threadpoolctl import threadpool_limits  # noqa: PLC0415
+    from threadpoolctl import threadpool_limits
 
     _state["limits"] = threadpool_limits(n)
     torch = _torch()

@@ -83,8 +83,8 @@ def test_a_network_with_generator_inputs_exports_from_the_menu(make_window, tmp_
 def test_file_export_c_source_writes_a_folder_that_builds(lenet_window, tmp_path, monkeypatch):
     """File > Export > C source...: the action asks for a new folder and writes the C files;
     the same folder again is refused with the error shown, nothing overwritten."""
-    import json  # noqa: PLC0415
-    import subprocess  # noqa: PLC0415
+    import json
+    import subprocess
 
     out = tmp_path / "lenet_c"
     monkeypatch.setattr(export_actions.QFileDialog, "getSaveFileName",
@@ -114,7 +114,7 @@ def test_file_export_tflite_writes_a_model_litert_runs(lenet_window, tmp_path, m
     """File > Export > TFLite...: the action asks for a file and writes the edited network as
     float32 TFLite; LiteRT runs it (NHWC input, the 10 Softmax probabilities out). A network
     the writer cannot express is named in the error shown, nothing written."""
-    import numpy as np  # noqa: PLC0415
+    import numpy as np
 
     litert = pytest.importorskip(
         "ai_edge_litert.interpreter", reason="ai-edge-litert (the tflite extra) is not installed"

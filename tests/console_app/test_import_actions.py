@@ -76,9 +76,9 @@ def test_export_nnp_from_the_menu(make_window, tmp_path, monkeypatch):
 def test_an_imported_nnp_evaluates_by_clicks_like_its_job(make_window, tmp_path, monkeypatch,
                                                           qtbot):  # fmt: skip
     """Train iris, import its results.nnp from the menu, click Evaluate on the imported job."""
-    from PySide6.QtCore import Qt  # noqa: PLC0415
+    from PySide6.QtCore import Qt
 
-    from engine.cli import main  # noqa: PLC0415
+    from engine.cli import main
 
     data = json.loads((onnx_builders.ROOT / "projects" / "iris.ncproj").read_text())
     data["settings"]["config"]["MaxEpoch"] = "2"
@@ -113,8 +113,8 @@ def test_an_unrolled_recurrent_onnx_imports_from_the_menu_and_exports_back(
 ):
     """Our ONNX of a recurrent sample (a Gather per time step) opens in the editor as the
     unrolled network and File > Export > ONNX... writes it again."""
-    from engine.export import Source, export_onnx  # noqa: PLC0415
-    from engine.formats import load_project  # noqa: PLC0415
+    from engine.export import Source, export_onnx
+    from engine.formats import load_project
 
     ort = pytest.importorskip("onnxruntime", reason="onnxruntime not installed")
     project = load_project(onnx_builders.ROOT / "projects" / "elman_bit_majority.ncproj")
@@ -159,8 +159,8 @@ def test_an_onnx_import_evaluates_on_a_builtin_dataset_typed_in(make_window, tmp
                                                                 monkeypatch, qtbot):  # fmt: skip
     """An ONNX model links no dataset: Evaluate says so in one line, and the built-in dataset
     typed into EVALUATION's Dataset field evaluates it."""
-    from gui_driver import click  # noqa: PLC0415
-    from PySide6.QtCore import Qt  # noqa: PLC0415
+    from gui_driver import click
+    from PySide6.QtCore import Qt
 
     monkeypatch.setenv("NEUROCANVAS_CACHE", str(tmp_path / "cache"))
     model, target = tmp_path / "iris.onnx", tmp_path / "imported" / "iris.ncproj"

@@ -278,8 +278,8 @@ def test_d_job_menu_exports_python_that_predicts_as_the_job(qtbot, app_window, q
     expected = [float(first[k]) for k in first if k.startswith("y'__")]
     assert name.startswith("y'") and predicted == pytest.approx(expected, abs=1e-5)
 
-    import numpy as np  # noqa: PLC0415
-    import onnxruntime  # noqa: PLC0415 - the test extra installs it
+    import numpy as np
+    import onnxruntime  # the test extra installs it
 
     right_click(qtbot, training.table.viewport(), rect.center())
     model = tmp_path / "exported" / "iris_model.onnx"

@@ -225,7 +225,7 @@ def test_recovery_names_the_file_whole_and_open_starts_beside_the_project(
 def test_a_selected_layer_with_a_problem_still_shows_it_is_selected(qtbot, lenet_window):
     """A layer outlined red for a problem looked the same selected or not (units/LSTM.sdcproj's
     Delays and gates, selected together to edit them)."""
-    from console_app.editor import geometry as g  # noqa: PLC0415
+    from console_app.editor import geometry as g
 
     window = shown(qtbot, lenet_window)
     view, scene = window.edit_tab.current_view(), window.edit_tab.current_scene()

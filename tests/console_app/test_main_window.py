@@ -315,12 +315,12 @@ def test_opening_another_project_clears_the_last_projects_curve_and_evaluation(
 ):
     """A job's curve (TRAINING) and evaluation (EVALUATION) must not stay on screen as the
     next project's."""
-    import shutil  # noqa: PLC0415
+    import shutil
 
-    from gui_driver import choose  # noqa: PLC0415
-    from PySide6.QtWidgets import QFileDialog  # noqa: PLC0415
+    from gui_driver import choose
+    from PySide6.QtWidgets import QFileDialog
 
-    from engine.cli import main  # noqa: PLC0415
+    from engine.cli import main
 
     iris = default_project_path().parent / "iris.ncproj"
     first, second = tmp_path / "a" / "iris.ncproj", tmp_path / "b" / "iris.ncproj"

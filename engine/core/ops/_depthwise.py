@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.core import optional
 from engine.core.ops import _jit
 from engine.core.ops._aligned import aligned_empty
 
@@ -89,7 +90,7 @@ def _build(numba: ModuleType) -> dict[str, Any]:
                             s += lanes[a, b, n]
                         gw[c, a, b] = s
 
-    from engine.core.ops import _depthwise_cpu  # noqa: PLC0415 - imports numba
+    _depthwise_cpu = optional.load("engine.core.ops._depthwise_cpu")  # imports numba
 
     return dict(
         forward=forward,

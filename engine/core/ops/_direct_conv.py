@@ -33,13 +33,14 @@ from typing import Any
 
 import numpy as np
 
+from engine.core import optional
 from engine.core.ops import _jit, _threads
 from engine.core.ops._aligned import aligned, aligned_empty
 
 
 def _build(numba: ModuleType) -> dict[str, Any]:
     """The compiled kernels (built on first use, cached on disk)."""
-    from engine.core.ops import _direct_conv_cpu  # noqa: PLC0415 - imports numba
+    _direct_conv_cpu = optional.load("engine.core.ops._direct_conv_cpu")  # imports numba
 
     return {
         "conv": _direct_conv_cpu.conv,

@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterator
 from types import ModuleType
 from typing import Any
 
+from engine.core import optional
+
 _state: dict[str, ModuleType | None] = {}
 _lock = threading.Lock()  # one set-up, also when :func:`preload` runs it on a thread
 ENABLED = True  # tests switch the compiled paths off to compare them with the xp kernels
@@ -79,7 +81,7 @@ def _import_without_scipy() -> ModuleType | None:
     without its registries (:func:`_load_cached_kernels_lightly`)."""
     with _without_scipy():
         try:
-            import numba as module  # noqa: PLC0415
+            module = optional.require("numba")
         except ImportError:
             return None
     _load_cached_kernels_lightly()
@@ -98,9 +100,9 @@ def _load_cached_kernels_lightly() -> None:
     these names are missing, numba's own loading stays in place.
     """
     try:
-        from numba.core import caching  # noqa: PLC0415
-        from numba.core.registry import cpu_target  # noqa: PLC0415
-        from numba.core.runtime import rtsys  # noqa: PLC0415
+        caching = optional.require("numba.core.caching")
+        cpu_target = optional.require("numba.core.registry").cpu_target
+        rtsys = optional.require("numba.core.runtime").rtsys
 
         caching.Cache._load_overload  # noqa: B018 - the method the replacement calls
         context = cpu_target.target_context

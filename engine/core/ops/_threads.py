@@ -31,7 +31,7 @@ def count() -> int:
     the caller had asked for one."""
     if "blas" not in _state:
         try:
-            from threadpoolctl import ThreadpoolController  # noqa: PLC0415
+            from threadpoolctl import ThreadpoolController
 
             found = ThreadpoolController().select(user_api="blas").lib_controllers
         except ImportError:
@@ -55,7 +55,7 @@ def set_count(threads: int) -> None:
 def _numpy_libs() -> str:
     """The folder holding NumPy's bundled libraries (``numpy.libs`` beside the package, as
     wheels install them; NumPy linked to a system BLAS has none, and any BLAS is taken)."""
-    import numpy  # noqa: PLC0415
+    import numpy
 
     return os.path.realpath(os.path.dirname(numpy.__file__)) + ".libs"
 

@@ -16,6 +16,7 @@ import numpy as np
 
 from engine.core.autograd import Function, Variable, as_variable
 from engine.core.backend import get_array_module
+from engine.core.ops.basic import affine, convolution
 
 __all__ = [
     "fixed_point_quantize", "pow2_quantize", "min_max_quantize",
@@ -276,7 +277,6 @@ def binary_connect_affine(
 ) -> Variable:
     """nnabla ``binary_connect_affine`` (nnc-behaviour §5.4): affine with ``Wb = sign(W)``
     (written into ``binary_weight``); the gradient of ``Wb`` goes to ``W`` unchanged."""
-    from engine.core.ops.basic import affine  # noqa: PLC0415
 
     wb = _binarized(weight, binary_weight, None, quantize_zero_to, None, "binary_connect_affine")
     return affine(x, wb, bias, base_axis)
@@ -287,7 +287,6 @@ def binary_connect_convolution(
     dilation=None, group: int = 1, quantize_zero_to: float = 1.0,
 ) -> Variable:  # fmt: skip
     """nnabla ``binary_connect_convolution``: convolution with ``Wb = sign(W)`` (see the affine)."""
-    from engine.core.ops.basic import convolution  # noqa: PLC0415
 
     wb = _binarized(
         weight, binary_weight, None, quantize_zero_to, None, "binary_connect_convolution"
@@ -301,7 +300,6 @@ def binary_weight_affine(
     """nnabla ``binary_weight_affine`` (nnc-behaviour §5.5): affine with ``alpha * sign(W)``,
     alpha = mean |W| per output (written into ``alpha``, shape (outputs,)); the bias *is* added
     (NNC's nntxt omits alpha, see the behaviour notes). No gradient reaches alpha."""
-    from engine.core.ops.basic import affine  # noqa: PLC0415
 
     wb = _binarized(weight, binary_weight, alpha, quantize_zero_to, (0,), "binary_weight_affine")
     return affine(x, wb, bias, base_axis)
@@ -313,7 +311,6 @@ def binary_weight_convolution(
 ) -> Variable:  # fmt: skip
     """nnabla ``binary_weight_convolution``: convolution with ``alpha * sign(W)``, alpha = mean
     |W| per output map (written into ``alpha``, shape (outmaps,))."""
-    from engine.core.ops.basic import convolution  # noqa: PLC0415
 
     fan_in = tuple(range(1, as_variable(weight).ndim))
     wb = _binarized(

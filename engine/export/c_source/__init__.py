@@ -40,6 +40,9 @@ from engine.export.c_source.plan import ALIASES, ArenaPlan, plan_arena
 from engine.export.c_source.templates import MAIN_C, MAKEFILE
 from engine.export.literals import ExportError
 from engine.export.runtime_network import compiled_runtime, constant_steps, parameter_values
+from engine.graph.derive import counted_as
+from engine.graph.project_inference import ProjectInference
+from engine.graph.statistics import network_statistics
 from engine.runtime.program import Program, Ref, Step
 
 __all__ = ["FILES", "c_files", "export_c", "unsupported_c_steps"]
@@ -426,10 +429,6 @@ def export_c(source: Any, out: str | Path, force: bool = False,
 def _statistics(source: Any) -> dict[str, Any]:
     """NNC's statistics of the runtime network (as ``neurocanvas cost``), or {} when unknown."""
     try:
-        from engine.graph.derive import counted_as  # noqa: PLC0415
-        from engine.graph.project_inference import ProjectInference  # noqa: PLC0415
-        from engine.graph.statistics import network_statistics  # noqa: PLC0415
-
         inference = ProjectInference(source.project, follow=False)
         drawn = counted_as(source.project, source.runtime) or source.runtime
         return dict(network_statistics(inference.network(drawn)).summary())

@@ -44,7 +44,9 @@ from typing import Any
 
 import numpy as np
 
-from engine.export.c_source.kernels import flt
+import engine.nn as nn
+from engine.core import backend
+from engine.export.c_source.kernels import WRITERS, flt
 from engine.export.c_source.plan import ALIASES
 from engine.runtime.program import Program, Step
 
@@ -144,8 +146,6 @@ def _shifted(k: int, s: int) -> int:
 
 def lut_table(step: Step, source: Codes) -> np.ndarray:
     """The engine's own function on every code ``source`` can reach (float32)."""
-    import engine.nn as nn  # noqa: PLC0415
-    from engine.core import backend  # noqa: PLC0415
 
     codes = np.arange(source.lo, source.hi + 1)
     values = (codes * 2.0**source.exponent).astype(np.float32)
@@ -370,7 +370,6 @@ def _function(ctx: Any, step: Any) -> list[str]:
     """An elementwise function of codes with more values than a table takes (16-bit codes):
     the float export's loop on the codes' values (C's tanhf..., not the engine's own values,
     so a code after it may differ by one)."""
-    from engine.export.c_source.kernels import WRITERS  # noqa: PLC0415
 
     source = ctx.codes(0)
     lines = WRITERS[step.type](ctx, step)

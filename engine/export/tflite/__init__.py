@@ -38,6 +38,7 @@ from engine.export.tflite.quant import (
     activation_params,
     calibrate,
     from_quantizer,
+    from_range,
 )
 from engine.export.tflite.schema import schema
 from engine.runtime.program import Program, Ref, Step
@@ -281,8 +282,6 @@ class Model:
         """The step's int8 codes looked up (GATHER) in the table of the engine's own values:
         its function and then the FixedPointQuantize that alone reads it, for each input code.
         The index is the code + 128 (QUANTIZE to int16 with the zero point moved, CAST)."""
-        import engine.nn as nn  # noqa: PLC0415
-        from engine.core import backend  # noqa: PLC0415
 
         reader = next(s for s in self.program.steps
                       if s.inputs and s.inputs[0] == ("step", step.name))  # fmt: skip
@@ -365,7 +364,6 @@ class Model:
         value = np.asarray(value, np.float64).reshape(-1)
         if not self.int8:
             return self.tensor(name, value.shape, data=value.astype(np.float32))
-        from engine.export.tflite.quant import from_range  # noqa: PLC0415
 
         scale, zero = from_range(value.min(), value.max())
         codes = np.clip(np.round(value / scale) + zero, -128, 127).astype(np.int8)
@@ -486,7 +484,7 @@ class Model:
 
     # -- the whole model -------------------------------------------------------------------
     def build(self, description: str) -> bytes:
-        import flatbuffers  # noqa: PLC0415
+        import flatbuffers
 
         ((feed, in_shape),) = self.program.feeds.items()
         x = self.tensor(feed, self.file_shape(tuple(in_shape)), self.qp.get(f"feed:{feed}"))

@@ -19,7 +19,12 @@ from typing import Any
 
 import numpy as np
 
+import engine.nn as nn
+from engine.core import backend
+from engine.data import open_dataset
+from engine.data.iterator import batches_once
 from engine.export.literals import ExportError
+from engine.runtime.session import plan_run
 
 __all__ = [
     "FIXED",
@@ -132,11 +137,6 @@ def calibrate(source: Any, program: Any, params: Mapping[str, Any],
               rows: int = 256) -> dict[str, tuple[float, float]]:  # fmt: skip
     """(min, max) of every step output and network input over the first ``rows`` rows of the
     project's training dataset (the first optimizer's), in test mode."""
-    import engine.nn as nn  # noqa: PLC0415
-    from engine.core import backend  # noqa: PLC0415
-    from engine.data import open_dataset  # noqa: PLC0415
-    from engine.data.iterator import batches_once  # noqa: PLC0415
-    from engine.runtime.session import plan_run  # noqa: PLC0415
 
     try:
         plan = plan_run(source.project, base=source.base, seed=0)

@@ -350,7 +350,7 @@ def _layout(net: Network) -> None:
     ends; those layers move one column right so the skip line stays visible. A Delay's link
     from the previous time step goes back up and orders nothing.
     """
-    import networkx as nx  # noqa: PLC0415
+    import networkx as nx
 
     g = nx.DiGraph()
     g.add_nodes_from(net.layer_names)

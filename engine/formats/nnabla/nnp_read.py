@@ -17,12 +17,15 @@ from typing import Any
 
 import numpy as np
 
+from engine.core import backend
 from engine.core.numbers import float32_text, shape_text
 from engine.formats.nnabla.graph import Function, ImportError_, ModelGraph, build_network
 from engine.formats.nnabla.lstm import fold_lstm
+from engine.formats.nnabla.nnp_write import SOLVER_FIELDS
 from engine.formats.nnabla.schema import message_class
 from engine.graph import config as cfg
 from engine.graph.project import Project
+from engine.layers import find_spec
 from engine.layers.loop_control import LOOP_TYPES
 
 __all__ = ["read_nnp", "parse_nntxt"]
@@ -30,7 +33,7 @@ __all__ = ["read_nnp", "parse_nntxt"]
 
 def parse_nntxt(text: str, where: str) -> Any:
     """The ``NNablaProtoBuf`` of a protobuf text; errors name the line and column."""
-    from google.protobuf import text_format  # noqa: PLC0415
+    from google.protobuf import text_format
 
     proto = message_class()()
     try:
@@ -47,11 +50,9 @@ MAX_PROTOBUF_BYTES = 2**31 - 1  # protobuf cannot parse a larger message
 
 def _limit(name: str) -> tuple[int, str]:
     """How many bytes a member may inflate to, and what it is (for the message)."""
-    from engine.core.backend import host_memory  # noqa: PLC0415
-
     if name.endswith((".nntxt", ".prototxt")):
         return MAX_TEXT_BYTES, "a network definition"
-    memory = host_memory()
+    memory = backend.host_memory()
     room = memory // 4 if memory else 2**40  # parsing holds the bytes and the values at once
     if name.endswith(".protobuf"):
         return min(MAX_PROTOBUF_BYTES, room), "a parameter file (a quarter of the memory left)"
@@ -126,7 +127,7 @@ def _parameters_of(proto: Any) -> dict[str, np.ndarray]:
 
 
 def _protobuf_parameters(data: bytes, where: str) -> dict[str, np.ndarray]:
-    from google.protobuf.message import DecodeError  # noqa: PLC0415
+    from google.protobuf.message import DecodeError
 
     proto = message_class()()
     try:
@@ -146,7 +147,7 @@ def _h5_parameters(data: bytes, where: str) -> dict[str, np.ndarray]:
     numeric dataset whose bytes are inside this archive (issue 29: an imported ``.nnp`` copied
     ``/etc/passwd`` into the project's parameters)."""
     try:
-        import h5py  # noqa: PLC0415
+        import h5py
     except ImportError:
         raise ImportError_(
             f"{where}: reading .h5 parameters needs h5py (pip install h5py)"
@@ -398,7 +399,6 @@ def _without_derived(networks: list[Any]) -> list[Any]:
     """Drops ``<Net>Validation`` and ``<Net>Runtime`` when they hold what NeuroCanvas derives
     from ``<Net>`` (NNC's export writes all three): the derived runtime names its outputs
     after the labels (``y'``), so evaluation pairs them with ``y`` for its metrics."""
-    from engine.layers import find_spec  # noqa: PLC0415
 
     def kinds(network: Any, losses: bool) -> list[str]:
         return sorted(layer.type for layer in network.layers if layer.type != "Input" and
@@ -452,8 +452,6 @@ def _settings(proto: Any) -> dict[str, Any]:
 
 
 def _optimizer(o: Any) -> cfg.Optimizer:
-    from engine.formats.nnabla.nnp_write import SOLVER_FIELDS  # noqa: PLC0415
-
     solver = o.solver.type or "Adam"
     keys: dict[str, str] = {
         "Optimizer_Name": o.name, "Optimizer_NetworkName": o.network_name,

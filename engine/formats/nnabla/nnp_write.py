@@ -289,7 +289,7 @@ def _optimizer(msg: Any, opt: Any, program: Program, params: Any) -> None:
 
 def nnp_bytes(proto: Any) -> bytes:
     """The ``.nnp`` archive: version, network definition (text), parameters (binary)."""
-    from google.protobuf import text_format  # noqa: PLC0415
+    from google.protobuf import text_format
 
     params = message_class()()
     params.parameter.extend(proto.parameter)

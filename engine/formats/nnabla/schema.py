@@ -133,7 +133,7 @@ _DESCRIPTOR = (
 
 @cache
 def _pool() -> Any:
-    from google.protobuf import descriptor_pb2, descriptor_pool  # noqa: PLC0415
+    from google.protobuf import descriptor_pb2, descriptor_pool
 
     data = zlib.decompress(base64.b64decode("".join(_DESCRIPTOR)))
     pool = descriptor_pool.DescriptorPool()
@@ -144,6 +144,6 @@ def _pool() -> Any:
 @cache
 def message_class(name: str = "NNablaProtoBuf") -> Any:
     """The generated message class ``name`` of nnabla's schema (``NNablaProtoBuf``...)."""
-    from google.protobuf import message_factory  # noqa: PLC0415
+    from google.protobuf import message_factory
 
     return message_factory.GetMessageClass(_pool().FindMessageTypeByName(name))

@@ -31,6 +31,8 @@ from typing import Any
 
 import numpy as np
 
+from engine.core import optional
+
 __all__ = ["declared_write", "declared_read", "scalar", "uniform", "NONE"]
 
 NONE = ("none",)  # an absent optional input (a bias with WithBias=False)
@@ -40,7 +42,7 @@ def declared_write(op: str) -> Any:
     """``op`` one to one: the data inputs, and the step's arguments that are attributes of it."""
 
     def write(g: Any, step: Any, ins: list[str]) -> str:
-        from onnx import defs  # noqa: PLC0415
+        defs = optional.require("onnx").defs
 
         names = defs.get_schema(op).attributes
         attrs = {k: float(v) if isinstance(v, float | int) and not isinstance(v, bool) else v
@@ -55,7 +57,8 @@ def declared_read(layer_type: str, op: str) -> Any:
     arguments of the same name."""
 
     def read(ctx: Any, node: Any) -> None:
-        from onnx import defs, helper  # noqa: PLC0415
+        defs = optional.require("onnx").defs
+        helper = optional.require("onnx").helper
 
         schema = defs.get_schema(op, ctx.opset)
         given = ctx.attrs(node)

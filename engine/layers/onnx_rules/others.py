@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.core import optional
 from engine.layers.errors import ExportError
 from engine.layers.onnx_rules.basic import reshape_to
 
@@ -265,7 +266,8 @@ def read_identity(ctx: Any, node: Any) -> None:
     if node.op_type == "Identity":
         ctx.emit(node, "Identity", node.input[:1])
         return
-    from onnx import TensorProto, helper  # noqa: PLC0415
+    TensorProto = optional.require("onnx").TensorProto
+    helper = optional.require("onnx").helper
 
     if node.op_type == "Cast":
         to = int(ctx.attrs(node).get("to", TensorProto.FLOAT))

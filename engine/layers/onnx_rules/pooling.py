@@ -244,7 +244,7 @@ def _nearest_sources(size: int, length: int, scale: float, transform: str,
                      rounding: str) -> list[int] | None:  # fmt: skip
     """The input index ONNX's nearest Resize reads for each output index (None: a mode this
     reading does not know)."""
-    import math  # noqa: PLC0415
+    import math
 
     picked = []
     for j in range(length):

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.core import backend
+from engine.core import backend, optional
 
 __all__ = ["DistributedError", "World", "world", "GradientReducer", "fingerprint"]
 
@@ -57,7 +57,7 @@ class World:
 def world() -> World:
     """The MPI world of this process (size 1 when not started by mpirun)."""
     try:
-        from mpi4py import MPI  # noqa: PLC0415 - optional: the "mpi" extra
+        MPI = optional.require("mpi4py.MPI")  # optional: the "mpi" extra
     except ImportError as exc:
         raise DistributedError(
             f"--distributed needs mpi4py and an MPI library ({exc}); install them with "
@@ -130,15 +130,15 @@ class GradientReducer:
         if getattr(backend.get_array_module(flat), "__name__", "") == "cupy":
             return self._nccl_sum(flat)
         host = np.ascontiguousarray(backend.to_numpy(flat))
-        from mpi4py import MPI  # noqa: PLC0415
+        MPI = optional.require("mpi4py.MPI")
 
         self.world.comm.Allreduce(MPI.IN_PLACE, host, op=MPI.SUM)
         return backend.asarray(host) if backend.get_array_module(flat) is not np else host
 
     def _nccl_sum(self, flat: Any) -> Any:
         """NCCL all-reduce on the device buffer, on the current stream (no host copy)."""
-        import cupy  # noqa: PLC0415
-        from cupy.cuda import nccl  # noqa: PLC0415
+        cupy = optional.require("cupy")
+        nccl = optional.require("cupy.cuda.nccl")
 
         if self._nccl is None:
             uid = self.world.bcast(nccl.get_unique_id() if self.world.is_root else None)

@@ -82,7 +82,7 @@ def test_choosing_a_job_not_evaluated_clears_the_last_results(
     qtbot, evaluation_tab, training_tab, trained_job
 ):
     """The table of another job's evaluation must not stay on screen under a job without one."""
-    from gui_driver import click  # noqa: PLC0415
+    from gui_driver import click
 
     with qtbot.waitSignal(training_tab.run_ended, timeout=120000):
         other = training_tab.run(epochs=1)

@@ -165,13 +165,13 @@ def test_export_tflite_float_and_int8_from_a_trained_job(qtbot, training_tab, tm
     """The job menu's Export TFLite... and Export TFLite int8... write the trained iris network;
     LiteRT runs both: float32 as the engine computes (1e-4), int8 with int8 input and output
     whose probabilities are the engine's within a few output steps."""
-    import numpy as np  # noqa: PLC0415
-    from gui_driver import answer_next_dialog, choose  # noqa: PLC0415
+    import numpy as np
+    from gui_driver import answer_next_dialog, choose
 
-    import engine.nn as nn  # noqa: PLC0415
-    from engine.cli import main  # noqa: PLC0415
-    from engine.export import open_source  # noqa: PLC0415
-    from engine.runtime.compiler import compile_network  # noqa: PLC0415
+    import engine.nn as nn
+    from engine.cli import main
+    from engine.export import open_source
+    from engine.runtime.compiler import compile_network
 
     litert = pytest.importorskip(
         "ai_edge_litert.interpreter", reason="ai-edge-litert (the tflite extra) is not installed"

@@ -161,9 +161,9 @@ def test_export_errors(tmp_path, capsys):
 
 def test_job_onnx_export_predicts_like_forward(job, capsys):
     ort = pytest.importorskip("onnxruntime", reason="onnxruntime not installed")
-    import numpy as np  # noqa: PLC0415
+    import numpy as np
 
-    from engine.runtime.inference import _load  # noqa: PLC0415 - forward's own preprocessing
+    from engine.runtime.inference import _load  # forward's own preprocessing
 
     tmp, images = job
     out = tmp / "lenet.onnx"
@@ -219,9 +219,9 @@ def test_a_trained_dcgan_exports_a_script_that_generates_the_engines_images(tmp_
     """NNC's DCGAN (its noise z a Normal generator input) trained for one epoch on 128 digits:
     the export's main makes COUNT images with network_runtime(batch_size=COUNT), and run in a
     fresh interpreter with nn.seed(5) it prints the engine's images for that seed."""
-    import numpy as np  # noqa: PLC0415
+    import numpy as np
 
-    from engine.runtime.compiler import compile_network  # noqa: PLC0415
+    from engine.runtime.compiler import compile_network
 
     mp = pytest.MonkeyPatch()
     mp.setenv("NEUROCANVAS_CACHE", str(tmp_path / "cache"))
@@ -269,9 +269,9 @@ def test_job_c_export_predicts_like_forward(job, capsys):
     """``export c`` of the trained LeNet: ``make`` builds it with warnings as errors, and the
     program, given the images as PGM files (and one as CSV), prints the outputs of
     ``neurocanvas forward`` within 1e-5 and the same classes."""
-    from PIL import Image  # noqa: PLC0415
+    from PIL import Image
 
-    from engine.runtime.inference import _load  # noqa: PLC0415 - forward's own preprocessing
+    from engine.runtime.inference import _load  # forward's own preprocessing
 
     tmp, images = job
     out = tmp / "lenet_c"
@@ -353,7 +353,7 @@ def test_quantized_job_c_export_predicts_like_forward(job, capsys):
     assert main(["forward", str(q8), "--network", "Main_q8Runtime", "--params", str(params),
                  "--input", *images, "--json"]) == 0  # fmt: skip
     forward = [r["outputs"]["y'"] for r in json.loads(capsys.readouterr().out)]
-    from PIL import Image  # noqa: PLC0415
+    from PIL import Image
 
     pgms = []
     for k, path in enumerate(images):
@@ -366,9 +366,9 @@ def test_quantized_job_c_export_predicts_like_forward(job, capsys):
         assert max(abs(a - b) for a, b in zip(got, result["values"], strict=True)) <= 1e-5
         assert got.index(max(got)) == result["class"]
     ort = pytest.importorskip("onnxruntime", reason="onnxruntime not installed")
-    import numpy as np  # noqa: PLC0415
+    import numpy as np
 
-    from engine.runtime.inference import _load  # noqa: PLC0415
+    from engine.runtime.inference import _load
 
     model = tmp / "lenet_q8.onnx"
     assert main(["export", "onnx", str(q8), "--network", "Main_q8Runtime", "--params",

@@ -90,9 +90,9 @@ def _parameters(job):
 def two_executors(trained):
     """The trained MLP's project with a second executor "Noisy": network Runtime, x + z with
     z ~ N(0, 1) (Input Generator=Normal), 40 evaluations averaged; trained as a job."""
-    from engine.formats import load_project  # noqa: PLC0415
-    from engine.graph import config as cfg  # noqa: PLC0415
-    from engine.graph.project import Link  # noqa: PLC0415
+    from engine.formats import load_project
+    from engine.graph import config as cfg
+    from engine.graph.project import Link
 
     kit = runtime_kit
     project = load_project(trained / "p.ncproj")
@@ -112,7 +112,7 @@ def test_forward_runs_every_executor_with_one_generator_draw(two_executors, caps
     """Each file through both executors in CONFIG order: the MLP's softmax computed here from
     the trained parameters, and Noisy's mean of 40 evaluations, which is x plus the one draw
     nnabla makes per batch (before the change: the mean of 40 draws)."""
-    from engine.nn import initializer as I  # noqa: PLC0415
+    from engine.nn import initializer as I
 
     folder = two_executors
     files = [str(folder / "one.csv"), str(folder / "two.npy")]
@@ -238,7 +238,7 @@ def test_each_executor_gets_the_variables_it_reads(tmp_path, capsys):
     """A project whose executors read different variables: NAME=FILE inputs, each executor
     given its own (ReLU of x, Tanh of u, fresh parameters: none); a variable no executor
     reads, or one a picked executor lacks, is one line naming it."""
-    from engine.graph import config as cfg  # noqa: PLC0415
+    from engine.graph import config as cfg
 
     kit = runtime_kit
     relu = [kit.layer("Input", "Input", Size=(3,), Dataset="x"), kit.layer("ReLU", "ReLU")]

@@ -76,7 +76,7 @@ def _replace_member(npz: Path, key: str, data: bytes) -> None:
 
 
 def _npy_header(shape, dtype="<f4") -> bytes:
-    import io  # noqa: PLC0415
+    import io
 
     buffer = io.BytesIO()
     np.lib.format.write_array_header_1_0(buffer, {"descr": dtype, "fortran_order": False,

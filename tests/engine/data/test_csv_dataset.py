@@ -221,7 +221,7 @@ def test_check_loads_every_row(tmp_path):
 def test_joined_file_paths_are_what_pathlib_gives():
     """Opening a dataset joins one path per row without pathlib; the text must be pathlib's
     (the cache key and every message use it)."""
-    from pathlib import Path  # noqa: PLC0415
+    from pathlib import Path
 
     folders = ["/data/set", "/data/set/sub", "/", ".", "rel/dir", "/with space"]
     cells = ["x.png", "./x.png", "././x.png", ".//x.png", "a//b.png", "a/./b.png", "a/../b.png",

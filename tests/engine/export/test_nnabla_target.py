@@ -150,10 +150,10 @@ def test_engine_parametric_functions_have_nnabla_signatures():
     """Every PF function of engine.nn.parametric exists in nnabla with the same argument names
     (exported code calls them by keyword); ``lr_mult`` (NNC's LRateMultiplier) is the engine's
     only addition, and the nnabla target never writes it."""
-    import inspect  # noqa: PLC0415
-    import json  # noqa: PLC0415
+    import inspect
+    import json
 
-    import engine.nn.parametric as PF  # noqa: PLC0415
+    import engine.nn.parametric as PF
 
     names = [n for n in PF.__all__ if n != "parametric_function_api"]
     done = subprocess.run([NNABLA_PYTHON, "-c", SIGNATURES, json.dumps(names)],

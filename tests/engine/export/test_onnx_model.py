@@ -243,7 +243,7 @@ def test_recurrent_samples_export_unrolled_and_match(path, tmp_path_factory):
 
 
 def _quantized_lenet(tmp_path, quantizer: str = "fixed-point"):
-    from engine.cli import main  # noqa: PLC0415
+    from engine.cli import main
 
     out = tmp_path / "q.ncproj"
     lenet = str(ROOT / "projects" / "lenet_digits.ncproj")

@@ -274,9 +274,9 @@ def test_recurrent_loops_are_written_as_for_loops():
 
 def test_a_loop_read_at_a_middle_time_step_stays_unrolled():
     """A value of time step 5 read after the loop has no name in a ``for`` loop: unrolled."""
-    from dataclasses import replace  # noqa: PLC0415
+    from dataclasses import replace
 
-    from engine.export.loops import find_loops  # noqa: PLC0415
+    from engine.export.loops import find_loops
 
     project = load_project(ROOT / "projects" / "elman_4or9.ncproj")
     program = compile_network(project, "Main", test_mode=False)

@@ -176,8 +176,8 @@ def test_an_imported_recurrent_onnx_model_exports_with_its_constant_initial_stat
     that state as a Constant-generator input: the Python export writes it as F.constant in the
     batch of x and gives the engine's outputs with the imported parameters."""
     pytest.importorskip("onnx", reason="onnx not installed (the onnx extra)")
-    from engine.export import Source, export_onnx  # noqa: PLC0415
-    from engine.model_import import read_model  # noqa: PLC0415
+    from engine.export import Source, export_onnx
+    from engine.model_import import read_model
 
     project = load_project(ROOT / "projects" / "elman_4or9.ncproj")
     runtime = project.executors[0].network

@@ -102,8 +102,8 @@ def test_writers_are_catalogue_layers():
 def trained(tmp_path_factory):
     """The default project trained 5 epochs on the whole digits training set, its 8-bit
     network (``quantize insert``), and the validation images and labels."""
-    from engine.data import builtin  # noqa: PLC0415
-    from engine.runtime.inference import _load  # noqa: PLC0415 - forward's preprocessing
+    from engine.data import builtin
+    from engine.runtime.inference import _load  # forward's preprocessing
 
     tmp = tmp_path_factory.mktemp("tflite-job")
     mp = pytest.MonkeyPatch()

@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 def _nnp(tmp_path, parameters=None, text=None, extra=None, name="m.nnp"):
     """An .nnp of a 4-8-3 MLP (NNP writer of the engine, then members replaced)."""
-    from engine.runtime.results import project_nnp  # noqa: PLC0415
+    from engine.runtime.results import project_nnp
 
     train, valid = runtime_kit.blobs(tmp_path, rows=8)
     data = project_nnp(runtime_kit.mlp_project(train, valid), None)
@@ -77,7 +77,7 @@ def test_a_network_definition_that_inflates_past_the_cap_is_refused(tmp_path, mo
 
 def test_a_parameter_file_that_inflates_past_the_memory_cap_is_refused(tmp_path, monkeypatch):
     """Item 2 for parameter.protobuf: more than a quarter of the memory left (40 MB here)."""
-    import engine.core.backend as backend  # noqa: PLC0415
+    import engine.core.backend as backend
 
     monkeypatch.setattr(backend, "host_memory", lambda: 40 * 2**20)
     path = _nnp(tmp_path, parameters=_bomb(20 * 2**20))
@@ -105,7 +105,7 @@ def test_nnp_parameter_shapes_are_checked_before_allocating(tmp_path, dims, valu
 
 
 def _h5(build):
-    import h5py  # noqa: PLC0415
+    import h5py
 
     buffer = io.BytesIO()
     with h5py.File(buffer, "w") as f:
@@ -142,7 +142,7 @@ def test_h5_parameters_that_are_not_plain_numbers_are_refused(tmp_path, build, e
 
 def test_onnx_initializer_declaring_huge_dims_with_no_data_is_one_line(tmp_path):
     """Item 6: an initializer declaring 10^6 x 10^6 values and holding none."""
-    from onnx import TensorProto, helper, save  # noqa: PLC0415
+    from onnx import TensorProto, helper, save
 
     weight = TensorProto(name="W", data_type=TensorProto.FLOAT, dims=[10**6, 10**6])
     node = helper.make_node("MatMul", ["x", "W"], ["y"])

@@ -226,7 +226,7 @@ def test_another_budget_moves_the_earlier_pick_aside(picked, lenet_job, tmp_path
 
 def test_the_ranking_reads_a_layer_that_cost_nothing_as_plus_zero():
     """Seen in the app: "Affine -0.00" read as a small loss; -100 * 0.0 is -0.0."""
-    from engine.quantization.sensitivity import ranking_text  # noqa: PLC0415
+    from engine.quantization.sensitivity import ranking_text
 
     layers = [{"layer": "Convolution", "loss": 0.0471}, {"layer": "Affine", "loss": 0.0},
               {"layer": "ReLU", "loss": -0.0667}]  # fmt: skip

@@ -207,7 +207,7 @@ def test_repeated_evaluations_draw_generators_once_per_batch(kit, tmp_path):
 def test_output_values_are_written_as_float32_reads_them(kit, tmp_path):
     """Every output value is written as the shortest text of its float32 value (as
     ``str(np.float32(v))``): tiny, huge, thirds and zero, read back with the csv module."""
-    import csv  # noqa: PLC0415
+    import csv
 
     job = _affine_job(kit, tmp_path)
     w = np.array([[1 / 3, 1e-8], [0, 1e20]], np.float32)

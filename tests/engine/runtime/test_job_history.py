@@ -36,8 +36,8 @@ def test_a_running_job_whose_trainer_is_gone_reads_interrupted(tmp_path):
 
 def test_the_date_is_when_the_job_started_not_when_it_was_last_touched(tmp_path):
     """Evaluating or reporting a job writes into its folder; its date must not move."""
-    import datetime as dt  # noqa: PLC0415
-    import os  # noqa: PLC0415
+    import datetime as dt
+    import os
 
     job = _job(tmp_path, "j", {"status": "finished"})
     start = dt.datetime(2026, 3, 4, 5, 6, 7).timestamp()

@@ -118,7 +118,7 @@ def test_vat_sample_evaluates_both_executors_from_the_cli(vat_job, capsys):
 
 def test_the_report_names_every_executor_evaluated(vat_job, tmp_path):
     """NNC's report: "Evaluate network ... using ... dataset." once per executor."""
-    from pptx import Presentation  # noqa: PLC0415 - python-pptx, the independent reader
+    from pptx import Presentation  # python-pptx, the independent reader
 
     assert main(["evaluate", str(vat_job)]) == 0
     deck = tmp_path / "vat.pptx"

@@ -11,13 +11,14 @@ def main():
     script_kit.add_num_rows(parser)
     script_kit.add_output(parser, "grad_cam.csv")
     args = parser.parse_args()
+    from engine.plugins import batch  # after --help
 
     def explain():
         from engine.plugins import xai
 
         return lambda m, x, c: xai.grad_cam(m, x, c, args.output_variable)
 
-    script_kit.run_batch(args, "grad_cam", explain, "Grad-CAM (batch)")
+    batch.run_batch(args, "grad_cam", explain, "Grad-CAM (batch)")
 
 
 if __name__ == "__main__":

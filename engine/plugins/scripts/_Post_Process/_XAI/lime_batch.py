@@ -15,13 +15,12 @@ def main():
     script_kit.add_seed(parser)
     script_kit.add_output(parser, "lime.csv")
     args = parser.parse_args()
+    from engine.plugins import batch  # after --help
 
     def explain():
-        from engine.plugins import batch
-
         return batch.lime_map(args.grid, args.num_samples, args.seed, args.output_variable)
 
-    script_kit.run_batch(args, "lime", explain, "LIME (batch)")
+    batch.run_batch(args, "lime", explain, "LIME (batch)")
 
 
 if __name__ == "__main__":

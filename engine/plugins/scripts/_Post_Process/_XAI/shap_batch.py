@@ -15,13 +15,12 @@ def main():
     script_kit.add_seed(parser)
     script_kit.add_output(parser, "shap.csv")
     args = parser.parse_args()
+    from engine.plugins import batch  # after --help
 
     def explain():
-        from engine.plugins import batch
-
         return batch.shap_map(args.grid, args.num_samples, args.seed, args.output_variable)
 
-    script_kit.run_batch(args, "shap", explain, "SHAP (batch)")
+    batch.run_batch(args, "shap", explain, "SHAP (batch)")
 
 
 if __name__ == "__main__":

@@ -12,13 +12,14 @@ def main():
     script_kit.add_num_rows(parser)
     script_kit.add_output(parser, "smoothgrad.csv")
     args = parser.parse_args()
+    from engine.plugins import batch  # after --help
 
     def explain():
         from engine.plugins import xai
 
         return lambda m, x, c: xai.smooth_grad(m, x, c, args.output_variable).max(axis=0)
 
-    script_kit.run_batch(args, "smoothgrad", explain, "SmoothGrad (batch)")
+    batch.run_batch(args, "smoothgrad", explain, "SmoothGrad (batch)")
 
 
 if __name__ == "__main__":
