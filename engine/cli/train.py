@@ -84,23 +84,29 @@ def add_parser(
 def add_threads_option(parser: argparse.ArgumentParser) -> None:
     """``--threads N``: a forced thread count (also NEUROCANVAS_THREADS=N); without it the
     engine times one thread against every core and keeps the faster (engine/core/threads.py)."""
-    parser.add_argument("--threads", type=_thread_count, metavar="N",
-                        help="run on N threads (default: one or every core, whichever the "
-                        "first steps find faster, checked again as the run goes)")  # fmt: skip
+    parser.add_argument("--threads", type=_thread_count, metavar="N|auto",
+                        help="run on N threads (default: every core); auto: one or every "
+                        "core, whichever the steps find faster, checked again as the run goes "
+                        "(results may then differ in the last digits from run to run)")  # fmt: skip
 
 
-def _thread_count(text: str) -> int:
+def _thread_count(text: str) -> int | str:
+    if text.strip() == "auto":
+        return "auto"
     if not text.strip().isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"expected a positive integer. Received: {text}")
     return int(text)
 
 
 def force_threads(args: argparse.Namespace) -> None:
-    """Apply ``--threads N`` if given."""
+    """Apply ``--threads N`` or ``--threads auto`` if given."""
     if getattr(args, "threads", None):
         from engine.core import threads
 
-        threads.force(args.threads)
+        if args.threads == "auto":
+            threads.adapt()
+        else:
+            threads.force(args.threads)
 
 
 def prepare() -> None:

@@ -14,6 +14,13 @@ kernels split output maps, so every number is summed in the same order (the test
 A count is forced by :func:`force` (``--threads N`` of ``train`` and ``evaluate``), by
 ``NEUROCANVAS_THREADS=N``, or by the usual ``OMP_NUM_THREADS`` / ``OPENBLAS_NUM_THREADS``.
 
+The choice is opt-in (:func:`adapt`, ``--threads auto``, ``NEUROCANVAS_THREADS=auto``): a
+network's numbers are not always the same on one thread and on two (the default project's
+batch normalization and dropout sample moves in the 8th digit, and Adam makes that a different
+run), and a choice that follows the machine's load would make a seed's run differ from one
+time to the next, and a resumed run from an uninterrupted one. By default every core is used,
+as before.
+
     chooser = threads.chooser()          # None when forced or one core
     for item in threads.timed(chooser, batches):
         ...                              # each item's production is one timed unit
@@ -29,7 +36,7 @@ from typing import Any, TypeVar
 
 from engine.core.ops import _threads
 
-__all__ = ["ThreadChooser", "chooser", "force", "forced", "timed"]
+__all__ = ["ThreadChooser", "adapt", "chooser", "force", "forced", "timed"]
 
 T = TypeVar("T")
 _ENV_FORCING = ("NEUROCANVAS_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")
@@ -57,10 +64,18 @@ def forced() -> int | None:
     return _state.get("forced")
 
 
+def adapt(on: bool = True) -> None:
+    """Choose one thread or every core by timing from now on (``--threads auto``)."""
+    _state["adapt"] = on
+
+
 def chooser(**kwargs: Any) -> ThreadChooser | None:
-    """A chooser for one loop, or None when the count is forced (``force``, the environment)
-    or there is only one thread to use."""
-    if forced() is not None or any(os.environ.get(name) for name in _ENV_FORCING):
+    """A chooser for one loop, or None when the choice is not asked for (:func:`adapt`,
+    ``NEUROCANVAS_THREADS=auto``), the count is forced, or there is one thread to use."""
+    asked = _state.get("adapt") or os.environ.get("NEUROCANVAS_THREADS", "").strip() == "auto"
+    if not asked or forced() is not None:
+        return None
+    if any(os.environ.get(name) for name in _ENV_FORCING if name != "NEUROCANVAS_THREADS"):
         return None
     most = _threads.count()
     return ThreadChooser(most, **kwargs) if most > 1 else None

@@ -159,11 +159,13 @@ def test_timed_restores_the_count_and_passes_every_item():
     assert list(threads.timed(None, range(3))) == [0, 1, 2]
 
 
-def test_a_forced_count_or_one_core_means_no_chooser(monkeypatch):
+def test_no_chooser_unless_asked_for_nor_when_forced_or_one_core(monkeypatch):
     for name in ("NEUROCANVAS_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(_threads, "count", lambda: 2)
     monkeypatch.setattr(threads, "_state", {"env": True})
+    assert threads.chooser() is None  # not asked for: every core, results as before
+    threads.adapt()  # --threads auto
     assert isinstance(threads.chooser(), threads.ThreadChooser)
     monkeypatch.setenv("OMP_NUM_THREADS", "2")
     assert threads.chooser() is None
