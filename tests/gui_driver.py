@@ -161,3 +161,15 @@ def replaced_window(qtbot, window):
     qtbot.addWidget(new)
     qtbot.waitExposed(new)
     return new
+
+
+def type_property(qtbot, pane, key: str, text: str, enter: bool = False) -> QWidget:
+    """Click the property pane's field ``key``, select its text and type ``text`` (then Return)."""
+    widget = pane.rows[key].widget
+    field = getattr(widget, "line", widget)
+    qtbot.mouseClick(field, Qt.MouseButton.LeftButton)
+    field.selectAll()
+    qtbot.keyClicks(field, text)
+    if enter:
+        qtbot.keyClick(field, Qt.Key.Key_Return)
+    return field

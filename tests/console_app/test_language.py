@@ -4,7 +4,7 @@ project (its unsaved edit and undo history), and the choice is remembered."""
 from __future__ import annotations
 
 import pytest
-from gui_driver import click_menu
+from gui_driver import click_menu, type_property
 from gui_driver import replaced_window as _replaced
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QMenu, QTableWidget
@@ -127,21 +127,14 @@ def test_the_engines_problems_read_in_japanese(qtbot, lenet_window, settings):
     pane = ja.edit_tab.property_pane
 
     scene.select_layers(["Input"])
-    field = getattr(pane.rows["Size"].widget, "line", pane.rows["Size"].widget)
-    qtbot.mouseClick(field, Qt.MouseButton.LeftButton)
-    field.selectAll()
-    qtbot.keyClicks(field, "1,28,x")
+    field = type_property(qtbot, pane, "Size", "1,28,x")
     assert pane.error.text().startswith("プロパティ Size: ")
     assert pane.error.text().endswith("入力値: Size=1,28,x")
     qtbot.keyClick(field, Qt.Key.Key_Backspace)
     qtbot.keyClicks(field, "28")
 
     scene.select_layers(["Convolution"])
-    field = getattr(pane.rows["KernelShape"].widget, "line", pane.rows["KernelShape"].widget)
-    qtbot.mouseClick(field, Qt.MouseButton.LeftButton)
-    field.selectAll()
-    qtbot.keyClicks(field, "50,50")
-    qtbot.keyClick(field, Qt.Key.Key_Return)
+    type_property(qtbot, pane, "KernelShape", "50,50", enter=True)
     problems = ja.edit_tab.problems
     qtbot.waitUntil(lambda: problems.count() > 0)
     texts = [problems.item(i).text() for i in range(problems.count())]

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from gui_driver import click, click_menu
+from gui_driver import click, click_menu, type_property
 from gui_driver import replaced_window as _replaced
 from nnc_samples import SAMPLES_DIR
 from PySide6.QtCore import Qt
@@ -48,11 +48,7 @@ def test_a_shape_mismatch_typed_in_the_pane_reads_in_japanese(qtbot, make_window
     scene = ja.edit_tab.current_scene()
     pane = ja.edit_tab.property_pane
     scene.select_layers(["Convolution_4"])
-    field = getattr(pane.rows["OutMaps"].widget, "line", pane.rows["OutMaps"].widget)
-    qtbot.mouseClick(field, Qt.MouseButton.LeftButton)
-    field.selectAll()
-    qtbot.keyClicks(field, "32")
-    qtbot.keyClick(field, Qt.Key.Key_Return)
+    type_property(qtbot, pane, "OutMaps", "32", enter=True)
     problems = ja.edit_tab.problems
     qtbot.waitUntil(lambda: any('"Add2"' in problems.item(i).text()
                                 for i in range(problems.count())))  # fmt: skip
