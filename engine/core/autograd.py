@@ -164,45 +164,11 @@ class Variable:
         else:
             self.grad = self.grad + gx
 
-    # Arithmetic operators map to the NNC arithmetic layers (Add2, AddScalar, ...).
-    def __add__(self, other: Any) -> Variable:
-        return _arith.add(self, other)
-
-    def __radd__(self, other: Any) -> Variable:
-        return _arith.add(self, other)
-
-    def __sub__(self, other: Any) -> Variable:
-        return _arith.sub(self, other)
-
-    def __rsub__(self, other: Any) -> Variable:
-        return _arith.rsub(self, other)
-
-    def __mul__(self, other: Any) -> Variable:
-        return _arith.mul(self, other)
-
-    def __rmul__(self, other: Any) -> Variable:
-        return _arith.mul(self, other)
-
-    def __truediv__(self, other: Any) -> Variable:
-        return _arith.div(self, other)
-
-    def __rtruediv__(self, other: Any) -> Variable:
-        return _arith.rdiv(self, other)
-
-    def __pow__(self, other: Any) -> Variable:
-        return _arith.pow(self, other)
-
-    def __rpow__(self, other: Any) -> Variable:
-        return _arith.rpow(self, other)
-
-    def __neg__(self) -> Variable:
-        return _arith.mul_scalar(self, -1.0)
-
+    # The arithmetic operators (+ - * / ** @, unary -) are NNC's arithmetic layers (Add2,
+    # AddScalar, ...): engine.core.ops.arithmetic, which is built on this module, installs them
+    # when it is imported (as Chainer installs its Variable's arithmetic).
     def __pos__(self) -> Variable:
         return self
-
-    def __matmul__(self, other: Any) -> Variable:
-        return _arith.matmul(self, other)
 
 
 def backward(
@@ -370,6 +336,3 @@ class Function:
 
     def __lt__(self, other: Function) -> bool:  # heap ties
         return id(self) < id(other)
-
-
-from engine.core.ops import arithmetic as _arith  # noqa: E402  (operators need Function defined)

@@ -23,6 +23,7 @@ from collections.abc import Iterator
 
 from engine.core.autograd import Variable, no_grad
 from engine.core.backend import seed, set_device
+from engine.core.ops import arithmetic  # noqa: F401 - installs Variable's + - * / ** @ operators
 from engine.nn.parameter import (
     ParameterInfo,
     clear_parameters,

@@ -322,7 +322,7 @@ def mul_n(*xs) -> Variable:
     return MulN()(*xs)
 
 
-# Operator helpers used by Variable's dunder methods.
+# Variable's operators (installed below).
 def _is_scalar(v: Any) -> bool:
     return isinstance(v, (int, float)) or (
         hasattr(v, "ndim") and not isinstance(v, Variable) and v.ndim == 0
@@ -363,3 +363,23 @@ def rpow(a, b):
 
 def matmul(a, b):
     return Matmul()(a, b)
+
+
+def _negative(a):
+    return mul_scalar(a, -1.0)
+
+
+def _install_operators(cls: type) -> None:
+    """Give ``cls`` (Variable) its arithmetic operators. They live here, not on the class in
+    engine.core.autograd, because these layers are built on autograd's Function: autograd cannot
+    import them without a circle. Importing this module (engine.nn does) installs them."""
+    operators = {
+        "__add__": add, "__radd__": add, "__sub__": sub, "__rsub__": rsub,
+        "__mul__": mul, "__rmul__": mul, "__truediv__": div, "__rtruediv__": rdiv,
+        "__pow__": pow, "__rpow__": rpow, "__matmul__": matmul, "__neg__": _negative,
+    }  # fmt: skip
+    for name, operator in operators.items():
+        setattr(cls, name, operator)
+
+
+_install_operators(Variable)
