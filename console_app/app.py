@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import sys
 
+from PySide6.QtCore import QTimer
+from PySide6.QtWidgets import QApplication
+
+from console_app import language
+from console_app.help_menu import app_icon
+from console_app.main_window import MainWindow
+from console_app.settings import AppSettings
+
 
 def run_app(project: str | None = None) -> int:
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication
-
-    from console_app import language
-    from console_app.help_menu import app_icon
-    from console_app.main_window import MainWindow
-    from console_app.settings import AppSettings
-
     app = QApplication.instance() or QApplication(sys.argv[:1])
     app.setApplicationName("NeuroCanvas")
     app.setOrganizationName("NeuroCanvas")

@@ -16,7 +16,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QRectF, Qt
+import numpy
+import PySide6
+from PySide6.QtCore import QRectF, Qt, qVersion
 from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QDialog,
@@ -87,10 +89,6 @@ def tour_markdown() -> str:
 
 
 def _versions() -> list[tuple[str, str]]:
-    import numpy
-    import PySide6
-    from PySide6.QtCore import qVersion
-
     try:
         version = importlib.metadata.version("neurocanvas")
     except importlib.metadata.PackageNotFoundError:

@@ -6,10 +6,13 @@
 Measured over ``engine/``, ``console_app/`` and ``neurocanvas/``:
 
 - function-level imports: ``import`` statements inside a ``def`` (module-level ``if``/``try``
-  blocks count as module level). Those of ``engine`` modules outside the entry points
-  (``engine/cli`` and the plugin scripts, :data:`ENTRY_POINTS`) are the ones that dodged
-  cycles; those of third-party libraries are lazy optional dependencies, which
-  belong to one mechanism (:mod:`engine.core.optional`) and are counted apart.
+  blocks count as module level), outside the entry points (``engine/cli``, the plugin scripts
+  and the ``neurocanvas`` launcher, :data:`ENTRY_POINTS`, which import after parsing so that
+  ``--help`` stays quick): of ``engine`` modules (they dodged cycles), of third-party libraries
+  (a library used on some paths only is declared at module level through the one mechanism,
+  ``optional.lazy``), and of our own modules inside the app (counted apart).
+- ``optional.lazy("name")``, ``optional.load("name")`` and ``optional.require("name")`` calls
+  are imports all the same: they count in the graph below (cycles, upward imports).
 - noqa markers for PLC0415 (ruff does not select PLC0415: noise).
 - package cycles: strongly connected components of the graph between ``engine``'s packages
   (``engine.core``, ``engine.nn``, ...), module-level and function-level imports together;
@@ -43,7 +46,7 @@ OPTIONAL_HOME = "engine.core.optional"
 # Entry points, which may import the engine after parsing their arguments (``--help`` stays
 # quick): the CLI's commands and the plugin scripts (each runs as its own process, and
 # ``neurocanvas plugin list`` runs every script's ``--help``).
-ENTRY_POINTS = ("engine.cli", "engine.plugins.scripts")
+ENTRY_POINTS = ("engine.cli", "engine.plugins.scripts", "neurocanvas")
 
 
 @dataclass(frozen=True)
@@ -53,6 +56,7 @@ class Import:
     line: int
     function_level: bool
     type_only: bool
+    deferred: bool = False  # optional.lazy/load/require("name"): an import all the same
 
 
 @dataclass
@@ -75,7 +79,8 @@ class Measures:
         ]
 
     def function_level_third_party(self) -> list[Import]:
-        """Lazy optional dependencies imported inside a function outside the one mechanism."""
+        """Third-party libraries imported inside a function outside the entry points, instead of
+        declared through the one mechanism (``optional.lazy`` at module level, ``require``)."""
         return [
             i
             for i in self.imports
@@ -84,6 +89,19 @@ class Measures:
             and i.target.split(".")[0] not in SOURCES
             and i.target.split(".")[0] not in sys.stdlib_module_names
             and i.module != OPTIONAL_HOME
+            and not any(_in(i.module, entry) for entry in ENTRY_POINTS)
+        ]
+
+    def function_level_app(self) -> list[Import]:
+        """The app's own modules (and the engine's) imported inside a function of the app."""
+        return [
+            i
+            for i in self.imports
+            if i.function_level
+            and not i.type_only
+            and i.target.split(".")[0] in SOURCES
+            and not i.module.startswith("engine.")
+            and not any(_in(i.module, entry) for entry in ENTRY_POINTS)
         ]
 
     # -- cycles ---------------------------------------------------------------------------
@@ -165,11 +183,32 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
+DEFERRING = ("lazy", "load", "require")  # engine.core.optional's ways to import later
+
+
+def _deferred(node: ast.AST) -> str | None:
+    """The module named by ``optional.lazy("name")`` (``load``, ``require``), else None."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == "optional"
+        and node.func.attr in DEFERRING
+        and node.args
+        and isinstance(node.args[0], ast.Constant)
+        and isinstance(node.args[0].value, str)
+    ):
+        return node.args[0].value
+    return None
+
+
 def _walk(node: ast.AST, in_function: bool, type_only: bool):
-    """Every import node with whether it sits in a function or under ``if TYPE_CHECKING``."""
+    """Every import node (and deferred import call) with whether it sits in a function or under
+    ``if TYPE_CHECKING``."""
     for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.Import | ast.ImportFrom):
+        if isinstance(child, ast.Import | ast.ImportFrom) or _deferred(child):
             yield child, in_function, type_only
+            yield from _walk(child, in_function, type_only)
         elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
             yield from _walk(child, True, type_only)
         elif isinstance(child, ast.If) and _is_type_checking(child.test):
@@ -182,8 +221,9 @@ def _walk(node: ast.AST, in_function: bool, type_only: bool):
 
 
 def _walk_one(node: ast.AST, in_function: bool, type_only: bool):
-    if isinstance(node, ast.Import | ast.ImportFrom):
+    if isinstance(node, ast.Import | ast.ImportFrom) or _deferred(node):
         yield node, in_function, type_only
+        yield from _walk(node, in_function, type_only)
     elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
         yield from _walk(node, True, type_only)
     else:
@@ -225,6 +265,10 @@ def measure(root: Path = ROOT) -> Measures:
         text = path.read_text(encoding="utf-8")
         tree = ast.parse(text, filename=str(path))
         for node, in_function, type_only in _walk(tree, False, False):
+            if isinstance(node, ast.Call):  # counted in the graph, not as a function-level import
+                target = _deferred(node)
+                result.imports.append(Import(name, target, node.lineno, False, type_only, True))
+                continue
             for target in _targets(node, name, is_package, result.modules):
                 result.imports.append(Import(name, target, node.lineno, in_function, type_only))
     return result
@@ -242,17 +286,21 @@ def main(argv: list[str] | None = None) -> int:
     m = measure()
     engine_fn = m.function_level_engine()
     third = m.function_level_third_party()
+    app_fn = m.function_level_app()
     print(f"function-level engine imports outside the entry points: {len(engine_fn)}"
           f"  ({_by_package(engine_fn)})")  # fmt: skip
-    print(f"function-level third-party imports outside {OPTIONAL_HOME}: {len(third)}"
+    print(f"function-level third-party imports outside the entry points: {len(third)}"
           f"  ({_by_package(third)})")  # fmt: skip
+    print(f"function-level imports of our modules in the app: {len(app_fn)}"
+          f"  ({_by_package(app_fn)})")  # fmt: skip
     print(f"PLC0415 noqa markers: {len(m.noqa)}")
     print(f"package cycles: {len(m.package_cycles())}  {m.package_cycles()}")
     print(f"module cycles: {len(m.module_cycles())}")
     print(f"upward imports: {len(m.upward())}")
     if args.list:
-        for title, rows in (("engine, function level", engine_fn), ("third party", third),
-                            ("upward", m.upward())):  # fmt: skip
+        listed = (("engine, function level", engine_fn), ("third party", third),
+                  ("app, function level", app_fn), ("upward", m.upward()))  # fmt: skip
+        for title, rows in listed:
             print(f"\n{title}:")
             for i in rows:
                 print(f"  {i.module}:{i.line} -> {i.target}")

@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 from PySide6.QtCore import QPoint, QSize, Qt, Signal
 from PySide6.QtWidgets import (
     QComboBox,
@@ -36,6 +37,7 @@ from console_app.settings import AppSettings
 from console_app.tabs.job_runner import JobRunner
 from console_app.tabs.plugin_panel import Catalogue, PluginPanel
 from console_app.tabs.table_model import THUMB, CsvTableModel, read_csv_rows
+from engine.runtime.metrics import predicted_classes
 
 
 def _pct(value: float) -> str:
@@ -435,10 +437,6 @@ def with_predicted_classes(
     """output_result.csv with a predicted-class column after each classified output's columns
     (``y'`` or ``y'__0 .. y'__9``), by the rule the confusion matrix counts with
     (:func:`engine.runtime.metrics.predicted_classes`)."""
-    import numpy as np
-
-    from engine.runtime.metrics import predicted_classes
-
     header, rows = list(header), [list(r) for r in rows]
     for name in outputs:
         columns = [c for c, h in enumerate(header) if h == name or h.startswith(name + "__")]

@@ -35,12 +35,15 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
+from engine.core import optional
 from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.data import downloads
 from engine.data.cache import cache_root
 from engine.data.errors import DatasetError
 from engine.data.progress import Progress, bar
 from engine.data.writers import write_csv, write_image_set
+
+sklearn_datasets = optional.lazy("sklearn.datasets", "the built-in digits and iris datasets")
 
 __all__ = ["Builtin", "BUILTINS", "ensure", "for_nnc_uri", "names"]
 
@@ -158,9 +161,7 @@ def _progress(enabled: bool, desc: str) -> Progress | None:
 
 
 def _make_digits(folder: Path, _downloads: Path, progress: bool) -> None:
-    from sklearn.datasets import load_digits  # heavy import, only when needed
-
-    digits = load_digits()
+    digits = sklearn_datasets.load_digits()
     images8 = np.rint(digits.images * (255.0 / 16.0)).clip(0, 255).astype(np.uint8)
     labels = digits.target.astype(np.int64)
     perm = np.random.default_rng(DIGITS_SPLIT_SEED).permutation(len(labels))
@@ -204,9 +205,7 @@ def _read_image_csv(path: Path) -> list[tuple[str, int]]:
 
 
 def _make_iris(folder: Path, _downloads: Path, _progress_enabled: bool) -> None:
-    from sklearn.datasets import load_iris
-
-    iris = load_iris()
+    iris = sklearn_datasets.load_iris()
     x, y = iris.data, iris.target.astype(np.int64)
     scaled = np.round((x - x.min(axis=0)) / (x.max(axis=0) - x.min(axis=0)), 4)
     rng = np.random.default_rng(IRIS_SPLIT_SEED)

@@ -21,7 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from engine.core import optional
 from engine.data.errors import DownloadError
+
+tqdm = optional.lazy("tqdm")
 
 __all__ = [
     "Archive", "fetch_all", "read_cifar10_binary", "read_idx", "sha256_of",
@@ -107,9 +110,7 @@ def _stream(url: str, part: Path, archive: Archive, progress: bool) -> str:
     digest = hashlib.sha256()
     bar = None
     if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(
+        bar = tqdm.tqdm(
             total=archive.size, unit="B", unit_scale=True, desc=archive.filename, leave=False
         )
     try:

@@ -7,6 +7,11 @@ Dataset functions take ``progress``: None (silent) or a callable ``progress(done
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
+
+from engine.core import optional
+
+tqdm = optional.lazy("tqdm")
 
 Progress = Callable[[int, int], None]
 
@@ -15,13 +20,11 @@ __all__ = ["Progress", "bar"]
 
 def bar(desc: str, unit: str = "it", unit_scale: bool = False) -> Progress:
     """A ``progress(done, total)`` callable drawing a tqdm bar that closes itself when done."""
-    from tqdm import tqdm  # only when a bar is wanted
-
-    state: dict[str, tqdm] = {}
+    state: dict[str, Any] = {}
 
     def report(done: int, total: int) -> None:
         if "bar" not in state:
-            state["bar"] = tqdm(total=total, desc=desc, unit=unit, unit_scale=unit_scale,
+            state["bar"] = tqdm.tqdm(total=total, desc=desc, unit=unit, unit_scale=unit_scale,
                                 leave=False)  # fmt: skip
         progress = state["bar"]
         progress.update(done - progress.n)

@@ -15,10 +15,13 @@ from pathlib import Path
 
 import numpy as np
 
+from engine.core import optional
 from engine.core.atomic import atomic_output
 from engine.export.literals import ExportError
 from engine.nn.parameter_file import ParameterFileError, load_arrays
 from engine.runtime.compiler import compile_network
+
+h5py = optional.lazy("h5py")
 
 __all__ = ["nnabla_shapes", "write_nnabla_h5"]
 
@@ -63,10 +66,10 @@ def write_nnabla_h5(
     """Convert the ``.npz`` parameter file ``parameters`` to nnabla's ``.h5`` at ``out``;
     ``shapes`` (:func:`nnabla_shapes`) reshapes the parameters nnabla shapes differently."""
     try:
-        import h5py  # only this export needs it
+        h5_file = h5py.File
     except ImportError:
         raise ExportError("writing nnabla's .h5 parameters needs h5py: pip install h5py") from None
-    with atomic_output(out, "w+b") as handle, h5py.File(handle, "w") as f:
+    with atomic_output(out, "w+b") as handle, h5_file(handle, "w") as f:
         for index, (name, value, need_grad) in enumerate(_entries(parameters)):
             value = np.asarray(value, dtype=np.float32)
             if shapes and name in shapes and value.size == np.prod(shapes[name]):

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from PIL import Image, UnidentifiedImageError
 
 from engine.plugins.errors import PluginError
 
@@ -359,8 +360,6 @@ def is_number(text: str) -> bool:
 
 def read_image(path: Path, where: str) -> np.ndarray:
     """An image file as an (H, W) or (H, W, C) array, as stored (grey stays grey)."""
-    from PIL import Image, UnidentifiedImageError
-
     try:
         with Image.open(path) as im:
             if im.mode not in ("L", "RGB", "RGBA", "I;16"):

@@ -19,6 +19,9 @@ import numpy as np
 from engine.core import optional
 from engine.plugins.errors import PluginError
 
+matplotlib = optional.lazy("matplotlib")
+plt = optional.lazy("matplotlib.pyplot")
+
 if TYPE_CHECKING:
     from engine.plugins.model import JobModel
 
@@ -263,11 +266,7 @@ def class_scores(
 
 
 def figure(width: float = 6.0, height: float = 5.0):  # type: ignore[no-untyped-def]
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+    matplotlib.use("Agg")  # before pyplot's first use: no window, no Qt
     return plt.subplots(figsize=(width, height))
 
 

@@ -12,8 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from PIL import Image
 
+from engine.core import optional
 from engine.plugins.model import JobModel, PluginError
+
+matplotlib = optional.lazy("matplotlib")  # only plugins that draw need it
 
 __all__ = ["grad_cam", "integrated_gradients", "overlay", "save_overlay", "smooth_grad"]
 
@@ -111,9 +115,6 @@ def integrated_gradients(
 def overlay(image: np.ndarray, heat: np.ndarray, alpha: float = 0.5) -> np.ndarray:
     """An (H, W, 3) uint8 picture: ``heat`` (any size, scaled to [0, 1]) in the jet colormap
     resized over the grey or colour ``image`` (C, H, W) in [0, 1]."""
-    from matplotlib import colormaps  # only plugins that draw need it
-    from PIL import Image
-
     picture = image if image.ndim == 3 else image[None]
     if picture.shape[0] == 1:
         picture = np.repeat(picture, 3, axis=0)
@@ -122,13 +123,11 @@ def overlay(image: np.ndarray, heat: np.ndarray, alpha: float = 0.5) -> np.ndarr
     low, high = float(heat.min()), float(heat.max())
     scaled = (heat - low) / (high - low) if high > low else np.zeros_like(heat)
     resized = Image.fromarray(scaled.astype(np.float32), mode="F").resize((w, h), Image.BILINEAR)
-    colours = colormaps["jet"](np.asarray(resized))[..., :3]
+    colours = matplotlib.colormaps["jet"](np.asarray(resized))[..., :3]
     return (255 * ((1 - alpha) * picture + alpha * colours)).round().astype(np.uint8)
 
 
 def save_overlay(path: str | Path, image: np.ndarray, heat: np.ndarray, scale: int = 1) -> None:
-    from PIL import Image
-
     picture = Image.fromarray(overlay(image, heat))
     if scale > 1:
         picture = picture.resize((picture.width * scale, picture.height * scale), Image.NEAREST)

@@ -14,9 +14,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from engine.core import optional
 from engine.quantization.scheme import QuantizationError
 from engine.report.i18n import translate
 from engine.runtime.job import atomic_write_text
+
+# matplotlib's object API when a chart is drawn (a Figure draws with Agg itself: no Qt)
+mpl_figure = optional.lazy("matplotlib.figure")
+ticker = optional.lazy("matplotlib.ticker")
 
 __all__ = ["COLUMNS", "read_results", "write_results", "write_plot", "plot_png", "pareto"]
 
@@ -82,13 +87,7 @@ def write_plot(path: Path, rows: Sequence[dict[str, Any]]) -> None:
 
 def plot_png(rows: Sequence[dict[str, Any]]) -> bytes:
     """Accuracy against bits and against parameter bytes (Pareto front marked), as PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from matplotlib.figure import Figure
-    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
-    figure = Figure(figsize=(10, 4), dpi=100)
+    figure = mpl_figure.Figure(figsize=(10, 4), dpi=100)
     by_bits, by_bytes = figure.subplots(1, 2)
     reference = [r for r in rows if r["mode"] == "float"]
     quantized = [r for r in rows if r["mode"] != "float"]
@@ -116,9 +115,9 @@ def plot_png(rows: Sequence[dict[str, Any]]) -> bytes:
                  ylabel=translate("Report", "accuracy (%)"),
                  title=translate("Report", "Accuracy against model size"))  # fmt: skip
     # 1-2-5 ticks written 20k, 50k: the default labels every minor tick as 3x10^4 (overlaps)
-    by_bytes.xaxis.set_major_locator(LogLocator(subs=(1.0, 2.0, 5.0)))
-    by_bytes.xaxis.set_major_formatter(FuncFormatter(_short_number))
-    by_bytes.xaxis.set_minor_formatter(NullFormatter())
+    by_bytes.xaxis.set_major_locator(ticker.LogLocator(subs=(1.0, 2.0, 5.0)))
+    by_bytes.xaxis.set_major_formatter(ticker.FuncFormatter(_short_number))
+    by_bytes.xaxis.set_minor_formatter(ticker.NullFormatter())
     by_bytes.legend(fontsize=8)
     figure.tight_layout()
     buffer = io.BytesIO()

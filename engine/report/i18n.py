@@ -22,7 +22,11 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, TypeVar
 
+from engine.core import optional
 from engine.package_data import data_folder
+
+matplotlib = optional.lazy("matplotlib")  # when a figure is drawn in a language
+font_manager = optional.lazy("matplotlib.font_manager")
 
 __all__ = [
     "LANGUAGES",
@@ -59,8 +63,6 @@ def in_language(function: Callable[..., T]) -> Callable[..., T]:
 
     @functools.wraps(function)
     def wrapper(*args: Any, lang: str = "en", **kwargs: Any) -> T:
-        import matplotlib
-
         fonts = {"font.family": cjk_matplotlib_fonts()} if lang in FONTS else {}
         with language(lang), matplotlib.rc_context(fonts):
             return function(*args, **kwargs)
@@ -118,8 +120,6 @@ def _catalogue(lang: str) -> dict[tuple[str, str], str]:
 def cjk_matplotlib_fonts() -> list[str]:
     """matplotlib's font families with a Japanese one as fallback when the system has it
     (registered by file: matplotlib's font cache may predate the font's installation)."""
-    from matplotlib import font_manager
-
     families = ["DejaVu Sans"]
     wanted = FONTS["ja"]
     if not any(f.name == wanted for f in font_manager.fontManager.ttflist):

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 import engine.nn as nn
-from engine.core import backend
+from engine.core import backend, optional
 from engine.core.atomic import describe_write_error
 from engine.core.messages import QT_TRANSLATE_NOOP, text_of
 from engine.data.iterator import batches_once
@@ -33,6 +33,8 @@ from engine.runtime.job import Job
 from engine.runtime.results import ResultFiles
 from engine.runtime.session import MonitorRun, Session
 from engine.runtime.trainer import EpochRecord, Trainer
+
+tqdm = optional.lazy("tqdm")  # the command line's progress bar
 
 __all__ = [
     "Monitors", "BestKeeper", "Checkpointer", "DivergenceWatch", "JobRecorder", "EventStream",
@@ -299,10 +301,9 @@ class ProgressBar:
         self.bar: Any = None
 
     def on_start(self, trainer: Trainer) -> None:
-        from tqdm import tqdm  # type: ignore[import-untyped]
-
-        self.bar = tqdm(total=trainer.session.total_iterations, initial=trainer.state.iteration,
-                        unit="it", file=sys.stderr, dynamic_ncols=True, leave=False)  # fmt: skip
+        self.bar = tqdm.tqdm(total=trainer.session.total_iterations,
+                             initial=trainer.state.iteration, unit="it", file=sys.stderr,
+                             dynamic_ncols=True, leave=False)  # fmt: skip
 
     def on_iteration(self, trainer: Trainer) -> None:
         state = trainer.state
@@ -313,9 +314,7 @@ class ProgressBar:
         self.bar.update(1)
 
     def write(self, line: str) -> None:
-        from tqdm import tqdm
-
-        tqdm.write(line, file=sys.stderr)
+        tqdm.tqdm.write(line, file=sys.stderr)
 
     def on_end(self, trainer: Trainer, status: str) -> None:
         self.close()

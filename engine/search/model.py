@@ -21,9 +21,16 @@ from typing import Any
 import numpy as np
 import optuna
 
+from engine.core import optional
 from engine.graph.project import Project
 from engine.search.candidate import Candidate, CandidateError, propose
 from engine.search.study import Settings
+
+# scikit-learn's Gaussian process (and SciPy, which it brings) once attempts have finished
+gaussian_process = optional.lazy("sklearn.gaussian_process", "the structure search")
+kernels = optional.lazy("sklearn.gaussian_process.kernels", "the structure search")
+sklearn_exceptions = optional.lazy("sklearn.exceptions", "the structure search")
+stats = optional.lazy("scipy.stats", "the structure search")
 
 __all__ = ["choose", "expected_improvement", "CANDIDATES", "MIN_OBSERVATIONS"]
 
@@ -62,19 +69,16 @@ def expected_improvement(
     finished: list[optuna.trial.FrozenTrial], candidates: list[Candidate], settings: Settings
 ) -> np.ndarray:
     """EI of each candidate's validation error (see the module docstring for the reference)."""
-    from scipy.stats import norm  # scikit-learn brings SciPy
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.gaussian_process import GaussianProcessRegressor
-    from sklearn.gaussian_process.kernels import Matern, WhiteKernel
-
     observed = [t.user_attrs.get("features", {}) for t in finished]
     keys = sorted({k for f in observed for k in f} | {k for c in candidates for k in c.features})
     x = _matrix(observed, keys)
     y = np.array([t.values[0] for t in finished])
-    gp = GaussianProcessRegressor(Matern(nu=2.5) + WhiteKernel(1e-3), normalize_y=True,
-                                  n_restarts_optimizer=2, random_state=0)  # fmt: skip
+    kernel = kernels.Matern(nu=2.5) + kernels.WhiteKernel(1e-3)
+    gp = gaussian_process.GaussianProcessRegressor(
+        kernel, normalize_y=True, n_restarts_optimizer=2, random_state=0
+    )
     with warnings.catch_warnings():  # few, often equal, observations: bounds are hit, that's ok
-        warnings.simplefilter("ignore", ConvergenceWarning)
+        warnings.simplefilter("ignore", sklearn_exceptions.ConvergenceWarning)
         gp.fit(x, y)
     mean, std = gp.predict(_matrix([c.features for c in candidates], keys), return_std=True)
     costs = [float(t.user_attrs.get("cost", 0.0)) for t in finished]
@@ -89,7 +93,7 @@ def expected_improvement(
             best = min(cheaper) if cheaper else reference
         else:
             best = float(y.min())
-        scores.append(_ei(best, float(mu), max(float(sigma), 1e-9), norm))
+        scores.append(_ei(best, float(mu), max(float(sigma), 1e-9), stats.norm))
     return np.array(scores)
 
 

@@ -16,10 +16,14 @@ from typing import Any
 
 import optuna
 
+from engine.core import optional
 from engine.report.curves import draw_tradeoff
 from engine.runtime.job import atomic_write_text
 from engine.runtime.job_history import read_job
 from engine.search.study import Settings, attempts, front
+
+mpl_figure = optional.lazy("matplotlib.figure")  # when a search ends
+ticker = optional.lazy("matplotlib.ticker")
 
 __all__ = ["SearchResult", "results", "summary", "COLUMNS"]
 
@@ -78,21 +82,18 @@ def _plot(rows: list[dict[str, Any]], path: Path) -> Path | None:
     """The trade-off graph (Agg, no Qt) of the finished attempts found on this machine, each
     labelled with its attempt number; CostMultiplyAdd on a log scale (attempts differ by
     factors)."""
-    from matplotlib.figure import Figure  # only when a search ends
-    from matplotlib.ticker import NullFormatter
-
     jobs = [replace(read_job(Path(r["job"])), name=str(r["number"])) for r in rows
             if r["state"] == "complete" and Path(r["job"], "network.ncproj").is_file()]  # fmt: skip
     if not jobs:
         return None
-    figure = Figure(figsize=(6, 4))
+    figure = mpl_figure.Figure(figsize=(6, 4))
     axes = figure.add_subplot(1, 1, 1)
     draw_tradeoff(axes, jobs, "CostMultiplyAdd")
     axes.set_xscale("log")
     low, high = axes.get_xlim()
     ticks = [m * 10.0**e for e in range(13) for m in (1, 2, 5) if low <= m * 10.0**e <= high]
     axes.set_xticks(ticks, [f"{t:,.0f}" for t in ticks], fontsize="small")
-    axes.xaxis.set_minor_formatter(NullFormatter())
+    axes.xaxis.set_minor_formatter(ticker.NullFormatter())
     axes.set_title("attempts: validation error vs CostMultiplyAdd (Pareto front in red)",
                    fontsize="small")  # fmt: skip
     figure.tight_layout()

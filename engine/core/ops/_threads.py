@@ -10,10 +10,15 @@ bandwidth and a hand-off costs tens of microseconds).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+
+from engine.core import optional
+
+threadpoolctl = optional.lazy("threadpoolctl")
 
 _state: dict[str, Any] = {}
 if hasattr(os, "register_at_fork"):  # a forked child has none of the pool's threads
@@ -31,9 +36,7 @@ def count() -> int:
     the caller had asked for one."""
     if "blas" not in _state:
         try:
-            from threadpoolctl import ThreadpoolController
-
-            found = ThreadpoolController().select(user_api="blas").lib_controllers
+            found = threadpoolctl.ThreadpoolController().select(user_api="blas").lib_controllers
         except ImportError:
             found = []
         numpy_own = [c for c in found if _numpy_libs() in os.path.realpath(c.filepath)]
@@ -55,9 +58,8 @@ def set_count(threads: int) -> None:
 def _numpy_libs() -> str:
     """The folder holding NumPy's bundled libraries (``numpy.libs`` beside the package, as
     wheels install them; NumPy linked to a system BLAS has none, and any BLAS is taken)."""
-    import numpy
-
-    return os.path.realpath(os.path.dirname(numpy.__file__)) + ".libs"
+    numpy = importlib.util.find_spec("numpy")  # where it is, without importing it
+    return os.path.realpath(os.path.dirname(numpy.origin)) + ".libs"
 
 
 def _pool(workers: int) -> ThreadPoolExecutor:

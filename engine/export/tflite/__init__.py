@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 import engine.nn as nn
-from engine.core import backend
+from engine.core import backend, optional
 from engine.core.atomic import atomic_write_bytes
 from engine.export.literals import ExportError
 from engine.export.runtime_network import compiled_runtime, constant_steps, parameter_values
@@ -42,6 +42,8 @@ from engine.export.tflite.quant import (
 )
 from engine.export.tflite.schema import schema
 from engine.runtime.program import Program, Ref, Step
+
+flatbuffers = optional.lazy("flatbuffers", "TFLite export")
 
 __all__ = ["tflite_bytes", "export_tflite", "unsupported_tflite_steps"]
 
@@ -484,8 +486,6 @@ class Model:
 
     # -- the whole model -------------------------------------------------------------------
     def build(self, description: str) -> bytes:
-        import flatbuffers
-
         ((feed, in_shape),) = self.program.feeds.items()
         x = self.tensor(feed, self.file_shape(tuple(in_shape)), self.qp.get(f"feed:{feed}"))
         self.of[f"feed:{feed}"] = x

@@ -21,10 +21,13 @@ from typing import Any
 
 import numpy as np
 
+from engine.core import optional
 from engine.graph.network import Layer, Link, Network
 from engine.layers import all_specs, find_spec
 from engine.layers.loop_control import LOOP_TYPES
 from engine.layers.spec import ConnectorKind, Inputs, LayerSpec
+
+nx = optional.lazy("networkx")  # for laying an imported graph out only
 
 __all__ = ["Function", "ModelGraph", "ImportError_", "build_network", "spec_for", "snake"]
 
@@ -350,8 +353,6 @@ def _layout(net: Network) -> None:
     ends; those layers move one column right so the skip line stays visible. A Delay's link
     from the previous time step goes back up and orders nothing.
     """
-    import networkx as nx
-
     g = nx.DiGraph()
     g.add_nodes_from(net.layer_names)
     back = [k for k in net.links if k.dest_pin == 0 and net.layer(k.destination).type == "Delay"]

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.core import backend
+from engine.core import backend, optional
 from engine.core.numbers import float32_text, shape_text
 from engine.formats.nnabla.graph import Function, ImportError_, ModelGraph, build_network
 from engine.formats.nnabla.lstm import fold_lstm
@@ -30,11 +30,13 @@ from engine.layers.loop_control import LOOP_TYPES
 
 __all__ = ["read_nnp", "parse_nntxt"]
 
+text_format = optional.lazy("google.protobuf.text_format")
+protobuf_message = optional.lazy("google.protobuf.message")
+h5py = optional.lazy("h5py")
+
 
 def parse_nntxt(text: str, where: str) -> Any:
     """The ``NNablaProtoBuf`` of a protobuf text; errors name the line and column."""
-    from google.protobuf import text_format
-
     proto = message_class()()
     try:
         text_format.Parse(text, proto)
@@ -127,12 +129,10 @@ def _parameters_of(proto: Any) -> dict[str, np.ndarray]:
 
 
 def _protobuf_parameters(data: bytes, where: str) -> dict[str, np.ndarray]:
-    from google.protobuf.message import DecodeError
-
     proto = message_class()()
     try:
         proto.ParseFromString(data)
-    except DecodeError as exc:
+    except protobuf_message.DecodeError as exc:
         raise ImportError_(f"{where}: truncated or damaged parameter file ({exc})") from None
     try:
         return _parameters_of(proto)
@@ -147,13 +147,13 @@ def _h5_parameters(data: bytes, where: str) -> dict[str, np.ndarray]:
     numeric dataset whose bytes are inside this archive (issue 29: an imported ``.nnp`` copied
     ``/etc/passwd`` into the project's parameters)."""
     try:
-        import h5py
+        h5_file = h5py.File
     except ImportError:
         raise ImportError_(
             f"{where}: reading .h5 parameters needs h5py (pip install h5py)"
         ) from None
     try:
-        file = h5py.File(io.BytesIO(data), "r")
+        file = h5_file(io.BytesIO(data), "r")
     except OSError as exc:
         raise ImportError_(f"{where}: not an HDF5 file ({exc})") from None
     params: list[tuple[int, str, np.ndarray]] = []

@@ -21,11 +21,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from engine.core import optional
 from engine.formats.nnabla.schema import message_class
 from engine.graph.project import Project
 from engine.layers import find_spec
 from engine.layers.errors import ExportError
 from engine.layers.loop_control import LOOP_TYPES
+
+text_format = optional.lazy("google.protobuf.text_format")
 
 if TYPE_CHECKING:  # a compiled program is what the writer reads; runtime compiles it
     from engine.runtime.program import Program, Ref
@@ -289,8 +292,6 @@ def _optimizer(msg: Any, opt: Any, program: Program, params: Any) -> None:
 
 def nnp_bytes(proto: Any) -> bytes:
     """The ``.nnp`` archive: version, network definition (text), parameters (binary)."""
-    from google.protobuf import text_format
-
     params = message_class()()
     params.parameter.extend(proto.parameter)
     network = message_class()()

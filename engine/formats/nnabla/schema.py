@@ -16,6 +16,13 @@ import zlib
 from functools import cache
 from typing import Any
 
+from engine.core import optional
+
+# protobuf is imported when a schema message is first needed (reading or writing a .nnp)
+descriptor_pb2 = optional.lazy("google.protobuf.descriptor_pb2")
+descriptor_pool = optional.lazy("google.protobuf.descriptor_pool")
+message_factory = optional.lazy("google.protobuf.message_factory")
+
 __all__ = ["message_class", "NNABLA_VERSION"]
 
 NNABLA_VERSION = "1.39.0"
@@ -133,8 +140,6 @@ _DESCRIPTOR = (
 
 @cache
 def _pool() -> Any:
-    from google.protobuf import descriptor_pb2, descriptor_pool
-
     data = zlib.decompress(base64.b64decode("".join(_DESCRIPTOR)))
     pool = descriptor_pool.DescriptorPool()
     pool.Add(descriptor_pb2.FileDescriptorProto.FromString(data))
@@ -144,6 +149,4 @@ def _pool() -> Any:
 @cache
 def message_class(name: str = "NNablaProtoBuf") -> Any:
     """The generated message class ``name`` of nnabla's schema (``NNablaProtoBuf``...)."""
-    from google.protobuf import message_factory
-
     return message_factory.GetMessageClass(_pool().FindMessageTypeByName(name))
