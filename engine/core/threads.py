@@ -7,19 +7,23 @@ machine, a two-thread product waits for its descheduled partner thread and a tra
 work (the trainer's steps, ``evaluate``'s batches) is timed: after a warm-up unit on one thread,
 a unit on every core and a unit on one thread (a second pair when the two are close), the faster
 count is kept; the choice is checked again every few seconds, and at once when a unit takes
-much longer than the ones it was chosen on (a neighbour appeared). Results do not depend on the
-count: OpenBLAS splits a product's rows and columns between threads, not its sums, and the
-kernels split output maps, so every number is summed in the same order (the tests compare).
+much longer than the ones it was chosen on (a neighbour appeared). The engine's kernels split
+output maps, so their numbers do not depend on the count; OpenBLAS's products can: its one-thread
+and its threaded drivers (driver/level3/level3.c, level3_thread.c) cut the contraction axis into
+blocks of GEMM_Q alike, but split a last stretch between GEMM_Q and 2 GEMM_Q differently (one
+rounds half of it up to the kernel's unroll, the other does not), so a product with a long
+contraction sums in a different order on one thread and on two (float32 from K = 456 on an
+AVX-512 Xeon, float64 from 392; (64, 784) @ (784, 256) differs in the last bits).
 
 A count is forced by :func:`force` (``--threads N`` of ``train`` and ``evaluate``), by
 ``NEUROCANVAS_THREADS=N``, or by the usual ``OMP_NUM_THREADS`` / ``OPENBLAS_NUM_THREADS``.
 
 The choice is opt-in (:func:`adapt`, ``--threads auto``, ``NEUROCANVAS_THREADS=auto``): a
-network's numbers are not always the same on one thread and on two (the default project's
-batch normalization and dropout sample moves in the 8th digit, and Adam makes that a different
-run), and a choice that follows the machine's load would make a seed's run differ from one
-time to the next, and a resumed run from an uninterrupted one. By default every core is used,
-as before.
+network's numbers are therefore not always the same on one thread and on two (the batch
+normalization and dropout sample's 784-input Affine moves in the 8th digit, and Adam makes that
+a different run), and a choice that follows the machine's load would make a seed's run differ
+from one time to the next, and a resumed run from an uninterrupted one. By default every core
+is used, as before.
 
     chooser = threads.chooser()          # None when forced or one core
     for item in threads.timed(chooser, batches):
