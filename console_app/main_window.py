@@ -18,7 +18,6 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QMessageBox,
-    QTabWidget,
 )
 
 from console_app import export_actions, help_menu, import_actions, language
@@ -39,7 +38,7 @@ from console_app.editor.create_unit_dialog import CreateUnitDialog
 from console_app.editor.edit_tab import EditTab
 from console_app.network_actions import NETWORK_ACTIONS, NetworkActions
 from console_app.settings import AppSettings
-from console_app.tabs import ProjectTabs
+from console_app.tabs import LazyTabWidget, ProjectTabs
 from console_app.text_dialog import ask_text
 from engine.core import backend, messages
 from engine.formats import ProjectFileError
@@ -88,7 +87,7 @@ class MainWindow(QMainWindow, NetworkActions):
         self.autosaver = Autosaver(self.settings.autosave_dir())
         self.opened_by_name = bool(project)  # recovery then offers only that file's work
         self.document = document if document is not None else self._initial_document(project)
-        self.tabs = QTabWidget()
+        self.tabs = LazyTabWidget()
         self.edit_tab = EditTab(self.document)
         self.edit_tab.setObjectName("tab_edit")
         self.tabs.addTab(self.edit_tab, self.tr(TABS[0]))
@@ -465,10 +464,14 @@ class MainWindow(QMainWindow, NetworkActions):
     def running_children(self) -> list[tuple[str, object]]:
         """(what, runner) of the child processes still running: training, evaluation, a
         quantization experiment."""
-        tabs = self.project_tabs
-        found = [(self.tr("Training"), tabs.training.runner),
-                 (self.tr("Evaluation"), tabs.evaluation.runner)]  # fmt: skip
-        dialog = getattr(tabs.training, "quantization_dialog", None)
+        training = self.project_tabs.built("TRAINING")  # a tab never shown runs nothing
+        evaluation = self.project_tabs.built("EVALUATION")
+        found = []
+        if training is not None:
+            found.append((self.tr("Training"), training.runner))
+        if evaluation is not None:
+            found.append((self.tr("Evaluation"), evaluation.runner))
+        dialog = getattr(training, "quantization_dialog", None)
         if dialog is not None:
             found.append((self.tr("A quantization experiment"), dialog.runner))
         return [(what, runner) for what, runner in found if runner.is_running()]
