@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
 )
 
-from console_app import export_actions, help_menu, import_actions, language
+from console_app import export_menu, help_menu, import_actions, language
 from console_app.autosave import Autosaver, Recovery
 from console_app.document import (
     Document,
@@ -205,7 +205,7 @@ class MainWindow(QMainWindow, NetworkActions):
         file_menu.addSeparator()
         file_menu.addActions([acts["save"], acts["save_as"]])
         self.export_menu = file_menu.addMenu(self.tr("&Export"))
-        export_actions.add_to_menu(self, self.export_menu, EXPORTS)
+        export_menu.add_to_menu(self, self.export_menu, EXPORTS)
         self.import_action = import_actions.add_to_menu(
             self, file_menu, self.export_menu.menuAction()
         )
