@@ -40,7 +40,8 @@ _ITEM_SECTIONS: tuple[tuple[str, str, type[cfg.Section], str], ...] = (
     ("monitors", "Monitor", cfg.Monitor, "NumMonitor"),
     ("executors", "Executor", cfg.Executor, "NumExecutor"),
 )
-_LAYER_KEYS = re.compile(r"^(ID|Type|NumProperty|Position_[0-3]|Property_\d+_(Name|Value))$")
+# The keys a layer is read from; group 1: a property's index.
+_LAYER_KEYS = re.compile(r"^(?:ID|Type|NumProperty|Position_[0-3]|Property_(\d+)_(?:Name|Value))$")
 _LINK_KEYS = ("ID", "SourceLayerID", "SourcePinIndex", "DestLayerID", "DestPinIndex")
 
 
@@ -89,7 +90,8 @@ def parse_ini(text: str, path: str | None = None) -> list[_Section]:
     sections: list[_Section] = []
     seen: dict[str, int] = {}
     current: _Section | None = None
-    for number, line in enumerate(re.split(r"\r\n|\n|\r", text), start=1):
+    lines = re.split(r"\r\n|\n|\r", text) if "\r" in text else text.split("\n")
+    for number, line in enumerate(lines, start=1):
         if not line.strip() or line.startswith(";"):
             continue
         if line.startswith("["):
@@ -322,11 +324,7 @@ def _read_layer(reader: _Reader, sec: _Section) -> Layer:
         raise reader.error(f'layer "{name}": key Type is missing', sec)
     position = (reader.number(sec, "Position_0", 0), reader.number(sec, "Position_1", 0))
     size = (reader.number(sec, "Position_2", 240), reader.number(sec, "Position_3", 48))
-    extra = {
-        key: value
-        for key, value in sec.values().items()
-        if not _LAYER_KEYS.match(key) or _stray_property(key, count)
-    }
+    extra = {key: value for key, (value, _line) in sec.keys.items() if _extra_key(key, count)}
     return Layer(
         name=name, type=sec.keys["Type"][0], properties=props, position=position, size=size,
         id=reader.int(sec, "ID"), extra=extra,
@@ -340,10 +338,13 @@ def _count_properties(sec: _Section) -> int:
     return k
 
 
-def _stray_property(key: str, count: int) -> bool:
-    """``Property_<k>_*`` beyond NumProperty: not a property (NNC ignores it), kept verbatim."""
-    match = re.match(r"Property_(\d+)_", key)
-    return match is not None and int(match.group(1)) >= count
+def _extra_key(key: str, count: int) -> bool:
+    """A key of a layer's section that is not one the layer is read from: kept verbatim."""
+    match = _LAYER_KEYS.match(key)
+    if match is None:
+        return True
+    index = match.group(1)  # Property_<k>_Name/Value: beyond NumProperty, NNC ignores it
+    return index is not None and int(index) >= count
 
 
 def _read_link(reader: _Reader, sec: _Section, by_id: dict[int, str], network: str) -> Link:
