@@ -40,6 +40,8 @@ _ITEM_SECTIONS: tuple[tuple[str, str, type[cfg.Section], str], ...] = (
     ("monitors", "Monitor", cfg.Monitor, "NumMonitor"),
     ("executors", "Executor", cfg.Executor, "NumExecutor"),
 )
+_FIXED_LAYER_KEYS = ("ID", "Type", "NumProperty", "Position_0", "Position_1", "Position_2",
+                     "Position_3")  # fmt: skip
 # The keys a layer is read from; group 1: a property's index.
 _LAYER_KEYS = re.compile(r"^(?:ID|Type|NumProperty|Position_[0-3]|Property_(\d+)_(?:Name|Value))$")
 _LINK_KEYS = ("ID", "SourceLayerID", "SourcePinIndex", "DestLayerID", "DestPinIndex")
@@ -92,9 +94,9 @@ def parse_ini(text: str, path: str | None = None) -> list[_Section]:
     current: _Section | None = None
     lines = re.split(r"\r\n|\n|\r", text) if "\r" in text else text.split("\n")
     for number, line in enumerate(lines, start=1):
-        if not line.strip() or line.startswith(";"):
+        if not line or line[0] == ";" or (line[0].isspace() and not line.strip()):
             continue
-        if line.startswith("["):
+        if line[0] == "[":
             name = line.rstrip()
             if not name.endswith("]") or len(name) < 3 or "]" in name[1:-1]:
                 raise ProjectFileError(
@@ -305,16 +307,20 @@ def _wrap(reader: _Reader, sec: _Section, action: Callable[[_V], object], value:
 
 
 def _read_layer(reader: _Reader, sec: _Section) -> Layer:
-    count = reader.int(sec, "NumProperty", default=_count_properties(sec))
+    keys = sec.keys
+    count = reader.int(sec, "NumProperty") if "NumProperty" in keys else _count_properties(sec)
     props: dict[str, str] = {}
+    read = set(_FIXED_LAYER_KEYS)  # the keys read here (every other one is kept verbatim)
     for k in range(count):
-        key = f"Property_{k}_Name"
-        if key not in sec.keys:
+        key, value_key = f"Property_{k}_Name", f"Property_{k}_Value"
+        if key not in keys:
             raise reader.error(f"key {key} is missing (NumProperty={count})", sec)
-        prop = sec.keys[key][0]
+        prop = keys[key][0]
         if prop in props:
             raise reader.error(f"property {prop} appears twice", sec, key)
-        props[prop] = sec.keys.get(f"Property_{k}_Value", ("", 0))[0]
+        props[prop] = keys.get(value_key, ("", 0))[0]
+        read.add(key)
+        read.add(value_key)
     if "Name" not in props:
         raise reader.error("the layer has no Name property", sec)
     name = props.pop("Name")
@@ -324,7 +330,11 @@ def _read_layer(reader: _Reader, sec: _Section) -> Layer:
         raise reader.error(f'layer "{name}": key Type is missing', sec)
     position = (reader.number(sec, "Position_0", 0), reader.number(sec, "Position_1", 0))
     size = (reader.number(sec, "Position_2", 240), reader.number(sec, "Position_3", 48))
-    extra = {key: value for key, (value, _line) in sec.keys.items() if _extra_key(key, count)}
+    extra = {
+        key: value
+        for key, (value, _line) in keys.items()
+        if key not in read and _extra_key(key, count)
+    }
     return Layer(
         name=name, type=sec.keys["Type"][0], properties=props, position=position, size=size,
         id=reader.int(sec, "ID"), extra=extra,
