@@ -34,7 +34,7 @@ def run_app(project: str | None = None) -> int:
     app.setDesktopFileName("neurocanvas")  # Wayland matches the window to neurocanvas.desktop
     settings = AppSettings()
     language.install(app, language.resolve(settings.language()))
-    window = MainWindow(project, settings=settings)
+    window = MainWindow(project, settings=settings, starting=True)
     window.show()
     window.zoom_fit()
     if collecting:

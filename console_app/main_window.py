@@ -78,7 +78,9 @@ _log = logging.getLogger(__name__)
 
 class MainWindow(QMainWindow, NetworkActions):
     def __init__(self, project: str | None = None, settings: AppSettings | None = None,
-                 document: Document | None = None) -> None:  # fmt: skip
+                 document: Document | None = None, starting: bool = False) -> None:  # fmt: skip
+        """``starting``: the app's start (console_app.app): the network is shown first, its
+        statistics and the problems list just after (EditTab's ``panes_after_first_paint``)."""
         super().__init__()
         # The editor never opens a CUDA context (DESIGN principle 4): whatever it computes
         # itself (ONNX export values) stays on the CPU; trainer processes pick their device.
@@ -88,7 +90,7 @@ class MainWindow(QMainWindow, NetworkActions):
         self.opened_by_name = bool(project)  # recovery then offers only that file's work
         self.document = document if document is not None else self._initial_document(project)
         self.tabs = LazyTabWidget()
-        self.edit_tab = EditTab(self.document)
+        self.edit_tab = EditTab(self.document, panes_after_first_paint=starting)
         self.edit_tab.setObjectName("tab_edit")
         self.tabs.addTab(self.edit_tab, self.tr(TABS[0]))
         self.project_tabs = ProjectTabs(self)
