@@ -19,6 +19,8 @@ from gui_driver import choose
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 
+from console_app.editor.edit_tab import PANES_WAIT_MS
+from console_app.main_window import MainWindow
 from console_app.tabs import NAMES
 
 pytestmark = pytest.mark.gui
@@ -214,3 +216,32 @@ def test_file_export_loads_the_exports_when_chosen_and_writes_the_file(
     networks = re.findall(r'^network \{\n  name: "(\w+)"', nntxt, re.MULTILINE)
     assert networks == ["Main", "MainValidation", "MainRuntime"]  # LeNet's three
     assert nntxt.count('type: "Affine"') == 6 and nntxt.count('type: "Convolution"') == 6
+
+
+def test_the_panes_wait_for_the_first_paint_at_most_half_a_second_of_the_event_loop(
+    qtbot, settings, lenet_copy
+):
+    """A window built as the app starts it but never shown (so never painted): the statistics
+    and problems still come, once the event loop has run PANES_WAIT_MS."""
+    window = MainWindow(str(lenet_copy), settings=settings, starting=True)
+    qtbot.addWidget(window)
+    tab = window.edit_tab
+    assert tab.statistics.value("CostParameter") == "" and tab.problems.count() == 0
+    qtbot.waitUntil(lambda: tab.statistics.value("CostParameter") == "78,810", timeout=10000)
+
+
+def test_file_open_before_the_first_paint_fills_the_panes_at_once(
+    qtbot, settings, lenet_copy, tmp_path
+):
+    """Another project opened while the first one's panes wait: the new project's statistics
+    show at once, and the first one's never replace them."""
+    window = MainWindow(str(lenet_copy), settings=settings, starting=True)
+    qtbot.addWidget(window)
+    window.ask_save_changes = lambda: "discard"
+    project = tmp_path / "iris.ncproj"
+    shutil.copyfile(IRIS, project)
+    assert window.open_path(project, ask=False)
+    tab = window.edit_tab
+    assert tab.statistics.value("CostParameter") == f"{4 * 32 + 32 + 32 * 3 + 3:,}"  # 259
+    qtbot.wait(3 * PANES_WAIT_MS)
+    assert tab.statistics.value("CostParameter") == "259"
