@@ -79,9 +79,7 @@ _log = logging.getLogger(__name__)
 class MainWindow(QMainWindow, NetworkActions):
     def __init__(self, project: str | None = None, settings: AppSettings | None = None,
                  document: Document | None = None, starting: bool = False) -> None:  # fmt: skip
-        """``starting``: the app's start (console_app.app): the network is shown first, its
-        statistics and the problems list just after (EditTab's ``panes_after_first_paint``)."""
-        super().__init__()
+        super().__init__()  # starting: the app's start shows the canvas first, the panes after
         # The editor never opens a CUDA context (DESIGN principle 4): whatever it computes
         # itself (ONNX export values) stays on the CPU; trainer processes pick their device.
         backend.set_device("cpu")
@@ -466,14 +464,10 @@ class MainWindow(QMainWindow, NetworkActions):
     def running_children(self) -> list[tuple[str, object]]:
         """(what, runner) of the child processes still running: training, evaluation, a
         quantization experiment."""
-        training = self.project_tabs.built("TRAINING")  # a tab never shown runs nothing
-        evaluation = self.project_tabs.built("EVALUATION")
-        found = []
-        if training is not None:
-            found.append((self.tr("Training"), training.runner))
-        if evaluation is not None:
-            found.append((self.tr("Evaluation"), evaluation.runner))
-        dialog = getattr(training, "quantization_dialog", None)
+        tabs = [(self.tr("Training"), self.project_tabs.built("TRAINING")),
+                (self.tr("Evaluation"), self.project_tabs.built("EVALUATION"))]  # fmt: skip
+        found = [(what, tab.runner) for what, tab in tabs if tab is not None]  # built ones only
+        dialog = getattr(tabs[0][1], "quantization_dialog", None)
         if dialog is not None:
             found.append((self.tr("A quantization experiment"), dialog.runner))
         return [(what, runner) for what, runner in found if runner.is_running()]
