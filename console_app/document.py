@@ -40,6 +40,12 @@ class Document:
         self.path: Path | None = Path(path).absolute() if path is not None else None
         # Inference subscribes first, so it has dropped stale results before any view reads.
         self.inference = ProjectInference(self.project)
+        # Each network's problems until the model next changes (the canvas and the problems
+        # list both ask after every action).
+        self._problems: dict[str, list[Problem]] = {}
+        self._unsubscribe_model = self.project.events.subscribe(
+            lambda _event: self._problems.clear()
+        )
         self.stack = UndoStack()
         self.recovered = False  # recovered from an autosave: unsaved until saved
         self._listeners: list[Callable[[], None]] = []
@@ -52,6 +58,7 @@ class Document:
 
     def close(self) -> None:
         self.inference.close()
+        self._unsubscribe_model()
         self._unsubscribe_stack()
         self._listeners.clear()
 
@@ -108,8 +115,12 @@ class Document:
             return {}
 
     def problems(self, network: str) -> list[Problem]:
-        try:
-            return validate_network(self.inference.network(network))
-        except Exception:
-            _log.exception('validation of network "%s" failed', network)
-            return []
+        found = self._problems.get(network)
+        if found is None:
+            try:
+                found = validate_network(self.inference.network(network))
+            except Exception:
+                _log.exception('validation of network "%s" failed', network)
+                return []
+            self._problems[network] = found
+        return list(found)

@@ -1,6 +1,7 @@
 """File > Export: Python code (for NeuroCanvas or for nnabla), ONNX, NNP, C source and TFLite of
 the project being edited (engine.export), and the PowerPoint report of a job (engine.report, through
-:mod:`console_app.report_action`).
+:mod:`console_app.report_action`). The menu's entries are :mod:`console_app.export_menu`'s,
+which loads this module when an export is first chosen.
 
 The exports use the project as it is in the editor (unsaved edits included) with freshly
 initialized parameters; a trained model is exported from its job folder with
@@ -10,12 +11,10 @@ job selected in TRAINING, else the newest one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP
-from PySide6.QtWidgets import QFileDialog, QMenu
+from PySide6.QtWidgets import QFileDialog
 
 from console_app.language import error_text, translate
 from engine.export import (
@@ -28,53 +27,12 @@ from engine.export import (
     export_tflite,
 )
 
-__all__ = ["add_to_menu", "export_python_code", "export_onnx_model", "export_nnp_model",
-           "export_c_source", "export_tflite_model", "export_report",
-           "PYTHON_TARGETS"]  # fmt: skip
+__all__ = ["export_python_code", "export_onnx_model", "export_nnp_model", "export_c_source",
+           "export_tflite_model", "export_report"]  # fmt: skip
 
 # What File > Export > ONNX / NNP write: said with the file's name, since a user who has a
 # trained job selected expects its weights (those come from the job menu or its folder).
 UNTRAINED = "the network as edited, with freshly initialized parameters"
-
-# "Python code..." opens a submenu: the library the exported code imports (engine.export).
-PYTHON_TARGETS = (
-    (QT_TRANSLATE_NOOP("ExportActions", "for NeuroCanvas (engine.nn)..."), "neurocanvas"),
-    (QT_TRANSLATE_NOOP("ExportActions", "for nnabla..."), "nnabla"),
-)
-
-
-# The texts main_window.EXPORTS passes in, for pyside6-lupdate.
-_EXPORT_TEXTS = (QT_TRANSLATE_NOOP("ExportActions", "Python code..."),
-                 QT_TRANSLATE_NOOP("ExportActions", "ONNX..."),
-                 QT_TRANSLATE_NOOP("ExportActions", "NNP..."),
-                 QT_TRANSLATE_NOOP("ExportActions", "C source..."),
-                 QT_TRANSLATE_NOOP("ExportActions", "TFLite..."),
-                 QT_TRANSLATE_NOOP("ExportActions", "PowerPoint report..."))  # fmt: skip
-
-
-def add_to_menu(window: Any, menu: QMenu, texts: Sequence[str]) -> None:
-    """One action per text; those with an export here are enabled and wired to ``window``."""
-    handlers: dict[str, Callable[[Any], Any]] = {
-        "ONNX...": export_onnx_model,
-        "PowerPoint report...": export_report,
-        "NNP...": export_nnp_model,
-        "C source...": export_c_source,
-        "TFLite...": export_tflite_model,
-    }
-    for text in texts:
-        if text == "Python code...":
-            targets = menu.addMenu(translate("ExportActions", text))
-            for label, target in PYTHON_TARGETS:
-                act = targets.addAction(translate("ExportActions", label))
-                act.triggered.connect(
-                    lambda _checked=False, t=target: export_python_code(window, target=t)
-                )
-            continue
-        action = menu.addAction(translate("ExportActions", text))
-        handler = handlers.get(text)
-        action.setEnabled(handler is not None)
-        if handler is not None:
-            action.triggered.connect(lambda _checked=False, h=handler: h(window))
 
 
 def _source(window: Any) -> Source:

@@ -18,10 +18,9 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QMessageBox,
-    QTabWidget,
 )
 
-from console_app import export_actions, help_menu, import_actions, language
+from console_app import export_menu, help_menu, import_actions, language
 from console_app.autosave import Autosaver, Recovery
 from console_app.document import (
     Document,
@@ -39,7 +38,7 @@ from console_app.editor.create_unit_dialog import CreateUnitDialog
 from console_app.editor.edit_tab import EditTab
 from console_app.network_actions import NETWORK_ACTIONS, NetworkActions
 from console_app.settings import AppSettings
-from console_app.tabs import ProjectTabs
+from console_app.tabs import LazyTabWidget, ProjectTabs
 from console_app.text_dialog import ask_text
 from engine.core import backend, messages
 from engine.formats import ProjectFileError
@@ -79,8 +78,8 @@ _log = logging.getLogger(__name__)
 
 class MainWindow(QMainWindow, NetworkActions):
     def __init__(self, project: str | None = None, settings: AppSettings | None = None,
-                 document: Document | None = None) -> None:  # fmt: skip
-        super().__init__()
+                 document: Document | None = None, starting: bool = False) -> None:  # fmt: skip
+        super().__init__()  # starting: the app's start shows the canvas first, the panes after
         # The editor never opens a CUDA context (DESIGN principle 4): whatever it computes
         # itself (ONNX export values) stays on the CPU; trainer processes pick their device.
         backend.set_device("cpu")
@@ -88,8 +87,8 @@ class MainWindow(QMainWindow, NetworkActions):
         self.autosaver = Autosaver(self.settings.autosave_dir())
         self.opened_by_name = bool(project)  # recovery then offers only that file's work
         self.document = document if document is not None else self._initial_document(project)
-        self.tabs = QTabWidget()
-        self.edit_tab = EditTab(self.document)
+        self.tabs = LazyTabWidget()
+        self.edit_tab = EditTab(self.document, panes_after_first_paint=starting)
         self.edit_tab.setObjectName("tab_edit")
         self.tabs.addTab(self.edit_tab, self.tr(TABS[0]))
         self.project_tabs = ProjectTabs(self)
@@ -206,7 +205,7 @@ class MainWindow(QMainWindow, NetworkActions):
         file_menu.addSeparator()
         file_menu.addActions([acts["save"], acts["save_as"]])
         self.export_menu = file_menu.addMenu(self.tr("&Export"))
-        export_actions.add_to_menu(self, self.export_menu, EXPORTS)
+        export_menu.add_to_menu(self, self.export_menu, EXPORTS)
         self.import_action = import_actions.add_to_menu(
             self, file_menu, self.export_menu.menuAction()
         )
@@ -465,10 +464,10 @@ class MainWindow(QMainWindow, NetworkActions):
     def running_children(self) -> list[tuple[str, object]]:
         """(what, runner) of the child processes still running: training, evaluation, a
         quantization experiment."""
-        tabs = self.project_tabs
-        found = [(self.tr("Training"), tabs.training.runner),
-                 (self.tr("Evaluation"), tabs.evaluation.runner)]  # fmt: skip
-        dialog = getattr(tabs.training, "quantization_dialog", None)
+        tabs = [(self.tr("Training"), self.project_tabs.built("TRAINING")),
+                (self.tr("Evaluation"), self.project_tabs.built("EVALUATION"))]  # fmt: skip
+        found = [(what, tab.runner) for what, tab in tabs if tab is not None]  # built ones only
+        dialog = getattr(tabs[0][1], "quantization_dialog", None)
         if dialog is not None:
             found.append((self.tr("A quantization experiment"), dialog.runner))
         return [(what, runner) for what, runner in found if runner.is_running()]

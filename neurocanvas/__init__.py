@@ -6,6 +6,7 @@ command (engine.cli). This launcher stands above both so that the engine never n
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from pathlib import Path
@@ -28,9 +29,12 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    collecting = gc.isenabled()
+    gc.disable()  # until the window is up: console_app/app.py says why
     from console_app.app import run_app  # Qt only when the app is wanted
 
-    return run_app(argv[0] if argv else None)
+    gc.freeze()  # what the imports made lives as long as the process: never scanned again
+    return run_app(argv[0] if argv else None, collect_after_start=collecting)
 
 
 def names_a_project(argv: list[str]) -> bool:

@@ -3,7 +3,9 @@ statistics, overview and problems (right).
 
 After every user action (the document's notification) the visible canvas, the statistics, the
 problems list and the property pane are refreshed once from the cached inference; canvases of
-other networks are refreshed when they are shown.
+other networks are refreshed when they are shown. When the app starts, the statistics and the
+problems list (which validates every network, units calling the big one included) are filled
+just after the canvas is first painted (``EditTab(panes_after_first_paint=True)``).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtCore import QEvent, QObject, QPoint, Qt, QTimer, Signal
 from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
@@ -43,6 +45,9 @@ from engine.layers import find_spec
 from engine.layers.spec import Inputs
 
 FILE_ROW = 48  # one row of NNC's layout, in file units (a box's height and its gap)
+# The longest the statistics and problems wait for the canvas's first paint (a window that is
+# not shown, or shown minimized, never paints it).
+PANES_WAIT_MS = 500
 _log = logging.getLogger(__name__)
 
 
@@ -67,12 +72,49 @@ class UnclippedTabText(QProxyStyle):
         return rect
 
 
+class _FirstPaint(QObject):
+    """Calls ``then`` once, on the event loop's next turn after ``widget`` is first painted or
+    ``limit_ms`` after the event loop has started, whichever comes first."""
+
+    def __init__(self, widget: QWidget, then, limit_ms: int, parent: QObject) -> None:  # noqa: ANN001
+        super().__init__(parent)
+        self.widget, self.then = widget, then
+        self.timer = QTimer(self)
+        self.timer.setSingleShot(True)
+        self.timer.timeout.connect(self.fire)
+        # The limit counts from the event loop's start (the window is built before it).
+        QTimer.singleShot(0, self, lambda: self.then and self.timer.start(limit_ms))
+        widget.installEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802
+        if event.type() == QEvent.Type.Paint:
+            self.widget.removeEventFilter(self)
+            QTimer.singleShot(0, self, self.fire)
+        return False
+
+    def fire(self) -> None:
+        then = self.then
+        self.cancel()
+        if then is not None:
+            then()
+
+    def cancel(self) -> None:
+        self.then = None
+        self.timer.stop()
+        self.widget.removeEventFilter(self)
+
+
 class EditTab(QWidget):
     message = Signal(str)
     # Right click on the network tabs: the tab's network ("" off the tabs), global position.
     tab_menu_requested = Signal(str, QPoint)
 
-    def __init__(self, document: Document, parent: QWidget | None = None) -> None:
+    def __init__(self, document: Document, parent: QWidget | None = None,
+                 panes_after_first_paint: bool = False) -> None:  # fmt: skip
+        """``panes_after_first_paint``: the statistics and the problems list of ``document``
+        are filled on the event loop's turn after its canvas is first painted (or after
+        :data:`PANES_WAIT_MS`), not before; the app's start (console_app.app) shows the network
+        first. Other documents (File > Open) fill them at once."""
         super().__init__(parent)
         self.palette = PaletteWidget()
         self.statistics = StatisticsPane()
@@ -85,6 +127,8 @@ class EditTab(QWidget):
         self.back.setText(translate("EditTab", "Back"))
         self.back.setEnabled(False)
         self.trail: list[str] = []
+        self._panes_waiting: _FirstPaint | None = None
+        self._panes_later = panes_after_first_paint
         self.property_pane: PropertyPane | None = None
         self.views: list[NetworkView] = []
         self.document: Document | None = None
@@ -136,6 +180,10 @@ class EditTab(QWidget):
         self.back.clicked.connect(self.go_back)
         self.set_document(document)
 
+    def _panes_painted(self) -> None:
+        self._panes_waiting = None
+        self._refresh_panes()
+
     # -- document --------------------------------------------------------------------------
     def set_document(self, document: Document) -> None:
         """Show another project (open, new): every canvas is rebuilt."""
@@ -156,9 +204,18 @@ class EditTab(QWidget):
         ]
         self.trail = [document.project.networks[0].name] if document.project.networks else []
         self.networks.setCurrentIndex(0)
+        view = self.current_view()
+        if self._panes_later and view is not None:
+            self._panes_waiting = _FirstPaint(
+                view.viewport(), self._panes_painted, PANES_WAIT_MS, self
+            )
+        self._panes_later = False  # the first document only
         self._tab_changed(0)
 
     def _release(self) -> None:
+        if self._panes_waiting is not None:  # another document before the first paint
+            self._panes_waiting.cancel()
+            self._panes_waiting = None
         for unsubscribe in self._unsubscribe:
             unsubscribe()
         self.overview.follow(None)
@@ -360,11 +417,20 @@ class EditTab(QWidget):
         scene = self.current_scene()
         if scene is not None:
             scene.refresh()
-            self._show_statistics(scene.network.name)
-        self.problems.show_problems(self.all_problems())
+        if self._panes_waiting is None:
+            self._refresh_panes()
         if self.property_pane is not None:
             self.property_pane.sync()
         self.overview.fit()
+
+    def _refresh_panes(self) -> None:
+        """The statistics of the network shown and the problems of every network."""
+        if self.document is None:
+            return
+        scene = self.current_scene()
+        if scene is not None:
+            self._show_statistics(scene.network.name)
+        self.problems.show_problems(self.all_problems())
 
     def _show_statistics(self, network: str) -> None:
         try:

@@ -26,17 +26,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from console_app.language import error_text, translate
+from console_app.language import translate
 from console_app.tabs import job_history as H
 from engine.core.numbers import count_text, short_float
-from engine.export import (
-    ExportError,
-    export_c,
-    export_onnx,
-    export_python,
-    export_tflite,
-    open_source,
-)
 
 
 def one_job(jobs: list[Path]) -> bool:
@@ -86,36 +78,17 @@ def _export(kind: str, target: str = "neurocanvas") -> Callable[[Any, list[Path]
         )
         if not path:
             return None
-        try:
-            source = open_source(job)
-            if kind == "python":
-                export_python(source, path, target=target)
-            elif kind == "c":
-                export_c(source, path)
-            elif kind.startswith("tflite"):  # the save dialog asked before replacing a file
-                export_tflite(source, path, int8=kind.endswith("int8"), force=True)
-            else:
-                export_onnx(source, path)
-        except (ExportError, OSError) as exc:
-            tab.show_error(
-                translate("JobMenu", "Export {name}: {exc}").format(
-                    name=job.name, exc=error_text(exc)
-                )
-            )
-            return None
-        except ImportError as exc:
-            tab.show_error(
-                translate(
-                    "JobMenu", "Export {name}: {exc}; pip install 'neurocanvas[onnx]'"
-                ).format(name=job.name, exc=exc)
-            )
-            return None
-        tab.append_log(
-            translate("JobMenu", "Exported {name} to {path}").format(name=job.name, path=path)
-        )
-        return Path(path)
+        return export_job(tab, job, kind, target, path)
 
     return run
+
+
+def export_job(tab: Any, job: Path, kind: str, target: str, path: str) -> Path | None:
+    """``console_app.tabs.job_exports.export_job``: the exports (engine.export, and the
+    runtime they check a model with) are loaded when a job is first exported."""
+    from console_app.tabs import job_exports
+
+    return job_exports.export_job(tab, job, kind, target, path)
 
 
 def _train_from(tab: Any, jobs: list[Path]) -> Path | None:

@@ -37,9 +37,8 @@ from PySide6.QtWidgets import (
 from console_app.language import translate
 from console_app.tabs.job_runner import JobRunner
 from console_app.tabs.plots import AccuracyPlot
-from engine.quantization.results import COLUMNS, read_results
+from engine.quantization.results import COLUMNS, ranking_text, read_results
 from engine.quantization.scheme import QUANTIZERS, TARGETS, QuantizationError
-from engine.quantization.sensitivity import ranking_text
 
 __all__ = ["QuantizationExperiment", "open_experiment"]
 

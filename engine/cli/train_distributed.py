@@ -22,12 +22,12 @@ REPORT_S = 1.0
 def run(args: argparse.Namespace, options: Any, user_errors: tuple[type[BaseException], ...],
         report: Any) -> int:  # fmt: skip
     """Train or resume on this rank; returns the exit status (raises UserError on rank 0)."""
-    from engine.runtime import distributed
-    from engine.runtime.distributed.collectives import use_local_gpu
+    from engine.runtime.distributed import run as distributed
+    from engine.runtime.distributed.collectives import DistributedError, use_local_gpu, world
 
     try:
-        w = distributed.world()
-    except distributed.DistributedError as exc:
+        w = world()
+    except DistributedError as exc:
         report(args, str(exc))
         raise UserError(str(exc)) from None
     use_local_gpu(w)
@@ -42,7 +42,7 @@ def run(args: argparse.Namespace, options: Any, user_errors: tuple[type[BaseExce
                 options=options, loss_scaling=args.loss_scaling, lr_scaling=args.lr_scaling,
                 lr_warmup=args.lr_warmup, numbered=args.numbered,
             )  # fmt: skip
-    except (distributed.DistributedError, *user_errors) as exc:  # every rank raises it
+    except (DistributedError, *user_errors) as exc:  # every rank raises it
         if not w.is_root:
             return quiet_failure()
         report(args, str(exc))

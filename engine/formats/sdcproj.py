@@ -40,7 +40,10 @@ _ITEM_SECTIONS: tuple[tuple[str, str, type[cfg.Section], str], ...] = (
     ("monitors", "Monitor", cfg.Monitor, "NumMonitor"),
     ("executors", "Executor", cfg.Executor, "NumExecutor"),
 )
-_LAYER_KEYS = re.compile(r"^(ID|Type|NumProperty|Position_[0-3]|Property_\d+_(Name|Value))$")
+_FIXED_LAYER_KEYS = ("ID", "Type", "NumProperty", "Position_0", "Position_1", "Position_2",
+                     "Position_3")  # fmt: skip
+# The keys a layer is read from; group 1: a property's index.
+_LAYER_KEYS = re.compile(r"^(?:ID|Type|NumProperty|Position_[0-3]|Property_(\d+)_(?:Name|Value))$")
 _LINK_KEYS = ("ID", "SourceLayerID", "SourcePinIndex", "DestLayerID", "DestPinIndex")
 
 
@@ -89,10 +92,11 @@ def parse_ini(text: str, path: str | None = None) -> list[_Section]:
     sections: list[_Section] = []
     seen: dict[str, int] = {}
     current: _Section | None = None
-    for number, line in enumerate(re.split(r"\r\n|\n|\r", text), start=1):
-        if not line.strip() or line.startswith(";"):
+    lines = re.split(r"\r\n|\n|\r", text) if "\r" in text else text.split("\n")
+    for number, line in enumerate(lines, start=1):
+        if not line or line[0] == ";" or (line[0].isspace() and not line.strip()):
             continue
-        if line.startswith("["):
+        if line[0] == "[":
             name = line.rstrip()
             if not name.endswith("]") or len(name) < 3 or "]" in name[1:-1]:
                 raise ProjectFileError(
@@ -303,16 +307,20 @@ def _wrap(reader: _Reader, sec: _Section, action: Callable[[_V], object], value:
 
 
 def _read_layer(reader: _Reader, sec: _Section) -> Layer:
-    count = reader.int(sec, "NumProperty", default=_count_properties(sec))
+    keys = sec.keys
+    count = reader.int(sec, "NumProperty") if "NumProperty" in keys else _count_properties(sec)
     props: dict[str, str] = {}
+    read = set(_FIXED_LAYER_KEYS)  # the keys read here (every other one is kept verbatim)
     for k in range(count):
-        key = f"Property_{k}_Name"
-        if key not in sec.keys:
+        key, value_key = f"Property_{k}_Name", f"Property_{k}_Value"
+        if key not in keys:
             raise reader.error(f"key {key} is missing (NumProperty={count})", sec)
-        prop = sec.keys[key][0]
+        prop = keys[key][0]
         if prop in props:
             raise reader.error(f"property {prop} appears twice", sec, key)
-        props[prop] = sec.keys.get(f"Property_{k}_Value", ("", 0))[0]
+        props[prop] = keys.get(value_key, ("", 0))[0]
+        read.add(key)
+        read.add(value_key)
     if "Name" not in props:
         raise reader.error("the layer has no Name property", sec)
     name = props.pop("Name")
@@ -324,8 +332,8 @@ def _read_layer(reader: _Reader, sec: _Section) -> Layer:
     size = (reader.number(sec, "Position_2", 240), reader.number(sec, "Position_3", 48))
     extra = {
         key: value
-        for key, value in sec.values().items()
-        if not _LAYER_KEYS.match(key) or _stray_property(key, count)
+        for key, (value, _line) in keys.items()
+        if key not in read and _extra_key(key, count)
     }
     return Layer(
         name=name, type=sec.keys["Type"][0], properties=props, position=position, size=size,
@@ -340,10 +348,13 @@ def _count_properties(sec: _Section) -> int:
     return k
 
 
-def _stray_property(key: str, count: int) -> bool:
-    """``Property_<k>_*`` beyond NumProperty: not a property (NNC ignores it), kept verbatim."""
-    match = re.match(r"Property_(\d+)_", key)
-    return match is not None and int(match.group(1)) >= count
+def _extra_key(key: str, count: int) -> bool:
+    """A key of a layer's section that is not one the layer is read from: kept verbatim."""
+    match = _LAYER_KEYS.match(key)
+    if match is None:
+        return True
+    index = match.group(1)  # Property_<k>_Name/Value: beyond NumProperty, NNC ignores it
+    return index is not None and int(index) >= count
 
 
 def _read_link(reader: _Reader, sec: _Section, by_id: dict[int, str], network: str) -> Link:

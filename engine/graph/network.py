@@ -356,8 +356,9 @@ class Network:
                 ).format(where=where, name=layer.name)
             )
         for key, value in layer.properties.items():
-            check_name(key, f'{where}, layer "{layer.name}": property name')
-            check_value(value, f'{where}, layer "{layer.name}", property {key}')
+            if not (_one_line(key) and key.strip() and _one_line(value)):  # say which is wrong
+                check_name(key, f'{where}, layer "{layer.name}": property name')
+                check_value(value, f'{where}, layer "{layer.name}", property {key}')
         self._cache = None
         if layer.id is None or layer.id in self._layer_ids:
             layer = replace(layer, id=self.next_layer_id())
@@ -416,6 +417,10 @@ def _rename_link(link: Link, old: str, new: str) -> Link:
         source=new if link.source == old else link.source,
         destination=new if link.destination == old else link.destination,
     )
+
+
+def _one_line(value: object) -> bool:
+    return isinstance(value, str) and "\n" not in value and "\r" not in value
 
 
 def check_name(name: object, where: str, forbidden: str = "") -> None:

@@ -23,7 +23,8 @@ from engine.runtime.job import atomic_write_text
 mpl_figure = optional.lazy("matplotlib.figure")
 ticker = optional.lazy("matplotlib.ticker")
 
-__all__ = ["COLUMNS", "read_results", "write_results", "write_plot", "plot_png", "pareto"]
+__all__ = ["COLUMNS", "read_results", "write_results", "write_plot", "plot_png", "pareto",
+           "ranking_text"]  # fmt: skip
 
 COLUMNS = ("quantizer", "target", "bits", "mode", "accuracy", "error", "parameter_bytes",
            "cost_multiply_add", "job")  # fmt: skip
@@ -130,3 +131,10 @@ def _short_number(value: float, _position: object = None) -> str:
         if value >= scale:
             return f"{value / scale:g}{unit}"
     return f"{value:g}"
+
+
+def ranking_text(layers: list[dict[str, Any]]) -> str:
+    """``Convolution -4.71, Affine +0.00``: the accuracy points each layer costs quantized
+    alone (a ``sensitivity`` event's layers, worst first), as the CLI and the app show them."""
+    # + 0.0 turns the -0.0 of a layer that cost nothing into 0.0 (shown "+0.00", not "-0.00")
+    return ", ".join(f"{r['layer']} {-100 * r['loss'] + 0.0:+.2f}" for r in layers)

@@ -26,6 +26,7 @@ from engine.quantization.insert import (
     quantizable_layers,
 )
 from engine.quantization.mixed import MAX_EVALUATIONS, pick_mixed
+from engine.quantization.results import ranking_text
 from engine.quantization.scheme import QuantizationError, Scheme
 from engine.runtime import metrics
 from engine.runtime.compiler import compile_network
@@ -71,13 +72,6 @@ class Evaluator:
                 raise QuantizationError(f'the dataset has no variable "{target}" to score on')
             targets = data.get_batch(np.arange(data.size), [target])[target]
         return metrics.classify(targets.reshape(data.size, -1), outputs).accuracy
-
-
-def ranking_text(layers: list[dict[str, Any]]) -> str:
-    """``Convolution -4.71, Affine +0.00``: the accuracy points each layer costs quantized
-    alone (a ``sensitivity`` event's layers, worst first), as the CLI and the app show them."""
-    # + 0.0 turns the -0.0 of a layer that cost nothing into 0.0 (shown "+0.00", not "-0.00")
-    return ", ".join(f"{r['layer']} {-100 * r['loss'] + 0.0:+.2f}" for r in layers)
 
 
 def run_sensitivity(

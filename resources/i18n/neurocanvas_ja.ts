@@ -42,7 +42,7 @@
         <translation>Unit {name} の作成</translation>
     </message>
     <message>
-        <location filename="../../console_app/editor/edit_tab.py" line="+295"/>
+        <location filename="../../console_app/editor/edit_tab.py" line="+352"/>
         <source>Insert {type} after {layer}</source>
         <translation>{layer} の後に {type} を挿入</translation>
     </message>
@@ -62,7 +62,7 @@
         <translation>削除</translation>
     </message>
     <message>
-        <location filename="../../console_app/main_window.py" line="+566"/>
+        <location filename="../../console_app/main_window.py" line="+571"/>
         <source>Arrange Layers</source>
         <translation>レイヤーの整列</translation>
     </message>
@@ -434,12 +434,12 @@
 <context>
     <name>EditTab</name>
     <message>
-        <location filename="../../console_app/editor/edit_tab.py" line="-210"/>
+        <location filename="../../console_app/editor/edit_tab.py" line="-225"/>
         <source>Back</source>
         <translation>戻る</translation>
     </message>
     <message>
-        <location line="+9"/>
+        <location line="+11"/>
         <source>Layers</source>
         <translation>レイヤー</translation>
     </message>
@@ -601,7 +601,7 @@
 <context>
     <name>ExportActions</name>
     <message>
-        <location filename="../../console_app/export_actions.py" line="+41"/>
+        <location filename="../../console_app/export_menu.py" line="+21"/>
         <source>for NeuroCanvas (engine.nn)...</source>
         <translation>NeuroCanvas 用 (engine.nn)...</translation>
     </message>
@@ -611,7 +611,7 @@
         <translation>nnabla 用...</translation>
     </message>
     <message>
-        <location line="+5"/>
+        <location line="+4"/>
         <source>Python code...</source>
         <translation>Python コード...</translation>
     </message>
@@ -641,7 +641,7 @@
         <translation>PowerPoint レポート...</translation>
     </message>
     <message>
-        <location line="+56"/>
+        <location filename="../../console_app/export_actions.py" line="+66"/>
         <source>Python (*.py)</source>
         <translation>Python (*.py)</translation>
     </message>
@@ -847,7 +847,7 @@
 <context>
     <name>HelpMenu</name>
     <message>
-        <location filename="../../console_app/help_menu.py" line="+135"/>
+        <location filename="../../console_app/help_pages.py" line="+106"/>
         <source>NeuroCanvas Tour</source>
         <translation>NeuroCanvas ツアー</translation>
     </message>
@@ -877,7 +877,7 @@
         <translation>NeuroCanvas について</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location filename="../../console_app/help_menu.py" line="+50"/>
         <source>&amp;Help</source>
         <translation>ヘルプ(&amp;H)</translation>
     </message>
@@ -887,12 +887,12 @@
         <translation>ツアー(&amp;T)</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>&amp;Keyboard Shortcuts</source>
         <translation>キーボードショートカット(&amp;K)</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+3"/>
         <source>&amp;About NeuroCanvas</source>
         <translation>NeuroCanvas について(&amp;A)</translation>
     </message>
@@ -939,7 +939,7 @@
 <context>
     <name>Init</name>
     <message>
-        <location filename="../../console_app/tabs/__init__.py" line="+50"/>
+        <location filename="../../console_app/tabs/__init__.py" line="+165"/>
         <source>A training run is still going. Stop it (a checkpoint is saved) and close?</source>
         <translation>学習がまだ実行中です。停止して (チェックポイントを保存します) 閉じますか?</translation>
     </message>
@@ -947,17 +947,17 @@
 <context>
     <name>JobMenu</name>
     <message>
-        <location filename="../../console_app/tabs/job_menu.py" line="+83"/>
+        <location filename="../../console_app/tabs/job_menu.py" line="+75"/>
         <source>Export the trained model ({kind})</source>
         <translation>学習済みモデルのエクスポート ({kind})</translation>
     </message>
     <message>
-        <location line="+18"/>
+        <location filename="../../console_app/tabs/job_exports.py" line="+38"/>
         <source>Export {name}: {exc}</source>
         <translation>{name} のエクスポート: {exc}</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+5"/>
         <source>Export {name}: {exc}; pip install &apos;neurocanvas[onnx]&apos;</source>
         <translation>{name} のエクスポート: {exc}。pip install &apos;neurocanvas[onnx]&apos;</translation>
     </message>
@@ -967,7 +967,7 @@
         <translation>{name} を {path} にエクスポートしました</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location filename="../../console_app/tabs/job_menu.py" line="+29"/>
         <source>{name}: training from {name2}&apos;s {kind} parameters</source>
         <translation>{name}: {name2} の {kind} パラメータから学習します</translation>
     </message>
@@ -1166,7 +1166,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../console_app/main_window.py" line="-516"/>
+        <location filename="../../console_app/main_window.py" line="-522"/>
         <source>EDIT</source>
         <translation>編集</translation>
     </message>
@@ -1191,7 +1191,7 @@
         <translation>評価</translation>
     </message>
     <message>
-        <location line="+106"/>
+        <location line="+108"/>
         <source>&amp;New</source>
         <translation>新規(&amp;N)</translation>
     </message>
@@ -1442,12 +1442,12 @@
         <translation>自動保存した作業を復元しました。残すには保存してください</translation>
     </message>
     <message>
-        <location line="+7"/>
+        <location line="+10"/>
         <source>Training</source>
         <translation>学習</translation>
     </message>
     <message>
-        <location line="+1"/>
+        <location line="+2"/>
         <source>Evaluation</source>
         <translation>評価</translation>
     </message>
@@ -2154,7 +2154,7 @@
         <translation>{where}、レイヤー &quot;{name}&quot;: Name は Layer.name に入れます</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+25"/>
         <source>{where}: expected a Link. Received: {link}</source>
         <translation>{where}: Link が必要です。入力値: {link}</translation>
     </message>
@@ -2169,7 +2169,7 @@
         <translation>{where}: リンク {source} -&gt; {destination}: ピン番号が負です</translation>
     </message>
     <message>
-        <location line="+35"/>
+        <location line="+39"/>
         <source>{where}: expected a non-empty one-line name{extra}. Received: {name}</source>
         <translation>{where}: 空でない 1 行の名前が必要です{extra}。入力値: {name}</translation>
     </message>
@@ -2374,7 +2374,7 @@
         <translation>{where}（{header}）: {variable}__{expected} が必要です。要素の列は 0, 1, ... の順に番号を付けます</translation>
     </message>
     <message>
-        <location filename="../../engine/formats/__init__.py" line="+16"/>
+        <location filename="../../engine/formats/errors.py" line="+10"/>
         <source>{path}{section}: {message}</source>
         <translation>{path}{section}: {message}</translation>
     </message>
@@ -2389,14 +2389,14 @@
         <translation>{path}、{line} 行目 {column} 列{section}: {message}</translation>
     </message>
     <message>
-        <location filename="../../engine/formats/detect.py" line="+38"/>
+        <location filename="../../engine/formats/detect.py" line="+39"/>
         <source>is a folder, not a project file</source>
         <translation>フォルダーです（プロジェクトファイルではありません）</translation>
     </message>
     <message>
         <location line="+5"/>
         <location filename="../../engine/formats/native.py" line="+197"/>
-        <location filename="../../engine/formats/sdcproj.py" line="+237"/>
+        <location filename="../../engine/formats/sdcproj.py" line="+242"/>
         <source>cannot read: {value}</source>
         <translation>読み込めません: {value}</translation>
     </message>
@@ -2426,7 +2426,7 @@
         <translation>JSON が不正です: 入れ子が深すぎます</translation>
     </message>
     <message>
-        <location filename="../../engine/formats/sdcproj.py" line="-173"/>
+        <location filename="../../engine/formats/sdcproj.py" line="-174"/>
         <source>not a text file (it contains NUL bytes)</source>
         <translation>テキストファイルではありません（NUL バイトを含みます）</translation>
     </message>
@@ -2436,7 +2436,7 @@
         <translation>UTF-8、cp932、cp1252 のいずれのテキストファイルでもありません</translation>
     </message>
     <message>
-        <location line="+25"/>
+        <location line="+26"/>
         <source>bad section header {line}</source>
         <translation>セクションのヘッダー {line} が不正です</translation>
     </message>
@@ -2466,7 +2466,7 @@
         <translation>空のファイルです: [Section] がありません</translation>
     </message>
     <message>
-        <location line="+211"/>
+        <location line="+218"/>
         <source>cannot write key {key} = {value}: not one INI line</source>
         <translation>キー {key} = {value} を書き込めません: INI の 1 行になりません</translation>
     </message>
@@ -2558,7 +2558,7 @@
 <context>
     <name>QuantizationExperiment</name>
     <message>
-        <location filename="../../console_app/tabs/quantization_experiment.py" line="+48"/>
+        <location filename="../../console_app/tabs/quantization_experiment.py" line="+47"/>
         <source>error rate</source>
         <translation>エラー率</translation>
     </message>
@@ -3435,7 +3435,7 @@
         <translation>{budget} バイトの混合精度（混合精度のビット数）: パラメーター {size} バイト、精度 {accuracy}。ネットワーク全体を評価した {count} 個のうち、予算に収まる最も精度の高いものです（mixed_precision.json）。</translation>
     </message>
     <message>
-        <location filename="../../engine/quantization/results.py" line="+103"/>
+        <location filename="../../engine/quantization/results.py" line="+104"/>
         <source>bits</source>
         <translation>ビット数</translation>
     </message>
@@ -3803,7 +3803,7 @@ Exact count: {exact:,}</source>
         <translation>{where}: ネットワーク &quot;{network}&quot; には最小化するロスレイヤーがありません（値を入れる WorkingMemory もありません）</translation>
     </message>
     <message>
-        <location filename="../../engine/core/backend.py" line="+115"/>
+        <location filename="../../engine/core/backend.py" line="+114"/>
         <source>GPU not usable, falling back to CPU: {reason}</source>
         <translation>GPU が使えないため CPU で学習します: {reason}</translation>
     </message>

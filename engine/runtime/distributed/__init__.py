@@ -4,10 +4,9 @@
   NCCL on GPUs), the project fingerprint every rank must share;
 - :mod:`.shards`: each rank's slice of every global batch, validation split and reduced;
 - :mod:`.trainer`: the single-process loop with the all-reduce in every update;
-- :mod:`.run`: start and resume (rank 0 writes the job folder; checkpoints as single-process).
+- :mod:`.run`: start and resume (rank 0 writes the job folder; checkpoints as single-process);
+- :mod:`.launch`: the ``mpirun`` command line the app starts.
+
+The package itself imports nothing: the app's job runner reads :mod:`.launch` and
+:mod:`.collectives`'s error without loading the trainer, the session and the compiler.
 """
-
-from engine.runtime.distributed.collectives import DistributedError, World, world
-from engine.runtime.distributed.run import resume, train
-
-__all__ = ["DistributedError", "World", "world", "train", "resume"]

@@ -95,6 +95,24 @@ def test_malformed_value_is_kept_raw():
     assert pooling.properties["KernelShape"] == "1,r*2+1"
 
 
+def test_layer_keys_it_does_not_read_are_kept_verbatim_and_written_back():
+    """A key NNC's layer sections do not have, and a property beyond NumProperty (which NNC
+    ignores), stay in the layer's extra keys; the properties are the first NumProperty."""
+    raw = LENET.read_bytes()
+    anchor = b"Property_4_Value=1.0\nNumProperty=5\n"
+    assert raw.count(anchor) == 2  # the Input layer first
+    odd = (b"Property_4_Value=1.0\nNumProperty=4\nComment=drawn by hand\n"
+           b"Property_12_Value=x\nPosition_7=3\nIDs=1\n")  # fmt: skip
+    project = parse_sdcproj(raw.replace(anchor, odd, 1))
+    first = project.network("Main").layers[0]
+    assert first.properties == {"Size": "1,28,28", "Dataset": "x", "Generator": "None"}
+    assert first.extra == {
+        "Property_4_Name": "GeneratorMultiplier", "Property_4_Value": "1.0",
+        "Comment": "drawn by hand", "Property_12_Value": "x", "Position_7": "3", "IDs": "1",
+    }  # fmt: skip
+    assert parse_sdcproj(dump_sdcproj(project)).network("Main").layers[0] == first
+
+
 def test_crlf_bom_and_no_final_newline_round_trip():
     raw = LENET.read_bytes()
     crlf = b"\xef\xbb\xbf" + raw.replace(b"\n", b"\r\n").rstrip(b"\r\n")
