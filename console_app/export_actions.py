@@ -17,6 +17,7 @@ from typing import Any
 from PySide6.QtWidgets import QFileDialog
 
 from console_app.language import error_text, translate
+from console_app.report_action import ReportController
 from engine.export import (
     ExportError,
     Source,
@@ -126,8 +127,6 @@ def export_onnx_model(window: Any, path: str | Path | None = None) -> Path | Non
 
 def export_report(window: Any, path: str | Path | None = None) -> bool:
     """Start the report of the TRAINING tab's selected (else newest) job; False if none."""
-    from console_app.report_action import ReportController
-
     training = window.project_tabs.training
     job = training.selected_job() or (training.jobs[-1].path if training.jobs else None)
     if job is None:

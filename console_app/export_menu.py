@@ -13,6 +13,10 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtWidgets import QMenu
 
 from console_app.language import translate
+from engine.core import optional
+
+# the exports (engine.export, and the runtime they check a model with) when one is first chosen
+export_actions = optional.lazy("console_app.export_actions")
 
 __all__ = ["add_to_menu", "PYTHON_TARGETS"]
 
@@ -42,8 +46,6 @@ HANDLERS = {
 
 def run_export(window: Any, handler: str, **options: Any) -> Any:
     """Call ``console_app.export_actions.<handler>(window, **options)``, loading it first."""
-    from console_app import export_actions  # the exports, when one is first chosen
-
     return getattr(export_actions, handler)(window, **options)
 
 

@@ -14,7 +14,10 @@ from PySide6.QtGui import QColor, QFont, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import QMenu
 
 from console_app.language import translate
+from engine.core import optional
 from engine.package_data import data_folder
+
+help_pages = optional.lazy("console_app.help_pages")  # when a page is first opened
 
 __all__ = ["add_help_menu", "app_icon", "category_icon"]
 
@@ -59,6 +62,4 @@ def add_help_menu(window: Any) -> QMenu:
 
 def _show(page: str, window: Any) -> Any:
     """``console_app.help_pages.<page>(window)``, the pages loaded when one is first opened."""
-    from console_app import help_pages
-
     return getattr(help_pages, page)(window)

@@ -15,7 +15,11 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QFileDialog, QMenu
 
 from console_app.language import error_text, translate
+from engine.core import optional
 from engine.formats.nnabla.graph import ImportError_
+
+# the converters, and the runtime they check a model with, when a model is first imported
+model_import = optional.lazy("engine.model_import")
 
 __all__ = ["IMPORT_FILTER", "add_to_menu", "import_file"]
 
@@ -55,11 +59,8 @@ def _import(window: Any) -> Path | None:
     path = Path(source)
     if path.suffix.lower() in (".sdcproj", ".ncproj", ".ini"):
         return path if window.open_path(path, ask=False) else None
-    # the converters, and the runtime they check a model with, when a model is first imported
-    from engine.model_import import read_model, save_imported
-
     try:
-        imported = read_model(path)
+        imported = model_import.read_model(path)
     except ImportError_ as exc:
         window.report_error(translate("ImportActions", "Import: {exc}").format(exc=error_text(exc)))
         return None
@@ -73,7 +74,7 @@ def _import(window: Any) -> Path | None:
     if not target:
         return None
     try:
-        save_imported(imported, target, path)
+        model_import.save_imported(imported, target, path)
     except ImportError_ as exc:
         window.report_error(translate("ImportActions", "Import: {exc}").format(exc=error_text(exc)))
         return None

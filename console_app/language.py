@@ -37,6 +37,7 @@ from PySide6.QtCore import (
 from PySide6.QtGui import QAction, QActionGroup
 from PySide6.QtWidgets import QMenu, QMessageBox
 
+from console_app.document import Document
 from engine.core.messages import text_of, translated
 from engine.package_data import data_folder
 from engine.report import i18n as report_i18n
@@ -214,8 +215,6 @@ def switch(window: Any, choice: str) -> Any:
 def _rebuild(window: Any) -> Any:
     """A new main window in the new language around the same document; the old one lets go
     of the document (so its close neither saves nor discards it) and closes."""
-    from console_app.document import Document
-
     document = window.document
     blank = Document()
     window._unsubscribe()  # noqa: SLF001 - the window's own document listener

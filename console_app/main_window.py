@@ -40,11 +40,14 @@ from console_app.network_actions import NETWORK_ACTIONS, NetworkActions
 from console_app.settings import AppSettings
 from console_app.tabs import LazyTabWidget, ProjectTabs
 from console_app.text_dialog import ask_text
-from engine.core import backend, messages
+from engine.core import backend, messages, optional
 from engine.formats import ProjectFileError
 from engine.formats.samples import copy_sample
 from engine.graph import commands as C
 from engine.graph.project import ModelError
+
+# networkx (0.3-0.6 s to import) when layers are first arranged, not at start-up
+arrange = optional.lazy("console_app.editor.arrange")
 
 TABS = (QT_TRANSLATE_NOOP("MainWindow", "EDIT"), QT_TRANSLATE_NOOP("MainWindow", "DATASET"),
         QT_TRANSLATE_NOOP("MainWindow", "CONFIG"), QT_TRANSLATE_NOOP("MainWindow", "TRAINING"),
@@ -557,10 +560,7 @@ class MainWindow(QMainWindow, NetworkActions):
     def arrange(self) -> None:
         scene = self._scene()
         if scene is not None:
-            # networkx (0.3-0.6 s to import) when layers are first arranged, not at start-up
-            from console_app.editor.arrange import arrange_positions
-
-            moves = arrange_positions(scene.network)
+            moves = arrange.arrange_positions(scene.network)
             command = C.MoveLayers(scene.network, moves)
             command.text = messages.QT_TRANSLATE_NOOP("Commands", "Arrange Layers")
             self._guard(self.document.push, command)

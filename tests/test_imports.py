@@ -64,6 +64,11 @@ def test_third_party_libraries_load_at_module_level_or_through_one_mechanism(mea
     assert _lines(measures.function_level_third_party()) == []
 
 
+def test_the_app_imports_its_own_modules_at_module_level_or_through_one_mechanism(measures):
+    # what waits for first use (a tab, the plots, the exports) is declared with optional.lazy
+    assert _lines(measures.function_level_app()) == []
+
+
 def test_a_lazy_module_is_imported_at_first_use_and_names_what_is_missing():
     code = (
         "import sys\n"

@@ -17,7 +17,8 @@ Measured over ``engine/``, ``console_app/`` and ``neurocanvas/``:
 - package cycles: strongly connected components of the graph between ``engine``'s packages
   (``engine.core``, ``engine.nn``, ...), module-level and function-level imports together;
   imports under ``if TYPE_CHECKING:`` (annotations only) aside.
-- module cycles: the same between modules (a package's ``__init__`` is its own node).
+- module cycles: the same between modules, the app's and the launcher's too (a package's
+  ``__init__`` is its own node).
 - upward imports: an ``engine`` module importing a package on a higher floor of
   pyproject.toml's layers contract.
 
@@ -105,13 +106,13 @@ class Measures:
         ]
 
     # -- cycles ---------------------------------------------------------------------------
-    def _graph(self, key) -> nx.DiGraph:
+    def _graph(self, key, roots: tuple[str, ...] = ("engine",)) -> nx.DiGraph:
         graph = nx.DiGraph()
         for i in self.imports:
             if (
                 i.type_only
-                or not i.module.startswith("engine.")
-                or not i.target.startswith("engine")
+                or i.module.split(".")[0] not in roots
+                or i.target.split(".")[0] not in roots
             ):
                 continue
             a, b = key(i.module), key(i.target)
@@ -125,7 +126,7 @@ class Measures:
 
     def module_cycles(self) -> list[list[str]]:
         known = self.modules
-        graph = self._graph(lambda name: name if name in known else None)
+        graph = self._graph(lambda name: name if name in known else None, SOURCES)
         return sorted(sorted(c) for c in nx.strongly_connected_components(graph) if len(c) > 1)
 
     # -- upward ---------------------------------------------------------------------------

@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.language import error_text, translate
+from engine.core import optional
 from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.formats import ProjectFileError, load_project
 from engine.graph import commands as C
@@ -38,6 +39,10 @@ from engine.graph.network import Network
 from engine.quantization import QuantizationError, Scheme, quantize_networks
 from engine.quantization.insert import default_name
 from engine.quantization.scheme import QUANTIZERS, TARGETS
+
+# the job history and the snapshot writer (the runtime's job files) when a job is first quantized
+job_history = optional.lazy("console_app.tabs.job_history")
+snapshot_module = optional.lazy("console_app.tabs.snapshot")
 
 __all__ = ["QuantizeDialog", "add_to_menu", "open_dialog"]
 
@@ -219,13 +224,11 @@ def open_dialog(window: Any) -> QuantizeDialog:
 
 
 def _finished_jobs(window: Any) -> list[Path]:
-    from console_app.tabs import job_history as H
-
     root = window.project_tabs.training.jobs_root()
     # Trained jobs only, newest first: a quantization sweep's points (its float baseline
     # included) hold the same parameters as the job they came from, so they are not offered.
-    paths = [p for p in H.list_jobs(root) if p.parent == root]
-    jobs = [H.read_job(p, with_statistics=False) for p in paths]
+    paths = [p for p in job_history.list_jobs(root) if p.parent == root]
+    jobs = [job_history.read_job(p, with_statistics=False) for p in paths]
     return [j.path for j in reversed(jobs) if j.status in ("finished", "stopped")]
 
 
@@ -283,12 +286,12 @@ def apply(window: Any, dialog: QuantizeDialog) -> str | None:
 def _calibrated(window: Any, dialog: QuantizeDialog, source: str, name: str) -> list[Network]:
     """``neurocanvas quantize insert --job`` on a snapshot, in a child process: the new
     network and the quantized unit copies its Unit layers call."""
-    from console_app.tabs.snapshot import write_snapshot
-
     scheme = dialog.scheme()
     sign = ("auto", "signed", "unsigned")[dialog.sign.currentIndex()]
     with tempfile.TemporaryDirectory(prefix="neurocanvas-quantize-") as tmp:
-        snapshot = write_snapshot(window.document.project, window.document.path, Path(tmp))
+        snapshot = snapshot_module.write_snapshot(
+            window.document.project, window.document.path, Path(tmp)
+        )
         out = Path(tmp) / "quantized.ncproj"
         args = ["quantize", "insert", str(snapshot), "-o", str(out), "--network", source,
                 "--name", name, "--bits", str(scheme.bits), "--quantizer", scheme.quantizer,

@@ -16,39 +16,38 @@ from PySide6.QtCore import QEvent, QObject
 from PySide6.QtWidgets import QTabWidget, QWidget
 
 from console_app.language import translate
+from engine.core import optional
+
+# each tab beside EDIT when it is first shown or used (the trainer's modules with TRAINING's)
+dataset_tab = optional.lazy("console_app.tabs.dataset_tab")
+config_tab = optional.lazy("console_app.tabs.config_tab")
+training_tab = optional.lazy("console_app.tabs.training_tab")
+evaluation_tab = optional.lazy("console_app.tabs.evaluation_tab")
 
 STOP_WAIT_MS = 15_000  # how long closing waits for the trainer's checkpoint
 NAMES = ("DATASET", "CONFIG", "TRAINING", "EVALUATION")
 
 
 def _dataset(tabs: ProjectTabs) -> QWidget:
-    from console_app.tabs.dataset_tab import DatasetTab
-
-    return DatasetTab(tabs.window.document)
+    return dataset_tab.DatasetTab(tabs.window.document)
 
 
 def _config(tabs: ProjectTabs) -> QWidget:
-    from console_app.tabs.config_tab import ConfigTab
-
-    return ConfigTab(tabs.window.document)
+    return config_tab.ConfigTab(tabs.window.document)
 
 
 def _training(tabs: ProjectTabs) -> QWidget:
-    from console_app.tabs.training_tab import TrainingTab
-
     window = tabs.window
     jobs_fallback = Path(window.settings.autosave_dir()).parent / "jobs"
-    training = TrainingTab(window.document, jobs_fallback)
+    training = training_tab.TrainingTab(window.document, jobs_fallback)
     training.open_network.connect(lambda path: window.open_path(path))
     training.evaluate_requested.connect(tabs._evaluate_job)  # noqa: SLF001
     return training
 
 
 def _evaluation(tabs: ProjectTabs) -> QWidget:
-    from console_app.tabs.evaluation_tab import EvaluationTab
-
     training = tabs.training  # the job history EVALUATION lists
-    evaluation = EvaluationTab()
+    evaluation = evaluation_tab.EvaluationTab()
     training.jobs_changed.connect(evaluation.set_jobs)
     evaluation.set_jobs([job.path for job in training.jobs])  # as jobs_changed gives them
     return evaluation

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox
 
 from console_app.language import translate
 from console_app.tabs import job_menu
+from console_app.text_dialog import ask_text
 from engine.runtime import job_history as H
 
 
@@ -21,8 +22,6 @@ class JobDialogs:
     last_error: str
 
     def ask_text(self, title: str, label: str, text: str) -> str | None:
-        from console_app.text_dialog import ask_text
-
         return ask_text(self, title, label, text)
 
     def ask_confirm(self, text: str) -> bool:

@@ -28,7 +28,10 @@ from PySide6.QtWidgets import (
 
 from console_app.language import translate
 from console_app.tabs import job_history as H
+from engine.core import optional
 from engine.core.numbers import count_text, short_float
+
+job_exports = optional.lazy("console_app.tabs.job_exports")  # when a job is first exported
 
 
 def one_job(jobs: list[Path]) -> bool:
@@ -86,8 +89,6 @@ def _export(kind: str, target: str = "neurocanvas") -> Callable[[Any, list[Path]
 def export_job(tab: Any, job: Path, kind: str, target: str, path: str) -> Path | None:
     """``console_app.tabs.job_exports.export_job``: the exports (engine.export, and the
     runtime they check a model with) are loaded when a job is first exported."""
-    from console_app.tabs import job_exports
-
     return job_exports.export_job(tab, job, kind, target, path)
 
 

@@ -15,6 +15,11 @@ from PySide6.QtCore import QT_TRANSLATE_NOOP
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
+from engine.core import optional
+
+# matplotlib on first display: 0.5-1 s of imports kept off the window's start-up
+plot_canvas = optional.lazy("console_app.tabs.plot_canvas")
+
 CURVE_HINT = QT_TRANSLATE_NOOP(
     "Plots", "No curve yet: click Run to train, or select jobs in the history"
 )
@@ -37,9 +42,6 @@ class DeferredPlot(QWidget):
     def canvas(self) -> Any:
         """The matplotlib canvas, built (and the calls made meanwhile replayed) on first use."""
         if self._canvas is None:
-            # matplotlib on first display: 0.5-1 s of imports kept off the window's start-up
-            from console_app.tabs import plot_canvas
-
             self._canvas = getattr(plot_canvas, self.CANVAS)(*self.ARGS)
             self.layout().addWidget(self._canvas)
             if self.isVisible():  # built in showEvent: Qt has shown the children already

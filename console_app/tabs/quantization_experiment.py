@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from console_app.language import translate
+from console_app.tabs import job_history
 from console_app.tabs.job_runner import JobRunner
 from console_app.tabs.plots import AccuracyPlot
 from engine.quantization.results import COLUMNS, ranking_text, read_results
@@ -338,12 +339,10 @@ def _mixed_text(record: dict[str, Any]) -> str:
 
 def open_experiment(tab: Any) -> QuantizationExperiment | None:
     """The dialog for the job selected in the TRAINING tab (a finished one)."""
-    from console_app.tabs import job_history as H
-
     job = tab.selected_job()
     if job is None:
         return None
-    if H.read_job(job, with_statistics=False).status != "finished":
+    if job_history.read_job(job, with_statistics=False).status != "finished":
         tab.append_log(
             translate(
                 "QuantizationExperiment", "{name}: a quantization experiment needs a finished job"
