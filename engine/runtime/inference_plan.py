@@ -41,6 +41,7 @@ import numpy as np
 
 import engine.nn as nn
 from engine.core.ops import _inference_cpu
+from engine.core.ops._im2col import conv_out_size
 from engine.runtime.program import Program, Ref, Step, _batch_size, _feed
 
 __all__ = ["InferencePlan", "build"]
@@ -192,7 +193,11 @@ def build(program: Program, params: Mapping[str, Any]) -> InferencePlan | None:
         refs = tuple(slot(r) if r[0] != "none" else _none(slots, index) for r in inputs)
         function, op_act = step.function, act
         if step.type == "Add2" and _overwritable(step, refs, readers, steps, fresh):
-            function = _add_into  # the first operand's buffer, read by nothing else, takes the sum
+            # the first operand's buffer, read by nothing else, takes the sum (and activation)
+            function, op_act = _AddInto(act), ""
+        elif _depthwise(step, inputs):
+            function = _Depthwise(step.function, slots[refs[1]], bias, act)
+            bias, op_act = None, ""  # both applied by the kernel to each output vector
         elif step.type == "MaxPooling":
             function = _MaxPooling(step.function)
         elif step.type == "GlobalAveragePooling":
@@ -257,7 +262,9 @@ class _GlobalAveragePooling:
             return self.generic(x)
         c, n = x.shape[1], x.shape[0]
         count = buf.size // (c * n)
-        means = buf.reshape(c, count, n).sum(axis=1) * x.dtype.type(1 / count)
+        means = _inference_cpu.channel_mean(buf.reshape(c, count, n))
+        if means is None:
+            means = buf.reshape(c, count, n).sum(axis=1) * x.dtype.type(1 / count)
         return _Array(means.T.reshape(n, c, 1, 1))
 
 
@@ -282,12 +289,10 @@ class _Pointwise:
         y = np.matmul(self.w2, buf.reshape(buf.shape[0], -1))
         if bias is not None:
             bias = bias.reshape(-1)
-            if not _inference_cpu.bias_act(y, bias, self.act == "ReLU"):
+            if not _inference_cpu.bias_act(y, bias, self.act):
                 y += bias.reshape(-1, 1)
-                if self.act == "ReLU":
-                    _act(y, "ReLU")
-            if self.act == "ReLU6":
-                _act(y, "ReLU6")
+                if self.act:
+                    _act(y, self.act)
         elif self.act:
             _act(y, self.act)
         out = y.reshape((y.shape[0], *buf.shape[1:]))
@@ -310,12 +315,73 @@ def _pointwise(step: Step, inputs: list[Ref]) -> bool:
     )
 
 
-def _add_into(x0: np.ndarray, x1: np.ndarray, inplace: bool = False) -> _Array:
-    """Add2 into ``x0``'s own buffer (no new array): the sum NumPy's ``x0 + x1`` gives."""
-    if type(x0) is not np.ndarray or x0.shape != np.shape(x1) or not x0.flags.writeable:
-        return _Array(x0 + x1)
-    np.add(x0, x1, out=x0)
-    return _Array(x0)
+class _AddInto:
+    """Add2 into ``x0``'s own buffer (no new array), then the activation after it, one pass
+    (:func:`engine.core.ops._inference_cpu.add_act`): the sum NumPy's ``x0 + x1`` gives."""
+
+    def __init__(self, act: str) -> None:
+        self.act = act
+
+    def __call__(self, x0: Any, x1: Any, inplace: bool = False) -> _Array:
+        if type(x0) is not np.ndarray or x0.shape != np.shape(x1) or not x0.flags.writeable:
+            out = x0 + x1
+        else:
+            out = x0
+            if _inference_cpu.add_act(x0, x1, self.act):
+                return _Array(out)
+            np.add(x0, x1, out=x0)
+        if self.act:
+            _act(out, self.act)
+        return _Array(out)
+
+
+class _Depthwise:
+    """A 2-D depthwise convolution (multiplier 1) on a batch-innermost float32 input: the
+    vector kernel with the bias and activation applied before each store, its channels shared
+    by the threads (:func:`engine.core.ops._inference_cpu.depthwise`); other inputs go to the
+    generic function, then the bias pass."""
+
+    def __init__(self, generic: Callable[..., Any], w: np.ndarray, bias: Any, act: str) -> None:
+        self.generic, self.bias, self.act = generic, bias, act
+        self.w = np.ascontiguousarray(w.reshape(w.shape[0], *w.shape[-2:]), dtype=np.float32)
+
+    def __call__(self, x: Any, w: Any, b: Any = None, **kwargs: Any) -> Any:
+        bias = self.bias if b is None else b
+        buf = _batch_last(x)
+        if buf is not None and x.ndim == 4 and buf.shape[0] == self.w.shape[0]:
+            pad = tuple(kwargs.get("pad") or (0, 0))
+            stride = tuple(kwargs.get("stride") or (1, 1))
+            dilation = tuple(kwargs.get("dilation") or (1, 1))
+            out = tuple(
+                conv_out_size(*a)
+                for a in zip(x.shape[2:], self.w.shape[1:], pad, stride, dilation, strict=True)
+            )
+            y = None
+            if min(out) >= 1:
+                b1 = None if bias is None else np.asarray(bias).reshape(-1)
+                y = _inference_cpu.depthwise(buf, self.w, b1, pad, stride, dilation, out, self.act)
+            if y is not None:
+                return _Array(y.transpose(3, 0, 1, 2))
+        if b is None and bias is not None:  # the plan holds the bias: the layer runs without it
+            out = self.generic(x, w, None, **kwargs).data
+            _bias_act(out, bias, self.act)
+        else:
+            out = self.generic(x, w, b, **kwargs).data
+            if self.act:
+                _act(out, self.act)
+        return _Array(out)
+
+
+def _depthwise(step: Step, inputs: list[Ref]) -> bool:
+    kw = step.kwargs
+    return (
+        step.type == "DepthwiseConvolution"
+        and len(step.shape) == 3
+        and inputs[1][0] in ("param", "folded")
+        and (len(inputs) < 3 or inputs[2][0] in ("param", "folded", "none"))
+        and int(kw.get("multiplier", 1)) == 1
+        and int(kw.get("base_axis", 1)) == 1
+    )
 
 
 def _overwritable(step: Step, refs: tuple[int, ...], readers: dict[str, int],
@@ -353,12 +419,10 @@ def _bias_act(out: np.ndarray, bias: np.ndarray, act: str) -> None:
     """``out`` (N, C, ...) += ``bias`` (C,) per channel, then ``act``, in place: one compiled
     pass over the (C, rest) matrix a convolution's channels-major buffer is, else NumPy."""
     rows = _channel_rows(out)
-    if rows is None or not _inference_cpu.bias_act(rows, bias, act == "ReLU"):
+    if rows is None or not _inference_cpu.bias_act(rows, bias, act):
         out += bias.reshape((1, -1) + (1,) * (out.ndim - 2))
         if act:
             _act(out, act)
-    elif act == "ReLU6":  # the bias pass did not clip
-        _act(out, act)
 
 
 def _channel_rows(out: np.ndarray) -> np.ndarray | None:

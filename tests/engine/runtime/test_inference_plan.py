@@ -263,17 +263,19 @@ def test_half_precision_and_generators_keep_the_generic_path(kit):
 def test_bias_act_kernel_matches_numpy():
     rng = np.random.default_rng(0)
     for shape in ((1, 1), (3, 17), (16, 64 * 49)):
-        y = rng.normal(0, 1, shape).astype(np.float32)
+        y = rng.normal(0, 4, shape).astype(np.float32)
         y[0, 0] = np.nan
         b = rng.normal(0, 1, shape[0]).astype(np.float32)
-        for relu in (False, True):
+        for act in ("", "ReLU", "ReLU6"):
             got = y.copy()
-            assert _inference_cpu.bias_act(got, b, relu)
+            assert _inference_cpu.bias_act(got, b, act)
             want = y + b[:, None]
-            if relu:
+            if act == "ReLU":
                 want = np.maximum(want, 0)
+            elif act == "ReLU6":
+                want = np.clip(want, 0, 6)
             np.testing.assert_array_equal(got, want)
-    assert not _inference_cpu.bias_act(np.zeros((3, 4), np.float32)[:, ::2], np.zeros(3), True)
+    assert not _inference_cpu.bias_act(np.zeros((3, 4), np.float32)[:, ::2], np.zeros(3), "ReLU")
 
 
 @pytest.mark.skipif(_inference_cpu._compile() is None, reason="numba not installed")
