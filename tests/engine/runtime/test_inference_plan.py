@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 import engine.nn as nn
-from engine.core.ops import _inference_cpu
+from engine.core import threads
+from engine.core.ops import _inference_cpu, _threads
 from engine.formats import load_project
 from engine.graph.project import Link
 from engine.runtime import inference_plan
@@ -346,3 +347,190 @@ def test_pointwise_convolutions_and_global_average_pooling(kit):
     assert kinds["Pointwise"] == kinds["Pointwise_2"] == kinds["Pointwise_3"] == "_Pointwise"
     assert kinds["GlobalAveragePooling"] == "_GlobalAveragePooling"
     assert plan.folded == {"Pointwise_2": ("BatchNormalization", "ReLU")}
+
+
+needs_numba = pytest.mark.skipif(_inference_cpu._compile() is None, reason="numba not installed")
+CNN_SAMPLES = ["lenet_digits.ncproj", "residual_digits.ncproj", "mobilenet_digits.ncproj",
+               "squeezenet_digits.ncproj"]  # fmt: skip
+
+
+def _sample_plan(sample):
+    project = load_project(PROJECTS / sample)
+    nn.clear_parameters()
+    nn.seed(0)
+    program = compile_network(project, project.executors[0].network)
+    params = program.create_parameters(PROJECTS)
+    _randomize_statistics(params)
+    return program, params
+
+
+@needs_numba
+@pytest.mark.parametrize("sample", CNN_SAMPLES)
+def test_batch_of_64_takes_the_fast_paths_and_matches_the_generic_path(sample):
+    """Batch 64 (whole SIMD vectors): the depthwise kernel with its bias and activation, the
+    fused residual Add2 + ReLU and the compiled pooled means run, and agree with the generic
+    path."""
+    program, params = _sample_plan(sample)
+    rng = np.random.default_rng(7)
+    batch = {v: rng.random((64, *shape), dtype=np.float32) for v, shape in program.feeds.items()}
+    plan = _compare(program, params, batch)
+    kinds = {type(op.function).__name__ for op in plan.ops}
+    if "mobilenet" in sample:
+        assert "_Depthwise" in kinds
+        depthwise = [op for op in plan.ops if type(op.function).__name__ == "_Depthwise"]
+        assert [op.function.act for op in depthwise] == ["ReLU"] * 3
+        assert all(op.function.bias is not None for op in depthwise)  # the folded BN's bias
+    if "residual" in sample:
+        adds = [op.function for op in plan.ops if type(op.function).__name__ == "_AddInto"]
+        assert [f.act for f in adds] == ["ReLU", "ReLU"]
+
+
+_REAL_RUN = _threads.run
+
+
+def _run_with_threads(plan, batch, count, monkeypatch):
+    """The plan's outputs with the kernels' threads set to ``count`` (their pool hands out
+    ranges even for the small test arrays), and the names of the loops that were split."""
+    split = []
+
+    def spy(kernel, args, total, align):
+        split.append(kernel.__name__)
+        return _REAL_RUN(kernel, args, total, align)
+
+    monkeypatch.setattr(_threads, "run", spy)
+    monkeypatch.setattr(_inference_cpu, "MIN_PARALLEL", 0)
+    before = _threads.count()
+    try:
+        threads.force(count)
+        assert _threads.count() == count
+        out = plan.run(batch)
+    finally:
+        threads.force(None)
+        _threads.set_count(before)
+    return {k: v.copy() for k, v in out.items()}, split
+
+
+@needs_numba
+@pytest.mark.parametrize("sample", CNN_SAMPLES)
+def test_one_and_two_threads_give_the_same_bytes(sample, monkeypatch):
+    """The engine's thread setting (``threads.force``: BLAS and the kernels' pool) at 1 and 2:
+    the plan's loops share channels or elements between the threads, never a sum, so the
+    outputs are the same bytes; at 2 the loops were split."""
+    program, params = _sample_plan(sample)
+    plan = inference_plan.build(program, params)
+    rng = np.random.default_rng(8)
+    batch = {v: rng.random((64, *shape), dtype=np.float32) for v, shape in program.feeds.items()}
+    _threads.set_count(2)
+    if _threads.count() != 2:
+        pytest.skip("NumPy's BLAS does not take two threads here")
+    one, split_one = _run_with_threads(plan, batch, 1, monkeypatch)
+    two, split_two = _run_with_threads(plan, batch, 2, monkeypatch)
+    for name in one:
+        assert one[name].tobytes() == two[name].tobytes(), name
+    assert not [s for s in split_one if s in _PLAN_LOOPS]
+    expected = {
+        "lenet_digits.ncproj": {"bias_act", "max_pool"},
+        "residual_digits.ncproj": {"bias_act", "add_act", "max_pool"},
+        "mobilenet_digits.ncproj": {"bias_act", "depthwise", "channel_mean"},
+        "squeezenet_digits.ncproj": {"bias_act", "max_pool", "channel_mean"},
+    }[sample]
+    assert expected <= set(split_two), split_two
+
+
+_PLAN_LOOPS = {"bias_act", "add_act", "max_pool", "channel_mean", "depthwise"}
+
+
+@needs_numba
+def test_three_threads_uneven_ranges_give_the_same_bytes(monkeypatch):
+    """Three threads over 16 channels and odd element counts (ranges of unequal length): the
+    loops give the one-thread bytes."""
+    monkeypatch.setattr(_inference_cpu, "MIN_PARALLEL", 0)
+    monkeypatch.setattr(_threads, "MIN_MAPS_PER_THREAD", 1)
+    rng = np.random.default_rng(9)
+    x = rng.normal(0, 3, (16, 9, 7, 32)).astype(np.float32)
+    w = rng.normal(0, 1, (16, 3, 3)).astype(np.float32)
+    b = rng.normal(0, 1, 16).astype(np.float32)
+    y2 = rng.normal(0, 3, (16, 1001)).astype(np.float32)
+    a0, a1 = (rng.normal(0, 3, 10007).astype(np.float32) for _ in range(2))
+
+    def each():
+        d = _inference_cpu.depthwise(x, w, b, (1, 1), (2, 1), (1, 1), (5, 7), "ReLU6")
+        r = y2.copy()
+        assert _inference_cpu.bias_act(r, b, "ReLU")
+        s = a0.copy()
+        assert _inference_cpu.add_act(s, a1, "ReLU")
+        m = _inference_cpu.channel_mean(x.reshape(16, 63, 32))
+        p = _inference_cpu.max_pooling(x.transpose(3, 0, 1, 2), (3, 3), (2, 2), True, (1, 1))
+        return [d, r, s, m, np.ascontiguousarray(p)]
+
+    monkeypatch.setattr(_threads, "count", lambda: 1)
+    want = each()
+    monkeypatch.setattr(_threads, "count", lambda: 3)
+    for got, ref in zip(each(), want, strict=True):
+        assert got.tobytes() == ref.tobytes()
+
+
+@needs_numba
+@pytest.mark.parametrize("act", ["", "ReLU", "ReLU6"])
+@pytest.mark.parametrize(
+    ("shape", "kernel", "pad", "stride", "dilation"),
+    [
+        ((16, 14, 14, 64), (3, 3), (1, 1), (1, 1), (1, 1)),  # MobileNet's, 4 vectors a pixel
+        ((5, 9, 8, 48), (3, 3), (1, 1), (2, 2), (1, 1)),  # odd sizes, 3 (or 6) vectors
+        ((3, 10, 11, 16), (5, 3), (2, 0), (1, 2), (2, 1)),  # rectangular, dilated, 1 vector
+        ((2, 4, 4, 80), (3, 3), (0, 0), (1, 1), (1, 1)),  # a tile of 4 and one more vector
+    ],
+)
+def test_depthwise_inference_kernel_matches_the_generic_layer(shape, kernel, pad, stride,
+                                                               dilation, act):  # fmt: skip
+    import engine.nn.functions as F
+
+    rng = np.random.default_rng(10)
+    c, h, w_, n = shape
+    xc = rng.normal(0, 2, shape).astype(np.float32)
+    xc[0, 1, 1, 3] = np.nan
+    w = rng.normal(0, 1, (c, *kernel)).astype(np.float32)
+    for b in (rng.normal(0, 1, c).astype(np.float32), None):
+        out = tuple(
+            (size + 2 * p - d * (k - 1) - 1) // s + 1
+            for size, k, p, s, d in zip((h, w_), kernel, pad, stride, dilation, strict=True)
+        )
+        got = _inference_cpu.depthwise(xc, w, b, pad, stride, dilation, out, act)
+        assert got is not None and got.shape == (c, *out, n)
+        with nn.no_grad():
+            x = nn.Variable(np.ascontiguousarray(xc.transpose(3, 0, 1, 2)))
+            bias = None if b is None else nn.Variable(b)
+            want = F.depthwise_convolution(x, nn.Variable(w), bias, pad=pad, stride=stride,
+                                           dilation=dilation).data  # fmt: skip
+        if act == "ReLU":
+            want = np.maximum(want, 0)
+        elif act == "ReLU6":
+            want = np.clip(want, 0, 6)
+        got = got.transpose(3, 0, 1, 2)
+        assert np.array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    # float64 and batches that are not whole vectors are left to the generic layer
+    assert _inference_cpu.depthwise(xc.astype(np.float64), w, None, pad, stride, dilation,
+                                    out, act) is None  # fmt: skip
+    assert _inference_cpu.depthwise(xc[..., :7].copy(), w, None, pad, stride, dilation,
+                                    out, act) is None  # fmt: skip
+
+
+@needs_numba
+def test_add_act_and_channel_mean_match_numpy():
+    rng = np.random.default_rng(11)
+    base = rng.normal(0, 4, (8, 6, 5, 32)).astype(np.float32)
+    other = rng.normal(0, 4, base.shape).astype(np.float32)
+    base[0, 0, 0, 0] = np.nan
+    for act in ("", "ReLU", "ReLU6"):
+        # (N, C, H, W) views of batch-innermost buffers, as the convolutions hand them out
+        x0, x1 = base.copy().transpose(3, 0, 1, 2), other.copy().transpose(3, 0, 1, 2)
+        want = x0 + x1
+        want = {"": want, "ReLU": np.maximum(want, 0), "ReLU6": np.clip(want, 0, 6)}[act]
+        assert _inference_cpu.add_act(x0, x1, act)
+        np.testing.assert_array_equal(x0, want)
+    x0 = base.copy().transpose(3, 0, 1, 2)
+    assert not _inference_cpu.add_act(x0, np.ascontiguousarray(x0), "ReLU")  # other layout
+    means = _inference_cpu.channel_mean(base.reshape(8, 30, 32))
+    np.testing.assert_allclose(means, base.reshape(8, 30, 32).mean(axis=1), rtol=1e-5, atol=1e-6)
+    assert _inference_cpu.channel_mean(base.reshape(8, 30, 32)[:, ::2]) is None
