@@ -286,7 +286,12 @@ class _Pointwise:
             if self.act:
                 _act(out, self.act)
             return _Array(out)
-        y = np.matmul(self.w2, buf.reshape(buf.shape[0], -1))
+        x2 = buf.reshape(buf.shape[0], -1)
+        y = _inference_cpu.pointwise(self.w2, x2, bias, self.act)
+        if y is not None:  # the vector loop, bias and activation in its registers
+            out = y.reshape((y.shape[0], *buf.shape[1:]))
+            return _Array(out.transpose((x.ndim - 1, *range(x.ndim - 1))))
+        y = np.matmul(self.w2, x2)
         if bias is not None:
             bias = bias.reshape(-1)
             if not _inference_cpu.bias_act(y, bias, self.act):

@@ -124,6 +124,7 @@ def _build(numba: ModuleType) -> dict[str, Any]:
         channel_mean=channel_mean,
         max_pool=max_pool,
         depthwise=simd.depthwise,
+        pointwise=simd.pointwise,
         lanes=simd.LANES,
     )
 
@@ -248,4 +249,39 @@ def depthwise(xc: Any, w: Any, b: Any, pad, stride, dilation, out, act: str) -> 
     geo = np.array((*xc.shape, kh, kw, *out, *pad, *stride, *dilation), dtype=np.int64)
     args = (xc.reshape(-1), w, bias, has_bias, ACT_CODES[act], geo, y.reshape(-1))
     _split(kernels["depthwise"], args, c, y.size)
+    return y
+
+
+def pointwise(w2: Any, x2: Any, b: Any, act: str) -> Any:
+    """``act(w2 (O, K) @ x2 (K, M) + b (O,))`` (no bias when ``b`` is None) as a new (O, M)
+    array, the bias and activation applied in the product's registers; None when the vector
+    loop does not serve (not float32, M not whole vectors, not contiguous)."""
+    kernels = _compile()
+    if kernels is None or act not in ACT_CODES:
+        return None
+    lanes = kernels["lanes"]
+    if not (
+        type(x2) is np.ndarray
+        and x2.dtype == np.float32
+        and w2.dtype == np.float32
+        and x2.ndim == 2
+        and x2.flags.c_contiguous
+        and x2.shape[1] % lanes == 0
+        and w2.shape[1] == x2.shape[0]
+    ):
+        return None
+    o, m = w2.shape[0], x2.shape[1]
+    if b is None:
+        bias, has_bias = np.zeros(o, dtype=np.float32), False
+    else:
+        bias, has_bias = np.ascontiguousarray(b, dtype=np.float32).reshape(-1), True
+    y = aligned_empty((o, m), np.float32)
+    dims = np.array((x2.shape[0], o, m), dtype=np.int64)
+    args = (x2.reshape(-1), np.ascontiguousarray(w2).reshape(-1), bias, has_bias,
+            ACT_CODES[act], dims, y.reshape(-1))  # fmt: skip
+    vectors = m // lanes
+    if y.size < MIN_PARALLEL or _threads.count() == 1:
+        kernels["pointwise"](*args, 0, vectors)
+    else:
+        _threads.run(kernels["pointwise"], args, vectors, 4)  # whole tiles of 4 vectors
     return y

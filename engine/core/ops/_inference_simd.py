@@ -24,7 +24,7 @@ from numba.extending import intrinsic
 from engine.core.ops import _jit
 from engine.core.ops._simd import _I32, _VECTOR, FORCED, LANES, _vtype, vfma, vload, vstore, vzero
 
-__all__ = ["LANES", "depthwise"]
+__all__ = ["LANES", "depthwise", "pointwise"]
 
 
 def _splat(builder: Any, s: Any) -> Any:
@@ -124,3 +124,83 @@ def depthwise(x, w, b, has_bias, act, geo, y, lo, hi):  # pragma: no cover - com
                                 acc = vfma(acc, vload(x, p), w[wc + a * kw + q0])
                     vstore(y, out + v, _finish(acc, bc, has_bias, act))
                     v += LANES
+
+
+@_jit.njit(numba, cache=not FORCED, inline="always")
+def _store4(y, out, q0, q1, q2, q3, bc, has_bias, act):  # pragma: no cover - compiled
+    vstore(y, out, _finish(q0, bc, has_bias, act))
+    vstore(y, out + LANES, _finish(q1, bc, has_bias, act))
+    vstore(y, out + 2 * LANES, _finish(q2, bc, has_bias, act))
+    vstore(y, out + 3 * LANES, _finish(q3, bc, has_bias, act))
+
+
+@_jit.njit(numba, cache=not FORCED)
+def pointwise(x, w, b, has_bias, act, dims, y, lo, hi):  # pragma: no cover - compiled
+    """``y (O, M) = act(w (O, K) @ x (K, M) + b)`` over the column vectors ``[lo, hi)`` (in
+    units of LANES columns): tiles of 4 rows x 4 vectors summed in registers over K, the bias
+    and activation applied before the one store (a 1x1 convolution on the batch-innermost
+    layout, M = H * W * N)."""
+    k_n, o_n, m_n = dims[0], dims[1], dims[2]
+    v = lo * LANES
+    end = hi * LANES
+    while v < end:
+        wide = v + 4 * LANES <= end
+        o = 0
+        while o < o_n:
+            if wide and o + 4 <= o_n:
+                a00 = vzero()
+                a01 = vzero()
+                a02 = vzero()
+                a03 = vzero()
+                a10 = vzero()
+                a11 = vzero()
+                a12 = vzero()
+                a13 = vzero()
+                a20 = vzero()
+                a21 = vzero()
+                a22 = vzero()
+                a23 = vzero()
+                a30 = vzero()
+                a31 = vzero()
+                a32 = vzero()
+                a33 = vzero()
+                for k in range(k_n):
+                    p = k * m_n + v
+                    x0 = vload(x, p)
+                    x1 = vload(x, p + LANES)
+                    x2 = vload(x, p + 2 * LANES)
+                    x3 = vload(x, p + 3 * LANES)
+                    t = w[o * k_n + k]
+                    a00 = vfma(a00, x0, t)
+                    a01 = vfma(a01, x1, t)
+                    a02 = vfma(a02, x2, t)
+                    a03 = vfma(a03, x3, t)
+                    t = w[(o + 1) * k_n + k]
+                    a10 = vfma(a10, x0, t)
+                    a11 = vfma(a11, x1, t)
+                    a12 = vfma(a12, x2, t)
+                    a13 = vfma(a13, x3, t)
+                    t = w[(o + 2) * k_n + k]
+                    a20 = vfma(a20, x0, t)
+                    a21 = vfma(a21, x1, t)
+                    a22 = vfma(a22, x2, t)
+                    a23 = vfma(a23, x3, t)
+                    t = w[(o + 3) * k_n + k]
+                    a30 = vfma(a30, x0, t)
+                    a31 = vfma(a31, x1, t)
+                    a32 = vfma(a32, x2, t)
+                    a33 = vfma(a33, x3, t)
+                _store4(y, o * m_n + v, a00, a01, a02, a03, b[o], has_bias, act)
+                _store4(y, (o + 1) * m_n + v, a10, a11, a12, a13, b[o + 1], has_bias, act)
+                _store4(y, (o + 2) * m_n + v, a20, a21, a22, a23, b[o + 2], has_bias, act)
+                _store4(y, (o + 3) * m_n + v, a30, a31, a32, a33, b[o + 3], has_bias, act)
+                o += 4
+            else:  # one row (the last rows), over this tile's vectors one at a time
+                width = 4 * LANES if wide else LANES
+                for u in range(v, v + width, LANES):
+                    acc = vzero()
+                    for k in range(k_n):
+                        acc = vfma(acc, vload(x, k * m_n + u), w[o * k_n + k])
+                    vstore(y, o * m_n + u, _finish(acc, b[o], has_bias, act))
+                o += 1
+        v += 4 * LANES if wide else LANES

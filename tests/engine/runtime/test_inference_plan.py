@@ -431,13 +431,13 @@ def test_one_and_two_threads_give_the_same_bytes(sample, monkeypatch):
     expected = {
         "lenet_digits.ncproj": {"bias_act", "max_pool"},
         "residual_digits.ncproj": {"bias_act", "add_act", "max_pool"},
-        "mobilenet_digits.ncproj": {"bias_act", "depthwise", "channel_mean"},
-        "squeezenet_digits.ncproj": {"bias_act", "max_pool", "channel_mean"},
+        "mobilenet_digits.ncproj": {"bias_act", "depthwise", "pointwise", "channel_mean"},
+        "squeezenet_digits.ncproj": {"bias_act", "max_pool", "pointwise", "channel_mean"},
     }[sample]
     assert expected <= set(split_two), split_two
 
 
-_PLAN_LOOPS = {"bias_act", "add_act", "max_pool", "channel_mean", "depthwise"}
+_PLAN_LOOPS = {"bias_act", "add_act", "max_pool", "channel_mean", "depthwise", "pointwise"}
 
 
 @needs_numba
@@ -534,3 +534,24 @@ def test_add_act_and_channel_mean_match_numpy():
     means = _inference_cpu.channel_mean(base.reshape(8, 30, 32))
     np.testing.assert_allclose(means, base.reshape(8, 30, 32).mean(axis=1), rtol=1e-5, atol=1e-6)
     assert _inference_cpu.channel_mean(base.reshape(8, 30, 32)[:, ::2]) is None
+
+
+@needs_numba
+@pytest.mark.parametrize("act", ["", "ReLU", "ReLU6"])
+@pytest.mark.parametrize(("k", "o", "m"), [(16, 32, 14 * 14 * 64), (7, 6, 5 * 16), (3, 1, 16)])
+def test_pointwise_inference_kernel_matches_numpy(k, o, m, act):
+    """Tiles of 4 rows x 4 vectors, the rows past the last whole tile (6 = 4 + 2, 1) and the
+    vectors past it (5 = 4 + 1): the product, bias and activation of NumPy."""
+    rng = np.random.default_rng(12)
+    x = rng.normal(0, 1, (k, m)).astype(np.float32)
+    x[0, 3] = np.nan
+    w = rng.normal(0, 1, (o, k)).astype(np.float32)
+    for b in (rng.normal(0, 1, o).astype(np.float32), None):
+        got = _inference_cpu.pointwise(w, x, b, act)
+        want = (w.astype(np.float64) @ x.astype(np.float64)) + (0 if b is None else b[:, None])
+        want = {"": want, "ReLU": np.maximum(want, 0), "ReLU6": np.clip(want, 0, 6)}[act]
+        assert got.shape == (o, m) and got.dtype == np.float32
+        assert np.array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert _inference_cpu.pointwise(w, x[:, :-1].copy(), None, act) is None  # not whole vectors
+    assert _inference_cpu.pointwise(w.astype(np.float64), x.astype(np.float64), None, act) is None
