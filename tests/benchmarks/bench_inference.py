@@ -11,7 +11,7 @@ largest) before anything is timed. Rounds alternate them so a shared machine's d
 alike; the ratio ours / onnxruntime of each round's pair is reported, with the median.
 
     python tests/benchmarks/bench_inference.py [--rounds 7] [--iters 50] [--batch 64]
-        [--threads N] [--only WORD...] [--device cpu|gpu|guard]
+        [--threads N] [--only WORD...] [--device cpu|gpu|guard] [--clock wall|cpu]
 
 Timings are reported, never asserted (tests never assert wall-clock times).
 """
@@ -98,13 +98,17 @@ def _providers(ort) -> list[str]:
     return ["CPUExecutionProvider"]
 
 
+CLOCKS = {"wall": time.perf_counter, "cpu": time.thread_time}
+_clock = CLOCKS["wall"]
+
+
 def _median_ms(fn, iters: int) -> float:
     fn()
     times = []
     for _ in range(iters):
-        start = time.perf_counter()
+        start = _clock()
         fn()
-        times.append(time.perf_counter() - start)
+        times.append(_clock() - start)
     return statistics.median(times) * 1e3
 
 
@@ -143,7 +147,14 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--only", nargs="+", metavar="WORD")
     parser.add_argument("--device", choices=("cpu", "gpu", "guard"), default="cpu",
                         help="ours on the GPU (onnxruntime on CUDA where it has it)")  # fmt: skip
+    parser.add_argument("--clock", choices=tuple(CLOCKS), default="wall",
+                        help="cpu: this thread's CPU time (with --threads 1 only: steadier than "
+                        "wall time on a machine other processes load)")  # fmt: skip
     args = parser.parse_args(argv)
+    if args.clock == "cpu" and args.threads != 1:
+        parser.error("--clock cpu measures one thread: use it with --threads 1")
+    global _clock
+    _clock = CLOCKS[args.clock]
     nn.set_device(args.device)
     if args.threads:
         from threadpoolctl import threadpool_limits

@@ -17,8 +17,11 @@ Threads: each loop takes a ``[lo, hi)`` range of independent outputs (channels, 
 elements), and :func:`_split` hands the ranges to the kernels' thread pool
 (:mod:`engine.core.ops._threads`, as many threads as BLAS uses). No output is a sum over
 ranges, and every output is computed by the same instructions whatever range it falls in, so
-the results are the same bytes on one thread or many (tests compare). Small arrays stay on the
-calling thread: a hand-off costs tens of microseconds.
+the results are the same bytes on one thread or many (tests compare). Short loops stay on the
+calling thread (:data:`MIN_PARALLEL_NS`): a hand-off costs tens of microseconds. numba's own
+``prange`` pool (OpenMP here) was tried: its workers spin after each loop and took the cores
+from OpenBLAS, onnxruntime and the convolutions' pool (2-9x slower plans in paired rounds),
+passive waiting lost its quick hand-off, and its kernels compile several seconds longer.
 
 Nothing here records anything for a backward; the training kernels are untouched. Only NumPy
 float32/float64 contiguous arrays; everything else takes NumPy (the plan's fallback).
@@ -39,8 +42,14 @@ from engine.core.ops.pooling import _Windows
 # Activation codes of the loops
 NONE, RELU, RELU6 = 0, 1, 2
 ACT_CODES = {"": NONE, "ReLU": RELU, "ReLU6": RELU6}
-# Below this many elements a loop runs on the calling thread (a hand-off is not worth it).
-MIN_PARALLEL = 1 << 15
+# A loop is split between threads when it would take about this long on one (nanoseconds):
+# a hand-off to the kernels' pool costs 35-40 microseconds here, and a split saves half.
+MIN_PARALLEL_NS = 100_000
+# Rough single-thread cost per unit of each loop's work (ns per element touched, or per
+# multiply-add), measured on the Intel Xeon of docs/benchmarks.md section 4 (one thread):
+# memory-bound passes ~0.3 ns/element, the depthwise loop ~0.08 ns and the 1x1 loop ~0.03 ns
+# per multiply-add.
+NS_PER_ELEMENT, NS_PER_DEPTHWISE_MAC, NS_PER_POINTWISE_MAC = 0.3, 0.08, 0.03
 
 
 def _build(numba: ModuleType) -> dict[str, Any]:
@@ -132,13 +141,14 @@ def _build(numba: ModuleType) -> dict[str, Any]:
 _compile = _jit.kernels(_build)
 
 
-def _split(kernel: Any, args: tuple, total: int, size: int) -> None:
-    """``kernel(*args, lo, hi)`` over ``[0, total)``: split between the kernels' threads when
-    the arrays hold ``size`` >= :data:`MIN_PARALLEL` elements, else on this thread."""
-    if size < MIN_PARALLEL or _threads.count() == 1:
+def _split(kernel: Any, args: tuple, total: int, cost_ns: float, align: int = 1) -> None:
+    """``kernel(*args, lo, hi)`` over ``[0, total)``: shared between the kernels' threads
+    (ranges of a multiple of ``align``) when it would take :data:`MIN_PARALLEL_NS` or more on
+    one (``cost_ns``, estimated), else on this thread."""
+    if cost_ns < MIN_PARALLEL_NS or _threads.count() == 1:
         kernel(*args, 0, total)
     else:
-        _threads.run(kernel, args, total, 1)
+        _threads.run(kernel, args, total, align)
 
 
 def _served(a: Any) -> bool:
@@ -159,7 +169,8 @@ def bias_act(y2: Any, b: Any, act: str) -> bool:
     if kernels is None:
         return False
     b = np.ascontiguousarray(b.reshape(-1), dtype=y2.dtype)
-    _split(kernels["bias_act"], (y2, b, ACT_CODES[act]), y2.shape[0], y2.size)
+    args = (y2, b, ACT_CODES[act])
+    _split(kernels["bias_act"], args, y2.shape[0], y2.size * NS_PER_ELEMENT)
     return True
 
 
@@ -180,7 +191,8 @@ def add_act(x0: Any, x1: Any, act: str) -> bool:
     kernels = _compile()
     if kernels is None:
         return False
-    _split(kernels["add_act"], (f0, f1, ACT_CODES[act]), f0.size, f0.size)
+    args = (f0, f1, ACT_CODES[act])
+    _split(kernels["add_act"], args, f0.size, f0.size * NS_PER_ELEMENT, 64)
     return True
 
 
@@ -204,7 +216,7 @@ def channel_mean(buf: Any) -> Any:
         return None
     y = np.empty((buf.shape[0], buf.shape[2]), dtype=buf.dtype)
     scale = buf.dtype.type(1 / buf.shape[1])
-    _split(kernels["channel_mean"], (buf, scale, y), buf.shape[0], buf.size)
+    _split(kernels["channel_mean"], (buf, scale, y), buf.shape[0], buf.size * NS_PER_ELEMENT)
     return y
 
 
@@ -221,7 +233,7 @@ def max_pooling(x: Any, kernel, stride=None, ignore_border: bool = True, pad=Non
     x4 = _pooling_cpu._to4(x, layout)
     y4 = np.empty((x4.shape[0], *win.out, x4.shape[-1]), dtype=x.dtype)
     args = (x4, *win.kernel, *win.stride, *win.before, y4)
-    _split(kernels["max_pool"], args, x4.shape[0], x4.size)
+    _split(kernels["max_pool"], args, x4.shape[0], x4.size * NS_PER_ELEMENT)
     return _pooling_cpu._from4(y4, layout, x.shape[1])
 
 
@@ -248,7 +260,7 @@ def depthwise(xc: Any, w: Any, b: Any, pad, stride, dilation, out, act: str) -> 
         bias, has_bias = np.ascontiguousarray(b, dtype=np.float32).reshape(-1), True
     geo = np.array((*xc.shape, kh, kw, *out, *pad, *stride, *dilation), dtype=np.int64)
     args = (xc.reshape(-1), w, bias, has_bias, ACT_CODES[act], geo, y.reshape(-1))
-    _split(kernels["depthwise"], args, c, y.size)
+    _split(kernels["depthwise"], args, c, y.size * kh * kw * NS_PER_DEPTHWISE_MAC)
     return y
 
 
@@ -279,9 +291,6 @@ def pointwise(w2: Any, x2: Any, b: Any, act: str) -> Any:
     dims = np.array((x2.shape[0], o, m), dtype=np.int64)
     args = (x2.reshape(-1), np.ascontiguousarray(w2).reshape(-1), bias, has_bias,
             ACT_CODES[act], dims, y.reshape(-1))  # fmt: skip
-    vectors = m // lanes
-    if y.size < MIN_PARALLEL or _threads.count() == 1:
-        kernels["pointwise"](*args, 0, vectors)
-    else:
-        _threads.run(kernels["pointwise"], args, vectors, 4)  # whole tiles of 4 vectors
+    cost = y.size * x2.shape[0] * NS_PER_POINTWISE_MAC
+    _split(kernels["pointwise"], args, m // lanes, cost, 4)  # whole tiles of 4 vectors
     return y

@@ -386,27 +386,29 @@ def test_batch_of_64_takes_the_fast_paths_and_matches_the_generic_path(sample):
 
 
 _REAL_RUN = _threads.run
+_PLAN_LOOPS = {"bias_act", "add_act", "max_pool", "channel_mean", "depthwise", "pointwise"}
 
 
 def _run_with_threads(plan, batch, count, monkeypatch):
-    """The plan's outputs with the kernels' threads set to ``count`` (their pool hands out
-    ranges even for the small test arrays), and the names of the loops that were split."""
+    """The plan's outputs with the engine's threads set to ``count`` (the loops are split even
+    for the small test arrays), and the names of the loops that were split."""
     split = []
 
     def spy(kernel, args, total, align):
         split.append(kernel.__name__)
         return _REAL_RUN(kernel, args, total, align)
 
-    monkeypatch.setattr(_threads, "run", spy)
-    monkeypatch.setattr(_inference_cpu, "MIN_PARALLEL", 0)
     before = _threads.count()
-    try:
-        threads.force(count)
-        assert _threads.count() == count
-        out = plan.run(batch)
-    finally:
-        threads.force(None)
-        _threads.set_count(before)
+    with monkeypatch.context() as m:
+        m.setattr(_threads, "run", spy)
+        m.setattr(_inference_cpu, "MIN_PARALLEL_NS", 0)
+        try:
+            threads.force(count)
+            assert _threads.count() == count
+            out = plan.run(batch)
+        finally:
+            threads.force(None)
+            _threads.set_count(before)
     return {k: v.copy() for k, v in out.items()}, split
 
 
@@ -427,7 +429,14 @@ def test_one_and_two_threads_give_the_same_bytes(sample, monkeypatch):
     two, split_two = _run_with_threads(plan, batch, 2, monkeypatch)
     for name in one:
         assert one[name].tobytes() == two[name].tobytes(), name
-    assert not [s for s in split_one if s in _PLAN_LOOPS]
+    assert not set(split_one) & {
+        "bias_act",
+        "add_act",
+        "max_pool",
+        "channel_mean",
+        "depthwise",
+        "pointwise",
+    }
     expected = {
         "lenet_digits.ncproj": {"bias_act", "max_pool"},
         "residual_digits.ncproj": {"bias_act", "add_act", "max_pool"},
@@ -437,14 +446,11 @@ def test_one_and_two_threads_give_the_same_bytes(sample, monkeypatch):
     assert expected <= set(split_two), split_two
 
 
-_PLAN_LOOPS = {"bias_act", "add_act", "max_pool", "channel_mean", "depthwise", "pointwise"}
-
-
 @needs_numba
 def test_three_threads_uneven_ranges_give_the_same_bytes(monkeypatch):
     """Three threads over 16 channels and odd element counts (ranges of unequal length): the
     loops give the one-thread bytes."""
-    monkeypatch.setattr(_inference_cpu, "MIN_PARALLEL", 0)
+    monkeypatch.setattr(_inference_cpu, "MIN_PARALLEL_NS", 0)
     monkeypatch.setattr(_threads, "MIN_MAPS_PER_THREAD", 1)
     rng = np.random.default_rng(9)
     x = rng.normal(0, 3, (16, 9, 7, 32)).astype(np.float32)
@@ -452,6 +458,8 @@ def test_three_threads_uneven_ranges_give_the_same_bytes(monkeypatch):
     b = rng.normal(0, 1, 16).astype(np.float32)
     y2 = rng.normal(0, 3, (16, 1001)).astype(np.float32)
     a0, a1 = (rng.normal(0, 3, 10007).astype(np.float32) for _ in range(2))
+    x2 = rng.normal(0, 1, (9, 16 * 37)).astype(np.float32)  # 37 vectors of 16 (or 74 of 8)
+    w2 = rng.normal(0, 1, (16, 9)).astype(np.float32)
 
     def each():
         d = _inference_cpu.depthwise(x, w, b, (1, 1), (2, 1), (1, 1), (5, 7), "ReLU6")
@@ -461,13 +469,17 @@ def test_three_threads_uneven_ranges_give_the_same_bytes(monkeypatch):
         assert _inference_cpu.add_act(s, a1, "ReLU")
         m = _inference_cpu.channel_mean(x.reshape(16, 63, 32))
         p = _inference_cpu.max_pooling(x.transpose(3, 0, 1, 2), (3, 3), (2, 2), True, (1, 1))
-        return [d, r, s, m, np.ascontiguousarray(p)]
+        q = _inference_cpu.pointwise(w2, x2, b, "ReLU")
+        return [d, r, s, m, np.ascontiguousarray(p), q]
 
     monkeypatch.setattr(_threads, "count", lambda: 1)
     want = each()
     monkeypatch.setattr(_threads, "count", lambda: 3)
+    split = []
+    monkeypatch.setattr(_threads, "run", lambda k, *a: split.append(k.__name__) or _REAL_RUN(k, *a))
     for got, ref in zip(each(), want, strict=True):
         assert got.tobytes() == ref.tobytes()
+    assert set(split) == _PLAN_LOOPS
 
 
 @needs_numba
