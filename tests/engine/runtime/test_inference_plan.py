@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 import engine.nn as nn
+import engine.nn.functions as F
 from engine.core import threads
 from engine.core.ops import _inference_cpu, _threads
 from engine.formats import load_project
@@ -285,8 +286,6 @@ def test_bias_act_kernel_matches_numpy():
     [((2, 2), None, (0, 0), True), ((3, 3), (2, 2), (1, 1), True), ((3, 2), (2, 3), (0, 0), False)],
 )
 def test_max_pooling_values_match_the_training_kernel(kernel, stride, pad, ignore_border):
-    import engine.nn.functions as F
-
     rng = np.random.default_rng(4)
     base = rng.normal(0, 1, (5, 3, 9, 8)).astype(np.float32)
     base[1, 2, 3, 4] = np.nan
@@ -495,8 +494,6 @@ def test_three_threads_uneven_ranges_give_the_same_bytes(monkeypatch):
 )
 def test_depthwise_inference_kernel_matches_the_generic_layer(shape, kernel, pad, stride,
                                                                dilation, act):  # fmt: skip
-    import engine.nn.functions as F
-
     rng = np.random.default_rng(10)
     c, h, w_, n = shape
     xc = rng.normal(0, 2, shape).astype(np.float32)
