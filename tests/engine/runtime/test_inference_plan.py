@@ -8,6 +8,9 @@ float32 tolerance, and neither building nor running a plan may change the parame
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -564,3 +567,41 @@ def test_pointwise_inference_kernel_matches_numpy(k, o, m, act):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
     assert _inference_cpu.pointwise(w, x[:, :-1].copy(), None, act) is None  # not whole vectors
     assert _inference_cpu.pointwise(w.astype(np.float64), x.astype(np.float64), None, act) is None
+
+
+NARROW_CHECK = """
+import numpy as np
+from engine.core.ops import _inference_cpu
+kernels = _inference_cpu._compile()
+rng = np.random.default_rng(13)
+worst = 0.0
+x = rng.normal(0, 1, (5, 9, 8, 48)).astype(np.float32)  # 48: 3 vectors of 16, 6 of 8, 12 of 4
+w = rng.normal(0, 1, (5, 3, 3)).astype(np.float32)
+b = rng.normal(0, 1, 5).astype(np.float32)
+got = _inference_cpu.depthwise(x, w, b, (1, 1), (2, 1), (1, 1), (5, 8), "ReLU")
+xp = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+want = np.zeros_like(got)
+for a in range(3):
+    for c in range(3):
+        want += w[:, a, c, None, None, None] * xp[:, a:a + 10:2, c:c + 8]
+want = np.maximum(want + b[:, None, None, None], 0)
+worst = max(worst, float(np.abs(got - want).max()))
+x2 = rng.normal(0, 1, (7, 16 * 9)).astype(np.float32)
+w2 = rng.normal(0, 1, (6, 7)).astype(np.float32)
+got = _inference_cpu.pointwise(w2, x2, b[:1].repeat(6), "ReLU6")
+want = np.clip(w2 @ x2 + b[0], 0, 6)
+worst = max(worst, float(np.abs(got - want).max()))
+print(kernels["lanes"], worst)
+"""
+
+
+@needs_numba
+@pytest.mark.parametrize("lanes", [8, 4], ids=["avx2-width", "neon-width"])
+def test_inference_kernels_built_for_narrower_registers_compute_the_same(tmp_path, lanes):
+    """What an AVX2 laptop (8 lanes) or an ARM machine (4) compiles; this machine runs both."""
+    env = {**os.environ, "NEUROCANVAS_SIMD_LANES": str(lanes), "NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", NARROW_CHECK], env=env, capture_output=True, text=True, check=True
+    )
+    used, worst = done.stdout.split()
+    assert int(used) == lanes and float(worst) < 1e-5
