@@ -11,7 +11,7 @@ largest) before anything is timed. Rounds alternate them so a shared machine's d
 alike; the ratio ours / onnxruntime of each round's pair is reported, with the median.
 
     python tests/benchmarks/bench_inference.py [--rounds 7] [--iters 50] [--batch 64]
-        [--threads N] [--only WORD...] [--device cpu|gpu|guard] [--clock wall|cpu]
+        [--threads N] [--only WORD...] [--device cpu|gpu|guard] [--clock wall|cpu] [--round2]
 
 Timings are reported, never asserted (tests never assert wall-clock times).
 """
@@ -33,6 +33,7 @@ import numpy as np
 
 import engine.nn as nn
 from engine.core import backend
+from engine.core.ops import _inference_cpu
 from engine.export import Source, export_onnx
 from engine.formats import load_project
 from engine.runtime.compiler import compile_network
@@ -112,8 +113,39 @@ def _median_ms(fn, iters: int) -> float:
     return statistics.median(times) * 1e3
 
 
+# ``--round2``: the plan as it was before issue 33's inference loops, timed in the same rounds
+# (the loops switched off: the depthwise and 1x1 loops, the fused Add2 + ReLU, the pooled means
+# loop and the threads' split; what remains is round 2's plan with its ReLU6 in the bias pass).
+_ROUND3 = ("depthwise", "pointwise", "add_act", "channel_mean", "_split")
+_ROUND3_OFF = {
+    "depthwise": lambda *a, **k: None,
+    "pointwise": lambda *a, **k: None,
+    "add_act": lambda *a, **k: False,
+    "channel_mean": lambda *a, **k: None,
+    "_split": lambda kernel, args, total, cost, align=1: kernel(*args, 0, total),
+}
+
+
+def _round2(fn):
+    """``fn`` run with this round's inference loops switched off."""
+    kept = {name: getattr(_inference_cpu, name) for name in _ROUND3}
+
+    def run_round2():
+        for name in _ROUND3:
+            setattr(_inference_cpu, name, _ROUND3_OFF[name])
+        try:
+            return fn()
+        finally:
+            for name, value in kept.items():
+                setattr(_inference_cpu, name, value)
+
+    return run_round2
+
+
 def run(name: str, args, folder: Path) -> dict:
     ours, theirs, generic = _pair(PROJECTS / NETWORKS[name], args.batch, args.threads, folder)
+    if args.round2:
+        generic = _round2(ours)  # the "before" column: the plan of round 2
     times: dict[str, list[float]] = {"ours": [], "ort": [], "generic": []}
     for _ in range(args.rounds):
         times["ours"].append(_median_ms(ours, args.iters))
@@ -132,7 +164,7 @@ def run(name: str, args, folder: Path) -> dict:
     print(f"{name:<18} batch {args.batch} ({args.device}): "
           f"NeuroCanvas {result['ours_ms']:7.3f} ms   "
           f"onnxruntime {result['ort_ms']:7.3f} ms   ratio {result['ratio']:.2f}x "
-          f"(rounds {ratios[0]:.2f}-{ratios[-1]:.2f});   generic path "
+          f"(rounds {ratios[0]:.2f}-{ratios[-1]:.2f});   {args.before_name} "
           f"{result['generic_ms']:7.3f} ms, {result['generic_ratio']:.2f}x",
           flush=True)  # fmt: skip
     return result
@@ -150,7 +182,11 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--clock", choices=tuple(CLOCKS), default="wall",
                         help="cpu: this thread's CPU time (with --threads 1 only: steadier than "
                         "wall time on a machine other processes load)")  # fmt: skip
+    parser.add_argument("--round2", action="store_true",
+                        help="time the plan without issue 33's inference loops as the 'before' "
+                        "column instead of the generic path")  # fmt: skip
     args = parser.parse_args(argv)
+    args.before_name = "round-2 plan" if args.round2 else "generic path"
     if args.clock == "cpu" and args.threads != 1:
         parser.error("--clock cpu measures one thread: use it with --threads 1")
     global _clock
