@@ -78,16 +78,43 @@ def _finish(acc, bc, has_bias, act):  # pragma: no cover - compiled
     return acc
 
 
+@_jit.njit(numba, cache=not FORCED, inline="always")
+def _store4(y, out, q0, q1, q2, q3, bc, has_bias, act):  # pragma: no cover - compiled
+    vstore(y, out, _finish(q0, bc, has_bias, act))
+    vstore(y, out + LANES, _finish(q1, bc, has_bias, act))
+    vstore(y, out + 2 * LANES, _finish(q2, bc, has_bias, act))
+    vstore(y, out + 3 * LANES, _finish(q3, bc, has_bias, act))
+
+
 @_jit.njit(numba, cache=not FORCED)
 def depthwise(x, w, b, has_bias, act, geo, y, lo, hi):  # pragma: no cover - compiled
     _, h_n, w_n, n_n, kh, kw, ho, wo, ph, pw, sh, sw, dh, dw = geo
     tile = 4 * LANES  # four accumulators per output pixel: each tap's weight read once for 4
+    three = kh == 3 and kw == 3
     for c in range(lo, hi):
         xc, wc, bc = c * h_n * w_n * n_n, c * kh * kw, b[c]
         for i in range(ho):
             for j in range(wo):
                 out = ((c * ho + i) * wo + j) * n_n
                 v = 0
+                r0, q0_ = i * sh - ph, j * sw - pw
+                inside = three and r0 >= 0 and r0 + 2 * dh < h_n and q0_ >= 0 and q0_ + 2 * dw < w_n
+                while inside and v + tile <= n_n:  # a 3x3 window inside the image: no checks
+                    p = xc + (r0 * w_n + q0_) * n_n + v
+                    acc0 = vzero()
+                    acc1 = vzero()
+                    acc2 = vzero()
+                    acc3 = vzero()
+                    for a in range(3):
+                        for q0 in range(3):
+                            t = w[wc + a * 3 + q0]
+                            pa = p + (a * dh * w_n + q0 * dw) * n_n
+                            acc0 = vfma(acc0, vload(x, pa), t)
+                            acc1 = vfma(acc1, vload(x, pa + LANES), t)
+                            acc2 = vfma(acc2, vload(x, pa + 2 * LANES), t)
+                            acc3 = vfma(acc3, vload(x, pa + 3 * LANES), t)
+                    _store4(y, out + v, acc0, acc1, acc2, acc3, bc, has_bias, act)
+                    v += tile
                 while v + tile <= n_n:
                     acc0 = vzero()
                     acc1 = vzero()
@@ -124,14 +151,6 @@ def depthwise(x, w, b, has_bias, act, geo, y, lo, hi):  # pragma: no cover - com
                                 acc = vfma(acc, vload(x, p), w[wc + a * kw + q0])
                     vstore(y, out + v, _finish(acc, bc, has_bias, act))
                     v += LANES
-
-
-@_jit.njit(numba, cache=not FORCED, inline="always")
-def _store4(y, out, q0, q1, q2, q3, bc, has_bias, act):  # pragma: no cover - compiled
-    vstore(y, out, _finish(q0, bc, has_bias, act))
-    vstore(y, out + LANES, _finish(q1, bc, has_bias, act))
-    vstore(y, out + 2 * LANES, _finish(q2, bc, has_bias, act))
-    vstore(y, out + 3 * LANES, _finish(q3, bc, has_bias, act))
 
 
 @_jit.njit(numba, cache=not FORCED)

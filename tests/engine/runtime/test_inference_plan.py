@@ -493,6 +493,7 @@ def test_three_threads_uneven_ranges_give_the_same_bytes(monkeypatch):
         ((5, 9, 8, 48), (3, 3), (1, 1), (2, 2), (1, 1)),  # odd sizes, 3 (or 6) vectors
         ((3, 10, 11, 16), (5, 3), (2, 0), (1, 2), (2, 1)),  # rectangular, dilated, 1 vector
         ((2, 4, 4, 80), (3, 3), (0, 0), (1, 1), (1, 1)),  # a tile of 4 and one more vector
+        ((4, 11, 10, 64), (3, 3), (2, 1), (2, 1), (2, 1)),  # 3x3 windows inside, dilated
     ],
 )
 def test_depthwise_inference_kernel_matches_the_generic_layer(shape, kernel, pad, stride,
