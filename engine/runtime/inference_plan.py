@@ -67,6 +67,9 @@ class _Op:
     # A convolution's bias, added with ``act`` in one compiled pass over its channels-major
     # output (engine.core.ops._inference_cpu) instead of by the layer (then None in inputs)
     bias: Any = None
+    # A residual Add2 folded into this convolution: the slot of its other operand, added with
+    # the bias in the same pass (then ``act``, the activation after the Add2)
+    residual: int | None = None
 
 
 class InferencePlan:
@@ -84,7 +87,7 @@ class InferencePlan:
         keep = {i for _, i in outputs} | {i for i, v in enumerate(slots) if v is not None}
         last: dict[int, int] = {}
         for k, op in enumerate(ops):
-            for i in op.inputs:
+            for i in (*op.inputs, *(() if op.residual is None else (op.residual,))):
                 last[i] = k
         self._drop = [[] for _ in ops]  # type: list[list[int]]
         for i, k in last.items():
@@ -116,7 +119,8 @@ class InferencePlan:
                     out = out[0]
                 out = out.data
                 if op.bias is not None:
-                    _bias_act(out, op.bias, op.act)
+                    residual = None if op.residual is None else slots[op.residual]
+                    _bias_act(out, op.bias, op.act, residual)
                 elif op.act:
                     _act(out, op.act)
                 slots[op.out] = out
@@ -184,10 +188,25 @@ def build(program: Program, params: Mapping[str, Any]) -> InferencePlan | None:
                 act = follower.type
                 folded.append(follower.name)
                 last = follower
+        residual = None
+        add = None if act else _residual_add(step, inputs, last, readers, steps)
+        if add is not None and slots[slot(inputs[2])].size == step.shape[0]:
+            # conv -> Add2 (its first operand) -> ReLU: bias, sum and ReLU in one pass
+            residual, last = add.inputs[1], add
+            folded.append(add.name)
+            follower = _only_reader(add, readers, steps)
+            if follower is not None and follower.type in _ACTIVATIONS:
+                act = follower.type
+                folded.append(follower.name)
+                last = follower
         skip.update(folded)
         out = slot(("step", last.name))
         bias = None
-        if act and _separate_bias(step, inputs) and slots[slot(inputs[2])].size == step.shape[0]:
+        if (
+            (act or residual is not None)
+            and _separate_bias(step, inputs)
+            and slots[slot(inputs[2])].size == step.shape[0]
+        ):
             bias = slots[slot(inputs[2])].reshape(-1)
             inputs = inputs[:2]
         refs = tuple(slot(r) if r[0] != "none" else _none(slots, index) for r in inputs)
@@ -206,7 +225,8 @@ def build(program: Program, params: Mapping[str, Any]) -> InferencePlan | None:
             function = _Pointwise(step.function, slots[refs[1]], bias, act)
             bias, op_act = None, ""  # both applied by the GEMM's own pass
         ops.append(_Op(step.name, function, refs, dict(step.kwargs), out, op_act,
-                       step.batch_kwargs, tuple(folded), bias))  # fmt: skip
+                       step.batch_kwargs, tuple(folded), bias,
+                       None if residual is None else slot(residual)))  # fmt: skip
         if step.type in _FRESH:
             fresh.add(out)
         for name in folded:  # the folded steps' outputs are this op's
@@ -401,6 +421,22 @@ def _overwritable(step: Step, refs: tuple[int, ...], readers: dict[str, int],
     return tuple(steps[first[1]].shape) == tuple(step.shape)
 
 
+def _residual_add(step: Step, inputs: list[Ref], last: Step, readers: dict[str, int],
+                  steps: dict[str, Step]) -> Step | None:  # fmt: skip
+    """The Add2 that a convolution's bias pass can take in (``last``: the convolution or its
+    folded BatchNormalization, read by nothing but that Add2's first operand, of the sum's
+    shape; a convolution the generic layer computes, with a bias the plan can hold), or None."""
+    if step.type != "Convolution" or not _separate_bias(step, inputs) or _pointwise(step, inputs):
+        return None
+    add = _only_reader(last, readers, steps)
+    if add is None or add.type != "Add2" or len(add.inputs) != 2:
+        return None
+    other = add.inputs[1]
+    if other == add.inputs[0] or other[0] not in ("step", "feed", "param"):
+        return None
+    return add if tuple(add.shape) == tuple(last.shape) else None
+
+
 def _separate_bias(step: Step, inputs: list[Ref]) -> bool:
     """Whether the plan adds ``step``'s bias itself, with the activation after it (a
     convolution with channels first and a bias that is a parameter or a folded one)."""
@@ -420,12 +456,21 @@ def _act(out: np.ndarray, act: str) -> None:
         np.clip(out, 0, 6, out=out)
 
 
-def _bias_act(out: np.ndarray, bias: np.ndarray, act: str) -> None:
-    """``out`` (N, C, ...) += ``bias`` (C,) per channel, then ``act``, in place: one compiled
-    pass over the (C, rest) matrix a convolution's channels-major buffer is, else NumPy."""
+def _bias_act(out: np.ndarray, bias: np.ndarray, act: str, residual: Any = None) -> None:
+    """``out`` (N, C, ...) += ``bias`` (C,) per channel (then ``+= residual``, a folded Add2's
+    other operand), then ``act``, in place: one compiled pass over the (C, rest) matrix a
+    convolution's channels-major buffer is, else NumPy."""
     rows = _channel_rows(out)
-    if rows is None or not _inference_cpu.bias_act(rows, bias, act):
+    res_rows = None
+    if residual is not None:
+        same = type(residual) is np.ndarray and residual.strides == out.strides
+        res_rows = _channel_rows(residual) if same and residual.shape == out.shape else None
+        if res_rows is None:
+            rows = None
+    if rows is None or not _inference_cpu.bias_act(rows, bias, act, res_rows):
         out += bias.reshape((1, -1) + (1,) * (out.ndim - 2))
+        if residual is not None:
+            out += residual
         if act:
             _act(out, act)
 

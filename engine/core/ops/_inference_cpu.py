@@ -74,6 +74,21 @@ def _build(numba: ModuleType) -> dict[str, Any]:
                     row[j] += bv
 
     @_jit.njit(numba)
+    def bias_res_act(y, b, r, act, lo, hi):  # pragma: no cover - compiled
+        m_n = y.shape[1]
+        for c in range(lo, hi):
+            row, res = y[c], r[c]
+            bv = b[c]
+            for j in range(m_n):
+                v = row[j] + bv
+                v = v + res[j]  # (y + b) + r: the bias pass, then the Add2
+                if act == 1:
+                    v = 0.0 if v < 0 else v
+                elif act == 2:
+                    v = 0.0 if v < 0 else (6.0 if v > 6 else v)
+                row[j] = v
+
+    @_jit.njit(numba)
     def add_act(x0, x1, act, lo, hi):  # pragma: no cover - compiled
         if act == 1:
             for i in range(lo, hi):
@@ -129,6 +144,7 @@ def _build(numba: ModuleType) -> dict[str, Any]:
     simd = optional.load("engine.core.ops._inference_simd")  # imports numba's vector types
     return dict(
         bias_act=bias_act,
+        bias_res_act=bias_res_act,
         add_act=add_act,
         channel_mean=channel_mean,
         max_pool=max_pool,
@@ -160,17 +176,29 @@ def _served(a: Any) -> bool:
     )
 
 
-def bias_act(y2: Any, b: Any, act: str) -> bool:
-    """``y2`` (C, M) contiguous += ``b`` (C,) per row, then ``act`` ("", "ReLU", "ReLU6"), in
-    place. False (nothing done) when the loops do not serve these arrays."""
+def bias_act(y2: Any, b: Any, act: str, residual: Any = None) -> bool:
+    """``y2`` (C, M) contiguous += ``b`` (C,) per row (then ``+= residual``, a (C, M) array of
+    the same layout), then ``act`` ("", "ReLU", "ReLU6"), in place. False (nothing done) when
+    the loops do not serve these arrays."""
     if not (_served(y2) and y2.ndim == 2 and b.size == y2.shape[0] and act in ACT_CODES):
+        return False
+    if residual is not None and not (
+        type(residual) is np.ndarray
+        and residual.dtype == y2.dtype
+        and residual.shape == y2.shape
+        and residual.flags.c_contiguous
+    ):
         return False
     kernels = _compile()
     if kernels is None:
         return False
     b = np.ascontiguousarray(b.reshape(-1), dtype=y2.dtype)
-    args = (y2, b, ACT_CODES[act])
-    _split(kernels["bias_act"], args, y2.shape[0], y2.size * NS_PER_ELEMENT)
+    cost = y2.size * NS_PER_ELEMENT
+    if residual is None:
+        _split(kernels["bias_act"], (y2, b, ACT_CODES[act]), y2.shape[0], cost)
+    else:
+        args = (y2, b, residual, ACT_CODES[act])
+        _split(kernels["bias_res_act"], args, y2.shape[0], cost * 1.5)
     return True
 
 

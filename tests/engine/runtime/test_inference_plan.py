@@ -281,6 +281,17 @@ def test_bias_act_kernel_matches_numpy():
                 want = np.clip(want, 0, 6)
             np.testing.assert_array_equal(got, want)
     assert not _inference_cpu.bias_act(np.zeros((3, 4), np.float32)[:, ::2], np.zeros(3), "ReLU")
+    # with a residual (a folded Add2's other operand): (y + b) + r, then the activation
+    y = rng.normal(0, 4, (5, 70)).astype(np.float32)
+    r = rng.normal(0, 4, (5, 70)).astype(np.float32)
+    b = rng.normal(0, 1, 5).astype(np.float32)
+    for act in ("", "ReLU", "ReLU6"):
+        got = y.copy()
+        assert _inference_cpu.bias_act(got, b, act, r)
+        want = (y + b[:, None]) + r
+        want = {"": want, "ReLU": np.maximum(want, 0), "ReLU6": np.clip(want, 0, 6)}[act]
+        np.testing.assert_array_equal(got, want)
+    assert not _inference_cpu.bias_act(y.copy(), b, "ReLU", r[:, ::2])
 
 
 @pytest.mark.skipif(_inference_cpu._compile() is None, reason="numba not installed")
@@ -382,13 +393,20 @@ def test_batch_of_64_takes_the_fast_paths_and_matches_the_generic_path(sample):
         depthwise = [op for op in plan.ops if type(op.function).__name__ == "_Depthwise"]
         assert [op.function.act for op in depthwise] == ["ReLU"] * 3
         assert all(op.function.bias is not None for op in depthwise)  # the folded BN's bias
-    if "residual" in sample:
-        adds = [op.function for op in plan.ops if type(op.function).__name__ == "_AddInto"]
-        assert [f.act for f in adds] == ["ReLU", "ReLU"]
+    if "residual" in sample:  # each block's Add2 and ReLU in its second convolution's pass
+        fused = {op.name: (op.folded, op.act) for op in plan.ops if op.residual is not None}
+        assert fused == {
+            f"Res{i}/Convolution_2": (
+                (f"Res{i}/BatchNormalization_2", f"Res{i}/Add2", f"Res{i}/ReLU_2"),
+                "ReLU",
+            )
+            for i in (1, 2)
+        }
 
 
 _REAL_RUN = _threads.run
-_PLAN_LOOPS = {"bias_act", "add_act", "max_pool", "channel_mean", "depthwise", "pointwise"}
+_PLAN_LOOPS = {"bias_act", "bias_res_act", "add_act", "max_pool", "channel_mean", "depthwise",
+               "pointwise"}  # fmt: skip
 
 
 def _run_with_threads(plan, batch, count, monkeypatch):
@@ -441,7 +459,7 @@ def test_one_and_two_threads_give_the_same_bytes(sample, monkeypatch):
     }
     expected = {
         "lenet_digits.ncproj": {"bias_act", "max_pool"},
-        "residual_digits.ncproj": {"bias_act", "add_act", "max_pool"},
+        "residual_digits.ncproj": {"bias_act", "bias_res_act", "max_pool"},
         "mobilenet_digits.ncproj": {"bias_act", "depthwise", "pointwise", "channel_mean"},
         "squeezenet_digits.ncproj": {"bias_act", "max_pool", "pointwise", "channel_mean"},
     }[sample]
@@ -467,12 +485,14 @@ def test_three_threads_uneven_ranges_give_the_same_bytes(monkeypatch):
         d = _inference_cpu.depthwise(x, w, b, (1, 1), (2, 1), (1, 1), (5, 7), "ReLU6")
         r = y2.copy()
         assert _inference_cpu.bias_act(r, b, "ReLU")
+        r2 = y2.copy()
+        assert _inference_cpu.bias_act(r2, b, "ReLU6", y2[::-1].copy())
         s = a0.copy()
         assert _inference_cpu.add_act(s, a1, "ReLU")
         m = _inference_cpu.channel_mean(x.reshape(16, 63, 32))
         p = _inference_cpu.max_pooling(x.transpose(3, 0, 1, 2), (3, 3), (2, 2), True, (1, 1))
         q = _inference_cpu.pointwise(w2, x2, b, "ReLU")
-        return [d, r, s, m, np.ascontiguousarray(p), q]
+        return [d, r, r2, s, m, np.ascontiguousarray(p), q]
 
     monkeypatch.setattr(_threads, "count", lambda: 1)
     want = each()
@@ -606,3 +626,32 @@ def test_inference_kernels_built_for_narrower_registers_compute_the_same(tmp_pat
     )
     used, worst = done.stdout.split()
     assert int(used) == lanes and float(worst) < 1e-5
+
+
+def test_a_residual_add_folds_into_the_convolutions_bias_pass(kit):
+    """conv -> BN -> Add2 (with the network's input, plain NCHW: the NumPy path) -> ReLU, and
+    a second block whose Add2 reads a batch-innermost activation another layer reads too: the
+    bias, the sum and the ReLU in the convolution's pass, the other operand left as it was."""
+    layers = [kit.layer("Input", "Input", Size=(3, 6, 6), Dataset="x"),
+              kit.layer("Convolution", "Convolution", OutMaps=3, KernelShape=(3, 3),
+                        BorderMode="same"),
+              kit.layer("BatchNormalization", "BatchNormalization", Axes=0),
+              kit.layer("Add2", "Add2"), kit.layer("ReLU", "ReLU"),
+              kit.layer("Convolution_2", "Convolution", OutMaps=3, KernelShape=(3, 3),
+                        BorderMode="same"),
+              kit.layer("Add2_2", "Add2"), kit.layer("ReLU6", "ReLU6"),
+              kit.layer("Add2_3", "Add2")]  # fmt: skip
+    links = [Link("Input", "Convolution"), Link("Convolution", "BatchNormalization"),
+             Link("BatchNormalization", "Add2"), Link("Input", "Add2"), Link("Add2", "ReLU"),
+             Link("ReLU", "Convolution_2"), Link("Convolution_2", "Add2_2"),
+             Link("ReLU", "Add2_2"), Link("Add2_2", "ReLU6"), Link("ReLU6", "Add2_3"),
+             Link("ReLU", "Add2_3")]  # fmt: skip
+    program, params = _runtime(kit, layers, links)
+    for batch in (4, 32):
+        x = _x((3, 6, 6), batch)
+        copy = x["x"].copy()
+        plan = _compare(program, params, x)
+        np.testing.assert_array_equal(x["x"], copy)
+    fused = {op.name: (op.folded, op.act) for op in plan.ops if op.residual is not None}
+    assert fused == {"Convolution": (("BatchNormalization", "Add2", "ReLU"), "ReLU"),
+                     "Convolution_2": (("Add2_2", "ReLU6"), "ReLU6")}  # fmt: skip
