@@ -41,6 +41,7 @@ import numpy as np
 
 import engine.nn as nn
 from engine.core.ops import _inference_cpu
+from engine.core.ops._im2col import conv_out_size
 from engine.runtime.program import Program, Ref, Step, _batch_size, _feed
 
 __all__ = ["InferencePlan", "build"]
@@ -66,6 +67,9 @@ class _Op:
     # A convolution's bias, added with ``act`` in one compiled pass over its channels-major
     # output (engine.core.ops._inference_cpu) instead of by the layer (then None in inputs)
     bias: Any = None
+    # A residual Add2 folded into this convolution: the slot of its other operand, added with
+    # the bias in the same pass (then ``act``, the activation after the Add2)
+    residual: int | None = None
 
 
 class InferencePlan:
@@ -83,7 +87,7 @@ class InferencePlan:
         keep = {i for _, i in outputs} | {i for i, v in enumerate(slots) if v is not None}
         last: dict[int, int] = {}
         for k, op in enumerate(ops):
-            for i in op.inputs:
+            for i in (*op.inputs, *(() if op.residual is None else (op.residual,))):
                 last[i] = k
         self._drop = [[] for _ in ops]  # type: list[list[int]]
         for i, k in last.items():
@@ -115,7 +119,8 @@ class InferencePlan:
                     out = out[0]
                 out = out.data
                 if op.bias is not None:
-                    _bias_act(out, op.bias, op.act)
+                    residual = None if op.residual is None else slots[op.residual]
+                    _bias_act(out, op.bias, op.act, residual)
                 elif op.act:
                     _act(out, op.act)
                 slots[op.out] = out
@@ -183,16 +188,35 @@ def build(program: Program, params: Mapping[str, Any]) -> InferencePlan | None:
                 act = follower.type
                 folded.append(follower.name)
                 last = follower
+        residual = None
+        add = None if act else _residual_add(step, inputs, last, readers, steps)
+        if add is not None and slots[slot(inputs[2])].size == step.shape[0]:
+            # conv -> Add2 (its first operand) -> ReLU: bias, sum and ReLU in one pass
+            residual, last = add.inputs[1], add
+            folded.append(add.name)
+            follower = _only_reader(add, readers, steps)
+            if follower is not None and follower.type in _ACTIVATIONS:
+                act = follower.type
+                folded.append(follower.name)
+                last = follower
         skip.update(folded)
         out = slot(("step", last.name))
         bias = None
-        if act and _separate_bias(step, inputs) and slots[slot(inputs[2])].size == step.shape[0]:
+        if (
+            (act or residual is not None)
+            and _separate_bias(step, inputs)
+            and slots[slot(inputs[2])].size == step.shape[0]
+        ):
             bias = slots[slot(inputs[2])].reshape(-1)
             inputs = inputs[:2]
         refs = tuple(slot(r) if r[0] != "none" else _none(slots, index) for r in inputs)
         function, op_act = step.function, act
         if step.type == "Add2" and _overwritable(step, refs, readers, steps, fresh):
-            function = _add_into  # the first operand's buffer, read by nothing else, takes the sum
+            # the first operand's buffer, read by nothing else, takes the sum (and activation)
+            function, op_act = _AddInto(act), ""
+        elif _depthwise(step, inputs):
+            function = _Depthwise(step.function, slots[refs[1]], bias, act)
+            bias, op_act = None, ""  # both applied by the kernel to each output vector
         elif step.type == "MaxPooling":
             function = _MaxPooling(step.function)
         elif step.type == "GlobalAveragePooling":
@@ -201,7 +225,8 @@ def build(program: Program, params: Mapping[str, Any]) -> InferencePlan | None:
             function = _Pointwise(step.function, slots[refs[1]], bias, act)
             bias, op_act = None, ""  # both applied by the GEMM's own pass
         ops.append(_Op(step.name, function, refs, dict(step.kwargs), out, op_act,
-                       step.batch_kwargs, tuple(folded), bias))  # fmt: skip
+                       step.batch_kwargs, tuple(folded), bias,
+                       None if residual is None else slot(residual)))  # fmt: skip
         if step.type in _FRESH:
             fresh.add(out)
         for name in folded:  # the folded steps' outputs are this op's
@@ -257,7 +282,9 @@ class _GlobalAveragePooling:
             return self.generic(x)
         c, n = x.shape[1], x.shape[0]
         count = buf.size // (c * n)
-        means = buf.reshape(c, count, n).sum(axis=1) * x.dtype.type(1 / count)
+        means = _inference_cpu.channel_mean(buf.reshape(c, count, n))
+        if means is None:
+            means = buf.reshape(c, count, n).sum(axis=1) * x.dtype.type(1 / count)
         return _Array(means.T.reshape(n, c, 1, 1))
 
 
@@ -279,15 +306,18 @@ class _Pointwise:
             if self.act:
                 _act(out, self.act)
             return _Array(out)
-        y = np.matmul(self.w2, buf.reshape(buf.shape[0], -1))
+        x2 = buf.reshape(buf.shape[0], -1)
+        y = _inference_cpu.pointwise(self.w2, x2, bias, self.act)
+        if y is not None:  # the vector loop, bias and activation in its registers
+            out = y.reshape((y.shape[0], *buf.shape[1:]))
+            return _Array(out.transpose((x.ndim - 1, *range(x.ndim - 1))))
+        y = np.matmul(self.w2, x2)
         if bias is not None:
             bias = bias.reshape(-1)
-            if not _inference_cpu.bias_act(y, bias, self.act == "ReLU"):
+            if not _inference_cpu.bias_act(y, bias, self.act):
                 y += bias.reshape(-1, 1)
-                if self.act == "ReLU":
-                    _act(y, "ReLU")
-            if self.act == "ReLU6":
-                _act(y, "ReLU6")
+                if self.act:
+                    _act(y, self.act)
         elif self.act:
             _act(y, self.act)
         out = y.reshape((y.shape[0], *buf.shape[1:]))
@@ -310,12 +340,73 @@ def _pointwise(step: Step, inputs: list[Ref]) -> bool:
     )
 
 
-def _add_into(x0: np.ndarray, x1: np.ndarray, inplace: bool = False) -> _Array:
-    """Add2 into ``x0``'s own buffer (no new array): the sum NumPy's ``x0 + x1`` gives."""
-    if type(x0) is not np.ndarray or x0.shape != np.shape(x1) or not x0.flags.writeable:
-        return _Array(x0 + x1)
-    np.add(x0, x1, out=x0)
-    return _Array(x0)
+class _AddInto:
+    """Add2 into ``x0``'s own buffer (no new array), then the activation after it, one pass
+    (:func:`engine.core.ops._inference_cpu.add_act`): the sum NumPy's ``x0 + x1`` gives."""
+
+    def __init__(self, act: str) -> None:
+        self.act = act
+
+    def __call__(self, x0: Any, x1: Any, inplace: bool = False) -> _Array:
+        if type(x0) is not np.ndarray or x0.shape != np.shape(x1) or not x0.flags.writeable:
+            out = x0 + x1
+        else:
+            out = x0
+            if _inference_cpu.add_act(x0, x1, self.act):
+                return _Array(out)
+            np.add(x0, x1, out=x0)
+        if self.act:
+            _act(out, self.act)
+        return _Array(out)
+
+
+class _Depthwise:
+    """A 2-D depthwise convolution (multiplier 1) on a batch-innermost float32 input: the
+    vector kernel with the bias and activation applied before each store, its channels shared
+    by the threads (:func:`engine.core.ops._inference_cpu.depthwise`); other inputs go to the
+    generic function, then the bias pass."""
+
+    def __init__(self, generic: Callable[..., Any], w: np.ndarray, bias: Any, act: str) -> None:
+        self.generic, self.bias, self.act = generic, bias, act
+        self.w = np.ascontiguousarray(w.reshape(w.shape[0], *w.shape[-2:]), dtype=np.float32)
+
+    def __call__(self, x: Any, w: Any, b: Any = None, **kwargs: Any) -> Any:
+        bias = self.bias if b is None else b
+        buf = _batch_last(x)
+        if buf is not None and x.ndim == 4 and buf.shape[0] == self.w.shape[0]:
+            pad = tuple(kwargs.get("pad") or (0, 0))
+            stride = tuple(kwargs.get("stride") or (1, 1))
+            dilation = tuple(kwargs.get("dilation") or (1, 1))
+            out = tuple(
+                conv_out_size(*a)
+                for a in zip(x.shape[2:], self.w.shape[1:], pad, stride, dilation, strict=True)
+            )
+            y = None
+            if min(out) >= 1:
+                b1 = None if bias is None else np.asarray(bias).reshape(-1)
+                y = _inference_cpu.depthwise(buf, self.w, b1, pad, stride, dilation, out, self.act)
+            if y is not None:
+                return _Array(y.transpose(3, 0, 1, 2))
+        if b is None and bias is not None:  # the plan holds the bias: the layer runs without it
+            out = self.generic(x, w, None, **kwargs).data
+            _bias_act(out, bias, self.act)
+        else:
+            out = self.generic(x, w, b, **kwargs).data
+            if self.act:
+                _act(out, self.act)
+        return _Array(out)
+
+
+def _depthwise(step: Step, inputs: list[Ref]) -> bool:
+    kw = step.kwargs
+    return (
+        step.type == "DepthwiseConvolution"
+        and len(step.shape) == 3
+        and inputs[1][0] in ("param", "folded")
+        and (len(inputs) < 3 or inputs[2][0] in ("param", "folded", "none"))
+        and int(kw.get("multiplier", 1)) == 1
+        and int(kw.get("base_axis", 1)) == 1
+    )
 
 
 def _overwritable(step: Step, refs: tuple[int, ...], readers: dict[str, int],
@@ -328,6 +419,22 @@ def _overwritable(step: Step, refs: tuple[int, ...], readers: dict[str, int],
     if readers.get(first[1], 0) != 1:
         return False
     return tuple(steps[first[1]].shape) == tuple(step.shape)
+
+
+def _residual_add(step: Step, inputs: list[Ref], last: Step, readers: dict[str, int],
+                  steps: dict[str, Step]) -> Step | None:  # fmt: skip
+    """The Add2 that a convolution's bias pass can take in (``last``: the convolution or its
+    folded BatchNormalization, read by nothing but that Add2's first operand, of the sum's
+    shape; a convolution the generic layer computes, with a bias the plan can hold), or None."""
+    if step.type != "Convolution" or not _separate_bias(step, inputs) or _pointwise(step, inputs):
+        return None
+    add = _only_reader(last, readers, steps)
+    if add is None or add.type != "Add2" or len(add.inputs) != 2:
+        return None
+    other = add.inputs[1]
+    if other == add.inputs[0] or other[0] not in ("step", "feed", "param"):
+        return None
+    return add if tuple(add.shape) == tuple(last.shape) else None
 
 
 def _separate_bias(step: Step, inputs: list[Ref]) -> bool:
@@ -349,16 +456,23 @@ def _act(out: np.ndarray, act: str) -> None:
         np.clip(out, 0, 6, out=out)
 
 
-def _bias_act(out: np.ndarray, bias: np.ndarray, act: str) -> None:
-    """``out`` (N, C, ...) += ``bias`` (C,) per channel, then ``act``, in place: one compiled
-    pass over the (C, rest) matrix a convolution's channels-major buffer is, else NumPy."""
+def _bias_act(out: np.ndarray, bias: np.ndarray, act: str, residual: Any = None) -> None:
+    """``out`` (N, C, ...) += ``bias`` (C,) per channel (then ``+= residual``, a folded Add2's
+    other operand), then ``act``, in place: one compiled pass over the (C, rest) matrix a
+    convolution's channels-major buffer is, else NumPy."""
     rows = _channel_rows(out)
-    if rows is None or not _inference_cpu.bias_act(rows, bias, act == "ReLU"):
+    res_rows = None
+    if residual is not None:
+        same = type(residual) is np.ndarray and residual.strides == out.strides
+        res_rows = _channel_rows(residual) if same and residual.shape == out.shape else None
+        if res_rows is None:
+            rows = None
+    if rows is None or not _inference_cpu.bias_act(rows, bias, act, res_rows):
         out += bias.reshape((1, -1) + (1,) * (out.ndim - 2))
+        if residual is not None:
+            out += residual
         if act:
             _act(out, act)
-    elif act == "ReLU6":  # the bias pass did not clip
-        _act(out, act)
 
 
 def _channel_rows(out: np.ndarray) -> np.ndarray | None:

@@ -11,7 +11,7 @@ largest) before anything is timed. Rounds alternate them so a shared machine's d
 alike; the ratio ours / onnxruntime of each round's pair is reported, with the median.
 
     python tests/benchmarks/bench_inference.py [--rounds 7] [--iters 50] [--batch 64]
-        [--threads N] [--only WORD...] [--device cpu|gpu|guard]
+        [--threads N] [--only WORD...] [--device cpu|gpu|guard] [--clock wall|cpu] [--round2]
 
 Timings are reported, never asserted (tests never assert wall-clock times).
 """
@@ -19,6 +19,7 @@ Timings are reported, never asserted (tests never assert wall-clock times).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import sys
 import tempfile
@@ -33,8 +34,10 @@ import numpy as np
 
 import engine.nn as nn
 from engine.core import backend
+from engine.core.ops import _inference_cpu
 from engine.export import Source, export_onnx
 from engine.formats import load_project
+from engine.runtime import inference_plan
 from engine.runtime.compiler import compile_network
 from engine.runtime.evaluator import ExecutorRun
 
@@ -88,6 +91,13 @@ def _pair(project_file: Path, batch: int, threads: int | None, folder: Path):
     scale = max(float(np.abs(b).max()), 1e-30)
     assert np.abs(a.reshape(b.shape) - b).max() <= 1e-4 * scale, "outputs differ"
     assert np.abs(c.reshape(b.shape) - b).max() <= 1e-4 * scale, "outputs differ"
+    with _residual_fold_off():  # round 2's plan had no residual Add2 in the bias pass
+        plan2 = inference_plan.build(program, params)
+
+    def round2() -> np.ndarray:
+        return backend.to_numpy(plan2.run({variable: x})[output])
+
+    ours.round2 = _round2(round2)
     return ours, theirs, generic
 
 
@@ -98,18 +108,64 @@ def _providers(ort) -> list[str]:
     return ["CPUExecutionProvider"]
 
 
+CLOCKS = {"wall": time.perf_counter, "cpu": time.thread_time}
+_clock = CLOCKS["wall"]
+
+
 def _median_ms(fn, iters: int) -> float:
     fn()
     times = []
     for _ in range(iters):
-        start = time.perf_counter()
+        start = _clock()
         fn()
-        times.append(time.perf_counter() - start)
+        times.append(_clock() - start)
     return statistics.median(times) * 1e3
+
+
+# ``--round2``: the plan as it was before issue 33's inference loops, timed in the same rounds
+# (the loops switched off: the depthwise and 1x1 loops, the fused Add2 + ReLU, the pooled means
+# loop and the threads' split, and a plan built without residual Add2s in the bias pass; what
+# remains is round 2's plan with its ReLU6 in the bias pass).
+_ROUND3 = ("depthwise", "pointwise", "add_act", "channel_mean", "_split")
+_ROUND3_OFF = {
+    "depthwise": lambda *a, **k: None,
+    "pointwise": lambda *a, **k: None,
+    "add_act": lambda *a, **k: False,
+    "channel_mean": lambda *a, **k: None,
+    "_split": lambda kernel, args, total, cost, align=1: kernel(*args, 0, total),
+}
+
+
+@contextlib.contextmanager
+def _residual_fold_off():
+    kept = inference_plan._residual_add
+    inference_plan._residual_add = lambda *args, **kwargs: None
+    try:
+        yield
+    finally:
+        inference_plan._residual_add = kept
+
+
+def _round2(fn):
+    """``fn`` run with this round's inference loops switched off."""
+    kept = {name: getattr(_inference_cpu, name) for name in _ROUND3}
+
+    def run_round2():
+        for name in _ROUND3:
+            setattr(_inference_cpu, name, _ROUND3_OFF[name])
+        try:
+            return fn()
+        finally:
+            for name, value in kept.items():
+                setattr(_inference_cpu, name, value)
+
+    return run_round2
 
 
 def run(name: str, args, folder: Path) -> dict:
     ours, theirs, generic = _pair(PROJECTS / NETWORKS[name], args.batch, args.threads, folder)
+    if args.round2:
+        generic = ours.round2  # the "before" column: the plan of round 2
     times: dict[str, list[float]] = {"ours": [], "ort": [], "generic": []}
     for _ in range(args.rounds):
         times["ours"].append(_median_ms(ours, args.iters))
@@ -128,7 +184,7 @@ def run(name: str, args, folder: Path) -> dict:
     print(f"{name:<18} batch {args.batch} ({args.device}): "
           f"NeuroCanvas {result['ours_ms']:7.3f} ms   "
           f"onnxruntime {result['ort_ms']:7.3f} ms   ratio {result['ratio']:.2f}x "
-          f"(rounds {ratios[0]:.2f}-{ratios[-1]:.2f});   generic path "
+          f"(rounds {ratios[0]:.2f}-{ratios[-1]:.2f});   {args.before_name} "
           f"{result['generic_ms']:7.3f} ms, {result['generic_ratio']:.2f}x",
           flush=True)  # fmt: skip
     return result
@@ -143,7 +199,18 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--only", nargs="+", metavar="WORD")
     parser.add_argument("--device", choices=("cpu", "gpu", "guard"), default="cpu",
                         help="ours on the GPU (onnxruntime on CUDA where it has it)")  # fmt: skip
+    parser.add_argument("--clock", choices=tuple(CLOCKS), default="wall",
+                        help="cpu: this thread's CPU time (with --threads 1 only: steadier than "
+                        "wall time on a machine other processes load)")  # fmt: skip
+    parser.add_argument("--round2", action="store_true",
+                        help="time the plan without issue 33's inference loops as the 'before' "
+                        "column instead of the generic path")  # fmt: skip
     args = parser.parse_args(argv)
+    args.before_name = "round-2 plan" if args.round2 else "generic path"
+    if args.clock == "cpu" and args.threads != 1:
+        parser.error("--clock cpu measures one thread: use it with --threads 1")
+    global _clock
+    _clock = CLOCKS[args.clock]
     nn.set_device(args.device)
     if args.threads:
         from threadpoolctl import threadpool_limits

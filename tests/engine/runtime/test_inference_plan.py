@@ -8,13 +8,18 @@ float32 tolerance, and neither building nor running a plan may change the parame
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 import engine.nn as nn
-from engine.core.ops import _inference_cpu
+import engine.nn.functions as F
+from engine.core import threads
+from engine.core.ops import _inference_cpu, _threads
 from engine.formats import load_project
 from engine.graph.project import Link
 from engine.runtime import inference_plan
@@ -263,17 +268,30 @@ def test_half_precision_and_generators_keep_the_generic_path(kit):
 def test_bias_act_kernel_matches_numpy():
     rng = np.random.default_rng(0)
     for shape in ((1, 1), (3, 17), (16, 64 * 49)):
-        y = rng.normal(0, 1, shape).astype(np.float32)
+        y = rng.normal(0, 4, shape).astype(np.float32)
         y[0, 0] = np.nan
         b = rng.normal(0, 1, shape[0]).astype(np.float32)
-        for relu in (False, True):
+        for act in ("", "ReLU", "ReLU6"):
             got = y.copy()
-            assert _inference_cpu.bias_act(got, b, relu)
+            assert _inference_cpu.bias_act(got, b, act)
             want = y + b[:, None]
-            if relu:
+            if act == "ReLU":
                 want = np.maximum(want, 0)
+            elif act == "ReLU6":
+                want = np.clip(want, 0, 6)
             np.testing.assert_array_equal(got, want)
-    assert not _inference_cpu.bias_act(np.zeros((3, 4), np.float32)[:, ::2], np.zeros(3), True)
+    assert not _inference_cpu.bias_act(np.zeros((3, 4), np.float32)[:, ::2], np.zeros(3), "ReLU")
+    # with a residual (a folded Add2's other operand): (y + b) + r, then the activation
+    y = rng.normal(0, 4, (5, 70)).astype(np.float32)
+    r = rng.normal(0, 4, (5, 70)).astype(np.float32)
+    b = rng.normal(0, 1, 5).astype(np.float32)
+    for act in ("", "ReLU", "ReLU6"):
+        got = y.copy()
+        assert _inference_cpu.bias_act(got, b, act, r)
+        want = (y + b[:, None]) + r
+        want = {"": want, "ReLU": np.maximum(want, 0), "ReLU6": np.clip(want, 0, 6)}[act]
+        np.testing.assert_array_equal(got, want)
+    assert not _inference_cpu.bias_act(y.copy(), b, "ReLU", r[:, ::2])
 
 
 @pytest.mark.skipif(_inference_cpu._compile() is None, reason="numba not installed")
@@ -282,8 +300,6 @@ def test_bias_act_kernel_matches_numpy():
     [((2, 2), None, (0, 0), True), ((3, 3), (2, 2), (1, 1), True), ((3, 2), (2, 3), (0, 0), False)],
 )
 def test_max_pooling_values_match_the_training_kernel(kernel, stride, pad, ignore_border):
-    import engine.nn.functions as F
-
     rng = np.random.default_rng(4)
     base = rng.normal(0, 1, (5, 3, 9, 8)).astype(np.float32)
     base[1, 2, 3, 4] = np.nan
@@ -344,3 +360,298 @@ def test_pointwise_convolutions_and_global_average_pooling(kit):
     assert kinds["Pointwise"] == kinds["Pointwise_2"] == kinds["Pointwise_3"] == "_Pointwise"
     assert kinds["GlobalAveragePooling"] == "_GlobalAveragePooling"
     assert plan.folded == {"Pointwise_2": ("BatchNormalization", "ReLU")}
+
+
+needs_numba = pytest.mark.skipif(_inference_cpu._compile() is None, reason="numba not installed")
+CNN_SAMPLES = ["lenet_digits.ncproj", "residual_digits.ncproj", "mobilenet_digits.ncproj",
+               "squeezenet_digits.ncproj"]  # fmt: skip
+
+
+def _sample_plan(sample):
+    project = load_project(PROJECTS / sample)
+    nn.clear_parameters()
+    nn.seed(0)
+    program = compile_network(project, project.executors[0].network)
+    params = program.create_parameters(PROJECTS)
+    _randomize_statistics(params)
+    return program, params
+
+
+@needs_numba
+@pytest.mark.parametrize("sample", CNN_SAMPLES)
+def test_batch_of_64_takes_the_fast_paths_and_matches_the_generic_path(sample):
+    """Batch 64 (whole SIMD vectors): the depthwise kernel with its bias and activation, the
+    fused residual Add2 + ReLU and the compiled pooled means run, and agree with the generic
+    path."""
+    program, params = _sample_plan(sample)
+    rng = np.random.default_rng(7)
+    batch = {v: rng.random((64, *shape), dtype=np.float32) for v, shape in program.feeds.items()}
+    plan = _compare(program, params, batch)
+    kinds = {type(op.function).__name__ for op in plan.ops}
+    if "mobilenet" in sample:
+        assert "_Depthwise" in kinds
+        depthwise = [op for op in plan.ops if type(op.function).__name__ == "_Depthwise"]
+        assert [op.function.act for op in depthwise] == ["ReLU"] * 3
+        assert all(op.function.bias is not None for op in depthwise)  # the folded BN's bias
+    if "residual" in sample:  # each block's Add2 and ReLU in its second convolution's pass
+        fused = {op.name: (op.folded, op.act) for op in plan.ops if op.residual is not None}
+        assert fused == {
+            f"Res{i}/Convolution_2": (
+                (f"Res{i}/BatchNormalization_2", f"Res{i}/Add2", f"Res{i}/ReLU_2"),
+                "ReLU",
+            )
+            for i in (1, 2)
+        }
+
+
+_REAL_RUN = _threads.run
+_PLAN_LOOPS = {"bias_act", "bias_res_act", "add_act", "max_pool", "channel_mean", "depthwise",
+               "pointwise"}  # fmt: skip
+
+
+def _run_with_threads(plan, batch, count, monkeypatch):
+    """The plan's outputs with the engine's threads set to ``count`` (the loops are split even
+    for the small test arrays), and the names of the loops that were split."""
+    split = []
+
+    def spy(kernel, args, total, align):
+        split.append(kernel.__name__)
+        return _REAL_RUN(kernel, args, total, align)
+
+    before = _threads.count()
+    with monkeypatch.context() as m:
+        m.setattr(_threads, "run", spy)
+        m.setattr(_inference_cpu, "MIN_PARALLEL_NS", 0)
+        try:
+            threads.force(count)
+            assert _threads.count() == count
+            out = plan.run(batch)
+        finally:
+            threads.force(None)
+            _threads.set_count(before)
+    return {k: v.copy() for k, v in out.items()}, split
+
+
+@needs_numba
+@pytest.mark.parametrize("sample", CNN_SAMPLES)
+def test_one_and_two_threads_give_the_same_bytes(sample, monkeypatch):
+    """The engine's thread setting (``threads.force``: BLAS and the kernels' pool) at 1 and 2:
+    the plan's loops share channels or elements between the threads, never a sum, so the
+    outputs are the same bytes; at 2 the loops were split."""
+    program, params = _sample_plan(sample)
+    plan = inference_plan.build(program, params)
+    rng = np.random.default_rng(8)
+    batch = {v: rng.random((64, *shape), dtype=np.float32) for v, shape in program.feeds.items()}
+    _threads.set_count(2)
+    if _threads.count() != 2:
+        pytest.skip("NumPy's BLAS does not take two threads here")
+    one, split_one = _run_with_threads(plan, batch, 1, monkeypatch)
+    two, split_two = _run_with_threads(plan, batch, 2, monkeypatch)
+    for name in one:
+        assert one[name].tobytes() == two[name].tobytes(), name
+    assert not set(split_one) & {
+        "bias_act",
+        "add_act",
+        "max_pool",
+        "channel_mean",
+        "depthwise",
+        "pointwise",
+    }
+    expected = {
+        "lenet_digits.ncproj": {"bias_act", "max_pool"},
+        "residual_digits.ncproj": {"bias_act", "bias_res_act", "max_pool"},
+        "mobilenet_digits.ncproj": {"bias_act", "depthwise", "pointwise", "channel_mean"},
+        "squeezenet_digits.ncproj": {"bias_act", "max_pool", "pointwise", "channel_mean"},
+    }[sample]
+    assert expected <= set(split_two), split_two
+
+
+@needs_numba
+def test_three_threads_uneven_ranges_give_the_same_bytes(monkeypatch):
+    """Three threads over 16 channels and odd element counts (ranges of unequal length): the
+    loops give the one-thread bytes."""
+    monkeypatch.setattr(_inference_cpu, "MIN_PARALLEL_NS", 0)
+    monkeypatch.setattr(_threads, "MIN_MAPS_PER_THREAD", 1)
+    rng = np.random.default_rng(9)
+    x = rng.normal(0, 3, (16, 9, 7, 32)).astype(np.float32)
+    w = rng.normal(0, 1, (16, 3, 3)).astype(np.float32)
+    b = rng.normal(0, 1, 16).astype(np.float32)
+    y2 = rng.normal(0, 3, (16, 1001)).astype(np.float32)
+    a0, a1 = (rng.normal(0, 3, 10007).astype(np.float32) for _ in range(2))
+    x2 = rng.normal(0, 1, (9, 16 * 37)).astype(np.float32)  # 37 vectors of 16 (or 74 of 8)
+    w2 = rng.normal(0, 1, (16, 9)).astype(np.float32)
+
+    def each():
+        d = _inference_cpu.depthwise(x, w, b, (1, 1), (2, 1), (1, 1), (5, 7), "ReLU6")
+        r = y2.copy()
+        assert _inference_cpu.bias_act(r, b, "ReLU")
+        r2 = y2.copy()
+        assert _inference_cpu.bias_act(r2, b, "ReLU6", y2[::-1].copy())
+        s = a0.copy()
+        assert _inference_cpu.add_act(s, a1, "ReLU")
+        m = _inference_cpu.channel_mean(x.reshape(16, 63, 32))
+        p = _inference_cpu.max_pooling(x.transpose(3, 0, 1, 2), (3, 3), (2, 2), True, (1, 1))
+        q = _inference_cpu.pointwise(w2, x2, b, "ReLU")
+        return [d, r, r2, s, m, np.ascontiguousarray(p), q]
+
+    monkeypatch.setattr(_threads, "count", lambda: 1)
+    want = each()
+    monkeypatch.setattr(_threads, "count", lambda: 3)
+    split = []
+    monkeypatch.setattr(_threads, "run", lambda k, *a: split.append(k.__name__) or _REAL_RUN(k, *a))
+    for got, ref in zip(each(), want, strict=True):
+        assert got.tobytes() == ref.tobytes()
+    assert set(split) == _PLAN_LOOPS
+
+
+@needs_numba
+@pytest.mark.parametrize("act", ["", "ReLU", "ReLU6"])
+@pytest.mark.parametrize(
+    ("shape", "kernel", "pad", "stride", "dilation"),
+    [
+        ((16, 14, 14, 64), (3, 3), (1, 1), (1, 1), (1, 1)),  # MobileNet's, 4 vectors a pixel
+        ((5, 9, 8, 48), (3, 3), (1, 1), (2, 2), (1, 1)),  # odd sizes, 3 (or 6) vectors
+        ((3, 10, 11, 16), (5, 3), (2, 0), (1, 2), (2, 1)),  # rectangular, dilated, 1 vector
+        ((2, 4, 4, 80), (3, 3), (0, 0), (1, 1), (1, 1)),  # a tile of 4 and one more vector
+        ((4, 11, 10, 64), (3, 3), (2, 1), (2, 1), (2, 1)),  # 3x3 windows inside, dilated
+    ],
+)
+def test_depthwise_inference_kernel_matches_the_generic_layer(shape, kernel, pad, stride,
+                                                               dilation, act):  # fmt: skip
+    rng = np.random.default_rng(10)
+    c, h, w_, n = shape
+    xc = rng.normal(0, 2, shape).astype(np.float32)
+    xc[0, 1, 1, 3] = np.nan
+    w = rng.normal(0, 1, (c, *kernel)).astype(np.float32)
+    for b in (rng.normal(0, 1, c).astype(np.float32), None):
+        out = tuple(
+            (size + 2 * p - d * (k - 1) - 1) // s + 1
+            for size, k, p, s, d in zip((h, w_), kernel, pad, stride, dilation, strict=True)
+        )
+        got = _inference_cpu.depthwise(xc, w, b, pad, stride, dilation, out, act)
+        assert got is not None and got.shape == (c, *out, n)
+        with nn.no_grad():
+            x = nn.Variable(np.ascontiguousarray(xc.transpose(3, 0, 1, 2)))
+            bias = None if b is None else nn.Variable(b)
+            want = F.depthwise_convolution(x, nn.Variable(w), bias, pad=pad, stride=stride,
+                                           dilation=dilation).data  # fmt: skip
+        if act == "ReLU":
+            want = np.maximum(want, 0)
+        elif act == "ReLU6":
+            want = np.clip(want, 0, 6)
+        got = got.transpose(3, 0, 1, 2)
+        assert np.array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    # float64 and batches that are not whole vectors are left to the generic layer
+    assert _inference_cpu.depthwise(xc.astype(np.float64), w, None, pad, stride, dilation,
+                                    out, act) is None  # fmt: skip
+    assert _inference_cpu.depthwise(xc[..., :7].copy(), w, None, pad, stride, dilation,
+                                    out, act) is None  # fmt: skip
+
+
+@needs_numba
+def test_add_act_and_channel_mean_match_numpy():
+    rng = np.random.default_rng(11)
+    base = rng.normal(0, 4, (8, 6, 5, 32)).astype(np.float32)
+    other = rng.normal(0, 4, base.shape).astype(np.float32)
+    base[0, 0, 0, 0] = np.nan
+    for act in ("", "ReLU", "ReLU6"):
+        # (N, C, H, W) views of batch-innermost buffers, as the convolutions hand them out
+        x0, x1 = base.copy().transpose(3, 0, 1, 2), other.copy().transpose(3, 0, 1, 2)
+        want = x0 + x1
+        want = {"": want, "ReLU": np.maximum(want, 0), "ReLU6": np.clip(want, 0, 6)}[act]
+        assert _inference_cpu.add_act(x0, x1, act)
+        np.testing.assert_array_equal(x0, want)
+    x0 = base.copy().transpose(3, 0, 1, 2)
+    assert not _inference_cpu.add_act(x0, np.ascontiguousarray(x0), "ReLU")  # other layout
+    means = _inference_cpu.channel_mean(base.reshape(8, 30, 32))
+    np.testing.assert_allclose(means, base.reshape(8, 30, 32).mean(axis=1), rtol=1e-5, atol=1e-6)
+    assert _inference_cpu.channel_mean(base.reshape(8, 30, 32)[:, ::2]) is None
+
+
+@needs_numba
+@pytest.mark.parametrize("act", ["", "ReLU", "ReLU6"])
+@pytest.mark.parametrize(("k", "o", "m"), [(16, 32, 14 * 14 * 64), (7, 6, 5 * 16), (3, 1, 16)])
+def test_pointwise_inference_kernel_matches_numpy(k, o, m, act):
+    """Tiles of 4 rows x 4 vectors, the rows past the last whole tile (6 = 4 + 2, 1) and the
+    vectors past it (5 = 4 + 1): the product, bias and activation of NumPy."""
+    rng = np.random.default_rng(12)
+    x = rng.normal(0, 1, (k, m)).astype(np.float32)
+    x[0, 3] = np.nan
+    w = rng.normal(0, 1, (o, k)).astype(np.float32)
+    for b in (rng.normal(0, 1, o).astype(np.float32), None):
+        got = _inference_cpu.pointwise(w, x, b, act)
+        want = (w.astype(np.float64) @ x.astype(np.float64)) + (0 if b is None else b[:, None])
+        want = {"": want, "ReLU": np.maximum(want, 0), "ReLU6": np.clip(want, 0, 6)}[act]
+        assert got.shape == (o, m) and got.dtype == np.float32
+        assert np.array_equal(np.isnan(got), np.isnan(want))
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert _inference_cpu.pointwise(w, x[:, :-1].copy(), None, act) is None  # not whole vectors
+    assert _inference_cpu.pointwise(w.astype(np.float64), x.astype(np.float64), None, act) is None
+
+
+NARROW_CHECK = """
+import numpy as np
+from engine.core.ops import _inference_cpu
+kernels = _inference_cpu._compile()
+rng = np.random.default_rng(13)
+worst = 0.0
+x = rng.normal(0, 1, (5, 9, 8, 48)).astype(np.float32)  # 48: 3 vectors of 16, 6 of 8, 12 of 4
+w = rng.normal(0, 1, (5, 3, 3)).astype(np.float32)
+b = rng.normal(0, 1, 5).astype(np.float32)
+got = _inference_cpu.depthwise(x, w, b, (1, 1), (2, 1), (1, 1), (5, 8), "ReLU")
+xp = np.pad(x, ((0, 0), (1, 1), (1, 1), (0, 0)))
+want = np.zeros_like(got)
+for a in range(3):
+    for c in range(3):
+        want += w[:, a, c, None, None, None] * xp[:, a:a + 10:2, c:c + 8]
+want = np.maximum(want + b[:, None, None, None], 0)
+worst = max(worst, float(np.abs(got - want).max()))
+x2 = rng.normal(0, 1, (7, 16 * 9)).astype(np.float32)
+w2 = rng.normal(0, 1, (6, 7)).astype(np.float32)
+got = _inference_cpu.pointwise(w2, x2, b[:1].repeat(6), "ReLU6")
+want = np.clip(w2 @ x2 + b[0], 0, 6)
+worst = max(worst, float(np.abs(got - want).max()))
+print(kernels["lanes"], worst)
+"""
+
+
+@needs_numba
+@pytest.mark.parametrize("lanes", [8, 4], ids=["avx2-width", "neon-width"])
+def test_inference_kernels_built_for_narrower_registers_compute_the_same(tmp_path, lanes):
+    """What an AVX2 laptop (8 lanes) or an ARM machine (4) compiles; this machine runs both."""
+    env = {**os.environ, "NEUROCANVAS_SIMD_LANES": str(lanes), "NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-c", NARROW_CHECK], env=env, capture_output=True, text=True, check=True
+    )
+    used, worst = done.stdout.split()
+    assert int(used) == lanes and float(worst) < 1e-5
+
+
+def test_a_residual_add_folds_into_the_convolutions_bias_pass(kit):
+    """conv -> BN -> Add2 (with the network's input, plain NCHW: the NumPy path) -> ReLU, and
+    a second block whose Add2 reads a batch-innermost activation another layer reads too: the
+    bias, the sum and the ReLU in the convolution's pass, the other operand left as it was."""
+    layers = [kit.layer("Input", "Input", Size=(3, 6, 6), Dataset="x"),
+              kit.layer("Convolution", "Convolution", OutMaps=3, KernelShape=(3, 3),
+                        BorderMode="same"),
+              kit.layer("BatchNormalization", "BatchNormalization", Axes=0),
+              kit.layer("Add2", "Add2"), kit.layer("ReLU", "ReLU"),
+              kit.layer("Convolution_2", "Convolution", OutMaps=3, KernelShape=(3, 3),
+                        BorderMode="same"),
+              kit.layer("Add2_2", "Add2"), kit.layer("ReLU6", "ReLU6"),
+              kit.layer("Add2_3", "Add2")]  # fmt: skip
+    links = [Link("Input", "Convolution"), Link("Convolution", "BatchNormalization"),
+             Link("BatchNormalization", "Add2"), Link("Input", "Add2"), Link("Add2", "ReLU"),
+             Link("ReLU", "Convolution_2"), Link("Convolution_2", "Add2_2"),
+             Link("ReLU", "Add2_2"), Link("Add2_2", "ReLU6"), Link("ReLU6", "Add2_3"),
+             Link("ReLU", "Add2_3")]  # fmt: skip
+    program, params = _runtime(kit, layers, links)
+    for batch in (4, 32):
+        x = _x((3, 6, 6), batch)
+        copy = x["x"].copy()
+        plan = _compare(program, params, x)
+        np.testing.assert_array_equal(x["x"], copy)
+    fused = {op.name: (op.folded, op.act) for op in plan.ops if op.residual is not None}
+    assert fused == {"Convolution": (("BatchNormalization", "Add2", "ReLU"), "ReLU"),
+                     "Convolution_2": (("Add2_2", "ReLU6"), "ReLU6")}  # fmt: skip

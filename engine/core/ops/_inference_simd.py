@@ -1,0 +1,225 @@
+"""The test-mode plan's vector loops (explicit SIMD vectors from :mod:`._simd`): a depthwise 2-D
+convolution whose bias and activation are applied to each output vector in its register, before
+the one store, instead of in a second pass over the output.
+
+The sum over the taps is the training forward kernel's (:func:`._depthwise_cpu.forward`: the
+same taps in the same order, each a fused multiply-add into the vector); the bias is added to
+that sum and then the activation clamps it, as the plan's separate pass did. Output channels
+``[lo, hi)`` only, so the plan's threads share the channels (:mod:`._inference_cpu`).
+
+Module level, not a closure, so numba's disk cache serves them in every process. Arrays are flat
+and C-contiguous: x (C, H, W, N), w (C, kh, kw), y (C, Ho, Wo, N); ``geo`` is
+(C, H, W, N, kh, kw, Ho, Wo, ph, pw, sh, sw, dh, dw). Imports numba: loaded on first use.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numba
+import numpy as np
+from llvmlite import ir
+from numba.extending import intrinsic
+
+from engine.core.ops import _jit
+from engine.core.ops._simd import _I32, _VECTOR, FORCED, LANES, _vtype, vfma, vload, vstore, vzero
+
+__all__ = ["LANES", "depthwise", "pointwise"]
+
+
+def _splat(builder: Any, s: Any) -> Any:
+    if s.type != ir.FloatType():
+        s = builder.fptrunc(s, ir.FloatType())
+    lane0 = builder.insert_element(ir.Constant(_VECTOR, ir.Undefined), s, _I32(0))
+    zeros = ir.Constant(ir.VectorType(_I32, LANES), [0] * LANES)
+    return builder.shuffle_vector(lane0, ir.Constant(_VECTOR, ir.Undefined), zeros)
+
+
+@intrinsic
+def vadd_scalar(typingctx: Any, value: Any, scalar: Any) -> Any:
+    """``value + scalar`` (the scalar broadcast to every lane)."""
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        return builder.fadd(args[0], _splat(builder, args[1]))
+
+    return _vtype(value, scalar), codegen
+
+
+@intrinsic
+def vrelu(typingctx: Any, value: Any) -> Any:
+    """Each lane ``v`` as ``0 if v < 0 else v``: a NaN stays NaN, as ``np.maximum(v, 0)``."""
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        zero = ir.Constant(_VECTOR, [0.0] * LANES)
+        return builder.select(builder.fcmp_ordered("<", args[0], zero), zero, args[0])
+
+    return _vtype(value), codegen
+
+
+@intrinsic
+def vcap(typingctx: Any, value: Any, top: Any) -> Any:
+    """Each lane ``v`` as ``top if v > top else v``: a NaN stays NaN, as ``np.clip``."""
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        t = _splat(builder, args[1])
+        return builder.select(builder.fcmp_ordered(">", args[0], t), t, args[0])
+
+    return _vtype(value, top), codegen
+
+
+@_jit.njit(numba, cache=not FORCED, inline="always")
+def _finish(acc, bc, has_bias, act):  # pragma: no cover - compiled
+    if has_bias:
+        acc = vadd_scalar(acc, bc)
+    if act:
+        acc = vrelu(acc)
+        if act == 2:
+            acc = vcap(acc, np.float32(6.0))
+    return acc
+
+
+@_jit.njit(numba, cache=not FORCED, inline="always")
+def _store4(y, out, q0, q1, q2, q3, bc, has_bias, act):  # pragma: no cover - compiled
+    vstore(y, out, _finish(q0, bc, has_bias, act))
+    vstore(y, out + LANES, _finish(q1, bc, has_bias, act))
+    vstore(y, out + 2 * LANES, _finish(q2, bc, has_bias, act))
+    vstore(y, out + 3 * LANES, _finish(q3, bc, has_bias, act))
+
+
+@_jit.njit(numba, cache=not FORCED)
+def depthwise(x, w, b, has_bias, act, geo, y, lo, hi):  # pragma: no cover - compiled
+    _, h_n, w_n, n_n, kh, kw, ho, wo, ph, pw, sh, sw, dh, dw = geo
+    tile = 4 * LANES  # four accumulators per output pixel: each tap's weight read once for 4
+    three = kh == 3 and kw == 3
+    for c in range(lo, hi):
+        xc, wc, bc = c * h_n * w_n * n_n, c * kh * kw, b[c]
+        for i in range(ho):
+            for j in range(wo):
+                out = ((c * ho + i) * wo + j) * n_n
+                v = 0
+                r0, q0_ = i * sh - ph, j * sw - pw
+                inside = three and r0 >= 0 and r0 + 2 * dh < h_n and q0_ >= 0 and q0_ + 2 * dw < w_n
+                while inside and v + tile <= n_n:  # a 3x3 window inside the image: no checks
+                    p = xc + (r0 * w_n + q0_) * n_n + v
+                    acc0 = vzero()
+                    acc1 = vzero()
+                    acc2 = vzero()
+                    acc3 = vzero()
+                    for a in range(3):
+                        for q0 in range(3):
+                            t = w[wc + a * 3 + q0]
+                            pa = p + (a * dh * w_n + q0 * dw) * n_n
+                            acc0 = vfma(acc0, vload(x, pa), t)
+                            acc1 = vfma(acc1, vload(x, pa + LANES), t)
+                            acc2 = vfma(acc2, vload(x, pa + 2 * LANES), t)
+                            acc3 = vfma(acc3, vload(x, pa + 3 * LANES), t)
+                    _store4(y, out + v, acc0, acc1, acc2, acc3, bc, has_bias, act)
+                    v += tile
+                while v + tile <= n_n:
+                    acc0 = vzero()
+                    acc1 = vzero()
+                    acc2 = vzero()
+                    acc3 = vzero()
+                    for a in range(kh):
+                        r = i * sh + a * dh - ph
+                        if r < 0 or r >= h_n:
+                            continue  # the window's row lies in the zero padding
+                        for q0 in range(kw):
+                            q = j * sw + q0 * dw - pw
+                            if 0 <= q < w_n:
+                                p = xc + (r * w_n + q) * n_n + v
+                                t = w[wc + a * kw + q0]
+                                acc0 = vfma(acc0, vload(x, p), t)
+                                acc1 = vfma(acc1, vload(x, p + LANES), t)
+                                acc2 = vfma(acc2, vload(x, p + 2 * LANES), t)
+                                acc3 = vfma(acc3, vload(x, p + 3 * LANES), t)
+                    vstore(y, out + v, _finish(acc0, bc, has_bias, act))
+                    vstore(y, out + v + LANES, _finish(acc1, bc, has_bias, act))
+                    vstore(y, out + v + 2 * LANES, _finish(acc2, bc, has_bias, act))
+                    vstore(y, out + v + 3 * LANES, _finish(acc3, bc, has_bias, act))
+                    v += tile
+                while v < n_n:  # the last whole vectors, one at a time
+                    acc = vzero()
+                    for a in range(kh):
+                        r = i * sh + a * dh - ph
+                        if r < 0 or r >= h_n:
+                            continue
+                        for q0 in range(kw):
+                            q = j * sw + q0 * dw - pw
+                            if 0 <= q < w_n:
+                                p = xc + (r * w_n + q) * n_n + v
+                                acc = vfma(acc, vload(x, p), w[wc + a * kw + q0])
+                    vstore(y, out + v, _finish(acc, bc, has_bias, act))
+                    v += LANES
+
+
+@_jit.njit(numba, cache=not FORCED)
+def pointwise(x, w, b, has_bias, act, dims, y, lo, hi):  # pragma: no cover - compiled
+    """``y (O, M) = act(w (O, K) @ x (K, M) + b)`` over the column vectors ``[lo, hi)`` (in
+    units of LANES columns): tiles of 4 rows x 4 vectors summed in registers over K, the bias
+    and activation applied before the one store (a 1x1 convolution on the batch-innermost
+    layout, M = H * W * N)."""
+    k_n, o_n, m_n = dims[0], dims[1], dims[2]
+    v = lo * LANES
+    end = hi * LANES
+    while v < end:
+        wide = v + 4 * LANES <= end
+        o = 0
+        while o < o_n:
+            if wide and o + 4 <= o_n:
+                a00 = vzero()
+                a01 = vzero()
+                a02 = vzero()
+                a03 = vzero()
+                a10 = vzero()
+                a11 = vzero()
+                a12 = vzero()
+                a13 = vzero()
+                a20 = vzero()
+                a21 = vzero()
+                a22 = vzero()
+                a23 = vzero()
+                a30 = vzero()
+                a31 = vzero()
+                a32 = vzero()
+                a33 = vzero()
+                for k in range(k_n):
+                    p = k * m_n + v
+                    x0 = vload(x, p)
+                    x1 = vload(x, p + LANES)
+                    x2 = vload(x, p + 2 * LANES)
+                    x3 = vload(x, p + 3 * LANES)
+                    t = w[o * k_n + k]
+                    a00 = vfma(a00, x0, t)
+                    a01 = vfma(a01, x1, t)
+                    a02 = vfma(a02, x2, t)
+                    a03 = vfma(a03, x3, t)
+                    t = w[(o + 1) * k_n + k]
+                    a10 = vfma(a10, x0, t)
+                    a11 = vfma(a11, x1, t)
+                    a12 = vfma(a12, x2, t)
+                    a13 = vfma(a13, x3, t)
+                    t = w[(o + 2) * k_n + k]
+                    a20 = vfma(a20, x0, t)
+                    a21 = vfma(a21, x1, t)
+                    a22 = vfma(a22, x2, t)
+                    a23 = vfma(a23, x3, t)
+                    t = w[(o + 3) * k_n + k]
+                    a30 = vfma(a30, x0, t)
+                    a31 = vfma(a31, x1, t)
+                    a32 = vfma(a32, x2, t)
+                    a33 = vfma(a33, x3, t)
+                _store4(y, o * m_n + v, a00, a01, a02, a03, b[o], has_bias, act)
+                _store4(y, (o + 1) * m_n + v, a10, a11, a12, a13, b[o + 1], has_bias, act)
+                _store4(y, (o + 2) * m_n + v, a20, a21, a22, a23, b[o + 2], has_bias, act)
+                _store4(y, (o + 3) * m_n + v, a30, a31, a32, a33, b[o + 3], has_bias, act)
+                o += 4
+            else:  # one row (the last rows), over this tile's vectors one at a time
+                width = 4 * LANES if wide else LANES
+                for u in range(v, v + width, LANES):
+                    acc = vzero()
+                    for k in range(k_n):
+                        acc = vfma(acc, vload(x, k * m_n + u), w[o * k_n + k])
+                    vstore(y, o * m_n + u, _finish(acc, b[o], has_bias, act))
+                o += 1
+        v += 4 * LANES if wide else LANES
