@@ -27,6 +27,7 @@ import contextlib
 import csv
 import io
 import os
+import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -116,10 +117,10 @@ def evaluate(
             values = [
                 out[n] for p, out in zip(programs, outputs, strict=True) for n, _ in p.outputs
             ]
-            writer.add(start, values, rows)
+            writer.add(start, values, len(rows))
         header = list(data.header) + writer.header()
         out_file = job.root / "output_result.csv"
-        atomic_write_text(out_file, _csv_text([header, *rows]))
+        atomic_write_text(out_file, _result_text(header, rows, writer.tails))
         summary, confusion = _metrics(job, data, writer)
     summary = {"network": first["network"], "dataset": name, "csv": str(csv_path),
                "rows": len(rows), "checkpoint": checkpoint,
@@ -285,6 +286,28 @@ def _csv_text(rows: list[list[str]]) -> str:
     return buffer.getvalue()
 
 
+_CSV_SPECIAL = re.compile('[,"\r\n]')  # what makes csv.writer quote a cell (QUOTE_MINIMAL)
+
+
+def _result_text(header: list[str], rows: list[list[str]], tails: list[list[str]]) -> str:
+    """``output_result.csv``: the header, then each row's dataset cells followed by its output
+    cells, byte for byte what ``csv.writer`` writes for ``[header, *(row + cells)]``.
+
+    ``tails[r]`` holds row ``r``'s output cells already joined with commas, one piece per
+    output (NumPy's number text and ``./0_0000/12.csv`` paths, which csv.writer never quotes).
+    When no dataset cell needs quoting and every row has output cells, each line is a plain
+    join; otherwise the rows go through csv.writer, as before.
+    """
+    plain = all(tails) and not any(_CSV_SPECIAL.search(cell) for row in rows for cell in row)
+    if not plain:
+        return _csv_text([header, *(row + ",".join(t).split(",") if t else row
+                                    for row, t in zip(rows, tails, strict=True))])  # fmt: skip
+    lines = [_csv_text([header])]
+    lines += [",".join(row) + "," + ",".join(tail) + "\n"
+              for row, tail in zip(rows, tails, strict=True)]  # fmt: skip
+    return "".join(lines)
+
+
 class _OutputWriter:
     """The output columns of output_result.csv, by the rank of each output (nnabla forward)."""
 
@@ -293,23 +316,31 @@ class _OutputWriter:
         self.names = names  # every executor's outputs in turn; two executors may share a name
         self.kinds: dict[int, tuple[str, int]] = {}  # index -> (col | .csv | .png, columns)
         self.values: dict[int, list[np.ndarray]] = {i: [] for i in range(len(names))}
+        self.tails: list[list[str]] = []  # per row: each output's cells joined with commas
 
-    def add(self, start: int, outputs: list[np.ndarray], rows: list[list[str]]) -> None:
+    def add(self, start: int, outputs: list[np.ndarray], count: int) -> None:
+        """One batch's outputs for rows ``start..``; rows at or past ``count`` are dropped."""
+        while len(self.tails) < count:
+            self.tails.append([])
         for index, batch in enumerate(outputs):
             kind = self.kinds.setdefault(index, _kind(batch.shape[1:]))
             if kind[0] == "col":
                 flat = batch.reshape(len(batch), -1)
                 self.values[index].append(flat)
+                if flat.shape[1] == 0:
+                    continue
                 # NumPy formats a float32 array as str(np.float32(v)) does each value (the
                 # shortest repr that reads back the same), in one call for the whole batch
-                texts = flat.astype(np.float32, copy=False).astype(str).tolist()
-                for row, cells in enumerate(texts[: max(0, len(rows) - start)], start):
-                    rows[row].extend(cells)
+                texts = flat[: max(0, count - start)].astype(np.float32, copy=False).astype(str)
+                for row, cells in enumerate(texts.tolist(), start):
+                    self.tails[row].append(",".join(cells))
                 continue
             for k, sample in enumerate(batch):
                 row = start + k
-                if row < len(rows):
-                    rows[row].extend(self._cells(index, row, sample, kind))
+                if row < count:
+                    cells = self._cells(index, row, sample, kind)
+                    if cells:
+                        self.tails[row].append(",".join(cells))
 
     def _cells(self, output: int, row: int, sample: np.ndarray, kind: tuple[str, int]) -> list[str]:
         vtype, dim = kind

@@ -61,7 +61,7 @@ PARTS = {
     "open dataset": "open_dataset",
     "forward": "run_batch",
     "metrics": "_metrics",
-    "output csv": "_csv_text",
+    "output csv": "_result_text",
 }
 
 

@@ -221,3 +221,28 @@ def test_output_values_are_written_as_float32_reads_them(kit, tmp_path):
     want = x @ w + b
     assert [row[-2:] for row in rows] == [[str(np.float32(v)) for v in r] for r in want]
     assert rows[0][-2:] == ["0.33333334", "7.5e-09"] and rows[1][-2:] == ["0.0", "2e+20"]
+
+
+def test_cells_that_need_quoting_are_written_as_the_csv_module_writes_them(kit, tmp_path):
+    """A dataset cell holding a comma or a quote (here an image file's name) sends the rows
+    through csv.writer, as every row went before the plain-join fast path; the file reads back
+    with the csv module to the full paths and the outputs."""
+    import csv
+    import io
+
+    job = _affine_job(kit, tmp_path)
+    odd = tmp_path / "img" / 'a,"b".png'
+    Image.fromarray(np.zeros((2, 2), np.uint8)).save(odd)
+    rows = [[1, 0, './img/a,"b".png', 1, 0], [0, 2, "./img/a.png", 0, 1]]
+    data = kit.write_csv(tmp_path / "odd.csv", ["x__0:a", "x__1:b", "img", "y__0", "y__1"], rows)
+    evaluate(job, dataset=str(data))
+    text = (job / "output_result.csv").read_bytes().decode()
+    image = os.path.join(os.path.abspath(tmp_path), "img", "a.png")
+    expected = [["x__0:a", "x__1:b", "img", "y__0", "y__1", "y'__0", "y'__1"],
+                ["1", "0", str(odd.absolute()), "1", "0", "1.5", "0.0"],
+                ["0", "2", image, "0", "1", "0.5", "2.0"]]  # fmt: skip
+    assert list(csv.reader(io.StringIO(text))) == expected
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(expected)
+    assert text == buffer.getvalue()
+    assert '"' + str(odd.absolute()).replace('"', '""') + '"' in text
