@@ -43,6 +43,8 @@ from engine.data import open_dataset
 from engine.data.csv_dataset import Dataset
 from engine.data.iterator import batches_once
 from engine.data.writers import save_image
+from engine.nn.parameter import assign_parameters
+from engine.nn.parameter_file import check_extension, load_arrays, metadata_entries
 from engine.runtime import inference_plan, metrics
 from engine.runtime.checkpoint import job_parameters
 from engine.runtime.compiler import compile_network
@@ -105,7 +107,8 @@ def evaluate(
     name, csv_path, normalize = _dataset_for(plan, dataset or first["dataset"])
     project = job.load_project()
     programs = [compile_network(project, info["network"]) for info in plan.executors]
-    params, checkpoint = load_checked(job, programs, checkpoint)
+    params, checkpoint = load_checked(job, programs, checkpoint, initial_values=False)
+    nn.seed(plan.seed)  # after the parameters: any initial value drawn moved the generator
     runs = [ExecutorRun(*run) for run in zip(programs, params, plan.executors, strict=True)]
     nn.seed(plan.seed)
     with open_dataset(csv_path, normalize=normalize, cache=True) as data:
@@ -167,14 +170,31 @@ def load_parameters(job: Job, programs: Sequence[Program], checkpoint: str) -> l
 
 
 def load_checked(
-    job: Job, programs: Sequence[Program], checkpoint: str
+    job: Job, programs: Sequence[Program], checkpoint: str, *, initial_values: bool = True
 ) -> tuple[list[dict[str, Any]], str]:
     """:func:`load_parameters` and the checkpoint the values came from (``best`` falls back to
-    ``last`` when no epoch was monitored); the file is checked before it is read."""
+    ``last`` when no epoch was monitored); the file is checked before it is read.
+
+    ``initial_values=False`` skips the initial values (random draws, ``File`` reads) of the
+    parameters the file holds, which it overwrites anyway: for a caller that seeds the random
+    generator afterwards (:func:`evaluate`), since the draws move it."""
     path, kind = job_parameters(job, checkpoint)
     nn.clear_parameters()
-    params = [program.create_parameters(job.project_base()) for program in programs]
-    nn.load_parameters(path)  # shapes and sizes checked against these before reading
+    if initial_values:
+        params = [program.create_parameters(job.project_base()) for program in programs]
+        nn.load_parameters(path)  # shapes and sizes checked against these before reading
+        return params, kind
+    name = os.fspath(path)
+    check_extension(name, "read")
+    expected: dict[str, tuple[int, ...]] = {}
+    for program in programs:
+        for decl in program.parameters:
+            if not decl.buffer:  # what load_parameters checks: every parameter but buffers
+                expected.setdefault(decl.name, tuple(decl.shape))
+    arrays, meta = load_arrays(name, expected)  # shapes and sizes checked before reading
+    in_file = {entry["name"] for entry in metadata_entries(name, arrays, meta)}
+    params = [program.create_parameters(job.project_base(), in_file) for program in programs]
+    assign_parameters(name, arrays, meta)
     return params, kind
 
 

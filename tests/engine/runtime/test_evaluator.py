@@ -246,3 +246,29 @@ def test_cells_that_need_quoting_are_written_as_the_csv_module_writes_them(kit, 
     csv.writer(buffer, lineterminator="\n").writerows(expected)
     assert text == buffer.getvalue()
     assert '"' + str(odd.absolute()).replace('"', '""') + '"' in text
+
+
+def test_parameters_held_by_the_checkpoint_take_no_initial_value(kit, tmp_path):
+    """Evaluation reads the trained values only: a ``W.File`` initial value that is gone since
+    training (moved, deleted) is not read, nor a random one drawn; outputs from the checkpoint."""
+    _image(tmp_path)
+    np.save(tmp_path / "w0.npy", np.full((2, 2), 7.0, np.float32))
+    header = ["x__0:a", "x__1:b", "y__0", "y__1"]
+    data = kit.write_csv(tmp_path / "data.csv", header, [[1, 0, 1, 0], [0, 2, 0, 1]])
+    layers = [
+        kit.layer("Input", "Input", Size=(2,), Dataset="x"),
+        kit.layer("Affine", "Affine", OutShape=2, W__File="w0.npy"),
+        kit.layer("SquaredError", "SquaredError", T__Dataset="y"),
+    ]
+    project = kit.make_project([kit.network("Main", layers, kit.chain(*[x.name for x in layers]))],
+                               train=data, valid=data, max_epoch=1, batch=2)  # fmt: skip
+    save_project(project, tmp_path / "p.ncproj")
+    train(tmp_path / "p.ncproj", job_dir=tmp_path / "job", seed=0)
+    nn.save_parameters(tmp_path / "job" / "checkpoints" / "best" / "parameters.npz", {
+        "Affine/affine/W": nn.Variable(np.array([[2, 0], [0, 3]], np.float32)),
+        "Affine/affine/b": nn.Variable(np.array([0.5, 0.0], np.float32)),
+    })  # fmt: skip
+    (tmp_path / "w0.npy").unlink()
+    evaluate(tmp_path / "job")
+    lines = (tmp_path / "job" / "output_result.csv").read_text().splitlines()
+    assert [line.split(",")[-2:] for line in lines[1:]] == [["2.5", "0.0"], ["0.5", "6.0"]]
