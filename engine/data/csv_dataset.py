@@ -325,6 +325,15 @@ class Dataset:
                 f"Received: {cell!r}")  # fmt: skip
 
     def _resolve_files(self, column: Column) -> str:
+        plain = _resolve_plain(self._table, column, str(self.path.parent))
+        if plain is not None:
+            kind, self._paths[column.variable], self._stats[column.variable] = plain
+            return kind
+        return self._resolve_checked(column)
+
+    def _resolve_checked(self, column: Column) -> str:
+        """:func:`_resolve_plain`'s work cell by cell, each check in turn: the message names
+        the first cell that fails one."""
         table, folder = self._table, str(self.path.parent)
         kinds: dict[str, int] = {}
         paths: list[str] = []
@@ -467,6 +476,38 @@ def _is_number(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _resolve_plain(
+    table: Table, column: Column, folder: str
+) -> tuple[str, list[str], np.ndarray] | None:
+    """``(kind, paths, (size, mtime_ns) per row)`` of a file column whose every cell is a plain
+    path (no surrounding spaces, no backslash) to an existing file of the first cell's kind;
+    None as soon as a cell is not, for the checked loop to find and name the problem. A cell
+    with a supported extension never reads as a number (``float("1.png")`` fails)."""
+    index, kind = column.index, None
+    paths: list[str] = []
+    stats: list[int] = []
+    for row in table.rows:
+        cell = row[index]
+        if "\\" in cell or cell.strip() != cell:
+            return None
+        this = file_kind(cell)
+        if this is None or (kind is not None and this != kind):
+            return None
+        kind = this
+        path = _join(folder, cell)
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        if not S_ISREG(st.st_mode):
+            return None
+        paths.append(path)
+        stats += (st.st_size, st.st_mtime_ns)
+    if kind is None:
+        return None
+    return kind, paths, np.array(stats, dtype=np.int64).reshape(len(paths), 2)
 
 
 def _resolve(folder: str, cell: str) -> tuple[str, tuple[int, int] | None]:
