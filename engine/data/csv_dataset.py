@@ -35,6 +35,7 @@ from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.data import cache as _cache
 from engine.data.errors import DatasetError
 from engine.data.loaders import (
+    KIND_BY_EXTENSION,
     FileLoadError,
     file_kind,
     load_file,
@@ -488,15 +489,25 @@ def _resolve_plain(
     index, kind = column.index, None
     paths: list[str] = []
     stats: list[int] = []
+    kinds = KIND_BY_EXTENSION
+    # _join's plain case, decided per cell with a few string tests
+    prefix = folder + "/" if os.sep == "/" and folder not in ("", ".") and folder[-1] != "/" else ""
     for row in table.rows:
         cell = row[index]
         if "\\" in cell or cell.strip() != cell:
             return None
-        this = file_kind(cell)
+        dot, slash = cell.rfind("."), cell.rfind("/")
+        # os.path.splitext's extension: after the last "/", not the leading dots of a name
+        named = dot > slash + 1 and cell[slash + 1 : dot].strip(".")
+        this = kinds.get(cell[dot:].lower()) if named else None
         if this is None or (kind is not None and this != kind):
             return None
         kind = this
-        path = _join(folder, cell)
+        rest = cell[2:] if cell.startswith("./") else cell
+        if prefix and rest[0] not in "/." and "//" not in rest and "/." not in rest:
+            path = prefix + rest  # (ends with the extension: neither "/" nor "/.")
+        else:
+            path = _join(folder, cell)
         try:
             st = os.stat(path)
         except OSError:
