@@ -284,7 +284,23 @@ def _absolute_rows(data: Dataset) -> list[list[str]]:
             seen[cell] = done
         return done
 
-    return [[convert(cell) for cell in data.row_cells(i)] for i in range(data.size)]
+    rows = [data.row_cells(i) for i in range(data.size)]
+    if not rows:
+        return rows
+    # Opening the dataset checked its variables' cells: a number column holds numbers only
+    # (written as they are), a file column paths only (each made full); the rest cell by cell.
+    kept = {c.index for v in data.variables if v.kind == "number" for c in v.columns}
+    files = {c.index for v in data.variables if v.is_file for c in v.columns}
+    for index in range(len(rows[0])):
+        if index in kept:
+            continue
+        if index in files:
+            for row in rows:
+                row[index] = _full_path(root, row[index])
+        else:
+            for row in rows:
+                row[index] = convert(row[index])
+    return rows
 
 
 def _is_float(text: str) -> bool:
