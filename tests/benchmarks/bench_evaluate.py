@@ -9,7 +9,9 @@ trained for one epoch into a temporary folder; then rounds alternate:
   cache, batch 64; ``output_result.csv``, the confusion matrix and ``evaluation.json`` written),
   split into its parts: compiling the networks, loading the parameters, opening the dataset
   (reading the CSV, checking the image files, the cache), reading the batches, the forward
-  passes, the output rows (``output_result.csv``), the metrics, and the rest;
+  passes, the dataset cells made full paths, the output values as text, the text of
+  ``output_result.csv``, writing the files (the confusion matrix counted in the metrics too),
+  the metrics, and the rest (reading the job and its project, ...);
 * ``forward``: the same executors on the same batches, already in memory, through the same
   runtime path (:func:`engine.runtime.evaluator.run_batch`), nothing else.
 
@@ -62,6 +64,8 @@ PARTS = {
     "forward": "run_batch",
     "metrics": "_metrics",
     "output csv": "_result_text",
+    "full paths": "_absolute_rows",
+    "write files": "_write_result",
 }
 
 
@@ -101,9 +105,11 @@ class _Clock:
 
 @contextmanager
 def _timed_parts(clock: _Clock):
-    saved = {attr: getattr(evaluator, attr) for attr in (*PARTS.values(), "batches_once")}
+    # an older tree may lack a part (run this file with PYTHONPATH=<that tree> to pair them)
+    parts = {name: attr for name, attr in PARTS.items() if hasattr(evaluator, attr)}
+    saved = {attr: getattr(evaluator, attr) for attr in (*parts.values(), "batches_once")}
     try:
-        for name, attr in PARTS.items():
+        for name, attr in parts.items():
             setattr(evaluator, attr, clock.wrap(name, saved[attr]))
         writer_add = evaluator._OutputWriter.add
         evaluator._OutputWriter.add = clock.wrap("output rows", writer_add)
@@ -180,7 +186,7 @@ def main(argv=None) -> int:
           f"(rounds {ratios[0]:.2f}-{ratios[-1]:.2f})")  # fmt: skip
     named = 0.0
     for name in ("compile", "parameters", "open dataset", "read batches", "forward",
-                 "output rows", "output csv", "metrics"):  # fmt: skip
+                 "full paths", "output rows", "output csv", "write files", "metrics"):  # fmt: skip
         value = statistics.median(parts[name]) if parts.get(name) else 0.0
         named += value
         print(f"  {name:<13} {value * 1e3:7.2f} ms")
