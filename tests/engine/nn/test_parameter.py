@@ -1,3 +1,4 @@
+import io
 import os
 import pickle
 import zipfile
@@ -7,6 +8,7 @@ import pytest
 
 import engine.nn as nn
 from engine.nn import initializer as I
+from engine.nn.parameter_file import load_arrays
 
 
 @pytest.fixture(autouse=True)
@@ -243,8 +245,6 @@ def _npz_with(path, members):
 
 
 def _npy_bytes(array, header=None):
-    import io
-
     buffer = io.BytesIO()
     np.save(buffer, array)
     data = buffer.getvalue()
@@ -259,8 +259,6 @@ def test_load_arrays_reads_every_plain_layout_as_np_load_does(tmp_path):
     """The header parser that skips NumPy's literal_eval, against np.load: Fortran order, 0-d,
     empty, big-endian, bool, integers, a header spaced otherwise (NumPy's parser) and a
     version 2.0 header; every array writable."""
-    from engine.nn.parameter_file import load_arrays
-
     rng = np.random.default_rng(0)
     arrays = {
         "fortran": np.asfortranarray(rng.standard_normal((3, 4)).astype(np.float32)),

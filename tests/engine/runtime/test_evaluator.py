@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 
@@ -227,9 +229,6 @@ def test_cells_that_need_quoting_are_written_as_the_csv_module_writes_them(kit, 
     """A dataset cell holding a comma or a quote (here an image file's name) sends the rows
     through csv.writer, as every row went before the plain-join fast path; the file reads back
     with the csv module to the full paths and the outputs."""
-    import csv
-    import io
-
     job = _affine_job(kit, tmp_path)
     odd = tmp_path / "img" / 'a,"b".png'
     Image.fromarray(np.zeros((2, 2), np.uint8)).save(odd)
