@@ -45,6 +45,7 @@ from pathlib import Path
 import engine  # noqa: F401 - before NumPy: it sets OpenBLAS's thread timeout (engine/__init__)
 
 # isort: split
+from engine.core import threads
 from engine.data import open_dataset
 from engine.data.cache import ENV_CACHE
 from engine.data.iterator import batches_once
@@ -145,7 +146,9 @@ def _forward_only(job: Path):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--threads", type=int, help="BLAS threads (default: the engine's)")
+    parser.add_argument(
+        "--threads", type=int, help="BLAS and engine kernel threads (default: the engine's)"
+    )
     parser.add_argument(
         "--cold", action="store_true", help="delete the array cache before each evaluate"
     )
@@ -157,6 +160,7 @@ def main(argv=None) -> int:
         from threadpoolctl import threadpool_limits
 
         limits = threadpool_limits(args.threads)  # noqa: F841 - kept for the whole run
+        threads.force(args.threads)  # the engine's own kernels too, not only BLAS
     with tempfile.TemporaryDirectory() as tmp:
         cache = Path(tmp) / "cache"  # the benchmark's own dataset cache (--cold deletes it)
         os.environ[ENV_CACHE] = str(cache)
