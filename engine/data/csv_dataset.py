@@ -35,6 +35,7 @@ from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.data import cache as _cache
 from engine.data.errors import DatasetError
 from engine.data.loaders import (
+    KIND_BY_EXTENSION,
     FileLoadError,
     file_kind,
     load_file,
@@ -325,6 +326,15 @@ class Dataset:
                 f"Received: {cell!r}")  # fmt: skip
 
     def _resolve_files(self, column: Column) -> str:
+        plain = _resolve_plain(self._table, column, str(self.path.parent))
+        if plain is not None:
+            kind, self._paths[column.variable], self._stats[column.variable] = plain
+            return kind
+        return self._resolve_checked(column)
+
+    def _resolve_checked(self, column: Column) -> str:
+        """:func:`_resolve_plain`'s work cell by cell, each check in turn: the message names
+        the first cell that fails one."""
         table, folder = self._table, str(self.path.parent)
         kinds: dict[str, int] = {}
         paths: list[str] = []
@@ -467,6 +477,48 @@ def _is_number(text: str) -> bool:
     except ValueError:
         return False
     return True
+
+
+def _resolve_plain(
+    table: Table, column: Column, folder: str
+) -> tuple[str, list[str], np.ndarray] | None:
+    """``(kind, paths, (size, mtime_ns) per row)`` of a file column whose every cell is a plain
+    path (no surrounding spaces, no backslash) to an existing file of the first cell's kind;
+    None as soon as a cell is not, for the checked loop to find and name the problem. A cell
+    with a supported extension never reads as a number (``float("1.png")`` fails)."""
+    index, kind = column.index, None
+    paths: list[str] = []
+    stats: list[int] = []
+    kinds = KIND_BY_EXTENSION
+    # _join's plain case, decided per cell with a few string tests
+    prefix = folder + "/" if os.sep == "/" and folder not in ("", ".") and folder[-1] != "/" else ""
+    for row in table.rows:
+        cell = row[index]
+        if "\\" in cell or cell.strip() != cell:
+            return None
+        dot, slash = cell.rfind("."), cell.rfind("/")
+        # os.path.splitext's extension: after the last "/", not the leading dots of a name
+        named = dot > slash + 1 and cell[slash + 1 : dot].strip(".")
+        this = kinds.get(cell[dot:].lower()) if named else None
+        if this is None or (kind is not None and this != kind):
+            return None
+        kind = this
+        rest = cell[2:] if cell.startswith("./") else cell
+        if prefix and rest[0] not in "/." and "//" not in rest and "/." not in rest:
+            path = prefix + rest  # (ends with the extension: neither "/" nor "/.")
+        else:
+            path = _join(folder, cell)
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        if not S_ISREG(st.st_mode):
+            return None
+        paths.append(path)
+        stats += (st.st_size, st.st_mtime_ns)
+    if kind is None:
+        return None
+    return kind, paths, np.array(stats, dtype=np.int64).reshape(len(paths), 2)
 
 
 def _resolve(folder: str, cell: str) -> tuple[str, tuple[int, int] | None]:

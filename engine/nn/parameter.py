@@ -350,6 +350,15 @@ def load_parameters(path: str | os.PathLike, proto: Any = None, needs_proto: boo
     expected = {name: tuple(var.shape) for name, var in get_parameters(grad_only=False).items()
                 if not get_parameter_info(var).per_sample}  # fmt: skip
     arrays, meta = load_arrays(path, expected)  # shapes checked before any data is read
+    return assign_parameters(path, arrays, meta)
+
+
+def assign_parameters(
+    path: str, arrays: dict[str, np.ndarray], meta: dict[str, Any] | None
+) -> dict[str, Variable]:
+    """The second half of :func:`load_parameters`: the arrays :func:`load_arrays` read from
+    ``path`` (named in error messages) put into the current scope, existing parameters
+    overwritten in place."""
     loaded: dict[str, Variable] = {}
     for e in metadata_entries(path, arrays, meta):
         name, value = e["name"], arrays[e["key"]]

@@ -23,7 +23,7 @@ References (``Ref``) name where a step input comes from:
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -182,10 +182,14 @@ class Program:
 
     # -- parameters --------------------------------------------------------------------------
 
-    def create_parameters(self, base: Path | None = None) -> dict[str, Variable]:
+    def create_parameters(
+        self, base: Path | None = None, loaded: Collection[str] = ()
+    ) -> dict[str, Variable]:
         """Get or create every parameter in the current (root) parameter scope, in order.
 
         ``base`` is the project's folder, against which relative ``File`` paths resolve.
+        A new parameter named in ``loaded`` (its value about to be read from a parameter file)
+        starts as zeros instead of its initial value: no random draw, no ``File`` read.
 
         A parameter that exists already (created by another network, or loaded) is shared; a
         new one takes its declaration's initial value. LR multiplier 0 freezes it, as NNC.
@@ -203,8 +207,9 @@ class Program:
                 _check_shape(decl, existing)
                 params[decl.name] = existing
                 continue
+            initial = None if decl.name in loaded else decl.initial_value(base)
             params[decl.name] = nn.get_parameter_or_create(
-                decl.name, decl.shape, decl.initial_value(base), need_grad=True,
+                decl.name, decl.shape, initial, need_grad=True,
                 lr_mult=decl.lr_multiplier,
             )  # fmt: skip
         return params

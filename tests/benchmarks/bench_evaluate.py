@@ -9,7 +9,9 @@ trained for one epoch into a temporary folder; then rounds alternate:
   cache, batch 64; ``output_result.csv``, the confusion matrix and ``evaluation.json`` written),
   split into its parts: compiling the networks, loading the parameters, opening the dataset
   (reading the CSV, checking the image files, the cache), reading the batches, the forward
-  passes, the output rows (``output_result.csv``), the metrics, and the rest;
+  passes, the dataset cells made full paths, the output values as text, the text of
+  ``output_result.csv``, writing the files (the confusion matrix counted in the metrics too),
+  the metrics, and the rest (reading the job and its project, ...);
 * ``forward``: the same executors on the same batches, already in memory, through the same
   runtime path (:func:`engine.runtime.evaluator.run_batch`), nothing else.
 
@@ -43,6 +45,7 @@ from pathlib import Path
 import engine  # noqa: F401 - before NumPy: it sets OpenBLAS's thread timeout (engine/__init__)
 
 # isort: split
+from engine.core import threads
 from engine.data import open_dataset
 from engine.data.cache import ENV_CACHE
 from engine.data.iterator import batches_once
@@ -61,7 +64,9 @@ PARTS = {
     "open dataset": "open_dataset",
     "forward": "run_batch",
     "metrics": "_metrics",
-    "output csv": "_csv_text",
+    "output csv": "_result_text",
+    "full paths": "_absolute_rows",
+    "write files": "_write_result",
 }
 
 
@@ -101,9 +106,11 @@ class _Clock:
 
 @contextmanager
 def _timed_parts(clock: _Clock):
-    saved = {attr: getattr(evaluator, attr) for attr in (*PARTS.values(), "batches_once")}
+    # an older tree may lack a part (run this file with PYTHONPATH=<that tree> to pair them)
+    parts = {name: attr for name, attr in PARTS.items() if hasattr(evaluator, attr)}
+    saved = {attr: getattr(evaluator, attr) for attr in (*parts.values(), "batches_once")}
     try:
-        for name, attr in PARTS.items():
+        for name, attr in parts.items():
             setattr(evaluator, attr, clock.wrap(name, saved[attr]))
         writer_add = evaluator._OutputWriter.add
         evaluator._OutputWriter.add = clock.wrap("output rows", writer_add)
@@ -139,7 +146,9 @@ def _forward_only(job: Path):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=7)
-    parser.add_argument("--threads", type=int, help="BLAS threads (default: the engine's)")
+    parser.add_argument(
+        "--threads", type=int, help="BLAS and engine kernel threads (default: the engine's)"
+    )
     parser.add_argument(
         "--cold", action="store_true", help="delete the array cache before each evaluate"
     )
@@ -151,6 +160,7 @@ def main(argv=None) -> int:
         from threadpoolctl import threadpool_limits
 
         limits = threadpool_limits(args.threads)  # noqa: F841 - kept for the whole run
+        threads.force(args.threads)  # the engine's own kernels too, not only BLAS
     with tempfile.TemporaryDirectory() as tmp:
         cache = Path(tmp) / "cache"  # the benchmark's own dataset cache (--cold deletes it)
         os.environ[ENV_CACHE] = str(cache)
@@ -180,7 +190,7 @@ def main(argv=None) -> int:
           f"(rounds {ratios[0]:.2f}-{ratios[-1]:.2f})")  # fmt: skip
     named = 0.0
     for name in ("compile", "parameters", "open dataset", "read batches", "forward",
-                 "output rows", "output csv", "metrics"):  # fmt: skip
+                 "full paths", "output rows", "output csv", "write files", "metrics"):  # fmt: skip
         value = statistics.median(parts[name]) if parts.get(name) else 0.0
         named += value
         print(f"  {name:<13} {value * 1e3:7.2f} ms")

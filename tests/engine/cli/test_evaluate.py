@@ -2,13 +2,26 @@
 
 from __future__ import annotations
 
+import csv
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 
+import numpy as np
 import pytest
 import runtime_kit
 
+import engine.nn as nn
 from engine.cli import main
+from engine.data import open_dataset
 from engine.formats import save_project
+from engine.runtime.compiler import compile_network
+from engine.runtime.evaluator import load_job_parameters, run_outputs
+from engine.runtime.job import Job
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture
@@ -76,3 +89,46 @@ def test_evaluate_errors(job, capsys, argv, message):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("neurocanvas evaluate: error: ") and message in err
+
+
+def test_evaluate_of_the_default_project_reads_back_as_its_forward_passes(tmp_path, monkeypatch):
+    """The default project (LeNet, 297 validation PNGs, batch 64: a short last batch), trained
+    one epoch and evaluated by the command; its three files read back with csv and json: the
+    dataset's cells with full image paths, each output as the text of its float32 value from
+    the runtime's own forward pass, the confusion matrix and accuracy those outputs give."""
+    monkeypatch.setenv("NEUROCANVAS_CACHE", str(tmp_path / "cache"))
+    job = tmp_path / "job"
+    assert main(["train", str(ROOT / "projects" / "lenet_digits.ncproj"), "-o", str(job),
+                 "--epochs", "1", "--seed", "0"]) == 0  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-m", "engine.cli", "evaluate", str(job)], env=env,
+                          capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((job / "evaluation.json").read_text())
+    source = Path(summary["csv"])
+    with open(source, newline="") as handle:
+        cells = list(csv.reader(handle))[1:]
+    with open(job / "output_result.csv", newline="") as handle:
+        header, *rows = list(csv.reader(handle))
+    assert header == ["x:image", "y:label", *(f"y'__{k}" for k in range(10))]
+    assert len(rows) == len(cells) == summary["rows"] == 297
+    folder = os.path.abspath(source.parent)
+    assert [r[:2] for r in rows] == [[os.path.join(folder, x.removeprefix("./")), y]
+                                     for x, y in cells]  # fmt: skip
+    opened = Job.open(job)
+    nn.clear_parameters()
+    program = compile_network(opened.load_project(), "MainRuntime")
+    params = load_job_parameters(opened, program, "best")
+    with open_dataset(source) as data:
+        outputs = np.concatenate([o["y'"] for _, o in run_outputs(program, params, data, 64, {})])
+    assert [r[2:] for r in rows] == [[str(np.float32(v)) for v in o] for o in outputs]
+    truth = np.array([int(y) for _, y in cells])
+    predicted = outputs.argmax(axis=1)
+    with open(job / "confusion_matrix_y.csv", newline="") as handle:
+        matrix = list(csv.reader(handle))
+    counts = np.array([[int(n) for n in line[1:11]] for line in matrix[1:11]])
+    expected = np.zeros((10, 10), int)
+    np.add.at(expected, (truth, predicted), 1)
+    assert counts.tolist() == expected.tolist() and counts.sum() == 297
+    accuracy = summary["classification"]["y'"]["accuracy"]
+    assert accuracy == pytest.approx(float(np.mean(truth == predicted)), abs=1e-12)

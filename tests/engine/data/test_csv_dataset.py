@@ -245,3 +245,33 @@ def test_dataset_paths_resolve_relative_to_the_csv(tmp_path):
     assert ds.get_batch(np.arange(3), ["x"])["x"].reshape(3, -1)[:, 0].tolist() == pytest.approx(
         [1 / 255, 2 / 255, 1 / 255]
     )
+
+
+@pytest.mark.parametrize(
+    ("cells", "plain"),
+    [
+        (["./img/a.png", "img/b.png", "./img/./c.png", "../d/e.png"], True),
+        (["./img/a.png", " img/b.png ", "img\\c.png", "../d/e.png"], False),  # spaces, "\\"
+    ],
+)
+def test_plain_and_other_file_cells_resolve_as_the_checked_loop_does(tmp_path, cells, plain):
+    """Opening a dataset resolves a column of plain cells in one quick pass; any other cell
+    sends the column through the checked loop. Both give the same paths, sizes and times."""
+    for name, value in (("img/a.png", 1), ("img/b.png", 2), ("img/c.png", 3)):
+        png(tmp_path / "data" / name, gray(value))
+    png(tmp_path / "d" / "e.png", gray(4, (3, 3)))
+    lines = "".join(f'"{cell}",{i}\n' for i, cell in enumerate(cells))
+    data = tmp_path / "data"
+    ds = open_dataset(csv(data, "x,y\n" + lines), cache=False)
+    paths, stats = list(ds._paths["x"]), ds._stats["x"].copy()
+    column = ds.variable("x").columns[0]
+    quick = csv_dataset._resolve_plain(ds._table, column, str(data))
+    assert (quick is not None) == plain
+    ds._resolve_checked(column)
+    assert ds._paths["x"] == paths and np.array_equal(ds._stats["x"], stats)
+    assert [os.path.normpath(p) for p in paths] == [
+        str(data / "img" / "a.png"), str(data / "img" / "b.png"), str(data / "img" / "c.png"),
+        str(tmp_path / "d" / "e.png"),
+    ]  # fmt: skip
+    want = [(os.stat(p).st_size, os.stat(p).st_mtime_ns) for p in paths]
+    assert stats.tolist() == [list(w) for w in want]

@@ -1,3 +1,4 @@
+import io
 import os
 import pickle
 import zipfile
@@ -7,6 +8,7 @@ import pytest
 
 import engine.nn as nn
 from engine.nn import initializer as I
+from engine.nn.parameter_file import load_arrays
 
 
 @pytest.fixture(autouse=True)
@@ -233,3 +235,67 @@ def test_save_replaces_an_existing_file_atomically(tmp_path):
     nn.load_parameters(path)
     np.testing.assert_array_equal(nn.get_parameter("W").data, [7.0, 7.0])
     assert sorted(os.listdir(tmp_path)) == ["p.npz"]
+
+
+def _npz_with(path, members):
+    """An uncompressed .npz whose members are the given raw .npy bytes."""
+    with zipfile.ZipFile(path, "w") as archive:
+        for name, data in members.items():
+            archive.writestr(name + ".npy", data)
+
+
+def _npy_bytes(array, header=None):
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    data = buffer.getvalue()
+    if header is None:
+        return data
+    size = int.from_bytes(data[8:10], "little")
+    text = header.ljust(size - 1).encode("latin1") + b"\n"
+    return data[:8] + len(text).to_bytes(2, "little") + text + data[10 + size :]
+
+
+def test_load_arrays_reads_every_plain_layout_as_np_load_does(tmp_path):
+    """The header parser that skips NumPy's literal_eval, against np.load: Fortran order, 0-d,
+    empty, big-endian, bool, integers, a header spaced otherwise (NumPy's parser) and a
+    version 2.0 header; every array writable."""
+    rng = np.random.default_rng(0)
+    arrays = {
+        "fortran": np.asfortranarray(rng.standard_normal((3, 4)).astype(np.float32)),
+        "scalar": np.float32(2.5) * np.ones((), np.float32),
+        "empty": np.zeros((0, 3), np.float32),
+        "big_endian": np.arange(6, dtype=">f4").reshape(2, 3),
+        "flags": np.array([True, False, True]),
+        "ints": np.arange(-3, 3, dtype=np.int16),
+        "wide": rng.standard_normal((2, 2, 2)),
+    }
+    members = {k: _npy_bytes(v) for k, v in arrays.items()}
+    odd = np.arange(4, dtype=np.float32)
+    members["spaced"] = _npy_bytes(odd, "{'descr':'<f4','fortran_order':False,'shape':(4,)}")
+    v2 = _npy_bytes(odd)
+    size = int.from_bytes(v2[8:10], "little")
+    head, body = v2[10 : 10 + size - 2], v2[10 + size :]  # 2 bytes of padding less
+    members["v2"] = b"\x93NUMPY\x02\x00" + (size - 2).to_bytes(4, "little") + head + body
+    path = tmp_path / "layouts.npz"
+    _npz_with(path, members)
+    loaded, meta = load_arrays(path)
+    reference = dict(np.load(path))
+    assert meta is None and set(loaded) == set(reference) == set(arrays) | {"spaced", "v2"}
+    for key, want in reference.items():
+        got = loaded[key]
+        assert got.dtype == want.dtype and got.shape == want.shape, key
+        assert np.array_equal(got, want) and got.flags.writeable, key
+    assert loaded["fortran"][1, 2] == arrays["fortran"][1, 2]
+    assert loaded["v2"].tolist() == [0.0, 1.0, 2.0, 3.0]
+
+
+def test_damaged_array_bytes_are_refused_with_the_file_named(tmp_path):
+    """A flipped byte in a stored member fails the archive's CRC: one line naming the file."""
+    path = tmp_path / "p.npz"
+    nn.save_parameters(path, {"w": nn.Variable(np.arange(64, dtype=np.float32))})
+    data = bytearray(path.read_bytes())
+    at = data.index(np.arange(64, dtype=np.float32)[40:44].tobytes())
+    data[at] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(nn.ParameterFileError, match=r"p\.npz: not a readable \.npz archive"):
+        nn.load_parameters(path)

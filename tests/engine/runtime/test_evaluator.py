@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 
@@ -221,3 +223,51 @@ def test_output_values_are_written_as_float32_reads_them(kit, tmp_path):
     want = x @ w + b
     assert [row[-2:] for row in rows] == [[str(np.float32(v)) for v in r] for r in want]
     assert rows[0][-2:] == ["0.33333334", "7.5e-09"] and rows[1][-2:] == ["0.0", "2e+20"]
+
+
+def test_cells_that_need_quoting_are_written_as_the_csv_module_writes_them(kit, tmp_path):
+    """A dataset cell holding a comma or a quote (here an image file's name) sends the rows
+    through csv.writer, as every row went before the plain-join fast path; the file reads back
+    with the csv module to the full paths and the outputs."""
+    job = _affine_job(kit, tmp_path)
+    odd = tmp_path / "img" / 'a,"b".png'
+    Image.fromarray(np.zeros((2, 2), np.uint8)).save(odd)
+    rows = [[1, 0, './img/a,"b".png', 1, 0], [0, 2, "./img/a.png", 0, 1]]
+    data = kit.write_csv(tmp_path / "odd.csv", ["x__0:a", "x__1:b", "img", "y__0", "y__1"], rows)
+    evaluate(job, dataset=str(data))
+    text = (job / "output_result.csv").read_bytes().decode()
+    image = os.path.join(os.path.abspath(tmp_path), "img", "a.png")
+    expected = [["x__0:a", "x__1:b", "img", "y__0", "y__1", "y'__0", "y'__1"],
+                ["1", "0", str(odd.absolute()), "1", "0", "1.5", "0.0"],
+                ["0", "2", image, "0", "1", "0.5", "2.0"]]  # fmt: skip
+    assert list(csv.reader(io.StringIO(text))) == expected
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(expected)
+    assert text == buffer.getvalue()
+    assert '"' + str(odd.absolute()).replace('"', '""') + '"' in text
+
+
+def test_parameters_held_by_the_checkpoint_take_no_initial_value(kit, tmp_path):
+    """Evaluation reads the trained values only: a ``W.File`` initial value that is gone since
+    training (moved, deleted) is not read, nor a random one drawn; outputs from the checkpoint."""
+    _image(tmp_path)
+    np.save(tmp_path / "w0.npy", np.full((2, 2), 7.0, np.float32))
+    header = ["x__0:a", "x__1:b", "y__0", "y__1"]
+    data = kit.write_csv(tmp_path / "data.csv", header, [[1, 0, 1, 0], [0, 2, 0, 1]])
+    layers = [
+        kit.layer("Input", "Input", Size=(2,), Dataset="x"),
+        kit.layer("Affine", "Affine", OutShape=2, W__File="w0.npy"),
+        kit.layer("SquaredError", "SquaredError", T__Dataset="y"),
+    ]
+    project = kit.make_project([kit.network("Main", layers, kit.chain(*[x.name for x in layers]))],
+                               train=data, valid=data, max_epoch=1, batch=2)  # fmt: skip
+    save_project(project, tmp_path / "p.ncproj")
+    train(tmp_path / "p.ncproj", job_dir=tmp_path / "job", seed=0)
+    nn.save_parameters(tmp_path / "job" / "checkpoints" / "best" / "parameters.npz", {
+        "Affine/affine/W": nn.Variable(np.array([[2, 0], [0, 3]], np.float32)),
+        "Affine/affine/b": nn.Variable(np.array([0.5, 0.0], np.float32)),
+    })  # fmt: skip
+    (tmp_path / "w0.npy").unlink()
+    evaluate(tmp_path / "job")
+    lines = (tmp_path / "job" / "output_result.csv").read_text().splitlines()
+    assert [line.split(",")[-2:] for line in lines[1:]] == [["2.5", "0.0"], ["0.5", "6.0"]]
