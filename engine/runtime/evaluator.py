@@ -26,10 +26,8 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
-import json
 import os
 import re
-import stat
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,7 +49,7 @@ from engine.runtime import inference_plan, metrics
 from engine.runtime.checkpoint import job_parameters
 from engine.runtime.compiler import compile_network
 from engine.runtime.datasets import BUILTIN_SCHEME, resolve_uri
-from engine.runtime.job import Job, JobError, atomic_write_text
+from engine.runtime.job import Job, JobError, atomic_write_json, atomic_write_text
 from engine.runtime.program import Program
 from engine.runtime.session import RunPlan
 
@@ -125,15 +123,13 @@ def evaluate(
             writer.add(start, values, len(rows))
         header = list(data.header) + writer.header()
         out_file = job.root / "output_result.csv"
-        _write_result(out_file, _result_text(header, rows, writer.tails))
+        atomic_write_text(out_file, _result_text(header, rows, writer.tails))
         summary, confusion = _metrics(job, data, writer)
     summary = {"network": first["network"], "dataset": name, "csv": str(csv_path),
                "rows": len(rows), "checkpoint": checkpoint,
                "executors": [{"name": e.get("name", ""), "network": e["network"]}
                              for e in plan.executors], **summary}  # fmt: skip
-    _write_result(
-        job.root / "evaluation.json", json.dumps(summary, indent=2, allow_nan=False) + "\n"
-    )
+    atomic_write_json(job.root / "evaluation.json", summary)
     return EvaluationResult(job, name, Path(csv_path), len(rows), checkpoint, out_file,
                             confusion, summary)  # fmt: skip
 
@@ -320,38 +316,6 @@ def _full_path(root: str, cell: str) -> str:
     return path.replace(os.sep + "." + os.sep, os.sep)
 
 
-def _write_result(path: Path, text: str, newline: str = "\n") -> None:
-    """:func:`atomic_write_text` of a result file, an earlier one first renamed aside.
-
-    A rename over an existing file makes ext4 (``auto_da_alloc``) write the new file's data out
-    before the rename returns: 0.5 ms a file on a quiet machine, 4 ms beside other work, more
-    than anything else evaluate does besides its forward passes. With the earlier file renamed
-    aside the rename replaces nothing and the data goes out in the background, as for a first
-    evaluation. The earlier file is put back when the write fails and deleted after it; readers
-    see the old complete file or the new one (or, for microseconds between two renames, none).
-    A symbolic link or anything but a regular file is replaced in place, as before.
-    """
-    try:
-        old = os.lstat(path)
-    except OSError:
-        old = None
-    if old is None or not stat.S_ISREG(old.st_mode):
-        atomic_write_text(path, text, newline)
-        return
-    aside = path.with_name(f".{path.name}.{os.getpid()}.old")
-    os.replace(path, aside)
-    try:
-        atomic_write_text(path, text, newline)
-        if stat.S_IMODE(old.st_mode) != stat.S_IMODE(os.stat(path).st_mode):
-            os.chmod(path, stat.S_IMODE(old.st_mode))  # as the in-place replace keeps it
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.replace(aside, path)
-        raise
-    with contextlib.suppress(OSError):
-        os.unlink(aside)
-
-
 def _csv_text(rows: list[list[str]]) -> str:
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="\n").writerows(rows)
@@ -424,7 +388,7 @@ class _OutputWriter:
             if vtype == ".png":
                 save_image(path, picture(sample, channel))
             else:
-                _write_result(path, _csv_text([[str(np.float32(v)) for v in r]
+                atomic_write_text(path, _csv_text([[str(np.float32(v)) for v in r]
                                                    for r in sample]))  # fmt: skip
             cells.append("./" + name + vtype)
         return cells
@@ -476,7 +440,7 @@ def _metrics(job: Job, data: Dataset, writer: _OutputWriter) -> tuple[dict[str, 
             result = metrics.classify(targets, outputs)
             rows, columns = _labels(variable, name, result.classes, outputs.shape[1])
             path = job.root / f"confusion_matrix_{base}.csv"
-            _write_result(path, metrics.confusion_matrix_csv(result, rows, columns), "")
+            atomic_write_text(path, metrics.confusion_matrix_csv(result, rows, columns), "")
             files.append(path)
             summary["classification"][name] = result.to_json()
         else:
