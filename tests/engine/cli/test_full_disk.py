@@ -91,3 +91,19 @@ def test_an_event_the_full_disk_cannot_take_does_not_replace_the_runs_error(tmp_
     assert sink.emit("warning", message="x")["message"] == "x" and sink.lost_lines == 1
     with pytest.raises(PermissionError):  # not a full disk: still an error
         EventSink(FullJob(errno.EACCES)).emit("warning", message="x")
+
+
+def test_evaluate_again_on_a_full_disk_keeps_the_earlier_results(job):
+    """Re-evaluating moves the earlier result files aside before writing (no ext4 flush): when
+    the new output_result.csv does not fit, the earlier one is back, byte for byte and with its
+    mode, and nothing else is left in the job folder; with room again the files are replaced."""
+    assert main(["evaluate", str(job)]) == 0
+    result = job / "output_result.csv"
+    result.chmod(0o640)
+    before = _files(job)
+    assert len(before[result.relative_to(job)]) > 1000
+    done = disk_limit.run_limited(600, "evaluate", job)
+    _one_line(done, "output_result.csv: cannot write: File too large")
+    assert _files(job) == before and result.stat().st_mode & 0o777 == 0o640
+    assert main(["evaluate", str(job)]) == 0
+    assert _files(job).keys() == before.keys() and result.stat().st_mode & 0o777 == 0o640
