@@ -3,9 +3,11 @@
 The compute-bound kernels (the direct convolution) split their output maps between threads, so
 a layer uses both cores as the GEMMs it replaces did. The thread count follows BLAS's (set it
 with threadpoolctl or OPENBLAS_NUM_THREADS, as for NumPy), so the two never oversubscribe the
-cores: the kernels run between GEMMs, never beside them. Memory-bound loops (im2col, BN, ReLU)
-stay on one thread; splitting them measured slower here (one core already saturates memory
-bandwidth and a hand-off costs tens of microseconds).
+cores: the kernels run between GEMMs, never beside them. The memory-bound loops of a training
+step (batch normalization, ReLU, padding copies) split too (:func:`run_rows`), only when each
+thread gets enough work to repay the hand-off (tens of microseconds): their rows (channels,
+runs of elements) are independent, each computed whole by one thread in a fixed order, so
+the numbers do not depend on the thread count.
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ if hasattr(os, "register_at_fork"):  # a forked child has none of the pool's thr
     os.register_at_fork(after_in_child=lambda: _state.pop("pool", None))
 # Below this many output maps per thread, a hand-off (tens of microseconds) is not worth it.
 MIN_MAPS_PER_THREAD = 8
+# A memory-bound loop splits only when each thread gets at least this many elements to read
+# (256 KB of float32): smaller arrays are done before a hand-off pays for itself.
+MIN_ELEMENTS_PER_THREAD = 1 << 16
 
 
 def count() -> int:
@@ -67,10 +72,14 @@ def _pool(workers: int) -> ThreadPoolExecutor:
     return pool
 
 
-def run(kernel: Callable[..., Any], args: tuple, total: int, align: int) -> None:
+def run(
+    kernel: Callable[..., Any], args: tuple, total: int, align: int, parts: int | None = None
+) -> None:
     """``kernel(*args, lo, hi)`` over ``[0, total)`` in parts of a multiple of ``align``, one
-    part per thread (this one included)."""
-    parts = min(count(), total // MIN_MAPS_PER_THREAD) or 1
+    part per thread (this one included); at most ``parts`` parts when given."""
+    if parts is None:
+        parts = total // MIN_MAPS_PER_THREAD
+    parts = min(count(), parts) or 1
     step = -(-total // parts)
     step = -(-step // align) * align
     bounds = [(lo, min(lo + step, total)) for lo in range(0, total, step)]
@@ -81,6 +90,17 @@ def run(kernel: Callable[..., Any], args: tuple, total: int, align: int) -> None
     kernel(*args, *bounds[0])
     for future in futures:
         future.result()
+
+
+def run_rows(
+    kernel: Callable[..., Any], args: tuple, rows: int, elements: int, align: int = 1
+) -> None:
+    """``kernel(*args, lo, hi)`` over rows ``[0, rows)`` of a memory-bound loop reading
+    ``elements`` elements in all: split between the threads (parts a multiple of ``align``
+    rows) when each gets at least :data:`MIN_ELEMENTS_PER_THREAD` of them, else on this one.
+    Each row must be computed by one call, independently of the others: the split then
+    leaves the numbers as one thread gives them."""
+    run(kernel, args, rows, align, min(rows // align, elements // MIN_ELEMENTS_PER_THREAD))
 
 
 def deal(costs: list[float], threads: int) -> list[list[int]]:

@@ -114,3 +114,27 @@ def test_count_follows_numpys_blas_when_numba_loads_another():
         for seed in range(6)
     ]
     assert counts == ["1"] * 6
+
+
+@pytest.mark.parametrize(
+    "threads, rows, elements, align, parts",
+    [
+        (2, 64, 64 * 4096, 1, [(0, 32), (32, 64)]),  # 4 MB of float32: split
+        (2, 64, _threads.MIN_ELEMENTS_PER_THREAD, 1, [(0, 64)]),  # one thread's worth: not
+        (2, 1, 1 << 30, 1, [(0, 1)]),  # one row is never split
+        (2, 100_001, 1 << 20, 16, [(0, 50_016), (50_016, 100_001)]),  # parts of whole lines
+        (1, 64, 1 << 30, 1, [(0, 64)]),
+    ],
+)
+def test_run_rows_splits_memory_bound_loops_only_when_each_thread_gets_enough(
+    monkeypatch, threads, rows, elements, align, parts
+):
+    monkeypatch.setattr(_threads, "count", lambda: threads)
+    seen, lock = [], threading.Lock()
+
+    def kernel(lo, hi):
+        with lock:
+            seen.append((lo, hi))
+
+    _threads.run_rows(kernel, (), rows, elements, align)
+    assert sorted(seen) == parts
