@@ -72,24 +72,60 @@ def _pool(workers: int) -> ThreadPoolExecutor:
     return pool
 
 
+def chunks(total: int, align: int, threads: int) -> list[tuple[int, int]]:
+    """``[0, total)`` in chunks of a multiple of ``align``: first one large chunk per thread
+    (three quarters of an even share), then one smaller chunk per thread for whichever thread
+    is free first, so that a late partner costs little (see :func:`run`)."""
+
+    def up(v: int) -> int:
+        return -(-v // align) * align
+
+    big = max(align, up(total * 3 // (4 * threads)))
+    small = max(align, up(-(-(total - big * threads) // threads)))
+    bounds: list[tuple[int, int]] = []
+    lo = 0
+    while lo < total:
+        size = big if len(bounds) < threads else small
+        bounds.append((lo, min(lo + size, total)))
+        lo += size
+    return bounds
+
+
 def run(
     kernel: Callable[..., Any], args: tuple, total: int, align: int, parts: int | None = None
 ) -> None:
-    """``kernel(*args, lo, hi)`` over ``[0, total)`` in parts of a multiple of ``align``, one
-    part per thread (this one included); at most ``parts`` parts when given."""
+    """``kernel(*args, lo, hi)`` over ``[0, total)`` in :func:`chunks` of a multiple of
+    ``align``, shared between the threads (this one included; at most ``parts`` threads when
+    given): each thread takes the next chunk not yet taken until none is left.
+
+    Shared, not dealt: on a busy machine a partner thread may wait milliseconds for a core
+    (a hand-off on a quiet one takes tens of microseconds), and a fixed half of the work then
+    waited with it. Here this thread goes on with the chunks the partner has not taken, and a
+    partner that has not started by the end is called off. Which thread computes a chunk never
+    changes the numbers: each output row is computed by one call, whole."""
     if parts is None:
         parts = total // MIN_MAPS_PER_THREAD
-    parts = min(count(), parts) or 1
-    step = -(-total // parts)
-    step = -(-step // align) * align
-    bounds = [(lo, min(lo + step, total)) for lo in range(0, total, step)]
-    if len(bounds) == 1:
+    threads = min(count(), parts)
+    if threads < 2:
         kernel(*args, 0, total)
         return
-    futures = [_pool(len(bounds) - 1).submit(kernel, *args, lo, hi) for lo, hi in bounds[1:]]
-    kernel(*args, *bounds[0])
+    todo = iter(chunks(total, align, threads))  # next() on it is atomic (the GIL)
+
+    def work() -> None:
+        for lo, hi in todo:
+            kernel(*args, lo, hi)
+
+    _share(work, threads)
+
+
+def _share(work: Callable[[], None], threads: int) -> None:
+    """``work()`` on this thread and ``threads - 1`` of the pool's; a pool thread that has
+    not started when this one is done is called off (its work was done here)."""
+    futures = [_pool(threads - 1).submit(work) for _ in range(threads - 1)]
+    work()
     for future in futures:
-        future.result()
+        if not future.cancel():
+            future.result()
 
 
 def run_rows(
@@ -100,30 +136,26 @@ def run_rows(
     rows) when each gets at least :data:`MIN_ELEMENTS_PER_THREAD` of them, else on this one.
     Each row must be computed by one call, independently of the others: the split then
     leaves the numbers as one thread gives them."""
-    run(kernel, args, rows, align, min(rows // align, elements // MIN_ELEMENTS_PER_THREAD))
-
-
-def deal(costs: list[float], threads: int) -> list[list[int]]:
-    """Indices of ``costs`` dealt to ``threads`` shares, largest first to the lightest share."""
-    shares: list[list[int]] = [[] for _ in range(max(1, min(threads, len(costs))))]
-    loads = [0.0] * len(shares)
-    for i in sorted(range(len(costs)), key=lambda i: -costs[i]):
-        least = loads.index(min(loads))
-        shares[least].append(i)
-        loads[least] += costs[i]
-    return shares
+    parts = min(rows // align, elements // MIN_ELEMENTS_PER_THREAD)
+    if parts < 2:  # most layers: no need to ask BLAS its thread count (a ctypes call)
+        kernel(*args, 0, rows)
+        return
+    run(kernel, args, rows, align, parts)
 
 
 def run_all(jobs: list[tuple[float, Callable[[], Any]]]) -> None:
-    """Every ``(cost, job)``'s ``job()``, the jobs dealt to the threads (this one included) so
-    their costs come out even: one hand-off per thread instead of one per job."""
-    shares = [[jobs[i][1] for i in share] for share in deal([c for c, _ in jobs], count())]
+    """Every ``(cost, job)``'s ``job()``, shared between the threads (this one included) as
+    :func:`run` shares chunks, the costliest first."""
+    threads = min(count(), len(jobs))
+    order = [job for _, job in sorted(jobs, key=lambda j: -j[0])]
+    if threads < 2:
+        for job in order:
+            job()
+        return
+    todo = iter(order)
 
-    def each(share: list[Callable[[], Any]]) -> None:
-        for job in share:
+    def work() -> None:
+        for job in todo:
             job()
 
-    futures = [_pool(len(shares) - 1).submit(each, share) for share in shares[1:]]
-    each(shares[0])
-    for future in futures:
-        future.result()
+    _share(work, threads)
