@@ -1,7 +1,8 @@
 """Benchmark: the memory-bound training kernels (batch normalization forward and backward, ReLU
 and its gradient, the direct convolution's zero padding) on one thread and shared between two
 (``engine.core.ops._threads.run_rows``), at the ResNet-style network's activation sizes
-(batch 32: 16 maps of 32x32 down to 128 of 4x4, float32, the batch-innermost layout).
+(batch 32: 16 maps of 32x32 down to 128 of 4x4, float32, the batch-innermost layout), and a
+larger one (32 maps of 64x64, 16 MB).
 
     python tests/benchmarks/bench_kernel_split.py [--rounds 7] [--reps 50] [--threshold N]
 
@@ -25,7 +26,8 @@ import numpy as np
 
 from engine.core.ops import _batchnorm_cpu, _direct_conv, _elementwise_cpu, _threads
 
-SIZES = [(16, 32), (32, 16), (64, 8), (128, 4)]  # (maps, height = width) at batch 32
+# (maps, height = width) at batch 32: the ResNet-style step's, then a 16 MB activation
+SIZES = [(16, 32), (32, 16), (64, 8), (128, 4), (32, 64)]
 
 
 def cases() -> list[tuple[str, object]]:

@@ -4,8 +4,8 @@ The compute-bound kernels (the direct convolution) split their output maps betwe
 a layer uses both cores as the GEMMs it replaces did. The thread count follows BLAS's (set it
 with threadpoolctl or OPENBLAS_NUM_THREADS, as for NumPy), so the two never oversubscribe the
 cores: the kernels run between GEMMs, never beside them. The memory-bound loops of a training
-step (batch normalization, ReLU, padding copies) split too (:func:`run_rows`), only when each
-thread gets enough work to repay the hand-off (megabytes): their rows (channels,
+step (batch normalization, ReLU, padding copies) can split too (:func:`run_rows`), when each
+thread gets enough work to repay the hand-off (see MIN_ELEMENTS_PER_THREAD): their rows (channels,
 runs of elements) are independent, each computed whole by one thread in a fixed order, so
 the numbers do not depend on the thread count.
 """
@@ -23,11 +23,13 @@ if hasattr(os, "register_at_fork"):  # a forked child has none of the pool's thr
 # Below this many output maps per thread, a hand-off (tens of microseconds) is not worth it.
 MIN_MAPS_PER_THREAD = 8
 # A memory-bound loop splits only when each thread gets at least this many elements to read
-# (4 MB of float32). Measured on the Intel Xeon (2 cores, load 7-8, bench_kernel_split.py):
-# at the ResNet-style step's sizes (2 MB and less) two threads lost at every size (BN 1.2-1.9x,
-# ReLU 1.0-2.8x the one-thread time, the hand-off and a partner waiting for a core), at 16 MB
-# they won (BN forward 0.72x, backward 0.76x, ReLU 0.83x, padding 0.86x).
-MIN_ELEMENTS_PER_THREAD = 1 << 20
+# (64 MB of float32): in effect never, until a quiet machine shows where a split wins.
+# Measured on the Intel Xeon (2 cores, other jobs running, bench_kernel_split.py): at the
+# ResNet-style step's sizes (2 MB and less) two threads lost at every size at load 7 (BN
+# 1.2-1.9x, ReLU 1.0-2.8x the one-thread time: the hand-off, a partner waiting for a core);
+# at 16 MB they won at load 7 (BN 0.72-0.76x, ReLU 0.83x, padding 0.86x) but not at load 4
+# (0.99-1.19x: one core already takes the memory bandwidth this VM gives).
+MIN_ELEMENTS_PER_THREAD = 1 << 24
 
 
 def count() -> int:

@@ -146,11 +146,11 @@ def test_count_follows_numpys_blas_when_numba_loads_another():
 @pytest.mark.parametrize(
     "threads, rows, elements, align, split",
     [
-        (2, 64, 1 << 22, 1, True),  # 16 MB of float32: split
+        (2, 64, 4 * _threads.MIN_ELEMENTS_PER_THREAD, 1, True),  # four threads' worth: split
         (2, 64, _threads.MIN_ELEMENTS_PER_THREAD, 1, False),  # one thread's worth: not
-        (2, 1, 1 << 30, 1, False),  # one row is never split
-        (2, 100_001, 1 << 22, 16, True),  # chunks of whole lines
-        (1, 64, 1 << 30, 1, False),
+        (2, 1, 1 << 40, 1, False),  # one row is never split
+        (2, 100_001, 4 * _threads.MIN_ELEMENTS_PER_THREAD, 16, True),  # chunks of whole lines
+        (1, 64, 1 << 40, 1, False),
     ],
 )
 def test_run_rows_splits_memory_bound_loops_only_when_each_thread_gets_enough(
