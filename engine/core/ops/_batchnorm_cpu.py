@@ -7,6 +7,10 @@ here the forward reads each row twice (mean, then the centred variance: the stab
 algorithm, summed in float64) and writes it once, and the backward reads twice and writes once.
 Only NumPy float32/float64 in training mode without ``output_stat``; the rest takes the ``xp``
 kernel, which stays the reference (tests compare the two).
+
+The rows (channels) are split between BLAS's threads when they are large enough
+(:func:`engine.core.ops._threads.run_rows`): each channel's sums are computed by one thread in
+the same order whatever the count, so one and two threads give the same bytes.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.core.ops import _jit
+from engine.core.ops import _jit, _threads
 from engine.core.ops._aligned import aligned_empty
 
 # Sums may be reassociated: LLVM then keeps several partial sums in vector lanes instead of one
@@ -29,9 +33,9 @@ def _build(numba: ModuleType) -> dict[str, Any]:
     """The compiled kernels (built on first use, cached on disk)."""
 
     @_jit.njit(numba, fastmath=_SUMS)
-    def forward(x, gamma, beta, eps, y, mean, inv_std, var):  # pragma: no cover - compiled
-        k_n, m_n = x.shape
-        for k in range(k_n):
+    def forward(x, gamma, beta, eps, y, mean, inv_std, var, lo, hi):  # pragma: no cover
+        m_n = x.shape[1]
+        for k in range(lo, hi):
             row = x[k]
             s = 0.0
             for j in range(m_n):
@@ -50,12 +54,12 @@ def _build(numba: ModuleType) -> dict[str, Any]:
             mean[k], var[k], inv_std[k] = m, v, inv
 
     @_jit.njit(numba, fastmath=_SUMS)
-    def backward(x, g, mean, inv_std, gamma, gx, s1s, s2s, want_gx):  # pragma: no cover
-        k_n, m_n = x.shape
+    def backward(x, g, mean, inv_std, gamma, gx, s1s, s2s, want_gx, lo, hi):  # pragma: no cover
+        m_n = x.shape[1]
         # Per-row values in x's dtype (a store into this array casts): with float64 ones every
         # element is widened, computed and narrowed again at half the vector width (2x slower).
         coef = np.empty(4, x.dtype)
-        for k in range(k_n):
+        for k in range(lo, hi):
             row, grow = x[k], g[k]
             coef[0] = mean[k]
             m = coef[0]
@@ -80,10 +84,10 @@ def _build(numba: ModuleType) -> dict[str, Any]:
                     out[j] = af * grow[j] - bf * (row[j] - m) - df
 
     @_jit.njit(numba)
-    def normalize(x, mean, scale, beta, y):  # pragma: no cover - compiled
+    def normalize(x, mean, scale, beta, y, lo, hi):  # pragma: no cover - compiled
         # No fastmath: the same float operations as NumPy's (x - mean) * scale + beta.
-        k_n, m_n = x.shape
-        for k in range(k_n):
+        m_n = x.shape[1]
+        for k in range(lo, hi):
             row, out, m, a, b = x[k], y[k], mean[k], scale[k], beta[k]
             for j in range(m_n):
                 out[j] = (row[j] - m) * a + b
@@ -119,7 +123,7 @@ def normalize(x2: Any, mean: Any, scale: Any, beta: Any) -> Any:
     k, dtype = x2.shape[0], x2.dtype
     y = np.empty_like(x2)
     rows = (_per_row(a, k, 0.0, dtype) for a in (mean, scale, beta))
-    _compile()["normalize"](x2, *rows, y)
+    _threads.run_rows(_compile()["normalize"], (x2, *rows, y), k, x2.size)
     return y
 
 
@@ -135,7 +139,8 @@ def forward(x2: Any, gamma: Any, beta: Any, eps: float):
     y = np.empty_like(x2)
     stats = np.empty((3, k), dtype=np.float64)
     g, b = _per_row(gamma, k, 1.0, dtype), _per_row(beta, k, 0.0, dtype)
-    _compile()["forward"](x2, g, b, eps, y, stats[0], stats[1], stats[2])
+    args = (x2, g, b, eps, y, stats[0], stats[1], stats[2])
+    _threads.run_rows(_compile()["forward"], args, k, 2 * x2.size)
     mean, inv_std, var = (s.astype(dtype).reshape(k, 1) for s in stats)
     return y, mean, var, inv_std, stats[:2]
 
@@ -149,6 +154,7 @@ def backward(x2: Any, g2: Any, stats: Any, gamma: Any, want_gx: bool):
     gx = aligned_empty(x2.shape, dtype) if want_gx else np.empty((k, 1), dtype)
     sums = np.empty((2, k), dtype=np.float64)
     g = _per_row(gamma, k, 1.0, dtype)
-    _compile()["backward"](x2, g2, stats[0], stats[1], g, gx, sums[0], sums[1], want_gx)
+    args = (x2, g2, stats[0], stats[1], g, gx, sums[0], sums[1], want_gx)
+    _threads.run_rows(_compile()["backward"], args, k, 2 * x2.size)
     s1, s2 = (s.astype(dtype).reshape(k, 1) for s in sums)
     return (gx if want_gx else None), s1, s2

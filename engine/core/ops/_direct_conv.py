@@ -46,6 +46,7 @@ def _build(numba: ModuleType) -> dict[str, Any]:
         "conv": _direct_conv_cpu.conv,
         "wgrad": _direct_conv_cpu.wgrad,
         "pack": _direct_conv_cpu.pack,
+        "pad": _direct_conv_cpu.pad,
         "lanes": _direct_conv_cpu.LANES,
     }
 
@@ -73,15 +74,12 @@ def applies(x4: Any, group: int, kernel: Sequence[int], batch_last: bool) -> boo
 def padded(xc: Any, pad: Sequence[Any]) -> Any:
     """``(C, H, W, N)`` (any strides) zero-padded on H and W into a fresh contiguous (and
     64-byte aligned) array; ``pad`` per axis is one width for both sides or a (before, after)
-    pair."""
+    pair. One compiled pass, the channels split between BLAS's threads when large enough."""
     (top, bottom), (left, right) = (p if isinstance(p, tuple) else (p, p) for p in pad)
     c, h, w, n = xc.shape
     out = aligned_empty((c, top + h + bottom, left + w + right, n), xc.dtype)
-    out[:, :top] = 0
-    out[:, top + h :] = 0
-    out[:, top : top + h, :left] = 0
-    out[:, top : top + h, left + w :] = 0
-    out[:, top : top + h, left : left + w] = xc
+    args = (xc, out, top, left)
+    _threads.run_rows(_compile()["pad"], args, c, out.size + xc.size)
     return out
 
 

@@ -19,6 +19,25 @@ from engine.core.ops._simd import FORCED, LANES, vfma, vload, vmuladd, vstore, v
 # output (O, oh, len(offs) * LANES); [o_lo, o_hi), the output maps this call computes.
 
 
+@_jit.njit(numba)
+def pad(x, out, top, left, c_lo, c_hi):  # pragma: no cover - compiled
+    # out (C, Hp, Wp, N): x (C, H, W, N), any strides, from row top and column left on,
+    # zeros around it; channels [c_lo, c_hi) (one pass over out, where NumPy made five).
+    h, w, n = x.shape[1], x.shape[2], x.shape[3]
+    hp, wp = out.shape[1], out.shape[2]
+    for c in range(c_lo, c_hi):
+        for i in range(hp):
+            r = i - top
+            for j in range(wp):
+                col = j - left
+                if r < 0 or r >= h or col < 0 or col >= w:
+                    for k in range(n):
+                        out[c, i, j, k] = 0
+                else:
+                    for k in range(n):
+                        out[c, i, j, k] = x[c, r, col, k]
+
+
 @_jit.njit(numba, cache=not FORCED)
 def pack(wm, wtaps, mstride, o_n, wp):  # pragma: no cover - compiled
     # wp (ceil(O / 4), K, 4) from the weight of map o and tap k, wm[o * mstride + wtaps[k]];

@@ -10,6 +10,8 @@ The loops see every array as the 1-D run of its memory: they serve NumPy float32
 of one shape and one memory layout, contiguous in some axis order (the channels-major,
 batch-innermost views the convolutions hand out are), and leave everything else to NumPy.
 NaN propagates as in NumPy: ``relu(nan)`` is nan, and the gradient is ``gy * 0`` where x <= 0.
+Large arrays are split between BLAS's threads (:func:`engine.core.ops._threads.run_rows`):
+element by element, the same numbers whatever the count.
 """
 
 from __future__ import annotations
@@ -19,20 +21,24 @@ from typing import Any
 
 import numpy as np
 
-from engine.core.ops import _jit
+from engine.core.ops import _jit, _threads
 
 
 def _build(numba: ModuleType) -> dict[str, Any]:
     """The compiled kernels (built on first use, cached on disk)."""
 
     @_jit.njit(numba)
-    def relu(x, y):  # pragma: no cover - compiled
+    def relu(x, y, lo, hi):  # pragma: no cover - compiled
+        # Through slices from 0: with range(lo, hi) numba cannot rule out negative indices,
+        # checks each for wrapping and LLVM no longer vectorizes the loop (2.7x slower).
+        x, y = x[lo:hi], y[lo:hi]
         for i in range(x.size):
             v = x[i]
             y[i] = 0.0 if v <= 0 else v  # nan <= 0 is false: nan stays
 
     @_jit.njit(numba)
-    def relu_grad(x, g, gx):  # pragma: no cover - compiled
+    def relu_grad(x, g, gx, lo, hi):  # pragma: no cover - compiled
+        x, g, gx = x[lo:hi], g[lo:hi], gx[lo:hi]
         for i in range(x.size):
             gx[i] = g[i] * (1.0 if x[i] > 0 else 0.0)  # gy * 0 keeps inf/nan gradients nan
 
@@ -64,7 +70,8 @@ def _apply(kernel: str, x: Any, *others: Any) -> Any | None:
     runs = [_memory_run(a) for a in (*arrays, out)]
     if out.strides != x.strides or any(r is None for r in runs):
         return None
-    _compile()[kernel](*runs)
+    # Parts of whole cache lines (16 float32), so two threads never write one line.
+    _threads.run_rows(_compile()[kernel], tuple(runs), x.size, x.size * len(runs), 16)
     return out
 
 

@@ -3,9 +3,11 @@
 The compute-bound kernels (the direct convolution) split their output maps between threads, so
 a layer uses both cores as the GEMMs it replaces did. The thread count follows BLAS's (set it
 with threadpoolctl or OPENBLAS_NUM_THREADS, as for NumPy), so the two never oversubscribe the
-cores: the kernels run between GEMMs, never beside them. Memory-bound loops (im2col, BN, ReLU)
-stay on one thread; splitting them measured slower here (one core already saturates memory
-bandwidth and a hand-off costs tens of microseconds).
+cores: the kernels run between GEMMs, never beside them. The memory-bound loops of a training
+step (batch normalization, ReLU, padding copies) can split too (:func:`run_rows`), when each
+thread gets enough work to repay the hand-off (see MIN_ELEMENTS_PER_THREAD): their rows (channels,
+runs of elements) are independent, each computed whole by one thread in a fixed order, so
+the numbers do not depend on the thread count.
 """
 
 from __future__ import annotations
@@ -25,6 +27,14 @@ if hasattr(os, "register_at_fork"):  # a forked child has none of the pool's thr
     os.register_at_fork(after_in_child=lambda: _state.pop("pool", None))
 # Below this many output maps per thread, a hand-off (tens of microseconds) is not worth it.
 MIN_MAPS_PER_THREAD = 8
+# A memory-bound loop splits only when each thread gets at least this many elements to read
+# (64 MB of float32): in effect never, until a quiet machine shows where a split wins.
+# Measured on the Intel Xeon (2 cores, other jobs running, bench_kernel_split.py): at the
+# ResNet-style step's sizes (2 MB and less) two threads lost at every size at load 7 (BN
+# 1.2-1.9x, ReLU 1.0-2.8x the one-thread time: the hand-off, a partner waiting for a core);
+# at 16 MB they won at load 7 (BN 0.72-0.76x, ReLU 0.83x, padding 0.86x) but not at load 4
+# (0.99-1.19x: one core already takes the memory bandwidth this VM gives).
+MIN_ELEMENTS_PER_THREAD = 1 << 24
 
 
 def count() -> int:
@@ -69,43 +79,90 @@ def _pool(workers: int) -> ThreadPoolExecutor:
     return pool
 
 
-def run(kernel: Callable[..., Any], args: tuple, total: int, align: int) -> None:
-    """``kernel(*args, lo, hi)`` over ``[0, total)`` in parts of a multiple of ``align``, one
-    part per thread (this one included)."""
-    parts = min(count(), total // MIN_MAPS_PER_THREAD) or 1
-    step = -(-total // parts)
-    step = -(-step // align) * align
-    bounds = [(lo, min(lo + step, total)) for lo in range(0, total, step)]
-    if len(bounds) == 1:
+def chunks(total: int, align: int, threads: int) -> list[tuple[int, int]]:
+    """``[0, total)`` in chunks of a multiple of ``align``: first one large chunk per thread
+    (three quarters of an even share), then one smaller chunk per thread for whichever thread
+    is free first, so that a late partner costs little (see :func:`run`)."""
+
+    def up(v: int) -> int:
+        return -(-v // align) * align
+
+    big = max(align, up(total * 3 // (4 * threads)))
+    small = max(align, up(-(-(total - big * threads) // threads)))
+    bounds: list[tuple[int, int]] = []
+    lo = 0
+    while lo < total:
+        size = big if len(bounds) < threads else small
+        bounds.append((lo, min(lo + size, total)))
+        lo += size
+    return bounds
+
+
+def run(
+    kernel: Callable[..., Any], args: tuple, total: int, align: int, parts: int | None = None
+) -> None:
+    """``kernel(*args, lo, hi)`` over ``[0, total)`` in :func:`chunks` of a multiple of
+    ``align``, shared between the threads (this one included; at most ``parts`` threads when
+    given): each thread takes the next chunk not yet taken until none is left.
+
+    Shared, not dealt: on a busy machine a partner thread may wait milliseconds for a core
+    (a hand-off on a quiet one takes tens of microseconds), and a fixed half of the work then
+    waited with it. Here this thread goes on with the chunks the partner has not taken, and a
+    partner that has not started by the end is called off. Which thread computes a chunk never
+    changes the numbers: each output row is computed by one call, whole."""
+    if parts is None:
+        parts = total // MIN_MAPS_PER_THREAD
+    threads = min(count(), parts)
+    if threads < 2:
         kernel(*args, 0, total)
         return
-    futures = [_pool(len(bounds) - 1).submit(kernel, *args, lo, hi) for lo, hi in bounds[1:]]
-    kernel(*args, *bounds[0])
+    todo = iter(chunks(total, align, threads))  # next() on it is atomic (the GIL)
+
+    def work() -> None:
+        for lo, hi in todo:
+            kernel(*args, lo, hi)
+
+    _share(work, threads)
+
+
+def _share(work: Callable[[], None], threads: int) -> None:
+    """``work()`` on this thread and ``threads - 1`` of the pool's; a pool thread that has
+    not started when this one is done is called off (its work was done here)."""
+    futures = [_pool(threads - 1).submit(work) for _ in range(threads - 1)]
+    work()
     for future in futures:
-        future.result()
+        if not future.cancel():
+            future.result()
 
 
-def deal(costs: list[float], threads: int) -> list[list[int]]:
-    """Indices of ``costs`` dealt to ``threads`` shares, largest first to the lightest share."""
-    shares: list[list[int]] = [[] for _ in range(max(1, min(threads, len(costs))))]
-    loads = [0.0] * len(shares)
-    for i in sorted(range(len(costs)), key=lambda i: -costs[i]):
-        least = loads.index(min(loads))
-        shares[least].append(i)
-        loads[least] += costs[i]
-    return shares
+def run_rows(
+    kernel: Callable[..., Any], args: tuple, rows: int, elements: int, align: int = 1
+) -> None:
+    """``kernel(*args, lo, hi)`` over rows ``[0, rows)`` of a memory-bound loop reading
+    ``elements`` elements in all: split between the threads (parts a multiple of ``align``
+    rows) when each gets at least :data:`MIN_ELEMENTS_PER_THREAD` of them, else on this one.
+    Each row must be computed by one call, independently of the others: the split then
+    leaves the numbers as one thread gives them."""
+    parts = min(rows // align, elements // MIN_ELEMENTS_PER_THREAD)
+    if parts < 2:  # most layers: no need to ask BLAS its thread count (a ctypes call)
+        kernel(*args, 0, rows)
+        return
+    run(kernel, args, rows, align, parts)
 
 
 def run_all(jobs: list[tuple[float, Callable[[], Any]]]) -> None:
-    """Every ``(cost, job)``'s ``job()``, the jobs dealt to the threads (this one included) so
-    their costs come out even: one hand-off per thread instead of one per job."""
-    shares = [[jobs[i][1] for i in share] for share in deal([c for c, _ in jobs], count())]
+    """Every ``(cost, job)``'s ``job()``, shared between the threads (this one included) as
+    :func:`run` shares chunks, the costliest first."""
+    threads = min(count(), len(jobs))
+    order = [job for _, job in sorted(jobs, key=lambda j: -j[0])]
+    if threads < 2:
+        for job in order:
+            job()
+        return
+    todo = iter(order)
 
-    def each(share: list[Callable[[], Any]]) -> None:
-        for job in share:
+    def work() -> None:
+        for job in todo:
             job()
 
-    futures = [_pool(len(shares) - 1).submit(each, share) for share in shares[1:]]
-    each(shares[0])
-    for future in futures:
-        future.result()
+    _share(work, threads)

@@ -14,7 +14,13 @@ from engine.core.autograd import Variable
 
 pytest.importorskip("numba", reason="the direct convolution kernels need numba")
 
-from engine.core.ops import _aligned, _batchnorm_cpu, _direct_conv, _jit  # noqa: E402 - after the skip
+from engine.core.ops import (  # noqa: E402 - after the skip
+    _aligned,
+    _batchnorm_cpu,
+    _direct_conv,
+    _jit,
+    _threads,
+)
 
 RNG = np.random.default_rng(5)
 LANES = _direct_conv._compile()["lanes"]
@@ -113,7 +119,10 @@ def test_only_what_the_kernels_serve_takes_them(monkeypatch, n, group, dtype, ta
     np.testing.assert_allclose(y.d, want.d, rtol=1e-4, atol=1e-4)
 
 
-def test_direct_convolution_gradients_match_finite_differences():
+@pytest.mark.parametrize("split", [False, True], ids=["one-thread", "split"])
+def test_direct_convolution_gradients_match_finite_differences(request, split):
+    if split:  # maps, phases and the padding copy shared between two threads
+        request.getfixturevalue("split_everything")
     # float32 kernels, so central differences in float64 of the float32 forward, with a step
     # large enough for float32 rounding; every weight and a sample of input cells.
     xs, ws = (LANES, 2, 5, 4), (5, 2, 3, 3)
@@ -275,3 +284,34 @@ def test_batch_normalization_backward_of_a_batch_of_one_is_exactly_zero():
     _, _, _, _, stats = _batchnorm_cpu.forward(x, gamma, np.zeros(6, np.float32), 1e-5)
     gx = _batchnorm_cpu.backward(x, g, stats, gamma, True)[0]
     assert not np.any(gx)
+
+
+@pytest.mark.parametrize("pad", [(1, 1), ((2, 0), (0, 3)), (0, 0)], ids=["1", "asymmetric", "0"])
+@pytest.mark.parametrize("view", [False, True], ids=["contiguous", "transposed-view"])
+def test_padded_equals_numpy_pad_split_between_threads(split_everything, pad, view):
+    x = RNG.standard_normal((7, 5, 6, LANES)).astype(np.float32)
+    if view:  # (C, H, W, N) as a view of an N-first array, as the first layer hands it
+        x = np.moveaxis(np.ascontiguousarray(np.moveaxis(x, -1, 0)), 0, -1)
+    got = _direct_conv.padded(x, pad)
+    assert split_everything == ["pad"]
+    widths = [p if isinstance(p, tuple) else (p, p) for p in pad]
+    want = np.pad(x, [(0, 0), *widths, (0, 0)])
+    assert got.shape == want.shape and got.flags.c_contiguous
+    assert got.__array_interface__["data"][0] % 64 == 0
+    assert got.tobytes() == want.tobytes()
+
+
+def test_direct_convolution_split_between_threads_gives_one_threads_bytes(
+    monkeypatch, split_everything
+):
+    """Forward, input and weight gradients with every kernel split (maps, phases, padding)
+    against one thread: each output is computed whole by one thread, so the bytes agree."""
+    xs, ws = (2 * LANES, 6, 9, 8), (10, 6, 3, 3)
+    x, w, _ = _arrays(xs, ws, False)
+    kwargs = {"pad": (1, 1), "stride": (2, 2)}
+    split = _forward_backward(monkeypatch, True, x, w, None, kwargs)
+    assert set(split_everything) >= {"conv", "wgrad", "pad", "run_all"}
+    monkeypatch.setattr(_threads, "count", lambda: 1)
+    one = _forward_backward(monkeypatch, True, x, w, None, kwargs)
+    for got, want in zip(split, one, strict=True):
+        assert got.tobytes() == want.tobytes()

@@ -7,6 +7,7 @@ import pytest
 
 import engine.nn.functions as F
 from engine.core.autograd import Variable
+from engine.testing import check_function
 
 pytest.importorskip("numba", reason="ReLU's compiled loops need numba")
 
@@ -80,3 +81,24 @@ def test_relu_layer_takes_the_loops_and_gives_numpys_numbers(monkeypatch):
         results.append((y.d, v.g))
     for got, want in zip(*results, strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_relu_split_between_threads_equals_numpy(split_everything, layout, dtype):
+    """Parts of whole 16-element lines, the last one shorter (9 * 7 * 5 * 3 = 945 elements)."""
+    lay = LAYOUTS[layout]
+    x, gy = lay(_special((9, 7, 5, 3), dtype)), lay(_special((9, 7, 5, 3), dtype)[::-1].copy())
+    y, gx = _elementwise_cpu.relu(x), _elementwise_cpu.relu_grad(x, gy)
+    assert split_everything == ["relu", "relu_grad"]
+    with np.errstate(invalid="ignore"):
+        want_y, want_gx = np.maximum(x, 0), gy * (x > 0)
+    assert y.tobytes(order="A") == want_y.tobytes(order="A")
+    assert gx.tobytes(order="A") == want_gx.tobytes(order="A")
+
+
+def test_relu_gradient_split_between_threads_matches_finite_differences(split_everything):
+    x = RNG.standard_normal((6, 5, 4))
+    x[np.abs(x) < 1e-3] = 0.5  # away from the kink, where differences are not the gradient
+    check_function(F.relu, [x], reference=lambda a: np.maximum(a, 0))
+    assert set(split_everything) >= {"relu", "relu_grad"}

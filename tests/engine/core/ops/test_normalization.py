@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from engine.core.autograd import Variable
-from engine.core.ops import _jit
+from engine.core.ops import _jit, _threads
 from engine.core.ops import normalization as N
 from engine.testing import check_function
 
@@ -474,3 +474,51 @@ def test_spectral_norm_gradient_at_converged_u(shape, dim):
         need_grad=[True, False],
         grad_atol=1e-6,
     )
+
+
+def _bn_training(x, beta, gamma, gy):
+    mean, var = np.zeros(beta.shape, x.dtype), np.zeros(beta.shape, x.dtype)
+    xv, bv, gv = Variable(x, need_grad=True), Variable(beta), Variable(gamma)
+    y = N.batch_normalization(xv, bv, gv, mean, var)
+    y.backward(gy)
+    return [y.d, xv.g, bv.g, gv.g, mean, var]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_compiled_batch_normalization_gives_the_same_bytes_split_between_threads(
+    monkeypatch, split_everything, dtype
+):
+    """The channels shared between two threads (forward statistics, backward sums and input
+    gradient): each channel is still summed by one thread in one order, so the bytes equal
+    one thread's."""
+    pytest.importorskip("numba", reason="the compiled batch normalization needs numba")
+    x = (RNG.standard_normal((16, 7, 5, 3)) * 4 + 30).astype(dtype)
+    beta, gamma = (RNG.standard_normal((1, 7, 1, 1)).astype(dtype) for _ in range(2))
+    gy = RNG.standard_normal(x.shape).astype(dtype)
+    split = _bn_training(x, beta, gamma, gy)
+    assert set(split_everything) == {"forward", "backward"}
+    monkeypatch.setattr(_threads, "count", lambda: 1)
+    one = _bn_training(x, beta, gamma, gy)
+    for got, want in zip(split, one, strict=True):
+        assert got.dtype == want.dtype == dtype
+        assert got.tobytes() == want.tobytes()
+
+
+def test_batch_normalization_gradient_split_between_threads_matches_finite_differences(
+    split_everything,
+):
+    pytest.importorskip("numba", reason="the compiled batch normalization needs numba")
+    shape, axes = (4, 6, 3, 2), (1,)
+    x, beta, gamma, mean, var = _bn_case(shape, axes)
+
+    def ref(x, beta, gamma, mean, var):
+        return _normalize(x, axes, 1e-5)[0] * gamma + beta
+
+    check_function(
+        N.batch_normalization,
+        [x, beta, gamma, mean, var],
+        kwargs={"axes": list(axes)},
+        reference=ref,
+        need_grad=[True, True, True, False, False],
+    )
+    assert split_everything  # the compiled kernels ran, split (numba installed)

@@ -5,6 +5,7 @@ import os
 import subprocess
 import sys
 import threading
+from concurrent.futures import Future
 
 import pytest
 
@@ -12,43 +13,69 @@ from engine.core.ops import _threads
 
 
 @pytest.mark.parametrize(
-    "threads, total, align, parts",
+    "threads, total, align, bounds",
+    [
+        (2, 64, 4, [(0, 24), (24, 48), (48, 56), (56, 64)]),  # two large, two small
+        (2, 37, 4, [(0, 16), (16, 32), (32, 36), (36, 37)]),  # chunks start on whole tiles
+        (3, 37, 4, [(0, 12), (12, 24), (24, 36), (36, 37)]),
+        (2, 10, 16, [(0, 10)]),
+    ],
+)
+def test_chunks_are_one_large_per_thread_then_smaller(threads, total, align, bounds):
+    assert _threads.chunks(total, align, threads) == bounds
+
+
+@pytest.mark.parametrize(
+    "threads, total, align, bounds",
     [
         (1, 64, 4, [(0, 64)]),
-        (2, 64, 4, [(0, 32), (32, 64)]),
-        (2, 37, 4, [(0, 20), (20, 37)]),  # parts start on whole tiles
-        (3, 37, 4, [(0, 16), (16, 32), (32, 37)]),
+        (2, 64, 4, [(0, 24), (24, 48), (48, 56), (56, 64)]),
         (2, 12, 4, [(0, 12)]),  # too few maps to be worth a hand-off
     ],
 )
-def test_run_splits_the_maps_into_aligned_parts_one_per_thread(
-    monkeypatch, threads, total, align, parts
-):
+def test_run_computes_every_chunk_once(monkeypatch, threads, total, align, bounds):
     monkeypatch.setattr(_threads, "count", lambda: threads)
     seen, lock = [], threading.Lock()
 
     def kernel(tag, lo, hi):
         with lock:
-            seen.append((tag, lo, hi, threading.get_ident()))
+            seen.append((tag, lo, hi))
 
     _threads.run(kernel, ("k",), total, align)
-    assert sorted((lo, hi) for _, lo, hi, _ in seen) == parts
+    assert sorted((lo, hi) for _, lo, hi in seen) == bounds
     assert {tag for tag, *_ in seen} == {"k"}
-    here = threading.get_ident()  # the first part runs here, the others on pool threads
-    assert [(lo, hi) for _, lo, hi, ident in seen if ident == here] == parts[:1]
 
 
-@pytest.mark.parametrize(
-    "threads, shares",
-    [
-        (1, [[0, 1, 2, 3]]),
-        (2, [[0, 3], [1, 2]]),
-        (3, [[0], [1, 3], [2]]),
-        (8, [[0], [1], [2], [3]]),
-    ],
-)
-def test_deal_evens_out_the_costs(threads, shares):
-    assert _threads.deal([4, 2, 2, 1], threads) == shares  # a 3x3 stride-2 gradient's phases
+class _PendingForever(Future):
+    def result(self, timeout=None):
+        raise AssertionError("waited for a partner thread that never started")
+
+
+class _NeverStarting:
+    """A pool whose threads never get a core: what a busy machine can do to a partner."""
+
+    def __init__(self, workers):
+        self.futures = []
+
+    def submit(self, fn, *args):
+        future = _PendingForever()  # stays pending: never run
+        self.futures.append(future)
+        return future
+
+
+def test_run_does_the_work_itself_when_the_partner_does_not_start(monkeypatch):
+    """Before, half the maps were handed to the partner and waited for it (here: forever)."""
+    monkeypatch.setattr(_threads, "count", lambda: 2)
+    pools = []
+    monkeypatch.setattr(_threads, "_pool", lambda n: pools.append(_NeverStarting(n)) or pools[-1])
+    here, seen = threading.get_ident(), []
+    _threads.run(lambda lo, hi: seen.append((lo, hi, threading.get_ident())), (), 64, 4)
+    assert [(lo, hi) for lo, hi, _ in seen] == _threads.chunks(64, 4, 2)
+    assert {ident for *_, ident in seen} == {here}
+    assert [f.cancelled() for p in pools for f in p.futures] == [True]  # called off
+    done = []
+    _threads.run_all([(1, lambda: done.append("a")), (3, lambda: done.append("b"))])
+    assert done == ["b", "a"]  # the costliest first, all here
 
 
 def test_run_all_runs_every_job_once(monkeypatch):
@@ -114,3 +141,28 @@ def test_count_follows_numpys_blas_when_numba_loads_another():
         for seed in range(6)
     ]
     assert counts == ["1"] * 6
+
+
+@pytest.mark.parametrize(
+    "threads, rows, elements, align, split",
+    [
+        (2, 64, 4 * _threads.MIN_ELEMENTS_PER_THREAD, 1, True),  # four threads' worth: split
+        (2, 64, _threads.MIN_ELEMENTS_PER_THREAD, 1, False),  # one thread's worth: not
+        (2, 1, 1 << 40, 1, False),  # one row is never split
+        (2, 100_001, 4 * _threads.MIN_ELEMENTS_PER_THREAD, 16, True),  # chunks of whole lines
+        (1, 64, 1 << 40, 1, False),
+    ],
+)
+def test_run_rows_splits_memory_bound_loops_only_when_each_thread_gets_enough(
+    monkeypatch, threads, rows, elements, align, split
+):
+    monkeypatch.setattr(_threads, "count", lambda: threads)
+    seen, lock = [], threading.Lock()
+
+    def kernel(lo, hi):
+        with lock:
+            seen.append((lo, hi))
+
+    _threads.run_rows(kernel, (), rows, elements, align)
+    assert sorted(seen) == (_threads.chunks(rows, align, threads) if split else [(0, rows)])
+    assert all(lo % align == 0 for lo, _ in seen)

@@ -1,0 +1,96 @@
+"""Benchmark: the memory-bound training kernels (batch normalization forward and backward, ReLU
+and its gradient, the direct convolution's zero padding) on one thread and shared between two
+(``engine.core.ops._threads.run_rows``), at the ResNet-style network's activation sizes
+(batch 32: 16 maps of 32x32 down to 128 of 4x4, float32, the batch-innermost layout), and a
+larger one (32 maps of 64x64, 16 MB).
+
+    python tests/benchmarks/bench_kernel_split.py [--rounds 7] [--reps 50] [--threshold N]
+
+Each cell is the median over rounds of the best of ``--reps`` calls, the thread counts
+alternating call batch by call batch in one process. ``--threshold`` sets the elements per
+thread below which a loop stays on one thread (default: the engine's,
+``_threads.MIN_ELEMENTS_PER_THREAD``; 1 splits every size). Timings are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+
+# isort: split
+import engine  # noqa: F401 - before NumPy: it sets OpenBLAS's thread timeout (engine/__init__)
+
+# isort: split
+import numpy as np
+
+from engine.core.ops import _batchnorm_cpu, _direct_conv, _elementwise_cpu, _threads
+
+# (maps, height = width) at batch 32: the ResNet-style step's, then a 16 MB activation
+SIZES = [(16, 32), (32, 16), (64, 8), (128, 4), (32, 64)]
+
+
+def cases() -> list[tuple[str, object]]:
+    rng = np.random.default_rng(0)
+    found = []
+    for maps, hw in SIZES:
+        x4 = rng.standard_normal((maps, hw, hw, 32)).astype(np.float32)
+        x2 = x4.reshape(maps, -1)
+        g4 = rng.standard_normal(x4.shape).astype(np.float32)
+        gamma, beta = np.ones((maps, 1), np.float32), np.zeros((maps, 1), np.float32)
+        stats = _batchnorm_cpu.forward(x2, gamma, beta, 1e-5)[4]
+        label = f"{maps}x{hw}x{hw}"
+        g2 = g4.reshape(x2.shape)
+
+        def bn_forward(x2=x2, g=gamma, b=beta):
+            _batchnorm_cpu.forward(x2, g, b, 1e-5)
+
+        def bn_backward(x2=x2, g2=g2, s=stats, g=gamma):
+            _batchnorm_cpu.backward(x2, g2, s, g, True)
+
+        found += [
+            (f"BN forward {label}", bn_forward),
+            (f"BN backward {label}", bn_backward),
+            (f"ReLU {label}", lambda x4=x4: _elementwise_cpu.relu(x4)),
+            (f"ReLU gradient {label}", lambda x4=x4, g4=g4: _elementwise_cpu.relu_grad(x4, g4)),
+            (f"padding {label}", lambda x4=x4: _direct_conv.padded(x4, (1, 1))),
+        ]
+    return found
+
+
+def best_us(fn, reps: int) -> float:
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times) * 1e6
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--reps", type=int, default=50)
+    parser.add_argument("--threshold", type=int, help="elements per thread to split a loop")
+    args = parser.parse_args(argv)
+    if args.threshold:
+        _threads.MIN_ELEMENTS_PER_THREAD = args.threshold
+    before = _threads.count()
+    found = cases()
+    times: dict[tuple[str, int], list[float]] = {}
+    try:
+        for _ in range(args.rounds):
+            for name, fn in found:
+                for threads in (1, 2):
+                    _threads.set_count(threads)
+                    fn()
+                    times.setdefault((name, threads), []).append(best_us(fn, args.reps))
+    finally:
+        _threads.set_count(before)
+    for name, _ in found:
+        one, two = (statistics.median(times[(name, t)]) for t in (1, 2))
+        print(f"{name:<28} 1 thread {one:8.1f} us   2 threads {two:8.1f} us   {two / one:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

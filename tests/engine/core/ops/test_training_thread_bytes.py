@@ -1,0 +1,79 @@
+"""A few training steps of the ResNet- and MobileNet-style networks of the training-step
+benchmark at one and at two threads end in the same parameters, byte for byte.
+
+The threaded kernels (direct convolution, batch normalization, ReLU, padding) give every row,
+map and channel to one thread, summed in one order, so the thread count must not change a
+bit; here they are made to split however small the work (the real thresholds keep these tiny
+layers on one thread). GEMMs are left out of the question: OpenBLAS's one-thread and threaded
+drivers split a long contraction (K above about 384 in float32) differently, so its products
+may differ in the last bit between counts (the lead's finding, outside these kernels). These
+networks are sized so that every product's K stays below that: 8x8 images, a batch of one
+vector (16 samples with AVX-512), so the largest, a 1x1 shortcut's weight gradient, has
+K = batch x 4 x 4 = 256."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import engine.nn as nn
+import engine.nn.functions as F
+import engine.nn.solvers as S
+
+pytest.importorskip("numba", reason="the threaded kernels are numba's")
+
+from engine.core.ops import _direct_conv, _threads  # noqa: E402 - after the skip
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[3] / "benchmarks"))
+import _cnn_nets  # noqa: E402 - the benchmark's networks
+
+LANES = _direct_conv._compile()["lanes"]
+
+
+def _train(net, threads: int, steps: int = 3) -> dict[str, bytes]:
+    _threads.set_count(threads)
+    nn.clear_parameters()
+    nn.seed(0)
+    x_np, t_np = _cnn_nets.batch((3, 8, 8), LANES, seed=1)
+    x, t = nn.Variable(x_np), nn.Variable(t_np)
+    with nn.parameter_scope("net"):
+        net(_cnn_nets.OursOps(), x)
+        params = nn.get_parameters()
+    solver = S.Adam(alpha=0.01)
+    solver.set_parameters(params)
+    for _ in range(steps):
+        with nn.parameter_scope("net"):
+            y = net(_cnn_nets.OursOps(), x)
+        loss = F.mean(F.softmax_cross_entropy(y, t))
+        solver.zero_grad()
+        loss.backward(clear_buffer=True)
+        solver.update()
+    with nn.parameter_scope("net"):  # running statistics too
+        every = nn.get_parameters(grad_only=False)
+    result = {name: np.asarray(v.d).tobytes() for name, v in every.items()}
+    result["loss"] = np.asarray(loss.d).tobytes()
+    nn.clear_parameters()
+    return result
+
+
+@pytest.mark.parametrize(
+    "net", [_cnn_nets.resnet, _cnn_nets.mobilenet], ids=["resnet", "mobilenet"]
+)
+def test_training_steps_give_the_same_bytes_on_one_and_two_threads(monkeypatch, net):
+    before = _threads.count()
+    monkeypatch.setattr(_threads, "MIN_ELEMENTS_PER_THREAD", 1)
+    monkeypatch.setattr(_threads, "MIN_MAPS_PER_THREAD", 1)
+    submitted = []
+    pool = _threads._pool
+    monkeypatch.setattr(_threads, "_pool", lambda n: submitted.append(n) or pool(n))
+    try:
+        one = _train(net, 1)
+        assert submitted == []  # one thread: nothing handed to the pool
+        two = _train(net, 2)
+    finally:
+        _threads.set_count(before)
+    assert submitted  # two threads: the kernels were split
+    assert one.keys() == two.keys() and len(one) > 10
+    differ = [name for name in one if one[name] != two[name]]
+    assert differ == []
