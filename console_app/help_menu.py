@@ -48,17 +48,17 @@ def category_icon(color: str, category: str, size: int = 16) -> QIcon:
 def add_help_menu(window: Any) -> QMenu:
     """The Help menu at the end of ``window``'s menu bar."""
     menu = window.menuBar().addMenu(translate("HelpMenu", "&Help"))
-    menu.addAction(translate("HelpMenu", "&Tour"), lambda: _show("show_tour", window))
+    menu.addAction(translate("HelpMenu", "&Tour"), lambda: _pages().show_tour(window))
     menu.addAction(
-        translate("HelpMenu", "&Keyboard Shortcuts"), lambda: _show("show_shortcuts", window)
+        translate("HelpMenu", "&Keyboard Shortcuts"), lambda: _pages().show_shortcuts(window)
     )
     menu.addSeparator()
-    menu.addAction(translate("HelpMenu", "&About NeuroCanvas"), lambda: _show("show_about", window))
+    menu.addAction(translate("HelpMenu", "&About NeuroCanvas"), lambda: _pages().show_about(window))
     return menu
 
 
-def _show(page: str, window: Any) -> Any:
-    """``console_app.help_pages.<page>(window)``, the pages loaded when one is first opened."""
+def _pages() -> Any:
+    """:mod:`console_app.help_pages`, loaded when a page is first opened."""
     from console_app import help_pages
 
-    return getattr(help_pages, page)(window)
+    return help_pages
