@@ -51,15 +51,12 @@ def category_icon(color: str, category: str, size: int = 16) -> QIcon:
 def add_help_menu(window: Any) -> QMenu:
     """The Help menu at the end of ``window``'s menu bar."""
     menu = window.menuBar().addMenu(translate("HelpMenu", "&Help"))
-    menu.addAction(translate("HelpMenu", "&Tour"), lambda: _show("show_tour", window))
+    menu.addAction(translate("HelpMenu", "&Tour"), lambda: help_pages.show_tour(window))
     menu.addAction(
-        translate("HelpMenu", "&Keyboard Shortcuts"), lambda: _show("show_shortcuts", window)
+        translate("HelpMenu", "&Keyboard Shortcuts"), lambda: help_pages.show_shortcuts(window)
     )
     menu.addSeparator()
-    menu.addAction(translate("HelpMenu", "&About NeuroCanvas"), lambda: _show("show_about", window))
+    menu.addAction(
+        translate("HelpMenu", "&About NeuroCanvas"), lambda: help_pages.show_about(window)
+    )
     return menu
-
-
-def _show(page: str, window: Any) -> Any:
-    """``console_app.help_pages.<page>(window)``, the pages loaded when one is first opened."""
-    return getattr(help_pages, page)(window)

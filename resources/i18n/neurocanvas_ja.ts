@@ -62,7 +62,7 @@
         <translation>削除</translation>
     </message>
     <message>
-        <location filename="../../console_app/main_window.py" line="+571"/>
+        <location filename="../../console_app/main_window.py" line="+565"/>
         <source>Arrange Layers</source>
         <translation>レイヤーの整列</translation>
     </message>
@@ -1166,7 +1166,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../console_app/main_window.py" line="-522"/>
+        <location filename="../../console_app/main_window.py" line="-516"/>
         <source>EDIT</source>
         <translation>編集</translation>
     </message>
@@ -1191,7 +1191,7 @@
         <translation>評価</translation>
     </message>
     <message>
-        <location line="+108"/>
+        <location line="+106"/>
         <source>&amp;New</source>
         <translation>新規(&amp;N)</translation>
     </message>
@@ -1442,17 +1442,17 @@
         <translation>自動保存した作業を復元しました。残すには保存してください</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+6"/>
         <source>Training</source>
         <translation>学習</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location line="+1"/>
         <source>Evaluation</source>
         <translation>評価</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>A quantization experiment</source>
         <translation>量子化実験</translation>
     </message>
