@@ -127,14 +127,20 @@ def test_a_problem_message_wraps_inside_the_pane(lenet_window, pane_on, qtbot):
     pane = pane_on("Convolution")
     assert pane.set_text("KernelShape", "*NoSuchMacroWithAQuiteLongNameThatMakesTheMessageLong")
     pane = pane_on("ReLU")  # downstream: its Output is the problem message
-    qtbot.wait(50)
     assert "NoSuchMacro" in pane.computed["Output"].text()
     viewport = pane.findChild(QScrollArea).viewport()
-    for row in range(pane.form.rowCount()):
-        item = pane.form.itemAt(row, QFormLayout.ItemRole.FieldRole)
-        if item is not None and item.widget() is not None:
-            right = item.widget().mapTo(viewport, item.widget().rect().topRight()).x()
-            assert right <= viewport.width(), item.widget().objectName()
+
+    def every_field_inside() -> None:
+        for row in range(pane.form.rowCount()):
+            item = pane.form.itemAt(row, QFormLayout.ItemRole.FieldRole)
+            if item is not None and item.widget() is not None:
+                right = item.widget().mapTo(viewport, item.widget().rect().topRight()).x()
+                assert right <= viewport.width(), item.widget().objectName()
+
+    # Qt lays the form out on the event loop's turns (later on a busy machine): wait up to 5 s
+    # for every field to be inside instead of looking after a fixed 50 ms (at load 2-7 the
+    # form had not been laid out yet after a window test ran before this one).
+    qtbot.waitUntil(every_field_inside, timeout=5000)
 
 
 def test_several_layers_of_one_type_are_edited_together(lenet_window, qtbot):
