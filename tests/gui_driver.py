@@ -7,7 +7,9 @@ dialog, types into its text field and clicks the named button, as a user would.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QTimer
 from PySide6.QtGui import QContextMenuEvent, QDragEnterEvent, QDragMoveEvent, QDropEvent
@@ -173,3 +175,18 @@ def type_property(qtbot, pane, key: str, text: str, enter: bool = False) -> QWid
     if enter:
         qtbot.keyClick(field, Qt.Key.Key_Return)
     return field
+
+
+def finished_job(root: Path, name: str, valid: float, project: Path) -> Path:
+    """A finished two-epoch job folder ``root/name`` of ``project`` whose last validation error
+    is ``valid`` (what the TRAINING tab lists and plots), written without training."""
+    job = root / name
+    job.mkdir(parents=True)
+    (job / "network.ncproj").write_text(project.read_text(encoding="utf-8"), encoding="utf-8")
+    (job / "status.json").write_text(
+        json.dumps({"status": "finished", "epoch": 2, "max_epoch": 2, "best_epoch": 2})
+    )
+    (job / "learning_curve.csv").write_text(
+        f"epoch,cost,train_error,valid_error\n1,1.0,0.9,0.8\n2,0.5,0.4,{valid}\n"
+    )
+    return job

@@ -23,6 +23,14 @@ def measures() -> import_measures.Measures:
     return import_measures.measure()
 
 
+def _printed(code: str) -> list[str]:
+    """The lines a fresh interpreter running ``code`` on this tree prints."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, env=env, check=True)  # fmt: skip
+    return out.stdout.splitlines()
+
+
 def _lines(imports) -> list[str]:
     return [f"{i.module}:{i.line} -> {i.target}" for i in imports]
 
@@ -49,10 +57,7 @@ def test_a_variable_has_its_operators_once_engine_nn_is_imported():
         "print((a + 1).d.tolist(), (2 - a).d.tolist(), (-a).d.tolist(),"
         " (a ** 2 / a * a).d.tolist(), (nn.Variable(np.array([[1.0, 2.0]])) @ b).d.tolist())"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=ROOT, env=env, check=True)  # fmt: skip
-    assert out.stdout.split("\n")[0] == "[2.0, 3.0] [1.0, 0.0] [-1.0, -2.0] [1.0, 4.0] [[11.0]]"
+    assert _printed(code)[0] == "[2.0, 3.0] [1.0, 0.0] [-1.0, -2.0] [1.0, 4.0] [[11.0]]"
 
 
 def test_no_import_runs_back_up_the_floors(measures):
@@ -81,10 +86,7 @@ def test_a_lazy_module_is_imported_at_first_use_and_names_what_is_missing():
         "except ImportError as exc:\n"
         "    print(type(exc).__name__, exc)\n"
     )
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         cwd=ROOT, env=env, check=True)  # fmt: skip
-    assert out.stdout.splitlines() == [
+    assert _printed(code) == [
         "False #ff0000 True",
         "MissingDependency no_such_library_x is not installed (a test): "
         "pip install no_such_library_x",

@@ -15,7 +15,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from gui_driver import choose
+from gui_driver import choose, finished_job
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFileDialog
 
@@ -104,19 +104,6 @@ def test_the_start_loads_only_the_editor_and_fills_the_panes_after_the_first_pai
     assert "console_app.editor.edit_tab" in out["modules"]  # the check itself sees modules
 
 
-def _job(root: Path, name: str, valid: float) -> Path:
-    job = root / name
-    job.mkdir(parents=True)
-    (job / "network.ncproj").write_text(IRIS.read_text(encoding="utf-8"), encoding="utf-8")
-    (job / "status.json").write_text(
-        json.dumps({"status": "finished", "epoch": 2, "max_epoch": 2, "best_epoch": 2})
-    )
-    (job / "learning_curve.csv").write_text(
-        f"epoch,cost,train_error,valid_error\n1,1.0,0.9,0.8\n2,0.5,0.4,{valid}\n"
-    )
-    return job
-
-
 def _menu(parent, text: str):
     """The menu bar's (or a menu's) submenu labelled ``text``."""
     owner = parent.menuBar() if hasattr(parent, "menuBar") else parent
@@ -137,8 +124,8 @@ def test_each_tab_is_built_when_first_clicked_and_shows_the_project(
 ):
     project = tmp_path / "iris.ncproj"
     shutil.copyfile(IRIS, project)
-    old = _job(tmp_path / "iris.files", "20260101_000001", 0.25)
-    new = _job(tmp_path / "iris.files", "20260101_000002", 0.125)
+    old = finished_job(tmp_path / "iris.files", "20260101_000001", 0.25, IRIS)
+    new = finished_job(tmp_path / "iris.files", "20260101_000002", 0.125, IRIS)
     window = make_window(project)
     window.resize(1200, 800)
     window.show()

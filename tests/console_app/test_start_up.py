@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from gui_driver import finished_job
 from matplotlib.backends.backend_qtagg import FigureCanvasQTAgg
 from PySide6.QtCore import Qt
 
@@ -86,27 +87,14 @@ def test_window_up_without_matplotlib_or_networkx_which_load_when_used(tmp_path,
     }  # fmt: skip
 
 
-def _job(root: Path, name: str, valid: float) -> Path:
-    job = root / name
-    job.mkdir(parents=True)
-    (job / "network.ncproj").write_text(IRIS.read_text(encoding="utf-8"), encoding="utf-8")
-    (job / "status.json").write_text(
-        json.dumps({"status": "finished", "epoch": 2, "max_epoch": 2, "best_epoch": 2})
-    )
-    (job / "learning_curve.csv").write_text(
-        f"epoch,cost,train_error,valid_error\n1,1.0,0.9,0.8\n2,0.5,0.4,{valid}\n"
-    )
-    return job
-
-
 def test_plots_drawn_before_first_display_show_the_jobs_once_clicked(qtbot, make_window, tmp_path):
     """The history's jobs reach the trade-off graph while TRAINING is hidden; the graph built
     when the tab is first clicked shows them, and selecting jobs draws their curves."""
     project = tmp_path / "iris.ncproj"
     shutil.copyfile(IRIS, project)
     root = tmp_path / "iris.files"
-    _job(root, "20260101_000001", 0.25)
-    _job(root, "20260101_000002", 0.125)
+    finished_job(root, "20260101_000001", 0.25, IRIS)
+    finished_job(root, "20260101_000002", 0.125, IRIS)
     window = make_window(project)
     window.resize(1200, 800)
     window.show()
