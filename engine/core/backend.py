@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.core import optional
+from engine.core import optional, products
 from engine.core.messages import QT_TRANSLATE_NOOP
 
 logger = logging.getLogger("neurocanvas")
@@ -274,12 +274,15 @@ def asarray(a: Any, dtype: Any = None) -> Any:
 
 
 def matmul(a: Any, b: Any) -> Any:
-    """``a @ b``. Half-precision operands on the CPU are multiplied in float32 and the product
-    rounded to float16 once, as GPU tensor cores accumulate half products in float32 (NumPy
-    has no half-precision BLAS: its float16 ``@`` is 5-10x slower than float32's)."""
-    if a.dtype == np.float16 and isinstance(a, np.ndarray):
-        return (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16)
-    return a @ b
+    """``a @ b``; on the CPU summed in an order no thread count changes (:mod:`products`).
+    Half-precision operands on the CPU are multiplied in float32 and the product rounded to
+    float16 once, as GPU tensor cores accumulate half products in float32 (NumPy has no
+    half-precision BLAS: its float16 ``@`` is 5-10x slower than float32's)."""
+    if not isinstance(a, np.ndarray):
+        return a @ b
+    if a.dtype == np.float16:
+        return products.matmul(a.astype(np.float32), b.astype(np.float32)).astype(np.float16)
+    return products.matmul(a, np.asarray(b))
 
 
 _ATOMIC_ADD = ("float32", "int32", "uint32", "uint64")  # what cupyx.scatter_add supports

@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 import engine.nn as nn
+from engine.core import products
 from engine.core.ops import _inference_cpu
 from engine.core.ops._im2col import conv_out_size
 from engine.runtime.program import Program, Ref, Step, _batch_size, _feed
@@ -311,7 +312,7 @@ class _Pointwise:
         if y is not None:  # the vector loop, bias and activation in its registers
             out = y.reshape((y.shape[0], *buf.shape[1:]))
             return _Array(out.transpose((x.ndim - 1, *range(x.ndim - 1))))
-        y = np.matmul(self.w2, x2)
+        y = products.matmul(self.w2, x2)
         if bias is not None:
             bias = bias.reshape(-1)
             if not _inference_cpu.bias_act(y, bias, self.act):

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from engine.core import products
 from engine.core.ops import _jit
 
 
@@ -124,7 +125,7 @@ def matmul(a: Any, b: Any, unit: int) -> Any:
     out = padded_rows((*lead, a.shape[-2], b.shape[-1]), np.result_type(a, b), unit)
     if a.shape[-1] == 1:
         return np.multiply(a, b, out=out)
-    return np.matmul(a, b, out=out)
+    return products.matmul(a, b, out=out)
 
 
 def _blocks(col: Any) -> Any:

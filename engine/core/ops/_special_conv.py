@@ -10,7 +10,7 @@ offset and mask maps indexed at ``output position * stride`` of an input-sized m
 from __future__ import annotations
 
 from engine.core.autograd import Function
-from engine.core.backend import get_array_module, scatter_add
+from engine.core.backend import get_array_module, matmul, scatter_add
 from engine.core.ops._im2col import as_int_tuple, conv_out_size
 
 
@@ -139,7 +139,7 @@ class DeformableConvolution(Function):
             mk = self._sampled(m4, height, width).reshape(n, dg, 1, k, ho * wo)
         col = (val if mk is None else val * mk).reshape(n, g, cg * k, ho * wo)
         wmat = w4.reshape(g, maps // g, cg * k)
-        y = (wmat @ col).reshape(n, maps, ho, wo)
+        y = matmul(wmat, col).reshape(n, maps, ho, wo)
         if b is not None:
             y = y + b.reshape(1, maps, 1, 1)
         self.saved = (
@@ -186,13 +186,13 @@ class DeformableConvolution(Function):
         wmat = w4.reshape(g, maps // g, cg * k)
         grads = [None] * len(self.inputs)
         if need[1]:
-            gw = (g4 @ col.swapaxes(-1, -2)).sum(axis=0).reshape(w4.shape)
+            gw = matmul(g4, col.swapaxes(-1, -2)).sum(axis=0).reshape(w4.shape)
             grads[1] = xp.moveaxis(gw, 1, -1) if self.channel_last else gw
         if self.has_bias and need[-1]:
             grads[-1] = g4.sum(axis=(0, 3)).reshape(maps)
         if not (need[0] or need[2] or (self.has_mask and need[3])):
             return tuple(grads)
-        gcol = (wmat.swapaxes(-1, -2) @ g4).reshape(n, dg, c // dg, k, p)
+        gcol = matmul(wmat.swapaxes(-1, -2), g4).reshape(n, dg, c // dg, k, p)
         if self.has_mask and need[3]:
             gm = (gcol * val).sum(axis=2)
             grads[3] = self._to_user(

@@ -12,11 +12,12 @@ the numbers do not depend on the thread count.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+
+import numpy  # noqa: F401  (its OpenBLAS must be loaded before threadpoolctl looks for it)
 
 from engine.core import optional
 
@@ -68,8 +69,7 @@ def set_count(threads: int) -> None:
 def _numpy_libs() -> str:
     """The folder holding NumPy's bundled libraries (``numpy.libs`` beside the package, as
     wheels install them; NumPy linked to a system BLAS has none, and any BLAS is taken)."""
-    numpy = importlib.util.find_spec("numpy")  # where it is, without importing it
-    return os.path.realpath(os.path.dirname(numpy.origin)) + ".libs"
+    return os.path.realpath(os.path.dirname(numpy.__file__)) + ".libs"
 
 
 def _pool(workers: int) -> ThreadPoolExecutor:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.core import backend
 from engine.core.autograd import Function, Variable
 from engine.core.backend import get_array_module
 
@@ -243,13 +244,13 @@ class Matmul(Function):
                 f"matmul: both operands need rank >= 2. Received: {a.shape} @ {b.shape}"
             )
         self.a, self.b = a, b
-        return a @ b
+        return backend.matmul(a, b)
 
     def backward(self, gy):
         xp = get_array_module(gy)
         na, nb = self.needs_input_grad
-        ga = gy @ xp.swapaxes(self.b, -1, -2) if na else None
-        gb = xp.swapaxes(self.a, -1, -2) @ gy if nb else None
+        ga = backend.matmul(gy, xp.swapaxes(self.b, -1, -2)) if na else None
+        gb = backend.matmul(xp.swapaxes(self.a, -1, -2), gy) if nb else None
         return ga, gb
 
 

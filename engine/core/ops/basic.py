@@ -383,11 +383,11 @@ class Deconvolution(Function):
         xmat = channel_matrix(x4, bl)
         if g == 1:
             wmat = w4.reshape(c, maps * kk)
-            col = wmat.T @ xmat
+            col = matmul(wmat.T, xmat)
         else:
             wmat = w4.reshape(g, c // g, maps // g * kk)
             xmat = xmat.reshape(g, c // g, -1)
-            col = wmat.swapaxes(1, 2) @ xmat
+            col = matmul(wmat.swapaxes(1, 2), xmat)
         col = col.reshape((maps,) + geo.kernel + (in_sp + (n,) if bl else (n,) + in_sp))
         y = col2im(col, (n, maps) + out, geo.kernel, geo.pad, geo.stride, geo.dilation, bl)
         if b is not None:
@@ -417,7 +417,8 @@ class Deconvolution(Function):
             col = col.reshape(g, -1, col.shape[1])
         gx = gw = None
         if need[0]:
-            gx = (self.wmat @ col).reshape((-1,) + (self.in_sp + (n,) if bl else (n,) + self.in_sp))
+            spatial = self.in_sp + (n,) if bl else (n,) + self.in_sp
+            gx = matmul(self.wmat, col).reshape((-1,) + spatial)
             gx = geo.to_user(from_channels_major(gx, bl))
         if need[1]:
             gw = _matmul_bt(self.xmat, col)

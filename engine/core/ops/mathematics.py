@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from engine.core.autograd import Function, Variable
-from engine.core.backend import get_array_module
+from engine.core.backend import get_array_module, matmul
 
 __all__ = [
     "sum", "cumsum", "mean", "prod", "cumprod", "max", "min", "norm", "log", "exp", "sign",
@@ -348,17 +348,16 @@ class BatchMatmul(Function):
                 f"Received: a.shape={a.shape}, b.shape={b.shape}, transpose_a={self.transpose_a}, "
                 f"transpose_b={self.transpose_b}"
             )
-        return get_array_module(a).matmul(self.a, self.b)
+        return matmul(self.a, self.b)
 
     def backward(self, gy):
-        xp = get_array_module(gy)
         na, nb = self.needs_input_grad
         ga = gb = None
         if na:
-            ga = xp.matmul(gy, _swap(self.b))
+            ga = matmul(gy, _swap(self.b))
             ga = _swap(ga) if self.transpose_a else ga
         if nb:
-            gb = xp.matmul(_swap(self.a), gy)
+            gb = matmul(_swap(self.a), gy)
             gb = _swap(gb) if self.transpose_b else gb
         return ga, gb  # broadcast batch axes are summed back by the autograd walker
 

@@ -344,13 +344,13 @@ class SpectralNorm(Function):
         eps = w.dtype.type(self.eps)
         left = u.reshape(rows).astype(w.dtype, copy=False)
         for _ in range(self.itr):
-            right = left @ mat
+            right = matmul(left, mat)
             right = right / xp.sqrt((right * right).sum() + eps)
-            left = mat @ right
+            left = matmul(mat, right)
             left = left / xp.sqrt((left * left).sum() + eps)
         if not self.test:
             u[...] = left.reshape(u.shape)
-        self.sigma = left @ (mat @ right)
+        self.sigma = matmul(left, matmul(mat, right))
         self.w, self.left, self.right = w, left, right
         y = w / self.sigma
         return (y, left.reshape(u.shape).copy()) if self.output_u else y
