@@ -85,9 +85,10 @@ def add_threads_option(parser: argparse.ArgumentParser) -> None:
     """``--threads N``: a forced thread count (also NEUROCANVAS_THREADS=N); without it the
     engine times one thread against every core and keeps the faster (engine/core/threads.py)."""
     parser.add_argument("--threads", type=_thread_count, metavar="N|auto",
-                        help="run on N threads (default: every core); auto: one or every "
-                        "core, whichever the steps find faster, checked again as the run goes "
-                        "(results may then differ in the last digits from run to run)")  # fmt: skip
+                        help="run on N threads; default (auto): one or every core, whichever "
+                        "the steps find faster, checked again as the run goes (the numbers "
+                        "are the same on any count; with a BLAS other than NumPy's OpenBLAS "
+                        "the default is every core)")  # fmt: skip
 
 
 def _thread_count(text: str) -> int | str:

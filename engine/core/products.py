@@ -56,11 +56,14 @@ def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.nd
         result = result[..., 0, :] if a.ndim == 1 else result
         return _into(result[..., 0] if b.ndim == 1 else result, out)
     m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
-    if (m == 1 or n == 1) and k * max(m, n) >= _VECTOR_ELEMENTS:
-        return _as_gemm(a, b, out)
+    vector = (m == 1 or n == 1) and k * max(m, n) >= _VECTOR_ELEMENTS
+    if not vector and m * n * k < _ONE_THREAD_MNK:
+        return np.matmul(a, b, out=out)  # one thread whatever the count
     found = blocking()
-    if found is None or m * n * k < _ONE_THREAD_MNK:
+    if found is None:
         return np.matmul(a, b, out=out)
+    if vector:
+        return _as_gemm(a, b, out)
     return _sum_of_calls(a, b, found.cuts(k), out)
 
 

@@ -7,23 +7,18 @@ machine, a two-thread product waits for its descheduled partner thread and a tra
 work (the trainer's steps, ``evaluate``'s batches) is timed: after a warm-up unit on one thread,
 a unit on every core and a unit on one thread (a second pair when the two are close), the faster
 count is kept; the choice is checked again every few seconds, and at once when a unit takes
-much longer than the ones it was chosen on (a neighbour appeared). The engine's kernels split
-output maps, so their numbers do not depend on the count; OpenBLAS's products can: its one-thread
-and its threaded drivers (driver/level3/level3.c, level3_thread.c) cut the contraction axis into
-blocks of GEMM_Q alike, but split a last stretch between GEMM_Q and 2 GEMM_Q differently (one
-rounds half of it up to the kernel's unroll, the other does not), so a product with a long
-contraction sums in a different order on one thread and on two (float32 from K = 456 on an
-AVX-512 Xeon, float64 from 392; (64, 784) @ (784, 256) differs in the last bits).
+much longer than the ones it was chosen on (a neighbour appeared).
+
+The choice never changes a number: the engine's kernels split output maps, and its matrix
+products go through :mod:`engine.core.products`, which cuts a long contraction where OpenBLAS's
+one-thread and threaded drivers would sum it in different orders. A seed's run is the same on
+one thread, on two, and on whatever mix of the two the timing chose. Where that could not be
+ensured (NumPy linked to another BLAS: ``products.blocking()`` is None) the choice is made only
+when asked (:func:`adapt`, ``--threads auto``, ``NEUROCANVAS_THREADS=auto``), and every core is
+used otherwise.
 
 A count is forced by :func:`force` (``--threads N`` of ``train`` and ``evaluate``), by
 ``NEUROCANVAS_THREADS=N``, or by the usual ``OMP_NUM_THREADS`` / ``OPENBLAS_NUM_THREADS``.
-
-The choice is opt-in (:func:`adapt`, ``--threads auto``, ``NEUROCANVAS_THREADS=auto``): a
-network's numbers are therefore not always the same on one thread and on two (the batch
-normalization and dropout sample's 784-input Affine moves in the 8th digit, and Adam makes that
-a different run), and a choice that follows the machine's load would make a seed's run differ
-from one time to the next, and a resumed run from an uninterrupted one. By default every core
-is used, as before.
 
     chooser = threads.chooser()          # None when forced or one core
     for item in threads.timed(chooser, batches):
@@ -38,6 +33,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any, TypeVar
 
+from engine.core import products
 from engine.core.ops import _threads
 
 __all__ = ["ThreadChooser", "adapt", "chooser", "force", "forced", "timed"]
@@ -74,15 +70,20 @@ def adapt(on: bool = True) -> None:
 
 
 def chooser(**kwargs: Any) -> ThreadChooser | None:
-    """A chooser for one loop, or None when the choice is not asked for (:func:`adapt`,
-    ``NEUROCANVAS_THREADS=auto``), the count is forced, or there is one thread to use."""
-    asked = _state.get("adapt") or os.environ.get("NEUROCANVAS_THREADS", "").strip() == "auto"
-    if not asked or forced() is not None:
+    """A chooser for one loop, or None when the count is forced, there is one thread to use,
+    or the choice could change the numbers (:func:`engine.core.products.blocking` is None) and
+    was not asked for (:func:`adapt`, ``NEUROCANVAS_THREADS=auto``)."""
+    if forced() is not None:
         return None
     if any(os.environ.get(name) for name in _ENV_FORCING if name != "NEUROCANVAS_THREADS"):
         return None
     most = _threads.count()
-    return ThreadChooser(most, **kwargs) if most > 1 else None
+    if most < 2:
+        return None
+    asked = _state.get("adapt") or os.environ.get("NEUROCANVAS_THREADS", "").strip() == "auto"
+    if not asked and products.blocking() is None:
+        return None
+    return ThreadChooser(most, **kwargs)
 
 
 def timed(choice: ThreadChooser | None, items: Iterable[T]) -> Iterator[T]:

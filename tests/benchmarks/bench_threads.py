@@ -43,10 +43,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PROJECT = ROOT / "projects" / "lenet_digits.ncproj"
-# "auto": the timed choice (opt-in since the end of session 10: a choice that follows the load
-# makes a seed's numbers differ between runs); the plain default is "2 threads" on two cores.
-CONFIGS = {"default": ["--threads", "auto"], "1 thread": ["--threads", "1"],
-           "2 threads": ["--threads", "2"]}  # fmt: skip
+# The plain default is the timed choice (engine/core/threads.py; session 12, once products
+# summed alike on any count); "2 threads" is the default before it on two cores.
+CONFIGS = {"default": [], "1 thread": ["--threads", "1"], "2 threads": ["--threads", "2"]}
 BURNER = "import time\nend = time.monotonic() + {s}\nwhile time.monotonic() < end:\n    pass\n"
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.core import threads
+from engine.core import products, threads
 from engine.core.ops import _threads
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -159,13 +159,16 @@ def test_timed_restores_the_count_and_passes_every_item():
     assert list(threads.timed(None, range(3))) == [0, 1, 2]
 
 
-def test_no_chooser_unless_asked_for_nor_when_forced_or_one_core(monkeypatch):
+def test_chosen_by_default_unless_forced_one_core_or_products_depend_on_the_count(monkeypatch):
     for name in ("NEUROCANVAS_THREADS", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         monkeypatch.delenv(name, raising=False)
     monkeypatch.setattr(_threads, "count", lambda: 2)
     monkeypatch.setattr(threads, "_state", {"env": True})
-    assert threads.chooser() is None  # not asked for: every core, results as before
-    threads.adapt()  # --threads auto
+    monkeypatch.setattr(products, "blocking", lambda: products.Blocking(448, 16))
+    assert isinstance(threads.chooser(), threads.ThreadChooser)  # the default
+    monkeypatch.setattr(products, "blocking", lambda: None)  # another BLAS: every core
+    assert threads.chooser() is None
+    threads.adapt()  # unless asked for: --threads auto
     assert isinstance(threads.chooser(), threads.ThreadChooser)
     monkeypatch.setenv("OMP_NUM_THREADS", "2")
     assert threads.chooser() is None
@@ -207,12 +210,14 @@ def _parameters(job: Path) -> bytes:
 
 
 @pytest.mark.slow
-def test_the_chosen_count_trains_the_same_parameters_as_one_and_two_threads(tmp_path):
-    """OpenBLAS splits a product's rows and columns between threads, never its sums, and the
-    kernels split output maps: switching counts between steps changes no number. A chooser
-    that switches at every step (recheck_s=0 re-times the pair after each unit) must give the
-    parameters of one thread and of two, byte for byte."""
-    project = str(ROOT / "projects" / "lenet_digits.ncproj")
+@pytest.mark.parametrize("sample", ["lenet_digits", "bn_dropout_digits"])
+def test_the_chosen_count_trains_the_same_parameters_as_one_and_two_threads(tmp_path, sample):
+    """The kernels split output maps and the products are cut where OpenBLAS's drivers would
+    sum differently (engine/core/products.py; bn_dropout_digits' 784-input affine layer is
+    one): switching counts between steps changes no number. A chooser that switches at every
+    step (recheck_s=0 re-times the pair after each unit) must give the parameters of one
+    thread and of two, byte for byte."""
+    project = str(ROOT / "projects" / f"{sample}.ncproj")
     for name, extra in (("one", ["--threads", "1"]), ("two", ["--threads", "2"])):
         out = _cli("train", project, "--epochs", "1", "--seed", "5", "-o", str(tmp_path / name),
                    *extra)  # fmt: skip
