@@ -1,5 +1,6 @@
 """The engine stands alone: importing it (and every F function) never imports Qt."""
 
+import os
 import subprocess
 import sys
 
@@ -24,6 +25,11 @@ def test_cli_doctor_runs():
     )
     assert result.returncode == 0, result.stderr
     assert "device      cpu" in result.stdout
+    threads_line = next(line for line in result.stdout.splitlines() if line.startswith("threads"))
+    forcing = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "NEUROCANVAS_THREADS")
+    if (os.cpu_count() or 1) > 1 and not any(os.environ.get(name) for name in forcing):
+        # NumPy's wheels bring OpenBLAS, whose blocking engine/core/products.py finds
+        assert "whichever the steps find faster (OpenBLAS blocks K by" in threads_line
 
 
 def test_cli_gpu_request_without_gpu_is_a_clear_error():

@@ -10,7 +10,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.core import backend, gpu
+from engine.core import backend, gpu, products, threads
+from engine.core.ops import _threads
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -24,6 +25,21 @@ def _version(module: str) -> str:
         return getattr(importlib.import_module(module), "__version__", "installed")
     except Exception as exc:  # an optional package may be missing or broken
         return f"not available ({type(exc).__name__})"
+
+
+def _threads_line() -> str:
+    """How many threads train and evaluate use, and whether that can change a number."""
+    most, forced, found = _threads.count(), threads.forced(), products.blocking()
+    if forced is not None:
+        return f"{forced} (forced)"
+    if most < 2:
+        return "1"
+    if found is None:
+        return (f"{most} (every core: NumPy's BLAS is not OpenBLAS or its blocking was not "
+                "found, so one and two threads may differ in the last digits; --threads auto "
+                "chooses by timing anyway)")  # fmt: skip
+    return (f"1 or {most}, whichever the steps find faster (OpenBLAS blocks K by {found.q}: "
+            "products are cut so that the numbers are the same on any count)")  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
     notice = backend.device_notice()
     print(f"device      {device}" + (f" ({notice})" if notice else ""))
     if device == "cpu":
+        print(f"threads     {_threads_line()}")
         return 0
     for key, value in gpu.describe().items():
         print(f"{key:<11} {value}")
