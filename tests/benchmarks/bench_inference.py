@@ -11,7 +11,8 @@ largest) before anything is timed. Rounds alternate them so a shared machine's d
 alike; the ratio ours / onnxruntime of each round's pair is reported, with the median.
 
     python tests/benchmarks/bench_inference.py [--rounds 7] [--iters 50] [--batch 64]
-        [--threads N] [--only WORD...] [--device cpu|gpu|guard] [--clock wall|cpu] [--round2]
+        [--threads N] [--only WORD...] [--device cpu|gpu|guard] [--clock wall|cpu]
+        [--before generic|round2|whole] [--round2]
 
 Timings are reported, never asserted (tests never assert wall-clock times).
 """
@@ -98,6 +99,7 @@ def _pair(project_file: Path, batch: int, threads: int | None, folder: Path):
         return backend.to_numpy(plan2.run({variable: x})[output])
 
     ours.round2 = _round2(round2)
+    ours.whole = _whole(ours)
     return ours, theirs, generic
 
 
@@ -162,10 +164,27 @@ def _round2(fn):
     return run_round2
 
 
+def _whole(fn):
+    """``fn`` with the plan's batch split off: every op on the whole batch, its loops shared
+    between the threads one by one (the plan before issue 33's round 4)."""
+    kept = inference_plan.InferencePlan._parts
+
+    def run_whole():
+        inference_plan.InferencePlan._parts = lambda self, size: (1, [])
+        try:
+            return fn()
+        finally:
+            inference_plan.InferencePlan._parts = kept
+
+    return run_whole
+
+
 def run(name: str, args, folder: Path) -> dict:
     ours, theirs, generic = _pair(PROJECTS / NETWORKS[name], args.batch, args.threads, folder)
-    if args.round2:
+    if args.before == "round2":
         generic = ours.round2  # the "before" column: the plan of round 2
+    elif args.before == "whole":
+        generic = ours.whole  # the plan without the batch split
     times: dict[str, list[float]] = {"ours": [], "ort": [], "generic": []}
     for _ in range(args.rounds):
         times["ours"].append(_median_ms(ours, args.iters))
@@ -202,11 +221,15 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--clock", choices=tuple(CLOCKS), default="wall",
                         help="cpu: this thread's CPU time (with --threads 1 only: steadier than "
                         "wall time on a machine other processes load)")  # fmt: skip
-    parser.add_argument("--round2", action="store_true",
-                        help="time the plan without issue 33's inference loops as the 'before' "
-                        "column instead of the generic path")  # fmt: skip
+    parser.add_argument("--before", choices=("generic", "round2", "whole"), default="generic",
+                        help="the 'before' column: the generic path, the plan without issue "
+                        "33's inference loops (round2), or the plan without the batch split "
+                        "(whole: each loop shared between the threads instead)")  # fmt: skip
+    parser.add_argument("--round2", action="store_const", const="round2", dest="before",
+                        help="the same as --before round2")  # fmt: skip
     args = parser.parse_args(argv)
-    args.before_name = "round-2 plan" if args.round2 else "generic path"
+    args.before_name = {"generic": "generic path", "round2": "round-2 plan",
+                        "whole": "plan, whole batch"}[args.before]  # fmt: skip
     if args.clock == "cpu" and args.threads != 1:
         parser.error("--clock cpu measures one thread: use it with --threads 1")
     global _clock

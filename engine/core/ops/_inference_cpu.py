@@ -29,6 +29,7 @@ float32/float64 contiguous arrays; everything else takes NumPy (the plan's fallb
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -155,6 +156,29 @@ def _build(numba: ModuleType) -> dict[str, Any]:
 
 
 _compile = _jit.kernels(_build)
+
+
+def lanes() -> int | None:
+    """The samples one SIMD vector of the vector loops holds (None without the loops)."""
+    kernels = _compile()
+    return None if kernels is None else kernels["lanes"]
+
+
+def run_parts(work: Callable[[], None], parts: int, then: Callable[[], None],
+              threads: int) -> None:  # fmt: skip
+    """``work()`` on ``parts`` threads at once (this one and the kernels' pool: each call
+    takes parts of a batch until none is left), then ``then()`` on this thread, with BLAS and
+    the kernels on one thread meanwhile; BLAS is set back to ``threads`` after.
+
+    The test-mode plan runs a batch's parts on the threads this way (one hand-off per forward
+    pass instead of one per loop). A part is taken by whichever thread is free: a partner that
+    has not started when this thread is done is called off (its parts ran here)."""
+    _threads.set_count(1)
+    try:
+        _threads._share(work, parts)
+        then()
+    finally:
+        _threads.set_count(threads)
 
 
 def _split(kernel: Any, args: tuple, total: int, cost_ns: float, align: int = 1) -> None:

@@ -435,11 +435,13 @@ def _run_with_threads(plan, batch, count, monkeypatch):
 @needs_numba
 @pytest.mark.parametrize("sample", CNN_SAMPLES)
 def test_one_and_two_threads_give_the_same_bytes(sample, monkeypatch):
-    """The engine's thread setting (``threads.force``: BLAS and the kernels' pool) at 1 and 2:
-    the plan's loops share channels or elements between the threads, never a sum, so the
-    outputs are the same bytes; at 2 the loops were split."""
+    """The engine's thread setting (``threads.force``: BLAS and the kernels' pool) at 1 and 2,
+    the batch run whole (a batch the plan does not split runs so): the plan's loops share
+    channels or elements between the threads, never a sum, so the outputs are the same bytes;
+    at 2 the loops were split."""
     program, params = _sample_plan(sample)
     plan = inference_plan.build(program, params)
+    monkeypatch.setattr(plan, "_parts", lambda size: (1, []))  # the whole batch
     rng = np.random.default_rng(8)
     batch = {v: rng.random((64, *shape), dtype=np.float32) for v, shape in program.feeds.items()}
     _threads.set_count(2)
@@ -464,6 +466,74 @@ def test_one_and_two_threads_give_the_same_bytes(sample, monkeypatch):
         "squeezenet_digits.ncproj": {"bias_act", "max_pool", "pointwise", "channel_mean"},
     }[sample]
     assert expected <= set(split_two), split_two
+
+
+_TAILS = {  # the ops after the row-local start of each sample's plan, run on the whole batch
+    "lenet_digits.ncproj": ["Affine", "Affine_2", "Softmax"],
+    "residual_digits.ncproj": ["Affine", "Softmax"],
+    "mobilenet_digits.ncproj": ["Model/Affine", "y'"],
+    "squeezenet_digits.ncproj": [],
+    "binary_cnn_4or9.ncproj": ["Affine", "Tanh_3", "Affine_2", "Sigmoid"],
+}
+
+
+@needs_numba
+@pytest.mark.parametrize("sample", sorted(_TAILS))
+def test_two_threads_split_the_batch_and_give_the_one_thread_bytes(sample, monkeypatch):
+    """At two threads a batch of whole SIMD vectors is cut in two parts run at once, each on
+    one thread through the plan's row-local start (convolutions, pooling, element-wise
+    layers), then the Affine tail on the whole batch: the outputs are the bytes of the whole
+    batch on one thread, for even, uneven (48: 16 + 32) and odd batches (1, 63, 65: not
+    split), and BLAS is back at two threads after."""
+    program, params = _sample_plan(sample)
+    plan = inference_plan.build(program, params)
+    assert [op.name for op in plan.ops[plan._rows :]] == _TAILS[sample]
+    _threads.set_count(2)
+    if _threads.count() != 2:
+        pytest.skip("NumPy's BLAS does not take two threads here")
+    lanes = _inference_cpu.lanes()
+    real = _inference_cpu.run_parts
+    calls = []
+
+    def spy(work, parts, then, threads):
+        calls.append((parts, _threads.count()))
+        done = []
+        real(lambda: work() or done.append(_threads.count()), parts, then, threads)
+        calls.append(tuple(done))
+
+    monkeypatch.setattr(_inference_cpu, "run_parts", spy)
+    monkeypatch.setattr(plan, "_parts", _spy_parts(plan._parts, calls))
+    rng = np.random.default_rng(10)
+    for size in (64, 48, 128, 1, 63, 65):
+        batch = {v: rng.random((size, *shape), dtype=np.float32)
+                 for v, shape in program.feeds.items()}  # fmt: skip
+        one, _ = _run_with_threads(plan, batch, 1, monkeypatch)
+        assert calls == [(size, [])]  # one thread: whole
+        calls.clear()
+        two, _ = _run_with_threads(plan, batch, 2, monkeypatch)
+        for name in one:
+            assert two[name].shape == (size, *one[name].shape[1:])
+            assert one[name].tobytes() == two[name].tobytes(), (size, name)
+        if size % lanes:
+            assert calls == [(size, [])], size
+        else:
+            half = size // lanes // 2 * lanes
+            assert calls[0] == (size, [(0, half), (half, size)]), calls
+            assert calls[1] == (2, 2)  # two parts, BLAS at 2 when asked
+            # each thread's parts (the partner may start too late for one: then this thread
+            # runs both) with BLAS and the kernels on one thread
+            assert set(calls[2]) == {1}, calls
+        calls.clear()
+        assert _threads.count() == 2
+
+
+def _spy_parts(parts, calls):
+    def spy(size):
+        threads, cut = parts(size)
+        calls.append((size, cut))
+        return threads, cut
+
+    return spy
 
 
 @needs_numba
