@@ -86,8 +86,26 @@ def _store4(y, out, q0, q1, q2, q3, bc, has_bias, act):  # pragma: no cover - co
     vstore(y, out + 3 * LANES, _finish(q3, bc, has_bias, act))
 
 
+@_jit.njit(numba, cache=not FORCED, inline="always")
+def _next(j, v, n_n):  # pragma: no cover - compiled
+    """The pixel and first sample of the vector after (pixel ``j``, samples from ``v``)."""
+    v += LANES
+    if v == n_n:
+        return j + 1, 0
+    return j, v
+
+
 @_jit.njit(numba, cache=not FORCED)
 def depthwise(x, w, b, has_bias, act, geo, y, lo, hi):  # pragma: no cover - compiled
+    if geo[3] % (4 * LANES) == 0:
+        _depthwise_pixels(x, w, b, has_bias, act, geo, y, lo, hi)
+    else:
+        _depthwise_rows(x, w, b, has_bias, act, geo, y, lo, hi)
+
+
+@_jit.njit(numba, cache=not FORCED)
+def _depthwise_pixels(x, w, b, has_bias, act, geo, y, lo, hi):  # pragma: no cover - compiled
+    """Batches of 4 vectors and more: each pixel's vectors four at a time."""
     _, h_n, w_n, n_n, kh, kw, ho, wo, ph, pw, sh, sw, dh, dw = geo
     tile = 4 * LANES  # four accumulators per output pixel: each tap's weight read once for 4
     three = kh == 3 and kw == 3
@@ -151,6 +169,99 @@ def depthwise(x, w, b, has_bias, act, geo, y, lo, hi):  # pragma: no cover - com
                                 acc = vfma(acc, vload(x, p), w[wc + a * kw + q0])
                     vstore(y, out + v, _finish(acc, bc, has_bias, act))
                     v += LANES
+
+
+@_jit.njit(numba, cache=not FORCED)
+def _depthwise_rows(x, w, b, has_bias, act, geo, y, lo, hi):  # pragma: no cover - compiled
+    """Batches of 1-3 vectors (a batch of 16, 32 or 48, or a part of a split batch): an output
+    row is wo * n_n / LANES vectors stored one after the other, taken four at a time across
+    neighbouring pixels (each tap's weight read once for four, as for a larger batch); the
+    pixel loop of :func:`_depthwise_pixels` had one vector at a time for them, each tap checked
+    (1.3-1.8x slower here). The same taps in the same order for every output: the same bytes."""
+    _, h_n, w_n, n_n, kh, kw, ho, wo, ph, pw, sh, sw, dh, dw = geo
+    units = wo * (n_n // LANES)
+    three = kh == 3 and kw == 3
+    for c in range(lo, hi):
+        xc, wc, bc = c * h_n * w_n * n_n, c * kh * kw, b[c]
+        for i in range(ho):
+            r0 = i * sh - ph
+            rows_inside = three and r0 >= 0 and r0 + 2 * dh < h_n
+            out = (c * ho + i) * wo * n_n
+            u, j0, v0 = 0, 0, 0  # vector u of the row: pixel j0, samples from v0
+            while u + 4 <= units:
+                j1, v1 = _next(j0, v0, n_n)
+                j2, v2 = _next(j1, v1, n_n)
+                j3, v3 = _next(j2, v2, n_n)
+                if rows_inside and j0 * sw - pw >= 0 and j3 * sw - pw + 2 * dw < w_n:
+                    # four 3x3 windows inside the image: no checks
+                    base = xc + r0 * w_n * n_n - pw * n_n
+                    p0 = base + j0 * sw * n_n + v0
+                    p1 = base + j1 * sw * n_n + v1
+                    p2 = base + j2 * sw * n_n + v2
+                    p3 = base + j3 * sw * n_n + v3
+                    acc0 = vzero()
+                    acc1 = vzero()
+                    acc2 = vzero()
+                    acc3 = vzero()
+                    for a in range(3):
+                        for q0 in range(3):
+                            t = w[wc + a * 3 + q0]
+                            d = (a * dh * w_n + q0 * dw) * n_n
+                            acc0 = vfma(acc0, vload(x, p0 + d), t)
+                            acc1 = vfma(acc1, vload(x, p1 + d), t)
+                            acc2 = vfma(acc2, vload(x, p2 + d), t)
+                            acc3 = vfma(acc3, vload(x, p3 + d), t)
+                    _store4(y, out + u * LANES, acc0, acc1, acc2, acc3, bc, has_bias, act)
+                elif j0 == j3:  # one pixel's four vectors: each tap checked once for the four
+                    acc0 = vzero()
+                    acc1 = vzero()
+                    acc2 = vzero()
+                    acc3 = vzero()
+                    for a in range(kh):
+                        r = r0 + a * dh
+                        if r < 0 or r >= h_n:
+                            continue  # the window's row lies in the zero padding
+                        for q0 in range(kw):
+                            q = j0 * sw + q0 * dw - pw
+                            if 0 <= q < w_n:
+                                p = xc + (r * w_n + q) * n_n + v0
+                                t = w[wc + a * kw + q0]
+                                acc0 = vfma(acc0, vload(x, p), t)
+                                acc1 = vfma(acc1, vload(x, p + LANES), t)
+                                acc2 = vfma(acc2, vload(x, p + 2 * LANES), t)
+                                acc3 = vfma(acc3, vload(x, p + 3 * LANES), t)
+                    _store4(y, out + u * LANES, acc0, acc1, acc2, acc3, bc, has_bias, act)
+                else:  # neighbouring pixels at the image's edge: one vector at a time
+                    _one(x, w, wc, xc, r0, j0, v0, geo, y, out + u * LANES, bc, has_bias, act)
+                    _one(x, w, wc, xc, r0, j1, v1, geo, y, out + (u + 1) * LANES, bc, has_bias,
+                         act)  # fmt: skip
+                    _one(x, w, wc, xc, r0, j2, v2, geo, y, out + (u + 2) * LANES, bc, has_bias,
+                         act)  # fmt: skip
+                    _one(x, w, wc, xc, r0, j3, v3, geo, y, out + (u + 3) * LANES, bc, has_bias,
+                         act)  # fmt: skip
+                j0, v0 = _next(j3, v3, n_n)
+                u += 4
+            while u < units:  # the row's last vectors
+                _one(x, w, wc, xc, r0, j0, v0, geo, y, out + u * LANES, bc, has_bias, act)
+                j0, v0 = _next(j0, v0, n_n)
+                u += 1
+
+
+@_jit.njit(numba, cache=not FORCED, inline="always")
+def _one(x, w, wc, xc, r0, j, v, geo, y, at, bc, has_bias, act):  # pragma: no cover - compiled
+    """One output vector (pixel ``j`` of the row whose window starts at input row ``r0``,
+    samples from ``v``) stored at ``y[at:]``, each tap checked."""
+    _, h_n, w_n, n_n, kh, kw, _, _, _, pw, _, sw, dh, dw = geo
+    acc = vzero()
+    for a in range(kh):
+        r = r0 + a * dh
+        if r < 0 or r >= h_n:
+            continue
+        for q0 in range(kw):
+            q = j * sw + q0 * dw - pw
+            if 0 <= q < w_n:
+                acc = vfma(acc, vload(x, xc + (r * w_n + q) * n_n + v), w[wc + a * kw + q0])
+    vstore(y, at, _finish(acc, bc, has_bias, act))
 
 
 @_jit.njit(numba, cache=not FORCED)

@@ -620,6 +620,40 @@ def test_depthwise_inference_kernel_matches_the_generic_layer(shape, kernel, pad
 
 
 @needs_numba
+@pytest.mark.parametrize(
+    ("shape", "kernel", "pad", "stride", "dilation"),
+    [
+        ((16, 14, 14), (3, 3), (1, 1), (1, 1), (1, 1)),  # MobileNet-style's layers
+        ((32, 14, 14), (3, 3), (1, 1), (2, 2), (1, 1)),
+        ((8, 7, 7), (3, 3), (1, 1), (1, 1), (1, 1)),  # half the pixels at the edge
+        ((3, 10, 11), (5, 3), (2, 0), (1, 2), (2, 1)),  # not 3x3: every tap checked
+        ((4, 11, 10), (3, 3), (2, 1), (2, 1), (2, 1)),  # dilated
+    ],
+)
+def test_depthwise_kernel_gives_a_sample_the_same_bytes_in_any_batch(shape, kernel, pad, stride,
+                                                                     dilation):  # fmt: skip
+    """A batch of 1-3 vectors per pixel (16, 32, 48 samples: the parts of a split batch) takes
+    the kernel's row loop (four vectors across neighbouring pixels), 4 and more per pixel the
+    pixel loop: each sample's outputs are the same bytes in every batch."""
+    rng = np.random.default_rng(11)
+    lanes = _inference_cpu.lanes()
+    xc = rng.normal(0, 2, (*shape, 8 * lanes)).astype(np.float32)
+    w = rng.normal(0, 1, (shape[0], *kernel)).astype(np.float32)
+    b = rng.normal(0, 1, shape[0]).astype(np.float32)
+    out = tuple(
+        (size + 2 * p - d * (k - 1) - 1) // s + 1
+        for size, k, p, s, d in zip(shape[1:], kernel, pad, stride, dilation, strict=True)
+    )
+    whole = _inference_cpu.depthwise(xc, w, b, pad, stride, dilation, out, "ReLU")
+    for vectors in (1, 2, 3, 4, 5, 7):
+        n = vectors * lanes
+        for lo in (0, 8 * lanes - n):
+            part = np.ascontiguousarray(xc[..., lo : lo + n])
+            got = _inference_cpu.depthwise(part, w, b, pad, stride, dilation, out, "ReLU")
+            assert got.tobytes() == np.ascontiguousarray(whole[..., lo : lo + n]).tobytes(), n
+
+
+@needs_numba
 def test_add_act_and_channel_mean_match_numpy():
     rng = np.random.default_rng(11)
     base = rng.normal(0, 4, (8, 6, 5, 32)).astype(np.float32)
