@@ -301,7 +301,10 @@ def build(program: Program, params: Mapping[str, Any]) -> InferencePlan | None:
         elif _pointwise(step, inputs) and slots[refs[1]].shape[2:] == (1, 1):  # one GEMM
             function = _Pointwise(step.function, slots[refs[1]], bias, act)
             bias, op_act = None, ""  # both applied by the GEMM's own pass
-        rows = _row_local(step, inputs, slots[refs[1]] if len(refs) > 1 else None)
+        w = slots[refs[1]] if len(refs) > 1 else None
+        if _affine(step, inputs, w):
+            function, op_act = _Affine(step.function, w, act), ""
+        rows = _row_local(step, inputs, w)
         ops.append(_Op(step.name, function, refs, dict(step.kwargs), out, op_act,
                        step.batch_kwargs, tuple(folded), bias,
                        None if residual is None else slot(residual), rows))  # fmt: skip
@@ -417,6 +420,60 @@ def _pointwise(step: Step, inputs: list[Ref]) -> bool:
         and tuple(kw.get("pad") or (0, 0)) == (0, 0)
         and tuple(kw.get("stride") or (1, 1)) == (1, 1)
         and tuple(kw.get("dilation") or (1, 1)) == (1, 1)
+    )
+
+
+class _Affine:
+    """An Affine layer (one output axis) as the 1x1 loop of :func:`_inference_cpu.pointwise`:
+    ``y.T (O, N) = W.T (O, K) @ x (K, N)`` on the input's batch-innermost (K, N) buffer (a
+    transposed copy when it has another layout), the bias and the activation in the loop's
+    registers, handed out as the (N, O) view of the (O, N) buffer, itself batch-innermost for
+    the next Affine. Each sample's outputs are the same sums in the same order whatever the
+    batch (OpenBLAS picks its kernel by the product's size), so the plan may cut the batch
+    across threads through it. A batch that is not whole SIMD vectors takes the generic
+    function, then the activation."""
+
+    def __init__(self, generic: Callable[..., Any], w: np.ndarray, act: str) -> None:
+        self.generic, self.act = generic, act
+        self.wt = np.ascontiguousarray(w.T, dtype=np.float32)  # (O, K)
+
+    def __call__(self, x: Any, w: Any, b: Any = None, base_axis: int = 1) -> Any:
+        lanes = _inference_cpu.lanes()
+        if (
+            lanes
+            and type(x) is np.ndarray
+            and x.dtype == np.float32
+            and x.ndim >= 2
+            and x.shape[0] % lanes == 0
+            and x.size == x.shape[0] * self.wt.shape[1]
+        ):
+            n = x.shape[0]
+            buf = _batch_last(x)
+            if buf is None:
+                buf = np.ascontiguousarray(x.reshape(n, -1).T)
+            bias = None if b is None else np.asarray(b).reshape(-1)
+            y = _inference_cpu.pointwise(self.wt, buf.reshape(-1, n), bias, self.act)
+            if y is not None:
+                return _Array(y.T)
+        out = self.generic(x, w, b, base_axis=base_axis).data
+        if self.act:
+            _act(out, self.act)
+        return _Array(out)
+
+
+def _affine(step: Step, inputs: list[Ref], w: Any) -> bool:
+    """Whether the plan runs Affine ``step`` as :class:`_Affine`: one output axis, base axis
+    1, float32 weights and a bias (if any) that are parameters or folded ones."""
+    return (
+        step.type == "Affine"
+        and len(inputs) > 1
+        and len(step.shape) == 1
+        and int(step.kwargs.get("base_axis", 1)) == 1
+        and inputs[1][0] in ("param", "folded")
+        and (len(inputs) < 3 or inputs[2][0] in ("param", "folded", "none"))
+        and type(w) is np.ndarray
+        and w.dtype == np.float32
+        and w.ndim == 2
     )
 
 
@@ -574,6 +631,8 @@ def _row_local(step: Step, inputs: list[Ref], w: Any) -> bool:
     (Affine, the im2col + GEMM convolutions) is not: OpenBLAS picks its kernel, and so the
     order of a sum, by the product's size (a small-matrix path under 100^3 multiply-adds)."""
     kw = step.kwargs
+    if step.type == "Affine":
+        return _affine(step, inputs, w)
     if step.type in ("Convolution", "DepthwiseConvolution"):
         if len(step.shape) != 3 or int(kw.get("base_axis", 1)) != 1 or kw.get("channel_last"):
             return False

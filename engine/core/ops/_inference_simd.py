@@ -87,6 +87,12 @@ def _store4(y, out, q0, q1, q2, q3, bc, has_bias, act):  # pragma: no cover - co
 
 
 @_jit.njit(numba, cache=not FORCED, inline="always")
+def _store2(y, out, q0, q1, bc, has_bias, act):  # pragma: no cover - compiled
+    vstore(y, out, _finish(q0, bc, has_bias, act))
+    vstore(y, out + LANES, _finish(q1, bc, has_bias, act))
+
+
+@_jit.njit(numba, cache=not FORCED, inline="always")
 def _next(j, v, n_n):  # pragma: no cover - compiled
     """The pixel and first sample of the vector after (pixel ``j``, samples from ``v``)."""
     v += LANES
@@ -269,12 +275,15 @@ def pointwise(x, w, b, has_bias, act, dims, y, lo, hi):  # pragma: no cover - co
     """``y (O, M) = act(w (O, K) @ x (K, M) + b)`` over the column vectors ``[lo, hi)`` (in
     units of LANES columns): tiles of 4 rows x 4 vectors summed in registers over K, the bias
     and activation applied before the one store (a 1x1 convolution on the batch-innermost
-    layout, M = H * W * N)."""
+    layout, M = H * W * N; an Affine layer's, M = N); the last 1-3 vectors of M in tiles of 8
+    rows x 1 vector (a batch of 16-48 samples). Every output is the same sum in the same order
+    (one fused multiply-add per k) whatever its tile: the same bytes in any M."""
     k_n, o_n, m_n = dims[0], dims[1], dims[2]
     v = lo * LANES
     end = hi * LANES
     while v < end:
         wide = v + 4 * LANES <= end
+        two = not wide and v + 2 * LANES <= end  # a narrow tile of 2 vectors
         o = 0
         while o < o_n:
             if wide and o + 4 <= o_n:
@@ -325,12 +334,106 @@ def pointwise(x, w, b, has_bias, act, dims, y, lo, hi):  # pragma: no cover - co
                 _store4(y, (o + 2) * m_n + v, a20, a21, a22, a23, b[o + 2], has_bias, act)
                 _store4(y, (o + 3) * m_n + v, a30, a31, a32, a33, b[o + 3], has_bias, act)
                 o += 4
-            else:  # one row (the last rows), over this tile's vectors one at a time
-                width = 4 * LANES if wide else LANES
-                for u in range(v, v + width, LANES):
+            elif not wide and o + 8 <= o_n and v + 2 * LANES <= end:  # 8 rows x 2 vectors
+                a0 = vzero()
+                a1 = vzero()
+                a2 = vzero()
+                a3 = vzero()
+                a4 = vzero()
+                a5 = vzero()
+                a6 = vzero()
+                a7 = vzero()
+                c0 = vzero()
+                c1 = vzero()
+                c2 = vzero()
+                c3 = vzero()
+                c4 = vzero()
+                c5 = vzero()
+                c6 = vzero()
+                c7 = vzero()
+                for k in range(k_n):
+                    x0 = vload(x, k * m_n + v)
+                    x1 = vload(x, k * m_n + v + LANES)
+                    t = w[o * k_n + k]
+                    a0 = vfma(a0, x0, t)
+                    c0 = vfma(c0, x1, t)
+                    t = w[(o + 1) * k_n + k]
+                    a1 = vfma(a1, x0, t)
+                    c1 = vfma(c1, x1, t)
+                    t = w[(o + 2) * k_n + k]
+                    a2 = vfma(a2, x0, t)
+                    c2 = vfma(c2, x1, t)
+                    t = w[(o + 3) * k_n + k]
+                    a3 = vfma(a3, x0, t)
+                    c3 = vfma(c3, x1, t)
+                    t = w[(o + 4) * k_n + k]
+                    a4 = vfma(a4, x0, t)
+                    c4 = vfma(c4, x1, t)
+                    t = w[(o + 5) * k_n + k]
+                    a5 = vfma(a5, x0, t)
+                    c5 = vfma(c5, x1, t)
+                    t = w[(o + 6) * k_n + k]
+                    a6 = vfma(a6, x0, t)
+                    c6 = vfma(c6, x1, t)
+                    t = w[(o + 7) * k_n + k]
+                    a7 = vfma(a7, x0, t)
+                    c7 = vfma(c7, x1, t)
+                _store2(y, o * m_n + v, a0, c0, b[o], has_bias, act)
+                _store2(y, (o + 1) * m_n + v, a1, c1, b[o + 1], has_bias, act)
+                _store2(y, (o + 2) * m_n + v, a2, c2, b[o + 2], has_bias, act)
+                _store2(y, (o + 3) * m_n + v, a3, c3, b[o + 3], has_bias, act)
+                _store2(y, (o + 4) * m_n + v, a4, c4, b[o + 4], has_bias, act)
+                _store2(y, (o + 5) * m_n + v, a5, c5, b[o + 5], has_bias, act)
+                _store2(y, (o + 6) * m_n + v, a6, c6, b[o + 6], has_bias, act)
+                _store2(y, (o + 7) * m_n + v, a7, c7, b[o + 7], has_bias, act)
+                o += 8
+            elif not wide and o + 8 <= o_n:  # a narrow tile (M of 1-3 vectors): 8 rows
+                a0 = vzero()
+                a1 = vzero()
+                a2 = vzero()
+                a3 = vzero()
+                a4 = vzero()
+                a5 = vzero()
+                a6 = vzero()
+                a7 = vzero()
+                for k in range(k_n):
+                    x0 = vload(x, k * m_n + v)
+                    a0 = vfma(a0, x0, w[o * k_n + k])
+                    a1 = vfma(a1, x0, w[(o + 1) * k_n + k])
+                    a2 = vfma(a2, x0, w[(o + 2) * k_n + k])
+                    a3 = vfma(a3, x0, w[(o + 3) * k_n + k])
+                    a4 = vfma(a4, x0, w[(o + 4) * k_n + k])
+                    a5 = vfma(a5, x0, w[(o + 5) * k_n + k])
+                    a6 = vfma(a6, x0, w[(o + 6) * k_n + k])
+                    a7 = vfma(a7, x0, w[(o + 7) * k_n + k])
+                vstore(y, o * m_n + v, _finish(a0, b[o], has_bias, act))
+                vstore(y, (o + 1) * m_n + v, _finish(a1, b[o + 1], has_bias, act))
+                vstore(y, (o + 2) * m_n + v, _finish(a2, b[o + 2], has_bias, act))
+                vstore(y, (o + 3) * m_n + v, _finish(a3, b[o + 3], has_bias, act))
+                vstore(y, (o + 4) * m_n + v, _finish(a4, b[o + 4], has_bias, act))
+                vstore(y, (o + 5) * m_n + v, _finish(a5, b[o + 5], has_bias, act))
+                vstore(y, (o + 6) * m_n + v, _finish(a6, b[o + 6], has_bias, act))
+                vstore(y, (o + 7) * m_n + v, _finish(a7, b[o + 7], has_bias, act))
+                o += 8
+            elif wide:  # one row (the last rows) over the tile's four vectors
+                a0 = vzero()
+                a1 = vzero()
+                a2 = vzero()
+                a3 = vzero()
+                for k in range(k_n):
+                    p = k * m_n + v
+                    t = w[o * k_n + k]
+                    a0 = vfma(a0, vload(x, p), t)
+                    a1 = vfma(a1, vload(x, p + LANES), t)
+                    a2 = vfma(a2, vload(x, p + 2 * LANES), t)
+                    a3 = vfma(a3, vload(x, p + 3 * LANES), t)
+                _store4(y, o * m_n + v, a0, a1, a2, a3, b[o], has_bias, act)
+                o += 1
+            else:  # one row (the last rows), over the narrow tile's vectors one at a time
+                for u in range(v, v + (2 * LANES if two else LANES), LANES):
                     acc = vzero()
                     for k in range(k_n):
                         acc = vfma(acc, vload(x, k * m_n + u), w[o * k_n + k])
                     vstore(y, o * m_n + u, _finish(acc, b[o], has_bias, act))
                 o += 1
-        v += 4 * LANES if wide else LANES
+        v += 4 * LANES if wide else (2 * LANES if two else LANES)

@@ -468,26 +468,32 @@ def test_one_and_two_threads_give_the_same_bytes(sample, monkeypatch):
     assert expected <= set(split_two), split_two
 
 
-_TAILS = {  # the ops after the row-local start of each sample's plan, run on the whole batch
-    "lenet_digits.ncproj": ["Affine", "Affine_2", "Softmax"],
-    "residual_digits.ncproj": ["Affine", "Softmax"],
-    "mobilenet_digits.ncproj": ["Model/Affine", "y'"],
-    "squeezenet_digits.ncproj": [],
-    "binary_cnn_4or9.ncproj": ["Affine", "Tanh_3", "Affine_2", "Sigmoid"],
+_SPLIT_SAMPLES = {  # sample: the ops run on the whole batch after the parts (None: no split)
+    **{sample: [] for sample in CNN_SAMPLES},
+    "binary_cnn_4or9.ncproj": [],
+    "bn_dropout_digits.ncproj": [],  # Affine layers only: the 1x1 loop serves them too
+    "deep_mlp_4or9.ncproj": [],
+    "binary_connect_lenet_digits.ncproj": None,  # starts with a BinaryConnectConvolution
 }
 
 
 @needs_numba
-@pytest.mark.parametrize("sample", sorted(_TAILS))
+@pytest.mark.parametrize("sample", sorted(_SPLIT_SAMPLES))
 def test_two_threads_split_the_batch_and_give_the_one_thread_bytes(sample, monkeypatch):
     """At two threads a batch of whole SIMD vectors is cut in two parts run at once, each on
-    one thread through the plan's row-local start (convolutions, pooling, element-wise
-    layers), then the Affine tail on the whole batch: the outputs are the bytes of the whole
-    batch on one thread, for even, uneven (48: 16 + 32) and odd batches (1, 63, 65: not
-    split), and BLAS is back at two threads after."""
+    one thread through the plan's row-local ops (convolutions, pooling, element-wise layers,
+    Affine layers on the 1x1 loop: here every op of the CNN samples), the rest on the joined
+    batch: the outputs are the bytes of the whole batch on one thread, for even, uneven
+    (48: 16 + 32) and odd batches (1, 63, 65: not split), and BLAS is back at two threads
+    after. (The MLP samples' odd batches are left out: their generic Affine layers take
+    OpenBLAS's threaded product at two threads, whose sums differ from 456 inputs on.)"""
     program, params = _sample_plan(sample)
     plan = inference_plan.build(program, params)
-    assert [op.name for op in plan.ops[plan._rows :]] == _TAILS[sample]
+    tail = _SPLIT_SAMPLES[sample]
+    if tail is None:
+        assert plan._rows == 0
+    else:
+        assert [op.name for op in plan.ops[plan._rows :]] == tail
     _threads.set_count(2)
     if _threads.count() != 2:
         pytest.skip("NumPy's BLAS does not take two threads here")
@@ -504,7 +510,8 @@ def test_two_threads_split_the_batch_and_give_the_one_thread_bytes(sample, monke
     monkeypatch.setattr(_inference_cpu, "run_parts", spy)
     monkeypatch.setattr(plan, "_parts", _spy_parts(plan._parts, calls))
     rng = np.random.default_rng(10)
-    for size in (64, 48, 128, 1, 63, 65):
+    sizes = (64, 48, 128) if "mlp" in sample or "dropout" in sample else (64, 48, 128, 1, 63, 65)
+    for size in sizes:
         batch = {v: rng.random((size, *shape), dtype=np.float32)
                  for v, shape in program.feeds.items()}  # fmt: skip
         one, _ = _run_with_threads(plan, batch, 1, monkeypatch)
@@ -514,7 +521,7 @@ def test_two_threads_split_the_batch_and_give_the_one_thread_bytes(sample, monke
         for name in one:
             assert two[name].shape == (size, *one[name].shape[1:])
             assert one[name].tobytes() == two[name].tobytes(), (size, name)
-        if size % lanes:
+        if size % lanes or tail is None:
             assert calls == [(size, [])], size
         else:
             half = size // lanes // 2 * lanes
@@ -759,3 +766,70 @@ def test_a_residual_add_folds_into_the_convolutions_bias_pass(kit):
     fused = {op.name: (op.folded, op.act) for op in plan.ops if op.residual is not None}
     assert fused == {"Convolution": (("BatchNormalization", "Add2", "ReLU"), "ReLU"),
                      "Convolution_2": (("Add2_2", "ReLU6"), "ReLU6")}  # fmt: skip
+
+
+@needs_numba
+def test_a_layer_that_is_not_row_local_ends_the_parts_and_takes_the_joined_batch(kit, monkeypatch):
+    """A grouped convolution (two maps a group: the im2col + GEMM path, OpenBLAS's kernel
+    chosen by the product's size) after the first convolution: the parts run the first
+    convolution only, its output (also the residual operand of the Add2 after the grouped
+    one) is joined in its batch-innermost layout, and the rest runs on the whole batch; the
+    bytes of one thread and the generic path's values, at 64 and 48 samples."""
+    layers = [kit.layer("Input", "Input", Size=(4, 8, 8), Dataset="x"),
+              kit.layer("Convolution", "Convolution", OutMaps=4, KernelShape=(3, 3),
+                        BorderMode="same"),
+              kit.layer("Grouped", "Convolution", OutMaps=4, KernelShape=(3, 3),
+                        BorderMode="same", Group=2),
+              kit.layer("Add2", "Add2"), kit.layer("ReLU", "ReLU"),
+              kit.layer("Affine", "Affine", OutShape=5)]  # fmt: skip
+    links = [Link("Input", "Convolution"), Link("Convolution", "Grouped"),
+             Link("Grouped", "Add2"), Link("Convolution", "Add2"), Link("Add2", "ReLU"),
+             Link("ReLU", "Affine")]  # fmt: skip
+    program, params = _runtime(kit, layers, links)
+    plan = inference_plan.build(program, params)
+    assert plan._rows == 1 and plan._joined == [plan.ops[0].out]
+    _threads.set_count(2)
+    if _threads.count() != 2:
+        pytest.skip("NumPy's BLAS does not take two threads here")
+    joined = []
+    real_join = inference_plan._join
+    monkeypatch.setattr(inference_plan, "_join", lambda p: joined.append(r := real_join(p)) or r)
+    for size in (64, 48):
+        x = _x((4, 8, 8), size, seed=size)
+        _compare(program, params, x)  # (its own plan, at the machine's threads)
+        joined.clear()
+        one, _ = _run_with_threads(plan, x, 1, monkeypatch)
+        assert joined == []
+        two, _ = _run_with_threads(plan, x, 2, monkeypatch)
+        for name in one:
+            assert one[name].tobytes() == two[name].tobytes()
+        (a,) = joined
+        assert a.shape == (size, 4, 8, 8)
+        assert a.transpose(1, 2, 3, 0).flags.c_contiguous  # batch-innermost, as the whole's
+        joined.clear()
+
+
+@needs_numba
+@pytest.mark.parametrize("sample", ["bn_dropout_digits.ncproj", "deep_mlp_4or9.ncproj"])
+def test_affine_layers_take_the_1x1_loop_on_whole_vectors(sample):
+    """The MLP samples' Affine layers (a BatchNormalization and a ReLU folded in) on the 1x1
+    loop at 64 and 48 samples (the first from the feed's plain layout, transposed once; the
+    others batch-innermost), against the generic path; 5 samples take the generic layer."""
+    program, params = _sample_plan(sample)
+    rng = np.random.default_rng(12)
+    for size in (64, 48, 5):
+        batch = {v: rng.random((size, *s), dtype=np.float32) for v, s in program.feeds.items()}
+        plan = _compare(program, params, batch)
+    affine = [op.function for op in plan.ops if op.name.startswith("Affine")]
+    assert affine and all(type(f).__name__ == "_Affine" for f in affine)
+    used = []
+    real = _inference_cpu.pointwise
+    _inference_cpu.pointwise = lambda *a: used.append(a[1].shape) or real(*a)
+    before = _threads.count()
+    _threads.set_count(1)  # the whole batch (two threads would run two parts of 32)
+    try:
+        plan.run({v: rng.random((64, *s), dtype=np.float32) for v, s in program.feeds.items()})
+    finally:
+        _inference_cpu.pointwise = real
+        _threads.set_count(before)
+    assert len(used) == len(affine) and all(shape[1] == 64 for shape in used)
