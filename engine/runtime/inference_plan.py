@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 import engine.nn as nn
-from engine.core.ops import _inference_cpu, _threads
+from engine.core.ops import _direct_conv, _inference_cpu, _threads
 from engine.core.ops._im2col import conv_out_size
 from engine.runtime.program import Program, Ref, Step, _batch_size, _feed
 
@@ -304,6 +304,8 @@ def build(program: Program, params: Mapping[str, Any]) -> InferencePlan | None:
         w = slots[refs[1]] if len(refs) > 1 else None
         if _affine(step, inputs, w):
             function, op_act = _Affine(step.function, w, act), ""
+        elif _dense(step, inputs, w):
+            function = _Dense(step.function)
         rows = _row_local(step, inputs, w)
         ops.append(_Op(step.name, function, refs, dict(step.kwargs), out, op_act,
                        step.batch_kwargs, tuple(folded), bias,
@@ -474,6 +476,61 @@ def _affine(step: Step, inputs: list[Ref], w: Any) -> bool:
         and type(w) is np.ndarray
         and w.dtype == np.float32
         and w.ndim == 2
+    )
+
+
+class _Dense:
+    """A 2-D convolution (one group, a window larger than 1x1) straight on the direct kernel
+    (:mod:`engine.core.ops._direct_conv`: the input zero-padded into its batch-innermost copy,
+    a register-blocked product, no columns), the calls the layer makes without its geometry
+    checks and autograd record (tens of microseconds a layer, held under the GIL the parts of
+    a split batch share); a bias the layer would add goes through the plan's compiled pass
+    (the same float32 sums). Batches the kernel does not take go to the generic function."""
+
+    def __init__(self, generic: Callable[..., Any]) -> None:
+        self.generic = generic
+
+    def __call__(self, x: Any, w: Any, b: Any = None, **kwargs: Any) -> Any:
+        if (
+            type(x) is np.ndarray
+            and x.ndim == 4
+            and type(w) is np.ndarray
+            and w.ndim == 4
+            and x.shape[1] == w.shape[1]
+            and _direct_conv.applies(x, 1, w.shape[2:], True)
+        ):
+            pad = tuple(kwargs.get("pad") or (0, 0))
+            stride = tuple(kwargs.get("stride") or (1, 1))
+            dilation = tuple(kwargs.get("dilation") or (1, 1))
+            out = tuple(
+                conv_out_size(*a)
+                for a in zip(x.shape[2:], w.shape[2:], pad, stride, dilation, strict=True)
+            )
+            if min(out) >= 1:
+                xp = _direct_conv.padded(x.transpose(1, 2, 3, 0), pad)
+                y = _direct_conv.forward(xp, w, stride, dilation, out)
+                if b is not None:
+                    _bias_act(y.transpose(3, 0, 1, 2), np.asarray(b).reshape(-1), "")
+                return _Array(y.transpose(3, 0, 1, 2))
+        return self.generic(x, w, b, **kwargs)
+
+
+def _dense(step: Step, inputs: list[Ref], w: Any) -> bool:
+    """Whether the plan calls the direct kernel for Convolution ``step`` itself (:class:`_Dense`):
+    2-D, one group, channels first, a float32 weight parameter with a window larger than 1x1."""
+    kw = step.kwargs
+    return (
+        step.type == "Convolution"
+        and len(step.shape) == 3
+        and inputs[1][0] in ("param", "folded")
+        and (len(inputs) < 3 or inputs[2][0] in ("param", "folded", "none"))
+        and int(kw.get("group", 1)) == 1
+        and int(kw.get("base_axis", 1)) == 1
+        and not kw.get("channel_last", False)
+        and type(w) is np.ndarray
+        and w.dtype == np.float32
+        and w.ndim == 4
+        and w.shape[2] * w.shape[3] > 1
     )
 
 
