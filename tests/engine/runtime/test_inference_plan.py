@@ -833,3 +833,28 @@ def test_affine_layers_take_the_1x1_loop_on_whole_vectors(sample):
         _inference_cpu.pointwise = real
         _threads.set_count(before)
     assert len(used) == len(affine) and all(shape[1] == 64 for shape in used)
+
+
+@needs_numba
+@pytest.mark.parametrize("sample", CNN_SAMPLES)
+def test_convolutions_call_the_direct_kernel_and_give_the_layers_bytes(sample, monkeypatch):
+    """Every 3x3/5x5 one-group convolution of the CNN samples calls the direct kernel itself
+    (no geometry checks, no autograd record): the same bytes as the layer, which calls the
+    same kernel; an odd batch (not whole vectors) goes to the layer."""
+    program, params = _sample_plan(sample)
+    plan = inference_plan.build(program, params)
+    dense = [op for op in plan.ops if type(op.function).__name__ == "_Dense"]
+    ran = {op.name for op in plan.ops}
+    windows = [s for s in program.steps if s.type == "Convolution" and s.name in ran
+               and params[s.inputs[1][1]].shape[2:] != (1, 1)]  # fmt: skip
+    assert len(dense) == len(windows) > 0
+    rng = np.random.default_rng(13)
+    for size in (64, 5):
+        batch = {v: rng.random((size, *s), dtype=np.float32) for v, s in program.feeds.items()}
+        got, _ = _run_with_threads(plan, batch, 1, monkeypatch)
+        with monkeypatch.context() as m:
+            for op in dense:
+                m.setattr(op, "function", op.function.generic)
+            want, _ = _run_with_threads(plan, batch, 1, monkeypatch)
+        for name in want:
+            assert got[name].tobytes() == want[name].tobytes(), (size, name)
