@@ -218,7 +218,7 @@ def _depthwise_rows(x, w, b, has_bias, act, geo, y, lo, hi):  # pragma: no cover
                             acc2 = vfma(acc2, vload(x, p2 + d), t)
                             acc3 = vfma(acc3, vload(x, p3 + d), t)
                     _store4(y, out + u * LANES, acc0, acc1, acc2, acc3, bc, has_bias, act)
-                elif j0 == j3:  # one pixel's four vectors: each tap checked once for the four
+                else:  # a window at the image's edge: each tap checked for each vector
                     acc0 = vzero()
                     acc1 = vzero()
                     acc2 = vzero()
@@ -227,24 +227,22 @@ def _depthwise_rows(x, w, b, has_bias, act, geo, y, lo, hi):  # pragma: no cover
                         r = r0 + a * dh
                         if r < 0 or r >= h_n:
                             continue  # the window's row lies in the zero padding
+                        row = xc + r * w_n * n_n
                         for q0 in range(kw):
+                            t = w[wc + a * kw + q0]
                             q = j0 * sw + q0 * dw - pw
                             if 0 <= q < w_n:
-                                p = xc + (r * w_n + q) * n_n + v0
-                                t = w[wc + a * kw + q0]
-                                acc0 = vfma(acc0, vload(x, p), t)
-                                acc1 = vfma(acc1, vload(x, p + LANES), t)
-                                acc2 = vfma(acc2, vload(x, p + 2 * LANES), t)
-                                acc3 = vfma(acc3, vload(x, p + 3 * LANES), t)
+                                acc0 = vfma(acc0, vload(x, row + q * n_n + v0), t)
+                            q = j1 * sw + q0 * dw - pw
+                            if 0 <= q < w_n:
+                                acc1 = vfma(acc1, vload(x, row + q * n_n + v1), t)
+                            q = j2 * sw + q0 * dw - pw
+                            if 0 <= q < w_n:
+                                acc2 = vfma(acc2, vload(x, row + q * n_n + v2), t)
+                            q = j3 * sw + q0 * dw - pw
+                            if 0 <= q < w_n:
+                                acc3 = vfma(acc3, vload(x, row + q * n_n + v3), t)
                     _store4(y, out + u * LANES, acc0, acc1, acc2, acc3, bc, has_bias, act)
-                else:  # neighbouring pixels at the image's edge: one vector at a time
-                    _one(x, w, wc, xc, r0, j0, v0, geo, y, out + u * LANES, bc, has_bias, act)
-                    _one(x, w, wc, xc, r0, j1, v1, geo, y, out + (u + 1) * LANES, bc, has_bias,
-                         act)  # fmt: skip
-                    _one(x, w, wc, xc, r0, j2, v2, geo, y, out + (u + 2) * LANES, bc, has_bias,
-                         act)  # fmt: skip
-                    _one(x, w, wc, xc, r0, j3, v3, geo, y, out + (u + 3) * LANES, bc, has_bias,
-                         act)  # fmt: skip
                 j0, v0 = _next(j3, v3, n_n)
                 u += 4
             while u < units:  # the row's last vectors
