@@ -151,6 +151,7 @@ def _build(numba: ModuleType) -> dict[str, Any]:
         max_pool=max_pool,
         depthwise=simd.depthwise,
         pointwise=simd.pointwise,
+        max_pool_vectors=simd.max_pool,
         lanes=simd.LANES,
     )
 
@@ -284,8 +285,14 @@ def max_pooling(x: Any, kernel, stride=None, ignore_border: bool = True, pad=Non
     layout = _pooling_cpu._layout(x)
     x4 = _pooling_cpu._to4(x, layout)
     y4 = np.empty((x4.shape[0], *win.out, x4.shape[-1]), dtype=x.dtype)
-    args = (x4, *win.kernel, *win.stride, *win.before, y4)
-    _split(kernels["max_pool"], args, x4.shape[0], x4.size * NS_PER_ELEMENT)
+    cost = x4.size * NS_PER_ELEMENT
+    if x4.dtype == np.float32 and x4.shape[-1] % kernels["lanes"] == 0:  # whole vectors
+        geo = np.array((*x4.shape, *win.kernel, *win.out, *win.stride, *win.before), np.int64)
+        args = (x4.reshape(-1), geo, y4.reshape(-1))
+        _split(kernels["max_pool_vectors"], args, x4.shape[0], cost / 4)
+    else:
+        args = (x4, *win.kernel, *win.stride, *win.before, y4)
+        _split(kernels["max_pool"], args, x4.shape[0], cost)
     return _pooling_cpu._from4(y4, layout, x.shape[1])
 
 

@@ -24,7 +24,7 @@ from numba.extending import intrinsic
 from engine.core.ops import _jit
 from engine.core.ops._simd import _I32, _VECTOR, FORCED, LANES, _vtype, vfma, vload, vstore, vzero
 
-__all__ = ["LANES", "depthwise", "pointwise"]
+__all__ = ["LANES", "depthwise", "max_pool", "pointwise"]
 
 
 def _splat(builder: Any, s: Any) -> Any:
@@ -65,6 +65,20 @@ def vcap(typingctx: Any, value: Any, top: Any) -> Any:
         return builder.select(builder.fcmp_ordered(">", args[0], t), t, args[0])
 
     return _vtype(value, top), codegen
+
+
+@intrinsic
+def vmax(typingctx: Any, best: Any, value: Any) -> Any:
+    """Each lane ``value if value > best or value is NaN else best``: a NaN takes over and
+    stays (nothing is greater than it), as the training kernel's max pooling."""
+
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        best, value = args
+        greater = builder.fcmp_ordered(">", value, best)
+        nan = builder.fcmp_unordered("uno", value, value)
+        return builder.select(builder.or_(greater, nan), value, best)
+
+    return _vtype(best, value), codegen
 
 
 @_jit.njit(numba, cache=not FORCED, inline="always")
@@ -435,3 +449,55 @@ def pointwise(x, w, b, has_bias, act, dims, y, lo, hi):  # pragma: no cover - co
                     vstore(y, o * m_n + u, _finish(acc, b[o], has_bias, act))
                 o += 1
         v += 4 * LANES if wide else (2 * LANES if two else LANES)
+
+
+@_jit.njit(numba, cache=not FORCED)
+def max_pool(x, geo, y, lo, hi):  # pragma: no cover - compiled
+    """2-D max pooling of ``x`` (C, H, W, N) into ``y`` (C, Ho, Wo, N), channels ``[lo, hi)``,
+    N whole vectors: each output vector the maximum of its window's input vectors in the
+    window's order (cells in the padding never win, a NaN wins and stays), four vectors at
+    a time. ``geo`` is (C, H, W, N, kh, kw, Ho, Wo, sh, sw, ph, pw)."""
+    _, h_n, w_n, n_n, kh, kw, ho, wo, sh, sw, ph, pw = geo
+    units = wo * (n_n // LANES)
+    for c in range(lo, hi):
+        for i in range(ho):
+            out = (c * ho + i) * wo * n_n
+            u, j0, v0 = 0, 0, 0
+            while u < units:
+                four = u + 4 <= units
+                j1, v1 = _next(j0, v0, n_n)
+                j2, v2 = _next(j1, v1, n_n)
+                j3, v3 = _next(j2, v2, n_n)
+                b0 = vadd_scalar(vzero(), -np.inf)
+                b1 = b0
+                b2 = b0
+                b3 = b0
+                for a in range(kh):
+                    r = i * sh + a - ph
+                    if r < 0 or r >= h_n:
+                        continue  # padded cells (-inf) never win
+                    row = (c * h_n + r) * w_n * n_n
+                    for b in range(kw):
+                        q = j0 * sw + b - pw
+                        if 0 <= q < w_n:
+                            b0 = vmax(b0, vload(x, row + q * n_n + v0))
+                        if four:
+                            q = j1 * sw + b - pw
+                            if 0 <= q < w_n:
+                                b1 = vmax(b1, vload(x, row + q * n_n + v1))
+                            q = j2 * sw + b - pw
+                            if 0 <= q < w_n:
+                                b2 = vmax(b2, vload(x, row + q * n_n + v2))
+                            q = j3 * sw + b - pw
+                            if 0 <= q < w_n:
+                                b3 = vmax(b3, vload(x, row + q * n_n + v3))
+                vstore(y, out + u * LANES, b0)
+                if four:
+                    vstore(y, out + (u + 1) * LANES, b1)
+                    vstore(y, out + (u + 2) * LANES, b2)
+                    vstore(y, out + (u + 3) * LANES, b3)
+                    j0, v0 = _next(j3, v3, n_n)
+                    u += 4
+                else:
+                    j0, v0 = j1, v1
+                    u += 1

@@ -299,11 +299,19 @@ def test_bias_act_kernel_matches_numpy():
     ("kernel", "stride", "pad", "ignore_border"),
     [((2, 2), None, (0, 0), True), ((3, 3), (2, 2), (1, 1), True), ((3, 2), (2, 3), (0, 0), False)],
 )
-def test_max_pooling_values_match_the_training_kernel(kernel, stride, pad, ignore_border):
+@pytest.mark.parametrize("batch", [5, 48, 64])
+def test_max_pooling_values_match_the_training_kernel(kernel, stride, pad, ignore_border, batch,
+                                                      monkeypatch):  # fmt: skip
+    """The inference loops' maxima are the training kernel's, NaN, -inf and padding included;
+    a float32 batch of whole vectors in the batch-innermost layout takes the vector loop."""
+    kernels = _inference_cpu._compile()
+    real, vectors = kernels["max_pool_vectors"], []
+    monkeypatch.setitem(kernels, "max_pool_vectors", lambda *a: vectors.append(1) or real(*a))
     rng = np.random.default_rng(4)
-    base = rng.normal(0, 1, (5, 3, 9, 8)).astype(np.float32)
+    base = rng.normal(0, 1, (batch, 3, 9, 8)).astype(np.float32)
     base[1, 2, 3, 4] = np.nan
     base[0, 0, :2, :2] = -np.inf
+    base[batch - 1, 1, 4, 2:6] = np.nan
     # the layouts the convolutions hand out (batch innermost), channel-last memory, plain NCHW
     layouts = [
         np.ascontiguousarray(base.transpose(1, 2, 3, 0)).transpose(3, 0, 1, 2),
@@ -316,6 +324,7 @@ def test_max_pooling_values_match_the_training_kernel(kernel, stride, pad, ignor
             want = F.max_pooling(nn.Variable(x), kernel, stride, ignore_border, pad).data
         np.testing.assert_array_equal(got, want)
     assert _inference_cpu.max_pooling(base[:, :, ::2], kernel, stride, ignore_border, pad) is None
+    assert len(vectors) == (0 if batch % _inference_cpu.lanes() else 1)  # batch-innermost only
 
 
 @pytest.mark.parametrize("sample", ["lenet_digits.ncproj", "residual_digits.ncproj"])
