@@ -867,3 +867,35 @@ def test_convolutions_call_the_direct_kernel_and_give_the_layers_bytes(sample, m
             want, _ = _run_with_threads(plan, batch, 1, monkeypatch)
         for name in want:
             assert got[name].tobytes() == want[name].tobytes(), (size, name)
+
+
+@needs_numba
+def test_three_threads_cut_the_batch_in_three_uneven_parts(monkeypatch):
+    """Three threads (as on a larger machine): 96 samples in three parts of 32, 80 in parts of
+    16, 32 and 32, each part on whichever thread is free: the bytes of the whole batch on one
+    thread (MobileNet-style: a convolution, depthwise, 1x1, pooled means, Affine, Softmax)."""
+    program, params = _sample_plan("mobilenet_digits.ncproj")
+    plan = inference_plan.build(program, params)
+    lanes = _inference_cpu.lanes()
+    rng = np.random.default_rng(14)
+    before = _threads.count()
+    cuts = []
+    real_parts = plan._parts
+    monkeypatch.setattr(plan, "_parts", lambda size: cuts.append(real_parts(size)) or cuts[-1])
+    try:
+        for vectors in (6, 5):
+            size = vectors * lanes
+            batch = {v: rng.random((size, *s), dtype=np.float32) for v, s in program.feeds.items()}
+            _threads.set_count(1)
+            one = {k: v.copy() for k, v in plan.run(batch).items()}
+            with monkeypatch.context() as m:
+                m.setattr(_threads, "count", lambda: 3)
+                three = plan.run(batch)
+            threads, parts = cuts[-1]
+            assert threads == 3
+            bounds = [vectors * k // 3 * lanes for k in range(4)]
+            assert parts == list(zip(bounds[:-1], bounds[1:], strict=True))
+            for name in one:
+                assert one[name].tobytes() == three[name].tobytes()
+    finally:
+        _threads.set_count(before)
