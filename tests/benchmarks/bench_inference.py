@@ -14,6 +14,11 @@ alike; the ratio ours / onnxruntime of each round's pair is reported, with the m
         [--threads N] [--only WORD...] [--device cpu|gpu|guard] [--clock wall|cpu]
         [--before generic|round2|whole] [--round2]
 
+With two threads or more each line also says how free the second core was just after the
+rounds ("second core 1.0x": two threads running a compiled convolution at once take as long as
+one; 2.0x: another process holds the core, and the two-thread figures say more about it than
+about the code).
+
 Timings are reported, never asserted (tests never assert wall-clock times).
 """
 
@@ -24,6 +29,7 @@ import contextlib
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -35,7 +41,7 @@ import numpy as np
 
 import engine.nn as nn
 from engine.core import backend
-from engine.core.ops import _inference_cpu
+from engine.core.ops import _direct_conv, _inference_cpu, _threads
 from engine.export import Source, export_onnx
 from engine.formats import load_project
 from engine.runtime import inference_plan
@@ -179,6 +185,35 @@ def _whole(fn):
     return run_whole
 
 
+def second_core() -> float:
+    """How much longer two threads running the same compiled convolution at once take than one
+    (each on one thread; the kernel releases the GIL): about 1.0 when a second core is free,
+    about 2.0 when another process holds it. Printed beside two-thread figures."""
+    x = np.random.default_rng(1).random((64, 16, 11, 11), dtype=np.float32)
+    w = np.random.default_rng(2).random((30, 16, 3, 3), dtype=np.float32)
+
+    def conv() -> None:
+        for _ in range(30):
+            _direct_conv.forward(_direct_conv.padded(x.transpose(1, 2, 3, 0), (0, 0)), w,
+                                 (1, 1), (1, 1), (9, 9))  # fmt: skip
+
+    before = _threads.count()
+    _threads.set_count(1)
+    try:
+        conv()
+        start = time.perf_counter()
+        conv()
+        one = time.perf_counter() - start
+        other = threading.Thread(target=conv)
+        start = time.perf_counter()
+        other.start()
+        conv()
+        other.join()
+        return (time.perf_counter() - start) / one
+    finally:
+        _threads.set_count(before)
+
+
 def run(name: str, args, folder: Path) -> dict:
     ours, theirs, generic = _pair(PROJECTS / NETWORKS[name], args.batch, args.threads, folder)
     if args.before == "round2":
@@ -200,7 +235,8 @@ def run(name: str, args, folder: Path) -> dict:
         "ratio": statistics.median(ratios),
         "generic_ratio": statistics.median(before),
     }
-    print(f"{name:<18} batch {args.batch} ({args.device}): "
+    free = f"; second core {second_core():.2f}x" if (args.threads or 0) > 1 else ""
+    print(f"{name:<18} batch {args.batch} ({args.device}{free}): "
           f"NeuroCanvas {result['ours_ms']:7.3f} ms   "
           f"onnxruntime {result['ort_ms']:7.3f} ms   ratio {result['ratio']:.2f}x "
           f"(rounds {ratios[0]:.2f}-{ratios[-1]:.2f});   {args.before_name} "
