@@ -27,6 +27,7 @@ float32 (half precision is multiplied in float32).
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import numpy as np
@@ -42,6 +43,7 @@ _VECTOR_ELEMENTS = 8192  # OpenBLAS threads a GEMV from 460,800 matrix elements,
 _LARGEST_Q = 2048  # the largest GEMM_Q looked for (param.h: 112-1024)
 _PROBE_ROWS = 64  # probes are (64, K) @ (K, 64): threaded from K = 128
 _state: dict[str, Any] = {}
+_finding = threading.Lock()
 
 
 def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
@@ -99,9 +101,13 @@ class Blocking:
 
 def blocking() -> Blocking | None:
     """OpenBLAS's float32 blocking as found in this process, or None when products could not
-    be made thread-count-independent (another BLAS, or the check failed)."""
+    be made thread-count-independent (another BLAS, or the check failed). Finding it sets
+    BLAS's thread count for a few milliseconds: callers that run products on several threads
+    at once (the inference plan's batch parts) ask for it before they start."""
     if "found" not in _state:
-        _state["found"] = _find_blocking()
+        with _finding:  # the probes set the thread count: one thread of this process at a time
+            if "found" not in _state:
+                _state["found"] = _find_blocking()
     return _state["found"]
 
 

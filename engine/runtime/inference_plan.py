@@ -19,7 +19,14 @@ forward with fixed parameters, so :func:`build` prepares a plan for them once:
   winning cell noted for a backward), and an Add2 whose first operand nothing else reads adds
   into that operand's buffer;
 * every step is a pre-bound call on arrays: parameters resolved once, inputs taken by slot
-  number, no Variable per input and no autograd record.
+  number, no Variable per input and no autograd record;
+* with two or more threads (BLAS's count), a batch of whole SIMD vectors is cut into one part
+  per thread and the plan's row-local start (convolutions on the direct and vector kernels,
+  pooling, element-wise layers: each sample's rows computed alike whatever the batch,
+  :func:`_row_local`) runs on the parts at once, each with BLAS and the kernels on one
+  thread: one hand-off per pass instead of one per loop. The rest (an Affine: OpenBLAS picks
+  a product's kernel by its size) runs on the joined batch, still on one thread, so the
+  outputs are the bytes of the whole batch on one thread.
 
 The folded weights are copies held by the plan: the job's parameters are never written. A plan
 reads the parameters' arrays when it is built, so it lives as long as one run of an executor
@@ -41,7 +48,7 @@ import numpy as np
 
 import engine.nn as nn
 from engine.core import products
-from engine.core.ops import _inference_cpu
+from engine.core.ops import _direct_conv, _inference_cpu, _threads
 from engine.core.ops._im2col import conv_out_size
 from engine.runtime.program import Program, Ref, Step, _batch_size, _feed
 
@@ -51,6 +58,12 @@ _FOLD_INTO = ("Convolution", "DepthwiseConvolution", "Affine")
 _ACTIVATIONS = ("ReLU", "ReLU6")
 # Layers whose output is a fresh array of their own (an activation after them may overwrite it)
 _FRESH = (*_FOLD_INTO, "Add2", "BatchNormalization", "MaxPooling")
+# Layers computed sample by sample, the same instructions for a sample whatever the batch
+# (element-wise, or along other axes than the batch's): see _row_local
+_ROW_LOCAL = ("ReLU", "ReLU6", "Tanh", "Sigmoid", "Add2", "Mul2", "Identity", "MaxPooling",
+              "GlobalAveragePooling", "Concatenate", "Reshape", "Softmax")  # fmt: skip
+# The fewest samples a part of a split batch holds (see InferencePlan._parts)
+MIN_PART = 16
 
 
 @dataclass
@@ -71,6 +84,9 @@ class _Op:
     # A residual Add2 folded into this convolution: the slot of its other operand, added with
     # the bias in the same pass (then ``act``, the activation after the Add2)
     residual: int | None = None
+    # Whether each sample's output rows are computed by the same instructions whatever the
+    # batch (a batch of whole SIMD vectors): the op may run on parts of the batch (_row_local)
+    rows: bool = False
 
 
 class InferencePlan:
@@ -94,6 +110,14 @@ class InferencePlan:
         for i, k in last.items():
             if i not in keep:
                 self._drop[k].append(i)
+        # The row-local ops the plan starts with (run on parts of the batch at once), and the
+        # activations they leave for the others or as outputs (joined after the parts)
+        self._rows = next((k for k, op in enumerate(ops) if not op.rows), len(ops))
+        made = {op.out for op in ops[: self._rows]}
+        later = {i for _, i in outputs}
+        for op in ops[self._rows :]:
+            later.update((*op.inputs, *(() if op.residual is None else (op.residual,))))
+        self._joined = sorted(made & later)
 
     @property
     def folded(self) -> dict[str, tuple[str, ...]]:
@@ -108,26 +132,80 @@ class InferencePlan:
         for ref, index in self._feeds.items():
             slots[index] = _feed(batch, ref[1], ref[2], size, program.network).data
         with nn.no_grad():
-            drop = self._drop
-            for k, op in enumerate(self.ops):
-                kwargs = op.kwargs
-                if op.batch_kwargs:
-                    kwargs = dict(kwargs)
-                    for key in op.batch_kwargs:
-                        kwargs[key] = (size, *kwargs[key])
-                out = op.function(*[slots[i] for i in op.inputs], **kwargs)
-                if isinstance(out, tuple):  # with_index variants: the data comes first
-                    out = out[0]
-                out = out.data
-                if op.bias is not None:
-                    residual = None if op.residual is None else slots[op.residual]
-                    _bias_act(out, op.bias, op.act, residual)
-                elif op.act:
-                    _act(out, op.act)
-                slots[op.out] = out
-                for i in drop[k]:
-                    slots[i] = None
+            threads, parts = self._parts(size)
+            if parts:
+                self._run_parts(slots, parts, threads)
+            else:
+                self._steps(slots, 0, len(self.ops), size)
         return {name: slots[index] for name, index in self._outputs}
+
+    def _steps(self, slots: list[Any], start: int, stop: int, size: int) -> None:
+        """Ops ``[start, stop)`` on ``slots`` for a batch of ``size`` samples."""
+        drop = self._drop
+        for k in range(start, stop):
+            op = self.ops[k]
+            kwargs = op.kwargs
+            if op.batch_kwargs:
+                kwargs = dict(kwargs)
+                for key in op.batch_kwargs:
+                    kwargs[key] = (size, *kwargs[key])
+            out = op.function(*[slots[i] for i in op.inputs], **kwargs)
+            if isinstance(out, tuple):  # with_index variants: the data comes first
+                out = out[0]
+            out = out.data
+            if op.bias is not None:
+                residual = None if op.residual is None else slots[op.residual]
+                _bias_act(out, op.bias, op.act, residual)
+            elif op.act:
+                _act(out, op.act)
+            slots[op.out] = out
+            for i in drop[k]:
+                slots[i] = None
+
+    def _parts(self, size: int) -> tuple[int, list[tuple[int, int]]]:
+        """(the threads BLAS has, the batch's parts ``[(lo, hi)]`` for them, or [] to run the
+        batch whole): one part per thread, each a whole number of SIMD vectors of samples, when
+        the plan starts with row-local ops (``_rows``) and the kernels are compiled."""
+        if not self._rows or size < 2 * MIN_PART:
+            return 1, []
+        lanes = _inference_cpu.lanes()
+        if lanes is None or size % lanes:
+            return 1, []
+        threads = _threads.count()
+        count = min(threads, size // MIN_PART)
+        if count < 2:
+            return threads, []
+        vectors = size // lanes
+        bounds = [vectors * k // count * lanes for k in range(count + 1)]
+        return threads, list(zip(bounds[:-1], bounds[1:], strict=True))
+
+    def _run_parts(self, slots: list[Any], parts: list[tuple[int, int]], threads: int) -> None:
+        """The row-local ops at the plan's start on each part of the batch at once, one part
+        per thread (one hand-off per pass, not one per loop), BLAS and the kernels on one
+        thread inside each; then the parts' live activations joined along the batch axis in
+        their memory order and the remaining ops on the whole batch, still on one thread: the
+        same bytes as the whole batch on one thread (each op's rows do not depend on the
+        batch, see _row_local; tests compare)."""
+        rows = self._rows
+        products.blocking()  # found before the parts run (finding it sets the thread count)
+        pieces = []
+        for lo, hi in parts:
+            piece = list(slots)
+            for index in self._feeds.values():
+                piece[index] = slots[index][lo:hi]
+            pieces.append((piece, hi - lo))
+        todo = iter(pieces)
+
+        def work() -> None:
+            for piece, size in todo:
+                self._steps(piece, 0, rows, size)
+
+        def rest() -> None:
+            for index in self._joined:
+                slots[index] = _join([piece[index] for piece, _ in pieces])
+            self._steps(slots, rows, len(self.ops), parts[-1][1])  # the whole batch
+
+        _inference_cpu.run_parts(work, len(pieces), rest, threads)
 
 
 def build(program: Program, params: Mapping[str, Any]) -> InferencePlan | None:
@@ -225,9 +303,15 @@ def build(program: Program, params: Mapping[str, Any]) -> InferencePlan | None:
         elif _pointwise(step, inputs) and slots[refs[1]].shape[2:] == (1, 1):  # one GEMM
             function = _Pointwise(step.function, slots[refs[1]], bias, act)
             bias, op_act = None, ""  # both applied by the GEMM's own pass
+        w = slots[refs[1]] if len(refs) > 1 else None
+        if _affine(step, inputs, w):
+            function, op_act = _Affine(step.function, w, act), ""
+        elif _dense(step, inputs, w):
+            function = _Dense(step.function)
+        rows = _row_local(step, inputs, w)
         ops.append(_Op(step.name, function, refs, dict(step.kwargs), out, op_act,
                        step.batch_kwargs, tuple(folded), bias,
-                       None if residual is None else slot(residual)))  # fmt: skip
+                       None if residual is None else slot(residual), rows))  # fmt: skip
         if step.type in _FRESH:
             fresh.add(out)
         for name in folded:  # the folded steps' outputs are this op's
@@ -302,6 +386,8 @@ class _Pointwise:
     def __call__(self, x: Any, w: Any, b: Any = None, **kwargs: Any) -> Any:
         bias = self.bias if b is None else b  # the plan's (a separated bias) or the input
         buf = _batch_last(x)
+        if buf is None and type(x) is np.ndarray and x.ndim > 2:  # the batch-innermost copy
+            buf = np.ascontiguousarray(x.transpose((*range(1, x.ndim), 0)))
         if buf is None or buf.shape[0] != self.w2.shape[1] or buf.dtype != self.w2.dtype:
             out = self.generic(x, w, bias, **kwargs).data
             if self.act:
@@ -338,6 +424,115 @@ def _pointwise(step: Step, inputs: list[Ref]) -> bool:
         and tuple(kw.get("pad") or (0, 0)) == (0, 0)
         and tuple(kw.get("stride") or (1, 1)) == (1, 1)
         and tuple(kw.get("dilation") or (1, 1)) == (1, 1)
+    )
+
+
+class _Affine:
+    """An Affine layer (one output axis) as the 1x1 loop of :func:`_inference_cpu.pointwise`:
+    ``y.T (O, N) = W.T (O, K) @ x (K, N)`` on the input's batch-innermost (K, N) buffer (a
+    transposed copy when it has another layout), the bias and the activation in the loop's
+    registers, handed out as the (N, O) view of the (O, N) buffer, itself batch-innermost for
+    the next Affine. Each sample's outputs are the same sums in the same order whatever the
+    batch (OpenBLAS picks its kernel by the product's size), so the plan may cut the batch
+    across threads through it. A batch that is not whole SIMD vectors takes the generic
+    function, then the activation."""
+
+    def __init__(self, generic: Callable[..., Any], w: np.ndarray, act: str) -> None:
+        self.generic, self.act = generic, act
+        self.wt = np.ascontiguousarray(w.T, dtype=np.float32)  # (O, K)
+
+    def __call__(self, x: Any, w: Any, b: Any = None, base_axis: int = 1) -> Any:
+        lanes = _inference_cpu.lanes()
+        if (
+            lanes
+            and type(x) is np.ndarray
+            and x.dtype == np.float32
+            and x.ndim >= 2
+            and x.shape[0] % lanes == 0
+            and x.size == x.shape[0] * self.wt.shape[1]
+        ):
+            n = x.shape[0]
+            buf = _batch_last(x)
+            if buf is None:
+                buf = np.ascontiguousarray(x.reshape(n, -1).T)
+            bias = None if b is None else np.asarray(b).reshape(-1)
+            y = _inference_cpu.pointwise(self.wt, buf.reshape(-1, n), bias, self.act)
+            if y is not None:
+                return _Array(y.T)
+        out = self.generic(x, w, b, base_axis=base_axis).data
+        if self.act:
+            _act(out, self.act)
+        return _Array(out)
+
+
+def _affine(step: Step, inputs: list[Ref], w: Any) -> bool:
+    """Whether the plan runs Affine ``step`` as :class:`_Affine`: one output axis, base axis
+    1, float32 weights and a bias (if any) that are parameters or folded ones."""
+    return (
+        step.type == "Affine"
+        and len(inputs) > 1
+        and len(step.shape) == 1
+        and int(step.kwargs.get("base_axis", 1)) == 1
+        and inputs[1][0] in ("param", "folded")
+        and (len(inputs) < 3 or inputs[2][0] in ("param", "folded", "none"))
+        and type(w) is np.ndarray
+        and w.dtype == np.float32
+        and w.ndim == 2
+    )
+
+
+class _Dense:
+    """A 2-D convolution (one group, a window larger than 1x1) straight on the direct kernel
+    (:mod:`engine.core.ops._direct_conv`: the input zero-padded into its batch-innermost copy,
+    a register-blocked product, no columns), the calls the layer makes without its geometry
+    checks and autograd record (tens of microseconds a layer, held under the GIL the parts of
+    a split batch share); a bias the layer would add goes through the plan's compiled pass
+    (the same float32 sums). Batches the kernel does not take go to the generic function."""
+
+    def __init__(self, generic: Callable[..., Any]) -> None:
+        self.generic = generic
+
+    def __call__(self, x: Any, w: Any, b: Any = None, **kwargs: Any) -> Any:
+        if (
+            type(x) is np.ndarray
+            and x.ndim == 4
+            and type(w) is np.ndarray
+            and w.ndim == 4
+            and x.shape[1] == w.shape[1]
+            and _direct_conv.applies(x, 1, w.shape[2:], True)
+        ):
+            pad = tuple(kwargs.get("pad") or (0, 0))
+            stride = tuple(kwargs.get("stride") or (1, 1))
+            dilation = tuple(kwargs.get("dilation") or (1, 1))
+            out = tuple(
+                conv_out_size(*a)
+                for a in zip(x.shape[2:], w.shape[2:], pad, stride, dilation, strict=True)
+            )
+            if min(out) >= 1:
+                xp = _direct_conv.padded(x.transpose(1, 2, 3, 0), pad)
+                y = _direct_conv.forward(xp, w, stride, dilation, out)
+                if b is not None:
+                    _bias_act(y.transpose(3, 0, 1, 2), np.asarray(b).reshape(-1), "")
+                return _Array(y.transpose(3, 0, 1, 2))
+        return self.generic(x, w, b, **kwargs)
+
+
+def _dense(step: Step, inputs: list[Ref], w: Any) -> bool:
+    """Whether the plan calls the direct kernel for Convolution ``step`` itself (:class:`_Dense`):
+    2-D, one group, channels first, a float32 weight parameter with a window larger than 1x1."""
+    kw = step.kwargs
+    return (
+        step.type == "Convolution"
+        and len(step.shape) == 3
+        and inputs[1][0] in ("param", "folded")
+        and (len(inputs) < 3 or inputs[2][0] in ("param", "folded", "none"))
+        and int(kw.get("group", 1)) == 1
+        and int(kw.get("base_axis", 1)) == 1
+        and not kw.get("channel_last", False)
+        and type(w) is np.ndarray
+        and w.dtype == np.float32
+        and w.ndim == 4
+        and w.shape[2] * w.shape[3] > 1
     )
 
 
@@ -483,6 +678,54 @@ def _channel_rows(out: np.ndarray) -> np.ndarray | None:
         return None
     t = out.transpose(order)
     return t.reshape(out.shape[1], -1) if t.flags.c_contiguous else None
+
+
+def _row_local(step: Step, inputs: list[Ref], w: Any) -> bool:
+    """Whether ``step``'s output rows are computed sample by sample by the same instructions
+    whatever the batch, for batches of whole SIMD vectors (what InferencePlan._parts makes),
+    so that it may run on parts of a batch and give the whole batch's bytes: the direct and
+    vector convolution kernels (2-D float32 convolutions, one group with a window or a 1x1
+    layer the plan's GEMM loop takes, or one map per group), pooling, element-wise layers,
+    and layers along other axes than the batch's. A product with the batch as a dimension
+    (Affine, the im2col + GEMM convolutions) is not: OpenBLAS picks its kernel, and so the
+    order of a sum, by the product's size (a small-matrix path under 100^3 multiply-adds)."""
+    kw = step.kwargs
+    if step.type == "Affine":
+        return _affine(step, inputs, w)
+    if step.type in ("Convolution", "DepthwiseConvolution"):
+        if len(step.shape) != 3 or int(kw.get("base_axis", 1)) != 1 or kw.get("channel_last"):
+            return False
+        if type(w) is not np.ndarray or w.dtype != np.float32:
+            return False
+        if step.type == "DepthwiseConvolution":
+            return int(kw.get("multiplier", 1)) == 1 and w.ndim in (3, 4)
+        group = int(kw.get("group", 1))
+        if w.ndim != 4:
+            return False
+        if group == 1:
+            return w.shape[2] * w.shape[3] > 1 or _pointwise(step, inputs)
+        return group == w.shape[0] and w.shape[1] == 1  # one map per group: depthwise
+    if step.type not in _ROW_LOCAL:
+        return False
+    if step.type == "Reshape" and "shape" not in step.batch_kwargs:
+        return False  # a shape of its own that may not keep the batch axis
+    axis = kw.get("axis", 1)
+    return not isinstance(axis, int) or axis % (len(step.shape) + 1) != 0
+
+
+def _join(parts: list[np.ndarray]) -> np.ndarray:
+    """The arrays of a batch's parts as one along the batch axis (0), in the parts' memory
+    order (a batch-innermost activation stays batch-innermost: the ops after read it as they
+    read the whole batch's)."""
+    first = parts[0]
+    order = sorted(range(first.ndim), key=lambda i: (-first.strides[i], i))
+    shape = (sum(p.shape[0] for p in parts), *first.shape[1:])
+    out = np.empty([shape[i] for i in order], first.dtype).transpose(np.argsort(order))
+    lo = 0
+    for p in parts:
+        out[lo : lo + p.shape[0]] = p
+        lo += p.shape[0]
+    return out
 
 
 def _none(slots: list[Any], index: dict[Ref, int]) -> int:

@@ -11,7 +11,13 @@ largest) before anything is timed. Rounds alternate them so a shared machine's d
 alike; the ratio ours / onnxruntime of each round's pair is reported, with the median.
 
     python tests/benchmarks/bench_inference.py [--rounds 7] [--iters 50] [--batch 64]
-        [--threads N] [--only WORD...] [--device cpu|gpu|guard] [--clock wall|cpu] [--round2]
+        [--threads N] [--only WORD...] [--device cpu|gpu|guard] [--clock wall|cpu]
+        [--before generic|round2|whole] [--round2]
+
+With two threads or more each line also says how free the second core was just after the
+rounds ("second core 1.0x": two threads running a compiled convolution at once take as long as
+one; 2.0x: another process holds the core, and the two-thread figures say more about it than
+about the code).
 
 Timings are reported, never asserted (tests never assert wall-clock times).
 """
@@ -23,6 +29,7 @@ import contextlib
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -34,7 +41,7 @@ import numpy as np
 
 import engine.nn as nn
 from engine.core import backend
-from engine.core.ops import _inference_cpu
+from engine.core.ops import _direct_conv, _inference_cpu, _threads
 from engine.export import Source, export_onnx
 from engine.formats import load_project
 from engine.runtime import inference_plan
@@ -98,6 +105,7 @@ def _pair(project_file: Path, batch: int, threads: int | None, folder: Path):
         return backend.to_numpy(plan2.run({variable: x})[output])
 
     ours.round2 = _round2(round2)
+    ours.whole = _whole(ours)
     return ours, theirs, generic
 
 
@@ -162,10 +170,56 @@ def _round2(fn):
     return run_round2
 
 
+def _whole(fn):
+    """``fn`` with the plan's batch split off: every op on the whole batch, its loops shared
+    between the threads one by one (the plan before issue 33's round 4)."""
+    kept = inference_plan.InferencePlan._parts
+
+    def run_whole():
+        inference_plan.InferencePlan._parts = lambda self, size: (1, [])
+        try:
+            return fn()
+        finally:
+            inference_plan.InferencePlan._parts = kept
+
+    return run_whole
+
+
+def second_core() -> float:
+    """How much longer two threads running the same compiled convolution at once take than one
+    (each on one thread; the kernel releases the GIL): about 1.0 when a second core is free,
+    about 2.0 when another process holds it. Printed beside two-thread figures."""
+    x = np.random.default_rng(1).random((64, 16, 11, 11), dtype=np.float32)
+    w = np.random.default_rng(2).random((30, 16, 3, 3), dtype=np.float32)
+
+    def conv() -> None:
+        for _ in range(30):
+            _direct_conv.forward(_direct_conv.padded(x.transpose(1, 2, 3, 0), (0, 0)), w,
+                                 (1, 1), (1, 1), (9, 9))  # fmt: skip
+
+    before = _threads.count()
+    _threads.set_count(1)
+    try:
+        conv()
+        start = time.perf_counter()
+        conv()
+        one = time.perf_counter() - start
+        other = threading.Thread(target=conv)
+        start = time.perf_counter()
+        other.start()
+        conv()
+        other.join()
+        return (time.perf_counter() - start) / one
+    finally:
+        _threads.set_count(before)
+
+
 def run(name: str, args, folder: Path) -> dict:
     ours, theirs, generic = _pair(PROJECTS / NETWORKS[name], args.batch, args.threads, folder)
-    if args.round2:
+    if args.before == "round2":
         generic = ours.round2  # the "before" column: the plan of round 2
+    elif args.before == "whole":
+        generic = ours.whole  # the plan without the batch split
     times: dict[str, list[float]] = {"ours": [], "ort": [], "generic": []}
     for _ in range(args.rounds):
         times["ours"].append(_median_ms(ours, args.iters))
@@ -181,7 +235,8 @@ def run(name: str, args, folder: Path) -> dict:
         "ratio": statistics.median(ratios),
         "generic_ratio": statistics.median(before),
     }
-    print(f"{name:<18} batch {args.batch} ({args.device}): "
+    free = f"; second core {second_core():.2f}x" if (args.threads or 0) > 1 else ""
+    print(f"{name:<18} batch {args.batch} ({args.device}{free}): "
           f"NeuroCanvas {result['ours_ms']:7.3f} ms   "
           f"onnxruntime {result['ort_ms']:7.3f} ms   ratio {result['ratio']:.2f}x "
           f"(rounds {ratios[0]:.2f}-{ratios[-1]:.2f});   {args.before_name} "
@@ -202,11 +257,15 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--clock", choices=tuple(CLOCKS), default="wall",
                         help="cpu: this thread's CPU time (with --threads 1 only: steadier than "
                         "wall time on a machine other processes load)")  # fmt: skip
-    parser.add_argument("--round2", action="store_true",
-                        help="time the plan without issue 33's inference loops as the 'before' "
-                        "column instead of the generic path")  # fmt: skip
+    parser.add_argument("--before", choices=("generic", "round2", "whole"), default="generic",
+                        help="the 'before' column: the generic path, the plan without issue "
+                        "33's inference loops (round2), or the plan without the batch split "
+                        "(whole: each loop shared between the threads instead)")  # fmt: skip
+    parser.add_argument("--round2", action="store_const", const="round2", dest="before",
+                        help="the same as --before round2")  # fmt: skip
     args = parser.parse_args(argv)
-    args.before_name = "round-2 plan" if args.round2 else "generic path"
+    args.before_name = {"generic": "generic path", "round2": "round-2 plan",
+                        "whole": "plan, whole batch"}[args.before]  # fmt: skip
     if args.clock == "cpu" and args.threads != 1:
         parser.error("--clock cpu measures one thread: use it with --threads 1")
     global _clock

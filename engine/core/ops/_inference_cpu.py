@@ -29,6 +29,7 @@ float32/float64 contiguous arrays; everything else takes NumPy (the plan's fallb
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -150,11 +151,35 @@ def _build(numba: ModuleType) -> dict[str, Any]:
         max_pool=max_pool,
         depthwise=simd.depthwise,
         pointwise=simd.pointwise,
+        max_pool_vectors=simd.max_pool,
         lanes=simd.LANES,
     )
 
 
 _compile = _jit.kernels(_build)
+
+
+def lanes() -> int | None:
+    """The samples one SIMD vector of the vector loops holds (None without the loops)."""
+    kernels = _compile()
+    return None if kernels is None else kernels["lanes"]
+
+
+def run_parts(work: Callable[[], None], parts: int, then: Callable[[], None],
+              threads: int) -> None:  # fmt: skip
+    """``work()`` on ``parts`` threads at once (this one and the kernels' pool: each call
+    takes parts of a batch until none is left), then ``then()`` on this thread, with BLAS and
+    the kernels on one thread meanwhile; BLAS is set back to ``threads`` after.
+
+    The test-mode plan runs a batch's parts on the threads this way (one hand-off per forward
+    pass instead of one per loop). A part is taken by whichever thread is free: a partner that
+    has not started when this thread is done is called off (its parts ran here)."""
+    _threads.set_count(1)
+    try:
+        _threads._share(work, parts)
+        then()
+    finally:
+        _threads.set_count(threads)
 
 
 def _split(kernel: Any, args: tuple, total: int, cost_ns: float, align: int = 1) -> None:
@@ -260,8 +285,14 @@ def max_pooling(x: Any, kernel, stride=None, ignore_border: bool = True, pad=Non
     layout = _pooling_cpu._layout(x)
     x4 = _pooling_cpu._to4(x, layout)
     y4 = np.empty((x4.shape[0], *win.out, x4.shape[-1]), dtype=x.dtype)
-    args = (x4, *win.kernel, *win.stride, *win.before, y4)
-    _split(kernels["max_pool"], args, x4.shape[0], x4.size * NS_PER_ELEMENT)
+    cost = x4.size * NS_PER_ELEMENT
+    if x4.dtype == np.float32 and x4.shape[-1] % kernels["lanes"] == 0:  # whole vectors
+        geo = np.array((*x4.shape, *win.kernel, *win.out, *win.stride, *win.before), np.int64)
+        args = (x4.reshape(-1), geo, y4.reshape(-1))
+        _split(kernels["max_pool_vectors"], args, x4.shape[0], cost / 4)
+    else:
+        args = (x4, *win.kernel, *win.stride, *win.before, y4)
+        _split(kernels["max_pool"], args, x4.shape[0], cost)
     return _pooling_cpu._from4(y4, layout, x.shape[1])
 
 

@@ -299,11 +299,19 @@ def test_bias_act_kernel_matches_numpy():
     ("kernel", "stride", "pad", "ignore_border"),
     [((2, 2), None, (0, 0), True), ((3, 3), (2, 2), (1, 1), True), ((3, 2), (2, 3), (0, 0), False)],
 )
-def test_max_pooling_values_match_the_training_kernel(kernel, stride, pad, ignore_border):
+@pytest.mark.parametrize("batch", [5, 48, 64])
+def test_max_pooling_values_match_the_training_kernel(kernel, stride, pad, ignore_border, batch,
+                                                      monkeypatch):  # fmt: skip
+    """The inference loops' maxima are the training kernel's, NaN, -inf and padding included;
+    a float32 batch of whole vectors in the batch-innermost layout takes the vector loop."""
+    kernels = _inference_cpu._compile()
+    real, vectors = kernels["max_pool_vectors"], []
+    monkeypatch.setitem(kernels, "max_pool_vectors", lambda *a: vectors.append(1) or real(*a))
     rng = np.random.default_rng(4)
-    base = rng.normal(0, 1, (5, 3, 9, 8)).astype(np.float32)
+    base = rng.normal(0, 1, (batch, 3, 9, 8)).astype(np.float32)
     base[1, 2, 3, 4] = np.nan
     base[0, 0, :2, :2] = -np.inf
+    base[batch - 1, 1, 4, 2:6] = np.nan
     # the layouts the convolutions hand out (batch innermost), channel-last memory, plain NCHW
     layouts = [
         np.ascontiguousarray(base.transpose(1, 2, 3, 0)).transpose(3, 0, 1, 2),
@@ -316,6 +324,7 @@ def test_max_pooling_values_match_the_training_kernel(kernel, stride, pad, ignor
             want = F.max_pooling(nn.Variable(x), kernel, stride, ignore_border, pad).data
         np.testing.assert_array_equal(got, want)
     assert _inference_cpu.max_pooling(base[:, :, ::2], kernel, stride, ignore_border, pad) is None
+    assert len(vectors) == (0 if batch % _inference_cpu.lanes() else 1)  # batch-innermost only
 
 
 @pytest.mark.parametrize("sample", ["lenet_digits.ncproj", "residual_digits.ncproj"])
@@ -435,11 +444,13 @@ def _run_with_threads(plan, batch, count, monkeypatch):
 @needs_numba
 @pytest.mark.parametrize("sample", CNN_SAMPLES)
 def test_one_and_two_threads_give_the_same_bytes(sample, monkeypatch):
-    """The engine's thread setting (``threads.force``: BLAS and the kernels' pool) at 1 and 2:
-    the plan's loops share channels or elements between the threads, never a sum, so the
-    outputs are the same bytes; at 2 the loops were split."""
+    """The engine's thread setting (``threads.force``: BLAS and the kernels' pool) at 1 and 2,
+    the batch run whole (a batch the plan does not split runs so): the plan's loops share
+    channels or elements between the threads, never a sum, so the outputs are the same bytes;
+    at 2 the loops were split."""
     program, params = _sample_plan(sample)
     plan = inference_plan.build(program, params)
+    monkeypatch.setattr(plan, "_parts", lambda size: (1, []))  # the whole batch
     rng = np.random.default_rng(8)
     batch = {v: rng.random((64, *shape), dtype=np.float32) for v, shape in program.feeds.items()}
     _threads.set_count(2)
@@ -464,6 +475,81 @@ def test_one_and_two_threads_give_the_same_bytes(sample, monkeypatch):
         "squeezenet_digits.ncproj": {"bias_act", "max_pool", "pointwise", "channel_mean"},
     }[sample]
     assert expected <= set(split_two), split_two
+
+
+_SPLIT_SAMPLES = {  # sample: the ops run on the whole batch after the parts (None: no split)
+    **{sample: [] for sample in CNN_SAMPLES},
+    "binary_cnn_4or9.ncproj": [],
+    "bn_dropout_digits.ncproj": [],  # Affine layers only: the 1x1 loop serves them too
+    "deep_mlp_4or9.ncproj": [],
+    "binary_connect_lenet_digits.ncproj": None,  # starts with a BinaryConnectConvolution
+}
+
+
+@needs_numba
+@pytest.mark.parametrize("sample", sorted(_SPLIT_SAMPLES))
+def test_two_threads_split_the_batch_and_give_the_one_thread_bytes(sample, monkeypatch):
+    """At two threads a batch of whole SIMD vectors is cut in two parts run at once, each on
+    one thread through the plan's row-local ops (convolutions, pooling, element-wise layers,
+    Affine layers on the 1x1 loop: here every op of the CNN samples), the rest on the joined
+    batch: the outputs are the bytes of the whole batch on one thread, for even, uneven
+    (48: 16 + 32) and odd batches (1, 63, 65: not split), and BLAS is back at two threads
+    after. (The MLP samples' odd batches are left out: their generic Affine layers take
+    OpenBLAS's threaded product at two threads, whose sums differ from 456 inputs on.)"""
+    program, params = _sample_plan(sample)
+    plan = inference_plan.build(program, params)
+    tail = _SPLIT_SAMPLES[sample]
+    if tail is None:
+        assert plan._rows == 0
+    else:
+        assert [op.name for op in plan.ops[plan._rows :]] == tail
+    _threads.set_count(2)
+    if _threads.count() != 2:
+        pytest.skip("NumPy's BLAS does not take two threads here")
+    lanes = _inference_cpu.lanes()
+    real = _inference_cpu.run_parts
+    calls = []
+
+    def spy(work, parts, then, threads):
+        calls.append((parts, _threads.count()))
+        done = []
+        real(lambda: work() or done.append(_threads.count()), parts, then, threads)
+        calls.append(tuple(done))
+
+    monkeypatch.setattr(_inference_cpu, "run_parts", spy)
+    monkeypatch.setattr(plan, "_parts", _spy_parts(plan._parts, calls))
+    rng = np.random.default_rng(10)
+    sizes = (64, 48, 128) if "mlp" in sample or "dropout" in sample else (64, 48, 128, 1, 63, 65)
+    for size in sizes:
+        batch = {v: rng.random((size, *shape), dtype=np.float32)
+                 for v, shape in program.feeds.items()}  # fmt: skip
+        one, _ = _run_with_threads(plan, batch, 1, monkeypatch)
+        assert calls == [(size, [])]  # one thread: whole
+        calls.clear()
+        two, _ = _run_with_threads(plan, batch, 2, monkeypatch)
+        for name in one:
+            assert two[name].shape == (size, *one[name].shape[1:])
+            assert one[name].tobytes() == two[name].tobytes(), (size, name)
+        if size % lanes or tail is None:
+            assert calls == [(size, [])], size
+        else:
+            half = size // lanes // 2 * lanes
+            assert calls[0] == (size, [(0, half), (half, size)]), calls
+            assert calls[1] == (2, 2)  # two parts, BLAS at 2 when asked
+            # each thread's parts (the partner may start too late for one: then this thread
+            # runs both) with BLAS and the kernels on one thread
+            assert set(calls[2]) == {1}, calls
+        calls.clear()
+        assert _threads.count() == 2
+
+
+def _spy_parts(parts, calls):
+    def spy(size):
+        threads, cut = parts(size)
+        calls.append((size, cut))
+        return threads, cut
+
+    return spy
 
 
 @needs_numba
@@ -547,6 +633,40 @@ def test_depthwise_inference_kernel_matches_the_generic_layer(shape, kernel, pad
                                     out, act) is None  # fmt: skip
     assert _inference_cpu.depthwise(xc[..., :7].copy(), w, None, pad, stride, dilation,
                                     out, act) is None  # fmt: skip
+
+
+@needs_numba
+@pytest.mark.parametrize(
+    ("shape", "kernel", "pad", "stride", "dilation"),
+    [
+        ((16, 14, 14), (3, 3), (1, 1), (1, 1), (1, 1)),  # MobileNet-style's layers
+        ((32, 14, 14), (3, 3), (1, 1), (2, 2), (1, 1)),
+        ((8, 7, 7), (3, 3), (1, 1), (1, 1), (1, 1)),  # half the pixels at the edge
+        ((3, 10, 11), (5, 3), (2, 0), (1, 2), (2, 1)),  # not 3x3: every tap checked
+        ((4, 11, 10), (3, 3), (2, 1), (2, 1), (2, 1)),  # dilated
+    ],
+)
+def test_depthwise_kernel_gives_a_sample_the_same_bytes_in_any_batch(shape, kernel, pad, stride,
+                                                                     dilation):  # fmt: skip
+    """A batch of 1-3 vectors per pixel (16, 32, 48 samples: the parts of a split batch) takes
+    the kernel's row loop (four vectors across neighbouring pixels), 4 and more per pixel the
+    pixel loop: each sample's outputs are the same bytes in every batch."""
+    rng = np.random.default_rng(11)
+    lanes = _inference_cpu.lanes()
+    xc = rng.normal(0, 2, (*shape, 8 * lanes)).astype(np.float32)
+    w = rng.normal(0, 1, (shape[0], *kernel)).astype(np.float32)
+    b = rng.normal(0, 1, shape[0]).astype(np.float32)
+    out = tuple(
+        (size + 2 * p - d * (k - 1) - 1) // s + 1
+        for size, k, p, s, d in zip(shape[1:], kernel, pad, stride, dilation, strict=True)
+    )
+    whole = _inference_cpu.depthwise(xc, w, b, pad, stride, dilation, out, "ReLU")
+    for vectors in (1, 2, 3, 4, 5, 7):
+        n = vectors * lanes
+        for lo in (0, 8 * lanes - n):
+            part = np.ascontiguousarray(xc[..., lo : lo + n])
+            got = _inference_cpu.depthwise(part, w, b, pad, stride, dilation, out, "ReLU")
+            assert got.tobytes() == np.ascontiguousarray(whole[..., lo : lo + n]).tobytes(), n
 
 
 @needs_numba
@@ -655,3 +775,127 @@ def test_a_residual_add_folds_into_the_convolutions_bias_pass(kit):
     fused = {op.name: (op.folded, op.act) for op in plan.ops if op.residual is not None}
     assert fused == {"Convolution": (("BatchNormalization", "Add2", "ReLU"), "ReLU"),
                      "Convolution_2": (("Add2_2", "ReLU6"), "ReLU6")}  # fmt: skip
+
+
+@needs_numba
+def test_a_layer_that_is_not_row_local_ends_the_parts_and_takes_the_joined_batch(kit, monkeypatch):
+    """A grouped convolution (two maps a group: the im2col + GEMM path, OpenBLAS's kernel
+    chosen by the product's size) after the first convolution: the parts run the first
+    convolution only, its output (also the residual operand of the Add2 after the grouped
+    one) is joined in its batch-innermost layout, and the rest runs on the whole batch; the
+    bytes of one thread and the generic path's values, at 64 and 48 samples."""
+    layers = [kit.layer("Input", "Input", Size=(4, 8, 8), Dataset="x"),
+              kit.layer("Convolution", "Convolution", OutMaps=4, KernelShape=(3, 3),
+                        BorderMode="same"),
+              kit.layer("Grouped", "Convolution", OutMaps=4, KernelShape=(3, 3),
+                        BorderMode="same", Group=2),
+              kit.layer("Add2", "Add2"), kit.layer("ReLU", "ReLU"),
+              kit.layer("Affine", "Affine", OutShape=5)]  # fmt: skip
+    links = [Link("Input", "Convolution"), Link("Convolution", "Grouped"),
+             Link("Grouped", "Add2"), Link("Convolution", "Add2"), Link("Add2", "ReLU"),
+             Link("ReLU", "Affine")]  # fmt: skip
+    program, params = _runtime(kit, layers, links)
+    plan = inference_plan.build(program, params)
+    assert plan._rows == 1 and plan._joined == [plan.ops[0].out]
+    _threads.set_count(2)
+    if _threads.count() != 2:
+        pytest.skip("NumPy's BLAS does not take two threads here")
+    joined = []
+    real_join = inference_plan._join
+    monkeypatch.setattr(inference_plan, "_join", lambda p: joined.append(r := real_join(p)) or r)
+    for size in (64, 48):
+        x = _x((4, 8, 8), size, seed=size)
+        _compare(program, params, x)  # (its own plan, at the machine's threads)
+        joined.clear()
+        one, _ = _run_with_threads(plan, x, 1, monkeypatch)
+        assert joined == []
+        two, _ = _run_with_threads(plan, x, 2, monkeypatch)
+        for name in one:
+            assert one[name].tobytes() == two[name].tobytes()
+        (a,) = joined
+        assert a.shape == (size, 4, 8, 8)
+        assert a.transpose(1, 2, 3, 0).flags.c_contiguous  # batch-innermost, as the whole's
+        joined.clear()
+
+
+@needs_numba
+@pytest.mark.parametrize("sample", ["bn_dropout_digits.ncproj", "deep_mlp_4or9.ncproj"])
+def test_affine_layers_take_the_1x1_loop_on_whole_vectors(sample):
+    """The MLP samples' Affine layers (a BatchNormalization and a ReLU folded in) on the 1x1
+    loop at 64 and 48 samples (the first from the feed's plain layout, transposed once; the
+    others batch-innermost), against the generic path; 5 samples take the generic layer."""
+    program, params = _sample_plan(sample)
+    rng = np.random.default_rng(12)
+    for size in (64, 48, 5):
+        batch = {v: rng.random((size, *s), dtype=np.float32) for v, s in program.feeds.items()}
+        plan = _compare(program, params, batch)
+    affine = [op.function for op in plan.ops if op.name.startswith("Affine")]
+    assert affine and all(type(f).__name__ == "_Affine" for f in affine)
+    used = []
+    real = _inference_cpu.pointwise
+    _inference_cpu.pointwise = lambda *a: used.append(a[1].shape) or real(*a)
+    before = _threads.count()
+    _threads.set_count(1)  # the whole batch (two threads would run two parts of 32)
+    try:
+        plan.run({v: rng.random((64, *s), dtype=np.float32) for v, s in program.feeds.items()})
+    finally:
+        _inference_cpu.pointwise = real
+        _threads.set_count(before)
+    assert len(used) == len(affine) and all(shape[1] == 64 for shape in used)
+
+
+@needs_numba
+@pytest.mark.parametrize("sample", CNN_SAMPLES)
+def test_convolutions_call_the_direct_kernel_and_give_the_layers_bytes(sample, monkeypatch):
+    """Every 3x3/5x5 one-group convolution of the CNN samples calls the direct kernel itself
+    (no geometry checks, no autograd record): the same bytes as the layer, which calls the
+    same kernel; an odd batch (not whole vectors) goes to the layer."""
+    program, params = _sample_plan(sample)
+    plan = inference_plan.build(program, params)
+    dense = [op for op in plan.ops if type(op.function).__name__ == "_Dense"]
+    ran = {op.name for op in plan.ops}
+    windows = [s for s in program.steps if s.type == "Convolution" and s.name in ran
+               and params[s.inputs[1][1]].shape[2:] != (1, 1)]  # fmt: skip
+    assert len(dense) == len(windows) > 0
+    rng = np.random.default_rng(13)
+    for size in (64, 5):
+        batch = {v: rng.random((size, *s), dtype=np.float32) for v, s in program.feeds.items()}
+        got, _ = _run_with_threads(plan, batch, 1, monkeypatch)
+        with monkeypatch.context() as m:
+            for op in dense:
+                m.setattr(op, "function", op.function.generic)
+            want, _ = _run_with_threads(plan, batch, 1, monkeypatch)
+        for name in want:
+            assert got[name].tobytes() == want[name].tobytes(), (size, name)
+
+
+@needs_numba
+def test_three_threads_cut_the_batch_in_three_uneven_parts(monkeypatch):
+    """Three threads (as on a larger machine): 96 samples in three parts of 32, 80 in parts of
+    16, 32 and 32, each part on whichever thread is free: the bytes of the whole batch on one
+    thread (MobileNet-style: a convolution, depthwise, 1x1, pooled means, Affine, Softmax)."""
+    program, params = _sample_plan("mobilenet_digits.ncproj")
+    plan = inference_plan.build(program, params)
+    lanes = _inference_cpu.lanes()
+    rng = np.random.default_rng(14)
+    before = _threads.count()
+    cuts = []
+    real_parts = plan._parts
+    monkeypatch.setattr(plan, "_parts", lambda size: cuts.append(real_parts(size)) or cuts[-1])
+    try:
+        for vectors in (6, 5):
+            size = vectors * lanes
+            batch = {v: rng.random((size, *s), dtype=np.float32) for v, s in program.feeds.items()}
+            _threads.set_count(1)
+            one = {k: v.copy() for k, v in plan.run(batch).items()}
+            with monkeypatch.context() as m:
+                m.setattr(_threads, "count", lambda: 3)
+                three = plan.run(batch)
+            threads, parts = cuts[-1]
+            assert threads == 3
+            bounds = [vectors * k // 3 * lanes for k in range(4)]
+            assert parts == list(zip(bounds[:-1], bounds[1:], strict=True))
+            for name in one:
+                assert one[name].tobytes() == three[name].tobytes()
+    finally:
+        _threads.set_count(before)
