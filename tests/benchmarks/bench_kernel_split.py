@@ -34,13 +34,39 @@ import engine  # noqa: F401 - before NumPy: it sets OpenBLAS's thread timeout (e
 # isort: split
 import numpy as np
 
-from engine.core.ops import _batchnorm_cpu, _direct_conv, _elementwise_cpu, _threads
+from engine.core.ops import _batchnorm_cpu, _depthwise, _direct_conv, _elementwise_cpu, _threads
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_train_step  # noqa: E402 - beside this file
 
 # (maps, height = width) at batch 32: the ResNet-style step's, then a 16 MB activation
 SIZES = [(16, 32), (32, 16), (64, 8), (128, 4), (32, 64)]
+# The MobileNet-style step's depthwise 3x3 layers at batch 32 (channels, input side, stride)
+DEPTHWISE = [(16, 32, 2), (32, 16, 1), (32, 16, 2), (64, 8, 1), (64, 8, 2), (128, 4, 1)]
+DEPTHWISE += [(32, 64, 1)]  # and a 16 MB one
+
+
+def depthwise_cases(rng) -> list[tuple[str, object]]:
+    """Forward, input gradient and weight gradient of each DEPTHWISE layer (vector kernels)."""
+    found = []
+    for c, side, stride in DEPTHWISE:
+        x = rng.standard_normal((c, side, side, 32)).astype(np.float32)
+        w = rng.standard_normal((c, 3, 3)).astype(np.float32)
+        out = (-(-side // stride),) * 2
+        geo = ((1, 1), (stride, stride), (1, 1))
+        gy = rng.standard_normal((c, *out, 32)).astype(np.float32)
+        label = f"{c}x{side}x{side}/{stride}"
+        found += [
+            (
+                f"depthwise fwd {label}",
+                lambda x=x, w=w, g=geo, o=out: _depthwise.forward(x, w, *g, o),
+            ),
+            (
+                f"depthwise bwd {label}",
+                lambda x=x, w=w, gy=gy, g=geo: _depthwise.backward(x, w, gy, *g, True, True),
+            ),
+        ]
+    return found
 
 
 def cases() -> list[tuple[str, object]]:
@@ -68,7 +94,7 @@ def cases() -> list[tuple[str, object]]:
             (f"ReLU gradient {label}", lambda x4=x4, g4=g4: _elementwise_cpu.relu_grad(x4, g4)),
             (f"padding {label}", lambda x4=x4: _direct_conv.padded(x4, (1, 1))),
         ]
-    return found
+    return found + depthwise_cases(rng)
 
 
 def best_us(fn, reps: int) -> float:
