@@ -106,10 +106,13 @@ def _build(numba: ModuleType) -> dict[str, Any]:
 _compile = _jit.kernels(_build)
 # A vector kernel's channels split between threads when the elements it reads and writes,
 # divided by this, give each thread _threads.MIN_ELEMENTS_PER_THREAD (see _split_size): 32,
-# in effect off below 64 MB layers. No size was seen to win on the Intel Xeon (2 cores,
-# bench_kernel_split.py --threshold 1): at load 2-4 two threads took 1.1-1.6x one thread's
-# time at the MobileNet-style step's sizes (100-750 us a call) and 1.0-1.2x at 16 MB.
-# Re-measure on a quiet machine; the split is tested (same bytes as one thread).
+# in effect off below 64 MB layers, as the Intel Xeon (2 cores, bench_kernel_split.py
+# --threshold 1, load 2-4 from other jobs) gave no clear answer: with the second core free
+# (best of 40 calls) two threads took 0.64-0.80x one thread's time for the MobileNet-style
+# step's two largest layers (16 maps of 32x32 at stride 2, 32 of 16x16; 300-850 us a call)
+# and 0.54-0.59x at 16 MB, but 1.1-1.3x (medians) while other jobs held it; small layers
+# lost either way. Re-measure on a quiet machine (2 would split those two layers); the split
+# is tested (the same bytes as one thread).
 DEPTHWISE_DIVISOR = 32
 
 
