@@ -105,15 +105,16 @@ def _build(numba: ModuleType) -> dict[str, Any]:
 
 _compile = _jit.kernels(_build)
 # A vector kernel's channels split between threads when the elements it reads and writes,
-# divided by this, give each thread _threads.MIN_ELEMENTS_PER_THREAD (see _split_size): 32,
+# times this, give each thread _threads.MIN_ELEMENTS_PER_THREAD (see _split_size): 1/32,
 # in effect off below 64 MB layers, as the Intel Xeon (2 cores, bench_kernel_split.py
 # --threshold 1, load 2-4 from other jobs) gave no clear answer: with the second core free
 # (best of 40 calls) two threads took 0.64-0.80x one thread's time for the MobileNet-style
 # step's two largest layers (16 maps of 32x32 at stride 2, 32 of 16x16; 300-850 us a call)
 # and 0.54-0.59x at 16 MB, but 1.1-1.3x (medians) while other jobs held it; small layers
-# lost either way. Re-measure on a quiet machine (2 would split those two layers); the split
+# lost either way, and splitting those two in the step gave 0.99-1.04x at load 1.2: off.
+# Re-measure on a quiet machine (2 would split those two layers); the split
 # is tested (the same bytes as one thread).
-DEPTHWISE_DIVISOR = 32
+DEPTHWISE_SCALE = 1 / 32
 
 
 def applies(x4: Any, maps: int, group: int, nk: int, batch_last: bool) -> bool:
@@ -139,8 +140,8 @@ def _geometry(x: Any, w: Any, out, pad, stride, dilation) -> Any | None:
 
 def _split_size(x: Any, y: Any) -> int:
     """The size :func:`engine.core.ops._threads.run_rows` weighs a vector kernel's split by
-    (see DEPTHWISE_DIVISOR): the elements of the input and the output (or output gradient)."""
-    return (x.size + y.size) // DEPTHWISE_DIVISOR
+    (see DEPTHWISE_SCALE): the elements of the input and the output (or output gradient)."""
+    return int((x.size + y.size) * DEPTHWISE_SCALE)
 
 
 def forward(x: Any, w: Any, pad, stride, dilation, out) -> Any:
