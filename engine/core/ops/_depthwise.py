@@ -12,8 +12,9 @@ contiguous, as the layers below want it.
 
 It serves NumPy float32/float64 arrays with that layout when numba is installed; everything else
 (CuPy, float16, 1-D/3-D, small strided batches, multipliers > 1) takes the generic path, which stays
-the reference: tests compare the two on odd shapes. Single-threaded on purpose, so it never competes
-with BLAS's threads for the cores.
+the reference: tests compare the two on odd shapes. The vector kernels share their channels between
+BLAS's threads (:func:`engine.core.ops._threads.run_rows`) when the layer is large enough; the
+scalar loops stay on one thread.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from engine.core import optional
-from engine.core.ops import _jit
+from engine.core.ops import _jit, _threads
 from engine.core.ops._aligned import aligned_empty
 
 
@@ -103,6 +104,17 @@ def _build(numba: ModuleType) -> dict[str, Any]:
 
 
 _compile = _jit.kernels(_build)
+# A vector kernel's channels split between threads when the elements it reads and writes,
+# times this, give each thread _threads.MIN_ELEMENTS_PER_THREAD (see _split_size): 1/32,
+# in effect off below 64 MB layers, as the Intel Xeon (2 cores, bench_kernel_split.py
+# --threshold 1, load 2-4 from other jobs) gave no clear answer: with the second core free
+# (best of 40 calls) two threads took 0.64-0.80x one thread's time for the MobileNet-style
+# step's two largest layers (16 maps of 32x32 at stride 2, 32 of 16x16; 300-850 us a call)
+# and 0.54-0.59x at 16 MB, but 1.1-1.3x (medians) while other jobs held it; small layers
+# lost either way, and splitting those two in the step gave 0.99-1.04x at load 1.2: off.
+# Re-measure on a quiet machine (2 would split those two layers); the split
+# is tested (the same bytes as one thread).
+DEPTHWISE_SCALE = 1 / 32
 
 
 def applies(x4: Any, maps: int, group: int, nk: int, batch_last: bool) -> bool:
@@ -126,6 +138,12 @@ def _geometry(x: Any, w: Any, out, pad, stride, dilation) -> Any | None:
     return np.array((*x.shape, *w.shape[1:], *out, *pad, *stride, *dilation), dtype=np.int64)
 
 
+def _split_size(x: Any, y: Any) -> int:
+    """The size :func:`engine.core.ops._threads.run_rows` weighs a vector kernel's split by
+    (see DEPTHWISE_SCALE): the elements of the input and the output (or output gradient)."""
+    return int((x.size + y.size) * DEPTHWISE_SCALE)
+
+
 def forward(x: Any, w: Any, pad, stride, dilation, out) -> Any:
     """``x`` (C, H, W, N) contiguous, ``w`` (C, kh, kw) -> y (C, Ho, Wo, N); the zero padding
     is skipped, not copied."""
@@ -133,7 +151,8 @@ def forward(x: Any, w: Any, pad, stride, dilation, out) -> Any:
     w = np.ascontiguousarray(w, dtype=x.dtype)
     geo = _geometry(x, w, out, pad, stride, dilation)
     if geo is not None:
-        _compile()["vforward"](x.reshape(-1), w.reshape(-1), geo, y.reshape(-1))
+        args = (x.reshape(-1), w.reshape(-1), geo, y.reshape(-1))
+        _threads.run_rows(_compile()["vforward"], args, x.shape[0], _split_size(x, y))
         return y
     _compile()["forward"](x, w, *pad, *stride, *dilation, y)
     return y
@@ -147,12 +166,15 @@ def backward(x: Any, w: Any, gy: Any, pad, stride, dilation, want_gx: bool, want
     geo = _geometry(x, w, gy.shape[1:3], pad, stride, dilation)
     if geo is not None:
         gx = gw = None
+        size, c = _split_size(x, gy), x.shape[0]
         if want_gx:
             gx = aligned_empty(x.shape, x.dtype)
-            _compile()["vinput_grad"](w.reshape(-1), gy.reshape(-1), geo, gx.reshape(-1))
+            args = (w.reshape(-1), gy.reshape(-1), geo, gx.reshape(-1))
+            _threads.run_rows(_compile()["vinput_grad"], args, c, size)
         if want_gw:
             gw = np.empty(w.shape, dtype=x.dtype)
-            _compile()["vweight_grad"](x.reshape(-1), gy.reshape(-1), geo, gw.reshape(-1))
+            args = (x.reshape(-1), gy.reshape(-1), geo, gw.reshape(-1))
+            _threads.run_rows(_compile()["vweight_grad"], args, c, size)
         return gx, gw
     gx = np.zeros(x.shape if want_gx else (1, 1, 1, 1), dtype=x.dtype)
     gw = np.zeros(w.shape if want_gw else (1, 1, 1), dtype=np.float64)

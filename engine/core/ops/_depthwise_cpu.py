@@ -11,6 +11,9 @@ every (pixel, tap) pair, with an aliasing check per inner loop: 4x slower backwa
 Module level, not a closure, so numba's disk cache serves them in every process (see
 :mod:`._direct_conv_cpu`). Arrays are flat and C-contiguous: x (C, H, W, N), w (C, kh, kw),
 y and gy (C, Ho, Wo, N); ``geo`` is (C, H, W, N, kh, kw, Ho, Wo, ph, pw, sh, sw, dh, dw).
+Each kernel computes the channels ``[lo, hi)``: channels are independent (each output, input
+gradient and weight gradient cell is one channel's), so they can be shared between threads
+without changing a bit.
 """
 
 from __future__ import annotations
@@ -23,9 +26,9 @@ from engine.core.ops._simd import FORCED, LANES, vfma, vload, vmuladd, vstore, v
 
 
 @_jit.njit(numba, cache=not FORCED)
-def forward(x, w, geo, y):  # pragma: no cover - compiled
+def forward(x, w, geo, y, lo, hi):  # pragma: no cover - compiled
     c_n, h_n, w_n, n_n, kh, kw, ho, wo, ph, pw, sh, sw, dh, dw = geo
-    for c in range(c_n):
+    for c in range(lo, hi):
         xc, wc = c * h_n * w_n * n_n, c * kh * kw
         for i in range(ho):
             for j in range(wo):
@@ -59,10 +62,10 @@ def _reach(size, k, pad, stride, dil, out_size):  # pragma: no cover - compiled
 
 
 @_jit.njit(numba, cache=not FORCED)
-def input_grad(w, gy, geo, gx):  # pragma: no cover - compiled
+def input_grad(w, gy, geo, gx, lo, hi):  # pragma: no cover - compiled
     c_n, h_n, w_n, n_n, kh, kw, ho, wo, ph, pw, sh, sw, dh, dw = geo
     rows, cols = _reach(h_n, kh, ph, sh, dh, ho), _reach(w_n, kw, pw, sw, dw, wo)
-    for c in range(c_n):
+    for c in range(lo, hi):
         gc, wc = c * ho * wo * n_n, c * kh * kw
         for r in range(h_n):
             for q in range(w_n):
@@ -82,9 +85,9 @@ def input_grad(w, gy, geo, gx):  # pragma: no cover - compiled
 
 
 @_jit.njit(numba, cache=not FORCED)
-def weight_grad(x, gy, geo, gw):  # pragma: no cover - compiled
+def weight_grad(x, gy, geo, gw, lo, hi):  # pragma: no cover - compiled
     c_n, h_n, w_n, n_n, kh, kw, ho, wo, ph, pw, sh, sw, dh, dw = geo
-    for c in range(c_n):
+    for c in range(lo, hi):
         xc, gc = c * h_n * w_n * n_n, c * ho * wo * n_n
         for a in range(kh):
             # Output rows i whose window row r = i * sh + a * dh - ph lies in the image.

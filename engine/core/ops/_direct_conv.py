@@ -110,22 +110,46 @@ def _frozen(a: Any) -> Any:
     return a
 
 
-def _conv(xp: Any, w: Any, plan: tuple, taps: Any, stride, out, split: bool = True) -> Any:
+@lru_cache(maxsize=256)
+def _out_walk(y_shape: tuple[int, ...], out_width: int, phase: tuple[int, ...]) -> Any:
+    """Where the kernel writes its outputs in a contiguous ``(maps, H, W, N)`` ``y``: (base,
+    map stride, row stride, then the offset of each output vector within its row) for the
+    output pixels ``(r + s * i, q + t * j)`` of ``phase`` ``(r, q, s, t)``; ``(0, 0, 1, 1)``
+    is all of ``y``."""
+    _, h, w, n = y_shape
+    r, q, s, t = phase
+    lanes = _compile()["lanes"]
+    per_pixel = n // lanes
+    v = np.arange(out_width * per_pixel)
+    offs = (q + t * (v // per_pixel)) * n + (v % per_pixel) * lanes
+    return _frozen(np.concatenate([[r * w * n, h * w * n, s * w * n], offs]))
+
+
+def _conv(
+    xp: Any, w: Any, plan: tuple, taps: Any, stride, out, split: bool = True, into=None
+) -> Any:
     """The kernel: ``y[m] = sum_k W[m, k] * xp[taps[k] + window]`` over output ``out``
     (rows, columns) at ``stride``, the matrix ``W`` read from the weights ``w`` where
-    :func:`_weight_taps` ``plan`` says; y is (maps, *out, N). ``split``: the output maps
-    shared between BLAS's threads, else computed on this one."""
+    :func:`_weight_taps` ``plan`` says; y is (maps, *out, N), or when ``into`` is
+    ``(array, phase)``, written into the stride phase ``phase`` of that aligned contiguous
+    array (see :func:`_out_walk`). ``split``: the output maps shared between BLAS's threads,
+    else computed on this one."""
     wtaps, mstride, o = plan
     offs, step = _walk(xp.shape, stride[1], stride[0], out[1])
     xp = aligned(xp)
-    y = aligned_empty((o, *out, xp.shape[-1]), xp.dtype)
+    if into is None:
+        y = aligned_empty((o, *out, xp.shape[-1]), xp.dtype)
+        yw = _out_walk(y.shape, out[1], (0, 0, 1, 1))
+    else:
+        y, phase = into
+        yw = _out_walk(y.shape, out[1], phase)
     wp = np.empty(-(-o // 4) * 4 * wtaps.size, dtype=xp.dtype)
     _compile()["pack"](np.ascontiguousarray(w, dtype=xp.dtype).reshape(-1), wtaps, mstride, o, wp)
-    args = (xp.reshape(-1), wp, taps, offs, step, o, out[0])
+    args = (xp.reshape(-1), wp, taps, offs, step, o, out[0], y.reshape(-1), yw)
     if split:
-        _threads.run(_compile()["conv"], (*args, y.reshape(-1)), o, 4)
+        _threads.run(_compile()["conv"], args, o, 4)
     else:
-        _compile()["conv"](*args, y.reshape(-1), 0, o)
+        _compile()["conv"](*args, 0, o)
     return y
 
 
@@ -213,16 +237,13 @@ def input_grad(gyc: Any, w: Any, spatial: Sequence[int], pad, stride, dil) -> An
         cell = gx[:, r :: stride[0], q :: stride[1]]
         if taps is None:  # no tap reaches this phase
             cell[...] = 0
-        else:
+        else:  # written straight into gx's cells of this phase (no copy)
             plan = _weight_taps(w.shape, tuple(a), tuple(b), True)
-            job = partial(_phase, gp, w, plan, taps, out, cell)
+            into = (gx, (r, q, *stride))
+            job = partial(_conv, gp, w, plan, taps, (1, 1), out, False, into)
             jobs.append((taps.size, job))
     _threads.run_all(jobs)
     return gx
-
-
-def _phase(gp: Any, w: Any, plan: tuple, taps: Any, out: Sequence[int], cell: Any) -> None:
-    cell[...] = _conv(gp, w, plan, taps, (1, 1), out, split=False)
 
 
 def weight_grad(xp: Any, gyc: Any, kernel: Sequence[int], stride, dil) -> Any:

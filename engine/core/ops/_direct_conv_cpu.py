@@ -52,10 +52,12 @@ def pack(wm, wtaps, mstride, o_n, wp):  # pragma: no cover - compiled
 
 
 @_jit.njit(numba, cache=not FORCED)
-def conv(xp, wp, taps, offs, step, o_n, oh, y, o_lo, o_hi):  # pragma: no cover - compiled
-    # wp: packed weights (ceil(O / 4), K, 4) (see pack).
+def conv(xp, wp, taps, offs, step, o_n, oh, y, yw, o_lo, o_hi):  # pragma: no cover - compiled
+    # wp: packed weights (ceil(O / 4), K, 4) (see pack). yw: where the outputs go in y,
+    # (base, map stride, row stride, then the offset of each output vector t in its row):
+    # a contiguous (O, oh, ow, N) y, or a stride phase of a larger (C, H, W, N) one.
     k_n, t_n = taps.size, offs.size
-    row_out = t_n * LANES
+    ybase, ymap, yrow = yw[0], yw[1], yw[2]
     for o0 in range(o_lo, o_hi, 4):
         o1, o2, o3 = min(o0 + 1, o_n - 1), min(o0 + 2, o_n - 1), min(o0 + 3, o_n - 1)
         wbase = (o0 // 4) * k_n * 4
@@ -86,11 +88,11 @@ def conv(xp, wp, taps, offs, step, o_n, oh, y, o_lo, o_hi):  # pragma: no cover 
                     (o2, a20, a21, a22, a23),
                     (o3, a30, a31, a32, a33),
                 ):
-                    out = (o * oh + i) * row_out
-                    vstore(y, out + t0 * LANES, v0)
-                    vstore(y, out + t1 * LANES, v1)
-                    vstore(y, out + t2 * LANES, v2)
-                    vstore(y, out + t3 * LANES, v3)
+                    out = ybase + o * ymap + i * yrow
+                    vstore(y, out + yw[3 + t0], v0)
+                    vstore(y, out + yw[3 + t1], v1)
+                    vstore(y, out + yw[3 + t2], v2)
+                    vstore(y, out + yw[3 + t3], v3)
 
 
 @_jit.njit(numba, cache=not FORCED)

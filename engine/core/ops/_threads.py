@@ -29,13 +29,14 @@ if hasattr(os, "register_at_fork"):  # a forked child has none of the pool's thr
 # Below this many output maps per thread, a hand-off (tens of microseconds) is not worth it.
 MIN_MAPS_PER_THREAD = 8
 # A memory-bound loop splits only when each thread gets at least this many elements to read
-# (64 MB of float32): in effect never, until a quiet machine shows where a split wins.
-# Measured on the Intel Xeon (2 cores, other jobs running, bench_kernel_split.py): at the
-# ResNet-style step's sizes (2 MB and less) two threads lost at every size at load 7 (BN
-# 1.2-1.9x, ReLU 1.0-2.8x the one-thread time: the hand-off, a partner waiting for a core);
-# at 16 MB they won at load 7 (BN 0.72-0.76x, ReLU 0.83x, padding 0.86x) but not at load 4
-# (0.99-1.19x: one core already takes the memory bandwidth this VM gives).
-MIN_ELEMENTS_PER_THREAD = 1 << 24
+# (2 MB of float32): batch normalization, ReLU and the padding of a 2 MB activation (16 maps
+# of 32x32 at batch 32, the ResNet- and MobileNet-style stems) split, 1 MB ones do not.
+# Measured on the Intel Xeon (2 cores, bench_kernel_split.py --threshold 1, load 1.1-1.2):
+# two threads took 0.59-0.82x (best of 40) and 0.74-0.96x (median) the one-thread time at
+# 2 MB; at 1 MB 0.74-1.24x (ReLU lost), at 512 KB and less 1.2-4.7x (a hand-off between the
+# threads costs 50-80 us on this VM, a whole small loop's time). At load 7 (other jobs) two
+# threads lost at 2 MB too (BN 1.2-1.9x): a partner that waits for a core.
+MIN_ELEMENTS_PER_THREAD = 1 << 19
 
 
 def count() -> int:

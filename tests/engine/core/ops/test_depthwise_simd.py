@@ -10,7 +10,7 @@ from engine.core.autograd import Variable
 
 pytest.importorskip("numba", reason="the direct depthwise kernels need numba")
 
-from engine.core.ops import _depthwise, _jit  # noqa: E402 - after the skip
+from engine.core.ops import _depthwise, _jit, _threads  # noqa: E402 - after the skip
 
 RNG = np.random.default_rng(11)
 LANES = _depthwise._compile()["lanes"]
@@ -85,9 +85,13 @@ def test_non_contiguous_input_and_a_batch_off_the_vectors(monkeypatch):
     assert not calls
 
 
-def test_vector_kernel_gradients_match_finite_differences():
+@pytest.mark.parametrize("split", [False, True], ids=["one-thread", "split"])
+def test_vector_kernel_gradients_match_finite_differences(request, split):
     """The convolution is linear in x and in w, so central differences are exact up to float32
-    rounding even with a step of 1: every weight and 40 input entries are checked."""
+    rounding even with a step of 1: every weight and 40 input entries are checked; also with
+    the channels shared between two threads."""
+    if split:
+        request.getfixturevalue("split_everything")
     n, xs, kw = LANES, (2, 7, 6), {"pad": (1, 1), "stride": (2, 2), "dilation": (1, 2)}
     x = RNG.standard_normal((n, *xs)).astype(np.float32)
     w = RNG.standard_normal((xs[0], 3, 3)).astype(np.float32)
@@ -111,3 +115,19 @@ def test_vector_kernel_gradients_match_finite_differences():
     picks = RNG.choice(x.size, 40, replace=False)
     gx = [central(x, i, lambda xa: objective(xa, w)) for i in picks]
     np.testing.assert_allclose(xv.g.reshape(-1)[picks], gx, rtol=1e-3, atol=1e-3)
+
+
+def test_vector_kernels_split_between_threads_give_one_threads_bytes(monkeypatch, split_everything):
+    """Forward, input and weight gradients with the channels shared between two threads against
+    one thread: each channel is computed whole by one call, so the bytes agree."""
+    nv, xs, k, kw = CASES[0]
+    xs = (7, *xs[1:])  # an odd channel count: uneven chunks
+    x = RNG.standard_normal((nv * LANES, *xs)).astype(np.float32)
+    w = RNG.standard_normal((xs[0], *k)).astype(np.float32)
+    b = RNG.standard_normal(xs[0]).astype(np.float32)
+    split = _run(monkeypatch, True, x, w, b, kw)
+    assert set(split_everything) >= {"forward", "input_grad", "weight_grad"}
+    monkeypatch.setattr(_threads, "count", lambda: 1)
+    one = _run(monkeypatch, True, x, w, b, kw)
+    for got, want in zip(split, one, strict=True):
+        assert got.tobytes() == want.tobytes()

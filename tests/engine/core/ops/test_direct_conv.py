@@ -119,8 +119,11 @@ def test_only_what_the_kernels_serve_takes_them(monkeypatch, n, group, dtype, ta
     np.testing.assert_allclose(y.d, want.d, rtol=1e-4, atol=1e-4)
 
 
+@pytest.mark.parametrize("stride", [1, 2], ids=["stride-1", "stride-2"])
 @pytest.mark.parametrize("split", [False, True], ids=["one-thread", "split"])
-def test_direct_convolution_gradients_match_finite_differences(request, split):
+def test_direct_convolution_gradients_match_finite_differences(request, split, stride):
+    """Stride 2: the input gradient's four phases, each written by the kernel straight into
+    its cells of the gradient (through an output-offset table, no copy)."""
     if split:  # maps, phases and the padding copy shared between two threads
         request.getfixturevalue("split_everything")
     # float32 kernels, so central differences in float64 of the float32 forward, with a step
@@ -128,14 +131,16 @@ def test_direct_convolution_gradients_match_finite_differences(request, split):
     xs, ws = (LANES, 2, 5, 4), (5, 2, 3, 3)
     x = RNG.standard_normal(xs).astype(np.float32)
     w = RNG.standard_normal(ws).astype(np.float32)
-    probe = RNG.standard_normal((LANES, 5, 5, 4)).astype(np.float32)
+    kw = {"pad": (1, 1), "stride": (stride, stride)}
+    probe = RNG.standard_normal(F.convolution(Variable(x), Variable(w), None, **kw).shape)
+    probe = probe.astype(np.float32)
 
     def loss(xa, wa):
-        y = F.convolution(Variable(xa), Variable(wa), None, pad=(1, 1))
+        y = F.convolution(Variable(xa), Variable(wa), None, **kw)
         return float(np.sum(y.d.astype(np.float64) * probe))
 
     xv, wv = Variable(x, need_grad=True), Variable(w, need_grad=True)
-    y = F.convolution(xv, wv, None, pad=(1, 1))
+    y = F.convolution(xv, wv, None, **kw)
     y.backward(probe)
     eps = 1e-2
     for grad, array, index in [(wv.g, w, i) for i in np.ndindex(ws)] + [
