@@ -12,7 +12,8 @@ timing (:mod:`engine.core.threads`) on the machine's load.
 
 - K is cut into calls of whole GEMM_Q blocks and a rest of at most GEMM_Q (``n*Q + r``: both
   drivers sum each call's blocks alike), and the calls' products are added in order;
-- a product with one row or one column gets a second, zero one, so it is a GEMM, not a GEMV.
+- a product with one row or one column is cut into GEMVs small enough to run on one thread
+  (each output one whole dot product).
 
 GEMM_Q is not published by OpenBLAS and differs between its CPU kernels (a generic build, Zen,
 Skylake-X, Neoverse...), so :func:`blocking` finds it once per process (about 20 ms of small
@@ -39,7 +40,10 @@ __all__ = ["Blocking", "blocking", "matmul"]
 # OpenBLAS runs a product on one thread under M*N*K = SMP_THRESHOLD_MIN x
 # GEMM_MULTITHREAD_THRESHOLD (interface/gemm.c: 65536 x 4) per thread.
 _ONE_THREAD_MNK = 2 * 65536 * 4
-_VECTOR_ELEMENTS = 8192  # OpenBLAS threads a GEMV from 460,800 matrix elements, a DOT from 10,000
+# interface/gemv.c runs a GEMV on one thread under 115,200 x GEMM_MULTITHREAD_THRESHOLD (4)
+# matrix elements; a DOT threads from 10,000 (kernel/x86_64/dot.c)
+_ONE_THREAD_GEMV = 115200 * 4
+_ONE_THREAD_DOT = 10000
 _LARGEST_Q = 2048  # the largest GEMM_Q looked for (param.h: 112-1024)
 _PROBE_ROWS = 64  # probes are (64, K) @ (K, 64): threaded from K = 128
 _state: dict[str, Any] = {}
@@ -58,14 +62,15 @@ def matmul(a: np.ndarray, b: np.ndarray, out: np.ndarray | None = None) -> np.nd
         result = result[..., 0, :] if a.ndim == 1 else result
         return _into(result[..., 0] if b.ndim == 1 else result, out)
     m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
-    vector = (m == 1 or n == 1) and k * max(m, n) >= _VECTOR_ELEMENTS
-    if not vector and m * n * k < _ONE_THREAD_MNK:
+    vector = m == 1 or n == 1
+    one_thread = k * max(m, n) < _ONE_THREAD_GEMV if vector else m * n * k < _ONE_THREAD_MNK
+    if one_thread:
         return np.matmul(a, b, out=out)  # one thread whatever the count
     found = blocking()
     if found is None:
         return np.matmul(a, b, out=out)
     if vector:
-        return _as_gemm(a, b, out)
+        return _vector(a, b, out)
     return _sum_of_calls(a, b, found.cuts(k), out)
 
 
@@ -126,6 +131,23 @@ def _into(result, out):
         return result
     out[...] = result
     return out
+
+
+def _vector(a, b, out):
+    """A one-row (or one-column) product as GEMVs small enough for OpenBLAS to run each on one
+    thread: the output cut into pieces fixed by the shapes alone, each output a whole dot
+    product of one call (no sum split). Stacks, and rows too long for a piece, go to GEMM."""
+    m, k, n = a.shape[-2], a.shape[-1], b.shape[-1]
+    step = (_ONE_THREAD_GEMV - 1) // k
+    if a.ndim != 2 or b.ndim != 2 or step < 1 or (m == n == 1 and k > _ONE_THREAD_DOT):
+        return _as_gemm(a, b, out)
+    result = np.empty((m, n), np.float32) if out is None else out
+    for lo in range(0, max(m, n), step):
+        if m == 1:
+            np.matmul(a, b[:, lo : lo + step], out=result[:, lo : lo + step])
+        else:
+            np.matmul(a[lo : lo + step], b, out=result[lo : lo + step])
+    return result
 
 
 def _as_gemm(a, b, out):
