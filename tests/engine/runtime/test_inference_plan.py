@@ -423,9 +423,9 @@ def _run_with_threads(plan, batch, count, monkeypatch):
     for the small test arrays), and the names of the loops that were split."""
     split = []
 
-    def spy(kernel, args, total, align):
+    def spy(kernel, args, total, align, parts=None):
         split.append(kernel.__name__)
-        return _REAL_RUN(kernel, args, total, align)
+        return _REAL_RUN(kernel, args, total, align, parts)
 
     before = _threads.count()
     with monkeypatch.context() as m:
@@ -494,8 +494,8 @@ def test_two_threads_split_the_batch_and_give_the_one_thread_bytes(sample, monke
     Affine layers on the 1x1 loop: here every op of the CNN samples), the rest on the joined
     batch: the outputs are the bytes of the whole batch on one thread, for even, uneven
     (48: 16 + 32) and odd batches (1, 63, 65: not split), and BLAS is back at two threads
-    after. (The MLP samples' odd batches are left out: their generic Affine layers take
-    OpenBLAS's threaded product at two threads, whose sums differ from 456 inputs on.)"""
+    after. (The MLP samples' odd batches run their generic Affine layers through
+    engine/core/products.py, whose sums do not depend on the thread count either.)"""
     program, params = _sample_plan(sample)
     plan = inference_plan.build(program, params)
     tail = _SPLIT_SAMPLES[sample]
@@ -519,8 +519,7 @@ def test_two_threads_split_the_batch_and_give_the_one_thread_bytes(sample, monke
     monkeypatch.setattr(_inference_cpu, "run_parts", spy)
     monkeypatch.setattr(plan, "_parts", _spy_parts(plan._parts, calls))
     rng = np.random.default_rng(10)
-    sizes = (64, 48, 128) if "mlp" in sample or "dropout" in sample else (64, 48, 128, 1, 63, 65)
-    for size in sizes:
+    for size in (64, 48, 128, 1, 63, 65):
         batch = {v: rng.random((size, *shape), dtype=np.float32)
                  for v, shape in program.feeds.items()}  # fmt: skip
         one, _ = _run_with_threads(plan, batch, 1, monkeypatch)
@@ -541,6 +540,40 @@ def test_two_threads_split_the_batch_and_give_the_one_thread_bytes(sample, monke
             assert set(calls[2]) == {1}, calls
         calls.clear()
         assert _threads.count() == 2
+
+
+@needs_numba
+def test_the_faster_of_split_and_whole_is_kept_per_batch_size(monkeypatch):
+    """The first passes of a batch size alternate split and whole (TRIALS each, split first);
+    then the faster is kept (here the clock makes the whole batch faster), and every pass
+    gives the same bytes."""
+    program, params = _sample_plan("lenet_digits.ncproj")
+    plan = inference_plan.build(program, params)
+    _threads.set_count(2)
+    if _threads.count() != 2:
+        pytest.skip("NumPy's BLAS does not take two threads here")
+    ways = []
+    real = plan._run_parts
+    monkeypatch.setattr(plan, "_run_parts", lambda *a: ways.append("split") or real(*a))
+    now = [0.0]
+
+    def clock():  # a split pass takes 3 ticks, a whole one 2: whole is faster
+        now[0] += 1.5 if ways and ways[-1] == "split" else 1.0
+        return now[0]
+
+    monkeypatch.setattr(inference_plan, "_clock", clock)
+    rng = np.random.default_rng(3)
+    batch = {v: rng.random((64, *s), dtype=np.float32) for v, s in program.feeds.items()}
+    outputs = []
+    for _ in range(2 * inference_plan.TRIALS + 3):
+        ways.append("whole")
+        outputs.append({k: v.tobytes() for k, v in plan.run(batch).items()})
+    runs = [w for i, w in enumerate(ways) if w == "split" or i + 1 == len(ways) or
+            ways[i + 1] != "split"]  # fmt: skip
+    assert runs[: 2 * inference_plan.TRIALS] == ["split", "whole"] * inference_plan.TRIALS
+    assert runs[2 * inference_plan.TRIALS :] == ["whole"] * 3
+    assert plan._split_kept == {(64, 2): False}
+    assert all(out == outputs[0] for out in outputs)
 
 
 def _spy_parts(parts, calls):
