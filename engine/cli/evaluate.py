@@ -15,7 +15,7 @@ import json
 import sys
 
 from engine.cli import UserError
-from engine.cli.train import add_threads_option, force_threads
+from engine.cli.train import add_threads_option, find_blocking_early, force_threads
 from engine.core.messages import text_of
 from engine.core.ops import _jit
 
@@ -53,6 +53,7 @@ def prepare() -> None:
     """Set the compiled kernels up on a thread while the command imports and reads the job
     (issue 33's cold start): called as soon as the command line names ``evaluate``."""
     _jit.preload()
+    find_blocking_early()
 
 
 def run(args: argparse.Namespace) -> int:

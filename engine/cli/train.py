@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +115,19 @@ def prepare() -> None:
     """Set the compiled kernels up on a thread while the command imports and reads (issue 33's
     cold start): called as soon as the command line names ``train``."""
     _jit.preload()
+    find_blocking_early()
+
+
+def find_blocking_early() -> None:
+    """Find OpenBLAS's blocking (engine/core/products.py: about 20 ms of small products) on a
+    thread while the command imports and reads, not in its first step."""
+
+    def find() -> None:
+        from engine.core import products
+
+        products.blocking()
+
+    threading.Thread(target=find, name="BLAS blocking", daemon=True).start()
 
 
 def run(args: argparse.Namespace) -> int:

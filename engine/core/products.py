@@ -168,9 +168,13 @@ def _find_blocking() -> Blocking | None:
     when the unroll divides j. Then products cut by the rule are compared at one and two
     threads for K of one to five blocks, cut and uncut."""
     rng = np.random.default_rng(0)
-    longest = 5 * _LARGEST_Q + 64
-    a = rng.random((_PROBE_ROWS, longest), dtype=np.float32) - np.float32(0.5)
-    b = rng.random((longest, _PROBE_ROWS), dtype=np.float32) - np.float32(0.5)
+
+    def operands(longest: int) -> tuple[np.ndarray, np.ndarray]:
+        a = rng.random((_PROBE_ROWS, longest), dtype=np.float32) - np.float32(0.5)
+        b = rng.random((longest, _PROBE_ROWS), dtype=np.float32) - np.float32(0.5)
+        return a, b
+
+    a, b = operands(2 * _LARGEST_Q + 64)  # the scan's reach; the checks may need more below
     before = _threads.count()
 
     def differ(k: int, found: Blocking | None = None) -> bool:
@@ -199,6 +203,8 @@ def _find_blocking() -> Blocking | None:
         steps = (1, 2, 4, 8, 16, 32)
         unroll = next((d for d in steps if not differ(2 * (j + d))), None) if j + 32 < q else None
         found = Blocking(q, unroll)
+        if 5 * q + 64 > a.shape[1]:
+            a, b = operands(5 * q + 64)
         checks = [
             q + 1,
             q + 2,
