@@ -10,17 +10,19 @@ timing (:mod:`engine.core.threads`) on the machine's load.
 
 :func:`matmul` makes every float32 call one whose order is the same on any thread count:
 
-- K is cut into calls of whole GEMM_Q blocks and a rest of at most GEMM_Q (``n*Q + r``: both
-  drivers sum each call's blocks alike), and the calls' products are added in order;
+- where the two drivers would split K's last stretch differently, K is cut into a call of
+  whole GEMM_Q blocks and one of the rest (``n*Q + r``: both drivers sum each call's blocks
+  alike), and the two products are added in order; elsewhere (most convolutions' K) one call;
 - a product with one row or one column is cut into GEMVs small enough to run on one thread
   (each output one whole dot product).
 
 GEMM_Q is not published by OpenBLAS and differs between its CPU kernels (a generic build, Zen,
-Skylake-X, Neoverse...), so :func:`blocking` finds it once per process (about 20 ms of small
-products at one and two threads): the smallest K at which the two thread counts differ, then a
-check that the cut products agree on two threads with one thread for long and odd K. A library
-where that check fails (another BLAS, a future driver) gets ``None``: products stay plain and
-the engine keeps one fixed thread count (:func:`engine.core.threads.chooser`).
+Skylake-X, Neoverse...), so :func:`blocking` finds it once per process (20-25 ms of small
+products at one and two threads; ``train`` and ``evaluate`` start it on a thread): the
+smallest K at which the two thread counts differ, then a check that the cut products agree on
+two threads with one thread for long and odd K. A library where that check fails (another
+BLAS, a future driver) gets ``None``: products stay plain and the engine keeps one fixed
+thread count (:func:`engine.core.threads.chooser`).
 Products that no thread count changes (small ones run on one thread by OpenBLAS's own rule,
 ``M*N*K`` under 2 x 65536 x 4) are never cut. Other dtypes are not cut: training runs in
 float32 (half precision is multiplied in float32).
