@@ -51,6 +51,9 @@ def force(count: int | None) -> None:
     if count < 1:
         raise ValueError(f"thread count must be 1 or more, not {count}")
     _state["forced"] = count
+    # finding the blocking sets the count for a while and puts the old one back: first let it
+    # finish (train and evaluate start it on a thread as they begin), then set this one
+    products.blocking()
     _threads.set_count(count)
 
 
