@@ -103,13 +103,20 @@ class _Pointwise:
         return _Array(out.transpose((x.ndim - 1, *range(x.ndim - 1))))
 
 
+def _maps_with_constant_weights(step: Step, inputs: list[Ref]) -> bool:
+    """A step of (C, H, W) samples whose weight (and bias, if any) the plan holds as constants."""
+    return (
+        len(step.shape) == 3
+        and inputs[1][0] in ("param", "folded")
+        and (len(inputs) < 3 or inputs[2][0] in ("param", "folded", "none"))
+    )
+
+
 def _pointwise(step: Step, inputs: list[Ref]) -> bool:
     kw = step.kwargs
     return (
         step.type == "Convolution"
-        and len(step.shape) == 3
-        and inputs[1][0] in ("param", "folded")
-        and (len(inputs) < 3 or inputs[2][0] in ("param", "folded", "none"))
+        and _maps_with_constant_weights(step, inputs)
         and int(kw.get("group", 1)) == 1
         and int(kw.get("base_axis", 1)) == 1
         and not kw.get("channel_last", False)
@@ -215,9 +222,7 @@ def _dense(step: Step, inputs: list[Ref], w: Any) -> bool:
     kw = step.kwargs
     return (
         step.type == "Convolution"
-        and len(step.shape) == 3
-        and inputs[1][0] in ("param", "folded")
-        and (len(inputs) < 3 or inputs[2][0] in ("param", "folded", "none"))
+        and _maps_with_constant_weights(step, inputs)
         and int(kw.get("group", 1)) == 1
         and int(kw.get("base_axis", 1)) == 1
         and not kw.get("channel_last", False)
@@ -289,9 +294,7 @@ def _depthwise(step: Step, inputs: list[Ref]) -> bool:
     kw = step.kwargs
     return (
         step.type == "DepthwiseConvolution"
-        and len(step.shape) == 3
-        and inputs[1][0] in ("param", "folded")
-        and (len(inputs) < 3 or inputs[2][0] in ("param", "folded", "none"))
+        and _maps_with_constant_weights(step, inputs)
         and int(kw.get("multiplier", 1)) == 1
         and int(kw.get("base_axis", 1)) == 1
     )
