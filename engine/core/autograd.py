@@ -171,6 +171,28 @@ class Variable:
         return self
 
 
+class DeferredGrad:
+    """A gradient not computed yet, which the creator of the variable it flows to may take in
+    a fused form: a ReLU's input gradient ``gy * (x > 0)`` handed to the batch normalization
+    that computed ``x``, which masks ``gy`` in its own passes (one pass over the activation
+    fewer, the same numbers). :func:`backward` computes it (``value()``) wherever anything
+    else would see it: a second gradient summed into it, a leaf, ``retain_grad``, a creator
+    without ``takes_deferred``.
+
+    ``kind`` names the form (``"relu"``: ``args`` are ``(gy, x)``); ``compute(*args)`` gives
+    the gradient.
+    """
+
+    __slots__ = ("kind", "args", "compute", "shape", "dtype")
+
+    def __init__(self, kind: str, args: tuple, compute: Any, shape: tuple, dtype: Any) -> None:
+        self.kind, self.args, self.compute = kind, args, compute
+        self.shape, self.dtype = shape, dtype
+
+    def value(self) -> Any:
+        return self.compute(*self.args)
+
+
 def backward(
     variables: list[Variable],
     grads: list[Any] | None = None,
@@ -216,7 +238,12 @@ def backward(
         for ref, shape, dtype in zip(f.outputs, f.output_shapes, f.output_dtypes, strict=True):
             out = ref()
             entry = None if out is None else pending.pop(id(out), None)
-            gys.append(module.zeros(shape, dtype=dtype) if entry is None else entry[1])
+            if entry is None:
+                gys.append(module.zeros(shape, dtype=dtype))
+            elif type(entry[1]) is DeferredGrad and not f.takes_deferred:
+                gys.append(entry[1].value())
+            else:
+                gys.append(entry[1])
         gxs = f.backward(*gys)
         if not isinstance(gxs, tuple):
             gxs = (gxs,)
@@ -224,9 +251,9 @@ def backward(
             if gx is None or not x.need_grad:
                 continue
             if gx.shape != x.data.shape:
-                gx = sum_to(gx, x.data.shape)
+                gx = sum_to(gx.value() if type(gx) is DeferredGrad else gx, x.data.shape)
             if x.creator is None:
-                x._accumulate(gx)
+                x._accumulate(gx.value() if type(gx) is DeferredGrad else gx)
                 continue
             _add_pending(pending, x, gx, retain_grad)
             push(x.creator)
@@ -240,9 +267,14 @@ def _add_pending(pending: dict, var: Variable, grad: Any, retain_grad: bool) -> 
     entry = pending.get(id(var))
     if entry is None:
         pending[id(var)] = entry = [var, grad]
-    else:
-        entry[1] = entry[1] + grad
+    else:  # a second consumer: a deferred gradient is computed to be summed
+        a, b = entry[1], grad
+        entry[1] = (a.value() if type(a) is DeferredGrad else a) + (
+            b.value() if type(b) is DeferredGrad else b
+        )
     if retain_grad:
+        if type(entry[1]) is DeferredGrad:
+            entry[1] = entry[1].value()
         var.grad = entry[1]
 
 
@@ -279,6 +311,9 @@ class Function:
     outputs: tuple[weakref.ref, ...]
     generation: int = 0
     needs_input_grad: tuple[bool, ...] = ()
+    # Whether backward accepts a DeferredGrad among its output gradients (and computes it
+    # when it cannot use its fused form).
+    takes_deferred: bool = False
 
     def __call__(self, *inputs: Any) -> Any:
         # Plain loops, not generator expressions: this runs for every operation of every step

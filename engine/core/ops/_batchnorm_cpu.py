@@ -83,6 +83,38 @@ def _build(numba: ModuleType) -> dict[str, Any]:
                 for j in range(m_n):
                     out[j] = af * grow[j] - bf * (row[j] - m) - df
 
+    @_jit.njit(numba, fastmath=_SUMS)
+    def backward_relu(x, g, y, mean, inv_std, gamma, gx, s1s, s2s, lo, hi):  # pragma: no cover
+        # backward with g * (y > 0) for g: the gradient of relu(y), y this layer's output, as
+        # relu_grad computes it (gz * 1 or gz * 0 in x's dtype: nan and inf give nan), taken
+        # here in both passes where a ReLU pass wrote it out and both passes read it back.
+        m_n = x.shape[1]
+        coef = np.empty(6, x.dtype)
+        coef[4], coef[5] = 1.0, 0.0
+        one, zero = coef[4], coef[5]
+        for k in range(lo, hi):
+            row, grow, yrow = x[k], g[k], y[k]
+            coef[0] = mean[k]
+            m = coef[0]
+            s1 = 0.0
+            s2 = 0.0
+            for j in range(m_n):
+                gv = grow[j] * (one if yrow[j] > 0 else zero)
+                s1 += gv
+                s2 += gv * (row[j] - m)
+            s1s[k], s2s[k] = s1, s2
+            inv = inv_std[k]
+            a = inv * gamma[k]
+            b = a * inv * inv * s2 / m_n
+            coef[1], coef[2] = a, b
+            af, bf = coef[1], coef[2]
+            coef[3] = af * s1 / m_n
+            df = coef[3]
+            out = gx[k]
+            for j in range(m_n):
+                gv = grow[j] * (one if yrow[j] > 0 else zero)
+                out[j] = af * gv - bf * (row[j] - m) - df
+
     @_jit.njit(numba)
     def normalize(x, mean, scale, beta, y, lo, hi):  # pragma: no cover - compiled
         # No fastmath: the same float operations as NumPy's (x - mean) * scale + beta.
@@ -92,7 +124,9 @@ def _build(numba: ModuleType) -> dict[str, Any]:
             for j in range(m_n):
                 out[j] = (row[j] - m) * a + b
 
-    return dict(forward=forward, backward=backward, normalize=normalize)
+    return dict(
+        forward=forward, backward=backward, backward_relu=backward_relu, normalize=normalize
+    )
 
 
 _compile = _jit.kernels(_build)
@@ -145,16 +179,26 @@ def forward(x2: Any, gamma: Any, beta: Any, eps: float):
     return y, mean, var, inv_std, stats[:2]
 
 
-def backward(x2: Any, g2: Any, stats: Any, gamma: Any, want_gx: bool):
+def backward(x2: Any, g2: Any, stats: Any, gamma: Any, want_gx: bool, relu_of: Any = None):
     """``(gx2 or None, sum(g), sum(g * (x - mean)))`` per row, the sums as (K, 1);
-    ``stats`` from :func:`forward`."""
+    ``stats`` from :func:`forward`. With ``relu_of`` (this layer's output y2, as a (K, M)
+    matrix) ``g2`` is the gradient of ``relu(y2)`` and ``g2 * (y2 > 0)`` is taken for it,
+    the same numbers as ReLU's own gradient pass gives, without writing them out."""
     x2, g2 = np.ascontiguousarray(x2), np.ascontiguousarray(g2, dtype=x2.dtype)
     k, dtype = x2.shape[0], x2.dtype
     # Aligned: this is the output gradient of the convolution before, whose kernels want it so.
     gx = aligned_empty(x2.shape, dtype) if want_gx else np.empty((k, 1), dtype)
     sums = np.empty((2, k), dtype=np.float64)
     g = _per_row(gamma, k, 1.0, dtype)
-    args = (x2, g2, stats[0], stats[1], g, gx, sums[0], sums[1], want_gx)
-    _threads.run_rows(_compile()["backward"], args, k, 2 * x2.size)
+    if relu_of is not None and want_gx:
+        y2 = np.ascontiguousarray(relu_of, dtype=dtype)
+        args = (x2, g2, y2, stats[0], stats[1], g, gx, sums[0], sums[1])
+        _threads.run_rows(_compile()["backward_relu"], args, k, 3 * x2.size)
+    else:
+        if relu_of is not None:  # no gx wanted: only the sums, from the masked gradient
+            with np.errstate(invalid="ignore"):  # inf * 0 is nan, as in ReLU's pass
+                g2 = np.where(relu_of > 0, g2, g2 * dtype.type(0))
+        args = (x2, g2, stats[0], stats[1], g, gx, sums[0], sums[1], want_gx)
+        _threads.run_rows(_compile()["backward"], args, k, 2 * x2.size)
     s1, s2 = (s.astype(dtype).reshape(k, 1) for s in sums)
     return (gx if want_gx else None), s1, s2

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 
-from engine.core.autograd import Function, Variable
+from engine.core.autograd import DeferredGrad, Function, Variable
 from engine.core.backend import get_array_module
 from engine.core.ops import _elementwise_cpu
 from engine.core.ops.mathematics import Elementwise, ndim_of, normalize_axis
@@ -96,8 +96,23 @@ class ReLU(Elementwise):
         return xp.maximum(x, 0) if y is None else y
 
     def df(self, xp, x, y, gy):
-        gx = _elementwise_cpu.relu_grad(x, gy)
-        return gy * (x > 0) if gx is None else gx
+        return _relu_grad(gy, x)
+
+    def backward(self, gy):
+        # x computed by a layer that masks gy itself in its backward passes (batch
+        # normalization's compiled loops: ``fuses_relu_grad``): the gradient is handed on
+        # deferred, and computed only where something else needs it (autograd.DeferredGrad).
+        inputs = getattr(self, "inputs", ())  # none when called outside a graph (CReLU)
+        fused = inputs and getattr(inputs[0].creator, "fuses_relu_grad", False)
+        if fused and gy.dtype == self.x.dtype:
+            return DeferredGrad("relu", (gy, self.x), _relu_grad, self.x.shape, gy.dtype)
+        return _relu_grad(gy, self.x)
+
+
+def _relu_grad(gy, x):
+    """ReLU's input gradient ``gy * (x > 0)`` (nan and inf in gy where x <= 0 give nan)."""
+    gx = _elementwise_cpu.relu_grad(x, gy)  # a compiled loop on the CPU, else None
+    return gy * (x > 0) if gx is None else gx
 
 
 class LeakyReLU(Elementwise):

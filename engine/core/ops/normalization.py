@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.core.autograd import Function, Variable, as_variable
+from engine.core.autograd import DeferredGrad, Function, Variable, as_variable
 from engine.core.backend import get_array_module, matmul
 from engine.core.ops import _batchnorm_cpu
 from engine.core.ops.arithmetic import add2, mul2
@@ -68,6 +68,8 @@ class BatchNormalization(Function):
     Inputs: ``x``, then ``beta`` and ``gamma`` when present, then the running ``mean`` and
     ``variance`` when present. Outputs ``y`` (and the batch mean and variance with ``output_stat``).
     """
+
+    takes_deferred = True  # a ReLU's deferred gradient on y (see backward)
 
     def __init__(
         self,
@@ -117,6 +119,8 @@ class BatchNormalization(Function):
         if not self.batch_stat and not any(self.needs_input_grad):
             return self._inference(xp, x, x2, (beta, gamma, rmean, rvar), pshape)
         self.fast = _batchnorm_cpu.applies(x2, self.batch_stat, self.output_stat)
+        # A ReLU on y may hand its gradient on deferred (ReLU.backward): masked in our passes.
+        self.fuses_relu_grad = self.fast and self.needs_input_grad[0] and self.takes_deferred
         self.gamma = None if gamma is None else gamma.reshape(k, 1)
         if self.fast:  # compiled loops, same numbers (see _batchnorm_cpu)
             y, m, v, self.inv_std, self.stats = _batchnorm_cpu.forward(x2, gamma, beta, self.eps)
@@ -186,9 +190,14 @@ class BatchNormalization(Function):
         xp = get_array_module(gy)
         need = self.needs_input_grad
         has_beta, has_gamma, has_stats = self.has
+        relu_of = None
+        if type(gy) is DeferredGrad:  # a ReLU's gradient on y, masked in the compiled passes
+            fused = self.fast and gy.kind == "relu"
+            gy, relu_of = (gy.args[0], self._rows(gy.args[1])) if fused else (gy.value(), None)
         g2, inv_std = self._rows(gy), self.inv_std
         if self.fast:
-            gx, s1, s2 = _batchnorm_cpu.backward(self.x2, g2, self.stats, self.gamma, need[0])
+            args = (self.x2, g2, self.stats, self.gamma, need[0], relu_of)
+            gx, s1, s2 = _batchnorm_cpu.backward(*args)
             return self._grads(None if gx is None else self._unrows(gx), s1, s2)
         c = self.c
         scale = inv_std if self.gamma is None else inv_std * self.gamma
@@ -232,6 +241,8 @@ def _rowdot(a, b):
 
 class FusedBatchNormalization(BatchNormalization):
     """``relu(batch_normalization(x) + z)`` in one pass (nnabla ``fused_batch_normalization``)."""
+
+    takes_deferred = False  # its output is not the normalized y a ReLU's mask needs
 
     def __init__(self, *args: Any, has_z: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, fname="fused_batch_normalization", **kwargs)
