@@ -175,22 +175,26 @@ class DeferredGrad:
     """A gradient not computed yet, which the creator of the variable it flows to may take in
     a fused form: a ReLU's input gradient ``gy * (x > 0)`` handed to the batch normalization
     that computed ``x``, which masks ``gy`` in its own passes (one pass over the activation
-    fewer, the same numbers). :func:`backward` computes it (``value()``) wherever anything
-    else would see it: a second gradient summed into it, a leaf, ``retain_grad``, a creator
-    without ``takes_deferred``.
+    fewer, the same numbers), also through an addition (a residual block's
+    ``relu(bn(a) + bn(b))``: Add2 hands it on to both). :func:`backward` computes it
+    (``value()``, once) wherever anything else would see it: a second gradient summed into
+    it, a leaf, a broadcast input, ``retain_grad``, a creator without ``takes_deferred``.
 
     ``kind`` names the form (``"relu"``: ``args`` are ``(gy, x)``); ``compute(*args)`` gives
     the gradient.
     """
 
-    __slots__ = ("kind", "args", "compute", "shape", "dtype")
+    __slots__ = ("kind", "args", "compute", "shape", "dtype", "computed")
 
     def __init__(self, kind: str, args: tuple, compute: Any, shape: tuple, dtype: Any) -> None:
         self.kind, self.args, self.compute = kind, args, compute
         self.shape, self.dtype = shape, dtype
+        self.computed = None
 
     def value(self) -> Any:
-        return self.compute(*self.args)
+        if self.computed is None:
+            self.computed = self.compute(*self.args)
+        return self.computed
 
 
 def backward(

@@ -20,6 +20,10 @@ __all__ = [
 
 
 class Add2(Function):
+    # A ReLU's deferred gradient on the sum passes to both inputs as it is (autograd computes
+    # it where an input cannot take it): relu(bn(a) + bn(b)) masks in both normalizations.
+    takes_deferred = fuses_relu_grad = True
+
     def forward(self, x0, x1):
         return x0 + x1
 
