@@ -41,15 +41,17 @@ _compile = _jit.kernels(_build)
 def update(w: Any, g: Any, m: Any, v: Any, beta1: float, beta2: float, eps: float, step: float):
     """Adam's step on ``w``, ``m`` and ``v`` in place (``step`` = lr times the bias correction);
     False when the compiled loop does not serve the arrays (then nothing was changed)."""
-    arrays = (w, g, m, v)
-    if not all(
-        type(a) is np.ndarray and a.dtype == w.dtype and a.shape == w.shape and a.flags.c_contiguous
-        for a in arrays
-    ):
-        return False
+    for a in (w, g, m, v):  # a loop, not all(generator): this runs for every parameter
+        if not (
+            type(a) is np.ndarray
+            and a.dtype == w.dtype
+            and a.shape == w.shape
+            and a.flags.c_contiguous
+        ):
+            return False
     if w.dtype not in (np.float32, np.float64) or _compile() is None:
         return False
     f = w.dtype.type
     consts = (f(beta1), f(1 - beta1), f(beta2), f(1 - beta2), f(eps), f(step))
-    _compile()["adam"](*(a.reshape(-1) for a in arrays), *consts)
+    _compile()["adam"](w.reshape(-1), g.reshape(-1), m.reshape(-1), v.reshape(-1), *consts)
     return True

@@ -192,7 +192,7 @@ def get_parameter_or_create(
             :func:`load_parameters` replaces its value whatever the number of rows.
     """
     if shape is not None:
-        shape = tuple(int(n) for n in (shape if hasattr(shape, "__iter__") else (shape,)))
+        shape = tuple(map(int, shape if hasattr(shape, "__iter__") else (shape,)))
     full = f"{_current[1]}/{name}" if _current[1] else str(name)
     param = get_parameter(name)
     if param is None:

@@ -66,7 +66,7 @@ def _param(pname: str, shape: Sequence[int], init: Any, default: Any, fix: bool,
     A single number in ``lr_mult`` applies to the trainable parameters only; statistics and
     buffers (``default_mult`` 0: running mean/var, Wb, t, ...) need a dict entry to change.
     """
-    shape = tuple(int(n) for n in shape)
+    shape = tuple(map(int, shape))  # map: no Python call per element (hot: every step)
     existing = get_parameter(pname)
     if existing is not None and shape[:1] == (1,) and existing.shape == shape[1:]:
         shape = shape[1:]  # loaded in NNC's layout, which leaves out the batch axis: (C, 1, 1)

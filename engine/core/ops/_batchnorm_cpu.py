@@ -175,7 +175,7 @@ def forward(x2: Any, gamma: Any, beta: Any, eps: float):
     g, b = _per_row(gamma, k, 1.0, dtype), _per_row(beta, k, 0.0, dtype)
     args = (x2, g, b, eps, y, stats[0], stats[1], stats[2])
     _threads.run_rows(_compile()["forward"], args, k, 2 * x2.size)
-    mean, inv_std, var = (s.astype(dtype).reshape(k, 1) for s in stats)
+    mean, inv_std, var = stats.astype(dtype).reshape(3, k, 1)
     return y, mean, var, inv_std, stats[:2]
 
 
@@ -200,5 +200,5 @@ def backward(x2: Any, g2: Any, stats: Any, gamma: Any, want_gx: bool, relu_of: A
                 g2 = np.where(relu_of > 0, g2, g2 * dtype.type(0))
         args = (x2, g2, stats[0], stats[1], g, gx, sums[0], sums[1], want_gx)
         _threads.run_rows(_compile()["backward"], args, k, 2 * x2.size)
-    s1, s2 = (s.astype(dtype).reshape(k, 1) for s in sums)
+    s1, s2 = sums.astype(dtype).reshape(2, k, 1)
     return (gx if want_gx else None), s1, s2

@@ -53,23 +53,27 @@ def _memory_run(a: Any) -> Any:
     (``ravel(order="K")`` gives that view when there is one and a fresh copy, holding no base,
     when not; one C call where sorting the axes by stride made a dozen Python ones.)"""
     run = a.ravel(order="K")
-    return run if run.base is not None and all(s > 0 for s in a.strides) else None
+    return run if run.base is not None and min(a.strides, default=1) > 0 else None
 
 
 def _apply(kernel: str, x: Any, *others: Any) -> Any | None:
     """A new array shaped and laid out like ``x``, filled by ``kernel`` from the memory runs of
     ``x`` and ``others``; None when the compiled loops do not serve them all."""
     arrays = (x, *others)
-    if not all(
-        type(a) is np.ndarray and a.dtype == x.dtype and a.strides == x.strides for a in arrays
-    ):
-        return None
+    for a in arrays:  # loops, not all(generator): each is a Python call per element
+        if type(a) is not np.ndarray or a.dtype != x.dtype or a.strides != x.strides:
+            return None
     if x.dtype not in (np.float32, np.float64) or x.size == 0 or _compile() is None:
         return None
     out = np.empty_like(x)  # keeps x's layout
-    runs = [_memory_run(a) for a in (*arrays, out)]
-    if out.strides != x.strides or any(r is None for r in runs):
+    if out.strides != x.strides:
         return None
+    runs = []
+    for a in (*arrays, out):
+        run = _memory_run(a)
+        if run is None:
+            return None
+        runs.append(run)
     # Parts of whole cache lines (16 float32), so two threads never write one line.
     _threads.run_rows(_compile()[kernel], tuple(runs), x.size, x.size * len(runs), 16)
     return out

@@ -30,7 +30,7 @@ def as_int_tuple(value: Any, n: int, default: int, fn: str, name: str) -> tuple[
         return (default,) * n
     if isinstance(value, (int,)) or (hasattr(value, "__index__") and not hasattr(value, "__len__")):
         return (int(value),) * n
-    out = tuple(int(v) for v in value)
+    out = tuple(map(int, value))
     if len(out) != n:
         raise ValueError(
             f"{fn}: {name} needs {n} values, one per spatial axis. Received: {name}={tuple(value)}"

@@ -177,7 +177,7 @@ class BatchNormalization(Function):
 
     def _unrows(self, a2):
         """The inverse of :meth:`_rows`: an ``x``-shaped view of a (kept, reduced) matrix."""
-        t = a2.reshape(tuple(self.x_shape[i] for i in self.perm))
+        t = a2.reshape(tuple(map(self.x_shape.__getitem__, self.perm)))
         return t.transpose(sorted(range(len(self.perm)), key=self.perm.__getitem__))
 
     def _update_running(self, rmean, rvar, m, v) -> None:
