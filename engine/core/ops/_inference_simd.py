@@ -22,7 +22,18 @@ from llvmlite import ir
 from numba.extending import intrinsic
 
 from engine.core.ops import _jit
-from engine.core.ops._simd import _I32, _VECTOR, FORCED, LANES, _vtype, vfma, vload, vstore, vzero
+from engine.core.ops._simd import (
+    _I32,
+    _VECTOR,
+    FORCED,
+    LANES,
+    _vtype,
+    sload,
+    vfma,
+    vload,
+    vstore,
+    vzero,
+)
 
 __all__ = ["LANES", "depthwise", "max_pool", "pointwise"]
 
@@ -145,7 +156,7 @@ def _depthwise_pixels(x, w, b, has_bias, act, geo, y, lo, hi):  # pragma: no cov
                     acc3 = vzero()
                     for a in range(3):
                         for q0 in range(3):
-                            t = w[wc + a * 3 + q0]
+                            t = sload(w, wc + a * 3 + q0)
                             pa = p + (a * dh * w_n + q0 * dw) * n_n
                             acc0 = vfma(acc0, vload(x, pa), t)
                             acc1 = vfma(acc1, vload(x, pa + LANES), t)
@@ -166,7 +177,7 @@ def _depthwise_pixels(x, w, b, has_bias, act, geo, y, lo, hi):  # pragma: no cov
                             q = j * sw + q0 * dw - pw
                             if 0 <= q < w_n:
                                 p = xc + (r * w_n + q) * n_n + v
-                                t = w[wc + a * kw + q0]
+                                t = sload(w, wc + a * kw + q0)
                                 acc0 = vfma(acc0, vload(x, p), t)
                                 acc1 = vfma(acc1, vload(x, p + LANES), t)
                                 acc2 = vfma(acc2, vload(x, p + 2 * LANES), t)
@@ -186,7 +197,7 @@ def _depthwise_pixels(x, w, b, has_bias, act, geo, y, lo, hi):  # pragma: no cov
                             q = j * sw + q0 * dw - pw
                             if 0 <= q < w_n:
                                 p = xc + (r * w_n + q) * n_n + v
-                                acc = vfma(acc, vload(x, p), w[wc + a * kw + q0])
+                                acc = vfma(acc, vload(x, p), sload(w, wc + a * kw + q0))
                     vstore(y, out + v, _finish(acc, bc, has_bias, act))
                     v += LANES
 
@@ -225,7 +236,7 @@ def _depthwise_rows(x, w, b, has_bias, act, geo, y, lo, hi):  # pragma: no cover
                     acc3 = vzero()
                     for a in range(3):
                         for q0 in range(3):
-                            t = w[wc + a * 3 + q0]
+                            t = sload(w, wc + a * 3 + q0)
                             d = (a * dh * w_n + q0 * dw) * n_n
                             acc0 = vfma(acc0, vload(x, p0 + d), t)
                             acc1 = vfma(acc1, vload(x, p1 + d), t)
@@ -243,7 +254,7 @@ def _depthwise_rows(x, w, b, has_bias, act, geo, y, lo, hi):  # pragma: no cover
                             continue  # the window's row lies in the zero padding
                         row = xc + r * w_n * n_n
                         for q0 in range(kw):
-                            t = w[wc + a * kw + q0]
+                            t = sload(w, wc + a * kw + q0)
                             q = j0 * sw + q0 * dw - pw
                             if 0 <= q < w_n:
                                 acc0 = vfma(acc0, vload(x, row + q * n_n + v0), t)
@@ -278,7 +289,7 @@ def _one(x, w, wc, xc, r0, j, v, geo, y, at, bc, has_bias, act):  # pragma: no c
         for q0 in range(kw):
             q = j * sw + q0 * dw - pw
             if 0 <= q < w_n:
-                acc = vfma(acc, vload(x, xc + (r * w_n + q) * n_n + v), w[wc + a * kw + q0])
+                acc = vfma(acc, vload(x, xc + (r * w_n + q) * n_n + v), sload(w, wc + a * kw + q0))
     vstore(y, at, _finish(acc, bc, has_bias, act))
 
 
@@ -321,22 +332,22 @@ def pointwise(x, w, b, has_bias, act, dims, y, lo, hi):  # pragma: no cover - co
                     x1 = vload(x, p + LANES)
                     x2 = vload(x, p + 2 * LANES)
                     x3 = vload(x, p + 3 * LANES)
-                    t = w[o * k_n + k]
+                    t = sload(w, o * k_n + k)
                     a00 = vfma(a00, x0, t)
                     a01 = vfma(a01, x1, t)
                     a02 = vfma(a02, x2, t)
                     a03 = vfma(a03, x3, t)
-                    t = w[(o + 1) * k_n + k]
+                    t = sload(w, (o + 1) * k_n + k)
                     a10 = vfma(a10, x0, t)
                     a11 = vfma(a11, x1, t)
                     a12 = vfma(a12, x2, t)
                     a13 = vfma(a13, x3, t)
-                    t = w[(o + 2) * k_n + k]
+                    t = sload(w, (o + 2) * k_n + k)
                     a20 = vfma(a20, x0, t)
                     a21 = vfma(a21, x1, t)
                     a22 = vfma(a22, x2, t)
                     a23 = vfma(a23, x3, t)
-                    t = w[(o + 3) * k_n + k]
+                    t = sload(w, (o + 3) * k_n + k)
                     a30 = vfma(a30, x0, t)
                     a31 = vfma(a31, x1, t)
                     a32 = vfma(a32, x2, t)
@@ -366,28 +377,28 @@ def pointwise(x, w, b, has_bias, act, dims, y, lo, hi):  # pragma: no cover - co
                 for k in range(k_n):
                     x0 = vload(x, k * m_n + v)
                     x1 = vload(x, k * m_n + v + LANES)
-                    t = w[o * k_n + k]
+                    t = sload(w, o * k_n + k)
                     a0 = vfma(a0, x0, t)
                     c0 = vfma(c0, x1, t)
-                    t = w[(o + 1) * k_n + k]
+                    t = sload(w, (o + 1) * k_n + k)
                     a1 = vfma(a1, x0, t)
                     c1 = vfma(c1, x1, t)
-                    t = w[(o + 2) * k_n + k]
+                    t = sload(w, (o + 2) * k_n + k)
                     a2 = vfma(a2, x0, t)
                     c2 = vfma(c2, x1, t)
-                    t = w[(o + 3) * k_n + k]
+                    t = sload(w, (o + 3) * k_n + k)
                     a3 = vfma(a3, x0, t)
                     c3 = vfma(c3, x1, t)
-                    t = w[(o + 4) * k_n + k]
+                    t = sload(w, (o + 4) * k_n + k)
                     a4 = vfma(a4, x0, t)
                     c4 = vfma(c4, x1, t)
-                    t = w[(o + 5) * k_n + k]
+                    t = sload(w, (o + 5) * k_n + k)
                     a5 = vfma(a5, x0, t)
                     c5 = vfma(c5, x1, t)
-                    t = w[(o + 6) * k_n + k]
+                    t = sload(w, (o + 6) * k_n + k)
                     a6 = vfma(a6, x0, t)
                     c6 = vfma(c6, x1, t)
-                    t = w[(o + 7) * k_n + k]
+                    t = sload(w, (o + 7) * k_n + k)
                     a7 = vfma(a7, x0, t)
                     c7 = vfma(c7, x1, t)
                 _store2(y, o * m_n + v, a0, c0, b[o], has_bias, act)
@@ -410,14 +421,14 @@ def pointwise(x, w, b, has_bias, act, dims, y, lo, hi):  # pragma: no cover - co
                 a7 = vzero()
                 for k in range(k_n):
                     x0 = vload(x, k * m_n + v)
-                    a0 = vfma(a0, x0, w[o * k_n + k])
-                    a1 = vfma(a1, x0, w[(o + 1) * k_n + k])
-                    a2 = vfma(a2, x0, w[(o + 2) * k_n + k])
-                    a3 = vfma(a3, x0, w[(o + 3) * k_n + k])
-                    a4 = vfma(a4, x0, w[(o + 4) * k_n + k])
-                    a5 = vfma(a5, x0, w[(o + 5) * k_n + k])
-                    a6 = vfma(a6, x0, w[(o + 6) * k_n + k])
-                    a7 = vfma(a7, x0, w[(o + 7) * k_n + k])
+                    a0 = vfma(a0, x0, sload(w, o * k_n + k))
+                    a1 = vfma(a1, x0, sload(w, (o + 1) * k_n + k))
+                    a2 = vfma(a2, x0, sload(w, (o + 2) * k_n + k))
+                    a3 = vfma(a3, x0, sload(w, (o + 3) * k_n + k))
+                    a4 = vfma(a4, x0, sload(w, (o + 4) * k_n + k))
+                    a5 = vfma(a5, x0, sload(w, (o + 5) * k_n + k))
+                    a6 = vfma(a6, x0, sload(w, (o + 6) * k_n + k))
+                    a7 = vfma(a7, x0, sload(w, (o + 7) * k_n + k))
                 vstore(y, o * m_n + v, _finish(a0, b[o], has_bias, act))
                 vstore(y, (o + 1) * m_n + v, _finish(a1, b[o + 1], has_bias, act))
                 vstore(y, (o + 2) * m_n + v, _finish(a2, b[o + 2], has_bias, act))
@@ -434,7 +445,7 @@ def pointwise(x, w, b, has_bias, act, dims, y, lo, hi):  # pragma: no cover - co
                 a3 = vzero()
                 for k in range(k_n):
                     p = k * m_n + v
-                    t = w[o * k_n + k]
+                    t = sload(w, o * k_n + k)
                     a0 = vfma(a0, vload(x, p), t)
                     a1 = vfma(a1, vload(x, p + LANES), t)
                     a2 = vfma(a2, vload(x, p + 2 * LANES), t)
@@ -445,7 +456,7 @@ def pointwise(x, w, b, has_bias, act, dims, y, lo, hi):  # pragma: no cover - co
                 for u in range(v, v + (2 * LANES if two else LANES), LANES):
                     acc = vzero()
                     for k in range(k_n):
-                        acc = vfma(acc, vload(x, k * m_n + u), w[o * k_n + k])
+                        acc = vfma(acc, vload(x, k * m_n + u), sload(w, o * k_n + k))
                     vstore(y, o * m_n + u, _finish(acc, b[o], has_bias, act))
                 o += 1
         v += 4 * LANES if wide else (2 * LANES if two else LANES)

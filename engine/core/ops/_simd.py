@@ -9,6 +9,9 @@ compile on any CPU numba targets (x86 with or without AVX-512, ARM); ``LANES`` i
 widest float32 register so a tile of accumulators fits the register file.
 
 - ``vload(a, i)``: ``a[i : i + LANES]`` of a contiguous 1-D float32 array; ``vstore(a, i, v)``.
+- ``sload(a, i)``: the scalar ``a[i]`` for an index known to be in range: no negative-index
+  wrap-around (numba's ``a[i]`` adds three instructions per load to turn ``-1`` into the last
+  element; in a tile's inner loop they cost as much as the loads themselves).
 - ``vzero()``; ``vfma(acc, v, s)``: ``acc + v * s`` for a scalar ``s`` (broadcast);
   ``vmuladd(acc, u, v)``: ``acc + u * v``; ``vsum(v)``: the sum of the lanes.
 
@@ -79,6 +82,15 @@ def vload(typingctx: Any, array: Any, index: Any) -> Any:
         return builder.load(_address(context, builder, sig.args[0], *args), align=4)
 
     return _vtype(array, index), codegen
+
+
+@intrinsic
+def sload(typingctx: Any, array: Any, index: Any) -> Any:
+    def codegen(context: Any, builder: Any, sig: Any, args: Any) -> Any:
+        data = context.make_array(sig.args[0])(context, builder, args[0]).data
+        return builder.load(builder.gep(data, [args[1]]))
+
+    return array.dtype(array, index), codegen
 
 
 @intrinsic
