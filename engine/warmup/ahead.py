@@ -1,0 +1,164 @@
+"""A training step's later kernels compiled in a second process on a fresh machine.
+
+On a machine whose numba cache is empty, ``neurocanvas train`` used to compile every kernel of
+its first step one after the other (about 3 s of the default project's 4 s to its first
+iteration), on one core. Here, as soon as numba is set up (on ``_jit.preload``'s thread), a
+child process (``python -m engine.warmup.ahead``) compiles the kernels the step calls last
+(:data:`KERNELS`: max pooling, the ReLU gradient, the weight gradient, Adam) into numba's
+cache on the other core, while this process reads its project and data and compiles the first
+kernels itself. When this process then reaches one of the child's kernels, numba finds no
+cached code and :func:`_await_cached` waits until the child has written it, and numba loads it
+(``_jit.AWAIT_CACHED``): the same machine code as a compilation here (numba compiles the same
+source with the same signature and options; it is what every later run loads anyway).
+
+Nothing starts when the cache already holds the kernels (a warm machine: one index file read
+per kernel), when kernels cannot be cached (no writable cache folder), when numba is missing or
+the compiled paths are off, on one CPU, or with ``NEUROCANVAS_COMPILE_AHEAD=0``. A child that
+fails or compiles a signature this process does not use costs time, never results: numba then
+compiles here as before.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from typing import IO, Any
+
+from engine.core import optional
+from engine.core.ops import _jit
+
+# (module, kernel) in the order the step first calls them: max pooling's forward, then the
+# backward pass's kernels, then the update. Signatures in :func:`_signatures`.
+KERNELS: tuple[tuple[str, str], ...] = (
+    ("engine.core.ops._pooling_cpu", "forward"),
+    ("engine.core.ops._pooling_cpu", "backward"),
+    ("engine.core.ops._elementwise_cpu", "relu_grad"),
+    ("engine.core.ops._direct_conv", "wgrad"),
+    ("engine.nn._adam_cpu", "adam"),
+)
+SWITCH = "NEUROCANVAS_COMPILE_AHEAD"  # "0" turns the second process off
+
+_child: dict[str, Any] = {}  # "started", "process", "expected" (names), "done" (names written)
+_lock = threading.Lock()
+
+
+def start() -> None:
+    """Start, on a thread, the check for a cold cache and then the child process (see the
+    module's docstring); returns at once."""
+    with _lock:
+        if "started" in _child:  # once per process
+            return
+        _child["started"] = True
+    if os.environ.get(SWITCH, "1") != "0" and _cpus() > 1 and _jit.ENABLED:
+        threading.Thread(target=_start_if_cold, name="compile ahead", daemon=True).start()
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def dispatchers() -> dict[str, Any] | None:
+    """The :data:`KERNELS` by ``module.qualname`` of their Python function, None without
+    numba (importing the kernels' modules compiles nothing)."""
+    found = {}
+    for module, name in KERNELS:
+        kernels = optional.load(module)._compile()
+        if kernels is None:
+            return None
+        kernel = kernels[name]
+        found[_name(kernel.py_func)] = kernel
+    return found
+
+
+def _name(py_func: Callable[..., Any]) -> str:
+    return f"{py_func.__module__}.{py_func.__qualname__}"
+
+
+def _cached(kernel: Any) -> bool | None:
+    """Whether numba's cache index of ``kernel`` lists any machine code; None when the kernel
+    is not cached on disk at all (or numba's internals have changed)."""
+    try:
+        index = kernel._cache._cache_file._load_index
+    except AttributeError:
+        return None
+    return bool(index())
+
+
+def _start_if_cold() -> None:
+    kernels = dispatchers()
+    if kernels is None:
+        return
+    state = {name: _cached(kernel) for name, kernel in kernels.items()}
+    if None in state.values() or all(state.values()):
+        return
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "engine.warmup.ahead"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
+    except OSError:
+        return
+    with _lock:
+        _child.update(process=process, expected=set(kernels), done=set())
+    _jit.AWAIT_CACHED.append(_await_cached)
+
+
+def _await_cached(py_func: Callable[..., Any]) -> bool:
+    """Wait until the child has compiled ``py_func`` (it writes each kernel's name when its
+    code is in the cache), True; False at once for a kernel it does not compile."""
+    name = _name(py_func)
+    with _lock:
+        if name not in _child.get("expected", ()):
+            return False
+        out: IO[str] = _child["process"].stdout
+        while name not in _child["done"]:
+            line = out.readline()
+            if not line:  # the child ended (or failed): numba compiles here
+                _child["expected"] = set()
+                return False
+            _child["done"].add(line.strip())
+        return True
+
+
+def _signatures(numba: Any) -> dict[str, tuple[Any, ...]]:
+    """The argument types the training step calls each of :data:`KERNELS` with (float32)."""
+    types = numba.types
+    f1 = types.Array(types.float32, 1, "C")
+    f4 = types.Array(types.float32, 4, "C")
+    i4 = types.Array(types.int32, 4, "C")
+    taps = types.Array(types.int64, 1, "C", readonly=True)  # cached offset tables
+    i, f = types.int64, types.float32
+    return {
+        "forward": (f4, i, i, i, i, i, i, f4, i4),
+        "backward": (f4, i4, i, i, i, i, i, i, f4),
+        "relu_grad": (f1, f1, f1, i, i),
+        "wgrad": (f1, f1, taps, taps, i, i, i, f1, i, i),
+        "adam": (f1, f1, f1, f1, f, f, f, f, f, f),
+    }
+
+
+def main() -> None:
+    """The child: compile (or find cached) each kernel, writing its name when done."""
+    numba = _jit.numba()
+    kernels = dispatchers()
+    if numba is None or kernels is None:
+        return
+    signatures = _signatures(numba)
+    for (_, short), (name, kernel) in zip(KERNELS, kernels.items(), strict=True):
+        kernel.compile(signatures[short])
+        print(name, flush=True)
+
+
+if __name__ == "__main__":
+    main()
