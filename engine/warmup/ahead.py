@@ -13,7 +13,9 @@ source with the same signature and options; it is what every later run loads any
 
 Nothing starts when the cache already holds the kernels (a warm machine: one index file read
 per kernel), when kernels cannot be cached (no writable cache folder), when numba is missing or
-the compiled paths are off, on one CPU, or with ``NEUROCANVAS_COMPILE_AHEAD=0``. A child that
+the compiled paths are off, on one CPU, on a machine whose cores are all busy
+(:func:`spare_core`), or with ``NEUROCANVAS_COMPILE_AHEAD=0`` (``=1`` starts it whatever the
+load). A child that
 fails or compiles a signature this process does not use costs time, never results: numba then
 compiles here as before.
 """
@@ -39,7 +41,7 @@ KERNELS: tuple[tuple[str, str], ...] = (
     ("engine.core.ops._direct_conv", "wgrad"),
     ("engine.nn._adam_cpu", "adam"),
 )
-SWITCH = "NEUROCANVAS_COMPILE_AHEAD"  # "0" turns the second process off
+SWITCH = "NEUROCANVAS_COMPILE_AHEAD"  # "0": never; "1": even on a busy machine; unset: auto
 
 _child: dict[str, Any] = {}  # "started", "process", "expected" (names), "done" (names written)
 _lock = threading.Lock()
@@ -52,8 +54,26 @@ def start() -> None:
         if "started" in _child:  # once per process
             return
         _child["started"] = True
-    if os.environ.get(SWITCH, "1") != "0" and _cpus() > 1 and _jit.ENABLED:
-        threading.Thread(target=_start_if_cold, name="compile ahead", daemon=True).start()
+    switch = os.environ.get(SWITCH, "")
+    if switch == "0" or not _jit.ENABLED or not spare_core(_load(), _cpus(), switch == "1"):
+        return
+    threading.Thread(target=_start_if_cold, name="compile ahead", daemon=True).start()
+
+
+def spare_core(load: float | None, cpus: int, forced: bool = False) -> bool:
+    """Whether a second process would find a core of its own: more than one CPU and, unless
+    ``forced``, a load average over the last minute below the CPU count (unknown: assumed).
+    On a busy machine the child only adds its own set-up (about 1 s of CPU) to work that the
+    processes already there share the cores with: the default project's first iteration came
+    1.3x later with it at load 7-10 (docs/benchmarks.md section 2)."""
+    return cpus > 1 and (forced or load is None or load < cpus)
+
+
+def _load() -> float | None:
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):  # Windows
+        return None
 
 
 def _cpus() -> int:

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.warmup import ahead
+
 ROOT = Path(__file__).resolve().parents[3]
 PROJECT = ROOT / "projects" / "lenet_digits.ncproj"
 CHILD_KERNELS = {"forward", "backward", "relu_grad", "wgrad", "adam"}  # engine.warmup.ahead
@@ -97,3 +99,12 @@ def test_a_second_process_starts_only_while_the_cache_lacks_its_kernels(tmp_path
     assert [r.stdout.strip() for r in runs] == ["True", "False"]
     names = sorted(p.name.split(".")[-4].split("-")[0] for p in tmp_path.rglob("*.nbc"))
     assert names == sorted(CHILD_KERNELS), names
+
+
+def test_the_second_process_starts_only_with_a_core_to_spare():
+    """At load 7-10 on two cores the child made the first iteration later (1.3x): it starts
+    when the last minute's load average is under the CPU count (or forced), never on one CPU."""
+    assert ahead.spare_core(1.2, 2) and ahead.spare_core(None, 2)
+    assert not ahead.spare_core(2.0, 2) and not ahead.spare_core(7.4, 2)
+    assert ahead.spare_core(7.4, 2, forced=True)
+    assert not ahead.spare_core(0.0, 1) and not ahead.spare_core(0.0, 1, forced=True)
