@@ -4,7 +4,7 @@ On a machine whose numba cache is empty, ``neurocanvas train`` used to compile e
 its first step one after the other (about 3 s of the default project's 4 s to its first
 iteration), on one core. Here, as soon as numba is set up (on ``_jit.preload``'s thread), a
 child process (``python -m engine.warmup.ahead``) compiles the kernels the step calls last
-(:data:`KERNELS`: max pooling, the ReLU gradient, the weight gradient, Adam) into numba's
+(:data:`KERNELS`: max pooling both ways, the weight gradient, Adam) into numba's
 cache on the other core, while this process reads its project and data and compiles the first
 kernels itself. When this process then reaches one of the child's kernels, numba finds no
 cached code and :func:`_await_cached` waits until the child has written it, and numba loads it
@@ -15,9 +15,8 @@ Nothing starts when the cache already holds the kernels (a warm machine: one ind
 per kernel), when kernels cannot be cached (no writable cache folder), when numba is missing or
 the compiled paths are off, on one CPU, on a machine whose cores are all busy
 (:func:`spare_core`), or with ``NEUROCANVAS_COMPILE_AHEAD=0`` (``=1`` starts it whatever the
-load). A child that
-fails or compiles a signature this process does not use costs time, never results: numba then
-compiles here as before.
+load). A child that fails or compiles a signature this process does not use costs time, never
+results: numba then compiles here as before.
 """
 
 from __future__ import annotations
@@ -33,11 +32,13 @@ from engine.core import optional
 from engine.core.ops import _jit
 
 # (module, kernel) in the order the step first calls them: max pooling's forward, then the
-# backward pass's kernels, then the update. Signatures in :func:`_signatures`.
+# backward pass's kernels, then the update (signatures in :func:`_signatures`). This process
+# keeps the rest (padding, packing, the convolution, ReLU both ways): the child starts about
+# a second after it (its own Python, numba and compiler set-up), and this process waited for
+# it with the ReLU gradient in the child's share too.
 KERNELS: tuple[tuple[str, str], ...] = (
     ("engine.core.ops._pooling_cpu", "forward"),
     ("engine.core.ops._pooling_cpu", "backward"),
-    ("engine.core.ops._elementwise_cpu", "relu_grad"),
     ("engine.core.ops._direct_conv", "wgrad"),
     ("engine.nn._adam_cpu", "adam"),
 )
@@ -162,7 +163,6 @@ def _signatures(numba: Any) -> dict[str, tuple[Any, ...]]:
     return {
         "forward": (f4, i, i, i, i, i, i, f4, i4),
         "backward": (f4, i4, i, i, i, i, i, i, f4),
-        "relu_grad": (f1, f1, f1, i, i),
         "wgrad": (f1, f1, taps, taps, i, i, i, f1, i, i),
         "adam": (f1, f1, f1, f1, f, f, f, f, f, f),
     }

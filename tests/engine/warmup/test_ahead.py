@@ -18,7 +18,7 @@ from engine.warmup import ahead
 
 ROOT = Path(__file__).resolve().parents[3]
 PROJECT = ROOT / "projects" / "lenet_digits.ncproj"
-CHILD_KERNELS = {"forward", "backward", "relu_grad", "wgrad", "adam"}  # engine.warmup.ahead
+CHILD_KERNELS = {"forward", "backward", "wgrad", "adam"}  # engine.warmup.ahead
 
 
 def _train(tmp_path: Path, name: str, *, ahead: bool, seed: str = "3") -> tuple[str, Path]:
@@ -53,8 +53,8 @@ def test_a_fresh_run_leaves_the_later_kernels_to_a_second_process_with_the_same_
     tmp_path,
 ):
     """With the second process this one compiles only the kernels of the forward pass's start
-    and loads the other five from the cache (before: it compiled all of them itself); both ways
-    train to the same parameters, byte for byte."""
+    and the ReLU gradient, and loads the other four from the cache (before: it compiled all of
+    them itself); both ways train to the same parameters, byte for byte."""
     pytest.importorskip("numba", reason="numba not installed")
     if len(os.sched_getaffinity(0)) < 2:
         pytest.skip("one CPU: no second process")
@@ -62,7 +62,7 @@ def test_a_fresh_run_leaves_the_later_kernels_to_a_second_process_with_the_same_
     alone_out, alone_job = _train(tmp_path, "alone", ahead=False)
     assert CHILD_KERNELS <= set(_kernels(alone_out, "saved"))  # without it: all compiled here
     saved, loaded = set(_kernels(ahead_out, "saved")), set(_kernels(ahead_out, "loaded"))
-    assert saved == {"pad", "pack", "conv", "relu"}, saved
+    assert saved == {"pad", "pack", "conv", "relu", "relu_grad"}, saved
     assert CHILD_KERNELS <= loaded, loaded
     events = [json.loads(line) for line in ahead_out.splitlines() if line.startswith("{")]
     assert any(e.get("event") == "iteration" for e in events)
@@ -86,7 +86,7 @@ print(child is not None and child.wait() == 0)
 
 
 def test_a_second_process_starts_only_while_the_cache_lacks_its_kernels(tmp_path):
-    """An empty cache: the child starts (and compiles its five kernels); then, the cache
+    """An empty cache: the child starts (and compiles its four kernels); then, the cache
     filled, none starts (a warm machine pays one index read per kernel)."""
     pytest.importorskip("numba", reason="numba not installed")
     if len(os.sched_getaffinity(0)) < 2:
