@@ -177,7 +177,10 @@ def main() -> None:
     signatures = _signatures(numba)
     for (_, short), (name, kernel) in zip(KERNELS, kernels.items(), strict=True):
         kernel.compile(signatures[short])
-        print(name, flush=True)
+        try:
+            print(name, flush=True)
+        except OSError:  # the training process has ended: fill the cache for the next one
+            pass
 
 
 if __name__ == "__main__":
