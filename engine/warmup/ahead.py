@@ -44,8 +44,11 @@ KERNELS: tuple[tuple[str, str], ...] = (
 )
 SWITCH = "NEUROCANVAS_COMPILE_AHEAD"  # "0": never; "1": even on a busy machine; unset: auto
 
+WAIT_LIMIT = 120.0  # seconds without the awaited kernel before this process compiles it itself
+
 _child: dict[str, Any] = {}  # "started", "process", "expected" (names), "done" (names written)
 _lock = threading.Lock()
+_written = threading.Condition(_lock)  # a name written by the child, or its output's end
 
 
 def start() -> None:
@@ -130,26 +133,45 @@ def _start_if_cold() -> None:
         )
     except OSError:
         return
+    watch(process, set(kernels))
+
+
+def watch(process: subprocess.Popen, names: set[str]) -> None:
+    """Read the names ``process`` writes (on a thread) and let numba's cache loader wait for
+    ``names`` (:func:`_await_cached`)."""
     with _lock:
-        _child.update(process=process, expected=set(kernels), done=set())
-    _jit.AWAIT_CACHED.append(_await_cached)
+        _child.update(process=process, expected=set(names), done=set(), ended=False)
+    threading.Thread(
+        target=_read, args=(process.stdout,), name="compiled ahead", daemon=True
+    ).start()
+    if _await_cached not in _jit.AWAIT_CACHED:
+        _jit.AWAIT_CACHED.append(_await_cached)
+
+
+def _read(out: IO[str]) -> None:
+    for line in out:
+        with _written:
+            _child["done"].add(line.strip())
+            _written.notify_all()
+    with _written:
+        _child["ended"] = True
+        _written.notify_all()
 
 
 def _await_cached(py_func: Callable[..., Any]) -> bool:
     """Wait until the child has compiled ``py_func`` (it writes each kernel's name when its
-    code is in the cache), True; False at once for a kernel it does not compile."""
+    code is in the cache), True; False at once for a kernel it does not compile, and when the
+    child ends without it or takes longer than :data:`WAIT_LIMIT` (then no longer waited for:
+    numba compiles here)."""
     name = _name(py_func)
-    with _lock:
+    with _written:
         if name not in _child.get("expected", ()):
             return False
-        out: IO[str] = _child["process"].stdout
-        while name not in _child["done"]:
-            line = out.readline()
-            if not line:  # the child ended (or failed): numba compiles here
-                _child["expected"] = set()
-                return False
-            _child["done"].add(line.strip())
-        return True
+        _written.wait_for(lambda: name in _child["done"] or _child["ended"], WAIT_LIMIT)
+        if name in _child["done"]:
+            return True
+        _child["expected"] = set()
+        return False
 
 
 def _signatures(numba: Any) -> dict[str, tuple[Any, ...]]:

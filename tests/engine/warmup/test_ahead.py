@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from engine.core.ops import _jit
 from engine.warmup import ahead
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -108,3 +109,36 @@ def test_the_second_process_starts_only_with_a_core_to_spare():
     assert not ahead.spare_core(2.0, 2) and not ahead.spare_core(7.4, 2)
     assert ahead.spare_core(7.4, 2, forced=True)
     assert not ahead.spare_core(0.0, 1) and not ahead.spare_core(0.0, 1, forced=True)
+
+
+def _kernel() -> None:
+    """Stands for a kernel the child compiles (only its name counts)."""
+
+
+def test_the_child_is_waited_for_until_it_writes_the_kernel_ends_or_the_limit(monkeypatch):
+    """A child that writes the kernel's name: waited for (True). One that ends without it, or
+    says nothing for WAIT_LIMIT (a hung child: the wait used to block until it ended): not
+    (False), and not waited for again; numba then compiles in the training process."""
+    monkeypatch.setattr(ahead, "_child", {})
+    monkeypatch.setattr(ahead, "WAIT_LIMIT", 0.5)
+    monkeypatch.setattr(_jit, "AWAIT_CACHED", [])
+    name = f"{_kernel.__module__}.{_kernel.__qualname__}"
+
+    def child(code: str) -> subprocess.Popen:
+        return subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+
+    talks = child(f"import time; time.sleep(0.2); print('other'); print({name!r})")
+    ahead.watch(talks, {name})
+    assert _jit.AWAIT_CACHED == [ahead._await_cached]
+    assert ahead._await_cached(_kernel) is True
+    assert ahead._await_cached(test_the_second_process_starts_only_with_a_core_to_spare) is False
+    talks.wait()
+    for code in ("print('other')", "import time; time.sleep(600)"):
+        silent = child(code)
+        try:
+            ahead.watch(silent, {name})
+            assert ahead._await_cached(_kernel) is False
+            assert ahead._child["expected"] == set()  # no longer waited for
+        finally:
+            silent.kill()
+            silent.wait()
