@@ -155,15 +155,20 @@ def kernels(
     build: Callable[[ModuleType], dict[str, Any]],
 ) -> Callable[[], dict[str, Any] | None]:
     """``build(numba)``, run on first use, gives a module's compiled kernels by name; the
-    returned getter gives them (None without numba or with the compiled paths off)."""
+    returned getter gives them (None without numba or with the compiled paths off). Built once
+    also when two threads ask at once (engine/warmup looks kernels up on a thread): two builds
+    would give two dispatchers, each loading or compiling its kernels again."""
     built: dict[str, Any] = {}
+    building = threading.Lock()
 
     def get() -> dict[str, Any] | None:
         module = numba()
         if module is None:
             return None
         if not built:
-            built.update(build(module))
+            with building:
+                if not built:
+                    built.update(build(module))
         return built
 
     return get

@@ -9,6 +9,8 @@ import os
 import re
 import subprocess
 import sys
+import threading
+import time
 import zipfile
 from pathlib import Path
 
@@ -142,3 +144,25 @@ def test_the_child_is_waited_for_until_it_writes_the_kernel_ends_or_the_limit(mo
         finally:
             silent.kill()
             silent.wait()
+
+
+def test_kernels_are_built_once_when_two_threads_ask_at_once():
+    """The compile-ahead thread looks the kernels up while the training thread may: one build,
+    the same dispatchers for both (two builds gave two, each loading or compiling again)."""
+    pytest.importorskip("numba", reason="numba not installed")
+    builds = []
+
+    def build(numba):
+        builds.append(numba)
+        time.sleep(0.2)  # the other thread asks meanwhile
+        return {"kernel": object()}
+
+    get = _jit.kernels(build)
+    seen = []
+    threads = [threading.Thread(target=lambda: seen.append(get()["kernel"])) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(builds) == 1
+    assert seen[0] is seen[1]
