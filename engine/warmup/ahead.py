@@ -25,6 +25,7 @@ import os
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import IO, Any
 
@@ -58,19 +59,23 @@ def start() -> None:
         if "started" in _child:  # once per process
             return
         _child["started"] = True
-    switch = os.environ.get(SWITCH, "")
-    if switch == "0" or not _jit.ENABLED or not spare_core(_load(), _cpus(), switch == "1"):
-        return
-    threading.Thread(target=_start_if_cold, name="compile ahead", daemon=True).start()
+    if os.environ.get(SWITCH, "") != "0" and _jit.ENABLED and _cpus() > 1:
+        threading.Thread(target=_start_if_cold, name="compile ahead", daemon=True).start()
 
 
-def spare_core(load: float | None, cpus: int, forced: bool = False) -> bool:
+def spare_core(load: float | None, idle: float | None, cpus: int, forced: bool = False) -> bool:
     """Whether a second process would find a core of its own: more than one CPU and, unless
-    ``forced``, a load average over the last minute below the CPU count (unknown: assumed).
+    ``forced``, the last minute's load average below the CPU count or, now, at least half a
+    core idle (``idle``: cores idle over a tenth of a second; the load average also counts
+    this program's own runs just before, a benchmark's for one). Unknown figures: assumed.
     On a busy machine the child only adds its own set-up (about 1 s of CPU) to work that the
     processes already there share the cores with: the default project's first iteration came
     1.3x later with it at load 7-10 (docs/benchmarks.md section 2)."""
-    return cpus > 1 and (forced or load is None or load < cpus)
+    if cpus < 2:
+        return False
+    if forced or load is None or idle is None:
+        return True
+    return load < cpus or idle >= 0.5
 
 
 def _load() -> float | None:
@@ -78,6 +83,25 @@ def _load() -> float | None:
         return os.getloadavg()[0]
     except (AttributeError, OSError):  # Windows
         return None
+
+
+def _idle_cores(interval: float = 0.1) -> float | None:
+    """Cores left idle over ``interval`` seconds (Linux ``/proc/stat``), None elsewhere."""
+
+    def times() -> list[int]:
+        with open("/proc/stat", encoding="ascii") as stat:
+            return [int(v) for v in stat.readline().split()[1:]]
+
+    try:
+        before = times()
+        time.sleep(interval)
+        after = times()
+    except (OSError, ValueError):
+        return None
+    spent = [b - a for a, b in zip(before, after, strict=False)]
+    total = sum(spent)
+    # user nice system idle iowait ...: idle and iowait are free; all cores summed
+    return (spent[3] + spent[4]) / total * (os.cpu_count() or 1) if total > 0 else None
 
 
 def _cpus() -> int:
@@ -120,6 +144,9 @@ def _start_if_cold() -> None:
         return
     state = {name: _cached(kernel) for name, kernel in kernels.items()}
     if None in state.values() or all(state.values()):
+        return
+    forced = os.environ.get(SWITCH, "") == "1"
+    if not spare_core(_load(), None if forced else _idle_cores(), _cpus(), forced):
         return
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     try:
