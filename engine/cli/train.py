@@ -27,6 +27,7 @@ from typing import Any
 from engine.cli import UserError, one_line
 from engine.core.messages import text_of
 from engine.core.ops import _jit
+from engine.warmup import ahead
 
 
 def add_parser(
@@ -115,6 +116,7 @@ def prepare() -> None:
     """Set the compiled kernels up on a thread while the command imports and reads (issue 33's
     cold start): called as soon as the command line names ``train``."""
     _jit.preload()
+    ahead.start()  # a fresh machine: the step's later kernels compiled in a second process
     find_blocking_early()
 
 
@@ -132,6 +134,7 @@ def find_blocking_early() -> None:
 
 def run(args: argparse.Namespace) -> int:
     _jit.preload()  # when called without prepare() (tests, Python callers): the same set-up
+    ahead.start()
     from engine.core import backend
     from engine.runtime import run as runner
 

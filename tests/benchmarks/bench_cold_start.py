@@ -12,6 +12,10 @@ machine's moments. Bytecode is written and read as a user's install does
 * ``--fresh``: every run gets an empty numba cache folder (NUMBA_CACHE_DIR): the first run on
   a fresh machine, which compiles the kernels it uses.
 
+With each time the CPU seconds the process and the processes it started (numba's second
+process on a fresh machine, ``engine/warmup/ahead.py``) had used by then (Linux ``/proc``),
+figures that a loaded machine changes less than the time.
+
     python tests/benchmarks/bench_cold_start.py [--runs 7] [--fresh] [--tree DIR ...]
 
 Times are reported, never asserted.
@@ -32,8 +36,29 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def first_iteration(tree: Path, folder: Path, cache: Path | None) -> float:
-    """Seconds from process start to the first iteration event (the run is then stopped)."""
+def cpu_seconds(pid: int) -> tuple[float, float]:
+    """CPU seconds (user + system) of process ``pid`` and of its children alive now; NaN where
+    ``/proc`` does not tell."""
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+    def used(p: int) -> float:
+        fields = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+
+    try:
+        children = [
+            int(c)
+            for task in Path(f"/proc/{pid}/task").iterdir()
+            for c in (task / "children").read_text().split()
+        ]
+        return used(pid), sum(used(c) for c in children)
+    except (OSError, ValueError, IndexError):
+        return float("nan"), float("nan")
+
+
+def first_iteration(tree: Path, folder: Path, cache: Path | None) -> tuple[float, float, float]:
+    """Seconds from process start to the first iteration event (the run is then stopped), and
+    the CPU seconds of the process and of its children then."""
     env = dict(os.environ, PYTHONPATH=str(tree))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     if cache is not None:
@@ -47,7 +72,7 @@ def first_iteration(tree: Path, folder: Path, cache: Path | None) -> float:
     try:
         for line in child.stdout:
             if line.startswith("{") and json.loads(line).get("event") == "iteration":
-                return time.perf_counter() - start
+                return time.perf_counter() - start, *cpu_seconds(child.pid)
         raise RuntimeError(f"{tree}: no iteration event (exit {child.wait()})")
     finally:
         child.kill()
@@ -61,7 +86,7 @@ def main() -> None:
     parser.add_argument("--tree", action="append", type=Path, help="source tree (repeatable)")
     args = parser.parse_args()
     trees = [t.resolve() for t in (args.tree or [ROOT])]
-    times: dict[Path, list[float]] = {t: [] for t in trees}
+    times: dict[Path, list[tuple[float, float, float]]] = {t: [] for t in trees}
     with tempfile.TemporaryDirectory(prefix="bench-cold-") as tmp:
         work = Path(tmp)
         for tree in trees:  # fill bytecode, numba's cache and the dataset once
@@ -72,10 +97,13 @@ def main() -> None:
                 times[tree].append(first_iteration(tree, work / f"job-{run}-{k}", cache))
     load = os.getloadavg()[0]
     mode = "fresh numba cache" if args.fresh else "warm"
-    for tree, values in times.items():
+    for tree, runs in times.items():
+        values = [run[0] for run in runs]
         print(
             f"{tree}: {mode}, process start -> first iteration: median "
-            f"{statistics.median(values):.3f} s (runs {', '.join(f'{v:.2f}' for v in values)})"
+            f"{statistics.median(values):.3f} s (runs {', '.join(f'{v:.2f}' for v in values)}); "
+            f"CPU s then, process + its children: "
+            f"{', '.join(f'{run[1]:.2f} + {run[2]:.2f}' for run in runs)}"
         )
     print(f"load average at the end {load:.2f}")
 

@@ -18,6 +18,10 @@ from engine.core import optional
 _state: dict[str, ModuleType | None] = {}
 _lock = threading.Lock()  # one set-up, also when :func:`preload` runs it on a thread
 ENABLED = True  # tests switch the compiled paths off to compare them with the xp kernels
+# Called with a kernel's Python function when its machine code is not in numba's cache, before
+# it is compiled: True when it waited for the code to arrive there (another process compiling
+# it, engine/warmup), and the cache is then read again. Set by engine.warmup.ahead.
+AWAIT_CACHED: list[Callable[[Any], bool]] = []
 
 
 def numba() -> ModuleType | None:
@@ -113,7 +117,10 @@ def _load_cached_kernels_lightly() -> None:
     def load_overload(self: Any, sig: Any, target_context: Any) -> Any:
         rtsys.initialize(target_context)  # what the refresh was for
         with self._guard_against_spurious_io_errors():
-            return self._load_overload(sig, target_context)
+            loaded = self._load_overload(sig, target_context)
+            if loaded is None and any(wait(self._py_func) for wait in AWAIT_CACHED):
+                loaded = self._load_overload(sig, target_context)
+            return loaded
         return None  # Windows: an access error swallowed, the kernel is compiled instead
 
     def refresh_without_scipy() -> None:
@@ -148,15 +155,20 @@ def kernels(
     build: Callable[[ModuleType], dict[str, Any]],
 ) -> Callable[[], dict[str, Any] | None]:
     """``build(numba)``, run on first use, gives a module's compiled kernels by name; the
-    returned getter gives them (None without numba or with the compiled paths off)."""
+    returned getter gives them (None without numba or with the compiled paths off). Built once
+    also when two threads ask at once (engine/warmup looks kernels up on a thread): two builds
+    would give two dispatchers, each loading or compiling its kernels again."""
     built: dict[str, Any] = {}
+    building = threading.Lock()
 
     def get() -> dict[str, Any] | None:
         module = numba()
         if module is None:
             return None
         if not built:
-            built.update(build(module))
+            with building:
+                if not built:
+                    built.update(build(module))
         return built
 
     return get

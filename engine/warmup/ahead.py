@@ -1,0 +1,236 @@
+"""A training step's later kernels compiled in a second process on a fresh machine.
+
+On a machine whose numba cache is empty, ``neurocanvas train`` used to compile every kernel of
+its first step one after the other (about 3 s of the default project's 4 s to its first
+iteration), on one core. Here, as soon as numba is set up (on ``_jit.preload``'s thread), a
+child process (``python -m engine.warmup.ahead``) compiles the kernels the step calls last
+(:data:`KERNELS`: max pooling both ways, the weight gradient, Adam) into numba's
+cache on the other core, while this process reads its project and data and compiles the first
+kernels itself. When this process then reaches one of the child's kernels, numba finds no
+cached code and :func:`_await_cached` waits until the child has written it, and numba loads it
+(``_jit.AWAIT_CACHED``): the same machine code as a compilation here (numba compiles the same
+source with the same signature and options; it is what every later run loads anyway).
+
+Nothing starts when the cache already holds the kernels (a warm machine: one index file read
+per kernel), when kernels cannot be cached (no writable cache folder), when numba is missing or
+the compiled paths are off, on one CPU, on a machine whose cores are all busy
+(:func:`spare_core`), or with ``NEUROCANVAS_COMPILE_AHEAD=0`` (``=1`` starts it whatever the
+load). A child that fails or compiles a signature this process does not use costs time, never
+results: numba then compiles here as before.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from typing import IO, Any
+
+from engine.core import optional
+from engine.core.ops import _jit
+
+# (module, kernel) in the order the step first calls them: max pooling's forward, then the
+# backward pass's kernels, then the update (signatures in :func:`_signatures`). This process
+# keeps the rest (padding, packing, the convolution, ReLU both ways): the child starts about
+# a second after it (its own Python, numba and compiler set-up), and this process waited for
+# it with the ReLU gradient in the child's share too.
+KERNELS: tuple[tuple[str, str], ...] = (
+    ("engine.core.ops._pooling_cpu", "forward"),
+    ("engine.core.ops._pooling_cpu", "backward"),
+    ("engine.core.ops._direct_conv", "wgrad"),
+    ("engine.nn._adam_cpu", "adam"),
+)
+SWITCH = "NEUROCANVAS_COMPILE_AHEAD"  # "0": never; "1": even on a busy machine; unset: auto
+
+WAIT_LIMIT = 120.0  # seconds without the awaited kernel before this process compiles it itself
+
+_child: dict[str, Any] = {}  # "started", "process", "expected" (names), "done" (names written)
+_lock = threading.Lock()
+_written = threading.Condition(_lock)  # a name written by the child, or its output's end
+
+
+def start() -> None:
+    """Start, on a thread, the check for a cold cache and then the child process (see the
+    module's docstring); returns at once."""
+    with _lock:
+        if "started" in _child:  # once per process
+            return
+        _child["started"] = True
+    if os.environ.get(SWITCH, "") != "0" and _jit.ENABLED and _cpus() > 1:
+        threading.Thread(target=_start_if_cold, name="compile ahead", daemon=True).start()
+
+
+def spare_core(load: float | None, idle: float | None, cpus: int, forced: bool = False) -> bool:
+    """Whether a second process would find a core of its own: more than one CPU and, unless
+    ``forced``, the last minute's load average below the CPU count or, now, at least half a
+    core idle (``idle``: cores idle over a tenth of a second; the load average also counts
+    this program's own runs just before, a benchmark's for one). Unknown figures: assumed.
+    On a busy machine the child only adds its own set-up (about 1 s of CPU) to work that the
+    processes already there share the cores with: the default project's first iteration came
+    1.3x later with it at load 7-10 (docs/benchmarks.md section 2)."""
+    if cpus < 2:
+        return False
+    if forced or load is None or idle is None:
+        return True
+    return load < cpus or idle >= 0.5
+
+
+def _load() -> float | None:
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):  # Windows
+        return None
+
+
+def _idle_cores(interval: float = 0.1) -> float | None:
+    """Cores left idle over ``interval`` seconds (Linux ``/proc/stat``), None elsewhere."""
+
+    def times() -> list[int]:
+        with open("/proc/stat", encoding="ascii") as stat:
+            return [int(v) for v in stat.readline().split()[1:]]
+
+    try:
+        before = times()
+        time.sleep(interval)
+        after = times()
+    except (OSError, ValueError):
+        return None
+    spent = [b - a for a, b in zip(before, after, strict=False)]
+    total = sum(spent)
+    # user nice system idle iowait ...: idle and iowait are free; all cores summed
+    return (spent[3] + spent[4]) / total * (os.cpu_count() or 1) if total > 0 else None
+
+
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        return os.cpu_count() or 1
+
+
+def dispatchers() -> dict[str, Any] | None:
+    """The :data:`KERNELS` by ``module.qualname`` of their Python function, None without
+    numba (importing the kernels' modules compiles nothing)."""
+    found = {}
+    for module, name in KERNELS:
+        kernels = optional.load(module)._compile()
+        if kernels is None:
+            return None
+        kernel = kernels[name]
+        found[_name(kernel.py_func)] = kernel
+    return found
+
+
+def _name(py_func: Callable[..., Any]) -> str:
+    return f"{py_func.__module__}.{py_func.__qualname__}"
+
+
+def _cached(kernel: Any) -> bool | None:
+    """Whether numba's cache index of ``kernel`` lists any machine code; None when the kernel
+    is not cached on disk at all (or numba's internals have changed)."""
+    try:
+        index = kernel._cache._cache_file._load_index
+    except AttributeError:
+        return None
+    return bool(index())
+
+
+def _start_if_cold() -> None:
+    kernels = dispatchers()
+    if kernels is None:
+        return
+    state = {name: _cached(kernel) for name, kernel in kernels.items()}
+    if None in state.values() or all(state.values()):
+        return
+    forced = os.environ.get(SWITCH, "") == "1"
+    if not spare_core(_load(), None if forced else _idle_cores(), _cpus(), forced):
+        return
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "engine.warmup.ahead"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+            text=True,
+            env=env,
+        )
+    except OSError:
+        return
+    watch(process, set(kernels))
+
+
+def watch(process: subprocess.Popen, names: set[str]) -> None:
+    """Read the names ``process`` writes (on a thread) and let numba's cache loader wait for
+    ``names`` (:func:`_await_cached`)."""
+    with _lock:
+        _child.update(process=process, expected=set(names), done=set(), ended=False)
+    threading.Thread(
+        target=_read, args=(process.stdout,), name="compiled ahead", daemon=True
+    ).start()
+    if _await_cached not in _jit.AWAIT_CACHED:
+        _jit.AWAIT_CACHED.append(_await_cached)
+
+
+def _read(out: IO[str]) -> None:
+    for line in out:
+        with _written:
+            _child["done"].add(line.strip())
+            _written.notify_all()
+    with _written:
+        _child["ended"] = True
+        _written.notify_all()
+
+
+def _await_cached(py_func: Callable[..., Any]) -> bool:
+    """Wait until the child has compiled ``py_func`` (it writes each kernel's name when its
+    code is in the cache), True; False at once for a kernel it does not compile, and when the
+    child ends without it or takes longer than :data:`WAIT_LIMIT` (then no longer waited for:
+    numba compiles here)."""
+    name = _name(py_func)
+    with _written:
+        if name not in _child.get("expected", ()):
+            return False
+        _written.wait_for(lambda: name in _child["done"] or _child["ended"], WAIT_LIMIT)
+        if name in _child["done"]:
+            return True
+        _child["expected"] = set()
+        return False
+
+
+def _signatures(numba: Any) -> dict[str, tuple[Any, ...]]:
+    """The argument types the training step calls each of :data:`KERNELS` with (float32)."""
+    types = numba.types
+    f1 = types.Array(types.float32, 1, "C")
+    f4 = types.Array(types.float32, 4, "C")
+    i4 = types.Array(types.int32, 4, "C")
+    taps = types.Array(types.int64, 1, "C", readonly=True)  # cached offset tables
+    i, f = types.int64, types.float32
+    return {
+        "forward": (f4, i, i, i, i, i, i, f4, i4),
+        "backward": (f4, i4, i, i, i, i, i, i, f4),
+        "wgrad": (f1, f1, taps, taps, i, i, i, f1, i, i),
+        "adam": (f1, f1, f1, f1, f, f, f, f, f, f),
+    }
+
+
+def main() -> None:
+    """The child: compile (or find cached) each kernel, writing its name when done."""
+    numba = _jit.numba()
+    kernels = dispatchers()
+    if numba is None or kernels is None:
+        return
+    signatures = _signatures(numba)
+    for (_, short), (name, kernel) in zip(KERNELS, kernels.items(), strict=True):
+        kernel.compile(signatures[short])
+        try:
+            print(name, flush=True)
+        except OSError:  # the training process has ended: fill the cache for the next one
+            pass
+
+
+if __name__ == "__main__":
+    main()
