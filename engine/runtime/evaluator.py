@@ -41,6 +41,7 @@ from engine.core.autograd import backward
 from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.data import open_dataset
 from engine.data.csv_dataset import Dataset
+from engine.data.float32_text import float32_rows
 from engine.data.iterator import batches_once
 from engine.data.writers import save_image
 from engine.nn.parameter import assign_parameters
@@ -365,11 +366,10 @@ class _OutputWriter:
                 self.values[index].append(flat)
                 if flat.shape[1] == 0:
                     continue
-                # NumPy formats a float32 array as str(np.float32(v)) does each value (the
-                # shortest repr that reads back the same), in one call for the whole batch
-                texts = flat[: max(0, count - start)].astype(np.float32, copy=False).astype(str)
-                for row, cells in enumerate(texts.tolist(), start):
-                    self.tails[row].append(",".join(cells))
+                # each value as str(np.float32(v)) (the shortest text that reads back the
+                # same float32), the whole batch at once
+                for row, cells in enumerate(float32_rows(flat[: max(0, count - start)]), start):
+                    self.tails[row].append(cells)
                 continue
             for k, sample in enumerate(batch):
                 row = start + k
@@ -388,8 +388,7 @@ class _OutputWriter:
             if vtype == ".png":
                 save_image(path, picture(sample, channel))
             else:
-                atomic_write_text(path, _csv_text([[str(np.float32(v)) for v in r]
-                                                   for r in sample]))  # fmt: skip
+                atomic_write_text(path, "".join(line + "\n" for line in float32_rows(sample)))
             cells.append("./" + name + vtype)
         return cells
 
