@@ -259,6 +259,18 @@ class Dataset:
                 root=self._cache_dir, source=str(self.path), progress=progress,
             )  # fmt: skip
 
+    def in_memory(self, names: Iterable[str] | None = None) -> bool:
+        """Whether batches of variables ``names`` (all when None) are read from memory: number
+        variables, and file variables once the array cache is open (with ``cache=True``
+        :meth:`prepare` opens it, building it first if needed). Otherwise files are decoded."""
+        files = [v for v in self.select(names) if v.is_file]
+        if not files:
+            return True
+        if self.use_cache:
+            self.prepare()
+        cached = self._cached
+        return cached is not None and all(v.name in cached for v in files)
+
     def check(self, progress: Progress | None = None) -> None:
         """Load every row once (through the cache when enabled) so any bad file is reported."""
         if self.use_cache:

@@ -124,7 +124,7 @@ def evaluate(
             writer.add(start, values, len(rows))
         header = list(data.header) + writer.header()
         out_file = job.root / "output_result.csv"
-        atomic_write_text(out_file, _result_text(header, rows, writer.tails))
+        atomic_write_text(out_file, _result_text(header, rows, writer.tails(len(rows))))
         summary, confusion = _metrics(job, data, writer)
     summary = {"network": first["network"], "dataset": name, "csv": str(csv_path),
                "rows": len(rows), "checkpoint": checkpoint,
@@ -353,30 +353,45 @@ class _OutputWriter:
         self.names = names  # every executor's outputs in turn; two executors may share a name
         self.kinds: dict[int, tuple[str, int]] = {}  # index -> (col | .csv | .png, columns)
         self.values: dict[int, list[np.ndarray]] = {i: [] for i in range(len(names))}
-        self.tails: list[list[str]] = []  # per row: each output's cells joined with commas
+        self.files: dict[int, dict[int, str]] = {}  # index -> row -> its file cells, joined
 
     def add(self, start: int, outputs: list[np.ndarray], count: int) -> None:
-        """One batch's outputs for rows ``start..``; rows at or past ``count`` are dropped."""
-        while len(self.tails) < count:
-            self.tails.append([])
+        """One batch's outputs for rows ``start..``; rows at or past ``count`` are dropped.
+        Values written as columns are kept (and formatted by :meth:`tails`); 2-D and 3-D
+        outputs are written to their files now."""
         for index, batch in enumerate(outputs):
             kind = self.kinds.setdefault(index, _kind(batch.shape[1:]))
             if kind[0] == "col":
-                flat = batch.reshape(len(batch), -1)
-                self.values[index].append(flat)
-                if flat.shape[1] == 0:
-                    continue
-                # each value as str(np.float32(v)) (the shortest text that reads back the
-                # same float32), the whole batch at once
-                for row, cells in enumerate(float32_rows(flat[: max(0, count - start)]), start):
-                    self.tails[row].append(cells)
+                self.values[index].append(batch.reshape(len(batch), -1))
                 continue
+            files = self.files.setdefault(index, {})
             for k, sample in enumerate(batch):
                 row = start + k
                 if row < count:
                     cells = self._cells(index, row, sample, kind)
                     if cells:
-                        self.tails[row].append(",".join(cells))
+                        files[row] = ",".join(cells)
+
+    def tails(self, count: int) -> list[list[str]]:
+        """Per row of ``count``: each output's cells joined with commas, in output order.
+
+        The values of every batch are formatted in one call (each as str(np.float32(v)), the
+        shortest text that reads back the same float32: engine/data/float32_text.py)."""
+        tails: list[list[str]] = [[] for _ in range(count)]
+        for index in range(len(self.names)):
+            kind = self.kinds.get(index)
+            if kind is None:
+                continue
+            if kind[0] != "col":
+                for row, cells in self.files.get(index, {}).items():
+                    tails[row].append(cells)
+                continue
+            values = self.numeric_at(index)
+            if values is None or values.shape[1] == 0:
+                continue
+            for tail, cells in zip(tails, float32_rows(values[:count]), strict=False):
+                tail.append(cells)
+        return tails
 
     def _cells(self, output: int, row: int, sample: np.ndarray, kind: tuple[str, int]) -> list[str]:
         vtype, dim = kind
@@ -401,8 +416,14 @@ class _OutputWriter:
 
     def numeric(self, name: str) -> np.ndarray | None:
         """The values of the first output called ``name`` written as columns."""
-        parts = self.values.get(self.names.index(name), [])
-        return np.asarray(np.concatenate(parts)) if parts else None
+        return self.numeric_at(self.names.index(name))
+
+    def numeric_at(self, index: int) -> np.ndarray | None:
+        """The values of output ``index`` written as columns, (rows, columns)."""
+        parts = self.values.get(index, [])
+        if len(parts) > 1:  # joined once, for the text and the metrics
+            parts[:] = [np.concatenate(parts)]
+        return np.asarray(parts[0]) if parts else None
 
 
 def _kind(shape: tuple[int, ...]) -> tuple[str, int]:

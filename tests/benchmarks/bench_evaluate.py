@@ -114,12 +114,17 @@ def _timed_parts(clock: _Clock):
             setattr(evaluator, attr, clock.wrap(name, saved[attr]))
         writer_add = evaluator._OutputWriter.add
         evaluator._OutputWriter.add = clock.wrap("output rows", writer_add)
+        writer_tails = getattr(evaluator._OutputWriter, "tails", None)
+        if callable(writer_tails):  # the values are formatted at the end (an older tree: in add)
+            evaluator._OutputWriter.tails = clock.wrap("output rows", writer_tails)
         evaluator.batches_once = clock.wrap_iter("read batches", saved["batches_once"])
         yield
     finally:
         for attr, fn in saved.items():
             setattr(evaluator, attr, fn)
         evaluator._OutputWriter.add = writer_add
+        if callable(writer_tails):
+            evaluator._OutputWriter.tails = writer_tails
 
 
 def _forward_only(job: Path):
