@@ -296,8 +296,9 @@ def _absolute_rows(data: Dataset) -> list[list[str]]:
         if index in kept:
             continue
         if index in files:
-            for row in rows:
-                row[index] = _full_path(root, row[index])
+            paths = _full_paths(root, [row[index] for row in rows])
+            for row, path in zip(rows, paths, strict=True):
+                row[index] = path
         else:
             for row in rows:
                 row[index] = convert(row[index])
@@ -317,13 +318,25 @@ def _full_path(root: str, cell: str) -> str:
     return path.replace(os.sep + "." + os.sep, os.sep)
 
 
+def _full_paths(root: str, cells: list[str]) -> list[str]:
+    """:func:`_full_path` of each cell; relative one-line cells (a dataset's file column) made
+    full in one pass over the column's text, the same replacements applied to every line."""
+    text = "\n".join(cells)
+    if (os.sep != "/" or "\n" in root or text.count("\n") != len(cells) - 1
+            or text.startswith("/") or "\n/" in text):  # fmt: skip
+        return [_full_path(root, cell) for cell in cells]
+    lead = root if root.endswith("/") else root + "/"  # os.path.join's
+    text = lead + text.replace("\n", "\n" + lead)
+    return text.replace("\\", "/").replace("/./", "/").split("\n")
+
+
 def _csv_text(rows: list[list[str]]) -> str:
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="\n").writerows(rows)
     return buffer.getvalue()
 
 
-_CSV_SPECIAL = re.compile('[,"\r\n]')  # what makes csv.writer quote a cell (QUOTE_MINIMAL)
+_QUOTED = re.compile('["\r]')  # with "," and "\n", what makes csv.writer quote a cell
 
 
 def _result_text(header: list[str], rows: list[list[str]], tails: list[list[str]]) -> str:
@@ -335,14 +348,17 @@ def _result_text(header: list[str], rows: list[list[str]], tails: list[list[str]
     When no dataset cell needs quoting and every row has output cells, each line is a plain
     join; otherwise the rows go through csv.writer, as before.
     """
-    plain = all(tails) and not any(_CSV_SPECIAL.search(cell) for row in rows for cell in row)
+    lines = [",".join(row) for row in rows]
+    body = "\n".join(lines)
+    # no cell holds a comma (the joins put in all there are), a quote or a line break
+    plain = (all(tails) and body.count(",") == sum(len(row) - 1 for row in rows)
+             and body.count("\n") == len(rows) - 1 and not _QUOTED.search(body))  # fmt: skip
     if not plain:
         return _csv_text([header, *(row + ",".join(t).split(",") if t else row
                                     for row, t in zip(rows, tails, strict=True))])  # fmt: skip
-    lines = [_csv_text([header])]
-    lines += [",".join(row) + "," + ",".join(tail) + "\n"
-              for row, tail in zip(rows, tails, strict=True)]  # fmt: skip
-    return "".join(lines)
+    text = [_csv_text([header])]
+    text += [line + "," + ",".join(tail) + "\n" for line, tail in zip(lines, tails, strict=True)]
+    return "".join(text)
 
 
 class _OutputWriter:
