@@ -93,7 +93,8 @@ def _characters(x: np.ndarray) -> np.ndarray:
     groups[:, 2] = _THREE[small // 1000000]
     source[:, 12:] = _FIXED
     key = ((positional * 2 + negative) * 10 + count) * _LEADS + (lead - _LEAD_MIN)
-    chars = np.take_along_axis(source, _PATTERNS[key], axis=1)
+    rows = np.arange(len(x))[:, None] * _SOURCE  # np.take on the flat source: ~3x faster
+    chars = np.take(source.reshape(-1), _PATTERNS[key] + rows)  # than np.take_along_axis
     for i in np.flatnonzero(unsure):  # NumPy's own text (infinities, NaNs, the doubtful)
         code = np.frombuffer(str(x[i]).encode("ascii"), dtype=np.uint8)
         chars[i] = 0
@@ -154,6 +155,8 @@ def _pattern(positional: bool, negative: bool, count: int, lead: int) -> list[in
     """The source column of each character of a text: ``digits * 10**exponent`` with
     ``count`` digits, the first at ``10**lead`` (column j holds the digit of 10**j in
     ``digits``)."""
+    if count == 0:  # no such text (a zero has one digit): keys with count 0 are never used
+        return [_source("\0")] * _WIDTH
     out = [_source("-")] if negative else []
     exponent = lead - count + 1
     if positional:  # 0.0125, 12.5, 120.0: the digits of 10**top .. 10**bottom
