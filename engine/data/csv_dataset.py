@@ -498,14 +498,57 @@ def _resolve_plain(
     path (no surrounding spaces, no backslash) to an existing file of the first cell's kind;
     None as soon as a cell is not, for the checked loop to find and name the problem. A cell
     with a supported extension never reads as a number (``float("1.png")`` fails)."""
-    index, kind = column.index, None
+    cells = [row[column.index] for row in table.rows]
+    quick = _resolve_alike(cells, folder)
+    if quick is not None:
+        return quick
+    return _resolve_each(cells, folder)
+
+
+def _resolve_alike(cells: list[str], folder: str) -> tuple[str, list[str], np.ndarray] | None:
+    """:func:`_resolve_each` of a column whose cells all end with the first cell's extension
+    after a character that is neither "/" nor "." (the extension is then each cell's
+    ``os.path.splitext`` one) and join to the folder as plain text, each test made over the
+    whole column; None for any other column (for :func:`_resolve_each`)."""
+    first = cells[0] if cells else ""
+    dot = first.rfind(".")
+    extension = first[dot:] if dot > 0 else ""
+    kind = KIND_BY_EXTENSION.get(extension.lower()) if "/" not in extension else None
+    if kind is None:
+        return None
+    n = len(extension)
+    if not all(c.endswith(extension) and len(c) > n and c[-n - 1] not in "/." for c in cells):
+        return None
+    if any(cell.strip() != cell for cell in cells):
+        return None
+    text = "\n".join(cells)
+    prefix = folder + "/" if os.sep == "/" and folder not in ("", ".") and folder[-1] != "/" else ""
+    if (not prefix or "\\" in text or "//" in text or "/." in text
+            or text.count("\n") != len(cells) - 1):  # fmt: skip
+        return None
+    rests = [cell[2:] if cell.startswith("./") else cell for cell in cells]
+    if any(rest[0] in "/." for rest in rests):
+        return None
+    paths = [prefix + rest for rest in rests]
+    try:
+        found = [os.stat(path) for path in paths]
+    except OSError:
+        return None
+    if not all(S_ISREG(st.st_mode) for st in found):
+        return None
+    stats = [n for st in found for n in (st.st_size, st.st_mtime_ns)]
+    return kind, paths, np.array(stats, dtype=np.int64).reshape(len(paths), 2)
+
+
+def _resolve_each(cells: list[str], folder: str) -> tuple[str, list[str], np.ndarray] | None:
+    """:func:`_resolve_plain` cell by cell."""
+    kind = None
     paths: list[str] = []
     stats: list[int] = []
     kinds = KIND_BY_EXTENSION
     # _join's plain case, decided per cell with a few string tests
     prefix = folder + "/" if os.sep == "/" and folder not in ("", ".") and folder[-1] != "/" else ""
-    for row in table.rows:
-        cell = row[index]
+    for cell in cells:
         if "\\" in cell or cell.strip() != cell:
             return None
         dot, slash = cell.rfind("."), cell.rfind("/")

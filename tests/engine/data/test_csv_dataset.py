@@ -1,3 +1,4 @@
+import itertools
 import os
 
 import numpy as np
@@ -275,3 +276,28 @@ def test_plain_and_other_file_cells_resolve_as_the_checked_loop_does(tmp_path, c
     ]  # fmt: skip
     want = [(os.stat(p).st_size, os.stat(p).st_mtime_ns) for p in paths]
     assert stats.tolist() == [list(w) for w in want]
+
+
+ALIKE_CELLS = ["./img/a.png", "img/b.png", "./img/c.PNG", "img/./a.png", "../d/e.png", "img/.png",
+               "img/..png", "img/a..png", " img/b.png", "img\\b.png", ".//img/a.png", "img",
+               "./img/f.jpg", "./img/missing.png", "./img", "img/a.png/"]  # fmt: skip
+
+
+def test_a_column_resolved_together_is_resolved_as_cell_by_cell(tmp_path):
+    """The column-wide test (_resolve_alike: every cell ending with the first one's extension,
+    plain text joins) gives what the cell-by-cell loop gives, or leaves the column to it;
+    every pair and triple of odd and plain cells, and the plain ones all together."""
+    for name in ("img/a.png", "img/b.png", "img/c.PNG", "d/e.png", "img/f.jpg", "img/a..png"):
+        png(tmp_path / name, gray(1))
+    (tmp_path / "img" / ".png").write_bytes(b"")
+    folder = str(tmp_path / "img" / "..")  # not normalized: _join keeps it as written
+    taken = 0
+    for size in (1, 2, 3):
+        for cells in itertools.permutations(ALIKE_CELLS, size):
+            quick = csv_dataset._resolve_alike(list(cells), folder)
+            if quick is None:
+                continue
+            taken += 1
+            kind, paths, stats = csv_dataset._resolve_each(list(cells), folder)
+            assert (quick[0], quick[1], quick[2].tolist()) == (kind, paths, stats.tolist())
+    assert taken == 6  # a.png and b.png in any order, c.PNG, f.jpg: the rest cell by cell
