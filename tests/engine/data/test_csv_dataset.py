@@ -6,7 +6,7 @@ import pytest
 from PIL import Image
 
 import engine.data.csv_dataset as csv_dataset
-from engine.data import DatasetError, open_dataset
+from engine.data import DatasetError, file_cells, open_dataset
 
 
 def png(path, array):
@@ -231,7 +231,7 @@ def test_joined_file_paths_are_what_pathlib_gives():
     for folder in folders:
         for cell in cells:
             want = str(Path(cell)) if cell.startswith("/") else str(Path(folder) / cell)
-            assert csv_dataset._join(folder, cell) == want, (folder, cell)
+            assert file_cells.join(folder, cell) == want, (folder, cell)
 
 
 def test_dataset_paths_resolve_relative_to_the_csv(tmp_path):
@@ -266,7 +266,7 @@ def test_plain_and_other_file_cells_resolve_as_the_checked_loop_does(tmp_path, c
     ds = open_dataset(csv(data, "x,y\n" + lines), cache=False)
     paths, stats = list(ds._paths["x"]), ds._stats["x"].copy()
     column = ds.variable("x").columns[0]
-    quick = csv_dataset._resolve_plain(ds._table, column, str(data))
+    quick = file_cells.resolve_plain(ds._table, column, str(data))
     assert (quick is not None) == plain
     ds._resolve_checked(column)
     assert ds._paths["x"] == paths and np.array_equal(ds._stats["x"], stats)
@@ -284,7 +284,7 @@ ALIKE_CELLS = ["./img/a.png", "img/b.png", "./img/c.PNG", "img/./a.png", "../d/e
 
 
 def test_a_column_resolved_together_is_resolved_as_cell_by_cell(tmp_path):
-    """The column-wide test (_resolve_alike: every cell ending with the first one's extension,
+    """The column-wide test (resolve_alike: every cell ending with the first one's extension,
     plain text joins) gives what the cell-by-cell loop gives, or leaves the column to it;
     every pair and triple of odd and plain cells, and the plain ones all together."""
     for name in ("img/a.png", "img/b.png", "img/c.PNG", "d/e.png", "img/f.jpg", "img/a..png"):
@@ -294,10 +294,10 @@ def test_a_column_resolved_together_is_resolved_as_cell_by_cell(tmp_path):
     taken = 0
     for size in (1, 2, 3):
         for cells in itertools.permutations(ALIKE_CELLS, size):
-            quick = csv_dataset._resolve_alike(list(cells), folder)
+            quick = file_cells.resolve_alike(list(cells), folder)
             if quick is None:
                 continue
             taken += 1
-            kind, paths, stats = csv_dataset._resolve_each(list(cells), folder)
+            kind, paths, stats = file_cells.resolve_each(list(cells), folder)
             assert (quick[0], quick[1], quick[2].tolist()) == (kind, paths, stats.tolist())
     assert taken == 6  # a.png and b.png in any order, c.PNG, f.jpg: the rest cell by cell
