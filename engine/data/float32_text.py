@@ -94,7 +94,7 @@ def _characters(x: np.ndarray) -> np.ndarray:
     source[:, 12:] = _FIXED
     key = ((positional * 2 + negative) * 10 + count) * _LEADS + (lead - _LEAD_MIN)
     rows = np.arange(len(x))[:, None] * _SOURCE  # np.take on the flat source: ~3x faster
-    chars = np.take(source.reshape(-1), _PATTERNS[key] + rows)  # than np.take_along_axis
+    chars = np.take(source.reshape(-1), _patterns(key) + rows)  # than np.take_along_axis
     for i in np.flatnonzero(unsure):  # NumPy's own text (infinities, NaNs, the doubtful)
         code = np.frombuffer(str(x[i]).encode("ascii"), dtype=np.uint8)
         chars[i] = 0
@@ -175,14 +175,19 @@ def _pattern(positional: bool, negative: bool, count: int, lead: int) -> list[in
     return out + [_source("\0")] * (_WIDTH - len(out))
 
 
-def _patterns() -> np.ndarray:
-    """Every pattern, indexed by ((positional * 2 + negative) * 10 + count) * _LEADS + lead."""
-    table = [
-        _pattern(bool(positional), bool(negative), count, lead)
-        for positional in (0, 1) for negative in (0, 1) for count in range(10)
-        for lead in range(_LEAD_MIN, _LEAD_MIN + _LEADS)
-    ]  # fmt: skip
-    return np.array(table, dtype=np.intp)
+def _patterns(key: np.ndarray) -> np.ndarray:
+    """The pattern of each key, ``((positional * 2 + negative) * 10 + count) * _LEADS + lead
+    - _LEAD_MIN``: the table's rows are made the first time a key is met (a few dozen in an
+    evaluation, ~12 us each; all 4,000 would cost ~50 ms at import)."""
+    missing = key[~_BUILT[key]]
+    for k in set(missing.tolist()):  # (np.unique's first call costs ~13 ms of imports)
+        rest, lead = divmod(k, _LEADS)
+        rest, count = divmod(rest, 10)
+        positional, negative = divmod(rest, 2)
+        _PATTERNS[k] = _pattern(bool(positional), bool(negative), count, lead + _LEAD_MIN)
+        _BUILT[k] = True  # after its row: a concurrent caller builds the same row again
+    return _PATTERNS[key]
 
 
-_PATTERNS = _patterns()
+_PATTERNS = np.zeros((2 * 2 * 10 * _LEADS, _WIDTH), dtype=np.intp)
+_BUILT = np.zeros(len(_PATTERNS), dtype=bool)
