@@ -27,15 +27,14 @@ from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from stat import S_ISREG
 
 import numpy as np
 
 from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.data import cache as _cache
 from engine.data.errors import DatasetError
+from engine.data.file_cells import resolve_cell, resolve_plain
 from engine.data.loaders import (
-    KIND_BY_EXTENSION,
     FileLoadError,
     file_kind,
     load_file,
@@ -47,7 +46,6 @@ from engine.data.table import Column, Table, read_table
 
 __all__ = ["Dataset", "Variable", "open_dataset"]
 
-_WINDOWS_ABS = ("\\\\", "//")
 FILE_KINDS = ("image", "csv", "npy", "wav")
 
 # The key of the empty array a batch of no variables holds, to carry its number of rows (no
@@ -259,6 +257,18 @@ class Dataset:
                 root=self._cache_dir, source=str(self.path), progress=progress,
             )  # fmt: skip
 
+    def in_memory(self, names: Iterable[str] | None = None) -> bool:
+        """Whether batches of variables ``names`` (all when None) are read from memory: number
+        variables, and file variables once the array cache is open (with ``cache=True``
+        :meth:`prepare` opens it, building it first if needed). Otherwise files are decoded."""
+        files = [v for v in self.select(names) if v.is_file]
+        if not files:
+            return True
+        if self.use_cache:
+            self.prepare()
+        cached = self._cached
+        return cached is not None and all(v.name in cached for v in files)
+
     def check(self, progress: Progress | None = None) -> None:
         """Load every row once (through the cache when enabled) so any bad file is reported."""
         if self.use_cache:
@@ -326,15 +336,15 @@ class Dataset:
                 f"Received: {cell!r}")  # fmt: skip
 
     def _resolve_files(self, column: Column) -> str:
-        plain = _resolve_plain(self._table, column, str(self.path.parent))
+        plain = resolve_plain(self._table, column, str(self.path.parent))
         if plain is not None:
             kind, self._paths[column.variable], self._stats[column.variable] = plain
             return kind
         return self._resolve_checked(column)
 
     def _resolve_checked(self, column: Column) -> str:
-        """:func:`_resolve_plain`'s work cell by cell, each check in turn: the message names
-        the first cell that fails one."""
+        """:func:`~engine.data.file_cells.resolve_plain`'s work cell by cell, each check in
+        turn: the message names the first cell that fails one."""
         table, folder = self._table, str(self.path.parent)
         kinds: dict[str, int] = {}
         paths: list[str] = []
@@ -367,7 +377,7 @@ class Dataset:
                         "{where}: a {k1} file in a column of {k0} files (line {lines}); every sample of a variable must be the same kind of file",  # noqa: E501 - one string for the catalogue
                     ).format(where=table.where(r, column), k1=k1, k0=k0, lines=table.lines[r0])
                 )
-            resolved, stat = _resolve(folder, cell)
+            resolved, stat = resolve_cell(folder, cell)
             if stat is None:
                 raise DatasetError(
                     QT_TRANSLATE_NOOP(
@@ -477,82 +487,6 @@ def _is_number(text: str) -> bool:
     except ValueError:
         return False
     return True
-
-
-def _resolve_plain(
-    table: Table, column: Column, folder: str
-) -> tuple[str, list[str], np.ndarray] | None:
-    """``(kind, paths, (size, mtime_ns) per row)`` of a file column whose every cell is a plain
-    path (no surrounding spaces, no backslash) to an existing file of the first cell's kind;
-    None as soon as a cell is not, for the checked loop to find and name the problem. A cell
-    with a supported extension never reads as a number (``float("1.png")`` fails)."""
-    index, kind = column.index, None
-    paths: list[str] = []
-    stats: list[int] = []
-    kinds = KIND_BY_EXTENSION
-    # _join's plain case, decided per cell with a few string tests
-    prefix = folder + "/" if os.sep == "/" and folder not in ("", ".") and folder[-1] != "/" else ""
-    for row in table.rows:
-        cell = row[index]
-        if "\\" in cell or cell.strip() != cell:
-            return None
-        dot, slash = cell.rfind("."), cell.rfind("/")
-        # os.path.splitext's extension: after the last "/", not the leading dots of a name
-        named = dot > slash + 1 and cell[slash + 1 : dot].strip(".")
-        this = kinds.get(cell[dot:].lower()) if named else None
-        if this is None or (kind is not None and this != kind):
-            return None
-        kind = this
-        rest = cell[2:] if cell.startswith("./") else cell
-        if prefix and rest[0] not in "/." and "//" not in rest and "/." not in rest:
-            path = prefix + rest  # (ends with the extension: neither "/" nor "/.")
-        else:
-            path = _join(folder, cell)
-        try:
-            st = os.stat(path)
-        except OSError:
-            return None
-        if not S_ISREG(st.st_mode):
-            return None
-        paths.append(path)
-        stats += (st.st_size, st.st_mtime_ns)
-    if kind is None:
-        return None
-    return kind, paths, np.array(stats, dtype=np.int64).reshape(len(paths), 2)
-
-
-def _resolve(folder: str, cell: str) -> tuple[str, tuple[int, int] | None]:
-    """The file a cell names and its (size, mtime_ns), or None when it does not exist."""
-    candidates = [cell] if cell.strip() == cell else [cell, cell.strip()]
-    first = None
-    for text in candidates:
-        text = text.replace("\\", "/")
-        path = _join(folder, text)
-        first = first or path
-        try:
-            st = os.stat(path)  # one system call per file (Path.is_file would make a second)
-        except OSError:
-            continue
-        if S_ISREG(st.st_mode):
-            return path, (st.st_size, st.st_mtime_ns)
-    return first or _join(folder, cell), None
-
-
-def _join(folder: str, text: str) -> str:
-    """``str(Path(folder) / text)`` (``Path(text)`` for an absolute ``text``), without building
-    Path objects for the plain relative paths datasets hold (``./train/0/001.png``): opening a
-    dataset joins one per row."""
-    if os.path.isabs(text) or text.startswith(_WINDOWS_ABS):
-        return str(Path(text))
-    rest = text
-    while rest.startswith("./"):
-        rest = rest[2:]
-    plain = (
-        os.sep == "/" and rest and rest != "." and folder not in ("", ".") and folder[-1] != "/"
-        and rest[0] != "/" and "//" not in rest and "/./" not in rest
-        and not rest.endswith(("/", "/."))
-    )  # fmt: skip
-    return folder + "/" + rest if plain else str(Path(folder) / text)
 
 
 def _shape(shape: tuple[int, ...] | None) -> str:

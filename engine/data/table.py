@@ -90,9 +90,10 @@ def read_table(path: str | Path) -> Table:
                 '"{path}", line {line}: the file is not UTF-8 text; save it as UTF-8 (NNC dataset CSVs are UTF-8)',  # noqa: E501 - one string for the catalogue
             ).format(path=path, line=line)
         ) from None
+    plain = _plain_rows(text)
     reader = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
-        header, rows, lines = _read_rows(reader)
+        header, rows, lines = plain or _read_rows(reader)
     except csv.Error as exc:
         raise DatasetError(
             QT_TRANSLATE_NOOP("Problems", '"{path}", line {line}: malformed CSV: {exc}').format(
@@ -109,6 +110,29 @@ def read_table(path: str | Path) -> Table:
     variables = _parse_header(table, header)
     _check_widths(table, len(header))
     return Table(path, tuple(header), variables, rows, lines)
+
+
+def _plain_rows(text: str) -> tuple[list[str] | None, list[list[str]], list[int]] | None:
+    """:func:`_read_rows` of a CSV without quotes, carriage returns or NULs (the rows split at
+    commas as csv.reader splits them, a blank line skipped), or None for csv.reader to read.
+    Every field is within csv.reader's size limit, as it would have checked."""
+    if '"' in text or "\r" in text or "\0" in text:
+        return None
+    texts = text.split("\n")
+    if max(map(len, texts)) > csv.field_size_limit():
+        return None
+    header: list[str] | None = None
+    rows: list[list[str]] = []
+    lines: list[int] = []
+    for number, line in enumerate(texts, 1):
+        if not line.replace(",", "").strip():
+            continue  # every cell blank, as csv.reader's rows that _read_rows skips
+        if header is None:
+            header = line.split(",")
+        else:
+            rows.append(line.split(","))
+            lines.append(number)
+    return header, rows, lines
 
 
 def _read_rows(reader: Any) -> tuple[list[str] | None, list[list[str]], list[int]]:

@@ -133,17 +133,33 @@ def _read_header(stream: Any) -> tuple[tuple[int, ...], bool, np.dtype]:
     return shape, match.group(2) == b"True", np.dtype(match.group(1).decode("ascii"))
 
 
-def _header(path: str, archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> ArrayHeader | None:
+def _header(
+    path: str, archive: zipfile.ZipFile, info: zipfile.ZipInfo, kept: dict | None = None
+) -> ArrayHeader | None:
+    """A member's header, checked. ``kept``: the member's stream is left open there, at the
+    array's first byte, with its Fortran flag (``{member name: (stream, fortran)}``), for
+    :func:`_read_rest`; the caller closes it."""
     if info.is_dir():
         return None
     key = info.filename.removesuffix(".npy")
     where = f"{path}: array {key!r}"
-    with archive.open(info) as stream:
+    stream = archive.open(info)
+    try:
         try:
-            shape, _fortran, dtype = _read_header(stream)
+            shape, fortran, dtype = _read_header(stream)
         except (ValueError, TypeError) as exc:
             raise ParameterFileError(f"{where}: not an .npy array ({exc})") from exc
         offset = stream.tell()
+    except BaseException:
+        stream.close()
+        raise
+    if kept is None:
+        stream.close()
+    else:
+        old = kept.pop(info.filename, None)  # a name twice: the last one is read
+        if old is not None:
+            old[0].close()
+        kept[info.filename] = (stream, fortran)
     if dtype.hasobject or dtype.kind not in "fiub" or dtype.fields is not None:
         raise ParameterFileError(f"{where} has unsupported dtype {dtype} (numbers only)")
     if any(not isinstance(n, int) or n < 0 for n in shape):
@@ -182,15 +198,26 @@ def load_arrays(
         read_headers(path)  # its message for a missing, foreign or damaged file
         raise
     meta: dict[str, Any] | None = None
+    kept: dict[str, tuple[Any, bool]] = {}  # each member opened once: header, then its array
     try:
         with archive:
-            headers = _headers(path, archive)  # checked before any array is read
-            if _META_KEY in headers:
-                meta = _read_meta(path, _read_member(archive, _member(archive, _META_KEY)))
-            names = _names_of(path, headers, meta)
-            _check_fit(path, headers, names, expected)
-            arrays = {key: _read_member(archive, _member(archive, key)) for key in headers
-                      if key != _META_KEY}  # fmt: skip
+            try:
+                headers = {h.key: h for h in (_header(path, archive, info, kept)
+                                              for info in archive.infolist()) if h}  # fmt: skip
+                # every header checked before any array is read
+                if _META_KEY in headers:
+                    member = _member(archive, _META_KEY)
+                    meta = _read_meta(path, _read_rest(member, kept[member], headers[_META_KEY]))
+                names = _names_of(path, headers, meta)
+                _check_fit(path, headers, names, expected)
+                arrays = {}
+                for key, header in headers.items():
+                    if key != _META_KEY:
+                        member = _member(archive, key)
+                        arrays[key] = _read_rest(member, kept[member], header)
+            finally:
+                for stream, _fortran in kept.values():
+                    stream.close()
     except ParameterFileError:
         raise
     except (OSError, zipfile.BadZipFile, EOFError, ValueError, KeyError, RuntimeError) as exc:
@@ -260,6 +287,19 @@ def _read_member(archive: zipfile.ZipFile, name: str) -> np.ndarray:
     if fortran:
         return array.reshape(shape[::-1]).transpose()
     return array.reshape(shape)
+
+
+def _read_rest(name: str, kept: tuple[Any, bool], header: ArrayHeader) -> np.ndarray:
+    """:func:`_read_member` of a member whose header ``_header`` read and checked, from the
+    stream it left open at the array's first byte (the CRC checked at the member's end)."""
+    stream, fortran = kept
+    buffer = bytearray(header.nbytes)
+    if stream.readinto(buffer) != header.nbytes or stream.read(1):
+        raise ValueError(f"array {name!r}: {header.nbytes:,} bytes declared, another size stored")
+    array = np.frombuffer(buffer, dtype=header.dtype)
+    if fortran:
+        return array.reshape(header.shape[::-1]).transpose()
+    return array.reshape(header.shape)
 
 
 def _read_meta(path: str, raw: np.ndarray) -> dict[str, Any]:

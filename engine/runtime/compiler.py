@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 
 import engine.nn.functions as F
 from engine.graph import derive, nesting, parameter_names, unit_graph
-from engine.graph.infer import NetworkInference
+from engine.graph.infer import NetworkInference, UnitCache
 from engine.graph.network import Layer, Network
 from engine.graph.order import stable_order
 from engine.graph.project import Project
@@ -94,7 +94,7 @@ def compile_network(
         raise CompileError(f'network "{name}": {too_big}')
     test = derived.test_mode if test_mode is None else test_mode
     compiler = _Compiler(project, name, test, derived.derived, folded)
-    inference = NetworkInference(derived.network, project)
+    inference = NetworkInference(derived.network, project, units=UnitCache(project, costs=False))
     refs = compiler.network(inference, _Scope(folded=folded))
     outputs = []
     for out_name, layer in derived.outputs:

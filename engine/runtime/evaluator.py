@@ -41,6 +41,7 @@ from engine.core.autograd import backward
 from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.data import open_dataset
 from engine.data.csv_dataset import Dataset
+from engine.data.float32_text import float32_rows
 from engine.data.iterator import batches_once
 from engine.data.writers import save_image
 from engine.nn.parameter import assign_parameters
@@ -123,7 +124,7 @@ def evaluate(
             writer.add(start, values, len(rows))
         header = list(data.header) + writer.header()
         out_file = job.root / "output_result.csv"
-        atomic_write_text(out_file, _result_text(header, rows, writer.tails))
+        atomic_write_text(out_file, _result_text(header, rows, writer.tails(len(rows))))
         summary, confusion = _metrics(job, data, writer)
     summary = {"network": first["network"], "dataset": name, "csv": str(csv_path),
                "rows": len(rows), "checkpoint": checkpoint,
@@ -295,8 +296,9 @@ def _absolute_rows(data: Dataset) -> list[list[str]]:
         if index in kept:
             continue
         if index in files:
-            for row in rows:
-                row[index] = _full_path(root, row[index])
+            paths = _full_paths(root, [row[index] for row in rows])
+            for row, path in zip(rows, paths, strict=True):
+                row[index] = path
         else:
             for row in rows:
                 row[index] = convert(row[index])
@@ -316,13 +318,25 @@ def _full_path(root: str, cell: str) -> str:
     return path.replace(os.sep + "." + os.sep, os.sep)
 
 
+def _full_paths(root: str, cells: list[str]) -> list[str]:
+    """:func:`_full_path` of each cell; relative one-line cells (a dataset's file column) made
+    full in one pass over the column's text, the same replacements applied to every line."""
+    text = "\n".join(cells)
+    if (os.sep != "/" or "\n" in root or text.count("\n") != len(cells) - 1
+            or text.startswith("/") or "\n/" in text):  # fmt: skip
+        return [_full_path(root, cell) for cell in cells]
+    lead = root if root.endswith("/") else root + "/"  # os.path.join's
+    text = lead + text.replace("\n", "\n" + lead)
+    return text.replace("\\", "/").replace("/./", "/").split("\n")
+
+
 def _csv_text(rows: list[list[str]]) -> str:
     buffer = io.StringIO()
     csv.writer(buffer, lineterminator="\n").writerows(rows)
     return buffer.getvalue()
 
 
-_CSV_SPECIAL = re.compile('[,"\r\n]')  # what makes csv.writer quote a cell (QUOTE_MINIMAL)
+_QUOTED = re.compile('["\r]')  # with "," and "\n", what makes csv.writer quote a cell
 
 
 def _result_text(header: list[str], rows: list[list[str]], tails: list[list[str]]) -> str:
@@ -334,14 +348,17 @@ def _result_text(header: list[str], rows: list[list[str]], tails: list[list[str]
     When no dataset cell needs quoting and every row has output cells, each line is a plain
     join; otherwise the rows go through csv.writer, as before.
     """
-    plain = all(tails) and not any(_CSV_SPECIAL.search(cell) for row in rows for cell in row)
+    lines = [",".join(row) for row in rows]
+    body = "\n".join(lines)
+    # no cell holds a comma (the joins put in all there are), a quote or a line break
+    plain = (all(tails) and body.count(",") == sum(len(row) - 1 for row in rows)
+             and body.count("\n") == len(rows) - 1 and not _QUOTED.search(body))  # fmt: skip
     if not plain:
         return _csv_text([header, *(row + ",".join(t).split(",") if t else row
                                     for row, t in zip(rows, tails, strict=True))])  # fmt: skip
-    lines = [_csv_text([header])]
-    lines += [",".join(row) + "," + ",".join(tail) + "\n"
-              for row, tail in zip(rows, tails, strict=True)]  # fmt: skip
-    return "".join(lines)
+    text = [_csv_text([header])]
+    text += [line + "," + ",".join(tail) + "\n" for line, tail in zip(lines, tails, strict=True)]
+    return "".join(text)
 
 
 class _OutputWriter:
@@ -352,31 +369,45 @@ class _OutputWriter:
         self.names = names  # every executor's outputs in turn; two executors may share a name
         self.kinds: dict[int, tuple[str, int]] = {}  # index -> (col | .csv | .png, columns)
         self.values: dict[int, list[np.ndarray]] = {i: [] for i in range(len(names))}
-        self.tails: list[list[str]] = []  # per row: each output's cells joined with commas
+        self.files: dict[int, dict[int, str]] = {}  # index -> row -> its file cells, joined
 
     def add(self, start: int, outputs: list[np.ndarray], count: int) -> None:
-        """One batch's outputs for rows ``start..``; rows at or past ``count`` are dropped."""
-        while len(self.tails) < count:
-            self.tails.append([])
+        """One batch's outputs for rows ``start..``; rows at or past ``count`` are dropped.
+        Values written as columns are kept (and formatted by :meth:`tails`); 2-D and 3-D
+        outputs are written to their files now."""
         for index, batch in enumerate(outputs):
             kind = self.kinds.setdefault(index, _kind(batch.shape[1:]))
             if kind[0] == "col":
-                flat = batch.reshape(len(batch), -1)
-                self.values[index].append(flat)
-                if flat.shape[1] == 0:
-                    continue
-                # NumPy formats a float32 array as str(np.float32(v)) does each value (the
-                # shortest repr that reads back the same), in one call for the whole batch
-                texts = flat[: max(0, count - start)].astype(np.float32, copy=False).astype(str)
-                for row, cells in enumerate(texts.tolist(), start):
-                    self.tails[row].append(",".join(cells))
+                self.values[index].append(batch.reshape(len(batch), -1))
                 continue
+            files = self.files.setdefault(index, {})
             for k, sample in enumerate(batch):
                 row = start + k
                 if row < count:
                     cells = self._cells(index, row, sample, kind)
                     if cells:
-                        self.tails[row].append(",".join(cells))
+                        files[row] = ",".join(cells)
+
+    def tails(self, count: int) -> list[list[str]]:
+        """Per row of ``count``: each output's cells joined with commas, in output order.
+
+        The values of every batch are formatted in one call (each as str(np.float32(v)), the
+        shortest text that reads back the same float32: engine/data/float32_text.py)."""
+        tails: list[list[str]] = [[] for _ in range(count)]
+        for index in range(len(self.names)):
+            kind = self.kinds.get(index)
+            if kind is None:
+                continue
+            if kind[0] != "col":
+                for row, cells in self.files.get(index, {}).items():
+                    tails[row].append(cells)
+                continue
+            values = self.numeric_at(index)
+            if values is None or values.shape[1] == 0:
+                continue
+            for tail, cells in zip(tails, float32_rows(values[:count]), strict=False):
+                tail.append(cells)
+        return tails
 
     def _cells(self, output: int, row: int, sample: np.ndarray, kind: tuple[str, int]) -> list[str]:
         vtype, dim = kind
@@ -388,8 +419,7 @@ class _OutputWriter:
             if vtype == ".png":
                 save_image(path, picture(sample, channel))
             else:
-                atomic_write_text(path, _csv_text([[str(np.float32(v)) for v in r]
-                                                   for r in sample]))  # fmt: skip
+                atomic_write_text(path, "".join(line + "\n" for line in float32_rows(sample)))
             cells.append("./" + name + vtype)
         return cells
 
@@ -402,8 +432,14 @@ class _OutputWriter:
 
     def numeric(self, name: str) -> np.ndarray | None:
         """The values of the first output called ``name`` written as columns."""
-        parts = self.values.get(self.names.index(name), [])
-        return np.asarray(np.concatenate(parts)) if parts else None
+        return self.numeric_at(self.names.index(name))
+
+    def numeric_at(self, index: int) -> np.ndarray | None:
+        """The values of output ``index`` written as columns, (rows, columns)."""
+        parts = self.values.get(index, [])
+        if len(parts) > 1:  # joined once, for the text and the metrics
+            parts[:] = [np.concatenate(parts)]
+        return np.asarray(parts[0]) if parts else None
 
 
 def _kind(shape: tuple[int, ...]) -> tuple[str, int]:

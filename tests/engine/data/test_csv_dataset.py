@@ -1,3 +1,4 @@
+import itertools
 import os
 
 import numpy as np
@@ -5,7 +6,7 @@ import pytest
 from PIL import Image
 
 import engine.data.csv_dataset as csv_dataset
-from engine.data import DatasetError, open_dataset
+from engine.data import DatasetError, file_cells, open_dataset
 
 
 def png(path, array):
@@ -230,7 +231,7 @@ def test_joined_file_paths_are_what_pathlib_gives():
     for folder in folders:
         for cell in cells:
             want = str(Path(cell)) if cell.startswith("/") else str(Path(folder) / cell)
-            assert csv_dataset._join(folder, cell) == want, (folder, cell)
+            assert file_cells.join(folder, cell) == want, (folder, cell)
 
 
 def test_dataset_paths_resolve_relative_to_the_csv(tmp_path):
@@ -265,7 +266,7 @@ def test_plain_and_other_file_cells_resolve_as_the_checked_loop_does(tmp_path, c
     ds = open_dataset(csv(data, "x,y\n" + lines), cache=False)
     paths, stats = list(ds._paths["x"]), ds._stats["x"].copy()
     column = ds.variable("x").columns[0]
-    quick = csv_dataset._resolve_plain(ds._table, column, str(data))
+    quick = file_cells.resolve_plain(ds._table, column, str(data))
     assert (quick is not None) == plain
     ds._resolve_checked(column)
     assert ds._paths["x"] == paths and np.array_equal(ds._stats["x"], stats)
@@ -275,3 +276,28 @@ def test_plain_and_other_file_cells_resolve_as_the_checked_loop_does(tmp_path, c
     ]  # fmt: skip
     want = [(os.stat(p).st_size, os.stat(p).st_mtime_ns) for p in paths]
     assert stats.tolist() == [list(w) for w in want]
+
+
+ALIKE_CELLS = ["./img/a.png", "img/b.png", "./img/c.PNG", "img/./a.png", "../d/e.png", "img/.png",
+               "img/..png", "img/a..png", " img/b.png", "img\\b.png", ".//img/a.png", "img",
+               "./img/f.jpg", "./img/missing.png", "./img", "img/a.png/"]  # fmt: skip
+
+
+def test_a_column_resolved_together_is_resolved_as_cell_by_cell(tmp_path):
+    """The column-wide test (resolve_alike: every cell ending with the first one's extension,
+    plain text joins) gives what the cell-by-cell loop gives, or leaves the column to it;
+    every pair and triple of odd and plain cells, and the plain ones all together."""
+    for name in ("img/a.png", "img/b.png", "img/c.PNG", "d/e.png", "img/f.jpg", "img/a..png"):
+        png(tmp_path / name, gray(1))
+    (tmp_path / "img" / ".png").write_bytes(b"")
+    folder = str(tmp_path / "img" / "..")  # not normalized: _join keeps it as written
+    taken = 0
+    for size in (1, 2, 3):
+        for cells in itertools.permutations(ALIKE_CELLS, size):
+            quick = file_cells.resolve_alike(list(cells), folder)
+            if quick is None:
+                continue
+            taken += 1
+            kind, paths, stats = file_cells.resolve_each(list(cells), folder)
+            assert (quick[0], quick[1], quick[2].tolist()) == (kind, paths, stats.tolist())
+    assert taken == 6  # a.png and b.png in any order, c.PNG, f.jpg: the rest cell by cell

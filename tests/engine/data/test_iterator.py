@@ -147,10 +147,35 @@ def test_batches_once_covers_every_row_in_order(tmp_path, prefetch):
     assert got == [(0, [0, 1, 2], ["i"]), (3, [3, 4, 5], ["i"]), (6, [6], ["i"])]
 
 
+def images(tmp_path, n, cache):
+    for k in range(n):
+        Image.fromarray(np.full((2, 3), k, np.uint8)).save(tmp_path / f"{k}.png")
+    path = tmp_path / "images.csv"
+    path.write_text("x,y\n" + "".join(f"{k}.png,{k}\n" for k in range(n)), encoding="utf-8")
+    return open_dataset(path, normalize=False, cache=cache)
+
+
 def test_batches_once_stops_its_thread_when_left_early(tmp_path):
     before = len(prefetch_threads())
-    loop = batches_once(numbers(tmp_path, 40), 4)
+    loop = batches_once(images(tmp_path, 40, cache=False), 4)  # files decoded batch by batch
     next(loop)
     assert len(prefetch_threads()) == before + 1
     loop.close()
+    assert len(prefetch_threads()) == before
+
+
+@pytest.mark.parametrize("cache", [True, False])
+def test_batches_in_memory_are_read_without_a_thread(tmp_path, cache):
+    """Numbers and the opened array cache are read in the caller's thread (no prefetch thread
+    to start and feed); files decoded batch by batch still get one. Same batches either way."""
+    before = len(prefetch_threads())
+    ds = images(tmp_path, 10, cache)
+    assert ds.in_memory(["y"])
+    assert ds.in_memory(["x", "y"]) is cache
+    got = []
+    for start, batch in batches_once(ds, 4, ["x", "y"]):
+        assert len(prefetch_threads()) == before + (not cache)
+        got.append((start, batch["x"][:, 0, 1, 2].tolist(), batch["y"][:, 0].tolist()))
+    assert got == [(0, [0, 1, 2, 3], [0, 1, 2, 3]), (4, [4, 5, 6, 7], [4, 5, 6, 7]),
+                   (8, [8, 9], [8, 9])]  # fmt: skip
     assert len(prefetch_threads()) == before

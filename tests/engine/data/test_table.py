@@ -1,5 +1,9 @@
+import csv
+import io
+
 import pytest
 
+from engine.data import table as table_module
 from engine.data.errors import DatasetError
 from engine.data.table import read_table
 
@@ -72,3 +76,35 @@ def test_missing_empty_and_non_utf8_files(tmp_path):
 def test_malformed_quotes(tmp_path):
     with pytest.raises(DatasetError, match=r"malformed CSV"):
         read_table(write(tmp_path, 'x,y\n"a"b,1\n'))
+
+
+PLAIN_TEXTS = [
+    "x,y\n1,2\n3,4\n",
+    "x,y\n1,2\n3,4",  # no final line break
+    "x,y\n\n1,2\n , \n,,\n3,4\n\n",  # blank lines and rows of blank cells
+    "\n\nx,y\n\t1 , 2\t\n",  # blank lines before the header; cells keep their spaces
+    "x,y,z\n1,,3\n,2,\n",  # empty cells in a row that is not blank
+    "x\n",  # header only
+    "",
+    "x,y\nü/ß.png,1\n\x0bvt,\x0c\n\u2028,\u3000\n",  # other whitespace and line separators
+    "x,y\n1,2,3\n4\n",  # rows of the wrong width (reported after reading)
+]
+
+
+@pytest.mark.parametrize("text", PLAIN_TEXTS)
+def test_plain_csv_rows_are_csv_readers(text):
+    """A CSV without quotes, CRs or NULs is split at line breaks and commas (no csv.reader):
+    the same header, rows and line numbers as csv.reader's rows read by _read_rows."""
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    assert table_module._plain_rows(text) == table_module._read_rows(reader)
+
+
+@pytest.mark.parametrize("text", ['x,y\n"1",2\n', "x,y\r\n1,2\r\n", "x,y\n1\x00,2\n"])
+def test_quotes_crs_and_nuls_are_left_to_csv_reader(text):
+    assert table_module._plain_rows(text) is None
+
+
+def test_a_field_over_csv_readers_limit_is_still_refused(tmp_path):
+    path = write(tmp_path, "x,y\n" + "a" * (csv.field_size_limit() + 1) + ",1\n")
+    with pytest.raises(DatasetError, match="malformed CSV: field larger than field limit"):
+        read_table(path)
