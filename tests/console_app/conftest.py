@@ -6,6 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from gui_driver import forget_pending_answers
 from nnc_samples import SAMPLES_DIR
 from PySide6.QtCore import QSettings
 
@@ -19,6 +20,13 @@ def _temporary_settings(tmp_path, monkeypatch):
     QSettings.setDefaultFormat(QSettings.Format.IniFormat)
     QSettings.setPath(QSettings.Format.IniFormat, QSettings.Scope.UserScope, str(tmp_path / "qs"))
     yield
+
+
+@pytest.fixture(autouse=True)
+def _no_answer_outlives_its_test():
+    """A dialog answer still polling when its test ends must not answer the next test's."""
+    yield
+    forget_pending_answers()
 
 
 @pytest.fixture

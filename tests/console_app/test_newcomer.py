@@ -4,6 +4,7 @@ with keys and clicks, the TRAINING and EDIT tabs."""
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -225,6 +226,12 @@ def test_palette_search_double_click_inserts_after_the_selection_and_links(lenet
     assert "Received" not in error and "GraphInput" not in error and "property" not in error
 
 
+# An evaluation that does not end by itself (as ``evaluate``, it does not read ``stop``): the
+# real one could end while the question is open (a race under load: the second close then
+# asked nothing).
+HELD_EVALUATION = "import time\nwhile True:\n    time.sleep(1)"
+
+
 def test_closing_while_an_evaluation_runs_asks_then_stops_it(qtbot, make_window, tmp_path,
                                                              monkeypatch):  # fmt: skip
     from PySide6.QtCore import QProcess
@@ -239,14 +246,19 @@ def test_closing_while_an_evaluation_runs_asks_then_stops_it(qtbot, make_window,
     del window.ask_stop_children  # the app's own question, answered below
     _show_tab(qtbot, window, "EVALUATION")
     evaluation = window.project_tabs.evaluation
-    qtbot.mouseClick(evaluation.evaluate_button, LEFT)
     runner = evaluation.runner
-    assert runner.is_running()
+    runner.program = [sys.executable, "-c", HELD_EVALUATION]  # given evaluate's arguments
+    qtbot.mouseClick(evaluation.evaluate_button, LEFT)
+    assert runner.is_running() and " evaluate " in evaluation.log.toPlainText()
     asked = answer_next_dialog(qtbot, "No")
     window.close()
-    assert asked.done and "Evaluation is still running" in asked.message
+    assert asked.done and "Evaluation is still running" in asked.message, asked.problem
     assert window.isVisible() and runner.is_running()  # No: nothing closed, nothing stopped
     asked = answer_next_dialog(qtbot, "Yes")
-    window.close()
-    assert asked.done and not window.isVisible()
+    with qtbot.waitSignal(evaluation.evaluated, timeout=60000) as ended:
+        window.close()
+    assert asked.done and not window.isVisible(), asked.problem
     assert runner.process.state() == QProcess.ProcessState.NotRunning  # ended, not orphaned
+    # Ended at once (it has nothing to save), and told as the user's stop, not as a crash.
+    assert ended.args == ["stopped"]
+    assert "failed" not in evaluation.summary_label.text()
