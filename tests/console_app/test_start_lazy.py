@@ -214,7 +214,7 @@ def test_the_panes_wait_for_the_first_paint_at_most_half_a_second_of_the_event_l
     qtbot.addWidget(window)
     tab = window.edit_tab
     assert tab.statistics.value("CostParameter") == "" and tab.problems.count() == 0
-    qtbot.waitUntil(lambda: tab.statistics.value("CostParameter") == "78,810", timeout=10000)
+    qtbot.waitUntil(lambda: tab.statistics.value("CostParameter") == "78,810")
 
 
 def test_file_open_before_the_first_paint_fills_the_panes_at_once(
