@@ -115,7 +115,7 @@ def test_a_run_failing_before_it_starts_offers_no_resume_and_open_import_start_c
     _type_into(qtbot, window.project_tabs.dataset.uri, str(tmp_path / "missing.csv"))
     _show_tab(qtbot, window, "TRAINING")
     training = window.project_tabs.training
-    with qtbot.waitSignal(training.run_ended, timeout=60000) as ended:
+    with qtbot.waitSignal(training.run_ended, timeout=300000) as ended:
         qtbot.mouseClick(training.run_button, LEFT)
     assert ended.args == ["failed"]
     failed = training.current_job
@@ -255,7 +255,7 @@ def test_closing_while_an_evaluation_runs_asks_then_stops_it(qtbot, make_window,
     assert asked.done and "Evaluation is still running" in asked.message, asked.problem
     assert window.isVisible() and runner.is_running()  # No: nothing closed, nothing stopped
     asked = answer_next_dialog(qtbot, "Yes")
-    with qtbot.waitSignal(evaluation.evaluated, timeout=60000) as ended:
+    with qtbot.waitSignal(evaluation.evaluated, timeout=300000) as ended:
         window.close()
     assert asked.done and not window.isVisible(), asked.problem
     assert runner.process.state() == QProcess.ProcessState.NotRunning  # ended, not orphaned

@@ -140,8 +140,8 @@ def test_stop_ends_a_running_plugin(qtbot, lenet_job, monkeypatch):  # noqa: F81
     panel = tab.plugins
     tab.views.setCurrentWidget(panel)  # where the progress and Stop are
     qtbot.waitUntil(lambda: panel.progress.isVisibleTo(panel) and panel.progress.value() == 1,
-                    timeout=60000)  # fmt: skip
-    with qtbot.waitSignal(panel.finished, timeout=60000) as blocker:
+                    timeout=300000)  # fmt: skip
+    with qtbot.waitSignal(panel.finished, timeout=300000) as blocker:
         click(qtbot, panel.stop_button)
     assert blocker.args == ["stopped", ""]
     assert not list((lenet_job / "plugin_results").glob("hang_*"))
