@@ -51,7 +51,7 @@ def exec_(*args):
     window = next(w for w in QApplication.topLevelWidgets() if hasattr(w, "open_path"))
     tab = window.edit_tab
     out["at_exec"] = tab.statistics.value("CostParameter")
-    def poll(left=3000):
+    def poll(left=30000):  # every 10 ms, up to 5 min (a loaded machine is slow)
         if tab.statistics.value("CostParameter") or not left:
             report(tab)
         else:
