@@ -110,6 +110,10 @@ def answer_next_dialog(qtbot, button: str, text: str | None = None, before=None)
             return
         answer.done = True
         qtbot.mouseClick(chosen, Qt.MouseButton.LeftButton)
+        if isinstance(dialog, QFileDialog) and dialog.isVisible():  # refused what was typed
+            answer.done = False  # (the test would wait on the open dialog for ever)
+            where = dialog.directory().absolutePath()
+            give_up(f"{answer.title!r} still open after {button!r}, showing {where}", dialog)
 
     QTimer.singleShot(0, act)
     return answer

@@ -43,7 +43,7 @@ def test_save_as_adds_the_chosen_filters_extension(qtbot, make_window, lenet_cop
     window = shown(qtbot, make_window(lenet_copy))
     asked = answer_next_dialog(qtbot, "Save", text=str(tmp_path / "mycnn"))
     window.actions_by_name["save_as"].trigger()
-    assert asked.done
+    assert asked.done, asked.problem
     assert not (tmp_path / "mycnn").exists()
     saved = tmp_path / "mycnn.ncproj"
     assert load_project(saved).network_names == ("Main",)
@@ -53,7 +53,7 @@ def test_save_as_adds_the_chosen_filters_extension(qtbot, make_window, lenet_cop
     asked = answer_next_dialog(qtbot, "Save", text=str(tmp_path / "mycnn_nnc"),
                                before=_nnc_filter(qtbot))  # fmt: skip
     window.actions_by_name["save_as"].trigger()
-    assert asked.done
+    assert asked.done, asked.problem
     nnc = tmp_path / "mycnn_nnc.sdcproj"
     assert nnc.read_text(encoding="utf-8").startswith("[")  # NNC's ini layout
     assert load_project(nnc).network_names == ("Main",)
@@ -130,7 +130,7 @@ def test_a_run_failing_before_it_starts_offers_no_resume_and_open_import_start_c
     shutil.copyfile(ROOT / "projects" / "lenet_digits.ncproj", other)
     asked = answer_next_dialog(qtbot, "Open", text=str(other))
     window.actions_by_name["open"].trigger()
-    assert asked.done and window.document.path == other
+    assert asked.done and window.document.path == other, (asked.problem, asked.typed)
     assert training.log.toPlainText() == ""
     # File > Import from the TRAINING tab: the imported project is shown in EDIT.
     nnc = ROOT / "tests" / "fixtures" / "nnc-samples" / "classification" / "iris" / "iris.sdcproj"
@@ -138,7 +138,7 @@ def test_a_run_failing_before_it_starts_offers_no_resume_and_open_import_start_c
     (action,) = [a for a in file_menu.actions() if a.text().replace("&", "") == "Import..."]
     asked = answer_next_dialog(qtbot, "Open", text=str(nnc))
     action.trigger()
-    assert asked.done and window.document.path == nnc
+    assert asked.done and window.document.path == nnc, (asked.problem, asked.typed)
     assert window.tabs.currentWidget() is window.edit_tab
 
 
