@@ -46,7 +46,7 @@ def _people(path, n=60):
 def _menu(qtbot, tab):
     create = tab.create
     click(qtbot, create.button)  # the first click starts reading the plugins
-    qtbot.waitUntil(lambda: create.catalogue.plugins is not None, timeout=120000)
+    qtbot.waitUntil(lambda: create.catalogue.plugins is not None, timeout=600000)
     create.menu_shown.close()
     click(qtbot, create.button)
     return create.menu_shown
