@@ -8,6 +8,7 @@ dialog, types into its text field and clicks the named button, as a user would.
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,7 +25,16 @@ from PySide6.QtWidgets import (
 )
 
 POLL_MS = 20
-SETTLE_MS = 300
+# A generous bound on waiting for a dialog to appear and take the focus (a loaded machine
+# can take seconds); then the helper gives up, says why in ``problem``, and ends the dialog.
+GIVE_UP_S = 120.0
+_test = [0]  # which test the pending answers belong to (see :func:`forget_pending_answers`)
+
+
+def forget_pending_answers() -> None:
+    """At the end of a test: answers still waiting for a dialog stop polling (they must not
+    answer a dialog of the next test)."""
+    _test[0] += 1
 
 
 @dataclass
@@ -35,28 +45,49 @@ class DialogAnswer:
     message: str = ""
     buttons: list[str] = field(default_factory=list)
     done: bool = False
+    problem: str = ""  # why the helper did not answer (for the test's failure message)
+    typed: str = ""  # the text field's content when the button was clicked
 
 
 def _label(button: QAbstractButton) -> str:
     return button.text().replace("&", "")
 
 
-def answer_next_dialog(qtbot, button: str, text: str | None = None, before=None, tries=500):
+def _ready(dialog: QWidget) -> bool:
+    """The dialog is the active window and its focus is inside it, as a user sees it before
+    typing: a file dialog whose window is not active yet selects every folder of a typed path
+    in its list (its name completion clears the old selection only while its field has the
+    focus), and Open then enters the first folder instead of opening the file."""
+    focus = QApplication.focusWidget()
+    return dialog.isActiveWindow() and focus is not None and dialog.isAncestorOf(focus)
+
+
+def answer_next_dialog(qtbot, button: str, text: str | None = None, before=None):
     """Answer the next modal dialog: type ``text`` (when given) into its line edit, run
     ``before(dialog)`` (more gestures, checks), then click ``button`` (its label, e.g. "Yes",
-    "Delete Permanently", "Save"). Returns a record the test checks (``done``, ``message``)."""
-    answer = DialogAnswer(button, text)
-    settled: list[bool] = []
+    "Delete Permanently", "Save"). Returns a record the test checks (``done``, ``message``).
 
-    def act(left: int = tries) -> None:
+    Nothing here waits a fixed time: it polls until the dialog is shown, active and holds the
+    focus (however long a loaded machine takes, up to :data:`GIVE_UP_S`), then acts."""
+    answer = DialogAnswer(button, text)
+    started, test = time.monotonic(), _test[0]
+
+    def give_up(problem: str, dialog: QWidget | None) -> None:
+        answer.problem = problem
+        if dialog is not None:
+            dialog.close()  # end it: the test sees done is False and the problem
+
+    def act() -> None:
+        if test != _test[0]:
+            return  # that test has ended
         dialog = QApplication.activeModalWidget()
-        if dialog is None:
-            if left > 0:
-                QTimer.singleShot(POLL_MS, lambda: act(left - 1))
-            return
-        if not settled:  # a file dialog fills itself in first
-            settled.append(True)
-            QTimer.singleShot(SETTLE_MS, lambda: act(left))
+        if dialog is None or not _ready(dialog):
+            if time.monotonic() - started < GIVE_UP_S:
+                QTimer.singleShot(POLL_MS, act)
+            elif dialog is None:
+                give_up("no modal dialog appeared", None)
+            else:
+                give_up(f"{dialog.windowTitle()!r} never became the active window", dialog)
             return
         answer.title = dialog.windowTitle()
         answer.message = getattr(dialog, "text", lambda: "")()
@@ -65,18 +96,24 @@ def answer_next_dialog(qtbot, button: str, text: str | None = None, before=None,
             # A file dialog's name completion pops up a list that would take the keys and the
             # click (offscreen, nothing closes it): type without it.
             edit.setCompleter(None)
+            qtbot.mouseClick(edit, Qt.MouseButton.LeftButton)  # into the field, as a user does
             edit.selectAll()
             qtbot.keyClicks(edit, text)
+            answer.typed = edit.text()
         if before is not None:
             before(dialog)
         buttons = [b for b in dialog.findChildren(QAbstractButton) if b.isVisible()]
         answer.buttons = [_label(b) for b in buttons]
         chosen = next((b for b in buttons if _label(b) == button), None)
         if chosen is None:
-            dialog.close()  # not the dialog expected: end it, the test sees done is False
+            give_up(f"no button {button!r} in {answer.title!r}: {answer.buttons}", dialog)
             return
         answer.done = True
         qtbot.mouseClick(chosen, Qt.MouseButton.LeftButton)
+        if isinstance(dialog, QFileDialog) and dialog.isVisible():  # refused what was typed
+            answer.done = False  # (the test would wait on the open dialog for ever)
+            where = dialog.directory().absolutePath()
+            give_up(f"{answer.title!r} still open after {button!r}, showing {where}", dialog)
 
     QTimer.singleShot(0, act)
     return answer

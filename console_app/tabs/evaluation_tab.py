@@ -285,8 +285,8 @@ class EvaluationTab(QWidget):
                 + shown(self.runner.first_line(message))
             )
             self.log.appendPlainText(message)
-        elif self.runner.job_dir is not None:
-            self.show_results(self.runner.job_dir)
+        elif status == "finished" and self.runner.job_dir is not None:
+            self.show_results(self.runner.job_dir)  # not when stopped: nothing new was written
         self.evaluated.emit(status)
 
     # -- results ---------------------------------------------------------------------------

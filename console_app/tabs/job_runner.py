@@ -29,6 +29,7 @@ from engine.runtime.distributed.launch import mpirun_command
 from engine.runtime.job import atomic_write_json, claim_job_dir
 
 LOG_TAIL = 200  # lines of stderr kept for the failure message
+KILLED_WAIT_MS = 30000  # a killed child ends at once; a loaded machine may take seconds to say so
 
 
 def default_program() -> list[str]:
@@ -66,6 +67,7 @@ class JobRunner(QObject):
         self._error = ""
         self.started = False  # the trainer said "start": a failure now is the job's, not start-up's
         self.project: Path | None = None  # the project of a new run (not of a resume)
+        self.shut_down = False  # :meth:`shutdown` ended the child (the app is closing)
 
     # -- starting ----------------------------------------------------------------------------
     def is_running(self) -> bool:
@@ -122,7 +124,7 @@ class JobRunner(QObject):
             raise RuntimeError("a job is already running")
         self.kind, self.job_dir = kind, Path(job_dir)
         self._out_buffer, self._done, self._error = b"", None, ""
-        self.started, self.project = False, new_from
+        self.started, self.project, self.shut_down = False, new_from, False
         self._log_tail.clear()
         command, env = [*self.program, *args], {}
         if processes > 1:
@@ -158,14 +160,19 @@ class JobRunner(QObject):
             self.process.kill()
 
     def shutdown(self, grace_ms: int = 5000) -> None:
-        """End the child before the app quits: ``stop`` (a trainer saves a checkpoint), then
-        kill what has not ended after ``grace_ms``; waits, so no QProcess outlives its child."""
+        """End the child before the app quits; waits, so no QProcess outlives its child.
+
+        A trainer (search, sweep) is asked to ``stop`` (a trainer saves a checkpoint) and
+        killed if it has not ended after ``grace_ms``. An evaluation has nothing to save and
+        does not read ``stop``: it is ended at once (the window froze for the whole grace,
+        then reported "the trainer was killed or crashed") and reported ``stopped``."""
         if not self.is_running() or self.process is None:
             return
-        self.stop()
-        if not self.process.waitForFinished(grace_ms):
-            self.process.kill()
-            self.process.waitForFinished(3000)
+        self.shut_down = True
+        if self.kind != "evaluate" and self.stop() and self.process.waitForFinished(grace_ms):
+            return
+        self.process.kill()
+        self.process.waitForFinished(KILLED_WAIT_MS)
 
     # -- reading -----------------------------------------------------------------------------
     def _read_stdout(self) -> None:
@@ -231,6 +238,8 @@ class JobRunner(QObject):
         if self.kind == "evaluate":
             if code == 0:
                 self._end("finished", "")
+            elif self.shut_down:
+                self._end("stopped", "")  # the user's Stop and quit, not a crash
             else:
                 self._end("failed", self._failure_text(code, exit_status))
             return

@@ -98,7 +98,7 @@ def test_an_imported_nnp_evaluates_by_clicks_like_its_job(make_window, tmp_path,
     evaluation = window.project_tabs.evaluation
     imported_job = evaluation.current_job()
     assert imported_job is not None and imported_job.parent == tmp_path / "imported/iris.files"
-    with qtbot.waitSignal(evaluation.evaluated, timeout=60000) as done:
+    with qtbot.waitSignal(evaluation.evaluated, timeout=300000) as done:
         qtbot.mouseClick(evaluation.evaluate_button, Qt.MouseButton.LeftButton)
     assert done.args == ["finished"], evaluation.last_message
     assert evaluation.output_view.model().rowCount() == 30  # iris validation rows
@@ -180,7 +180,7 @@ def test_an_onnx_import_evaluates_on_a_builtin_dataset_typed_in(make_window, tmp
     assert window.document.path == target
     evaluation = window.project_tabs.evaluation
     window.tabs.setCurrentWidget(evaluation)
-    with qtbot.waitSignal(evaluation.evaluated, timeout=60000) as done:
+    with qtbot.waitSignal(evaluation.evaluated, timeout=300000) as done:
         click(qtbot, evaluation.evaluate_button)
     assert done.args == ["failed"]
     assert evaluation.summary_label.text() == (
@@ -191,7 +191,7 @@ def test_an_onnx_import_evaluates_on_a_builtin_dataset_typed_in(make_window, tmp
     field = evaluation.dataset_combo.lineEdit()
     field.selectAll()
     qtbot.keyClicks(field, "builtin:iris/validation")
-    with qtbot.waitSignal(evaluation.evaluated, timeout=60000) as done:
+    with qtbot.waitSignal(evaluation.evaluated, timeout=300000) as done:
         qtbot.mouseClick(evaluation.evaluate_button, Qt.MouseButton.LeftButton)
     assert done.args == ["finished"], evaluation.last_message
     assert evaluation.output_view.model().rowCount() == 30  # iris validation rows

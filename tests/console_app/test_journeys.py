@@ -126,7 +126,7 @@ def type_into(qtbot, field: QLineEdit, text: str) -> None:
 def run_training(qtbot, window) -> Path:
     training = window.project_tabs.training
     show_tab(qtbot, window, "TRAINING")
-    with qtbot.waitSignal(training.run_ended, timeout=60000) as ended:
+    with qtbot.waitSignal(training.run_ended, timeout=300000) as ended:
         click(qtbot, training.run_button)
     assert ended.args == ["finished"], training.log.toPlainText()[-3000:]
     return training.current_job
@@ -199,7 +199,7 @@ def test_b_training_run_stop_resume_by_clicks(qtbot, app_window, quiet):
     type_into(qtbot, window.project_tabs.config.editors["MaxEpoch"], "5000")
     assert window.document.project.config.max_epoch == 5000
     show_tab(qtbot, window, "TRAINING")
-    with qtbot.waitSignal(training.run_ended, timeout=60000) as ended:
+    with qtbot.waitSignal(training.run_ended, timeout=300000) as ended:
         click(qtbot, training.run_button)
         qtbot.waitUntil(lambda: len(training.live_curve) >= 2, timeout=120000)
         click(qtbot, training.stop_button)
@@ -211,7 +211,7 @@ def test_b_training_run_stop_resume_by_clicks(qtbot, app_window, quiet):
 
     rect = training.table.visualItemRect(training.table.item(1, 0))
     qtbot.mouseClick(training.table.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
-    with qtbot.waitSignal(training.run_ended, timeout=60000) as ended:
+    with qtbot.waitSignal(training.run_ended, timeout=300000) as ended:
         click(qtbot, training.resume_button)  # goes on from the checkpoint...
         qtbot.waitUntil(lambda: training.live_curve[-1][0] >= stopped_at + 2, timeout=120000)
         click(qtbot, training.stop_button)  # ...until stopped again
@@ -230,7 +230,7 @@ def test_c_evaluation_by_clicks(qtbot, app_window, quiet):
     evaluation = window.project_tabs.evaluation
     show_tab(qtbot, window, "EVALUATION")
     assert evaluation.current_job() == job
-    with qtbot.waitSignal(evaluation.evaluated, timeout=60000) as done:
+    with qtbot.waitSignal(evaluation.evaluated, timeout=300000) as done:
         click(qtbot, evaluation.evaluate_button)
     assert done.args == ["finished"], evaluation.last_message
     assert evaluation.output_view.model().rowCount() == 30  # iris validation rows
@@ -253,7 +253,7 @@ def test_d_job_menu_exports_python_that_predicts_as_the_job(qtbot, app_window, q
     right_click(qtbot, training.table.viewport(), rect.center())
     menu = training.job_menu_shown
     assert menu is not None and menu.isVisible()
-    with qtbot.waitSignal(window.project_tabs.evaluation.evaluated, timeout=60000):
+    with qtbot.waitSignal(window.project_tabs.evaluation.evaluated, timeout=300000):
         choose(menu, "Evaluate")  # the menu's Evaluate: EVALUATION shows the result
     assert window.tabs.currentWidget() is window.project_tabs.evaluation
     with open(job / "output_result.csv", newline="", encoding="utf-8") as f:
@@ -271,7 +271,7 @@ def test_d_job_menu_exports_python_that_predicts_as_the_job(qtbot, app_window, q
     sample.write_text(",".join(x) + "\n", encoding="utf-8")
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     done = subprocess.run([sys.executable, str(target), str(sample)], capture_output=True,
-                          text=True, env=env, cwd=tmp_path, timeout=120)  # fmt: skip
+                          text=True, env=env, cwd=tmp_path, timeout=600)  # fmt: skip
     assert done.returncode == 0, done.stderr
     _path, name, values = done.stdout.strip().split("\t")
     predicted = [float(v) for v in values.split()]
@@ -298,10 +298,10 @@ def test_d_job_menu_exports_python_that_predicts_as_the_job(qtbot, app_window, q
         assert asked.done and (folder / "model.c").is_file()
         done = subprocess.run(["cc", "-std=c99", "-O2", "-Wall", "-Wextra", "-Werror", "-o",
                                "model", "main.c", "model.c", "parameters.c", "-lm"], cwd=folder,
-                              capture_output=True, text=True, timeout=120)  # fmt: skip
+                              capture_output=True, text=True, timeout=600)  # fmt: skip
         assert done.returncode == 0, done.stderr[-2000:]
         done = subprocess.run([str(folder / "model"), str(sample)], capture_output=True,
-                              text=True, timeout=60)  # fmt: skip
+                              text=True, timeout=600)  # fmt: skip
         assert done.returncode == 0, done.stderr
         got = [float(v) for v in done.stdout.split()]
         assert got == pytest.approx(expected, abs=1e-5)

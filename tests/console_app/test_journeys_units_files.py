@@ -176,7 +176,7 @@ def test_evaluation_offers_the_new_job_not_an_older_failed_one(qtbot, make_windo
     type_into(qtbot, dataset.uri, str(tmp_path / "missing.csv"))
     training = window.project_tabs.training
     qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(3).center())
-    with qtbot.waitSignal(training.run_ended, timeout=60000) as ended:
+    with qtbot.waitSignal(training.run_ended, timeout=300000) as ended:
         click(qtbot, training.run_button)
     assert ended.args[0] == "failed"
     failed = training.current_job
@@ -187,7 +187,7 @@ def test_evaluation_offers_the_new_job_not_an_older_failed_one(qtbot, make_windo
     qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(1).center())
     type_into(qtbot, dataset.uri, good_uri)
     qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(3).center())
-    with qtbot.waitSignal(training.run_ended, timeout=60000) as ended:
+    with qtbot.waitSignal(training.run_ended, timeout=300000) as ended:
         click(qtbot, training.run_button)
     assert ended.args == ["finished"], training.log.toPlainText()[-2000:]
     good = training.current_job
@@ -257,10 +257,10 @@ def test_resume_is_ready_right_after_stop(qtbot, make_window, tmp_path):
     bar = window.tabs.tabBar()
     qtbot.mouseClick(bar, Qt.MouseButton.LeftButton, pos=bar.tabRect(3).center())
     with qtbot.waitSignal(
-        training.runner.event, timeout=60000, check_params_cb=lambda r: r.get("event") == "epoch"
+        training.runner.event, timeout=300000, check_params_cb=lambda r: r.get("event") == "epoch"
     ):
         click(qtbot, training.run_button)
-    with qtbot.waitSignal(training.run_ended, timeout=60000) as ended:
+    with qtbot.waitSignal(training.run_ended, timeout=300000) as ended:
         click(qtbot, training.stop_button)
     assert ended.args == ["stopped"]
     stopped = training.current_job

@@ -338,7 +338,7 @@ def test_opening_another_project_clears_the_last_projects_curve_and_evaluation(
     assert tab.curve.lines_drawn == 3  # the job's cost and two errors
     evaluation = window.project_tabs.evaluation
     window.tabs.setCurrentWidget(evaluation)
-    with qtbot.waitSignal(evaluation.evaluated, timeout=60000) as done:
+    with qtbot.waitSignal(evaluation.evaluated, timeout=300000) as done:
         qtbot.mouseClick(evaluation.evaluate_button, Qt.MouseButton.LeftButton)
     assert done.args == ["finished"] and evaluation.output_view.model().rowCount() == 30
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(second), ""))

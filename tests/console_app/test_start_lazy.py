@@ -51,7 +51,7 @@ def exec_(*args):
     window = next(w for w in QApplication.topLevelWidgets() if hasattr(w, "open_path"))
     tab = window.edit_tab
     out["at_exec"] = tab.statistics.value("CostParameter")
-    def poll(left=3000):
+    def poll(left=30000):  # every 10 ms, up to 5 min (a loaded machine is slow)
         if tab.statistics.value("CostParameter") or not left:
             report(tab)
         else:
@@ -214,7 +214,7 @@ def test_the_panes_wait_for_the_first_paint_at_most_half_a_second_of_the_event_l
     qtbot.addWidget(window)
     tab = window.edit_tab
     assert tab.statistics.value("CostParameter") == "" and tab.problems.count() == 0
-    qtbot.waitUntil(lambda: tab.statistics.value("CostParameter") == "78,810", timeout=10000)
+    qtbot.waitUntil(lambda: tab.statistics.value("CostParameter") == "78,810")
 
 
 def test_file_open_before_the_first_paint_fills_the_panes_at_once(

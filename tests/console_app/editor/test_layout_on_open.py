@@ -26,8 +26,13 @@ def _show_network(qtbot, window, name):
     index = next(i for i in range(bar.count()) if bar.tabText(i) == name)
     qtbot.mouseClick(bar, LEFT, pos=bar.tabRect(index).center())
     assert window.edit_tab.current_network() == name
-    qtbot.wait(50)
     return window.edit_tab.current_view()
+
+
+def _wait_for_corner(qtbot, view):
+    """The view scrolls the network flush against its corner once laid out: on the event
+    loop's turns, later on a busy machine (looked at after a fixed 50 ms before)."""
+    qtbot.waitUntil(lambda: _corner(view) == (EDGE, EDGE))
 
 
 def _corner(view):
@@ -86,9 +91,9 @@ def test_units_and_the_quantized_network_open_clear_of_the_edges_and_no_wire_cro
     window.resize(1366, 768)
     window.show()
     qtbot.waitExposed(window)
-    assert _corner(window.edit_tab.current_view()) == (EDGE, EDGE)
+    _wait_for_corner(qtbot, window.edit_tab.current_view())
     unit = _show_network(qtbot, window, "ResidualBlock")
-    assert _corner(unit) == (EDGE, EDGE)  # it opened flush against the corner
+    _wait_for_corner(qtbot, unit)  # it opened flush against the corner
     scene = unit.network_scene
     maps = scene.layer_items["Maps"]
     for name, item in scene.layer_items.items():  # the Argument covered "16,28,28"
@@ -103,8 +108,7 @@ def test_units_and_the_quantized_network_open_clear_of_the_edges_and_no_wire_cro
     qtbot.mouseClick(dialog.buttons.button(QDialogButtonBox.StandardButton.Ok), LEFT)
     assert window.edit_tab.current_network() == "Main_q8"
     view = window.edit_tab.current_view()
-    qtbot.wait(50)
-    assert _corner(view) == (EDGE, EDGE)  # "ock_Quantize": scrolled so names were cut
+    _wait_for_corner(qtbot, view)  # "ock_Quantize": scrolled so names were cut
     scene = view.network_scene
     assert scene.layer_items["Convolution_W_Quantize"] and scene.layer_items["Affine_b_Quantize"]
     assert _overlapping_boxes(scene) == []
@@ -116,6 +120,6 @@ def test_units_and_the_quantized_network_open_clear_of_the_edges_and_no_wire_cro
     assert rect.right() <= view.viewport().width() and rect.bottom() <= view.viewport().height()
     for name in ("Main_q8_Res1", "Main_q8_Res2"):  # the quantized unit copies too
         copy = _show_network(qtbot, window, name)
-        assert _corner(copy) == (EDGE, EDGE)
+        _wait_for_corner(qtbot, copy)
         assert _overlapping_boxes(copy.network_scene) == []
         assert _crossings(copy.network_scene) == [], name

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
+from gui_driver import answer_next_dialog
 from PySide6.QtCore import QPoint, Qt
-from PySide6.QtWidgets import QLineEdit
+from PySide6.QtWidgets import QInputDialog
 
 from console_app.editor import networks
 from engine.graph.project import ModelError
@@ -183,25 +184,19 @@ def test_an_underscore_in_a_network_name_is_visible_on_its_tab(lenet_window, qtb
 
 def test_the_rename_dialog_is_wide_enough_for_its_title(lenet_window, qtbot):
     """Issue 35, item 16: the Rename Network dialog was as narrow as its label, so window
-    managers cut its title. The real dialog, answered with keys."""
-    from PySide6.QtCore import QTimer
-    from PySide6.QtWidgets import QApplication, QInputDialog
-
+    managers cut its title. The real dialog, answered by typing and clicking OK."""
     window = lenet_window
     window.show()
     seen = {}
 
-    def answer():
-        dialog = QApplication.activeModalWidget()
+    def measure(dialog):
         assert isinstance(dialog, QInputDialog)
         seen["title"], seen["width"] = dialog.windowTitle(), dialog.width()
         seen["needed"] = dialog.fontMetrics().horizontalAdvance(dialog.windowTitle()) + 120
-        line = dialog.findChild(QLineEdit)
-        line.selectAll()
-        qtbot.keyClicks(line, "Model")
-        qtbot.keyClick(line, Qt.Key.Key_Return)
 
-    QTimer.singleShot(200, answer)
+    # typed once the dialog is shown and active, not after a fixed 200 ms
+    asked = answer_next_dialog(qtbot, "OK", text="Model", before=measure)
     _menu_action(window, "Main", "Rename Network...").trigger()
+    assert asked.done, asked.problem
     assert seen["title"] == "Rename network" and seen["width"] >= seen["needed"]
     assert window.document.project.network_names == ("Model",)

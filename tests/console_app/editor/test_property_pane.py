@@ -137,10 +137,10 @@ def test_a_problem_message_wraps_inside_the_pane(lenet_window, pane_on, qtbot):
                 right = item.widget().mapTo(viewport, item.widget().rect().topRight()).x()
                 assert right <= viewport.width(), item.widget().objectName()
 
-    # Qt lays the form out on the event loop's turns (later on a busy machine): wait up to 5 s
-    # for every field to be inside instead of looking after a fixed 50 ms (at load 2-7 the
+    # Qt lays the form out on the event loop's turns (later on a busy machine): wait for
+    # every field to be inside instead of looking after a fixed 50 ms (at load 2-7 the
     # form had not been laid out yet after a window test ran before this one).
-    qtbot.waitUntil(every_field_inside, timeout=5000)
+    qtbot.waitUntil(every_field_inside)
 
 
 def test_several_layers_of_one_type_are_edited_together(lenet_window, qtbot):
@@ -186,12 +186,15 @@ def test_at_the_first_size_values_are_readable_and_statistics_need_no_scroll(len
     qtbot.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=box)
     pane = window.edit_tab.property_pane
     assert pane.layer_name == "Convolution"
-    qtbot.wait(50)
-    for key in ("W.Initializer", "b.Initializer", "BorderMode", "ChannelLast"):
-        combo = pane.rows[key].widget
-        assert isinstance(combo, QComboBox)
-        text = combo.fontMetrics().horizontalAdvance(combo.currentText())
-        assert combo.width() >= text + 24, (key, combo.currentText(), combo.width(), text)
+
+    def every_choice_readable() -> None:
+        for key in ("W.Initializer", "b.Initializer", "BorderMode", "ChannelLast"):
+            combo = pane.rows[key].widget
+            assert isinstance(combo, QComboBox)
+            text = combo.fontMetrics().horizontalAdvance(combo.currentText())
+            assert combo.width() >= text + 24, (key, combo.currentText(), combo.width(), text)
+
+    qtbot.waitUntil(every_choice_readable)  # once laid out (was: looked after a fixed 50 ms)
     stats = window.edit_tab.statistics
     last = stats.item(stats.rowCount() - 1, 0)
     assert last.text() == "ParameterBytes"

@@ -46,7 +46,7 @@ def _people(path, n=60):
 def _menu(qtbot, tab):
     create = tab.create
     click(qtbot, create.button)  # the first click starts reading the plugins
-    qtbot.waitUntil(lambda: create.catalogue.plugins is not None, timeout=120000)
+    qtbot.waitUntil(lambda: create.catalogue.plugins is not None, timeout=600000)
     create.menu_shown.close()
     click(qtbot, create.button)
     return create.menu_shown
@@ -133,7 +133,7 @@ def test_stop_ends_a_running_plugin_and_leaves_no_folder(
         qtbot.waitUntil(
             lambda: create.progress.isVisible() and create.progress.value() >= 3, timeout=120000
         )
-        with qtbot.waitSignal(create.finished, timeout=60000) as blocker:
+        with qtbot.waitSignal(create.finished, timeout=300000) as blocker:
             click(qtbot, create.stop_button)
         assert blocker.args[0] == "stopped"
         assert create.status.text() == "Create Dataset stopped"

@@ -143,7 +143,7 @@ def test_training_from_a_jobs_parameters_starts_where_it_ended(qtbot, training_t
     the trained parameters, far below a fresh start, and the log says which job's."""
     tab = training_tab
     tab.show()
-    with qtbot.waitSignal(tab.run_ended, timeout=60000) as blocker:
+    with qtbot.waitSignal(tab.run_ended, timeout=300000) as blocker:
         source = tab.run(epochs=30, seed=0)
     assert blocker.args == ["finished"]
     fresh = _costs(source)
@@ -151,7 +151,7 @@ def test_training_from_a_jobs_parameters_starts_where_it_ended(qtbot, training_t
     row = [j.path for j in tab.jobs].index(source)
     menu = _menu_on(qtbot, tab, row)
     assert _enabled(menu)["Train from these parameters"]
-    with qtbot.waitSignal(tab.run_ended, timeout=60000) as blocker:
+    with qtbot.waitSignal(tab.run_ended, timeout=300000) as blocker:
         choose(menu, "Train from these parameters")
     assert blocker.args == ["finished"]
     (tuned,) = [j.path for j in tab.jobs if j.path not in (source,)]

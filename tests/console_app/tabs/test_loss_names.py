@@ -16,7 +16,7 @@ def test_losses_and_error_rates_are_named_for_what_they_are(qtbot, training_tab)
     labels = [header(c).text() for c in range(training_tab.table.columnCount())]
     assert "Training loss" in labels and "Validation loss" in labels
     assert not any("error" in text.lower() for text in labels)
-    with qtbot.waitSignal(training_tab.run_ended, timeout=60000) as ended:
+    with qtbot.waitSignal(training_tab.run_ended, timeout=300000) as ended:
         qtbot.mouseClick(training_tab.run_button, LEFT)
     assert ended.args == ["finished"]
     legend = [t.get_text() for t in training_tab.curve.axes.get_legend().get_texts()]

@@ -24,7 +24,7 @@ def tab(qtbot, lenet_job):  # noqa: F811
     tab.show()
     tab.set_jobs([lenet_job])
     assert tab.output_view.model().rowCount() == 297
-    qtbot.waitUntil(lambda: tab.catalogue.plugins is not None, timeout=120000)
+    qtbot.waitUntil(lambda: tab.catalogue.plugins is not None, timeout=600000)
     yield tab
     tab.plugins.runner.kill()
 
@@ -127,7 +127,7 @@ def test_stop_ends_a_running_plugin(qtbot, lenet_job, monkeypatch):  # noqa: F81
     qtbot.addWidget(tab)
     tab.show()
     tab.set_jobs([lenet_job])
-    qtbot.waitUntil(lambda: tab.catalogue.plugins is not None, timeout=120000)
+    qtbot.waitUntil(lambda: tab.catalogue.plugins is not None, timeout=600000)
     view = tab.output_view
     right_click(qtbot, view.viewport(), view.visualRect(view.model().index(0, 0)).center())
     broken = menu_action(tab.plugin_menu_shown, "Broken").menu()
@@ -140,8 +140,8 @@ def test_stop_ends_a_running_plugin(qtbot, lenet_job, monkeypatch):  # noqa: F81
     panel = tab.plugins
     tab.views.setCurrentWidget(panel)  # where the progress and Stop are
     qtbot.waitUntil(lambda: panel.progress.isVisibleTo(panel) and panel.progress.value() == 1,
-                    timeout=60000)  # fmt: skip
-    with qtbot.waitSignal(panel.finished, timeout=60000) as blocker:
+                    timeout=300000)  # fmt: skip
+    with qtbot.waitSignal(panel.finished, timeout=300000) as blocker:
         click(qtbot, panel.stop_button)
     assert blocker.args == ["stopped", ""]
     assert not list((lenet_job / "plugin_results").glob("hang_*"))
@@ -167,7 +167,7 @@ def test_a_plugins_folder_added_in_the_app_is_remembered(qtbot, lenet_job, tmp_p
     monkeypatch.setattr("console_app.tabs.plugin_panel.QFileDialog.getExistingDirectory",
                         lambda *a, **k: str(FIXTURES))  # fmt: skip
     click(qtbot, tab.plugins.folders_button)
-    qtbot.waitUntil(lambda: tab.catalogue.plugins is not None, timeout=120000)
+    qtbot.waitUntil(lambda: tab.catalogue.plugins is not None, timeout=600000)
     assert "Test/Row Stats" in [p.name for p in tab.catalogue.plugins]
     reread = AppSettings(QSettings(ini, QSettings.Format.IniFormat))
     assert reread.plugin_folders() == [str(FIXTURES)]

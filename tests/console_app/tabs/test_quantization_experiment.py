@@ -16,7 +16,7 @@ LEFT = Qt.MouseButton.LeftButton
 
 
 def _finished_job(qtbot, tab):
-    with qtbot.waitSignal(tab.run_ended, timeout=60000) as blocker:
+    with qtbot.waitSignal(tab.run_ended, timeout=300000) as blocker:
         qtbot.mouseClick(tab.run_button, LEFT)
     assert blocker.args[0] == "finished", tab.last_message
     tab.table.selectRow(0)
@@ -97,7 +97,7 @@ def test_stop_keeps_the_finished_points_and_run_continues(qtbot, training_tab):
     _set(qtbot, dialog.epochs.lineEdit(), "400")
     with qtbot.waitSignal(dialog.runner.ended, timeout=120000) as blocker:
         qtbot.mouseClick(dialog.run_button, LEFT)
-        qtbot.waitUntil(lambda: "(QAT)" in dialog.message.text(), timeout=60000)
+        qtbot.waitUntil(lambda: "(QAT)" in dialog.message.text(), timeout=300000)
         qtbot.mouseClick(dialog.stop_button, LEFT)
     assert blocker.args[0] == "stopped"
     assert [r["mode"] for r in _results(dialog)] == ["float"] and dialog.table.rowCount() == 1

@@ -112,8 +112,11 @@ def test_stop_ends_the_search_cleanly(qtbot, tabs, iris_document):
     )
     with qtbot.waitSignal(training.run_ended, timeout=120000) as blocker:
         qtbot.mouseClick(training.run_button, Qt.MouseButton.LeftButton)
-        qtbot.waitUntil(lambda: bool(started), timeout=60000)
-        qtbot.wait(1500)  # into the training loop
+        qtbot.waitUntil(lambda: bool(started), timeout=300000)
+        # into the training loop: the attempt's first epoch is written (a fixed 1.5 s wait
+        # could end, on a loaded machine, before its trainer had started)
+        attempt = training.jobs_root() / started[0]["job"].rsplit("/", 1)[-1]
+        qtbot.waitUntil(lambda: (attempt / "learning_curve.csv").is_file(), timeout=120000)
         qtbot.mouseClick(training.stop_button, Qt.MouseButton.LeftButton)
     assert blocker.args[0] == "stopped", training.last_message
     job = started[0]["job"]

@@ -171,7 +171,7 @@ def test_run_trains_a_recurrent_project(qtbot, tmp_path, monkeypatch):
     tab = TrainingTab(document, tmp_path / "jobs")
     qtbot.addWidget(tab)
     try:
-        with qtbot.waitSignal(tab.run_ended, timeout=60000) as blocker:
+        with qtbot.waitSignal(tab.run_ended, timeout=300000) as blocker:
             qtbot.mouseClick(tab.run_button, Qt.MouseButton.LeftButton)
         assert blocker.args[0] == "finished", tab.last_message
         assert [r[0] for r in tab.live_curve] == [1, 2]
@@ -240,7 +240,7 @@ def test_jobs_made_outside_the_app_appear_without_a_restart(qtbot, training_tab)
     done = subprocess.run(
         [sys.executable, "-m", "engine.cli", "train", str(training_tab.document.path),
          "-o", str(root / "from_cli"), "--epochs", "1"],
-        capture_output=True, text=True, cwd=ROOT, timeout=120,
+        capture_output=True, text=True, cwd=ROOT, timeout=600,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     qtbot.waitUntil(
