@@ -124,6 +124,9 @@ def evaluate(
             writer.add(start, values, len(rows))
         header = list(data.header) + writer.header()
         out_file = job.root / "output_result.csv"
+        # evaluation.json marks a complete set: an evaluation stopped between the files
+        # (killed when the app closes) leaves no summary beside outputs it does not describe
+        (job.root / "evaluation.json").unlink(missing_ok=True)
         atomic_write_text(out_file, _result_text(header, rows, writer.tails(len(rows))))
         summary, confusion = _metrics(job, data, writer)
     summary = {"network": first["network"], "dataset": name, "csv": str(csv_path),
