@@ -36,7 +36,7 @@ from typing import Any
 import numpy as np
 
 import engine.nn as nn
-from engine.core import backend, gpu, threads
+from engine.core import atomic, backend, gpu, threads
 from engine.core.autograd import backward
 from engine.core.messages import QT_TRANSLATE_NOOP
 from engine.data import open_dataset
@@ -124,10 +124,7 @@ def evaluate(
             writer.add(start, values, len(rows))
         header = list(data.header) + writer.header()
         out_file = job.root / "output_result.csv"
-        # evaluation.json marks a complete set: an evaluation stopped between the files
-        # (killed when the app closes) leaves no summary beside outputs it does not describe
-        (job.root / "evaluation.json").unlink(missing_ok=True)
-        atomic_write_text(out_file, _result_text(header, rows, writer.tails(len(rows))))
+        _replace_results(out_file, _result_text(header, rows, writer.tails(len(rows))))
         summary, confusion = _metrics(job, data, writer)
     summary = {"network": first["network"], "dataset": name, "csv": str(csv_path),
                "rows": len(rows), "checkpoint": checkpoint,
@@ -136,6 +133,18 @@ def evaluate(
     atomic_write_json(job.root / "evaluation.json", summary)
     return EvaluationResult(job, name, Path(csv_path), len(rows), checkpoint, out_file,
                             confusion, summary)  # fmt: skip
+
+
+def _replace_results(out_file: Path, text: str) -> None:
+    """``output_result.csv`` replaced by ``text``; the previous ``evaluation.json`` removed once
+    the new text is written, just before the rename. The summary, written last, marks a
+    complete set: an evaluation stopped between its files (the app kills it when it closes)
+    leaves no summary beside outputs it does not describe, and one that cannot write its
+    output (a full disk) leaves the previous set as it was."""
+    with atomic.atomic_output(out_file, "w", False, encoding="utf-8", newline="\n") as handle:
+        handle.write(text)
+        handle.flush()
+        (out_file.parent / "evaluation.json").unlink(missing_ok=True)
 
 
 def _dataset_for(plan: RunPlan, name: str) -> tuple[str, Path, bool]:
