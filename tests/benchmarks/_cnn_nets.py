@@ -20,6 +20,7 @@ import numpy as np
 import engine.nn as nn
 import engine.nn.functions as F
 import engine.nn.parametric as PF
+import engine.nn.solvers as S
 from engine.core import backend
 
 
@@ -134,3 +135,30 @@ def batch(in_shape, n, seed=0):
     rng = np.random.default_rng(seed)
     x = rng.standard_normal((n, *in_shape)).astype(np.float32)
     return x, rng.integers(0, 10, (n, 1))
+
+
+def adam_steps(net, steps=3, shape=(3, 8, 8), n=16) -> dict[str, bytes]:
+    """``steps`` Adam steps of ``net`` on a fixed batch from seed 0: every parameter's bytes
+    (running statistics too) and the last loss's, by name (the tests compare runs)."""
+    nn.clear_parameters()
+    nn.seed(0)
+    x_np, t_np = batch(shape, n, seed=1)
+    x, t = nn.Variable(x_np), nn.Variable(t_np)
+    with nn.parameter_scope("net"):
+        net(OursOps(), x)
+        params = nn.get_parameters()
+    solver = S.Adam(alpha=0.01)
+    solver.set_parameters(params)
+    for _ in range(steps):
+        with nn.parameter_scope("net"):
+            y = net(OursOps(), x)
+        loss = F.mean(F.softmax_cross_entropy(y, t))
+        solver.zero_grad()
+        loss.backward(clear_buffer=True)
+        solver.update()
+    with nn.parameter_scope("net"):
+        every = nn.get_parameters(grad_only=False)
+    result = {name: np.asarray(v.d).tobytes() for name, v in every.items()}
+    result["loss"] = np.asarray(loss.d).tobytes()
+    nn.clear_parameters()
+    return result

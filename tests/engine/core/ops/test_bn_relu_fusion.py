@@ -13,9 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import engine.nn as nn
 import engine.nn.functions as F
-import engine.nn.solvers as S
 from engine.core.autograd import Variable
 from engine.core.ops import _elementwise_cpu, _threads
 from engine.core.ops import arithmetic as A
@@ -236,30 +234,6 @@ def test_relu_after_an_add_masks_in_both_normalizations(monkeypatch, relu_passes
     assert relu_passes == [a.shape, a.shape]
 
 
-def _train(net, steps=3) -> dict:
-    nn.clear_parameters()
-    nn.seed(0)
-    x_np, t_np = _cnn_nets.batch((3, 8, 8), 16, seed=1)
-    x, t = nn.Variable(x_np), nn.Variable(t_np)
-    with nn.parameter_scope("net"):
-        net(_cnn_nets.OursOps(), x)
-        params = nn.get_parameters()
-    solver = S.Adam(alpha=0.01)
-    solver.set_parameters(params)
-    for _ in range(steps):
-        with nn.parameter_scope("net"):
-            y = net(_cnn_nets.OursOps(), x)
-        loss = F.mean(F.softmax_cross_entropy(y, t))
-        solver.zero_grad()
-        loss.backward(clear_buffer=True)
-        solver.update()
-    with nn.parameter_scope("net"):
-        every = nn.get_parameters(grad_only=False)
-    result = {name: np.asarray(v.d).tobytes() for name, v in every.items()}
-    nn.clear_parameters()
-    return result
-
-
 @pytest.mark.parametrize(
     "net", [_cnn_nets.resnet, _cnn_nets.mobilenet], ids=["resnet", "mobilenet"]
 )
@@ -267,10 +241,10 @@ def test_training_steps_give_the_bytes_of_the_separate_passes(monkeypatch, relu_
     before = _threads.count()
     _threads.set_count(1)
     try:
-        fused = _train(net)
+        fused = _cnn_nets.adam_steps(net)
         fused_passes = len(relu_passes)
         _unfused(monkeypatch)
-        separate = _train(net)
+        separate = _cnn_nets.adam_steps(net)
     finally:
         _threads.set_count(before)
     # every ReLU follows a BN, or an add of two (ResNet-style's residual blocks): none runs

@@ -11,13 +11,11 @@ batch normalization and dropout sample's first layer) differed between counts be
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import engine.nn as nn
 import engine.nn.functions as F
 import engine.nn.parametric as PF
-import engine.nn.solvers as S
 
 pytest.importorskip("numba", reason="the threaded kernels are numba's")
 
@@ -31,28 +29,7 @@ LANES = _direct_conv._compile()["lanes"]
 
 def _train(net, threads: int, steps: int = 3, shape=(3, 8, 8), batch=LANES) -> dict[str, bytes]:
     _threads.set_count(threads)
-    nn.clear_parameters()
-    nn.seed(0)
-    x_np, t_np = _cnn_nets.batch(shape, batch, seed=1)
-    x, t = nn.Variable(x_np), nn.Variable(t_np)
-    with nn.parameter_scope("net"):
-        net(_cnn_nets.OursOps(), x)
-        params = nn.get_parameters()
-    solver = S.Adam(alpha=0.01)
-    solver.set_parameters(params)
-    for _ in range(steps):
-        with nn.parameter_scope("net"):
-            y = net(_cnn_nets.OursOps(), x)
-        loss = F.mean(F.softmax_cross_entropy(y, t))
-        solver.zero_grad()
-        loss.backward(clear_buffer=True)
-        solver.update()
-    with nn.parameter_scope("net"):  # running statistics too
-        every = nn.get_parameters(grad_only=False)
-    result = {name: np.asarray(v.d).tobytes() for name, v in every.items()}
-    result["loss"] = np.asarray(loss.d).tobytes()
-    nn.clear_parameters()
-    return result
+    return _cnn_nets.adam_steps(net, steps, shape, batch)
 
 
 @pytest.mark.parametrize(
