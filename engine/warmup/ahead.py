@@ -32,16 +32,21 @@ from typing import IO, Any
 from engine.core import optional
 from engine.core.ops import _jit
 
-# (module, kernel) in the order the step first calls them: max pooling's forward, then the
-# backward pass's kernels, then the update (signatures in :func:`_signatures`). This process
-# keeps the rest (padding, packing, the convolution, ReLU both ways): the child starts about
-# a second after it (its own Python, numba and compiler set-up), and this process waited for
-# it with the ReLU gradient in the child's share too.
+# (module, kernel) in the order the child compiles them: first the weight gradient and Adam,
+# which the first step's backward pass and update need (arithmetic: only the kernel gives its
+# bytes), then the kernels that only move data, which this process runs meanwhile as NumPy
+# stand-ins (engine/core/ops/_standins.py) and loads once they are cached. This process
+# compiles the convolution itself: its first step needs it first, before the child could
+# have set numba up (signatures in :func:`_signatures`).
 KERNELS: tuple[tuple[str, str], ...] = (
-    ("engine.core.ops._pooling_cpu", "forward"),
-    ("engine.core.ops._pooling_cpu", "backward"),
     ("engine.core.ops._direct_conv", "wgrad"),
     ("engine.nn._adam_cpu", "adam"),
+    ("engine.core.ops._pooling_cpu", "forward"),
+    ("engine.core.ops._pooling_cpu", "backward"),
+    ("engine.core.ops._elementwise_cpu", "relu"),
+    ("engine.core.ops._elementwise_cpu", "relu_grad"),
+    ("engine.core.ops._direct_conv", "pad"),
+    ("engine.core.ops._direct_conv", "pack"),
 )
 SWITCH = "NEUROCANVAS_COMPILE_AHEAD"  # "0": never; "1": even on a busy machine; unset: auto
 
@@ -173,6 +178,8 @@ def watch(process: subprocess.Popen, names: set[str]) -> None:
     ).start()
     if _await_cached not in _jit.AWAIT_CACHED:
         _jit.AWAIT_CACHED.append(_await_cached)
+    if _pending not in _jit.PENDING:
+        _jit.PENDING.append(_pending)
 
 
 def _read(out: IO[str]) -> None:
@@ -183,6 +190,15 @@ def _read(out: IO[str]) -> None:
     with _written:
         _child["ended"] = True
         _written.notify_all()
+        if _pending in _jit.PENDING:  # nothing is pending any more: no check per call
+            _jit.PENDING.remove(_pending)
+
+
+def _pending(py_func: Callable[..., Any]) -> bool:
+    """Whether the child is still compiling ``py_func`` (it will write it into the cache):
+    the caller runs its NumPy stand-in meanwhile (``_jit.usable``)."""
+    name = _name(py_func)
+    return name in _child["expected"] and name not in _child["done"] and not _child["ended"]
 
 
 def _await_cached(py_func: Callable[..., Any]) -> bool:
@@ -201,19 +217,24 @@ def _await_cached(py_func: Callable[..., Any]) -> bool:
         return False
 
 
-def _signatures(numba: Any) -> dict[str, tuple[Any, ...]]:
+def _signatures(numba: Any) -> dict[str, list[tuple[Any, ...]]]:
     """The argument types the training step calls each of :data:`KERNELS` with (float32)."""
     types = numba.types
     f1 = types.Array(types.float32, 1, "C")
     f4 = types.Array(types.float32, 4, "C")
+    image = types.Array(types.float32, 4, "A")  # the input batch: a transposed NCHW view
     i4 = types.Array(types.int32, 4, "C")
     taps = types.Array(types.int64, 1, "C", readonly=True)  # cached offset tables
     i, f = types.int64, types.float32
     return {
-        "forward": (f4, i, i, i, i, i, i, f4, i4),
-        "backward": (f4, i4, i, i, i, i, i, i, f4),
-        "wgrad": (f1, f1, taps, taps, i, i, i, f1, i, i),
-        "adam": (f1, f1, f1, f1, f, f, f, f, f, f),
+        "forward": [(f4, i, i, i, i, i, i, f4, i4)],
+        "backward": [(f4, i4, i, i, i, i, i, i, f4)],
+        "wgrad": [(f1, f1, taps, taps, i, i, i, f1, i, i)],
+        "adam": [(f1, f1, f1, f1, f, f, f, f, f, f)],
+        "relu": [(f1, f1, i, i)],
+        "relu_grad": [(f1, f1, f1, i, i)],
+        "pad": [(image, f4, i, i, i, i), (f4, f4, i, i, i, i)],
+        "pack": [(f1, taps, i, i, f1)],
     }
 
 
@@ -225,7 +246,8 @@ def main() -> None:
         return
     signatures = _signatures(numba)
     for (_, short), (name, kernel) in zip(KERNELS, kernels.items(), strict=True):
-        kernel.compile(signatures[short])
+        for signature in signatures[short]:
+            kernel.compile(signature)
         try:
             print(name, flush=True)
         except OSError:  # the training process has ended: fill the cache for the next one

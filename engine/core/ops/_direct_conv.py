@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 
 from engine.core import optional
-from engine.core.ops import _jit, _threads
+from engine.core.ops import _jit, _standins, _threads
 from engine.core.ops._aligned import aligned, aligned_empty
 
 
@@ -79,7 +79,8 @@ def padded(xc: Any, pad: Sequence[Any]) -> Any:
     c, h, w, n = xc.shape
     out = aligned_empty((c, top + h + bottom, left + w + right, n), xc.dtype)
     args = (xc, out, top, left)
-    _threads.run_rows(_compile()["pad"], args, c, out.size + xc.size)
+    kernel = _jit.usable(_compile()["pad"], _standins.pad)  # NumPy while compiled elsewhere
+    _threads.run_rows(kernel, args, c, out.size + xc.size)
     return out
 
 
@@ -144,7 +145,8 @@ def _conv(
         y, phase = into
         yw = _out_walk(y.shape, out[1], phase)
     wp = np.empty(-(-o // 4) * 4 * wtaps.size, dtype=xp.dtype)
-    _compile()["pack"](np.ascontiguousarray(w, dtype=xp.dtype).reshape(-1), wtaps, mstride, o, wp)
+    pack = _jit.usable(_compile()["pack"], _standins.pack)  # NumPy while compiled elsewhere
+    pack(np.ascontiguousarray(w, dtype=xp.dtype).reshape(-1), wtaps, mstride, o, wp)
     args = (xp.reshape(-1), wp, taps, offs, step, o, out[0], y.reshape(-1), yw)
     if split:
         _threads.run(_compile()["conv"], args, o, 4)

@@ -22,6 +22,10 @@ ENABLED = True  # tests switch the compiled paths off to compare them with the x
 # it is compiled: True when it waited for the code to arrive there (another process compiling
 # it, engine/warmup), and the cache is then read again. Set by engine.warmup.ahead.
 AWAIT_CACHED: list[Callable[[Any], bool]] = []
+# Called with a kernel's Python function: True while another process is still compiling it
+# into numba's cache (engine/warmup), when a caller with an exact NumPy stand-in runs that
+# instead (:func:`usable`). Set by engine.warmup.ahead.
+PENDING: list[Callable[[Any], bool]] = []
 
 
 def numba() -> ModuleType | None:
@@ -129,6 +133,17 @@ def _load_cached_kernels_lightly() -> None:
 
     caching.Cache.load_overload = load_overload
     context.refresh = refresh_without_scipy
+
+
+def usable(kernel: Any, stand_in: Callable[..., Any]) -> Any:
+    """``kernel``, or while another process is still compiling it into numba's cache (a fresh
+    machine's first run, engine/warmup/ahead.py) ``stand_in``, a NumPy function that takes the
+    same arguments and writes the same bytes (engine/core/ops/_standins.py). Once the cache
+    holds the kernel, ``kernel`` (numba loads it on this call)."""
+    for pending in PENDING:  # empty unless a second process compiles kernels
+        if pending(kernel.py_func):
+            return stand_in
+    return kernel
 
 
 def njit(

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from engine.core.ops import _jit
+from engine.core.ops import _jit, _standins
 
 NO_CELL = -1  # the window's maximum lies in the padding, or is NaN: no gradient
 
@@ -135,7 +135,8 @@ def forward(xc: Any, kernel, stride, pad, out) -> tuple[Any, Cells]:
     y4 = np.empty(shape, dtype=xc.dtype)
     index = np.empty(shape, dtype=np.int32)
     geometry = (*kernel, *stride, *pad)
-    _compile()["forward"](x4, *geometry, y4, index)
+    kernel = _jit.usable(_compile()["forward"], _standins.pool_forward)  # NumPy: compiled elsewhere
+    kernel(x4, *geometry, y4, index)
     return _from4(y4, layout, xc.shape[1]), Cells(index, layout, xc.shape, geometry)
 
 
@@ -145,5 +146,8 @@ def backward(gy: Any, cells: Cells) -> Any:
     n, c, h, w = cells.x_shape
     outer, inner = {"chwn": (c, n), "nhwc": (n, c), "nchw": (n * c, 1)}[cells.layout]
     gx4 = np.zeros((outer, h, w, inner), dtype=gy.dtype)
-    _compile()["backward"](g4, cells.index, *cells.geometry, gx4)
+    kernel = _compile()["backward"]
+    if _standins.pool_backward_exact(*cells.geometry[:4]):  # NumPy while compiled elsewhere
+        kernel = _jit.usable(kernel, _standins.pool_backward)
+    kernel(g4, cells.index, *cells.geometry, gx4)
     return _from4(gx4, cells.layout, c)
