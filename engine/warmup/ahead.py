@@ -31,6 +31,7 @@ from typing import IO, Any
 
 from engine.core import optional
 from engine.core.ops import _jit
+from engine.warmup import cache_files
 
 # (module, kernel) in the order the child compiles them: first the weight gradient and Adam,
 # which the first step's backward pass and update need (arithmetic: only the kernel gives its
@@ -48,6 +49,7 @@ KERNELS: tuple[tuple[str, str], ...] = (
     ("engine.core.ops._direct_conv", "pad"),
     ("engine.core.ops._direct_conv", "pack"),
 )
+OWN = (("engine.core.ops._direct_conv", "conv"),)  # compiled by this process, on the thread
 SWITCH = "NEUROCANVAS_COMPILE_AHEAD"  # "0": never; "1": even on a busy machine; unset: auto
 
 WAIT_LIMIT = 120.0  # seconds without the awaited kernel before this process compiles it itself
@@ -65,7 +67,7 @@ def start() -> None:
             return
         _child["started"] = True
     if os.environ.get(SWITCH, "") != "0" and _jit.ENABLED and _cpus() > 1:
-        threading.Thread(target=_start_if_cold, name="compile ahead", daemon=True).start()
+        threading.Thread(target=_ahead, name="compile ahead", daemon=True).start()
 
 
 def spare_core(load: float | None, idle: float | None, cpus: int, forced: bool = False) -> bool:
@@ -143,16 +145,36 @@ def _cached(kernel: Any) -> bool | None:
     return bool(index())
 
 
-def _start_if_cold() -> None:
-    kernels = dispatchers()
-    if kernels is None:
-        return
-    state = {name: _cached(kernel) for name, kernel in kernels.items()}
-    if None in state.values() or all(state.values()):
-        return
+def _spare(forced: bool) -> bool:
+    """:func:`spare_core` now; the idle cores are sampled (0.1 s) only when the load average
+    does not already tell."""
+    load, cpus = _load(), _cpus()
+    quiet = forced or (load is not None and load < cpus)
+    return spare_core(load, None if quiet else _idle_cores(), cpus, forced)
+
+
+def _ahead() -> None:
+    """The compile-ahead thread: start the child at once when numba's cache folders lack the
+    step's kernels' index files (:func:`cache_files.looks_cold`, no numba needed), then, numba
+    set up, read each kernel's index through numba: the kernels not cached are the ones the
+    child is waited for (none: a child started on the guess is stopped; a cold cache the guess
+    missed: the child starts now). Then compile this process's own kernel (the convolution)
+    here, while the main thread reads its project and data."""
     forced = os.environ.get(SWITCH, "") == "1"
-    if not spare_core(_load(), None if forced else _idle_cores(), _cpus(), forced):
-        return
+    early = cache_files.looks_cold() and _spare(forced) and _spawn(None)
+    kernels = dispatchers()
+    state = {} if kernels is None else {name: _cached(k) for name, k in kernels.items()}
+    cold = set() if None in state.values() else {n for n, cached in state.items() if not cached}
+    if early:
+        _settle(cold)
+    elif cold and _spare(forced):
+        _spawn(cold)
+    if cold:
+        _compile_own()
+
+
+def _spawn(names: set[str] | None) -> bool:
+    """Start the child and :func:`watch` it; ``names`` None: told later (:func:`_settle`)."""
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
     try:
         process = subprocess.Popen(
@@ -164,15 +186,45 @@ def _start_if_cold() -> None:
             env=env,
         )
     except OSError:
+        return False
+    watch(process, names)
+    return True
+
+
+def _settle(names: set[str]) -> None:
+    """The kernels a child started on the guess is waited for; none: it is stopped."""
+    with _written:
+        _child["expected"] = set(names)
+        _child["checked"].set()
+        _written.notify_all()
+    if not names:
+        _child["process"].kill()
+
+
+def _compile_own() -> None:
+    """Compile (or load) this process's share of a fresh cache's kernels (:data:`OWN`)."""
+    numba = _jit.numba()
+    if numba is None:
         return
-    watch(process, set(kernels))
+    signatures = _signatures(numba)
+    for module, short in OWN:
+        kernels = optional.load(module)._compile()
+        if kernels is not None:
+            for signature in signatures[short]:
+                kernels[short].compile(signature)
 
 
-def watch(process: subprocess.Popen, names: set[str]) -> None:
-    """Read the names ``process`` writes (on a thread) and let numba's cache loader wait for
-    ``names`` (:func:`_await_cached`)."""
+def watch(process: subprocess.Popen, names: set[str] | None) -> None:
+    """Read the names ``process`` writes (on a thread), let numba's cache loader wait for
+    ``names`` (:func:`_await_cached`) and the callers with NumPy stand-ins use those while the
+    child compiles them (:func:`_pending`); ``names`` None: told by :func:`_settle`, waited
+    for until then."""
+    checked = threading.Event()
+    if names is not None:
+        checked.set()
     with _lock:
-        _child.update(process=process, expected=set(names), done=set(), ended=False)
+        _child.update(process=process, expected=set(names or ()), done=set(), ended=False)
+        _child["checked"] = checked
     threading.Thread(
         target=_read, args=(process.stdout,), name="compiled ahead", daemon=True
     ).start()
@@ -197,6 +249,7 @@ def _read(out: IO[str]) -> None:
 def _pending(py_func: Callable[..., Any]) -> bool:
     """Whether the child is still compiling ``py_func`` (it will write it into the cache):
     the caller runs its NumPy stand-in meanwhile (``_jit.usable``)."""
+    _child["checked"].wait(WAIT_LIMIT)
     name = _name(py_func)
     return name in _child["expected"] and name not in _child["done"] and not _child["ended"]
 
@@ -206,6 +259,8 @@ def _await_cached(py_func: Callable[..., Any]) -> bool:
     code is in the cache), True; False at once for a kernel it does not compile, and when the
     child ends without it or takes longer than :data:`WAIT_LIMIT` (then no longer waited for:
     numba compiles here)."""
+    if "checked" in _child:
+        _child["checked"].wait(WAIT_LIMIT)
     name = _name(py_func)
     with _written:
         if name not in _child.get("expected", ()):
@@ -235,6 +290,7 @@ def _signatures(numba: Any) -> dict[str, list[tuple[Any, ...]]]:
         "relu_grad": [(f1, f1, f1, i, i)],
         "pad": [(image, f4, i, i, i, i), (f4, f4, i, i, i, i)],
         "pack": [(f1, taps, i, i, f1)],
+        "conv": [(f1, f1, taps, taps, i, i, i, f1, taps, i, i)],
     }
 
 
