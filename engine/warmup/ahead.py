@@ -295,7 +295,10 @@ def _signatures(numba: Any) -> dict[str, list[tuple[Any, ...]]]:
 
 
 def main() -> None:
-    """The child: compile (or find cached) each kernel, writing its name when done."""
+    """The child: compile (or find cached) each kernel, writing its name when done. Anything
+    else printed (numba's NUMBA_DEBUG_CACHE reports) goes nowhere: once the training process
+    has ended, a print to its pipe would fail inside numba and end the child."""
+    out, sys.stdout = sys.stdout, open(os.devnull, "w")  # noqa: SIM115 - the child's lifetime
     numba = _jit.numba()
     kernels = dispatchers()
     if numba is None or kernels is None:
@@ -305,7 +308,7 @@ def main() -> None:
         for signature in signatures[short]:
             kernel.compile(signature)
         try:
-            print(name, flush=True)
+            print(name, file=out, flush=True)
         except OSError:  # the training process has ended: fill the cache for the next one
             pass
 
