@@ -1,22 +1,33 @@
-"""A training step's later kernels compiled in a second process on a fresh machine.
+"""A training step's kernels compiled in a second process on a fresh machine.
 
 On a machine whose numba cache is empty, ``neurocanvas train`` used to compile every kernel of
-its first step one after the other (about 3 s of the default project's 4 s to its first
-iteration), on one core. Here, as soon as numba is set up (on ``_jit.preload``'s thread), a
-child process (``python -m engine.warmup.ahead``) compiles the kernels the step calls last
-(:data:`KERNELS`: max pooling both ways, the weight gradient, Adam) into numba's
-cache on the other core, while this process reads its project and data and compiles the first
-kernels itself. When this process then reaches one of the child's kernels, numba finds no
-cached code and :func:`_await_cached` waits until the child has written it, and numba loads it
-(``_jit.AWAIT_CACHED``): the same machine code as a compilation here (numba compiles the same
-source with the same signature and options; it is what every later run loads anyway).
+its first step one after the other (ten compilations, 5 s of CPU for the default project)
+before its first iteration. Now, when numba's cache folders lack the step's kernels' index
+files (:mod:`.cache_files`, read without numba), a child process (``python -m
+engine.warmup.ahead``) starts with the training process and compiles into numba's cache, on
+the other core, the weight gradient and Adam (the first step's backward pass and update need
+them) and then the kernels that only move data (:data:`KERNELS`). Meanwhile the training
+process compiles only the convolution, on this module's thread while its main thread reads
+the project and data, and runs exact NumPy stand-ins of the data-movement kernels
+(engine/core/ops/_standins.py: padding, weight packing, ReLU both ways, max pooling) until the
+child has written each (``_jit.PENDING``, :func:`_pending`); then numba loads it. When this
+process reaches the weight gradient or Adam before the child has written it, numba's cache
+loader waits for it (``_jit.AWAIT_CACHED``, :func:`_await_cached`): the same machine code as a
+compilation here (numba compiles the same source with the same signature and options; it is
+what every later run loads anyway), and the stand-ins write the kernels' bytes, so a fresh
+machine's run trains to the numbers of a warm one.
 
-Nothing starts when the cache already holds the kernels (a warm machine: one index file read
-per kernel), when kernels cannot be cached (no writable cache folder), when numba is missing or
-the compiled paths are off, on one CPU, on a machine whose cores are all busy
-(:func:`spare_core`), or with ``NEUROCANVAS_COMPILE_AHEAD=0`` (``=1`` starts it whatever the
-load). A child that fails or compiles a signature this process does not use costs time, never
-results: numba then compiles here as before.
+Once numba is set up (``_jit.preload``'s thread) each kernel's cache index is read through
+numba itself: the kernels found cached are not waited for, and a child started on a wrong
+guess (every kernel cached after all) is stopped; a cold cache the file names missed starts
+the child then. Nothing starts when the cache holds the kernels (a warm machine: a few file
+names listed, then one index read per kernel), when kernels cannot be cached (no writable
+cache folder), when numba is missing or the compiled paths are off, on one CPU, or with
+``NEUROCANVAS_COMPILE_AHEAD=0`` (then this process compiles every kernel itself, as before).
+The machine's load does not matter any more: with the stand-ins the child takes eight of the
+nine compilations off the first step's path, which also pays on a busy machine
+(docs/benchmarks.md section 2). A child that fails or compiles a signature this process does
+not use costs time, never results: numba then compiles here as before.
 """
 
 from __future__ import annotations
@@ -25,7 +36,6 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable
 from typing import IO, Any
 
@@ -50,7 +60,7 @@ KERNELS: tuple[tuple[str, str], ...] = (
     ("engine.core.ops._direct_conv", "pack"),
 )
 OWN = (("engine.core.ops._direct_conv", "conv"),)  # compiled by this process, on the thread
-SWITCH = "NEUROCANVAS_COMPILE_AHEAD"  # "0": never; "1": even on a busy machine; unset: auto
+SWITCH = "NEUROCANVAS_COMPILE_AHEAD"  # "0": never (this process compiles every kernel)
 
 WAIT_LIMIT = 120.0  # seconds without the awaited kernel before this process compiles it itself
 
@@ -68,47 +78,6 @@ def start() -> None:
         _child["started"] = True
     if os.environ.get(SWITCH, "") != "0" and _jit.ENABLED and _cpus() > 1:
         threading.Thread(target=_ahead, name="compile ahead", daemon=True).start()
-
-
-def spare_core(load: float | None, idle: float | None, cpus: int, forced: bool = False) -> bool:
-    """Whether a second process would find a core of its own: more than one CPU and, unless
-    ``forced``, the last minute's load average below the CPU count or, now, at least half a
-    core idle (``idle``: cores idle over a tenth of a second; the load average also counts
-    this program's own runs just before, a benchmark's for one). Unknown figures: assumed.
-    On a busy machine the child only adds its own set-up (about 1 s of CPU) to work that the
-    processes already there share the cores with: the default project's first iteration came
-    1.3x later with it at load 7-10 (docs/benchmarks.md section 2)."""
-    if cpus < 2:
-        return False
-    if forced or load is None or idle is None:
-        return True
-    return load < cpus or idle >= 0.5
-
-
-def _load() -> float | None:
-    try:
-        return os.getloadavg()[0]
-    except (AttributeError, OSError):  # Windows
-        return None
-
-
-def _idle_cores(interval: float = 0.1) -> float | None:
-    """Cores left idle over ``interval`` seconds (Linux ``/proc/stat``), None elsewhere."""
-
-    def times() -> list[int]:
-        with open("/proc/stat", encoding="ascii") as stat:
-            return [int(v) for v in stat.readline().split()[1:]]
-
-    try:
-        before = times()
-        time.sleep(interval)
-        after = times()
-    except (OSError, ValueError):
-        return None
-    spent = [b - a for a, b in zip(before, after, strict=False)]
-    total = sum(spent)
-    # user nice system idle iowait ...: idle and iowait are free; all cores summed
-    return (spent[3] + spent[4]) / total * (os.cpu_count() or 1) if total > 0 else None
 
 
 def _cpus() -> int:
@@ -145,14 +114,6 @@ def _cached(kernel: Any) -> bool | None:
     return bool(index())
 
 
-def _spare(forced: bool) -> bool:
-    """:func:`spare_core` now; the idle cores are sampled (0.1 s) only when the load average
-    does not already tell."""
-    load, cpus = _load(), _cpus()
-    quiet = forced or (load is not None and load < cpus)
-    return spare_core(load, None if quiet else _idle_cores(), cpus, forced)
-
-
 def _ahead() -> None:
     """The compile-ahead thread: start the child at once when numba's cache folders lack the
     step's kernels' index files (:func:`cache_files.looks_cold`, no numba needed), then, numba
@@ -160,14 +121,13 @@ def _ahead() -> None:
     child is waited for (none: a child started on the guess is stopped; a cold cache the guess
     missed: the child starts now). Then compile this process's own kernel (the convolution)
     here, while the main thread reads its project and data."""
-    forced = os.environ.get(SWITCH, "") == "1"
-    early = cache_files.looks_cold() and _spare(forced) and _spawn(None)
+    early = cache_files.looks_cold() and _spawn(None)
     kernels = dispatchers()
     state = {} if kernels is None else {name: _cached(k) for name, k in kernels.items()}
     cold = set() if None in state.values() else {n for n, cached in state.items() if not cached}
     if early:
         _settle(cold)
-    elif cold and _spare(forced):
+    elif cold:
         _spawn(cold)
     if cold:
         _compile_own()

@@ -56,10 +56,13 @@ def cpu_seconds(pid: int) -> tuple[float, float]:
         return float("nan"), float("nan")
 
 
-def first_iteration(tree: Path, folder: Path, cache: Path | None) -> tuple[float, float, float]:
+def first_iteration(
+    tree: Path, folder: Path, cache: Path | None, extra: dict[str, str] | None = None
+) -> tuple[float, float, float]:
     """Seconds from process start to the first iteration event (the run is then stopped), and
-    the CPU seconds of the process and of its children then."""
-    env = dict(os.environ, PYTHONPATH=str(tree))
+    the CPU seconds of the process and of its children then; ``extra``: environment variables
+    for the run."""
+    env = dict(os.environ, PYTHONPATH=str(tree), **(extra or {}))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     if cache is not None:
         env["NUMBA_CACHE_DIR"] = str(cache)
@@ -83,18 +86,26 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--fresh", action="store_true", help="an empty numba cache every run")
-    parser.add_argument("--tree", action="append", type=Path, help="source tree (repeatable)")
+    parser.add_argument(
+        "--tree",
+        action="append",
+        help="source tree (repeatable), optionally with environment variables for its runs: "
+        "DIR,NAME=VALUE,... (the same tree twice: NEUROCANVAS_COMPILE_AHEAD=0 against =1)",
+    )
     args = parser.parse_args()
-    trees = [t.resolve() for t in (args.tree or [ROOT])]
-    times: dict[Path, list[tuple[float, float, float]]] = {t: [] for t in trees}
+    trees = args.tree or [str(ROOT)]
+    times: dict[str, list[tuple[float, float, float]]] = {t: [] for t in trees}
+    where = {t: Path(t.split(",")[0]).resolve() for t in trees}
+    extra = {t: dict(v.split("=", 1) for v in t.split(",")[1:]) for t in trees}
     with tempfile.TemporaryDirectory(prefix="bench-cold-") as tmp:
         work = Path(tmp)
         for tree in trees:  # fill bytecode, numba's cache and the dataset once
-            first_iteration(tree, work / f"warm-{len(times[tree])}-{trees.index(tree)}", None)
+            first_iteration(where[tree], work / f"warm-{trees.index(tree)}", None, extra[tree])
         for run in range(args.runs):
             for k, tree in enumerate(trees):
                 cache = Path(tempfile.mkdtemp(dir=work)) if args.fresh else None
-                times[tree].append(first_iteration(tree, work / f"job-{run}-{k}", cache))
+                folder = work / f"job-{run}-{k}"
+                times[tree].append(first_iteration(where[tree], folder, cache, extra[tree]))
     load = os.getloadavg()[0]
     mode = "fresh numba cache" if args.fresh else "warm"
     for tree, runs in times.items():
