@@ -8,6 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import engine.nn as nn
+import engine.nn.functions as F
+import engine.nn.parametric as PF
+import engine.nn.solvers as S
 from engine.core.ops import _direct_conv, _elementwise_cpu, _jit, _pooling_cpu, _standins
 
 pytest.importorskip("numba", reason="numba not installed")
@@ -147,3 +151,52 @@ def test_a_pending_kernel_is_stood_in_for_until_the_other_process_has_compiled_i
     pending[0] = False
     _same(_elementwise_cpu.relu(x), first)
     assert len(calls) == 1
+
+
+def _steps(standing_in: bool, monkeypatch) -> dict[str, bytes]:
+    """Three Adam steps of a small CNN (padded and strided convolutions, ReLU, max pooling
+    with and without overlapping windows) on a fixed batch: every parameter's and Adam
+    state's bytes, and the loss's; ``standing_in``: every data-movement kernel pending."""
+    monkeypatch.setattr(_jit, "PENDING", [lambda py_func: True] if standing_in else [])
+    nn.clear_parameters()
+    nn.seed(0)
+    rng = np.random.default_rng(1)
+    x = nn.Variable(rng.standard_normal((32, 3, 11, 9)).astype(np.float32))
+    t = nn.Variable(rng.integers(0, 5, (32, 1)))
+
+    def net():
+        h = F.relu(PF.convolution(x, 8, (3, 3), pad=(1, 1), name="c1"))
+        h = F.max_pooling(h, (2, 2))
+        h = F.relu(PF.convolution(h, 8, (3, 3), pad=(1, 1), stride=(2, 2), name="c2"))
+        h = F.max_pooling(h, (3, 3), stride=(2, 2), ignore_border=False, pad=(1, 1))
+        return PF.affine(h, 5, name="fc")
+
+    net()
+    solver = S.Adam(alpha=0.01)
+    solver.set_parameters(nn.get_parameters())
+    for _ in range(3):
+        loss = F.mean(F.softmax_cross_entropy(net(), t))
+        solver.zero_grad()
+        loss.backward(clear_buffer=True)
+        solver.update()
+    found = {name: np.asarray(v.d).tobytes() for name, v in nn.get_parameters().items()}
+    for name, state in solver.get_states().items():
+        for key, value in state.pstate.items():
+            found[f"{name}:{key}"] = np.asarray(getattr(value, "d", value)).tobytes()
+    found["loss"] = np.asarray(loss.d).tobytes()
+    nn.clear_parameters()
+    return found
+
+
+def test_training_steps_with_the_stand_ins_give_the_kernels_bytes(monkeypatch):
+    """A CNN trained with every data-movement kernel stood in for (a fresh machine's first
+    iterations) ends with the parameters, Adam state and loss of the compiled kernels."""
+    calls = []
+    real = _standins.pad
+    monkeypatch.setattr(_standins, "pad", lambda *a: calls.append(1) or real(*a))
+    compiled = _steps(False, monkeypatch)
+    assert calls == []
+    stood_in = _steps(True, monkeypatch)
+    assert calls  # the stand-ins ran
+    assert stood_in.keys() == compiled.keys() and len(compiled) > 8
+    assert [name for name in compiled if compiled[name] != stood_in[name]] == []
