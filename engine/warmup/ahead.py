@@ -122,12 +122,16 @@ def _ahead() -> None:
     missed: the child starts now). Then compile this process's own kernel (the convolution)
     here, while the main thread reads its project and data."""
     early = cache_files.looks_cold() and _spawn(None)
-    kernels = dispatchers()
-    state = {} if kernels is None else {name: _cached(k) for name, k in kernels.items()}
-    cold = set() if None in state.values() else {n for n, cached in state.items() if not cached}
-    if early:
-        _settle(cold)
-    elif cold:
+    cold: set[str] = set()
+    try:
+        kernels = dispatchers()
+        state = {} if kernels is None else {name: _cached(k) for name, k in kernels.items()}
+        if None not in state.values():
+            cold = {name for name, cached in state.items() if not cached}
+    finally:  # whatever happened, the callers waiting for the check are told
+        if early:
+            _settle(cold)
+    if cold and not early:
         _spawn(cold)
     if cold:
         _compile_own()
@@ -169,9 +173,11 @@ def _compile_own() -> None:
     signatures = _signatures(numba)
     for module, short in OWN:
         kernels = optional.load(module)._compile()
-        if kernels is not None:
+        try:
             for signature in signatures[short]:
                 kernels[short].compile(signature)
+        except Exception:  # noqa: BLE001 - the main thread's own call compiles it and says why
+            return
 
 
 def watch(process: subprocess.Popen, names: set[str] | None) -> None:

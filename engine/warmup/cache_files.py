@@ -74,9 +74,12 @@ def looks_cold() -> bool:
     would look."""
     if importlib.util.find_spec("numba") is None:
         return False
-    for relative, base in INDEXES:
-        source = ENGINE / relative
-        pattern = index_pattern(base)
-        if not any(next(folder.glob(pattern), None) for folder in folders(source)):
-            return True
+    try:
+        for relative, base in INDEXES:
+            source = ENGINE / relative
+            pattern = index_pattern(base)
+            if not any(next(folder.glob(pattern), None) for folder in folders(source)):
+                return True
+    except OSError:  # an unreadable folder: left to numba's own reading
+        return False
     return False
