@@ -51,9 +51,8 @@ def pack(wm: Any, wtaps: Any, mstride: int, o_n: int, wp: Any) -> None:
 
 def relu(x: Any, y: Any, lo: int, hi: int) -> None:
     """``_elementwise_cpu`` relu: ``y = 0.0 if x <= 0 else x`` (NaN kept, -0.0 gives +0.0)."""
-    x, y = x[lo:hi], y[lo:hi]
-    np.copyto(y, x)
-    np.copyto(y, 0, where=x <= 0)
+    x = x[lo:hi]
+    np.copyto(y[lo:hi], np.where(x <= 0, x.dtype.type(0), x))
 
 
 def relu_grad(x: Any, g: Any, gx: Any, lo: int, hi: int) -> None:
@@ -63,29 +62,43 @@ def relu_grad(x: Any, g: Any, gx: Any, lo: int, hi: int) -> None:
         np.multiply(g, x > 0, out=gx)
 
 
+def _inside(k: int, kw: int, size: tuple[int, ...], stride, pad, out) -> tuple[slice, ...] | None:
+    """For window cell ``k``: the outputs whose cell ``k`` lies inside the image (a rectangle,
+    as slices of the output) and those cells (slices of the image); None when none does."""
+    found = []
+    for offset, n, s, p, o in zip(divmod(k, kw), size, stride, pad, out, strict=True):
+        lo = max(0, -((offset - p) // s))  # first output whose cell is at row >= 0
+        hi = min(o - 1, (n - 1 + p - offset) // s)  # last one whose cell is at row < n
+        if lo > hi:
+            return None
+        first = lo * s + offset - p
+        found.append((slice(lo, hi + 1), slice(first, first + (hi - lo) * s + 1, s)))
+    (oi, xi), (oj, xj) = found
+    return oi, oj, xi, xj
+
+
 def pool_forward(x: Any, kh: int, kw: int, sh: int, sw: int, ph: int, pw: int, y: Any, cell: Any):
     """``_pooling_cpu`` forward: per output the first maximum of its window in row-major order
     (cells outside the image skipped; a NaN taken, the last one; the first cell taken when
     inside even at -inf) and its cell, NO_CELL for a NaN or a maximum in the padding. The
     kernel's scan, window cell by window cell, over every output at once."""
-    _, h_n, w_n, _ = x.shape
-    _, oh, ow, _ = y.shape
-    rows, cols = np.arange(oh) * sh - ph, np.arange(ow) * sw - pw
-    best = np.full(y.shape, -np.inf, dtype=y.dtype)
-    arg = np.full(cell.shape, NO_CELL, dtype=cell.dtype)
+    y.fill(-np.inf)
+    cell.fill(NO_CELL)
     for k in range(kh * kw):
-        r, q = rows + k // kw, cols + k % kw
-        inside = ((r >= 0) & (r < h_n))[:, None] & ((q >= 0) & (q < w_n))[None, :]
-        v = x[:, np.clip(r, 0, h_n - 1)][:, :, np.clip(q, 0, w_n - 1)]  # (C, oh, ow, N)
-        take = (v > best) | (v != v)
-        if k == 0:
-            take |= best == best
-        take &= inside[None, :, :, None]
+        where = _inside(k, kw, x.shape[1:3], (sh, sw), (ph, pw), y.shape[1:3])
+        if where is None:
+            continue
+        oi, oj, xi, xj = where
+        v, best, arg = x[:, xi, xj], y[:, oi, oj], cell[:, oi, oj]
+        if k == 0:  # the first cell, inside: taken whatever it holds
+            np.copyto(best, v)
+            arg.fill(0)
+            continue
+        take = np.greater(v, best)
+        take |= np.isnan(v)
         np.copyto(best, v, where=take)
-        arg[take] = k
-    arg[best != best] = NO_CELL
-    np.copyto(y, best)
-    np.copyto(cell, arg)
+        np.copyto(arg, k, where=take)
+    np.copyto(cell, NO_CELL, where=np.isnan(y))
 
 
 def pool_backward_exact(kh: int, kw: int, sh: int, sw: int) -> bool:
@@ -98,16 +111,12 @@ def pool_backward(
 ) -> None:
     """``_pooling_cpu`` backward where windows do not overlap (:func:`pool_backward_exact`):
     each output's gradient added to the (zeroed) cell it came from."""
-    _, h_n, w_n, _ = gx.shape
-    _, oh, ow, _ = gy.shape
-    rows, cols = np.arange(oh) * sh - ph, np.arange(ow) * sw - pw
+    zero = gx.dtype.type(0)
     for k in range(kh * kw):
-        r, q = rows + k // kw, cols + k % kw
-        ri, qi = np.flatnonzero((r >= 0) & (r < h_n)), np.flatnonzero((q >= 0) & (q < w_n))
-        if ri.size == 0 or qi.size == 0:
+        where = _inside(k, kw, gx.shape[1:3], (sh, sw), (ph, pw), gy.shape[1:3])
+        if where is None:
             continue
-        g = gy[:, ri][:, :, qi]
-        hit = cell[:, ri][:, :, qi] == k
-        dst = np.ix_(np.arange(gx.shape[0]), r[ri], q[qi])
+        oi, oj, xi, xj = where
+        hit = cell[:, oi, oj] == k
         with np.errstate(invalid="ignore"):  # 0.0 + NaN: NaN, silently as in the kernel
-            gx[dst] += np.where(hit, g, gx.dtype.type(0))
+            gx[:, xi, xj] += np.where(hit, gy[:, oi, oj], zero)
