@@ -80,6 +80,14 @@ def _pool(workers: int) -> ThreadPoolExecutor:
     return pool
 
 
+def submit(job: Callable[[], Any]) -> Any:
+    """``job()`` handed to a pool thread when BLAS uses two threads or more (its Future), else
+    None: the caller computes it itself. The job queues before any later :func:`run`'s
+    partner, which this thread then does not wait for (see :func:`_share`)."""
+    threads = count()
+    return _pool(threads - 1).submit(job) if threads >= 2 else None
+
+
 def chunks(total: int, align: int, threads: int) -> list[tuple[int, int]]:
     """``[0, total)`` in chunks of a multiple of ``align``: first one large chunk per thread
     (three quarters of an even share), then one smaller chunk per thread for whichever thread
