@@ -267,13 +267,18 @@ def weight_grad(xp: Any, gyc: Any, kernel: Sequence[int], stride, dil, split: bo
     return gw
 
 
+# Whether a backward walk's weight gradients go to the pool thread (see weight_grad_in_walk);
+# tests/benchmarks/bench_later_grad.py switches it off to compare.
+LATER = True
+
+
 def weight_grad_in_walk(args: tuple, finish: Any, shape: tuple) -> Any:
     """``finish(weight_grad(*args))``: inside a backward walk on two threads or more, an
     :class:`~engine.core.autograd.LaterGrad` that a pool thread computes whole while this
     thread goes on with the walk (the walk's own work leaves the second core idle most of
     the time); else computed now, its maps split between the threads. ``shape``: the
     result's (the caller's weight shape)."""
-    if autograd.walking():
+    if LATER and autograd.walking():
 
         def job():
             return finish(weight_grad(*args, split=False))
