@@ -272,18 +272,19 @@ def weight_grad(xp: Any, gyc: Any, kernel: Sequence[int], stride, dil, split: bo
 LATER = True
 
 
-def weight_grad_in_walk(args: tuple, finish: Any, shape: tuple) -> Any:
-    """``finish(weight_grad(*args))``: inside a backward walk on two threads or more, an
+def weight_grad_in_walk(args: tuple, finish: Any, weight: Any) -> Any:
+    """``finish(weight_grad(*args))``, the gradient of the Variable ``weight``: inside a
+    backward walk on two threads or more, when ``weight`` is a leaf (a parameter), an
     :class:`~engine.core.autograd.LaterGrad` that a pool thread computes whole while this
     thread goes on with the walk (the walk's own work leaves the second core idle most of
-    the time); else computed now, its maps split between the threads. ``shape``: the
-    result's (the caller's weight shape)."""
-    if LATER and autograd.walking():
+    the time); else computed now, its maps split between the threads (a weight computed by
+    other layers, a quantized one, needs its gradient at once)."""
+    if LATER and weight.creator is None and autograd.walking():
 
         def job():
             return finish(weight_grad(*args, split=False))
 
         future = _threads.submit(job)
         if future is not None:
-            return autograd.LaterGrad(future, job, shape)
+            return autograd.LaterGrad(future, job, weight.shape)
     return finish(weight_grad(*args))

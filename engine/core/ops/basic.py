@@ -282,9 +282,9 @@ class Convolution(Function):
         gx = gw = None
         if need[1]:  # first: a pool thread may compute it while this one goes on
             args = (self.xp, gyc, geo.kernel, geo.stride, geo.dilation)
-            keep, shape = self.multiplier is not None, self.w_shape
-            user = partial(geo.user_weight, keep_layout=keep, shape=shape)
-            gw = _direct_conv.weight_grad_in_walk(args, user, shape)
+            keep = self.multiplier is not None
+            user = partial(geo.user_weight, keep_layout=keep, shape=self.w_shape)
+            gw = _direct_conv.weight_grad_in_walk(args, user, self.inputs[1])
         if need[0]:
             args = (self.x4.shape[2:], geo.pad, geo.stride, geo.dilation)
             gxc = _direct_conv.input_grad(gyc, geo.w, *args)

@@ -101,3 +101,13 @@ def test_one_thread_computes_in_place(monkeypatch):
     finally:
         _threads.set_count(before)
     assert made == [] and type(w.g) is np.ndarray
+
+
+def test_a_computed_weight_gets_its_gradient_at_once(two_threads):
+    """A weight made by other layers (scaled, quantized...) needs its gradient in the walk:
+    no LaterGrad, which the walk would only wait for."""
+    x = Variable(RNG.standard_normal((LANES, 4, 7, 7)).astype(np.float32))
+    w = Variable(RNG.standard_normal((5, 4, 3, 3)).astype(np.float32), need_grad=True)
+    F.sum(F.convolution(x, w * 0.5, None, pad=(1, 1))).backward()
+    assert two_threads == []
+    assert type(w.g) is np.ndarray and np.abs(w.g).sum() > 0
