@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import heapq
+import threading
 import weakref
 from collections.abc import Iterator
 from typing import Any
@@ -197,6 +198,37 @@ class DeferredGrad:
         return self.computed
 
 
+class LaterGrad:
+    """A leaf's gradient computed on another thread while the walk goes on (a convolution's
+    weight gradient: nothing else in the walk reads it, and its kernel leaves one core to
+    the walk's own work). :func:`backward` sums it into its leaf when the walk ends, in the
+    order the walk produced the leaf's gradients, so the numbers are those of computing it
+    in place. ``future`` runs ``job``; ``shape`` is the result's.
+
+    Made only while :func:`walking` (a backward walk on this thread asks for it): a caller of
+    ``Function.backward`` outside a walk always gets arrays."""
+
+    __slots__ = ("future", "job", "shape")
+
+    def __init__(self, future: Any, job: Any, shape: tuple) -> None:
+        self.future, self.job, self.shape = future, job, tuple(shape)
+
+    def value(self) -> Any:
+        """The gradient: waited for, or computed on this thread if no thread has started it
+        (a busy machine's partner is not waited for)."""
+        if self.future.cancel():
+            return self.job()
+        return self.future.result()
+
+
+_walks = threading.local()  # how many backward walks this thread is in
+
+
+def walking() -> bool:
+    """Whether a :func:`backward` walk on this thread is running (it takes :class:`LaterGrad`)."""
+    return getattr(_walks, "depth", 0) > 0
+
+
 def backward(
     variables: list[Variable],
     grads: list[Any] | None = None,
@@ -236,6 +268,26 @@ def backward(
         _add_pending(pending, var, grad, retain_grad)
         push(var.creator)
 
+    later: dict[int, list] = {}  # id(leaf) -> [leaf, its gradients in walk order] (see LaterGrad)
+    _walks.depth = getattr(_walks, "depth", 0) + 1
+    try:
+        _walk(heap, pending, later, module, push, retain_grad, clear_buffer)
+    except BaseException:
+        for _, gxs in later.values():  # no thread left writing once the error is raised
+            for gx in gxs:
+                if type(gx) is LaterGrad:
+                    with contextlib.suppress(Exception):
+                        gx.value()
+        raise
+    finally:
+        _walks.depth -= 1
+    for leaf, gxs in later.values():
+        for gx in gxs:
+            leaf._accumulate(gx.value() if type(gx) is LaterGrad else gx)
+
+
+def _walk(heap, pending, later, module, push, retain_grad, clear_buffer) -> None:
+    """The walk of :func:`backward`: each function's backward, latest generation first."""
     while heap:
         f = heapq.heappop(heap)[2]
         gys = []
@@ -254,10 +306,16 @@ def backward(
         for x, gx in zip(f.inputs, gxs, strict=True):
             if gx is None or not x.need_grad:
                 continue
+            if type(gx) is LaterGrad and (x.creator is not None or gx.shape != x.data.shape):
+                gx = gx.value()
             if gx.shape != x.data.shape:
                 gx = sum_to(gx.value() if type(gx) is DeferredGrad else gx, x.data.shape)
             if x.creator is None:
-                x._accumulate(gx.value() if type(gx) is DeferredGrad else gx)
+                gx = gx.value() if type(gx) is DeferredGrad else gx
+                if type(gx) is LaterGrad or id(x) in later:  # summed in order at the end
+                    later.setdefault(id(x), [x, []])[1].append(gx)
+                else:
+                    x._accumulate(gx)
                 continue
             _add_pending(pending, x, gx, retain_grad)
             push(x.creator)

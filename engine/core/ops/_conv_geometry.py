@@ -71,6 +71,14 @@ class ConvGeometry:
             g = get_array_module(g).moveaxis(g, -1, len(self.batch))
         return g.reshape((prod(self.batch),) + g.shape[len(self.batch) :])
 
+    def user_weight(self, gw, keep_layout: bool, shape):
+        """A weight gradient in this geometry's (O, C/G, *k) layout -> the caller's ``shape``
+        (channels moved last for a channel-last layer unless ``keep_layout``)."""
+        gw = gw.reshape(self.w.shape)
+        if self.channel_last and not keep_layout:
+            gw = get_array_module(gw).moveaxis(gw, 1, -1)
+        return gw.reshape(shape)
+
     def check_groups(self, c_in: int, c_w: int, maps: int, what: str) -> None:
         g = self.group
         if g < 1 or c_in != c_w * g or maps % g:

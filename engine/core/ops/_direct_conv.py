@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.core import optional
+from engine.core import autograd, optional
 from engine.core.ops import _jit, _standins, _threads
 from engine.core.ops._aligned import aligned, aligned_empty
 
@@ -248,9 +248,10 @@ def input_grad(gyc: Any, w: Any, spatial: Sequence[int], pad, stride, dil) -> An
     return gx
 
 
-def weight_grad(xp: Any, gyc: Any, kernel: Sequence[int], stride, dil) -> Any:
+def weight_grad(xp: Any, gyc: Any, kernel: Sequence[int], stride, dil, split: bool = True) -> Any:
     """The weight gradient ``(O, C, kh, kw)`` from the :func:`padded` input and the contiguous
-    output gradient ``(O, oh, ow, N)``."""
+    output gradient ``(O, oh, ow, N)``; ``split``: its maps shared between BLAS's threads,
+    else all computed on this one (the same numbers: each map's sums are one call's)."""
     o, oh, ow = gyc.shape[:3]
     rows, cols = (
         tuple(range(0, kernel[0] * dil[0], dil[0])),
@@ -261,5 +262,31 @@ def weight_grad(xp: Any, gyc: Any, kernel: Sequence[int], stride, dil) -> Any:
     gw = np.empty((o, xp.shape[0], *kernel), dtype=xp.dtype)
     xp, gyc = aligned(xp), aligned(gyc)
     args = (xp.reshape(-1), gyc.reshape(-1), taps, offs, step, o, oh, gw.reshape(-1))
-    _threads.run(_compile()["wgrad"], args, o, 4)
+    if split:
+        _threads.run(_compile()["wgrad"], args, o, 4)
+    else:
+        _compile()["wgrad"](*args, 0, o)
     return gw
+
+
+# Whether a backward walk's weight gradients go to the pool thread (see weight_grad_in_walk);
+# tests/benchmarks/bench_later_grad.py switches it off to compare.
+LATER = True
+
+
+def weight_grad_in_walk(args: tuple, finish: Any, weight: Any) -> Any:
+    """``finish(weight_grad(*args))``, the gradient of the Variable ``weight``: inside a
+    backward walk on two threads or more, when ``weight`` is a leaf (a parameter), an
+    :class:`~engine.core.autograd.LaterGrad` that a pool thread computes whole while this
+    thread goes on with the walk (the walk's own work leaves the second core idle most of
+    the time); else computed now, its maps split between the threads (a weight computed by
+    other layers, a quantized one, needs its gradient at once)."""
+    if LATER and weight.creator is None and autograd.walking():
+
+        def job():
+            return finish(weight_grad(*args, split=False))
+
+        future = _threads.submit(job)
+        if future is not None:
+            return autograd.LaterGrad(future, job, weight.shape)
+    return finish(weight_grad(*args))

@@ -8,6 +8,8 @@ im2col + GEMM backward. Gradients nobody asked for are not computed (``needs_inp
 
 from __future__ import annotations
 
+from functools import partial
+
 from engine.core import backend
 from engine.core.autograd import Function, Variable
 from engine.core.backend import get_array_module, matmul, scatter_add
@@ -271,23 +273,22 @@ class Convolution(Function):
 
     def _user_weight(self, gw):
         """A weight gradient in the geometry's (O, C/G, *k) layout -> the caller's."""
-        gw = gw.reshape(self.geo.w.shape)
-        if self.geo.channel_last and self.multiplier is None:
-            gw = get_array_module(gw).moveaxis(gw, 1, -1)
-        return gw.reshape(self.w_shape)
+        return self.geo.user_weight(gw, self.multiplier is not None, self.w_shape)
 
     def _dense_backward(self, g4):
         """Gradients through the direct kernels (see :mod:`._direct_conv`)."""
         geo, need = self.geo, self.needs_input_grad
         gyc = channels_major_contiguous(g4, True)
         gx = gw = None
+        if need[1]:  # first: a pool thread may compute it while this one goes on
+            args = (self.xp, gyc, geo.kernel, geo.stride, geo.dilation)
+            keep = self.multiplier is not None
+            user = partial(geo.user_weight, keep_layout=keep, shape=self.w_shape)
+            gw = _direct_conv.weight_grad_in_walk(args, user, self.inputs[1])
         if need[0]:
             args = (self.x4.shape[2:], geo.pad, geo.stride, geo.dilation)
             gxc = _direct_conv.input_grad(gyc, geo.w, *args)
             gx = geo.to_user(from_channels_major(gxc, True))
-        if need[1]:
-            gw = _direct_conv.weight_grad(self.xp, gyc, geo.kernel, geo.stride, geo.dilation)
-            gw = self._user_weight(gw)
         return _with_bias_grad(self, gx, gw, gyc)
 
     def _direct_backward(self, g4):

@@ -68,7 +68,9 @@ def test_direct_convolution_equals_the_generic_path(monkeypatch, xs, ws, pad, st
     for name in ("forward", "input_grad", "weight_grad"):
         real = getattr(_direct_conv, name)
         monkeypatch.setattr(
-            _direct_conv, name, lambda *a, real=real, name=name: calls.append(name) or real(*a)
+            _direct_conv,
+            name,
+            lambda *a, real=real, name=name, **k: calls.append(name) or real(*a, **k),
         )
     kwargs = {"pad": pad, "stride": stride, "dilation": dil}
     direct = _forward_backward(monkeypatch, True, x, w, b, kwargs)
@@ -309,13 +311,14 @@ def test_padded_equals_numpy_pad_split_between_threads(split_everything, pad, vi
 def test_direct_convolution_split_between_threads_gives_one_threads_bytes(
     monkeypatch, split_everything
 ):
-    """Forward, input and weight gradients with every kernel split (maps, phases, padding)
-    against one thread: each output is computed whole by one thread, so the bytes agree."""
+    """Forward, input and weight gradients with every kernel split (maps, phases, padding; the
+    weight gradient computed by the pool thread while the walk goes on) against one thread:
+    each output is computed whole by one thread, so the bytes agree."""
     xs, ws = (2 * LANES, 6, 9, 8), (10, 6, 3, 3)
     x, w, _ = _arrays(xs, ws, False)
     kwargs = {"pad": (1, 1), "stride": (2, 2)}
     split = _forward_backward(monkeypatch, True, x, w, None, kwargs)
-    assert set(split_everything) >= {"conv", "wgrad", "pad", "run_all"}
+    assert set(split_everything) >= {"conv", "submit", "pad", "run_all"}
     monkeypatch.setattr(_threads, "count", lambda: 1)
     one = _forward_backward(monkeypatch, True, x, w, None, kwargs)
     for got, want in zip(split, one, strict=True):

@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 import threading
-from concurrent.futures import Future
+from concurrent.futures import CancelledError, Future
 
 import numpy as np
 import pytest
@@ -90,6 +90,25 @@ def test_run_all_runs_every_job_once(monkeypatch):
     _threads.run_all([(cost, lambda n=n: job(n)) for n, cost in enumerate([4, 2, 2, 1, 3])])
     assert sorted(done) == [0, 1, 2, 3, 4]
     _threads.run_all([])  # nothing to do
+
+
+def test_a_task_runs_once_on_a_pool_thread_or_taken_back_by_its_caller():
+    pool = _threads._Pool()  # one thread of its own (the shared pool may have grown)
+    pool.grow(1)
+    ran, gate = [], threading.Event()
+    blocker = pool.submit(gate.wait)  # holds the pool's thread until the gate opens
+    waiting = pool.submit(lambda: ran.append(threading.get_ident()) or "pool")
+    assert waiting.cancel() and waiting.done()  # not started: taken back, never run there
+    with pytest.raises(CancelledError):
+        waiting.result()
+    gate.set()
+    assert blocker.result() is True
+    here = pool.submit(lambda: threading.get_ident())
+    assert here.result() != threading.get_ident() and not here.cancel()  # ran on the pool
+    failing = pool.submit(lambda: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        failing.result()
+    assert ran == []
 
 
 def test_count_follows_blas_threads():
