@@ -80,7 +80,14 @@ _ROW_LOCAL = ("ReLU", "ReLU6", "Tanh", "Sigmoid", "Add2", "Mul2", "Identity", "M
               "GlobalAveragePooling", "Concatenate", "Reshape", "Softmax")  # fmt: skip
 # The fewest samples a part of a split batch holds (see InferencePlan._parts)
 MIN_PART = 16
-TRIALS = 3  # passes timed each way (split, whole) before a batch size's choice is kept
+TRIALS = 3  # passes timed each way (see MODES) before a batch size's choice is kept
+# How a pass may use two or more threads (InferencePlan.run): "split", the batch cut into one
+# part per thread (_run_parts); "whole", the whole batch with each large loop shared between
+# the threads (_inference_cpu._split); "one", the whole batch on this thread alone (BLAS and
+# the kernels at one thread for the pass). All three give the same bytes. Tried in this order;
+# on equal times the one using fewer threads is kept (the order of PREFERENCE).
+MODES = ("split", "whole", "one")
+PREFERENCE = ("one", "whole", "split")
 _clock = time.perf_counter
 
 
@@ -131,9 +138,9 @@ class InferencePlan:
         # The row-local ops the plan starts with (run on parts of the batch at once), and the
         # activations they leave for the others or as outputs (joined after the parts)
         self._rows = next((k for k, op in enumerate(ops) if not op.rows), len(ops))
-        # whether cutting the batch pays, per (batch size, threads): timed (see _timed)
-        self._split_kept: dict[tuple[int, int], bool] = {}
-        self._split_trials: dict[tuple[int, int], dict[bool, list[float]]] = {}
+        # how a pass uses the threads (MODES), per (batch size, threads): timed (see _timed)
+        self._kept: dict[tuple[int, int], str] = {}
+        self._trials: dict[tuple[int, int], dict[str, list[float]]] = {}
         made = {op.out for op in ops[: self._rows]}
         later = {i for _, i in outputs}
         for op in ops[self._rows :]:
@@ -154,36 +161,43 @@ class InferencePlan:
             slots[index] = _feed(batch, ref[1], ref[2], size, program.network).data
         with nn.no_grad():
             threads, parts = self._parts(size)
-            split = bool(parts) and self._split_next((size, threads))
+            modes = _modes(threads, parts)
+            key = (size, threads)
+            mode = self._mode_next(key, modes) if modes else "whole"
             started = _clock()
-            if split:
+            if mode == "split":
                 self._run_parts(slots, parts, threads)
+            elif mode == "one":
+                self._run_alone(slots, size, threads)
             else:
                 self._steps(slots, 0, len(self.ops), size)
-            if parts:
-                self._timed((size, threads), split, _clock() - started)
+            if modes:
+                self._timed(key, mode, _clock() - started, modes)
         return {name: slots[index] for name, index in self._outputs}
 
-    def _split_next(self, key: tuple[int, int]) -> bool:
-        """Whether the next pass of this (batch size, threads) cuts the batch: alternating,
-        split first, until :meth:`_timed` keeps the faster."""
-        if key in self._split_kept:
-            return self._split_kept[key]
-        trials = self._split_trials.get(key)
-        return trials is None or len(trials[True]) <= len(trials[False])
+    def _mode_next(self, key: tuple[int, int], modes: tuple[str, ...]) -> str:
+        """How the next pass of this (batch size, threads) uses the threads: the kept mode,
+        else the first of ``modes`` timed fewest times so far (round robin in MODES order)."""
+        kept = self._kept.get(key)
+        if kept is not None:
+            return kept
+        trials = self._trials.get(key, {})
+        return min(modes, key=lambda m: len(trials.get(m, ())))
 
-    def _timed(self, key: tuple[int, int], split: bool, seconds: float) -> None:
-        """Note a pass's time, split or whole; after TRIALS of each the faster is kept. Both
-        give the same bytes; on a small network (LeNet: 486 Python calls a pass) the parts
-        mostly wait for each other's Python (the GIL), and the whole batch was faster (2.4
-        against 3.0 ms a pass, quiet, 2 cores; ResNet-style: 10.8 against 8.6 ms)."""
-        if key in self._split_kept:
+    def _timed(self, key: tuple[int, int], mode: str, seconds: float,
+               modes: tuple[str, ...]) -> None:  # fmt: skip
+        """Note a pass's time in ``mode``; once each of ``modes`` has TRIALS, the faster is
+        kept (:func:`choose`). All give the same bytes. On a small network (LeNet: 486 Python
+        calls a pass) the parts mostly wait for each other's Python (the GIL): the whole batch
+        was faster (2.4 against 3.0 ms a pass, quiet, 2 cores; ResNet-style: 10.8 against
+        8.6 ms), and on MobileNet-style one thread beat both (1.3 against 2.0 ms, issue 33)."""
+        if key in self._kept:
             return
-        trials = self._split_trials.setdefault(key, {True: [], False: []})
-        trials[split].append(seconds)
-        if min(len(trials[True]), len(trials[False])) >= TRIALS:
-            faster = statistics.median(trials[True]) < statistics.median(trials[False])
-            self._split_kept[key] = faster
+        trials = self._trials.setdefault(key, {})
+        trials.setdefault(mode, []).append(seconds)
+        kept = choose(trials, modes)
+        if kept is not None:
+            self._kept[key] = kept
 
     def _steps(self, slots: list[Any], start: int, stop: int, size: int) -> None:
         """Ops ``[start, stop)`` on ``slots`` for a batch of ``size`` samples."""
@@ -212,18 +226,28 @@ class InferencePlan:
         """(the threads BLAS has, the batch's parts ``[(lo, hi)]`` for them, or [] to run the
         batch whole): one part per thread, each a whole number of SIMD vectors of samples, when
         the plan starts with row-local ops (``_rows``) and the kernels are compiled."""
-        if not self._rows or size < 2 * MIN_PART:
-            return 1, []
+        threads = _threads.count()
+        if threads < 2 or not self._rows or size < 2 * MIN_PART:
+            return threads, []
         lanes = _inference_cpu.lanes()
         if lanes is None or size % lanes:
-            return 1, []
-        threads = _threads.count()
+            return threads, []
         count = min(threads, size // MIN_PART)
         if count < 2:
             return threads, []
         vectors = size // lanes
         bounds = [vectors * k // count * lanes for k in range(count + 1)]
         return threads, list(zip(bounds[:-1], bounds[1:], strict=True))
+
+    def _run_alone(self, slots: list[Any], size: int, threads: int) -> None:
+        """The whole batch with BLAS and the kernels on this thread alone ("one"), BLAS set
+        back to ``threads`` after: no hand-off at all, the bytes of one thread."""
+        products.blocking()  # found before the count is lowered (finding it sets the count)
+        _threads.set_count(1)
+        try:
+            self._steps(slots, 0, len(self.ops), size)
+        finally:
+            _threads.set_count(threads)
 
     def _run_parts(self, slots: list[Any], parts: list[tuple[int, int]], threads: int) -> None:
         """The row-local ops at the plan's start on each part of the batch at once, one part
@@ -252,6 +276,23 @@ class InferencePlan:
             self._steps(slots, rows, len(self.ops), parts[-1][1])  # the whole batch
 
         _inference_cpu.run_parts(work, len(pieces), rest, threads)
+
+
+def _modes(threads: int, parts: list[tuple[int, int]]) -> tuple[str, ...]:
+    """The ways a pass may run on ``threads`` (MODES): none to choose from on one thread; the
+    whole batch or this thread alone, and the parts when the batch is cut."""
+    if threads < 2:
+        return ()
+    return MODES if parts else MODES[1:]
+
+
+def choose(trials: Mapping[str, list[float]], modes: tuple[str, ...]) -> str | None:
+    """The mode of ``modes`` whose TRIALS timed passes (``trials``: mode -> seconds) have the
+    lowest median, the one using fewer threads on a tie (PREFERENCE); None until each mode has
+    been timed TRIALS times. The same times always give the same choice."""
+    if any(len(trials.get(m, ())) < TRIALS for m in modes):
+        return None
+    return min(modes, key=lambda m: (statistics.median(trials[m][:TRIALS]), PREFERENCE.index(m)))
 
 
 def build(program: Program, params: Mapping[str, Any]) -> InferencePlan | None:

@@ -543,37 +543,68 @@ def test_two_threads_split_the_batch_and_give_the_one_thread_bytes(sample, monke
 
 
 @needs_numba
-def test_the_faster_of_split_and_whole_is_kept_per_batch_size(monkeypatch):
-    """The first passes of a batch size alternate split and whole (TRIALS each, split first);
-    then the faster is kept (here the clock makes the whole batch faster), and every pass
-    gives the same bytes."""
+@pytest.mark.parametrize(
+    ("size", "costs", "kept"),
+    [
+        (64, {"split": 3.0, "whole": 2.0, "one": 1.5}, "one"),  # MobileNet-style, issue 33
+        (64, {"split": 3.0, "whole": 2.0, "one": 2.5}, "whole"),
+        (64, {"split": 1.0, "whole": 2.0, "one": 2.5}, "split"),
+        (65, {"whole": 2.0, "one": 1.5}, "one"),  # not whole vectors: never cut
+    ],
+)
+def test_the_fastest_way_to_use_the_threads_is_kept_per_batch_size(size, costs, kept, monkeypatch):
+    """The first passes of a batch size at two threads try each way in turn (split, whole,
+    one thread alone: TRIALS each; a batch that is not cut has no split); then the fastest by
+    the injected clock is kept, every pass gives the same bytes, and "one" runs every op with
+    BLAS and the kernels at one thread, set back to two after."""
     program, params = _sample_plan("lenet_digits.ncproj")
     plan = inference_plan.build(program, params)
     _threads.set_count(2)
     if _threads.count() != 2:
         pytest.skip("NumPy's BLAS does not take two threads here")
-    ways = []
-    real = plan._run_parts
-    monkeypatch.setattr(plan, "_run_parts", lambda *a: ways.append("split") or real(*a))
+    ways, counts = [], []
+    real_next, real_steps = plan._mode_next, plan._steps
+    monkeypatch.setattr(plan, "_mode_next", lambda *a: ways.append(real_next(*a)) or ways[-1])
+    monkeypatch.setattr(
+        plan, "_steps", lambda *a: counts.append(_threads.count()) or real_steps(*a)
+    )
     now = [0.0]
 
-    def clock():  # a split pass takes 3 ticks, a whole one 2: whole is faster
-        now[0] += 1.5 if ways and ways[-1] == "split" else 1.0
+    def clock():  # each pass takes its way's cost: the time between its two readings
+        now[0] += costs[ways[-1]]
         return now[0]
 
     monkeypatch.setattr(inference_plan, "_clock", clock)
     rng = np.random.default_rng(3)
-    batch = {v: rng.random((64, *s), dtype=np.float32) for v, s in program.feeds.items()}
+    batch = {v: rng.random((size, *s), dtype=np.float32) for v, s in program.feeds.items()}
     outputs = []
-    for _ in range(2 * inference_plan.TRIALS + 3):
-        ways.append("whole")
+    trials = len(costs) * inference_plan.TRIALS
+    for _ in range(trials + 3):
+        counts.clear()
         outputs.append({k: v.tobytes() for k, v in plan.run(batch).items()})
-    runs = [w for i, w in enumerate(ways) if w == "split" or i + 1 == len(ways) or
-            ways[i + 1] != "split"]  # fmt: skip
-    assert runs[: 2 * inference_plan.TRIALS] == ["split", "whole"] * inference_plan.TRIALS
-    assert runs[2 * inference_plan.TRIALS :] == ["whole"] * 3
-    assert plan._split_kept == {(64, 2): False}
+        assert set(counts) == {1 if ways[-1] in ("one", "split") else 2}, (ways[-1], counts)
+        assert _threads.count() == 2
+    assert ways[:trials] == [m for m in inference_plan.MODES if m in costs] * inference_plan.TRIALS
+    assert ways[trials:] == [kept] * 3
+    assert plan._kept == {(size, 2): kept}
     assert all(out == outputs[0] for out in outputs)
+
+
+def test_the_choice_depends_only_on_the_times_given():
+    """``choose``: nothing until every mode has TRIALS times; then the lowest median, fewer
+    threads on a tie; the same times, in any order of arrival, give the same choice."""
+    modes = inference_plan.MODES
+    times = {"split": [3.0, 1.0, 2.0], "whole": [2.5, 2.5, 9.0], "one": [2.0, 2.0]}
+    assert inference_plan.choose(times, modes) is None  # "one" has two times
+    times["one"].append(7.0)
+    assert inference_plan.choose(times, modes) == "one"  # medians 2.0, 2.5, 2.0: a tie
+    assert inference_plan.choose({**times, "split": [2.0, 1.0, 1.5]}, modes) == "split"
+    assert inference_plan.choose({m: [1.0] * 3 for m in modes}, modes) == "one"
+    assert inference_plan.choose({m: [1.0] * 3 for m in modes}, modes[:2]) == "whole"
+    assert inference_plan.choose({**times, "whole": [1.0, 9.0, 1.5]}, modes) == "whole"
+    for order in ([0, 1, 2], [2, 0, 1], [1, 2, 0]):
+        shuffled = {m: [t[i] for i in order] for m, t in times.items()}
+        assert inference_plan.choose(shuffled, modes) == inference_plan.choose(times, modes)
 
 
 def _spy_parts(parts, calls):
