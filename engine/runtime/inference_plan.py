@@ -243,11 +243,7 @@ class InferencePlan:
         """The whole batch with BLAS and the kernels on this thread alone ("one"), BLAS set
         back to ``threads`` after: no hand-off at all, the bytes of one thread."""
         products.blocking()  # found before the count is lowered (finding it sets the count)
-        _threads.set_count(1)
-        try:
-            self._steps(slots, 0, len(self.ops), size)
-        finally:
-            _threads.set_count(threads)
+        _inference_cpu.run_alone(lambda: self._steps(slots, 0, len(self.ops), size), threads)
 
     def _run_parts(self, slots: list[Any], parts: list[tuple[int, int]], threads: int) -> None:
         """The row-local ops at the plan's start on each part of the batch at once, one part

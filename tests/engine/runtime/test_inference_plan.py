@@ -607,6 +607,40 @@ def test_the_choice_depends_only_on_the_times_given():
         assert inference_plan.choose(shuffled, modes) == inference_plan.choose(times, modes)
 
 
+@needs_numba
+def test_loops_in_a_pass_on_one_thread_per_part_do_not_ask_blas(monkeypatch):
+    """Inside ``run_parts`` and ``run_alone`` the loops run whole on their thread without
+    asking BLAS its count (a ctypes call that lets the GIL go mid-op); outside they ask it and
+    split; the bytes are the same, and BLAS is back at two threads after."""
+    _threads.set_count(2)
+    if _threads.count() != 2:
+        pytest.skip("NumPy's BLAS does not take two threads here")
+    monkeypatch.setattr(_inference_cpu, "MIN_PARALLEL_NS", 0)
+    monkeypatch.setattr(_threads, "MIN_MAPS_PER_THREAD", 1)
+    rng = np.random.default_rng(12)
+    y2 = rng.normal(0, 3, (16, 4096)).astype(np.float32)
+    b = rng.normal(0, 1, 16).astype(np.float32)
+    asked, split, got = [], [], {}
+    real_count = _threads.count
+    monkeypatch.setattr(_threads, "count", lambda: asked.append(1) or real_count())
+    monkeypatch.setattr(_threads, "run", lambda k, *a: split.append(k.__name__) or _REAL_RUN(k, *a))
+
+    def loop(way):
+        r = y2.copy()
+        asked.clear()
+        assert _inference_cpu.bias_act(r, b, "ReLU")
+        got[way] = (r.tobytes(), len(asked))
+
+    loop("outside")
+    assert got["outside"][1] > 0 and split == ["bias_act"]
+    split.clear()
+    _inference_cpu.run_alone(lambda: loop("alone"), 2)
+    _inference_cpu.run_parts(lambda: loop("parts"), 1, lambda: None, 2)
+    assert got["alone"][1] == got["parts"][1] == 0 and split == []
+    assert got["alone"][0] == got["parts"][0] == got["outside"][0]
+    assert real_count() == 2
+
+
 def _spy_parts(parts, calls):
     def spy(size):
         threads, cut = parts(size)
