@@ -26,7 +26,9 @@ forward with fixed parameters, so :func:`build` prepares a plan for them once:
   :func:`_row_local`) runs on the parts at once, each with BLAS and the kernels on one
   thread: one hand-off per pass instead of one per loop. The rest (an Affine: OpenBLAS picks
   a product's kernel by its size) runs on the joined batch, still on one thread, so the
-  outputs are the bytes of the whole batch on one thread.
+  outputs are the bytes of the whole batch on one thread. Whether a pass cuts the batch, runs
+  it whole with its large loops shared, or runs it on one thread alone is timed on the first
+  passes and the fastest kept (:mod:`engine.runtime.inference_threads`).
 
 The folded weights are copies held by the plan: the job's parameters are never written. A plan
 reads the parameters' arrays when it is built, so it lives as long as one run of an executor
@@ -40,7 +42,6 @@ parameters on the GPU) get no plan (``build`` returns None) and run the generic 
 from __future__ import annotations
 
 import math
-import statistics
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -51,6 +52,7 @@ import numpy as np
 import engine.nn as nn
 from engine.core import products
 from engine.core.ops import _inference_cpu, _threads
+from engine.runtime import inference_threads
 from engine.runtime.inference_ops import (
     _act,
     _AddInto,
@@ -80,14 +82,6 @@ _ROW_LOCAL = ("ReLU", "ReLU6", "Tanh", "Sigmoid", "Add2", "Mul2", "Identity", "M
               "GlobalAveragePooling", "Concatenate", "Reshape", "Softmax")  # fmt: skip
 # The fewest samples a part of a split batch holds (see InferencePlan._parts)
 MIN_PART = 16
-TRIALS = 3  # passes timed each way (see MODES) before a batch size's choice is kept
-# How a pass may use two or more threads (InferencePlan.run): "split", the batch cut into one
-# part per thread (_run_parts); "whole", the whole batch with each large loop shared between
-# the threads (_inference_cpu._split); "one", the whole batch on this thread alone (BLAS and
-# the kernels at one thread for the pass). All three give the same bytes. Tried in this order;
-# on equal times the one using fewer threads is kept (the order of PREFERENCE).
-MODES = ("split", "whole", "one")
-PREFERENCE = ("one", "whole", "split")
 _clock = time.perf_counter
 
 
@@ -138,9 +132,9 @@ class InferencePlan:
         # The row-local ops the plan starts with (run on parts of the batch at once), and the
         # activations they leave for the others or as outputs (joined after the parts)
         self._rows = next((k for k, op in enumerate(ops) if not op.rows), len(ops))
-        # how a pass uses the threads (MODES), per (batch size, threads): timed (see _timed)
-        self._kept: dict[tuple[int, int], str] = {}
-        self._trials: dict[tuple[int, int], dict[str, list[float]]] = {}
+        # how a pass uses the threads, per (batch size, threads): timed, shared by the plans
+        # of the same network (engine.runtime.inference_threads)
+        self._choice = inference_threads.remembered(inference_threads.signature(program, ops))
         made = {op.out for op in ops[: self._rows]}
         later = {i for _, i in outputs}
         for op in ops[self._rows :]:
@@ -161,9 +155,9 @@ class InferencePlan:
             slots[index] = _feed(batch, ref[1], ref[2], size, program.network).data
         with nn.no_grad():
             threads, parts = self._parts(size)
-            modes = _modes(threads, parts)
+            modes = inference_threads.modes(threads, parts)
             key = (size, threads)
-            mode = self._mode_next(key, modes) if modes else "whole"
+            mode = self._choice.next(key, modes) if modes else "whole"
             started = _clock()
             if mode == "split":
                 self._run_parts(slots, parts, threads)
@@ -172,32 +166,8 @@ class InferencePlan:
             else:
                 self._steps(slots, 0, len(self.ops), size)
             if modes:
-                self._timed(key, mode, _clock() - started, modes)
+                self._choice.timed(key, mode, _clock() - started, modes)
         return {name: slots[index] for name, index in self._outputs}
-
-    def _mode_next(self, key: tuple[int, int], modes: tuple[str, ...]) -> str:
-        """How the next pass of this (batch size, threads) uses the threads: the kept mode,
-        else the first of ``modes`` timed fewest times so far (round robin in MODES order)."""
-        kept = self._kept.get(key)
-        if kept is not None:
-            return kept
-        trials = self._trials.get(key, {})
-        return min(modes, key=lambda m: len(trials.get(m, ())))
-
-    def _timed(self, key: tuple[int, int], mode: str, seconds: float,
-               modes: tuple[str, ...]) -> None:  # fmt: skip
-        """Note a pass's time in ``mode``; once each of ``modes`` has TRIALS, the faster is
-        kept (:func:`choose`). All give the same bytes. On a small network (LeNet: 486 Python
-        calls a pass) the parts mostly wait for each other's Python (the GIL): the whole batch
-        was faster (2.4 against 3.0 ms a pass, quiet, 2 cores; ResNet-style: 10.8 against
-        8.6 ms), and on MobileNet-style one thread beat both (1.3 against 2.0 ms, issue 33)."""
-        if key in self._kept:
-            return
-        trials = self._trials.setdefault(key, {})
-        trials.setdefault(mode, []).append(seconds)
-        kept = choose(trials, modes)
-        if kept is not None:
-            self._kept[key] = kept
 
     def _steps(self, slots: list[Any], start: int, stop: int, size: int) -> None:
         """Ops ``[start, stop)`` on ``slots`` for a batch of ``size`` samples."""
@@ -272,23 +242,6 @@ class InferencePlan:
             self._steps(slots, rows, len(self.ops), parts[-1][1])  # the whole batch
 
         _inference_cpu.run_parts(work, len(pieces), rest, threads)
-
-
-def _modes(threads: int, parts: list[tuple[int, int]]) -> tuple[str, ...]:
-    """The ways a pass may run on ``threads`` (MODES): none to choose from on one thread; the
-    whole batch or this thread alone, and the parts when the batch is cut."""
-    if threads < 2:
-        return ()
-    return MODES if parts else MODES[1:]
-
-
-def choose(trials: Mapping[str, list[float]], modes: tuple[str, ...]) -> str | None:
-    """The mode of ``modes`` whose TRIALS timed passes (``trials``: mode -> seconds) have the
-    lowest median, the one using fewer threads on a tie (PREFERENCE); None until each mode has
-    been timed TRIALS times. The same times always give the same choice."""
-    if any(len(trials.get(m, ())) < TRIALS for m in modes):
-        return None
-    return min(modes, key=lambda m: (statistics.median(trials[m][:TRIALS]), PREFERENCE.index(m)))
 
 
 def build(program: Program, params: Mapping[str, Any]) -> InferencePlan | None:

@@ -22,9 +22,10 @@ from engine.core import threads
 from engine.core.ops import _inference_cpu, _threads
 from engine.formats import load_project
 from engine.graph.project import Link
-from engine.runtime import inference_plan
+from engine.runtime import inference_plan, inference_threads
 from engine.runtime.compiler import compile_network
 from engine.runtime.evaluator import ExecutorRun, run_batch
+from engine.runtime.inference_threads import MODES
 
 PROJECTS = Path(__file__).resolve().parents[3] / "projects"
 SAMPLES = sorted(p.name for p in PROJECTS.glob("*.ncproj"))
@@ -563,8 +564,8 @@ def test_the_fastest_way_to_use_the_threads_is_kept_per_batch_size(size, costs, 
     if _threads.count() != 2:
         pytest.skip("NumPy's BLAS does not take two threads here")
     ways, counts = [], []
-    real_next, real_steps = plan._mode_next, plan._steps
-    monkeypatch.setattr(plan, "_mode_next", lambda *a: ways.append(real_next(*a)) or ways[-1])
+    real_next, real_steps = plan._choice.next, plan._steps
+    monkeypatch.setattr(plan._choice, "next", lambda *a: ways.append(real_next(*a)) or ways[-1])
     monkeypatch.setattr(
         plan, "_steps", lambda *a: counts.append(_threads.count()) or real_steps(*a)
     )
@@ -578,33 +579,81 @@ def test_the_fastest_way_to_use_the_threads_is_kept_per_batch_size(size, costs, 
     rng = np.random.default_rng(3)
     batch = {v: rng.random((size, *s), dtype=np.float32) for v, s in program.feeds.items()}
     outputs = []
-    trials = len(costs) * inference_plan.TRIALS
+    trials = len(costs) * inference_threads.TRIALS
     for _ in range(trials + 3):
         counts.clear()
         outputs.append({k: v.tobytes() for k, v in plan.run(batch).items()})
         assert set(counts) == {1 if ways[-1] in ("one", "split") else 2}, (ways[-1], counts)
         assert _threads.count() == 2
-    assert ways[:trials] == [m for m in inference_plan.MODES if m in costs] * inference_plan.TRIALS
+    assert ways[:trials] == [m for m in MODES if m in costs] * inference_threads.TRIALS
     assert ways[trials:] == [kept] * 3
-    assert plan._kept == {(size, 2): kept}
+    assert plan._choice.kept == {(size, 2): kept}
     assert all(out == outputs[0] for out in outputs)
+
+
+@needs_numba
+def test_plans_of_one_network_carry_the_trials_and_the_choice_on(monkeypatch):
+    """Each evaluation, ``forward`` call and plugin batch call builds a plan for a few passes:
+    the trials carry on from one plan of a network to the next (5 passes, then 4 in a new
+    plan with new parameters: the choice is made on the 9th) and a later plan starts with the
+    kept way; another network starts afresh; the last MEMORY networks are remembered."""
+    monkeypatch.setattr(inference_threads, "MEMORY", 2)
+    _threads.set_count(2)
+    if _threads.count() != 2:
+        pytest.skip("NumPy's BLAS does not take two threads here")
+    costs = {"split": 3.0, "whole": 2.0, "one": 1.0}
+    ways = []
+    now = [0.0]
+
+    def clock():
+        now[0] += costs[ways[-1]]
+        return now[0]
+
+    monkeypatch.setattr(inference_plan, "_clock", clock)
+    real = inference_threads.Choice.next
+    monkeypatch.setattr(
+        inference_threads.Choice, "next", lambda *a: ways.append(real(*a)) or ways[-1]
+    )
+
+    def plan_of(sample):
+        return inference_plan.build(*_sample_plan(sample))
+
+    rng = np.random.default_rng(4)
+    program, _ = _sample_plan("lenet_digits.ncproj")
+    batch = {v: rng.random((64, *s), dtype=np.float32) for v, s in program.feeds.items()}
+    first, second = plan_of("lenet_digits.ncproj"), plan_of("lenet_digits.ncproj")
+    assert first._choice is second._choice
+    for _ in range(5):
+        first.run(batch)
+    assert first._choice.kept == {}
+    for _ in range(4):
+        second.run(batch)
+    assert ways == list(MODES) * 3
+    assert second._choice.kept == {(64, 2): "one"}
+    third = plan_of("lenet_digits.ncproj")
+    third.run(batch)
+    assert ways[-1] == "one"
+    other = plan_of("mobilenet_digits.ncproj")
+    assert other._choice is not third._choice and other._choice.kept == {}
+    plan_of("residual_digits.ncproj")  # a third network: the least recently built forgotten
+    assert plan_of("lenet_digits.ncproj")._choice.kept == {}
 
 
 def test_the_choice_depends_only_on_the_times_given():
     """``choose``: nothing until every mode has TRIALS times; then the lowest median, fewer
     threads on a tie; the same times, in any order of arrival, give the same choice."""
-    modes = inference_plan.MODES
+    modes = inference_threads.MODES
     times = {"split": [3.0, 1.0, 2.0], "whole": [2.5, 2.5, 9.0], "one": [2.0, 2.0]}
-    assert inference_plan.choose(times, modes) is None  # "one" has two times
+    assert inference_threads.choose(times, modes) is None  # "one" has two times
     times["one"].append(7.0)
-    assert inference_plan.choose(times, modes) == "one"  # medians 2.0, 2.5, 2.0: a tie
-    assert inference_plan.choose({**times, "split": [2.0, 1.0, 1.5]}, modes) == "split"
-    assert inference_plan.choose({m: [1.0] * 3 for m in modes}, modes) == "one"
-    assert inference_plan.choose({m: [1.0] * 3 for m in modes}, modes[:2]) == "whole"
-    assert inference_plan.choose({**times, "whole": [1.0, 9.0, 1.5]}, modes) == "whole"
+    assert inference_threads.choose(times, modes) == "one"  # medians 2.0, 2.5, 2.0: a tie
+    assert inference_threads.choose({**times, "split": [2.0, 1.0, 1.5]}, modes) == "split"
+    assert inference_threads.choose({m: [1.0] * 3 for m in modes}, modes) == "one"
+    assert inference_threads.choose({m: [1.0] * 3 for m in modes}, modes[:2]) == "whole"
+    assert inference_threads.choose({**times, "whole": [1.0, 9.0, 1.5]}, modes) == "whole"
     for order in ([0, 1, 2], [2, 0, 1], [1, 2, 0]):
         shuffled = {m: [t[i] for i in order] for m, t in times.items()}
-        assert inference_plan.choose(shuffled, modes) == inference_plan.choose(times, modes)
+        assert inference_threads.choose(shuffled, modes) == inference_threads.choose(times, modes)
 
 
 @needs_numba
