@@ -13,8 +13,9 @@ A pass may run three ways, all giving the same bytes (tests compare):
 Which is fastest depends on the network and the machine (issue 33, quiet, 2 cores: ResNet-style
 split 6.3 against 10.4 ms on one thread; MobileNet-style split or whole 2.0 against 1.3 ms),
 so the first passes of a batch size try each in turn (:data:`TRIALS` each, in :data:`MODES`
-order) and the fastest median is kept (:func:`choose`: a function of the times alone). The
-trials and the choice belong to the network, not to one plan (:func:`remembered`): an
+order) and the fastest median is kept (:func:`choose`: a function of the times alone), for
+:data:`RETRY` passes, then timed again (the load may have changed). The trials and the choice
+belong to the network, not to one plan (:func:`remembered`): an
 evaluation, a ``forward`` call and each batch call of the plugins' model (LIME, SHAP) build a
 plan for a few passes, and the choice carries on from one to the next.
 """
@@ -29,6 +30,9 @@ TRIALS = 3  # passes timed each way before a batch size's choice is kept
 MODES = ("split", "whole", "one")  # the order of the trials
 PREFERENCE = ("one", "whole", "split")  # on equal times, fewer threads first
 MEMORY = 32  # networks whose trials and choices this process remembers
+# Passes run the kept way before the ways are timed again (the machine's load changes: a way
+# kept while another process held the second core may lose once it is free, and back)
+RETRY = 500
 _MEMORY: dict[tuple, Choice] = {}
 
 
@@ -38,13 +42,18 @@ class Choice:
     def __init__(self) -> None:
         self.kept: dict[tuple[int, int], str] = {}
         self.trials: dict[tuple[int, int], dict[str, list[float]]] = {}
+        self.runs: dict[tuple[int, int], int] = {}  # passes run the kept way
 
     def next(self, key: tuple[int, int], modes: tuple[str, ...]) -> str:
-        """How the next pass of this (batch size, threads) runs: the kept way, else the first
-        of ``modes`` timed fewest times so far (round robin in MODES order)."""
+        """How the next pass of this (batch size, threads) runs: the kept way (RETRY passes),
+        else the first of ``modes`` timed fewest times so far (round robin in MODES order)."""
         kept = self.kept.get(key)
         if kept is not None:
-            return kept
+            runs = self.runs[key] = self.runs.get(key, 0) + 1
+            if runs <= RETRY:
+                return kept
+            del self.kept[key], self.runs[key]  # time the ways again
+            self.trials.pop(key, None)
         trials = self.trials.get(key, {})
         return min(modes, key=lambda m: len(trials.get(m, ())))
 

@@ -639,6 +639,29 @@ def test_plans_of_one_network_carry_the_trials_and_the_choice_on(monkeypatch):
     assert plan_of("lenet_digits.ncproj")._choice.kept == {}
 
 
+def test_the_kept_way_is_timed_again_after_retry_passes(monkeypatch):
+    """A kept way runs RETRY passes, then the ways are timed again: when the costs have
+    changed meanwhile (another process let the second core go) the new fastest is kept."""
+    monkeypatch.setattr(inference_threads, "RETRY", 4)
+    choice = inference_threads.Choice()
+    key, ways = (64, 2), []
+    costs = {"split": 3.0, "whole": 2.0, "one": 1.0}
+
+    def passes(count):
+        for _ in range(count):
+            way = choice.next(key, MODES)
+            ways.append(way)
+            choice.timed(key, way, costs[way], MODES)
+
+    passes(3 * inference_threads.TRIALS + 4)
+    assert ways[-4:] == ["one"] * 4 and choice.kept == {key: "one"}
+    costs["split"] = 0.5
+    ways.clear()
+    passes(3 * inference_threads.TRIALS + 2)
+    assert ways == list(MODES) * inference_threads.TRIALS + ["split"] * 2
+    assert choice.kept == {key: "split"}
+
+
 def test_the_choice_depends_only_on_the_times_given():
     """``choose``: nothing until every mode has TRIALS times; then the lowest median, fewer
     threads on a tie; the same times, in any order of arrival, give the same choice."""
