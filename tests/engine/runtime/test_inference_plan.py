@@ -819,8 +819,9 @@ def test_depthwise_inference_kernel_matches_the_generic_layer(shape, kernel, pad
 def test_depthwise_kernel_gives_a_sample_the_same_bytes_in_any_batch(shape, kernel, pad, stride,
                                                                      dilation):  # fmt: skip
     """A batch of 1-3 vectors per pixel (16, 32, 48 samples: the parts of a split batch) takes
-    the kernel's row loop (four vectors across neighbouring pixels), 4 and more per pixel the
-    pixel loop: each sample's outputs are the same bytes in every batch."""
+    the kernel's row loop (four vectors across neighbouring pixels; exactly 2 vectors, the
+    pair loop: two pixels' two vectors), 4 and more per pixel the pixel loop: each sample's
+    outputs are the same bytes in every batch."""
     rng = np.random.default_rng(11)
     lanes = _inference_cpu.lanes()
     xc = rng.normal(0, 2, (*shape, 8 * lanes)).astype(np.float32)
