@@ -51,9 +51,9 @@ class Choice:
         if kept is not None:
             runs = self.runs[key] = self.runs.get(key, 0) + 1
             if runs <= RETRY:
-                return kept
-            del self.kept[key], self.runs[key]  # time the ways again
-            self.trials.pop(key, None)
+                return kept if kept in modes else modes[0]  # (no parts this time: whole)
+            # time the ways again (pop: a plan of this network on another thread may too)
+            self.kept.pop(key, None), self.runs.pop(key, None), self.trials.pop(key, None)
         trials = self.trials.get(key, {})
         return min(modes, key=lambda m: len(trials.get(m, ())))
 
