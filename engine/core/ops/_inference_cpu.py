@@ -11,7 +11,7 @@
 * :func:`channel_mean`: global average pooling of a (C, M, N) buffer, channel by channel.
 * :func:`depthwise`: a 2-D depthwise convolution with its bias and activation applied to each
   output vector before it is stored (float32 batches of whole SIMD vectors,
-  :mod:`engine.core.ops._inference_simd`).
+  :mod:`engine.core.ops._inference_depthwise`).
 
 Threads: each loop takes a ``[lo, hi)`` range of independent outputs (channels, or runs of
 elements), and :func:`_split` hands the ranges to the kernels' thread pool
@@ -149,13 +149,14 @@ def _build(numba: ModuleType) -> dict[str, Any]:
                                 best[n] = v if (v > m) | (v != v) else m
 
     simd = optional.load("engine.core.ops._inference_simd")  # imports numba's vector types
+    depthwise_loops = optional.load("engine.core.ops._inference_depthwise")
     return dict(
         bias_act=bias_act,
         bias_res_act=bias_res_act,
         add_act=add_act,
         channel_mean=channel_mean,
         max_pool=max_pool,
-        depthwise=simd.depthwise,
+        depthwise=depthwise_loops.depthwise,
         pointwise=simd.pointwise,
         max_pool_vectors=simd.max_pool,
         lanes=simd.LANES,

@@ -820,8 +820,8 @@ def test_depthwise_kernel_gives_a_sample_the_same_bytes_in_any_batch(shape, kern
                                                                      dilation):  # fmt: skip
     """A batch of 1-3 vectors per pixel (16, 32, 48 samples: the parts of a split batch) takes
     the kernel's row loop (four vectors across neighbouring pixels; exactly 2 vectors, the
-    pair loop: two pixels' two vectors), 4 and more per pixel the pixel loop: each sample's
-    outputs are the same bytes in every batch."""
+    pair loop: two pixels' two vectors), exactly 4 two pixels' four at once, 8 and more the
+    pixel loop: each sample's outputs are the same bytes in every batch."""
     rng = np.random.default_rng(11)
     lanes = _inference_cpu.lanes()
     xc = rng.normal(0, 2, (*shape, 8 * lanes)).astype(np.float32)
