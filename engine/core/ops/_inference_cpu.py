@@ -156,7 +156,7 @@ def _build(numba: ModuleType) -> dict[str, Any]:
         add_act=add_act,
         channel_mean=channel_mean,
         max_pool=max_pool,
-        depthwise=depthwise_loops.depthwise,
+        depthwise_for=depthwise_loops.kernel_for,
         pointwise=simd.pointwise,
         max_pool_vectors=simd.max_pool,
         lanes=simd.LANES,
@@ -340,7 +340,8 @@ def depthwise(xc: Any, w: Any, b: Any, pad, stride, dilation, out, act: str) -> 
         bias, has_bias = np.ascontiguousarray(b, dtype=np.float32).reshape(-1), True
     geo = np.array((*xc.shape, kh, kw, *out, *pad, *stride, *dilation), dtype=np.int64)
     args = (xc.reshape(-1), w, bias, has_bias, ACT_CODES[act], geo, y.reshape(-1))
-    _split(kernels["depthwise"], args, c, y.size * kh * kw * NS_PER_DEPTHWISE_MAC)
+    kernel = kernels["depthwise_for"](xc.shape[-1])
+    _split(kernel, args, c, y.size * kh * kw * NS_PER_DEPTHWISE_MAC)
     return y
 
 

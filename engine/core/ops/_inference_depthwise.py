@@ -8,7 +8,7 @@ same taps in the same order, each a fused multiply-add into the vector, taps in 
 padding skipped); the bias is added to that sum and then the activation clamps it, as the
 plan's separate pass did. Output channels ``[lo, hi)`` only, so the plan's threads share the
 channels (:mod:`._inference_cpu`). How many sample vectors a pixel holds picks the loop
-(:func:`depthwise`): exactly four (64 samples with AVX-512) two neighbouring pixels at once,
+(:func:`kernel_for`): exactly four (64 samples with AVX-512) two neighbouring pixels at once,
 eight accumulators (:func:`_depthwise_pixels2`); other multiples of four one pixel's four at a
 time; exactly two (a split batch's part of 32) two pixels' two (:func:`_depthwise_pairs`);
 one or three four vectors across neighbouring pixels (:func:`_depthwise_rows`). Every output
@@ -21,25 +21,28 @@ and C-contiguous: x (C, H, W, N), w (C, kh, kw), y (C, Ho, Wo, N); ``geo`` is
 
 from __future__ import annotations
 
+from typing import Any
+
 import numba
 
 from engine.core.ops import _jit
 from engine.core.ops._inference_simd import _finish, _next, _store4
 from engine.core.ops._simd import FORCED, LANES, sload, vfma, vload, vstore, vzero
 
-__all__ = ["depthwise"]
+__all__ = ["kernel_for"]
 
 
-@_jit.njit(numba, cache=not FORCED)
-def depthwise(x, w, b, has_bias, act, geo, y, lo, hi):  # pragma: no cover - compiled
-    if geo[3] == 4 * LANES:
-        _depthwise_pixels2(x, w, b, has_bias, act, geo, y, lo, hi)
-    elif geo[3] % (4 * LANES) == 0:
-        _depthwise_pixels(x, w, b, has_bias, act, geo, y, lo, hi)
-    elif geo[3] == 2 * LANES:
-        _depthwise_pairs(x, w, b, has_bias, act, geo, y, lo, hi)
-    else:
-        _depthwise_rows(x, w, b, has_bias, act, geo, y, lo, hi)
+def kernel_for(samples: int) -> Any:
+    """The loop for ``samples`` (a whole number of vectors) a pixel. Each is its own compiled
+    function, chosen here rather than in a compiled dispatcher, so that a process compiles only
+    the loops its batches take (a fresh machine compiled all four in one 12-13 s call)."""
+    if samples == 4 * LANES:
+        return _depthwise_pixels2
+    if samples % (4 * LANES) == 0:
+        return _depthwise_pixels
+    if samples == 2 * LANES:
+        return _depthwise_pairs
+    return _depthwise_rows
 
 
 @_jit.njit(numba, cache=not FORCED)

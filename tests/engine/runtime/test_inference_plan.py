@@ -415,6 +415,25 @@ def test_batch_of_64_takes_the_fast_paths_and_matches_the_generic_path(sample):
 
 
 _REAL_RUN = _threads.run
+
+
+def _loop_name(kernel):
+    """A split loop's name; the depthwise loop's variants (_inference_depthwise.kernel_for,
+    one per vectors a pixel) as "depthwise"."""
+    name = kernel.__name__
+    return "depthwise" if name.startswith("_depthwise") else name
+
+
+def _spy_run(split):
+    """``_threads.run`` noting each split loop's name in ``split``."""
+
+    def spy(kernel, *args):
+        split.append(_loop_name(kernel))
+        return _REAL_RUN(kernel, *args)
+
+    return spy
+
+
 _PLAN_LOOPS = {"bias_act", "bias_res_act", "add_act", "max_pool", "channel_mean", "depthwise",
                "pointwise"}  # fmt: skip
 
@@ -425,7 +444,7 @@ def _run_with_threads(plan, batch, count, monkeypatch):
     split = []
 
     def spy(kernel, args, total, align, parts=None):
-        split.append(kernel.__name__)
+        split.append(_loop_name(kernel))
         return _REAL_RUN(kernel, args, total, align, parts)
 
     before = _threads.count()
@@ -695,7 +714,7 @@ def test_loops_in_a_pass_on_one_thread_per_part_do_not_ask_blas(monkeypatch):
     asked, split, got = [], [], {}
     real_count = _threads.count
     monkeypatch.setattr(_threads, "count", lambda: asked.append(1) or real_count())
-    monkeypatch.setattr(_threads, "run", lambda k, *a: split.append(k.__name__) or _REAL_RUN(k, *a))
+    monkeypatch.setattr(_threads, "run", _spy_run(split))
 
     def loop(way):
         r = y2.copy()
@@ -754,7 +773,7 @@ def test_three_threads_uneven_ranges_give_the_same_bytes(monkeypatch):
     want = each()
     monkeypatch.setattr(_threads, "count", lambda: 3)
     split = []
-    monkeypatch.setattr(_threads, "run", lambda k, *a: split.append(k.__name__) or _REAL_RUN(k, *a))
+    monkeypatch.setattr(_threads, "run", _spy_run(split))
     for got, ref in zip(each(), want, strict=True):
         assert got.tobytes() == ref.tobytes()
     assert set(split) == _PLAN_LOOPS
