@@ -26,7 +26,9 @@ forward with fixed parameters, so :func:`build` prepares a plan for them once:
   :func:`_row_local`) runs on the parts at once, each with BLAS and the kernels on one
   thread: one hand-off per pass instead of one per loop. The rest (an Affine: OpenBLAS picks
   a product's kernel by its size) runs on the joined batch, still on one thread, so the
-  outputs are the bytes of the whole batch on one thread.
+  outputs are the bytes of the whole batch on one thread. Whether a pass cuts the batch, runs
+  it whole with its large loops shared, or runs it on one thread alone is timed on the first
+  passes and the fastest kept (:mod:`engine.runtime.inference_threads`).
 
 The folded weights are copies held by the plan: the job's parameters are never written. A plan
 reads the parameters' arrays when it is built, so it lives as long as one run of an executor
@@ -40,7 +42,6 @@ parameters on the GPU) get no plan (``build`` returns None) and run the generic 
 from __future__ import annotations
 
 import math
-import statistics
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -51,6 +52,7 @@ import numpy as np
 import engine.nn as nn
 from engine.core import products
 from engine.core.ops import _inference_cpu, _threads
+from engine.runtime import inference_threads
 from engine.runtime.inference_ops import (
     _act,
     _AddInto,
@@ -80,7 +82,6 @@ _ROW_LOCAL = ("ReLU", "ReLU6", "Tanh", "Sigmoid", "Add2", "Mul2", "Identity", "M
               "GlobalAveragePooling", "Concatenate", "Reshape", "Softmax")  # fmt: skip
 # The fewest samples a part of a split batch holds (see InferencePlan._parts)
 MIN_PART = 16
-TRIALS = 3  # passes timed each way (split, whole) before a batch size's choice is kept
 _clock = time.perf_counter
 
 
@@ -131,9 +132,9 @@ class InferencePlan:
         # The row-local ops the plan starts with (run on parts of the batch at once), and the
         # activations they leave for the others or as outputs (joined after the parts)
         self._rows = next((k for k, op in enumerate(ops) if not op.rows), len(ops))
-        # whether cutting the batch pays, per (batch size, threads): timed (see _timed)
-        self._split_kept: dict[tuple[int, int], bool] = {}
-        self._split_trials: dict[tuple[int, int], dict[bool, list[float]]] = {}
+        # how a pass uses the threads, per (batch size, threads): timed, shared by the plans
+        # of the same network (engine.runtime.inference_threads)
+        self._choice = inference_threads.remembered(inference_threads.signature(program, ops))
         made = {op.out for op in ops[: self._rows]}
         later = {i for _, i in outputs}
         for op in ops[self._rows :]:
@@ -154,36 +155,19 @@ class InferencePlan:
             slots[index] = _feed(batch, ref[1], ref[2], size, program.network).data
         with nn.no_grad():
             threads, parts = self._parts(size)
-            split = bool(parts) and self._split_next((size, threads))
+            modes = inference_threads.modes(threads, parts)
+            key = (size, threads)
+            mode = self._choice.next(key, modes) if modes else "whole"
             started = _clock()
-            if split:
+            if mode == "split":
                 self._run_parts(slots, parts, threads)
+            elif mode == "one":
+                self._run_alone(slots, size, threads)
             else:
                 self._steps(slots, 0, len(self.ops), size)
-            if parts:
-                self._timed((size, threads), split, _clock() - started)
+            if modes:
+                self._choice.timed(key, mode, _clock() - started, modes)
         return {name: slots[index] for name, index in self._outputs}
-
-    def _split_next(self, key: tuple[int, int]) -> bool:
-        """Whether the next pass of this (batch size, threads) cuts the batch: alternating,
-        split first, until :meth:`_timed` keeps the faster."""
-        if key in self._split_kept:
-            return self._split_kept[key]
-        trials = self._split_trials.get(key)
-        return trials is None or len(trials[True]) <= len(trials[False])
-
-    def _timed(self, key: tuple[int, int], split: bool, seconds: float) -> None:
-        """Note a pass's time, split or whole; after TRIALS of each the faster is kept. Both
-        give the same bytes; on a small network (LeNet: 486 Python calls a pass) the parts
-        mostly wait for each other's Python (the GIL), and the whole batch was faster (2.4
-        against 3.0 ms a pass, quiet, 2 cores; ResNet-style: 10.8 against 8.6 ms)."""
-        if key in self._split_kept:
-            return
-        trials = self._split_trials.setdefault(key, {True: [], False: []})
-        trials[split].append(seconds)
-        if min(len(trials[True]), len(trials[False])) >= TRIALS:
-            faster = statistics.median(trials[True]) < statistics.median(trials[False])
-            self._split_kept[key] = faster
 
     def _steps(self, slots: list[Any], start: int, stop: int, size: int) -> None:
         """Ops ``[start, stop)`` on ``slots`` for a batch of ``size`` samples."""
@@ -212,18 +196,24 @@ class InferencePlan:
         """(the threads BLAS has, the batch's parts ``[(lo, hi)]`` for them, or [] to run the
         batch whole): one part per thread, each a whole number of SIMD vectors of samples, when
         the plan starts with row-local ops (``_rows``) and the kernels are compiled."""
-        if not self._rows or size < 2 * MIN_PART:
-            return 1, []
+        threads = _threads.count()
+        if threads < 2 or not self._rows or size < 2 * MIN_PART:
+            return threads, []
         lanes = _inference_cpu.lanes()
         if lanes is None or size % lanes:
-            return 1, []
-        threads = _threads.count()
+            return threads, []
         count = min(threads, size // MIN_PART)
         if count < 2:
             return threads, []
         vectors = size // lanes
         bounds = [vectors * k // count * lanes for k in range(count + 1)]
         return threads, list(zip(bounds[:-1], bounds[1:], strict=True))
+
+    def _run_alone(self, slots: list[Any], size: int, threads: int) -> None:
+        """The whole batch with BLAS and the kernels on this thread alone ("one"), BLAS set
+        back to ``threads`` after: no hand-off at all, the bytes of one thread."""
+        products.blocking()  # found before the count is lowered (finding it sets the count)
+        _inference_cpu.run_alone(lambda: self._steps(slots, 0, len(self.ops), size), threads)
 
     def _run_parts(self, slots: list[Any], parts: list[tuple[int, int]], threads: int) -> None:
         """The row-local ops at the plan's start on each part of the batch at once, one part

@@ -12,7 +12,7 @@ alike; the ratio ours / onnxruntime of each round's pair is reported, with the m
 
     python tests/benchmarks/bench_inference.py [--rounds 7] [--iters 50] [--batch 64]
         [--threads N] [--only WORD...] [--device cpu|gpu|guard] [--clock wall|cpu]
-        [--before generic|round2|whole] [--round2]
+        [--before generic|round2|whole|one] [--round2]
 
 With two threads or more each line also says how free the second core was just after the
 rounds ("second core 1.0x": two threads running a compiled convolution at once take as long as
@@ -106,6 +106,7 @@ def _pair(project_file: Path, batch: int, threads: int | None, folder: Path):
 
     ours.round2 = _round2(round2)
     ours.whole = _whole(ours)
+    ours.one = _alone(ours)
     return ours, theirs, generic
 
 
@@ -185,6 +186,20 @@ def _whole(fn):
     return run_whole
 
 
+def _alone(fn):
+    """``fn`` with BLAS and the kernels on one thread (the plan's "one" mode, forced)."""
+
+    def run_alone():
+        before = _threads.count()
+        _threads.set_count(1)
+        try:
+            return fn()
+        finally:
+            _threads.set_count(before)
+
+    return run_alone
+
+
 def second_core() -> float:
     """How much longer two threads running the same compiled convolution at once take than one
     (each on one thread; the kernel releases the GIL): about 1.0 when a second core is free,
@@ -220,6 +235,8 @@ def run(name: str, args, folder: Path) -> dict:
         generic = ours.round2  # the "before" column: the plan of round 2
     elif args.before == "whole":
         generic = ours.whole  # the plan without the batch split
+    elif args.before == "one":
+        generic = ours.one  # the plan on one thread
     times: dict[str, list[float]] = {"ours": [], "ort": [], "generic": []}
     for _ in range(args.rounds):
         times["ours"].append(_median_ms(ours, args.iters))
@@ -257,15 +274,18 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--clock", choices=tuple(CLOCKS), default="wall",
                         help="cpu: this thread's CPU time (with --threads 1 only: steadier than "
                         "wall time on a machine other processes load)")  # fmt: skip
-    parser.add_argument("--before", choices=("generic", "round2", "whole"), default="generic",
+    parser.add_argument("--before", choices=("generic", "round2", "whole", "one"),
+                        default="generic",
                         help="the 'before' column: the generic path, the plan without issue "
-                        "33's inference loops (round2), or the plan without the batch split "
-                        "(whole: each loop shared between the threads instead)")  # fmt: skip
+                        "33's inference loops (round2), the plan without the batch split "
+                        "(whole: each loop shared between the threads instead), or the plan "
+                        "on one thread (one)")  # fmt: skip
     parser.add_argument("--round2", action="store_const", const="round2", dest="before",
                         help="the same as --before round2")  # fmt: skip
     args = parser.parse_args(argv)
     args.before_name = {"generic": "generic path", "round2": "round-2 plan",
-                        "whole": "plan, whole batch"}[args.before]  # fmt: skip
+                        "whole": "plan, whole batch", "one": "plan, one thread"}[
+                            args.before]  # fmt: skip
     if args.clock == "cpu" and args.threads != 1:
         parser.error("--clock cpu measures one thread: use it with --threads 1")
     global _clock

@@ -11,7 +11,7 @@
 * :func:`channel_mean`: global average pooling of a (C, M, N) buffer, channel by channel.
 * :func:`depthwise`: a 2-D depthwise convolution with its bias and activation applied to each
   output vector before it is stored (float32 batches of whole SIMD vectors,
-  :mod:`engine.core.ops._inference_simd`).
+  :mod:`engine.core.ops._inference_depthwise`).
 
 Threads: each loop takes a ``[lo, hi)`` range of independent outputs (channels, or runs of
 elements), and :func:`_split` hands the ranges to the kernels' thread pool
@@ -22,6 +22,9 @@ calling thread (:data:`MIN_PARALLEL_NS`): a hand-off costs tens of microseconds.
 ``prange`` pool (OpenMP here) was tried: its workers spin after each loop and took the cores
 from OpenBLAS, onnxruntime and the convolutions' pool (2-9x slower plans in paired rounds),
 passive waiting lost its quick hand-off, and its kernels compile several seconds longer.
+While the plan runs a pass on one thread per part (:func:`run_parts`) or on this thread alone
+(:func:`run_alone`) every loop stays on its thread without asking BLAS its count (a ctypes
+call, which lets the GIL go to the other part's thread mid-op).
 
 Nothing here records anything for a backward; the training kernels are untouched. Only NumPy
 float32/float64 contiguous arrays; everything else takes NumPy (the plan's fallback).
@@ -40,6 +43,9 @@ from engine.core.ops import _jit, _pooling_cpu, _threads
 from engine.core.ops._aligned import aligned_empty
 from engine.core.ops.pooling import _Windows
 
+# "alone": a pass runs its loops on one thread (run_parts, run_alone), known without asking
+# BLAS its count (a ctypes call that lets the GIL go: the other part's thread may take it)
+_state = {"alone": False}
 # Activation codes of the loops
 NONE, RELU, RELU6 = 0, 1, 2
 ACT_CODES = {"": NONE, "ReLU": RELU, "ReLU6": RELU6}
@@ -143,13 +149,14 @@ def _build(numba: ModuleType) -> dict[str, Any]:
                                 best[n] = v if (v > m) | (v != v) else m
 
     simd = optional.load("engine.core.ops._inference_simd")  # imports numba's vector types
+    depthwise_loops = optional.load("engine.core.ops._inference_depthwise")
     return dict(
         bias_act=bias_act,
         bias_res_act=bias_res_act,
         add_act=add_act,
         channel_mean=channel_mean,
         max_pool=max_pool,
-        depthwise=simd.depthwise,
+        depthwise_for=depthwise_loops.kernel_for,
         pointwise=simd.pointwise,
         max_pool_vectors=simd.max_pool,
         lanes=simd.LANES,
@@ -175,10 +182,24 @@ def run_parts(work: Callable[[], None], parts: int, then: Callable[[], None],
     pass instead of one per loop). A part is taken by whichever thread is free: a partner that
     has not started when this thread is done is called off (its parts ran here)."""
     _threads.set_count(1)
+    _state["alone"] = True
     try:
         _threads._share(work, parts)
         then()
     finally:
+        _state["alone"] = False
+        _threads.set_count(threads)
+
+
+def run_alone(work: Callable[[], None], threads: int) -> None:
+    """``work()`` on this thread with BLAS and the kernels on one thread (no loop split), BLAS
+    set back to ``threads`` after: the plan's pass on one thread when two are slower."""
+    _threads.set_count(1)
+    _state["alone"] = True
+    try:
+        work()
+    finally:
+        _state["alone"] = False
         _threads.set_count(threads)
 
 
@@ -186,7 +207,7 @@ def _split(kernel: Any, args: tuple, total: int, cost_ns: float, align: int = 1)
     """``kernel(*args, lo, hi)`` over ``[0, total)``: shared between the kernels' threads
     (ranges of a multiple of ``align``) when it would take :data:`MIN_PARALLEL_NS` or more on
     one (``cost_ns``, estimated), else on this thread."""
-    if cost_ns < MIN_PARALLEL_NS or _threads.count() == 1:
+    if cost_ns < MIN_PARALLEL_NS or _state["alone"] or _threads.count() == 1:
         kernel(*args, 0, total)
     else:
         _threads.run(kernel, args, total, align)
@@ -319,7 +340,8 @@ def depthwise(xc: Any, w: Any, b: Any, pad, stride, dilation, out, act: str) -> 
         bias, has_bias = np.ascontiguousarray(b, dtype=np.float32).reshape(-1), True
     geo = np.array((*xc.shape, kh, kw, *out, *pad, *stride, *dilation), dtype=np.int64)
     args = (xc.reshape(-1), w, bias, has_bias, ACT_CODES[act], geo, y.reshape(-1))
-    _split(kernels["depthwise"], args, c, y.size * kh * kw * NS_PER_DEPTHWISE_MAC)
+    kernel = kernels["depthwise_for"](xc.shape[-1])
+    _split(kernel, args, c, y.size * kh * kw * NS_PER_DEPTHWISE_MAC)
     return y
 
 

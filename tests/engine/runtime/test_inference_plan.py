@@ -22,9 +22,10 @@ from engine.core import threads
 from engine.core.ops import _inference_cpu, _threads
 from engine.formats import load_project
 from engine.graph.project import Link
-from engine.runtime import inference_plan
+from engine.runtime import inference_plan, inference_threads
 from engine.runtime.compiler import compile_network
 from engine.runtime.evaluator import ExecutorRun, run_batch
+from engine.runtime.inference_threads import MODES
 
 PROJECTS = Path(__file__).resolve().parents[3] / "projects"
 SAMPLES = sorted(p.name for p in PROJECTS.glob("*.ncproj"))
@@ -414,6 +415,25 @@ def test_batch_of_64_takes_the_fast_paths_and_matches_the_generic_path(sample):
 
 
 _REAL_RUN = _threads.run
+
+
+def _loop_name(kernel):
+    """A split loop's name; the depthwise loop's variants (_inference_depthwise.kernel_for,
+    one per vectors a pixel) as "depthwise"."""
+    name = kernel.__name__
+    return "depthwise" if name.startswith("_depthwise") else name
+
+
+def _spy_run(split):
+    """``_threads.run`` noting each split loop's name in ``split``."""
+
+    def spy(kernel, *args):
+        split.append(_loop_name(kernel))
+        return _REAL_RUN(kernel, *args)
+
+    return spy
+
+
 _PLAN_LOOPS = {"bias_act", "bias_res_act", "add_act", "max_pool", "channel_mean", "depthwise",
                "pointwise"}  # fmt: skip
 
@@ -424,7 +444,7 @@ def _run_with_threads(plan, batch, count, monkeypatch):
     split = []
 
     def spy(kernel, args, total, align, parts=None):
-        split.append(kernel.__name__)
+        split.append(_loop_name(kernel))
         return _REAL_RUN(kernel, args, total, align, parts)
 
     before = _threads.count()
@@ -543,37 +563,173 @@ def test_two_threads_split_the_batch_and_give_the_one_thread_bytes(sample, monke
 
 
 @needs_numba
-def test_the_faster_of_split_and_whole_is_kept_per_batch_size(monkeypatch):
-    """The first passes of a batch size alternate split and whole (TRIALS each, split first);
-    then the faster is kept (here the clock makes the whole batch faster), and every pass
-    gives the same bytes."""
+@pytest.mark.parametrize(
+    ("size", "costs", "kept"),
+    [
+        (64, {"split": 3.0, "whole": 2.0, "one": 1.5}, "one"),  # MobileNet-style, issue 33
+        (64, {"split": 3.0, "whole": 2.0, "one": 2.5}, "whole"),
+        (64, {"split": 1.0, "whole": 2.0, "one": 2.5}, "split"),
+        (65, {"whole": 2.0, "one": 1.5}, "one"),  # not whole vectors: never cut
+    ],
+)
+def test_the_fastest_way_to_use_the_threads_is_kept_per_batch_size(size, costs, kept, monkeypatch):
+    """The first passes of a batch size at two threads try each way in turn (split, whole,
+    one thread alone: TRIALS each; a batch that is not cut has no split); then the fastest by
+    the injected clock is kept, every pass gives the same bytes, and "one" runs every op with
+    BLAS and the kernels at one thread, set back to two after."""
     program, params = _sample_plan("lenet_digits.ncproj")
     plan = inference_plan.build(program, params)
     _threads.set_count(2)
     if _threads.count() != 2:
         pytest.skip("NumPy's BLAS does not take two threads here")
-    ways = []
-    real = plan._run_parts
-    monkeypatch.setattr(plan, "_run_parts", lambda *a: ways.append("split") or real(*a))
+    ways, counts = [], []
+    real_next, real_steps = plan._choice.next, plan._steps
+    monkeypatch.setattr(plan._choice, "next", lambda *a: ways.append(real_next(*a)) or ways[-1])
+    monkeypatch.setattr(
+        plan, "_steps", lambda *a: counts.append(_threads.count()) or real_steps(*a)
+    )
     now = [0.0]
 
-    def clock():  # a split pass takes 3 ticks, a whole one 2: whole is faster
-        now[0] += 1.5 if ways and ways[-1] == "split" else 1.0
+    def clock():  # each pass takes its way's cost: the time between its two readings
+        now[0] += costs[ways[-1]]
         return now[0]
 
     monkeypatch.setattr(inference_plan, "_clock", clock)
     rng = np.random.default_rng(3)
-    batch = {v: rng.random((64, *s), dtype=np.float32) for v, s in program.feeds.items()}
+    batch = {v: rng.random((size, *s), dtype=np.float32) for v, s in program.feeds.items()}
     outputs = []
-    for _ in range(2 * inference_plan.TRIALS + 3):
-        ways.append("whole")
+    trials = len(costs) * inference_threads.TRIALS
+    for _ in range(trials + 3):
+        counts.clear()
         outputs.append({k: v.tobytes() for k, v in plan.run(batch).items()})
-    runs = [w for i, w in enumerate(ways) if w == "split" or i + 1 == len(ways) or
-            ways[i + 1] != "split"]  # fmt: skip
-    assert runs[: 2 * inference_plan.TRIALS] == ["split", "whole"] * inference_plan.TRIALS
-    assert runs[2 * inference_plan.TRIALS :] == ["whole"] * 3
-    assert plan._split_kept == {(64, 2): False}
+        assert set(counts) == {1 if ways[-1] in ("one", "split") else 2}, (ways[-1], counts)
+        assert _threads.count() == 2
+    assert ways[:trials] == [m for m in MODES if m in costs] * inference_threads.TRIALS
+    assert ways[trials:] == [kept] * 3
+    assert plan._choice.kept == {(size, 2): kept}
     assert all(out == outputs[0] for out in outputs)
+
+
+@needs_numba
+def test_plans_of_one_network_carry_the_trials_and_the_choice_on(monkeypatch):
+    """Each evaluation, ``forward`` call and plugin batch call builds a plan for a few passes:
+    the trials carry on from one plan of a network to the next (5 passes, then 4 in a new
+    plan with new parameters: the choice is made on the 9th) and a later plan starts with the
+    kept way; another network starts afresh; the last MEMORY networks are remembered."""
+    monkeypatch.setattr(inference_threads, "MEMORY", 2)
+    _threads.set_count(2)
+    if _threads.count() != 2:
+        pytest.skip("NumPy's BLAS does not take two threads here")
+    costs = {"split": 3.0, "whole": 2.0, "one": 1.0}
+    ways = []
+    now = [0.0]
+
+    def clock():
+        now[0] += costs[ways[-1]]
+        return now[0]
+
+    monkeypatch.setattr(inference_plan, "_clock", clock)
+    real = inference_threads.Choice.next
+    monkeypatch.setattr(
+        inference_threads.Choice, "next", lambda *a: ways.append(real(*a)) or ways[-1]
+    )
+
+    def plan_of(sample):
+        return inference_plan.build(*_sample_plan(sample))
+
+    rng = np.random.default_rng(4)
+    program, _ = _sample_plan("lenet_digits.ncproj")
+    batch = {v: rng.random((64, *s), dtype=np.float32) for v, s in program.feeds.items()}
+    first, second = plan_of("lenet_digits.ncproj"), plan_of("lenet_digits.ncproj")
+    assert first._choice is second._choice
+    for _ in range(5):
+        first.run(batch)
+    assert first._choice.kept == {}
+    for _ in range(4):
+        second.run(batch)
+    assert ways == list(MODES) * 3
+    assert second._choice.kept == {(64, 2): "one"}
+    third = plan_of("lenet_digits.ncproj")
+    third.run(batch)
+    assert ways[-1] == "one"
+    other = plan_of("mobilenet_digits.ncproj")
+    assert other._choice is not third._choice and other._choice.kept == {}
+    plan_of("residual_digits.ncproj")  # a third network: the least recently built forgotten
+    assert plan_of("lenet_digits.ncproj")._choice.kept == {}
+
+
+def test_the_kept_way_is_timed_again_after_retry_passes(monkeypatch):
+    """A kept way runs RETRY passes, then the ways are timed again: when the costs have
+    changed meanwhile (another process let the second core go) the new fastest is kept."""
+    monkeypatch.setattr(inference_threads, "RETRY", 4)
+    choice = inference_threads.Choice()
+    key, ways = (64, 2), []
+    costs = {"split": 3.0, "whole": 2.0, "one": 1.0}
+
+    def passes(count):
+        for _ in range(count):
+            way = choice.next(key, MODES)
+            ways.append(way)
+            choice.timed(key, way, costs[way], MODES)
+
+    passes(3 * inference_threads.TRIALS + 4)
+    assert ways[-4:] == ["one"] * 4 and choice.kept == {key: "one"}
+    costs["split"] = 0.5
+    ways.clear()
+    passes(3 * inference_threads.TRIALS + 2)
+    assert ways == list(MODES) * inference_threads.TRIALS + ["split"] * 2
+    assert choice.kept == {key: "split"}
+
+
+def test_the_choice_depends_only_on_the_times_given():
+    """``choose``: nothing until every mode has TRIALS times; then the lowest median, fewer
+    threads on a tie; the same times, in any order of arrival, give the same choice."""
+    modes = inference_threads.MODES
+    times = {"split": [3.0, 1.0, 2.0], "whole": [2.5, 2.5, 9.0], "one": [2.0, 2.0]}
+    assert inference_threads.choose(times, modes) is None  # "one" has two times
+    times["one"].append(7.0)
+    assert inference_threads.choose(times, modes) == "one"  # medians 2.0, 2.5, 2.0: a tie
+    assert inference_threads.choose({**times, "split": [2.0, 1.0, 1.5]}, modes) == "split"
+    assert inference_threads.choose({m: [1.0] * 3 for m in modes}, modes) == "one"
+    assert inference_threads.choose({m: [1.0] * 3 for m in modes}, modes[:2]) == "whole"
+    assert inference_threads.choose({**times, "whole": [1.0, 9.0, 1.5]}, modes) == "whole"
+    for order in ([0, 1, 2], [2, 0, 1], [1, 2, 0]):
+        shuffled = {m: [t[i] for i in order] for m, t in times.items()}
+        assert inference_threads.choose(shuffled, modes) == inference_threads.choose(times, modes)
+
+
+@needs_numba
+def test_loops_in_a_pass_on_one_thread_per_part_do_not_ask_blas(monkeypatch):
+    """Inside ``run_parts`` and ``run_alone`` the loops run whole on their thread without
+    asking BLAS its count (a ctypes call that lets the GIL go mid-op); outside they ask it and
+    split; the bytes are the same, and BLAS is back at two threads after."""
+    _threads.set_count(2)
+    if _threads.count() != 2:
+        pytest.skip("NumPy's BLAS does not take two threads here")
+    monkeypatch.setattr(_inference_cpu, "MIN_PARALLEL_NS", 0)
+    monkeypatch.setattr(_threads, "MIN_MAPS_PER_THREAD", 1)
+    rng = np.random.default_rng(12)
+    y2 = rng.normal(0, 3, (16, 4096)).astype(np.float32)
+    b = rng.normal(0, 1, 16).astype(np.float32)
+    asked, split, got = [], [], {}
+    real_count = _threads.count
+    monkeypatch.setattr(_threads, "count", lambda: asked.append(1) or real_count())
+    monkeypatch.setattr(_threads, "run", _spy_run(split))
+
+    def loop(way):
+        r = y2.copy()
+        asked.clear()
+        assert _inference_cpu.bias_act(r, b, "ReLU")
+        got[way] = (r.tobytes(), len(asked))
+
+    loop("outside")
+    assert got["outside"][1] > 0 and split == ["bias_act"]
+    split.clear()
+    _inference_cpu.run_alone(lambda: loop("alone"), 2)
+    _inference_cpu.run_parts(lambda: loop("parts"), 1, lambda: None, 2)
+    assert got["alone"][1] == got["parts"][1] == 0 and split == []
+    assert got["alone"][0] == got["parts"][0] == got["outside"][0]
+    assert real_count() == 2
 
 
 def _spy_parts(parts, calls):
@@ -617,7 +773,7 @@ def test_three_threads_uneven_ranges_give_the_same_bytes(monkeypatch):
     want = each()
     monkeypatch.setattr(_threads, "count", lambda: 3)
     split = []
-    monkeypatch.setattr(_threads, "run", lambda k, *a: split.append(k.__name__) or _REAL_RUN(k, *a))
+    monkeypatch.setattr(_threads, "run", _spy_run(split))
     for got, ref in zip(each(), want, strict=True):
         assert got.tobytes() == ref.tobytes()
     assert set(split) == _PLAN_LOOPS
@@ -682,7 +838,8 @@ def test_depthwise_inference_kernel_matches_the_generic_layer(shape, kernel, pad
 def test_depthwise_kernel_gives_a_sample_the_same_bytes_in_any_batch(shape, kernel, pad, stride,
                                                                      dilation):  # fmt: skip
     """A batch of 1-3 vectors per pixel (16, 32, 48 samples: the parts of a split batch) takes
-    the kernel's row loop (four vectors across neighbouring pixels), 4 and more per pixel the
+    the kernel's row loop (four vectors across neighbouring pixels; exactly 2 vectors, the
+    pair loop: two pixels' two vectors), exactly 4 two pixels' four at once, 8 and more the
     pixel loop: each sample's outputs are the same bytes in every batch."""
     rng = np.random.default_rng(11)
     lanes = _inference_cpu.lanes()
@@ -842,6 +999,8 @@ def test_a_layer_that_is_not_row_local_ends_the_parts_and_takes_the_joined_batch
         joined.clear()
         one, _ = _run_with_threads(plan, x, 1, monkeypatch)
         assert joined == []
+        # _compare's plan (the same network) took the first trials: the split way asked for
+        plan._choice.kept[(size, 2)] = "split"
         two, _ = _run_with_threads(plan, x, 2, monkeypatch)
         for name in one:
             assert one[name].tobytes() == two[name].tobytes()
