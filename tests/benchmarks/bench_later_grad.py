@@ -1,6 +1,6 @@
 """Benchmark: the training step on two threads with the convolutions' weight gradients computed
 by the pool thread while the backward walk goes on (``autograd.LaterGrad``, the default)
-against the same gradients split between the threads in place (``_direct_conv.LATER = False``,
+against the same gradients split between the threads in place (``_later.LATER = False``,
 the code before), alternating round by round in one process.
 
 Networks: the ResNet- and MobileNet-style networks of ``_cnn_nets.py`` (batch 32 of 3x32x32),
@@ -28,7 +28,7 @@ import engine  # noqa: F401 - before NumPy: it sets OpenBLAS's thread timeout (e
 import engine.nn as nn
 import engine.nn.functions as F
 import engine.nn.solvers as S
-from engine.core.ops import _direct_conv, _threads
+from engine.core.ops import _later, _threads
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _cnn_nets  # noqa: E402 - beside this file
@@ -72,13 +72,13 @@ def main() -> None:
         times: dict[bool, list[float]] = {True: [], False: []}
         for r in range(args.rounds):
             for later in (True, False) if r % 2 else (False, True):
-                _direct_conv.LATER = later
+                _later.LATER = later
                 step()
                 start = time.perf_counter()
                 for _ in range(args.steps):
                     step()
                 times[later].append((time.perf_counter() - start) / args.steps * 1e3)
-        _direct_conv.LATER = True
+        _later.LATER = True
         split, later = statistics.median(times[False]), statistics.median(times[True])
         print(
             f"{net.__name__:10s} split {split:6.2f} ms, later {later:6.2f} ms: "

@@ -158,9 +158,23 @@ def forward(x: Any, w: Any, pad, stride, dilation, out) -> Any:
     return y
 
 
-def backward(x: Any, w: Any, gy: Any, pad, stride, dilation, want_gx: bool, want_gw: bool):
+def input_grad(x: Any, w: Any, gy: Any, pad, stride, dilation) -> Any:
+    """The input gradient of :func:`forward`, (C, H, W, N) contiguous."""
+    return backward(x, w, gy, pad, stride, dilation, True, False)[0]
+
+
+def weight_grad(x: Any, w: Any, gy: Any, pad, stride, dilation, split: bool = True) -> Any:
+    """The weight gradient of :func:`forward`, (C, kh, kw); ``split``: its channels shared
+    between BLAS's threads when large enough, else all computed on this thread (the same
+    numbers: each channel's sums are one call's)."""
+    return backward(x, w, gy, pad, stride, dilation, False, True, split)[1]
+
+
+def backward(
+    x: Any, w: Any, gy: Any, pad, stride, dilation, want_gx: bool, want_gw: bool, split=True
+):
     """Gradients of :func:`forward`: (gx (C, H, W, N) contiguous or None, gw (C, kh, kw) or
-    None)."""
+    None); ``split`` as :func:`weight_grad`'s."""
     w = np.ascontiguousarray(w, dtype=x.dtype)
     gy = np.ascontiguousarray(gy, dtype=x.dtype)
     geo = _geometry(x, w, gy.shape[1:3], pad, stride, dilation)
@@ -174,7 +188,10 @@ def backward(x: Any, w: Any, gy: Any, pad, stride, dilation, want_gx: bool, want
         if want_gw:
             gw = np.empty(w.shape, dtype=x.dtype)
             args = (x.reshape(-1), gy.reshape(-1), geo, gw.reshape(-1))
-            _threads.run_rows(_compile()["vweight_grad"], args, c, size)
+            if split:
+                _threads.run_rows(_compile()["vweight_grad"], args, c, size)
+            else:
+                _compile()["vweight_grad"](*args, 0, c)
         return gx, gw
     gx = np.zeros(x.shape if want_gx else (1, 1, 1, 1), dtype=x.dtype)
     gw = np.zeros(w.shape if want_gw else (1, 1, 1), dtype=np.float64)

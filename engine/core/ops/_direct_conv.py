@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.core import autograd, optional
+from engine.core import optional
 from engine.core.ops import _jit, _standins, _threads
 from engine.core.ops._aligned import aligned, aligned_empty
 
@@ -267,26 +267,3 @@ def weight_grad(xp: Any, gyc: Any, kernel: Sequence[int], stride, dil, split: bo
     else:
         _compile()["wgrad"](*args, 0, o)
     return gw
-
-
-# Whether a backward walk's weight gradients go to the pool thread (see weight_grad_in_walk);
-# tests/benchmarks/bench_later_grad.py switches it off to compare.
-LATER = True
-
-
-def weight_grad_in_walk(args: tuple, finish: Any, weight: Any) -> Any:
-    """``finish(weight_grad(*args))``, the gradient of the Variable ``weight``: inside a
-    backward walk on two threads or more, when ``weight`` is a leaf (a parameter), an
-    :class:`~engine.core.autograd.LaterGrad` that a pool thread computes whole while this
-    thread goes on with the walk (the walk's own work leaves the second core idle most of
-    the time); else computed now, its maps split between the threads (a weight computed by
-    other layers, a quantized one, needs its gradient at once)."""
-    if LATER and weight.creator is None and autograd.walking():
-
-        def job():
-            return finish(weight_grad(*args, split=False))
-
-        future = _threads.submit(job)
-        if future is not None:
-            return autograd.LaterGrad(future, job, weight.shape)
-    return finish(weight_grad(*args))

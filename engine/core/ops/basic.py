@@ -13,7 +13,7 @@ from functools import partial
 from engine.core import backend
 from engine.core.autograd import Function, Variable
 from engine.core.backend import get_array_module, matmul, scatter_add
-from engine.core.ops import _depthwise, _direct_conv, _im2col_cpu
+from engine.core.ops import _depthwise, _direct_conv, _im2col_cpu, _later
 from engine.core.ops._conv_geometry import ConvGeometry
 from engine.core.ops._im2col import (
     as_int_tuple,
@@ -266,14 +266,16 @@ class Convolution(Function):
             gx = parts[0] if len(parts) == 1 else xp.concatenate(parts, axis=0)
             gx = geo.to_user(gx)
         if need[1]:
-            gw = self._user_weight(gw)
+            gw = self._to_user()(gw)
         if self.b_shape is None:
             return gx, gw
         return gx, gw, (None if gb is None else gb.reshape(self.b_shape))
 
-    def _user_weight(self, gw):
-        """A weight gradient in the geometry's (O, C/G, *k) layout -> the caller's."""
-        return self.geo.user_weight(gw, self.multiplier is not None, self.w_shape)
+    def _to_user(self):
+        """A weight gradient in the geometry's (O, C/G, *k) layout -> the caller's (no reference
+        to self: a pool thread may apply it once the walk has released this function)."""
+        keep = self.multiplier is not None
+        return partial(self.geo.user_weight, keep_layout=keep, shape=self.w_shape)
 
     def _dense_backward(self, g4):
         """Gradients through the direct kernels (see :mod:`._direct_conv`)."""
@@ -282,9 +284,7 @@ class Convolution(Function):
         gx = gw = None
         if need[1]:  # first: a pool thread may compute it while this one goes on
             args = (self.xp, gyc, geo.kernel, geo.stride, geo.dilation)
-            keep = self.multiplier is not None
-            user = partial(geo.user_weight, keep_layout=keep, shape=self.w_shape)
-            gw = _direct_conv.weight_grad_in_walk(args, user, self.inputs[1])
+            gw = _later.leaf_grad(self.inputs[1], _direct_conv.weight_grad, args, self._to_user())
         if need[0]:
             args = (self.x4.shape[2:], geo.pad, geo.stride, geo.dilation)
             gxc = _direct_conv.input_grad(gyc, geo.w, *args)
@@ -295,14 +295,12 @@ class Convolution(Function):
         """Gradients through the direct depthwise kernel (see :mod:`._depthwise`)."""
         geo, need = self.geo, self.needs_input_grad
         gyc = channels_major_contiguous(g4, True)
-        gxc, gw = _depthwise.backward(
-            self.xc, self.wk, gyc, geo.pad, geo.stride, geo.dilation, need[0], need[1]
-        )
-        gx = None
-        if gxc is not None:
-            gx = geo.to_user(from_channels_major(gxc, True))
-        if gw is not None:
-            gw = self._user_weight(gw)
+        args = (self.xc, self.wk, gyc, geo.pad, geo.stride, geo.dilation)
+        gx = gw = None
+        if need[1]:  # first: a pool thread may compute it while this one goes on
+            gw = _later.leaf_grad(self.inputs[1], _depthwise.weight_grad, args, self._to_user())
+        if need[0]:
+            gx = geo.to_user(from_channels_major(_depthwise.input_grad(*args), True))
         return _with_bias_grad(self, gx, gw, gyc)
 
 

@@ -12,7 +12,7 @@ from engine.core.autograd import Function, Variable
 
 pytest.importorskip("numba", reason="the direct convolution's kernels are numba's")
 
-from engine.core.ops import _direct_conv, _threads  # noqa: E402 - after the skip
+from engine.core.ops import _direct_conv, _later, _threads  # noqa: E402 - after the skip
 
 LANES = _direct_conv._compile()["lanes"]
 RNG = np.random.default_rng(7)
@@ -111,3 +111,22 @@ def test_a_computed_weight_gets_its_gradient_at_once(two_threads):
     F.sum(F.convolution(x, w * 0.5, None, pad=(1, 1))).backward()
     assert two_threads == []
     assert type(w.g) is np.ndarray and np.abs(w.g).sum() > 0
+
+
+def _depthwise_grads(x, w):
+    xs, wv = Variable(x, need_grad=True), Variable(w, need_grad=True)
+    h = F.depthwise_convolution(xs, wv, None, pad=(1, 1))
+    F.sum(h * h).backward(clear_buffer=True)
+    return xs.g, wv.g
+
+
+def test_a_depthwise_weight_gradient_gets_the_in_place_bytes(monkeypatch, two_threads):
+    x = RNG.standard_normal((2 * LANES, 8, 9, 9)).astype(np.float32)
+    w = RNG.standard_normal((8, 3, 3)).astype(np.float32)
+    later = _depthwise_grads(x, w)
+    assert len(two_threads) == 1 and two_threads[0].shape == w.shape
+    monkeypatch.setattr(_later, "LATER", False)  # computed in place, split
+    in_place = _depthwise_grads(x, w)
+    assert len(two_threads) == 1
+    for got, want in zip(later, in_place, strict=True):
+        assert got.tobytes() == want.tobytes()

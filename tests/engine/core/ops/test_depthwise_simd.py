@@ -10,7 +10,7 @@ from engine.core.autograd import Variable
 
 pytest.importorskip("numba", reason="the direct depthwise kernels need numba")
 
-from engine.core.ops import _depthwise, _jit, _threads  # noqa: E402 - after the skip
+from engine.core.ops import _depthwise, _jit, _later, _threads  # noqa: E402 - after the skip
 
 RNG = np.random.default_rng(11)
 LANES = _depthwise._compile()["lanes"]
@@ -125,9 +125,13 @@ def test_vector_kernels_split_between_threads_give_one_threads_bytes(monkeypatch
     x = RNG.standard_normal((nv * LANES, *xs)).astype(np.float32)
     w = RNG.standard_normal((xs[0], *k)).astype(np.float32)
     b = RNG.standard_normal(xs[0]).astype(np.float32)
-    split = _run(monkeypatch, True, x, w, b, kw)
+    later = _run(monkeypatch, True, x, w, b, kw)  # the weight gradient whole on the pool thread
+    assert set(split_everything) >= {"forward", "input_grad", "submit"}
+    monkeypatch.setattr(_later, "LATER", False)
+    split_everything.clear()
+    split = _run(monkeypatch, True, x, w, b, kw)  # ... or its channels split in place
     assert set(split_everything) >= {"forward", "input_grad", "weight_grad"}
     monkeypatch.setattr(_threads, "count", lambda: 1)
     one = _run(monkeypatch, True, x, w, b, kw)
-    for got, want in zip(split, one, strict=True):
-        assert got.tobytes() == want.tobytes()
+    for got, want, other in zip(split, one, later, strict=True):
+        assert got.tobytes() == want.tobytes() == other.tobytes()

@@ -19,6 +19,7 @@ from engine.core.ops import (  # noqa: E402 - after the skip
     _batchnorm_cpu,
     _direct_conv,
     _jit,
+    _later,
     _threads,
 )
 
@@ -317,9 +318,13 @@ def test_direct_convolution_split_between_threads_gives_one_threads_bytes(
     xs, ws = (2 * LANES, 6, 9, 8), (10, 6, 3, 3)
     x, w, _ = _arrays(xs, ws, False)
     kwargs = {"pad": (1, 1), "stride": (2, 2)}
-    split = _forward_backward(monkeypatch, True, x, w, None, kwargs)
+    later = _forward_backward(monkeypatch, True, x, w, None, kwargs)
     assert set(split_everything) >= {"conv", "submit", "pad", "run_all"}
+    monkeypatch.setattr(_later, "LATER", False)  # the weight gradient's maps split in place
+    split_everything.clear()
+    split = _forward_backward(monkeypatch, True, x, w, None, kwargs)
+    assert set(split_everything) >= {"conv", "wgrad", "pad", "run_all"}
     monkeypatch.setattr(_threads, "count", lambda: 1)
     one = _forward_backward(monkeypatch, True, x, w, None, kwargs)
-    for got, want in zip(split, one, strict=True):
-        assert got.tobytes() == want.tobytes()
+    for got, want, other in zip(split, one, later, strict=True):
+        assert got.tobytes() == want.tobytes() == other.tobytes()
