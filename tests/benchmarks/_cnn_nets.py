@@ -7,6 +7,10 @@ ResNet-style: conv 3x3 16 + BN + ReLU stem; three residual blocks of 32/64/128 m
 conv 3x3 stride 2 + BN + ReLU, conv 3x3 + BN, a 1x1 stride-2 projection shortcut + BN, add, ReLU;
 global average pooling; affine 10.
 
+ResNet-style, wide (issue 33's heavier network): a conv 3x3 32 + BN + ReLU stem and the first
+block at full resolution (32 maps, stride 1, identity shortcut), then blocks of 64/128 maps as
+above.
+
 MobileNet-style: the same stem; per stage (32/64/128 maps) a depthwise 3x3 stride 2
 (group = channels) + BN + ReLU, a pointwise 1x1 + BN + ReLU, then a depthwise 3x3 stride 1 +
 BN + ReLU and a pointwise 1x1 + BN + ReLU; global average pooling; affine 10.
@@ -90,6 +94,16 @@ def resnet(ops, x):
         r = ops.relu(ops.bn(ops.conv(h, f"b{i}c1", maps, 3, 2), f"b{i}n1"))
         r = ops.bn(ops.conv(r, f"b{i}c2", maps, 3), f"b{i}n2")
         s = ops.bn(ops.conv(h, f"b{i}sc", maps, 1, 2), f"b{i}ns")
+        h = ops.relu(ops.add(r, s))
+    return ops.head(h, "fc", 10)
+
+
+def resnet_wide(ops, x):
+    h = ops.relu(ops.bn(ops.conv(x, "stem", 32, 3), "stem_bn"))
+    for i, (maps, stride) in enumerate(((32, 1), (64, 2), (128, 2))):
+        r = ops.relu(ops.bn(ops.conv(h, f"b{i}c1", maps, 3, stride), f"b{i}n1"))
+        r = ops.bn(ops.conv(r, f"b{i}c2", maps, 3), f"b{i}n2")
+        s = h if stride == 1 else ops.bn(ops.conv(h, f"b{i}sc", maps, 1, stride), f"b{i}ns")
         h = ops.relu(ops.add(r, s))
     return ops.head(h, "fc", 10)
 
