@@ -186,7 +186,10 @@ class _Dense:
     a register-blocked product, no columns), the calls the layer makes without its geometry
     checks and autograd record (tens of microseconds a layer, held under the GIL the parts of
     a split batch share); a bias the layer would add goes through the plan's compiled pass
-    (the same float32 sums). Batches the kernel does not take go to the generic function."""
+    (the same float32 sums). Batches the kernel does not take go to the generic function.
+    While a pass runs on one thread per part (or alone) the kernel runs on its thread without
+    asking BLAS its thread count: that ctypes call lets the GIL go mid-op, and taking it back
+    from the other part's thread costs a wake-up each time."""
 
     def __init__(self, generic: Callable[..., Any]) -> None:
         self.generic = generic
@@ -209,7 +212,8 @@ class _Dense:
             )
             if min(out) >= 1:
                 xp = _direct_conv.padded(x.transpose(1, 2, 3, 0), pad)
-                y = _direct_conv.forward(xp, w, stride, dilation, out)
+                split = not _inference_cpu.alone()
+                y = _direct_conv.forward(xp, w, stride, dilation, out, split)
                 if b is not None:
                     _bias_act(y.transpose(3, 0, 1, 2), np.asarray(b).reshape(-1), "")
                 return _Array(y.transpose(3, 0, 1, 2))

@@ -3,9 +3,9 @@
 Networks: NNC's LeNet sample (image_recognition/MNIST/LeNet.sdcproj: conv 16@7x7, max-pool 2,
 tanh, conv 30@3x3, max-pool 2, tanh, affine 150, tanh, affine 10, softmax cross-entropy) and a
 784-1000-1000-10 MLP (ReLU), batch 64; the ResNet- and MobileNet-style networks of issue 14
-and issue 33's wide ResNet-style network (``_cnn_nets.py``), batch 32 of 3x32x32. Each is timed in NeuroCanvas and, when PyTorch is
-installed, in PyTorch in the same process with the same initial weights; the losses of the first
-steps must agree; the ratio ours / PyTorch is printed.
+and issue 33's wide ResNet-style network (``_cnn_nets.py``), batch 32 of 3x32x32. Each is timed
+in NeuroCanvas and, when PyTorch is installed, in PyTorch in the same process with the same
+initial weights; the losses of the first steps must agree; the ratio ours / PyTorch is printed.
 
     python tests/benchmarks/bench_train_step.py [--steps 30] [--rounds 7] [--only WORD...]
         [--threads N] [--separate | --memory] [--device cpu|gpu|guard]

@@ -173,15 +173,18 @@ def _weight_taps(
     return _frozen(sum(wtaps).reshape(-1)), c * kh * kw, o
 
 
-def forward(xp: Any, w: Any, stride: Sequence[int], dil: Sequence[int], out) -> Any:
+def forward(
+    xp: Any, w: Any, stride: Sequence[int], dil: Sequence[int], out, split: bool = True
+) -> Any:
     """The convolution of a :func:`padded` ``(C, Hp, Wp, N)`` image with weights
-    ``(O, C, kh, kw)``: a contiguous ``(O, oh, ow, N)`` output."""
+    ``(O, C, kh, kw)``: a contiguous ``(O, oh, ow, N)`` output. ``split``: the output maps
+    shared between BLAS's threads, else computed on this one (without asking BLAS its count)."""
     kh, kw = w.shape[2:]
     taps = _taps(
         xp.shape, tuple(range(0, kh * dil[0], dil[0])), tuple(range(0, kw * dil[1], dil[1]))
     )
     plan = _weight_taps(w.shape, tuple(range(kh)), tuple(range(kw)), False)
-    return _conv(xp, w, plan, taps, tuple(stride), tuple(out))
+    return _conv(xp, w, plan, taps, tuple(stride), tuple(out), split)
 
 
 def _phase_taps(r: int, k: int, pad: int, stride: int, dil: int) -> list[tuple[int, int]]:

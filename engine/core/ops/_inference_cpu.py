@@ -172,6 +172,12 @@ def lanes() -> int | None:
     return None if kernels is None else kernels["lanes"]
 
 
+def alone() -> bool:
+    """Whether a pass now runs its loops on one thread (:func:`run_parts`, :func:`run_alone`):
+    a kernel called then stays on its thread without asking BLAS its count."""
+    return _state["alone"]
+
+
 def run_parts(work: Callable[[], None], parts: int, then: Callable[[], None],
               threads: int) -> None:  # fmt: skip
     """``work()`` on ``parts`` threads at once (this one and the kernels' pool: each call

@@ -732,6 +732,45 @@ def test_loops_in_a_pass_on_one_thread_per_part_do_not_ask_blas(monkeypatch):
     assert real_count() == 2
 
 
+def test_a_dense_convolution_in_a_part_does_not_ask_blas(monkeypatch):
+    """The plan's direct convolution (``inference_ops._Dense``) inside ``run_parts`` and
+    ``run_alone`` runs on its thread without asking BLAS its count (a ctypes call that lets the
+    GIL go mid-op, then taken back from the other part's thread); outside it asks and splits
+    its maps; the bytes are the same."""
+    from engine.core.ops import _direct_conv
+    from engine.runtime.inference_ops import _Dense
+
+    _threads.set_count(2)
+    if _threads.count() != 2:
+        pytest.skip("NumPy's BLAS does not take two threads here")
+    lanes = _inference_cpu.lanes()
+    rng = np.random.default_rng(13)
+    x = rng.normal(0, 1, (lanes, 3, 9, 9)).astype(np.float32)
+    w = rng.normal(0, 1, (16, 3, 3, 3)).astype(np.float32)
+    if not _direct_conv.applies(x, 1, (3, 3), True):
+        pytest.skip("the direct convolution's kernels are not compiled here")
+    monkeypatch.setattr(_threads, "MIN_MAPS_PER_THREAD", 1)
+    asked, split, got = [], [], {}
+    real_count = _threads.count
+    monkeypatch.setattr(_threads, "count", lambda: asked.append(1) or real_count())
+    monkeypatch.setattr(_threads, "run", _spy_run(split))
+    dense = _Dense(lambda *a, **k: pytest.fail("the generic convolution was called"))
+
+    def conv(way):
+        asked.clear()
+        y = dense(x, w, pad=(1, 1), stride=(1, 1), dilation=(1, 1))
+        got[way] = (np.ascontiguousarray(y.data).tobytes(), len(asked))
+
+    conv("outside")
+    assert got["outside"][1] > 0 and split == ["conv"]
+    split.clear()
+    _inference_cpu.run_alone(lambda: conv("alone"), 2)
+    _inference_cpu.run_parts(lambda: conv("parts"), 1, lambda: None, 2)
+    assert got["alone"][1] == got["parts"][1] == 0 and split == []
+    assert got["alone"][0] == got["parts"][0] == got["outside"][0]
+    assert real_count() == 2
+
+
 def _spy_parts(parts, calls):
     def spy(size):
         threads, cut = parts(size)
