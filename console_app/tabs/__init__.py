@@ -182,7 +182,7 @@ class ProjectTabs(QObject):
 
     def set_document(self, document: Any) -> None:
         """The tabs built so far follow ``document``; the others are built on it."""
-        for name in ("DATASET", "CONFIG", "TRAINING"):
+        for name in ("DATASET", "CONFIG", "TRAINING", "EVALUATION"):  # TRAINING lists the jobs
             widget = self._built.get(name)
             if widget is not None:
                 widget.set_document(document)  # type: ignore[attr-defined]

@@ -218,6 +218,12 @@ class EvaluationTab(QWidget):
         self.job_combo.blockSignals(False)
         self._job_changed()
 
+    def set_document(self, _document: Any) -> None:
+        """Another project (its jobs come from TRAINING's set_jobs): the last project's
+        commands and errors would read as this one's, unless an evaluation still runs."""
+        if not self.runner.is_running():
+            self.log.clear()
+
     def select_job(self, job: Path) -> bool:
         index = self.job_combo.findData(str(job))
         if index >= 0:

@@ -38,9 +38,15 @@ def one_job(jobs: list[Path]) -> bool:
     return len(jobs) == 1
 
 
+def has_parameters(job: Path) -> bool:
+    """Trained parameters (a checkpoint): a run that failed or stopped before its first epoch
+    has none, so nothing to evaluate, export, report or quantize."""
+    return any((job / "checkpoints" / k).is_dir() for k in ("best", "last"))
+
+
 def trained_job(jobs: list[Path]) -> bool:
     """One job with trained parameters (a checkpoint) to export or evaluate."""
-    return one_job(jobs) and any((jobs[0] / "checkpoints" / k).is_dir() for k in ("best", "last"))
+    return one_job(jobs) and has_parameters(jobs[0])
 
 
 def several_jobs(jobs: list[Path]) -> bool:

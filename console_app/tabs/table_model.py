@@ -32,14 +32,15 @@ def read_csv_rows(path: Path, limit: int | None = None) -> tuple[list[str], list
     return header, rows
 
 
-def _long_number(text: str, decimals: int) -> bool:
-    """A number written with more than ``decimals`` decimals (or in exponent notation)."""
+def _decimal_number(text: str) -> bool:
+    """A number written with a decimal point or an exponent ("1.0", "0.25", "3e-05"): shown
+    with the table's decimals whatever its writer chose (an exact 1 read "1.0" among "0.0001"s);
+    an integer ("5", a label) stays as written."""
     try:
         float(text)
     except ValueError:
         return False
-    mantissa = text.lower().split("e")[0]
-    return "e" in text.lower() or len(mantissa.partition(".")[2]) > decimals
+    return any(mark in text.lower() for mark in (".", "e"))
 
 
 class CsvTableModel(QAbstractTableModel):
@@ -85,7 +86,7 @@ class CsvTableModel(QAbstractTableModel):
 
     def display(self, text: str, image: bool) -> str:
         """A cell as shown: a rounded number, a path relative to ``root``, a file name."""
-        if self.decimals is not None and _long_number(text, self.decimals):
+        if self.decimals is not None and _decimal_number(text):
             return f"{float(text):.{self.decimals}f}"
         if self.root is not None and (image or "/" in text or "\\" in text):
             try:

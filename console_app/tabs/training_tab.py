@@ -36,7 +36,7 @@ from PySide6.QtWidgets import (
 from console_app.document import Document
 from console_app.language import error_text, shown, translate
 from console_app.report_action import ReportController
-from console_app.tabs import job_menu
+from console_app.tabs import job_buttons, job_menu
 from console_app.tabs.history_table import (
     COLUMNS,
     STATUS_COLORS,
@@ -193,13 +193,7 @@ class TrainingTab(QWidget, JobDialogs, HistoryRows):
         self.rename_button = QPushButton(translate("TrainingTab", "Rename..."))
         self.delete_button = QPushButton(translate("TrainingTab", "Delete..."))
         self.open_button = QPushButton(translate("TrainingTab", "Open network in EDIT"))
-        self.report_button = QPushButton(translate("TrainingTab", "Report..."))
-        self.report_button.setToolTip(
-            translate(
-                "TrainingTab",
-                "Write the selected job's PowerPoint report (several selected: a comparison deck)",
-            )
-        )
+        self.report_button = QPushButton(translate("TrainingTab", "Report..."))  # job_buttons
         self.reports = ReportController(self)
         self.report_button.clicked.connect(self.report_selected)
         self.rename_button.clicked.connect(lambda: self.rename_selected())
@@ -533,26 +527,9 @@ class TrainingTab(QWidget, JobDialogs, HistoryRows):
 
     def _update_buttons(self, running: bool | None = None) -> None:
         running = self.runner.is_running() if running is None else running
-        one = self.selected_job()
         self.run_button.setEnabled(not running)
         self.stop_button.setEnabled(running)
-        # A finished job has nothing left to run, and one that failed before its first
-        # checkpoint has nothing to continue from (Run starts it anew).
-        info = next((j for j in self.jobs if j.path == one), None)
-        self.resume_button.setEnabled(not running and info is not None and info.resumable)
-        self.resume_button.setToolTip(
-            translate("TrainingTab", "Continue the selected stopped job from its checkpoint")
-            if info is None or info.resumable or info.status == "finished"
-            else translate(
-                "TrainingTab",
-                "{name} has no checkpoint to continue from: it ended before its first "
-                "epoch. Fix the problem and press Run.",
-            ).format(name=info.name)
-        )
-        for b in (self.rename_button, self.open_button, self.quantize_button):
-            b.setEnabled(one is not None)
-        self.report_button.setEnabled(bool(self.selected_jobs()))
-        self.delete_button.setEnabled(bool(self.selected_jobs()) and not running)
+        job_buttons.update(self, running)
 
     # -- history actions (dialogs go through ask_* so tests can answer) ---------------------
     def delete_selected(self) -> bool:

@@ -31,12 +31,14 @@ IMAGE_NORMALIZATION = {normalize}
 
 {load_input}
 
+{read_input}
+
 {parameters_file}
 
 def main(paths):
     nn.clear_parameters()
     nn.load_parameters(parameters_file())
-    x = nn.Variable.from_numpy_array(np.stack([load_input(path) for path in paths]))
+    x = nn.Variable.from_numpy_array(np.stack([read_input(path) for path in paths]))
     with nn.auto_forward(), nn.no_grad():
         outputs = {function}(x, test=True)
     for name, y in outputs.items():
@@ -99,6 +101,18 @@ PARAMETERS_FILE = """def parameters_file():
     return path
 """
 
+# A missing, unreadable or wrongly sized input: one line naming it, as a missing parameters file
+# gets, not a traceback (load_input raises OSError or ValueError with the reason).
+READ_INPUT = """def read_input(path):
+    name = os.path.basename(__file__)
+    if not os.path.isfile(path):
+        sys.exit(f"{name}: input file not found: {path}")
+    try:
+        return load_input(path)
+    except (OSError, ValueError) as exc:
+        sys.exit(f"{name}: {exc}" if path in str(exc) else f"{name}: {path}: {exc}")
+"""
+
 TO_NUMPY = {
     "neurocanvas": "from engine.core.backend import to_numpy  # device arrays refuse np.asarray",
     "nnabla": "to_numpy = np.asarray  # nnabla's Variable.d is a NumPy array",
@@ -109,9 +123,12 @@ LOAD_NEUROCANVAS = '''from engine.core.backend import to_numpy  # device arrays 
 
 def load_input(path):
     """One sample file as NeuroCanvas's dataset reader loads it, normalized as in training."""
-    from engine.data.loaders import load_file, normalization_scale
+    from engine.data.loaders import FileLoadError, load_file, normalization_scale
 
-    raw = load_file(__import__("pathlib").Path(path))
+    try:
+        raw = load_file(__import__("pathlib").Path(path))
+    except FileLoadError as exc:  # read_input's one line
+        raise ValueError(str(exc)) from None
     scale = normalization_scale(raw.dtype) if IMAGE_NORMALIZATION else None
     x = raw.astype(np.float32) * np.float32(scale or 1.0)
     return x.reshape(INPUT_SHAPE)
@@ -166,6 +183,7 @@ def inference_source(
         variable=literal(feeds[0]).replace("\n", " "),
         normalize=literal(bool(source.normalize)),  # type: ignore[attr-defined]
         load_input=LOAD_NNABLA if target == "nnabla" else LOAD_NEUROCANVAS,
+        read_input=READ_INPUT,
         parameters_file=PARAMETERS_FILE,
         function=function,
     )

@@ -52,7 +52,7 @@
         <translation>ネットワーク {name} の複製</translation>
     </message>
     <message>
-        <location filename="../../console_app/editor/quantize_dialog.py" line="+260"/>
+        <location filename="../../console_app/editor/quantize_dialog.py" line="+263"/>
         <source>Quantize network {name}</source>
         <translation>ネットワーク {name} の量子化</translation>
     </message>
@@ -467,7 +467,7 @@
 <context>
     <name>EvaluationTab</name>
     <message>
-        <location filename="../../console_app/tabs/evaluation_tab.py" line="+88"/>
+        <location filename="../../console_app/tabs/evaluation_tab.py" line="+90"/>
         <source>CSV...</source>
         <translation>CSV...</translation>
     </message>
@@ -542,7 +542,7 @@
         <translation>量子化実験 {0}</translation>
     </message>
     <message>
-        <location line="+60"/>
+        <location line="+66"/>
         <source>{name}: not evaluated yet (click Evaluate)</source>
         <translation>{name}: まだ評価されていません ([評価] をクリック)</translation>
     </message>
@@ -601,7 +601,7 @@
 <context>
     <name>ExportActions</name>
     <message>
-        <location filename="../../console_app/export_menu.py" line="+21"/>
+        <location filename="../../console_app/export_menu.py" line="+25"/>
         <source>for NeuroCanvas (engine.nn)...</source>
         <translation>NeuroCanvas 用 (engine.nn)...</translation>
     </message>
@@ -641,7 +641,7 @@
         <translation>PowerPoint レポート...</translation>
     </message>
     <message>
-        <location filename="../../console_app/export_actions.py" line="+66"/>
+        <location filename="../../console_app/export_actions.py" line="+67"/>
         <source>Python (*.py)</source>
         <translation>Python (*.py)</translation>
     </message>
@@ -681,7 +681,7 @@
         <translation>{target} をエクスポートしました: {UNTRAINED}。学習済みモデルは、学習タブでジョブを右クリック &gt; ONNX をエクスポート...</translation>
     </message>
     <message>
-        <location line="+17"/>
+        <location line="+15"/>
         <source>PowerPoint report: no job yet; train the project first (TRAINING)</source>
         <translation>PowerPoint レポート: ジョブがありません。先にプロジェクトを学習してください (学習タブ)</translation>
     </message>
@@ -847,7 +847,7 @@
 <context>
     <name>HelpMenu</name>
     <message>
-        <location filename="../../console_app/help_pages.py" line="+106"/>
+        <location filename="../../console_app/help_pages.py" line="+104"/>
         <source>NeuroCanvas Tour</source>
         <translation>NeuroCanvas ツアー</translation>
     </message>
@@ -877,7 +877,7 @@
         <translation>NeuroCanvas について</translation>
     </message>
     <message>
-        <location filename="../../console_app/help_menu.py" line="+50"/>
+        <location filename="../../console_app/help_menu.py" line="+53"/>
         <source>&amp;Help</source>
         <translation>ヘルプ(&amp;H)</translation>
     </message>
@@ -892,7 +892,7 @@
         <translation>キーボードショートカット(&amp;K)</translation>
     </message>
     <message>
-        <location line="+3"/>
+        <location line="+4"/>
         <source>&amp;About NeuroCanvas</source>
         <translation>NeuroCanvas について(&amp;A)</translation>
     </message>
@@ -900,7 +900,7 @@
 <context>
     <name>ImportActions</name>
     <message>
-        <location filename="../../console_app/import_actions.py" line="+30"/>
+        <location filename="../../console_app/import_actions.py" line="+34"/>
         <source>&amp;Import...</source>
         <translation>インポート(&amp;I)...</translation>
     </message>
@@ -915,7 +915,7 @@
         <translation>インポート</translation>
     </message>
     <message>
-        <location line="+13"/>
+        <location line="+10"/>
         <location line="+14"/>
         <source>Import: {exc}</source>
         <translation>インポート: {exc}</translation>
@@ -939,7 +939,7 @@
 <context>
     <name>Init</name>
     <message>
-        <location filename="../../console_app/tabs/__init__.py" line="+165"/>
+        <location filename="../../console_app/tabs/__init__.py" line="+164"/>
         <source>A training run is still going. Stop it (a checkpoint is saved) and close?</source>
         <translation>学習がまだ実行中です。停止して (チェックポイントを保存します) 閉じますか?</translation>
     </message>
@@ -947,7 +947,7 @@
 <context>
     <name>JobMenu</name>
     <message>
-        <location filename="../../console_app/tabs/job_menu.py" line="+75"/>
+        <location filename="../../console_app/tabs/job_menu.py" line="+84"/>
         <source>Export the trained model ({kind})</source>
         <translation>学習済みモデルのエクスポート ({kind})</translation>
     </message>
@@ -967,7 +967,7 @@
         <translation>{name} を {path} にエクスポートしました</translation>
     </message>
     <message>
-        <location filename="../../console_app/tabs/job_menu.py" line="+29"/>
+        <location filename="../../console_app/tabs/job_menu.py" line="+27"/>
         <source>{name}: training from {name2}&apos;s {kind} parameters</source>
         <translation>{name}: {name2} の {kind} パラメータから学習します</translation>
     </message>
@@ -1110,12 +1110,12 @@
         <translation>{job}: 学習済みのパラメーターがまだありません（checkpoints/{checkpoint}）</translation>
     </message>
     <message>
-        <location filename="../../engine/runtime/evaluator.py" line="+100"/>
+        <location filename="../../engine/runtime/evaluator.py" line="+104"/>
         <source>{job}: the project has no executor (CONFIG tab) to evaluate with</source>
         <translation>{job}: プロジェクトに評価に使うエグゼキューターがありません（コンフィグタブ）</translation>
     </message>
     <message>
-        <location line="+51"/>
+        <location line="+64"/>
         <source>--dataset {name}: not a dataset of the job ({known}), a CSV file nor builtin:&lt;name&gt;/&lt;split&gt;</source>
         <translation>--dataset {name}: ジョブのデータセット（{known}）でも、CSV ファイルでも、builtin:&lt;name&gt;/&lt;split&gt; でもありません</translation>
     </message>
@@ -1133,7 +1133,7 @@
 <context>
     <name>Language</name>
     <message>
-        <location filename="../../console_app/language.py" line="+69"/>
+        <location filename="../../console_app/language.py" line="+70"/>
         <source>English</source>
         <translation>English</translation>
     </message>
@@ -1166,7 +1166,7 @@
 <context>
     <name>MainWindow</name>
     <message>
-        <location filename="../../console_app/main_window.py" line="-516"/>
+        <location filename="../../console_app/main_window.py" line="-513"/>
         <source>EDIT</source>
         <translation>編集</translation>
     </message>
@@ -1462,7 +1462,7 @@
         <translation>{what} がまだ実行中です。停止して終了しますか?</translation>
     </message>
     <message>
-        <location line="+108"/>
+        <location line="+105"/>
         <source>Created unit network &quot;{value}&quot;; double-click {value2} to open it</source>
         <translation>Unit ネットワーク &quot;{value}&quot; を作成しました。{value2} をダブルクリックすると開きます</translation>
     </message>
@@ -1498,7 +1498,7 @@
 <context>
     <name>Plots</name>
     <message>
-        <location filename="../../console_app/tabs/plots.py" line="+18"/>
+        <location filename="../../console_app/tabs/plots.py" line="+23"/>
         <source>No curve yet: click Run to train, or select jobs in the history</source>
         <translation>学習曲線はまだありません: [実行] で学習するか、履歴からジョブを選択してください</translation>
     </message>
@@ -2179,17 +2179,17 @@
         <translation>{where}: 1 行の文字列が必要です。入力値: {value}</translation>
     </message>
     <message>
-        <location filename="../../engine/data/builtin.py" line="+84"/>
+        <location filename="../../engine/data/builtin.py" line="+87"/>
         <source>unknown built-in dataset {name}; choose one of {names}</source>
         <translation>不明な組み込みデータセット {name} です。{names} から選んでください</translation>
     </message>
     <message>
-        <location line="+202"/>
+        <location line="+198"/>
         <source>{name}: {stem} images {shape} and labels {shape2} do not match</source>
         <translation>{name}: {stem} の画像 {shape} とラベル {shape2} が一致しません</translation>
     </message>
     <message>
-        <location filename="../../engine/data/csv_dataset.py" line="+159"/>
+        <location filename="../../engine/data/csv_dataset.py" line="+158"/>
         <source>&quot;{path}&quot;: no variable {name}; the dataset has {names}</source>
         <translation>&quot;{path}&quot;: 変数 {name} がありません。データセットの変数は {names} です</translation>
     </message>
@@ -2199,7 +2199,7 @@
         <translation>{where}: {user} はここで 0 から {value} のクラス番号を読みます。入力値: {cell}</translation>
     </message>
     <message>
-        <location line="+142"/>
+        <location line="+163"/>
         <source>{where}: expected a file path like the column&apos;s first row (line {lines}); a column holds numbers or file paths, not both. Received: {cell}</source>
         <translation>{where}: 列の最初の行（{lines} 行目）と同じくファイルパスが必要です。1 つの列には数値かファイルパスのどちらかだけを入れます。入力値: {cell}</translation>
     </message>
@@ -2319,7 +2319,7 @@
         <translation>&quot;{path}&quot;、{line} 行目: ファイルが UTF-8 のテキストではありません。UTF-8 で保存してください（NNC のデータセット CSV は UTF-8 です）</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location line="+11"/>
         <source>&quot;{path}&quot;, line {line}: malformed CSV: {exc}</source>
         <translation>&quot;{path}&quot;、{line} 行目: CSV の形式が不正です: {exc}</translation>
     </message>
@@ -2329,7 +2329,7 @@
         <translation>&quot;{path}&quot;: ファイルが空です。1 行目はヘッダーでなければなりません</translation>
     </message>
     <message>
-        <location line="+33"/>
+        <location line="+56"/>
         <source>{where}: {len_row} cells, but the header has {width} columns (a comma inside a value needs quotes)</source>
         <translation>{where}: セルが {len_row} 個ですが、ヘッダーの列は {width} 個です（値の中のカンマは引用符で囲みます）</translation>
     </message>
@@ -2558,7 +2558,7 @@
 <context>
     <name>QuantizationExperiment</name>
     <message>
-        <location filename="../../console_app/tabs/quantization_experiment.py" line="+47"/>
+        <location filename="../../console_app/tabs/quantization_experiment.py" line="+48"/>
         <source>error rate</source>
         <translation>エラー率</translation>
     </message>
@@ -2708,7 +2708,7 @@
         <translation>{value:,} バイト以内の混合精度 ({bits} ビット): 精度 {value2:.2f} %、パラメータ {value3:,} バイト。評価した {len} 個のネットワークのうち収まる中で最も高精度なもの (mixed_precision.json、ジョブ mixed_precision)</translation>
     </message>
     <message>
-        <location line="+24"/>
+        <location line="+22"/>
         <source>{name}: a quantization experiment needs a finished job</source>
         <translation>{name}: 量子化実験には完了したジョブが必要です</translation>
     </message>
@@ -2716,7 +2716,7 @@
 <context>
     <name>QuantizeDialog</name>
     <message>
-        <location filename="../../console_app/editor/quantize_dialog.py" line="-214"/>
+        <location filename="../../console_app/editor/quantize_dialog.py" line="-212"/>
         <source>Calibrate from a trained job</source>
         <translation>学習済みジョブからキャリブレーション</translation>
     </message>
@@ -2816,7 +2816,7 @@
         <translation>固定小数点の量子化器を入れたネットワークのコピーを追加します</translation>
     </message>
     <message>
-        <location line="+43"/>
+        <location line="+41"/>
         <source>a network named &quot;{name}&quot; exists already (the quantized copy of a unit takes that name); rename it or choose another New network name</source>
         <translation>ネットワーク &quot;{name}&quot; は既にあります (Unit の量子化コピーがその名前を使います)。名前を変えるか、別の新しいネットワーク名を選んでください</translation>
     </message>
@@ -3435,7 +3435,7 @@
         <translation>{budget} バイトの混合精度（混合精度のビット数）: パラメーター {size} バイト、精度 {accuracy}。ネットワーク全体を評価した {count} 個のうち、予算に収まる最も精度の高いものです（mixed_precision.json）。</translation>
     </message>
     <message>
-        <location filename="../../engine/quantization/results.py" line="+104"/>
+        <location filename="../../engine/quantization/results.py" line="+103"/>
         <source>bits</source>
         <translation>ビット数</translation>
     </message>
@@ -3667,7 +3667,7 @@ Exact count: {exact:,}</source>
     <name>Training</name>
     <message>
         <location filename="../../engine/runtime/distributed/shards.py" line="+107"/>
-        <location filename="../../engine/runtime/extensions.py" line="+53"/>
+        <location filename="../../engine/runtime/extensions.py" line="+55"/>
         <source>monitor &quot;{monitor}&quot;: network &quot;{network}&quot; has no loss layer</source>
         <translation>モニター &quot;{monitor}&quot;: ネットワーク &quot;{network}&quot; にロスレイヤーがありません</translation>
     </message>
@@ -3698,7 +3698,7 @@ Exact count: {exact:,}</source>
         <translation>レイヤー &quot;{layer}&quot;（{type}）が NaN または無限大を出力しました</translation>
     </message>
     <message>
-        <location line="+252"/>
+        <location line="+257"/>
         <source>network &quot;{network}&quot;: its parameters need {need}, more than the {have} of memory available; the largest is {name} of layer &quot;{layer}&quot;, shape {shape}</source>
         <translation>ネットワーク &quot;{network}&quot;: パラメーターに {need} が必要ですが、使えるメモリーは {have} です。最大のものはレイヤー &quot;{layer}&quot; の {name}（サイズ {shape}）です</translation>
     </message>
@@ -3718,7 +3718,7 @@ Exact count: {exact:,}</source>
         <translation>エポック {epoch}、イテレーション {iteration}（通算イテレーション {step}）で NaN または無限大: オプティマイザー &quot;{optimizer}&quot;、ネットワーク &quot;{network}&quot;: {cause}</translation>
     </message>
     <message>
-        <location filename="../../engine/data/table.py" line="-209"/>
+        <location filename="../../engine/data/table.py" line="-233"/>
         <source>&quot;{path}&quot;, line {line}</source>
         <translation>&quot;{path}&quot; の {line} 行目</translation>
     </message>
@@ -3901,13 +3901,18 @@ Exact count: {exact:,}</source>
         <translation>再開</translation>
     </message>
     <message>
-        <location line="+2"/>
-        <location line="+440"/>
+        <location filename="../../console_app/tabs/job_buttons.py" line="+22"/>
+        <source>{name} has no trained parameters (no checkpoint): its training ended before its first epoch. Fix the problem and press Run.</source>
+        <translation>{name} には学習済みのパラメータがありません (チェックポイントなし): 最初のエポックの前に学習が終了しました。問題を直して [実行] を押してください。</translation>
+    </message>
+    <message>
+        <location line="+18"/>
+        <location filename="../../console_app/tabs/training_tab.py" line="+2"/>
         <source>Continue the selected stopped job from its checkpoint</source>
         <translation>停止した選択中のジョブをチェックポイントから続けます</translation>
     </message>
     <message>
-        <location line="-429"/>
+        <location filename="../../console_app/tabs/training_tab.py" line="+11"/>
         <source>Array backend of the trainer (auto: GPU when CuPy finds one)</source>
         <translation>学習に使う配列バックエンド (auto: CuPy が GPU を見つけたら GPU)</translation>
     </message>
@@ -3918,12 +3923,12 @@ Exact count: {exact:,}</source>
     </message>
     <message>
         <location line="+7"/>
-        <location line="+120"/>
+        <location line="+114"/>
         <source>No run</source>
         <translation>実行なし</translation>
     </message>
     <message>
-        <location line="-105"/>
+        <location line="-99"/>
         <source>Device:</source>
         <translation>デバイス:</translation>
     </message>
@@ -3973,12 +3978,12 @@ Exact count: {exact:,}</source>
         <translation>レポート...</translation>
     </message>
     <message>
-        <location line="+2"/>
+        <location filename="../../console_app/tabs/job_buttons.py" line="-13"/>
         <source>Write the selected job&apos;s PowerPoint report (several selected: a comparison deck)</source>
         <translation>選択したジョブの PowerPoint レポートを作成します (複数選択時は比較資料)</translation>
     </message>
     <message>
-        <location line="+10"/>
+        <location filename="../../console_app/tabs/training_tab.py" line="+6"/>
         <source>Quantization experiment...</source>
         <translation>量子化実験...</translation>
     </message>
@@ -4018,7 +4023,7 @@ Exact count: {exact:,}</source>
         <translation>（プロセスごと）</translation>
     </message>
     <message>
-        <location filename="../../console_app/tabs/job_dialogs.py" line="+63"/>
+        <location filename="../../console_app/tabs/job_dialogs.py" line="+62"/>
         <location filename="../../console_app/tabs/training_tab.py" line="-16"/>
         <source>ERROR: {message}</source>
         <translation>エラー: {message}</translation>
@@ -4106,7 +4111,7 @@ Exact count: {exact:,}</source>
         <translation>クリックで実験の各点を表示・非表示</translation>
     </message>
     <message>
-        <location filename="../../console_app/tabs/training_tab.py" line="+37"/>
+        <location filename="../../console_app/tabs/job_buttons.py" line="+15"/>
         <source>{name} has no checkpoint to continue from: it ended before its first epoch. Fix the problem and press Run.</source>
         <translation>{name} には続きに使えるチェックポイントがありません: 最初のエポックの前に終了しました。問題を直して [実行] を押してください。</translation>
     </message>

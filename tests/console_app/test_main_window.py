@@ -313,8 +313,8 @@ def test_the_first_window_fits_a_small_screen(make_window, qtbot):
 def test_opening_another_project_clears_the_last_projects_curve_and_evaluation(
     make_window, tmp_path, qtbot, monkeypatch
 ):
-    """A job's curve (TRAINING) and evaluation (EVALUATION) must not stay on screen as the
-    next project's."""
+    """A job's curve (TRAINING) and evaluation (EVALUATION), and EVALUATION's log with its
+    evaluate command, must not stay on screen as the next project's."""
     import shutil
 
     from gui_driver import choose
@@ -341,6 +341,7 @@ def test_opening_another_project_clears_the_last_projects_curve_and_evaluation(
     with qtbot.waitSignal(evaluation.evaluated, timeout=300000) as done:
         qtbot.mouseClick(evaluation.evaluate_button, Qt.MouseButton.LeftButton)
     assert done.args == ["finished"] and evaluation.output_view.model().rowCount() == 30
+    assert f"engine.cli evaluate {job}" in evaluation.log.toPlainText()
     monkeypatch.setattr(QFileDialog, "getOpenFileName", lambda *a, **k: (str(second), ""))
     choose(next(a.menu() for a in window.menuBar().actions() if a.text() == "&File"), "Open...")
     assert window.document.path == second and tab.jobs == []
@@ -348,3 +349,4 @@ def test_opening_another_project_clears_the_last_projects_curve_and_evaluation(
     assert tab.position.text() == "No run"
     assert evaluation.output_view.model() is None and evaluation.matrix.rowCount() == 0
     assert evaluation.summary_label.text() == "No job yet: train the project in TRAINING"
+    assert evaluation.log.toPlainText() == ""  # the last project's evaluate command went too

@@ -100,3 +100,26 @@ def test_choosing_a_job_not_evaluated_clears_the_last_results(
     assert tab.matrix.rowCount() == 0
     assert tab.summary_label.text() == f"{other.name}: not evaluated yet (click Evaluate)"
     assert not tab.save_matrix_button.isEnabled()
+
+
+def test_numbers_show_four_decimals_however_the_csv_writes_them(qtbot, evaluation_tab, trained_job):
+    """An exact 1 (NumPy writes "1.0") showed as "1.0" among cells like "0.9731"; every number
+    with a decimal point now shows 4 decimals, labels stay integers, and the CSV keeps its text."""
+    tab = evaluation_tab
+    assert _evaluate(qtbot, tab) == "finished", tab.last_message
+    path = trained_job / "output_result.csv"
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    column = rows[0].index("y'__0")
+    rows[1][column], rows[2][column] = "1.0", "0.0"  # as NumPy writes an exact 1 and 0
+    with open(path, "w", newline="") as f:
+        csv.writer(f, lineterminator="\n").writerows(rows)
+    written = path.read_bytes()
+    tab.show_results(trained_job)  # as choosing the job in the list shows it
+    model = tab.output_view.model()
+    shown = [[model.data(model.index(r, c)) for c in range(len(rows[0]))] for r in (0, 1)]
+    assert [shown[0][column], shown[1][column]] == ["1.0000", "0.0000"]
+    assert shown[0][column - 1] == rows[1][column - 1]  # the label, an integer, as written
+    assert all(len(text.partition(".")[2]) == 4 for text in shown[0][column:])
+    assert model.data(model.index(0, column), Qt.ItemDataRole.ToolTipRole) == "1.0"
+    assert path.read_bytes() == written

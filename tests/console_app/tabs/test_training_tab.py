@@ -294,3 +294,35 @@ def test_a_start_failure_never_writes_into_another_runs_folder(qtbot, training_t
     assert status == "failed" and job == taken.with_name("20260101_000000_2")
     assert json.loads((job / "status.json").read_text())["status"] == "failed"
     assert json.loads((taken / "status.json").read_text())["status"] == "stopped"
+
+
+def test_a_job_without_trained_parameters_offers_no_report_or_quantization(qtbot, training_tab):
+    """A failed run (no checkpoint) kept Report... and Quantization experiment... enabled, and
+    the report then offered an evaluation that could only fail; a trained job keeps both."""
+    finished, _ = _run(qtbot, training_tab)
+    training_tab.runner.program = [sys.executable, "-c",
+                                   "import sys; print('no dataset', file=sys.stderr); "
+                                   "sys.exit(2)", "--"]  # fmt: skip
+    failed, status = _run(qtbot, training_tab)
+    assert status == "failed" and not (failed / "checkpoints").exists()
+    buttons = (training_tab.report_button, training_tab.quantize_button)
+
+    def select(*jobs):
+        for k, job in enumerate(jobs):
+            row = [j.path for j in training_tab.jobs].index(job)
+            rect = training_tab.table.visualItemRect(training_tab.table.item(row, 0))
+            modifier = Qt.KeyboardModifier.ControlModifier if k else Qt.KeyboardModifier.NoModifier
+            qtbot.mouseClick(training_tab.table.viewport(), Qt.MouseButton.LeftButton, modifier,
+                             rect.center())  # fmt: skip
+        assert training_tab.selected_jobs() == list(jobs)
+
+    select(failed)
+    assert [b.isEnabled() for b in buttons] == [False, False]
+    why = (f"{failed.name} has no trained parameters (no checkpoint): its training ended before "
+           "its first epoch. Fix the problem and press Run.")  # fmt: skip
+    assert [b.toolTip() for b in buttons] == [why, why]
+    select(finished)
+    assert [b.isEnabled() for b in buttons] == [True, True]
+    assert "PowerPoint report" in training_tab.report_button.toolTip()
+    select(finished, failed)  # a comparison deck would hold the failed one too
+    assert not training_tab.report_button.isEnabled()

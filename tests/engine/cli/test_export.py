@@ -106,6 +106,27 @@ def test_a_project_export_run_says_where_trained_parameters_come_from(job, capsy
     assert [int(m) for m in re.findall(r"\ty' class (\d+)\t", done.stdout)] == expected
 
 
+def test_a_missing_or_unreadable_input_gives_one_line_naming_it(job):
+    """The exported script printed a traceback ending in FileLoadError for a missing image; now
+    one line naming the file, as for missing parameters, and exit status 1."""
+    tmp, images = job
+    out = tmp / "lenet_inputs.py"
+    assert main(["export", "python", str(tmp / "job"), "-o", str(out)]) == 0
+    (tmp / "notes.txt").write_text("not an image", encoding="utf-8")
+    (tmp / "broken.png").write_bytes(b"not a png")
+    missing = str(tmp / "no_such.png")
+    for path, line in (
+        (missing, f"lenet_inputs.py: input file not found: {missing}"),
+        ("notes.txt", "lenet_inputs.py: notes.txt: unsupported file type '.txt'; supported: "),
+        ("broken.png", "lenet_inputs.py: not a readable image: broken.png"),
+    ):
+        done = subprocess.run([sys.executable, str(out), images[0], path], capture_output=True,
+                              text=True, cwd=tmp, timeout=120)  # fmt: skip
+        assert done.returncode == 1 and not done.stdout, done.stderr[-2000:]
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith(line), done.stderr[-2000:]
+
+
 @pytest.mark.skipif(
     not os.environ.get("NNABLA_PYTHON"),
     reason="NNABLA_PYTHON is not set (a Python 3.10 with nnabla 1.39; see docs/export.md §6)",
