@@ -14,6 +14,7 @@ import os
 import re
 import sys
 import warnings
+from pathlib import Path
 
 # Subcommand modules in the order ``--help`` lists them; a module that is not there yet is skipped.
 SUBCOMMANDS = (
@@ -54,7 +55,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         if only is not None and hasattr(module, "prepare"):
             module.prepare()  # e.g. train sets its compiled kernels up while it imports
         sub_parser = module.add_parser(sub)
-        sub_parser.set_defaults(_run=module.run, _extra_ok=getattr(module, "ACCEPTS_EXTRA", False))
+        sub_parser.set_defaults(_run=module.run, _parser=sub_parser,
+                                _extra_ok=getattr(module, "ACCEPTS_EXTRA", False))  # fmt: skip
     return parser
 
 
@@ -71,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     if unknown and getattr(args, "_extra_ok", False):  # a plugin's own options (plugin run)
         args.extra = unknown
     elif unknown:
-        parser.parse_args(argv)  # argparse's own message and exit status
+        _refuse(parser, args, argv, unknown)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(levelname)s: %(message)s",
@@ -105,6 +107,44 @@ def main(argv: list[str] | None = None) -> int:
         print(f"neurocanvas {args.command}: error: {one_line(describe_write_error(exc))}",
               file=sys.stderr)  # fmt: skip
         return 1
+
+
+def project_error(path: object, exc: BaseException) -> UserError:
+    """``exc`` as the line a command prints: an error in a project's content (a layer's property,
+    a setting) names the project file first (a job folder's: its network.ncproj), as a
+    ProjectFileError does; the others (a dataset's CSV, ``-o``) name their own place already."""
+    from engine.core.messages import in_file
+    from engine.runtime.compiler import CompileError
+    from engine.runtime.job import Job
+    from engine.runtime.session import SetupError
+
+    if not isinstance(exc, (SetupError, CompileError)):  # not a ProgramError about the data
+        return UserError(str(exc))
+    folder = Path(str(path))
+    return UserError(in_file(Job(folder).project_file if folder.is_dir() else path, exc))
+
+
+def _refuse(parser: argparse.ArgumentParser, args: argparse.Namespace, argv: list[str],
+            unknown: list[str]) -> None:  # fmt: skip
+    """argparse's message and exit status for unknown words, from the subcommand's parser
+    (its usage, ``neurocanvas train: error:``) when they follow the subcommand's name."""
+    command = getattr(args, "_parser", None)
+    first = argv.index(args.command) if command is not None else len(argv)
+    if command is None or any(word in unknown for word in argv[:first]):  # ``--bad train``
+        command = parser
+    else:
+        command = _chosen(command, args)
+    command.error(f"unrecognized arguments: {' '.join(unknown)}")
+
+
+def _chosen(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The innermost parser the command line chose (``quantize insert``'s, not ``quantize``'s)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            chosen = action.choices.get(getattr(args, action.dest, None) or "")
+            if chosen is not None:
+                return _chosen(chosen, args)
+    return parser
 
 
 def _stdout_closed() -> int:

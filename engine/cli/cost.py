@@ -16,7 +16,8 @@ instead. ``--layers`` adds one row per layer; ``--json`` prints::
 time steps of the recurrent loops around it; ``layers`` only with ``--layers``; ``errors``
 lists layers that failed). Exit status 1 when a layer's shape or statistics cannot be computed
 or the network has an error ``train`` refuses (a bad property value, ...), one line each on
-stderr naming network, layer and property (the other values are still printed). A pooling
+stderr naming the file, network, layer and property; the text table is then not printed (its
+zeros are no statistics), the JSON still is (with ``errors``). A pooling
 layer whose shape NNC's editor shows differently from the one that runs is named on stderr
 (``warning:``, both shapes; exit status 0); the statistics are NNC's.
 """
@@ -28,6 +29,7 @@ import json
 import sys
 
 from engine.cli import UserError, one_line
+from engine.core.messages import in_file
 
 _EXTRAS = ("UniqueParameters", "FLOPs", "ParameterBytes")
 
@@ -109,12 +111,13 @@ def run(args: argparse.Namespace) -> int:
         report["errors"] = errors
     if args.json:
         print(json.dumps(report, indent=2))
-    else:
+    elif not errors:  # a table of zeros before the error would read as the network's numbers
         _print_text(networks, None if args.exact else exact, layers if args.layers else None)
     for message in warnings:
         print(f"neurocanvas cost: warning: {message}", file=sys.stderr)
     for message in errors:
-        print(f"neurocanvas cost: {one_line(message)}", file=sys.stderr)
+        print(f"neurocanvas cost: error: {one_line(in_file(args.project, message))}",
+              file=sys.stderr)  # fmt: skip
     return 1 if errors else 0
 
 

@@ -14,7 +14,7 @@ import argparse
 import json
 import sys
 
-from engine.cli import UserError
+from engine.cli import project_error
 from engine.cli.train import add_threads_option, find_blocking_early, force_threads
 from engine.core.messages import text_of
 from engine.core.ops import _jit
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
             from engine.runtime.events import EventSink
 
             EventSink(None, sys.stdout).emit("error", message=text_of(exc))
-        raise UserError(str(exc)) from None
+        raise project_error(args.job, exc) from None
     if args.json:
         print(json.dumps(result.summary, indent=2))
         return 0

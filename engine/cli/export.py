@@ -17,46 +17,85 @@ from pathlib import Path
 
 from engine.cli import UserError
 
+# Each format's line in ``export --help``, its description and the options that apply to it;
+# the others are still accepted (hidden from its --help) so that run() names where they apply.
+FORMATS = {
+    "python": ("Python code", "Write every network as a function on engine.nn (--target nnabla: "
+               "on nnabla); from a job folder also its trained parameters and a main.", {"target"}),
+    "onnx": ("an ONNX model", "Write the runtime network as an ONNX model (needs the extra "
+             "onnx).", {"network", "params", "quantized", "opset"}),
+    "nnp": ("nnabla's .nnp", "Write nnabla's model file: networks, settings and parameters.",
+            set()),
+    "c": ("a C99 source folder", "Write the runtime network as a C99 folder (-o DIR: model.h, "
+          "model.c, parameters.c, main.c, Makefile) and print its flash and RAM bytes.",
+          {"network", "params", "float_only"}),
+    "tflite": ("a TensorFlow Lite file", "Write the runtime network as a TensorFlow Lite file, "
+               "float32 or (--int8) full integer (needs the extra tflite).",
+               {"network", "params", "int8"}),
+}  # fmt: skip
+
 
 def add_parser(
     sub: argparse._SubParsersAction[argparse.ArgumentParser],
 ) -> argparse.ArgumentParser:
     parser: argparse.ArgumentParser = sub.add_parser(
         "export", help="export a project or job as Python code, ONNX, NNP, C source or TFLite",
-        description="Export a project file or a trained job folder.",
+        description="Export a project file or a trained job folder; "
+        "'export FORMAT --help' lists that format's options.",
     )  # fmt: skip
-    parser.add_argument("format", choices=("python", "onnx", "nnp", "c", "tflite"))
+    formats = parser.add_subparsers(dest="format", metavar="FORMAT", required=True)
+    for name, (title, description, applies) in FORMATS.items():
+        _add_options(formats.add_parser(name, help=title, description=description), name,
+                     applies)  # fmt: skip
+    return parser
+
+
+def _add_options(parser: argparse.ArgumentParser, name: str, applies: set[str]) -> None:
+    def only(dest: str, text: str) -> str:
+        return text if dest in applies else argparse.SUPPRESS
+
     parser.add_argument("source", metavar="SOURCE", help="project file or job folder")
-    parser.add_argument("-o", "--output", required=True, metavar="FILE",
-                        help="the file to write (c: the folder)")  # fmt: skip
-    parser.add_argument("--target", choices=("neurocanvas", "nnabla"), default=None,
-                        help="python: the library it imports (default neurocanvas)")  # fmt: skip
+    parser.add_argument("-o", "--output", required=True, metavar="DIR" if name == "c" else "FILE",
+                        help=f"the {'folder' if name == 'c' else 'file'} to write")  # fmt: skip
+    parser.add_argument(
+        "--target",
+        choices=("neurocanvas", "nnabla"),
+        default=None,
+        help=only("target", "the library it imports (default neurocanvas)"),
+    )
     parser.add_argument("--network", metavar="NAME", default=None,
-                        help="c, onnx, tflite: the network to write (default: the first "
+                        help=only("network", "the network to write (default: the first "
                         "executor's); a training network such as quantize insert's Main_q8 is "
-                        "written as its runtime form")  # fmt: skip
+                        "written as its runtime form"))  # fmt: skip
     parser.add_argument("--params", metavar="FILE.npz|JOB_DIR", default=None,
-                        help="c, onnx, tflite: parameters for a project SOURCE: a "
+                        help=only("params", "parameters for a project SOURCE: a "
                         "parameters.npz or the trained job folder itself (for its quantized "
-                        "network from quantize "
-                        "insert)")  # fmt: skip
+                        "network from quantize insert)"))  # fmt: skip
     parser.add_argument("--float", dest="float_only", action="store_true",
-                        help="c: float arithmetic also for a network with FixedPointQuantize "
-                        "layers (default: integer where it equals the engine exactly)")  # fmt: skip
+                        help=only("float_only", "float arithmetic also for a network with "
+                        "FixedPointQuantize layers (default: integer where it equals the engine "
+                        "exactly)"))  # fmt: skip
     parser.add_argument("--quantized", action="store_true",
-                        help="onnx: FixedPointQuantize layers as QuantizeLinear/DequantizeLinear "
-                        "(int8 QDQ; 9 to 16 bits as int16) instead of refusing them")  # fmt: skip
-    parser.add_argument("--int8", action="store_true",
-                        help="tflite: full-integer int8 (ranges from the network's "
-                        "FixedPointQuantize layers, else calibrated on the training "
-                        "set)")  # fmt: skip
-    parser.add_argument("--opset", type=int, default=None, help="ONNX opset (default 17)")
+                        help=only("quantized", "FixedPointQuantize layers as QuantizeLinear/"
+                        "DequantizeLinear (int8 QDQ; 9 to 16 bits as int16) instead of refusing "
+                        "them"))  # fmt: skip
+    parser.add_argument(
+        "--int8",
+        action="store_true",
+        help=only(
+            "int8",
+            "full-integer int8 (ranges from the network's "
+            "FixedPointQuantize layers, else calibrated on the training set)",
+        ),
+    )
+    parser.add_argument("--opset", type=int, default=None,
+                        help=only("opset", "ONNX opset (default 17)"))  # fmt: skip
     parser.add_argument("--force", "-f", action="store_true",
-                        help="overwrite FILE (and its _parameters.npz), or the C files in an "
-                        "existing folder")  # fmt: skip
+                        help={"python": "overwrite FILE and its _parameters.npz",
+                              "c": "overwrite the C files in an existing folder"}.get(
+                            name, "overwrite FILE"))  # fmt: skip
     parser.add_argument("--checkpoint", choices=("best", "last"), default="best",
                         help="which trained parameters of a job")  # fmt: skip
-    return parser
 
 
 def run(args: argparse.Namespace) -> int:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
-from engine.cli import UserError
+from engine.cli import UserError, project_error
 
 
 def add_parser(
@@ -72,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
             seed=args.seed, count=args.count,
         )  # fmt: skip
     except _errors() as exc:
-        raise UserError(str(exc)) from None
+        raise project_error(args.source, exc) from None
     saved = _save_pictures(predictions, Path(args.save)) if args.save else {}
     if args.json:
         print(json.dumps([p.to_json() for p in predictions], indent=2))

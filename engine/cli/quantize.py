@@ -27,7 +27,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from engine.cli import UserError
+from engine.cli import UserError, project_error
 from engine.cli.convert import OUT_SUFFIXES
 
 
@@ -97,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     except _errors() as exc:
         if getattr(args, "events", False):
             _print_event({"event": "error", "message": str(exc)})
-        raise UserError(str(exc)) from None
+        raise project_error(args.project, exc) from None
 
 
 def _errors() -> tuple[type[BaseException], ...]:

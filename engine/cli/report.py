@@ -95,6 +95,7 @@ def _evaluate_unevaluated(args: argparse.Namespace, progress) -> None:  # noqa: 
     from pathlib import Path
 
     from engine.cli.evaluate import _errors
+    from engine.core.messages import in_file
     from engine.runtime.evaluator import evaluate
 
     for job in map(Path, args.jobs):
@@ -108,7 +109,7 @@ def _evaluate_unevaluated(args: argparse.Namespace, progress) -> None:  # noqa: 
         try:
             evaluate(job, checkpoint=wanted)
         except _errors() as exc:
-            raise UserError(f"evaluating {job}: {exc}") from None
+            raise UserError(f"evaluating {in_file(job, exc)}") from None
 
 
 def _emit(record: dict) -> None:

@@ -24,7 +24,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from engine.cli import UserError, one_line
+from engine.cli import UserError, one_line, project_error
 from engine.core.messages import text_of
 from engine.core.ops import _jit
 from engine.warmup import ahead
@@ -174,7 +174,7 @@ def run(args: argparse.Namespace) -> int:
                                   loss_scaling=args.loss_scaling)  # fmt: skip
     except _USER_ERRORS() as exc:
         _report(args, text_of(exc))  # its template too: the app shows it in its language
-        raise UserError(str(exc)) from None
+        raise project_error(args.project or args.resume, exc) from None
     except _RUN_ERRORS() as exc:  # already an "error" event of the run
         print(f"neurocanvas train: error: {one_line(exc)}", file=sys.stderr)
         return 1

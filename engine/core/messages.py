@@ -22,8 +22,8 @@ from collections.abc import Callable
 from typing import Any
 
 __all__ = [
-    "QT_TRANSLATE_NOOP", "Message", "Translate", "from_event", "json_texts", "text_of",
-    "translated",
+    "QT_TRANSLATE_NOOP", "Message", "Translate", "from_event", "in_file", "json_texts",
+    "text_of", "translated",
 ]  # fmt: skip
 
 Translate = Callable[[str, str], str]  # (context, English template) -> template in a language
@@ -106,3 +106,10 @@ def from_event(record: dict[str, Any], key: str = "message") -> str:
         return Message.from_json(template) if template else str(text)
     except (KeyError, IndexError, ValueError, TypeError):  # a template from another version
         return str(text)
+
+
+def in_file(path: object, error: object) -> str:
+    """An error about a file or folder as one line with its name first, once: a message that
+    already starts with it (a ProjectFileError, a JobError) is kept as it is."""
+    place, text = str(path), str(error)
+    return text if text.startswith(place) else f"{place}: {text}"

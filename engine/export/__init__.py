@@ -19,12 +19,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.core.atomic import atomic_output, atomic_write_bytes, atomic_write_text
+from engine.core.messages import in_file
 from engine.export.c_source import export_c as write_c
 from engine.export.inference_code import inference_source
 from engine.export.literals import ExportError
 from engine.export.nnabla_parameters import nnabla_shapes, write_nnabla_h5
 from engine.export.onnx_model import DEFAULT_OPSET, onnx_bytes
 from engine.export.python_code import exportable_networks, python_module
+from engine.export.runtime_network import compiled_runtime
 from engine.export.tflite import export_tflite as write_tflite
 from engine.formats import ProjectFileError, load_project
 from engine.graph.derive import has_loss
@@ -58,6 +60,7 @@ class Source:
     parameters: Path | None  # the trained parameters (job folders only)
     normalize: bool  # Image Normalization of the runtime dataset (1/255 for 8-bit images)
     base: Path | None = None  # the project's folder (relative parameter ``File`` paths)
+    place: str = ""  # the project file (a job's network.ncproj) that an error in a network names
 
 
 def open_source(path: str | Path, checkpoint: str = "best") -> Source:
@@ -75,7 +78,8 @@ def open_source(path: str | Path, checkpoint: str = "best") -> Source:
             dataset = project.executors[0].dataset if project.executors else None
             normalize = next((d.image_normalization for d in project.datasets
                               if d.name == dataset), True)  # fmt: skip
-            return Source(project, path.stem, runtime, None, normalize, path.resolve().parent)
+            return Source(project, path.stem, runtime, None, normalize, path.resolve().parent,
+                          str(path))  # fmt: skip
         job = Job.open(path)
         plan = job.plan()
         executors = plan.get("executors") or []
@@ -83,13 +87,13 @@ def open_source(path: str | Path, checkpoint: str = "best") -> Source:
         dataset = plan.get("datasets", {}).get(executors[0]["dataset"] if executors else "", {})
         project = job.load_project()
         return Source(project, path.name, runtime, _trained(job, project, runtime, checkpoint),
-                      bool(dataset.get("normalize", True)), job.project_base())  # fmt: skip
-    except (ProjectFileError, ParameterFileError) as exc:  # they name the file already
-        raise ExportError(str(exc)) from None
-    except (JobError, OSError, KeyError, ValueError, TypeError, AttributeError) as exc:
+                      bool(dataset.get("normalize", True)), job.project_base(),
+                      str(job.project_file))  # fmt: skip
+    except (ProjectFileError, ParameterFileError, JobError, OSError, KeyError, ValueError,
+            TypeError, AttributeError) as exc:  # fmt: skip
         if isinstance(exc, ExportError):
             raise
-        raise ExportError(f"{path}: {exc}") from None
+        raise ExportError(in_file(path, exc)) from None  # most name the file or folder already
 
 
 def with_network(source: Source, network: str, parameters: str | Path | None = None,
@@ -161,7 +165,10 @@ def export_python(source: Source, out: str | Path, target: str = "neurocanvas") 
     extra = (source.runtime,) if source.runtime else ()
     networks = exportable_networks(source.project, extra)  # type: ignore[arg-type]
     if not networks:
-        raise ExportError(f"{source.title}: no network compiles; nothing to export")
+        if source.runtime:
+            compiled_runtime(source, "Python", lambda program: [])  # its error says why
+        raise ExportError(in_file(source.place or source.title,
+                                  "no network compiles; nothing to export"))  # fmt: skip
     text, names = python_module(source.project, source.title, networks, target)  # type: ignore[arg-type]
     written = []
     suffix = ".h5" if target == "nnabla" else ".npz"
@@ -204,10 +211,8 @@ def export_nnp(source: Source, out: str | Path) -> Path:
 
     try:
         data = project_nnp(source.project, source.parameters)
-    except ProgramError as exc:
-        raise ExportError(f"{source.title}: {exc}") from None
-    except ExportError as exc:
-        raise ExportError(f"{source.title}: {exc}") from None
+    except (ProgramError, ExportError) as exc:
+        raise ExportError(in_file(source.place or source.title, exc)) from None
     out = Path(out)
     _atomic_write(out, data)
     return out

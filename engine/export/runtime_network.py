@@ -17,6 +17,7 @@ import numpy as np
 
 import engine.nn as nn
 from engine.core import backend
+from engine.core.messages import in_file
 from engine.layers.errors import ExportError
 from engine.runtime.compiler import compile_network
 from engine.runtime.program import Program, ProgramError
@@ -36,7 +37,7 @@ def compiled_runtime(source: Any, format_name: str, unsupported: Unsupported,
     try:
         program = compile_network(source.project, source.runtime)
     except ProgramError as exc:
-        raise ExportError(str(exc)) from None
+        raise ExportError(in_file(getattr(source, "place", ""), exc)) from None
     bad = unsupported(program)
     if bad:
         raise ExportError(f'network "{program.network}" cannot be exported to {format_name}: '

@@ -9,6 +9,7 @@ NNC's INI and anything else as native JSON.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from engine.core.messages import QT_TRANSLATE_NOOP
@@ -18,12 +19,15 @@ from engine.graph.project import Project
 
 SDCPROJ_SUFFIXES = (".sdcproj", ".ini")
 NATIVE_SUFFIX = ".ncproj"
+# A JSON array starts with "[" as an INI section does, but a value follows it, not a name: it is
+# JSON that is not a project ("not a NeuroCanvas project"), not an INI without its sections.
+_JSON_ARRAY = re.compile(rb'\[\s*(?:[\[{"\]\-0-9]|true\b|false\b|null\b)')
 
 
 def sniff(data: bytes) -> str:
     """``"native"``, ``"sdcproj"`` or ``"unknown"`` from the first non-blank characters."""
     head = data[:4096].lstrip(b"\xef\xbb\xbf \t\r\n")
-    if head.startswith(b"{"):
+    if head.startswith(b"{") or _JSON_ARRAY.match(head):
         return "native"
     if head.startswith(b"[") or head.startswith(b";"):
         return "sdcproj"

@@ -264,9 +264,19 @@ class Job:
         if not job.root.is_dir():
             raise JobError(QT_TRANSLATE_NOOP("Jobs", "{root}: no such job folder").format(
                 root=str(root)))  # fmt: skip
-        if not job.project_file.is_file() or not job.config_file.is_file():
+        has_project, has_config = job.project_file.is_file(), job.config_file.is_file()
+        if not has_project and not has_config:
             raise JobError(QT_TRANSLATE_NOOP(
                 "Jobs", "{root}: not a NeuroCanvas job folder (no network.ncproj/config.json)"
+            ).format(root=str(root)))  # fmt: skip
+        if not has_config:  # train writes network.ncproj, then config.json before it starts
+            raise JobError(QT_TRANSLATE_NOOP(
+                "Jobs", "{root}: no config.json: its training did not start or failed before "
+                "its first epoch"
+            ).format(root=str(root)))  # fmt: skip
+        if not has_project:
+            raise JobError(QT_TRANSLATE_NOOP(
+                "Jobs", "{root}: no network.ncproj (the job's copy of its project)"
             ).format(root=str(root)))  # fmt: skip
         return job
 

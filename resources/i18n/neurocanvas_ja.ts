@@ -1129,6 +1129,16 @@
         <source>{root}: not a NeuroCanvas job folder (no network.ncproj/config.json)</source>
         <translation>{root}: NeuroCanvas のジョブフォルダーではありません（network.ncproj/config.json がありません）</translation>
     </message>
+    <message>
+        <location line="+5"/>
+        <source>{root}: no config.json: its training did not start or failed before its first epoch</source>
+        <translation>{root}: config.json がありません: このジョブの学習は始まらなかったか、最初のエポックの前に失敗しました</translation>
+    </message>
+    <message>
+        <location line="+5"/>
+        <source>{root}: no network.ncproj (the job&apos;s copy of its project)</source>
+        <translation>{root}: network.ncproj（ジョブが保存したプロジェクトの写し）がありません</translation>
+    </message>
 </context>
 <context>
     <name>Language</name>

@@ -193,8 +193,8 @@ def test_units_that_fan_out_are_refused_quickly_naming_the_chain(tmp_path, comma
     if command == "train":
         assert len(lines) == 1, done.stderr
     else:  # cost reports every network that fails, one line each, Main first
-        assert all(line.startswith("neurocanvas cost: network ") for line in lines)
-        assert lines[0].startswith('neurocanvas cost: network "Main"')
+        assert all(line.startswith(f"neurocanvas cost: error: {path}: network ") for line in lines)
+        assert lines[0].startswith(f'neurocanvas cost: error: {path}: network "Main"')
     assert "the units expand to more than 100,000 layers" in lines[0]
     assert f"U0 -> U1 x{calls} -> U2 x{calls} -> " in lines[0]  # the chain, how often called
 
@@ -296,7 +296,8 @@ def test_shapes_no_machine_can_hold_give_no_statistics(project, capsys, size, sh
     assert main(["cost", str(project)]) == 1
     out, err = capsys.readouterr()
     assert err.strip().splitlines()[0] == (
-        f'neurocanvas cost: network "Main", layer "Input": the output holds {shown} values per '
+        f'neurocanvas cost: error: {project}: network "Main", layer "Input": the output holds '
+        f"{shown} values per "
         f"sample (shape {size}), more than any machine can hold"
     )
     assert all(len(word) < 16 for word in out.replace(",", "").split() if word.isdigit())
@@ -311,11 +312,11 @@ def test_a_bad_parameter_scope_on_a_unit_layer(tmp_path, capsys):
     project = load_project(path)
     project.network("Main").set_property("ReLU", "ParameterScope", "*Calc +*Input:**Nope")
     save_project(project, path)
-    assert main(["cost", str(path)]) == 1  # the statistics, and the error train refuses
+    assert main(["cost", str(path)]) == 1  # the error train refuses
     err = capsys.readouterr().err.strip()
     assert err == (
-        'neurocanvas cost: network "Main", layer "ReLU", property ParameterScope: unknown macro '
-        "*Nope. Received: ParameterScope=*Calc +*Input:**Nope"
+        f'neurocanvas cost: error: {path}: network "Main", layer "ReLU", property ParameterScope: '
+        "unknown macro *Nope. Received: ParameterScope=*Calc +*Input:**Nope"
     )
     err = one_line_error(capsys, "train", str(path), "-o", str(tmp_path / "job"))
     assert 'layer "ReLU", property ParameterScope: unknown macro *Nope' in err
@@ -340,10 +341,12 @@ def test_cost_fails_on_a_property_train_refuses(project, tmp_path, capsys, prop,
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NEUROCANVAS_CACHE": str(tmp_path / "c")}
     done = subprocess.run([sys.executable, "-m", "engine.cli", "cost", str(project)], env=env,
                           capture_output=True, text=True, timeout=60)  # fmt: skip
-    assert done.returncode == 1 and 'Network "Main"' in done.stdout
+    assert done.returncode == 1 and done.stdout == ""  # no table of zeros before the error
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
-    assert lines[0].startswith('neurocanvas cost: network "Main", layer "Affine"')
+    assert lines[0].startswith(
+        f'neurocanvas cost: error: {project}: network "Main", layer "Affine"'
+    )
     assert reason in lines[0] and f"Received: {prop}={value}" in lines[0]
     err = one_line_error(capsys, "train", str(project), "-o", str(tmp_path / "job"))
     assert reason in err  # the same reason stops the training
@@ -361,3 +364,88 @@ def test_a_reader_that_closes_stdout_early_gets_no_traceback(project, tmp_path, 
     _, err = child.communicate(timeout=60)
     assert err.decode() == ""
     assert child.returncode == 141
+
+
+# -- session 15, defects A1 to A3: what a new user met on the command line ---------------------
+
+
+def cli(tmp_path: Path, *argv: str) -> subprocess.CompletedProcess:
+    """``neurocanvas ARGV`` in a child process, as a user runs it."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NEUROCANVAS_CACHE": str(tmp_path / "c")}
+    return subprocess.run([sys.executable, "-m", "engine.cli", *argv], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+
+
+LENET = ROOT / "projects" / "lenet_digits.ncproj"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [["train", str(LENET), "-o", "job", "--epochz", "2"], ["cost", str(LENET), "--epochz", "2"],
+     ["export", "python", str(LENET), "-o", "x.py", "--epochz", "2"],
+     ["quantize", "insert", str(LENET), "-o", "q.ncproj", "--epochz", "2"]],
+)  # fmt: skip
+def test_a_mistyped_option_gets_the_subcommands_usage_and_error(tmp_path, command):
+    """Before: ``usage: neurocanvas [-h] [--verbose] COMMAND ...`` and ``neurocanvas: error:``."""
+    done = cli(tmp_path, *command)
+    name = " ".join(word for word in command if word in ("train", "cost", "export", "python",
+                                                         "quantize", "insert"))  # fmt: skip
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and lines[0].startswith(f"usage: neurocanvas {name} "), lines
+    assert lines[-1] == f"neurocanvas {name}: error: unrecognized arguments: --epochz 2"
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+def test_an_option_before_the_subcommand_is_the_programs_own(tmp_path):
+    done = cli(tmp_path, "--epochz", "train", str(LENET))
+    assert done.returncode == 2
+    assert (
+        done.stderr.strip().splitlines()[-1]
+        == "neurocanvas: error: unrecognized arguments: --epochz"
+    )
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "reason"),
+    [
+        ('"OutMaps": "16"', '"OutMaps": "sixteen"',
+         "property OutMaps: expected a positive integer. Received: OutMaps=sixteen"),
+        ('"type": "Convolution"', '"type": "Convolutio"', "unknown layer type 'Convolutio'"),
+        ('"KernelShape": "7,7"', '"KernelShape": "99,99"',
+         "the output would be empty (-70,-70): kernel 99,99"),
+    ],
+)  # fmt: skip
+@pytest.mark.parametrize("command", ["train", "cost", "export"])
+def test_an_error_in_a_project_names_its_file_first(tmp_path, old, new, reason, command):
+    """Before: ``neurocanvas train: error: network "Main", layer ...`` named no file, and
+    ``cost`` printed a table of zeros and then its line without ``error:``."""
+    path = tmp_path / "bad3.ncproj"
+    text = LENET.read_text(encoding="utf-8")
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    argv = {"train": ["train", str(path), "-o", "job", "--epochs", "1"],
+            "cost": ["cost", str(path)],
+            "export": ["export", "python", str(path), "-o", "x.py"]}[command]  # fmt: skip
+    done = cli(tmp_path, *argv)
+    assert done.returncode == (1 if command == "cost" else 2), done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith(f'neurocanvas {command}: error: {path}: network "Main'), lines[0]
+    assert reason in lines[0] and lines[0].count(str(path)) == 1
+    assert done.stdout == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad3.ncproj"]
+
+
+@pytest.mark.parametrize("command", ["train", "convert"])
+def test_a_json_list_is_not_a_project_not_a_broken_nnc_file(tmp_path, command):
+    """Before: ``bad11.ncproj, [Network_Global]: section is missing`` (NNC's INI wording)."""
+    path = tmp_path / "bad11.ncproj"
+    path.write_text("[1,2,3]\n")
+    argv = ["train", str(path), "-o", "job"] if command == "train" else [
+        "convert", str(path), "out.sdcproj"]  # fmt: skip
+    done = cli(tmp_path, *argv)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"neurocanvas {command}: error: {path}: not a NeuroCanvas project "
+        '(expected "format": "neurocanvas-project")'
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad11.ncproj"]

@@ -99,7 +99,9 @@ def test_layer_errors_give_status_1_and_still_print(capsys):
     assert report["networks"]["Main"]["Output"] > 0
     assert report["networks"]["Main"]["Output"] == 5600  # NNC's number (its Axis reads 0)
     assert any("*UnitProperty(Size) is empty here" in e for e in report["errors"])
-    assert 'neurocanvas cost: network "Main", layer "Affine"' in err
+    assert (
+        "neurocanvas cost: error: " in err and 'LSTM.sdcproj: network "Main", layer "Affine"' in err
+    )
 
 
 def test_sony_sample_with_units(capsys):

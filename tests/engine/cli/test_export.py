@@ -445,3 +445,48 @@ def test_a_network_the_job_lacks_says_where_it_comes_from(job, tmp_path, capsys)
                  str(out)]) == 2  # fmt: skip
     assert "no such file or job folder" in capsys.readouterr().err
     assert not out.exists()
+
+
+def _cli(*argv: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, "-m", "engine.cli", *argv], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+
+
+def test_a_broken_job_folder_is_named_once(job, tmp_path):
+    """Before: ``neurocanvas export: error: /tmp/jcc: /tmp/jcc: no trained parameters yet``."""
+    broken = Path(shutil.copytree(job[0] / "job", tmp_path / "jcc"))
+    shutil.rmtree(broken / "checkpoints")
+    done = _cli("export", "python", str(broken), "-o", str(tmp_path / "x.py"))
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        f"neurocanvas export: error: {broken}: no trained parameters yet (checkpoints/best)"
+    ]
+    (broken / "config.json").write_text("{bad")
+    done = _cli("export", "python", str(broken), "-o", str(tmp_path / "x.py"))
+    [line] = done.stderr.strip().splitlines()
+    assert line.startswith(f"neurocanvas export: error: {broken / 'config.json'}: unreadable (")
+    assert line.count(str(broken)) == 1
+    (broken / "config.json").unlink()
+    done = _cli("export", "onnx", str(broken), "-o", str(tmp_path / "x.onnx"))
+    assert done.stderr.strip().splitlines() == [
+        f"neurocanvas export: error: {broken}: no config.json: its training did not start or "
+        "failed before its first epoch"
+    ]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["jcc"]
+
+
+@pytest.mark.parametrize(
+    ("fmt", "own", "others"),
+    [("python", "--target", ["--opset", "--int8", "--float", "--network"]),
+     ("onnx", "--opset", ["--target", "--int8", "--float"]),
+     ("c", "--float", ["--target", "--opset", "--int8"]),
+     ("tflite", "--int8", ["--target", "--opset", "--float"]),
+     ("nnp", "--checkpoint", ["--target", "--opset", "--int8", "--float", "--network"])],
+)  # fmt: skip
+def test_each_format_has_its_own_help(fmt, own, others):
+    """Before: ``export python --help`` printed ``export --help`` with every format's options."""
+    done = _cli("export", fmt, "--help")
+    assert done.returncode == 0
+    assert done.stdout.startswith(f"usage: neurocanvas export {fmt} ")
+    assert own in done.stdout and not [o for o in others if o in done.stdout], done.stdout

@@ -4,6 +4,7 @@ comparison deck; extra slides from a hook."""
 from __future__ import annotations
 
 import json
+import shutil
 
 from pptx import Presentation
 from pptx_kit import cli, slide, texts, titles
@@ -178,3 +179,24 @@ def test_events_stream_progress_then_done(lenet_job, tmp_path):
     steps = [r["step"] for r in records if r["event"] == "progress"]
     assert steps == list(range(len(steps))) and len(steps) >= 8
     assert records[-1] == {"event": "done", "path": str(out)}
+
+
+def test_evaluate_names_a_broken_job_once(job_copy):
+    """Before: ``evaluating X: X: no trained parameters yet``, and a job without config.json
+    was "not a NeuroCanvas job folder (no network.ncproj/config.json)" beside its
+    network.ncproj."""
+    (job_copy / "evaluation.json").unlink()
+    shutil.rmtree(job_copy / "checkpoints")
+    result = cli("report", "--evaluate", str(job_copy))
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines() == [
+        f"neurocanvas report: error: evaluating {job_copy}: no trained parameters yet "
+        "(checkpoints/best)"
+    ]
+    (job_copy / "config.json").unlink()
+    result = cli("report", "--evaluate", str(job_copy))
+    assert result.stderr.strip().splitlines() == [
+        f"neurocanvas report: error: evaluating {job_copy}: no config.json: its training did "
+        "not start or failed before its first epoch"
+    ]
+    assert not (job_copy / "report.pptx").exists()
