@@ -28,11 +28,16 @@ class JobsWatcher(QObject):
         self._watcher.directoryChanged.connect(lambda _path: self._timer.start())
 
     def watch(self, root: Path, jobs: list[Path]) -> None:
-        """Follow ``root`` (or, until it exists, the nearest folder above it) and ``jobs``."""
+        """Follow ``root`` (or, until it exists, the nearest folder above it), every folder in
+        it and ``jobs``. Every folder, not only the jobs: a run makes its folder first and
+        writes network.ncproj into it after, so a refresh in between does not list it as a
+        job yet, and only the folder itself then changes (under load the history missed such
+        a job until something else changed the root)."""
         existing = root
         while not existing.is_dir() and existing != existing.parent:
             existing = existing.parent
-        wanted = {str(existing), *(str(j) for j in jobs if j.is_dir())}
+        folders = [p for p in root.iterdir() if p.is_dir()] if root.is_dir() else []
+        wanted = {str(existing), *(str(j) for j in [*jobs, *folders] if j.is_dir())}
         current = set(self._watcher.directories())
         if current - wanted:
             self._watcher.removePaths(sorted(current - wanted))

@@ -7,6 +7,7 @@ wired to ``run(epochs=False)`` and never trained while the tests called ``run()`
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -249,6 +250,31 @@ def test_jobs_made_outside_the_app_appear_without_a_restart(qtbot, training_tab)
     assert training_tab.table.item(0, 1).text() == "finished"
     atomic_write_json(root / "from_cli" / "status.json", {"status": "stopped"})  # as trainers do
     qtbot.waitUntil(lambda: training_tab.table.item(0, 1).text() == "stopped", timeout=120000)
+
+
+def test_a_job_folder_made_before_its_files_still_appears(qtbot, training_tab):
+    """A run makes its folder, then writes network.ncproj into it: a refresh in between does
+    not list the folder as a job, and only the folder itself changes after. The history
+    watches it anyway, so the job appears (it missed it under load: the test above failed once)."""
+    training_tab.show()
+    finished = training_tab.jobs_root() / "done"
+    done = subprocess.run(
+        [sys.executable, "-m", "engine.cli", "train", str(training_tab.document.path),
+         "-o", str(finished), "--epochs", "1"],
+        capture_output=True, text=True, cwd=ROOT, timeout=600,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    qtbot.waitUntil(lambda: [j.path.name for j in training_tab.jobs] == ["done"], timeout=120000)
+    late = training_tab.jobs_root() / "late"
+    with qtbot.waitSignal(training_tab.watcher.changed, timeout=120000):
+        late.mkdir()  # the root changes: a refresh that finds no job in it yet
+    assert [j.path.name for j in training_tab.jobs] == ["done"]
+    for name in ("network.ncproj", "config.json", "status.json", "history.csv"):
+        if (finished / name).is_file():  # what a trainer writes into its folder
+            shutil.copy(finished / name, late / name)
+    qtbot.waitUntil(
+        lambda: sorted(j.path.name for j in training_tab.jobs) == ["done", "late"], timeout=120000
+    )
 
 
 def test_a_run_that_fails_at_start_shows_in_the_history_with_its_error(qtbot, training_tab):
