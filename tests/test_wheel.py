@@ -13,6 +13,7 @@ and evaluates it.
 from __future__ import annotations
 
 import os
+import site
 import subprocess
 import sys
 import venv
@@ -48,6 +49,13 @@ def installed(tmp_path_factory):
     venv.create(tmp / "venv", system_site_packages=True, with_pip=True)
     python = tmp / "venv" / ("Scripts" if os.name == "nt" else "bin") / "python"
     _run([str(python), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], tmp, env)
+    # The dependencies come from this test run's environment (a path in a .pth file: the
+    # venv's own site-packages, the wheel's, stay first, and that environment's .pth files,
+    # the checkout's editable install among them, are not run), not from the base Python,
+    # which on a fresh machine has none of them (Pillow was missing there).
+    own = _run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+               tmp, env).stdout.strip()  # fmt: skip
+    Path(own, "test-run-dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
     return wheel, python, env, tmp
 
 

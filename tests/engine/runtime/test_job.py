@@ -22,8 +22,10 @@ def test_create_snapshot_and_refuse_to_overwrite(tmp_path):
     assert job.project_file.is_file() and (tmp_path / "job" / "original" / "p.ncproj").is_file()
     with pytest.raises(JobError, match=r"exists and is not empty; .* --resume"):
         Job.create(tmp_path / "job", Project.new(), source)
-    with pytest.raises(JobError, match=r"not a NeuroCanvas job folder"):
+    with pytest.raises(JobError, match=r"job: no config.json: its training did not start"):
         Job.open(tmp_path / "job")  # no config.json yet
+    with pytest.raises(JobError, match=r"not a NeuroCanvas job folder"):
+        Job.open(tmp_path)  # neither file
     job.write_config({"plan": {}})
     assert Job.open(tmp_path / "job").config()["format"] == "neurocanvas-job"
 
