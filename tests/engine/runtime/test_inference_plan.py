@@ -711,22 +711,33 @@ def test_loops_in_a_pass_on_one_thread_per_part_do_not_ask_blas(monkeypatch):
     rng = np.random.default_rng(12)
     y2 = rng.normal(0, 3, (16, 4096)).astype(np.float32)
     b = rng.normal(0, 1, 16).astype(np.float32)
+
+    def loop():
+        r = y2.copy()
+        assert _inference_cpu.bias_act(r, b, "ReLU")
+        return r.tobytes()
+
+    _asks_blas_outside_a_pass_only(monkeypatch, loop, "bias_act")
+
+
+def _asks_blas_outside_a_pass_only(monkeypatch, compute, loop):
+    """``compute()`` (its result's bytes) asks BLAS its count and splits ``loop`` outside a
+    pass, and inside ``run_alone`` and ``run_parts`` neither, with the same bytes; BLAS is back
+    at two threads after."""
     asked, split, got = [], [], {}
     real_count = _threads.count
     monkeypatch.setattr(_threads, "count", lambda: asked.append(1) or real_count())
     monkeypatch.setattr(_threads, "run", _spy_run(split))
 
-    def loop(way):
-        r = y2.copy()
+    def run(way):
         asked.clear()
-        assert _inference_cpu.bias_act(r, b, "ReLU")
-        got[way] = (r.tobytes(), len(asked))
+        got[way] = (compute(), len(asked))
 
-    loop("outside")
-    assert got["outside"][1] > 0 and split == ["bias_act"]
+    run("outside")
+    assert got["outside"][1] > 0 and split == [loop]
     split.clear()
-    _inference_cpu.run_alone(lambda: loop("alone"), 2)
-    _inference_cpu.run_parts(lambda: loop("parts"), 1, lambda: None, 2)
+    _inference_cpu.run_alone(lambda: run("alone"), 2)
+    _inference_cpu.run_parts(lambda: run("parts"), 1, lambda: None, 2)
     assert got["alone"][1] == got["parts"][1] == 0 and split == []
     assert got["alone"][0] == got["parts"][0] == got["outside"][0]
     assert real_count() == 2
@@ -750,25 +761,13 @@ def test_a_dense_convolution_in_a_part_does_not_ask_blas(monkeypatch):
     if not _direct_conv.applies(x, 1, (3, 3), True):
         pytest.skip("the direct convolution's kernels are not compiled here")
     monkeypatch.setattr(_threads, "MIN_MAPS_PER_THREAD", 1)
-    asked, split, got = [], [], {}
-    real_count = _threads.count
-    monkeypatch.setattr(_threads, "count", lambda: asked.append(1) or real_count())
-    monkeypatch.setattr(_threads, "run", _spy_run(split))
     dense = _Dense(lambda *a, **k: pytest.fail("the generic convolution was called"))
 
-    def conv(way):
-        asked.clear()
+    def conv():
         y = dense(x, w, pad=(1, 1), stride=(1, 1), dilation=(1, 1))
-        got[way] = (np.ascontiguousarray(y.data).tobytes(), len(asked))
+        return np.ascontiguousarray(y.data).tobytes()
 
-    conv("outside")
-    assert got["outside"][1] > 0 and split == ["conv"]
-    split.clear()
-    _inference_cpu.run_alone(lambda: conv("alone"), 2)
-    _inference_cpu.run_parts(lambda: conv("parts"), 1, lambda: None, 2)
-    assert got["alone"][1] == got["parts"][1] == 0 and split == []
-    assert got["alone"][0] == got["parts"][0] == got["outside"][0]
-    assert real_count() == 2
+    _asks_blas_outside_a_pass_only(monkeypatch, conv, "conv")
 
 
 def _spy_parts(parts, calls):
